@@ -1,0 +1,104 @@
+// The graph IR (DESIGN.md §2): one function of SSA tensor values and ops in program order.
+//
+// All values and ops of a graph, including those inside nested regions, live in one table each and are named
+// by typed ids. The top-level body and every region list their ops in program order; program order is a
+// valid schedule. A Graph is a plain value: copyable, comparable by content, and safe to read from many
+// threads at once.
+#pragma once
+
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "shardscope/diagnostic.h"
+#include "shardscope/ir/attributes.h"
+#include "shardscope/ir/ids.h"
+#include "shardscope/ir/op_kind.h"
+#include "shardscope/ir/types.h"
+
+namespace shardscope::ir {
+
+struct ValueTag;
+struct OpTag;
+using ValueId = Id<ValueTag>;
+using OpId = Id<OpTag>;
+
+// What a function argument is for; it decides memory accounting and which decisions make sense.
+enum class ArgumentRole : std::uint8_t { Parameter, OptimizerState, Input, Constant, Other };
+std::string_view toString(ArgumentRole role);
+std::optional<ArgumentRole> parseArgumentRole(std::string_view text);
+
+struct Value {
+    TensorType type;
+    OpId producer;          // invalid for function and region arguments
+    std::uint32_t resultIndex = 0;
+    friend bool operator==(const Value&, const Value&) = default;
+};
+
+// A nested block: reduce bodies, sort comparators, while condition and body, case branches.
+struct Region {
+    std::vector<ValueId> arguments;
+    std::vector<OpId> ops;
+    std::vector<ValueId> results;  // the operands of the region's terminator
+    friend bool operator==(const Region&, const Region&) = default;
+};
+
+struct Op {
+    OpKind kind = OpKind::Opaque;
+    std::vector<ValueId> operands;
+    std::vector<ValueId> results;
+    OpAttributes attributes;
+    std::vector<Region> regions;
+    SourceLocation location;  // where the op came from; location.name is its label (module path or source name)
+    friend bool operator==(const Op&, const Op&) = default;
+};
+
+struct Argument {
+    ValueId value;
+    ArgumentRole role = ArgumentRole::Other;
+    std::string name;  // module path ("layers.3.mlp.w1") or the source's own name
+    std::vector<std::string> dimensionLabels;  // optional hints, one per dimension ("batch", "seq", ...)
+    SourceLocation location;
+    friend bool operator==(const Argument&, const Argument&) = default;
+};
+
+struct Output {
+    ValueId value;
+    std::string name;
+    // The argument whose buffer this result reuses (donation, as JAX does for updated parameters).
+    std::optional<std::size_t> aliasedArgument;
+    friend bool operator==(const Output&, const Output&) = default;
+};
+
+class Graph {
+public:
+    std::string name = "main";
+    std::vector<Value> values;
+    std::vector<Op> ops;
+    std::vector<Argument> arguments;
+    std::vector<Output> outputs;
+    std::vector<OpId> body;  // top-level ops in program order
+
+    const Value& value(ValueId id) const { return values[id.index]; }
+    Value& value(ValueId id) { return values[id.index]; }
+    const Op& op(OpId id) const { return ops[id.index]; }
+    Op& op(OpId id) { return ops[id.index]; }
+    const TensorType& type(ValueId id) const { return values[id.index].type; }
+
+    // Adds a value with no producer (an argument of the function or of a region).
+    ValueId addValue(TensorType type);
+    // Appends an op to `ops` (not to any body) and creates its results. Returns the op's id.
+    OpId addOp(OpKind kind, std::vector<ValueId> operands, const std::vector<TensorType>& resultTypes,
+               OpAttributes attributes = NoAttributes{}, SourceLocation location = {});
+
+    // The argument whose value is `id`, if any.
+    const Argument* argumentFor(ValueId id) const;
+    // Every op reachable from the body, nested regions included, in program order (parents first).
+    std::vector<OpId> allOpsInOrder() const;
+
+    friend bool operator==(const Graph&, const Graph&) = default;
+};
+
+}  // namespace shardscope::ir

@@ -1,0 +1,27 @@
+// Where a model comes from: one entry point used by the CLI, the GUI and tests to turn what the user typed
+// into a verified graph.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "shardscope/diagnostic.h"
+#include "shardscope/ir/graph.h"
+
+namespace shardscope {
+
+struct LoadedModel {
+    std::string source;       // what was asked for ("zoo:gpt2-small", a file path)
+    std::string displayName;  // short name for titles ("gpt2-small", "resnet50.onnx")
+    std::string description;  // the resolved model (canonical zoo name, file format)
+    ir::Graph graph;
+};
+
+// The model the GUI and the quick start open when given nothing.
+inline constexpr std::string_view kDemoModel = "zoo:demo";
+
+// Loads `source`: "zoo:NAME[:key=value,...]" builds from the zoo. The graph is verified. Errors say what was
+// expected and, for zoo names, what exists.
+Result<LoadedModel> loadModel(std::string_view source);
+
+}  // namespace shardscope

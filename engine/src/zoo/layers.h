@@ -1,0 +1,62 @@
+// Building blocks shared by the zoo's models: linear layers, norms, activations, attention, MLPs.
+// Each creates its parameters under the builder's current scope.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "shardscope/ir/builder.h"
+
+namespace shardscope::zoo {
+
+using ir::ElementType;
+using ir::GraphBuilder;
+using ir::ValueId;
+
+// A scalar constant broadcast to `like`'s shape and element type.
+ValueId filled(GraphBuilder& b, double value, ValueId like);
+// Broadcasts `x` (whose dimensions are the leading dimensions of `shape`) to `shape`.
+ValueId expandTrailing(GraphBuilder& b, ValueId x, const ir::Shape& shape);
+
+// x [..., in] -> [..., out] with parameters `<name>.weight` [in, out] and, when `bias`, `<name>.bias` [out].
+ValueId linear(GraphBuilder& b, ValueId x, std::int64_t out, bool bias, std::string_view name,
+               std::vector<std::string> labels = {});
+// Over the last dimension, with `<name>.scale` (and `<name>.bias` for layer norm).
+ValueId layerNorm(GraphBuilder& b, ValueId x, std::string_view name, double epsilon = 1e-5);
+ValueId rmsNorm(GraphBuilder& b, ValueId x, std::string_view name, double epsilon = 1e-5);
+// Over dimension `dim`.
+ValueId softmax(GraphBuilder& b, ValueId x, std::int64_t dim);
+ValueId gelu(GraphBuilder& b, ValueId x);  // tanh approximation, as GPT-2
+ValueId silu(GraphBuilder& b, ValueId x);
+ValueId relu(GraphBuilder& b, ValueId x);
+
+struct AttentionConfig {
+    std::int64_t heads = 1;
+    std::int64_t kvHeads = 1;   // < heads: grouped-query attention
+    std::int64_t headDim = 64;
+    bool bias = true;
+    bool causal = true;
+    bool rope = false;
+    double ropeTheta = 10000.0;
+};
+
+// Self-attention over x [B, S, D] with projections q_proj, k_proj, v_proj, o_proj under `name`.
+ValueId attention(GraphBuilder& b, ValueId x, const AttentionConfig& config, std::string_view name);
+
+// Feed-forward blocks: fc -> gelu -> proj, and SwiGLU (gate_proj, up_proj, down_proj).
+ValueId geluMlp(GraphBuilder& b, ValueId x, std::int64_t hidden, bool bias, std::string_view name);
+ValueId swiGluMlp(GraphBuilder& b, ValueId x, std::int64_t hidden, std::string_view name);
+
+struct MoeConfig {
+    std::int64_t experts = 8;
+    std::int64_t topK = 2;
+    double capacityFactor = 1.25;
+};
+
+// GShard-style mixture of SwiGLU experts over x [G, S, D] (G groups of S tokens): a router, top-k gating with
+// per-expert capacity C = ceil(k·S·factor/E), dispatch and combine masks [G, S, E, C], and the einsums
+// gsec,gsd->egcd (dispatch), egcd,edf->egcf and egcf,efd->egcd (experts), gsec,egcd->gsd (combine).
+ValueId moeMlp(GraphBuilder& b, ValueId x, std::int64_t hidden, const MoeConfig& config, std::string_view name);
+
+}  // namespace shardscope::zoo
