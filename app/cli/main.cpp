@@ -98,6 +98,17 @@ int main(int argc, char** argv) {
     auto* zooCommand = app.add_subcommand("zoo", "list the built-in model families, their options and presets");
     zooCommand->add_flag("--json", json, "machine-readable output");
 
+    // CLI11 would only say that a subcommand is required; name the word it did not know instead.
+    if (argc > 1 && argv[1][0] != '-') {
+        const std::string command = argv[1];
+        bool known = false;
+        for (const auto* sub : app.get_subcommands({})) known = known || sub->get_name() == command;
+        if (!known) {
+            std::cerr << "shardscope-cli: error: unknown command '" << command
+                      << "' (commands: info, print, zoo; run with --help for usage)\n";
+            return 2;
+        }
+    }
     try {
         app.parse(argc, argv);
     } catch (const CLI::CallForHelp& e) {

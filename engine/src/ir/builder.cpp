@@ -110,7 +110,7 @@ std::vector<ValueId> GraphBuilder::op(OpKind kind, std::vector<ValueId> operands
     }
     OpId id = graph_.addOp(kind, std::move(operands), *types, std::move(attributes), probe.location);
     graph_.op(id).regions = std::move(regions);
-    graph_.body.push_back(id);
+    insertion_->push_back(id);
     return graph_.op(id).results;
 }
 
@@ -268,21 +268,28 @@ ValueId GraphBuilder::einsum(std::string_view spec, ValueId lhs, ValueId rhs, st
     return transpose(result, std::move(permutation), label);
 }
 
+Region GraphBuilder::region(const std::vector<TensorType>& argumentTypes,
+                            const std::function<std::vector<ValueId>(const std::vector<ValueId>&)>& body) {
+    Region result;
+    for (const auto& t : argumentTypes) result.arguments.push_back(graph_.addValue(t));
+    std::vector<OpId>* outer = insertion_;
+    insertion_ = &result.ops;
+    result.results = body(result.arguments);
+    insertion_ = outer;
+    return result;
+}
+
 Region GraphBuilder::reducerBody(Reducer reducer, ElementType element) {
-    Region region;
-    TensorType scalarType{{}, element};
-    ValueId x = graph_.addValue(scalarType), y = graph_.addValue(scalarType);
-    region.arguments = {x, y};
-    OpId combine = graph_.addOp(reducerOpKind(reducer), {x, y}, {scalarType}, NoAttributes{}, locationFor({}));
-    region.ops = {combine};
-    region.results = {graph_.op(combine).results.front()};
-    return region;
+    const TensorType scalarType{{}, element};
+    return region({scalarType, scalarType}, [&](const std::vector<ValueId>& args) {
+        return std::vector<ValueId>{binary(reducerOpKind(reducer), args[0], args[1])};
+    });
 }
 
 ValueId GraphBuilder::reduce(ValueId x, Dims dims, Reducer reducer, std::string_view label) {
     if (failed()) return {};
     const ElementType element = type(x).element;
-    ValueId init = scalar(reducerIdentity(reducer, element), element);
+    ValueId init = constant(reducerIdentity(reducer, element), TensorType{{}, element}, label);
     Region body = reducerBody(reducer, element);
     auto r = op(OpKind::Reduce, {x, init}, ReduceAttributes{std::move(dims), reducer}, label, {std::move(body)});
     return r.empty() ? ValueId{} : r.front();
@@ -291,7 +298,7 @@ ValueId GraphBuilder::reduce(ValueId x, Dims dims, Reducer reducer, std::string_
 ValueId GraphBuilder::reduceWindow(ValueId x, WindowAttributes window, std::string_view label) {
     if (failed()) return {};
     const ElementType element = type(x).element;
-    ValueId init = scalar(reducerIdentity(window.reducer, element), element);
+    ValueId init = constant(reducerIdentity(window.reducer, element), TensorType{{}, element}, label);
     Region body = reducerBody(window.reducer, element);
     auto r = op(OpKind::ReduceWindow, {x, init}, std::move(window), label, {std::move(body)});
     return r.empty() ? ValueId{} : r.front();

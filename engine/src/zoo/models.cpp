@@ -21,7 +21,7 @@ Result<ir::Graph> finish(GraphBuilder&& b, Options& options) {
 ValueId embed(GraphBuilder& b, ValueId tokens, ValueId table) {
     const auto t = b.type(tokens);
     const auto d = b.type(table).shape[1];
-    ValueId indices = b.reshape(tokens, {t.shape[0], t.shape[1], 1});
+    ValueId indices = b.reshape(tokens, {t.shape[0], t.shape[1], 1}, "embed");
     ir::GatherAttributes g;
     g.offsetDims = {2};
     g.collapsedSliceDims = {0};
@@ -58,7 +58,7 @@ Result<ir::Graph> buildDecoder(const std::string& name, const DecoderConfig& c, 
     const Shape activation{c.batch, c.seq, c.dModel};
     if (!c.llamaStyle) {
         ValueId wpe = b.parameter("pos_embed.weight", {c.seq, c.dModel}, c.dtype, {"seq", "d_model"});
-        x = b.add(x, b.broadcastInDim(wpe, activation, {1, 2}), "pos_embed");
+        x = b.add(x, b.broadcastInDim(wpe, activation, {1, 2}, "pos_embed"), "pos_embed");
     }
     AttentionConfig attention{c.heads, c.kvHeads, c.dModel / c.heads, !c.llamaStyle, true, c.llamaStyle, c.ropeTheta};
     for (std::int64_t layer = 0; layer < c.layers; ++layer) {
@@ -157,12 +157,12 @@ Result<ir::Graph> buildVit(Options& o) {
     conv.windowStrides = {patch, patch};
     ValueId x = b.convolution(pixels, kernel, conv, "patch_embed");
     ValueId patchBias = b.parameter("patch_embed.bias", {width}, dtype, {"d_model"});
-    x = b.add(x, b.broadcastTo(patchBias, b.type(x).shape));
-    x = b.reshape(x, {batch, patches, width});
+    x = b.add(x, b.broadcastTo(patchBias, b.type(x).shape, "patch_embed"), "patch_embed");
+    x = b.reshape(x, {batch, patches, width}, "patch_embed");
     ValueId cls = b.parameter("cls_token", {width}, dtype, {"d_model"});
-    x = b.concatenate({b.broadcastInDim(cls, {batch, 1, width}, {2}), x}, 1, "cls");
+    x = b.concatenate({b.broadcastInDim(cls, {batch, 1, width}, {2}, "cls"), x}, 1, "cls");
     ValueId positions = b.parameter("pos_embed", {tokens, width}, dtype, {"tokens", "d_model"});
-    x = b.add(x, b.broadcastInDim(positions, {batch, tokens, width}, {1, 2}), "pos_embed");
+    x = b.add(x, b.broadcastInDim(positions, {batch, tokens, width}, {1, 2}, "pos_embed"), "pos_embed");
     AttentionConfig attention{heads, heads, width / heads, true, false, false, 10000.0};
     for (std::int64_t layer = 0; layer < layers; ++layer) {
         auto scope = b.scope("layers." + std::to_string(layer));
@@ -170,7 +170,7 @@ Result<ir::Graph> buildVit(Options& o) {
         x = b.add(x, geluMlp(b, layerNorm(b, x, "mlp_norm", 1e-6), hidden, true, "mlp"), "residual");
     }
     x = layerNorm(b, x, "final_norm", 1e-6);
-    ValueId pooled = b.reshape(b.slice(x, {0, 0, 0}, {batch, 1, width}), {batch, width}, "cls_pool");
+    ValueId pooled = b.reshape(b.slice(x, {0, 0, 0}, {batch, 1, width}, {}, "cls_pool"), {batch, width}, "cls_pool");
     b.output(linear(b, pooled, classes, true, "head", {"d_model", "classes"}), "logits");
     return finish(std::move(b), o);
 }

@@ -4,6 +4,7 @@
 // calls return invalid ids and do nothing, and finish() returns the diagnostic naming the op and its location.
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -17,6 +18,8 @@ namespace shardscope::ir {
 class GraphBuilder {
 public:
     explicit GraphBuilder(std::string graphName, std::string sourceFile = {});
+    GraphBuilder(const GraphBuilder&) = delete;
+    GraphBuilder& operator=(const GraphBuilder&) = delete;
 
     // Module-path scopes: inside `auto s = b.scope("layers.3")`, parameter("w") is named "layers.3.w" and op
     // labels are prefixed the same way.
@@ -99,6 +102,11 @@ public:
                         std::string_view label = {});
     ValueId gather(ValueId operand, ValueId indices, GatherAttributes attributes, std::string_view label = {});
 
+    // A nested region (a reduce body, a sort comparator, a loop body): creates arguments of the given types,
+    // runs `body` with new ops inserted into the region, and makes what it returns the region's results.
+    Region region(const std::vector<TensorType>& argumentTypes,
+                  const std::function<std::vector<ValueId>(const std::vector<ValueId>&)>& body);
+
     const Graph& graph() const { return graph_; }
     const TensorType& type(ValueId v) const { return graph_.type(v); }
     bool failed() const { return error_.has_value(); }
@@ -115,6 +123,7 @@ private:
     Graph graph_;
     std::string sourceFile_;
     std::string scope_;
+    std::vector<OpId>* insertion_ = &graph_.body;  // where new ops go
     std::optional<Diagnostic> error_;
 };
 

@@ -1,0 +1,123 @@
+// shardscope-cli as a user runs it: info on zoo models (text and JSON), listings, help, and one-line errors.
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QProcess>
+#include <QRegularExpression>
+#include <QtTest>
+
+namespace {
+
+struct Run {
+    int exitCode = -1;
+    QString out, err;
+};
+
+Run cli(const QStringList& arguments) {
+    QProcess process;
+    process.start(QStringLiteral(SHARDSCOPE_CLI), arguments);
+    if (!process.waitForFinished(120000)) qFatal("shardscope-cli did not finish");
+    return {process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -1,
+            QString::fromUtf8(process.readAllStandardOutput()), QString::fromUtf8(process.readAllStandardError())};
+}
+
+}  // namespace
+
+class TestCli : public QObject {
+    Q_OBJECT
+private slots:
+    void infoOnGpt3PrintsItsParameters() {
+        const Run r = cli({"info", "zoo:gpt3-175b"});
+        QCOMPARE(r.exitCode, 0);
+        QVERIFY2(r.err.isEmpty(), qPrintable(r.err));
+        QRegularExpression line(R"(parameters\s+(\d+\.\d+) B\s+\((\d+),)");
+        auto match = line.match(r.out);
+        QVERIFY2(match.hasMatch(), qPrintable(r.out));
+        const double count = match.captured(2).toDouble();
+        QVERIFY(std::abs(count - 175e9) / 175e9 < 0.01);
+        QVERIFY(r.out.contains("dot_general"));
+        QVERIFY(r.out.contains("tokens: tensor<8x2048xi32> (input)"));
+        QVERIFY(r.out.contains("output      logits: tensor<8x2048x50257xbf16>"));
+    }
+
+    void infoJsonIsVersionedAndComplete() {
+        const Run r = cli({"info", "zoo:gpt:layers=2,d_model=128,heads=4,seq=32,vocab=100", "--json"});
+        QCOMPARE(r.exitCode, 0);
+        QJsonParseError error;
+        const QJsonObject o = QJsonDocument::fromJson(r.out.toUtf8(), &error).object();
+        QCOMPARE(error.error, QJsonParseError::NoError);
+        QCOMPARE(o["version"].toInt(), 1);
+        QCOMPARE(o["model"].toObject()["name"].toString(), QString("gpt"));
+        const QJsonObject parameters = o["parameters"].toObject();
+        // embed 100x128 + positions 32x128 + 2 layers x (4 linear with bias + 2 norms + MLP) + final norm
+        const qint64 perLayer = 4 * (128 * 128 + 128) + 2 * 256 + (128 * 512 + 512) + (512 * 128 + 128);
+        QCOMPARE(parameters["count"].toInteger(), 100 * 128 + 32 * 128 + 2 * perLayer + 256);
+        QCOMPARE(parameters["list"].toArray().size(), parameters["tensors"].toInt());
+        QVERIFY(o["ops"].toObject()["by_kind"].toObject()["dot_general"].toInt() == 2 * 8 + 1);
+        QVERIFY(o["flops"].toDouble() > 0);
+        QVERIFY(o["bytes"].toObject().contains("activations"));
+        QCOMPARE(o["inputs"].toArray().first().toObject()["name"].toString(), QString("tokens"));
+        QCOMPARE(o["outputs"].toArray().first().toObject()["shape"].toArray().size(), 3);
+    }
+
+    void zooListsFamiliesAndPresets() {
+        const Run text = cli({"zoo"});
+        QCOMPARE(text.exitCode, 0);
+        for (const char* name : {"gpt", "llama", "moe", "vit", "unet", "mlp", "gpt3-175b", "llama3-70b", "mixtral-8x7b"})
+            QVERIFY2(text.out.contains(name), name);
+        const Run json = cli({"zoo", "--json"});
+        QCOMPARE(json.exitCode, 0);
+        const QJsonObject o = QJsonDocument::fromJson(json.out.toUtf8()).object();
+        QVERIFY(o["presets"].toArray().size() >= 9);
+    }
+
+    void printWritesStableHlo() {
+        const Run r = cli({"print", "zoo:demo"});
+        QCOMPARE(r.exitCode, 0);
+        QVERIFY(r.out.startsWith("module @demo {\n  func.func public @main("));
+        QVERIFY(r.out.contains("stablehlo.dot_general"));
+    }
+
+    void helpEverywhere_data() {
+        QTest::addColumn<QStringList>("arguments");
+        QTest::addColumn<QString>("mentions");
+        QTest::newRow("top") << QStringList{"--help"} << "info";
+        QTest::newRow("info") << QStringList{"info", "--help"} << "--json";
+        QTest::newRow("zoo") << QStringList{"zoo", "--help"} << "--json";
+        QTest::newRow("print") << QStringList{"print", "--help"} << "MODEL";
+    }
+    void helpEverywhere() {
+        QFETCH(QStringList, arguments);
+        QFETCH(QString, mentions);
+        const Run r = cli(arguments);
+        QCOMPARE(r.exitCode, 0);
+        QVERIFY2(r.out.contains(mentions), qPrintable(r.out));
+    }
+
+    // Bad arguments: non-zero exit and one line on stderr that says why.
+    void badArgumentsGiveOneLineReason_data() {
+        QTest::addColumn<QStringList>("arguments");
+        QTest::addColumn<QString>("reason");
+        QTest::newRow("no command") << QStringList{} << "A subcommand is required";
+        QTest::newRow("unknown command") << QStringList{"frobnicate"} << "frobnicate";
+        QTest::newRow("missing model") << QStringList{"info"} << "MODEL is required";
+        QTest::newRow("unknown flag") << QStringList{"info", "zoo:demo", "--colour"} << "--colour";
+        QTest::newRow("unknown model") << QStringList{"info", "zoo:gpt9"} << "unknown zoo model 'gpt9'";
+        QTest::newRow("bad option") << QStringList{"info", "zoo:gpt:heads=7"} << "d_model (768) must be divisible by heads (7)";
+        QTest::newRow("not a model") << QStringList{"info", "model.bin"} << "cannot load 'model.bin'";
+    }
+    void badArgumentsGiveOneLineReason() {
+        QFETCH(QStringList, arguments);
+        QFETCH(QString, reason);
+        const Run r = cli(arguments);
+        QVERIFY(r.exitCode > 0);
+        QVERIFY(r.out.isEmpty());
+        const QStringList lines = r.err.trimmed().split('\n');
+        QCOMPARE(lines.size(), 1);
+        QVERIFY2(lines.front().startsWith("shardscope-cli: error: "), qPrintable(lines.front()));
+        QVERIFY2(lines.front().contains(reason), qPrintable(lines.front()));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestCli)
+#include "tst_cli.moc"
