@@ -105,10 +105,7 @@ private slots:
         GraphBuilder b("g");
         ValueId image = b.input("image", {1, 224, 224, 3}, ElementType::F32);
         ValueId kernel = b.parameter("k", {7, 7, 3, 64}, ElementType::F32);
-        ConvolutionAttributes c;
-        c.inputBatch = 0, c.inputFeature = 3, c.inputSpatial = {1, 2};
-        c.kernelInputFeature = 2, c.kernelOutputFeature = 3, c.kernelSpatial = {0, 1};
-        c.outputBatch = 0, c.outputFeature = 3, c.outputSpatial = {1, 2};
+        ConvolutionAttributes c = ConvolutionAttributes::channelsLast();
         c.windowStrides = {2, 2};
         c.padding = {{3, 3}, {3, 3}};
         b.convolution(image, kernel, c);

@@ -218,10 +218,7 @@ private slots:
         QCOMPARE(b.type(b.reduceWindow(x, pool)).shape, (Shape{2, 3, 4}));
         ValueId image = b.input("image", {1, 9, 9, 3}, ElementType::F32);
         ValueId kernel = b.parameter("k", {3, 3, 3, 5}, ElementType::F32);
-        ConvolutionAttributes conv;
-        conv.inputBatch = 0, conv.inputFeature = 3, conv.inputSpatial = {1, 2};
-        conv.kernelInputFeature = 2, conv.kernelOutputFeature = 3, conv.kernelSpatial = {0, 1};
-        conv.outputBatch = 0, conv.outputFeature = 3, conv.outputSpatial = {1, 2};
+        ConvolutionAttributes conv = ConvolutionAttributes::channelsLast();
         conv.windowStrides = {2, 2};
         conv.padding = {{1, 1}, {1, 1}};
         QCOMPARE(b.type(b.convolution(image, kernel, conv)).shape, (Shape{1, 5, 5, 5}));

@@ -1,43 +1,12 @@
 #include "shardscope/ir/builder.h"
 
 #include <algorithm>
-#include <cmath>
-#include <limits>
 #include <map>
 
 #include "shardscope/ir/shape_inference.h"
 #include "shardscope/ir/verifier.h"
 
 namespace shardscope::ir {
-
-double reducerIdentity(Reducer reducer, ElementType element) {
-    const bool fp = isFloat(element);
-    switch (reducer) {
-        case Reducer::Add:
-        case Reducer::Or: return 0;
-        case Reducer::Multiply:
-        case Reducer::And: return 1;
-        case Reducer::Maximum:
-            return fp ? -std::numeric_limits<double>::infinity() : static_cast<double>(std::numeric_limits<std::int32_t>::min());
-        case Reducer::Minimum:
-            return fp ? std::numeric_limits<double>::infinity() : static_cast<double>(std::numeric_limits<std::int32_t>::max());
-        case Reducer::Other: return 0;
-    }
-    return 0;
-}
-
-OpKind reducerOpKind(Reducer reducer) {
-    switch (reducer) {
-        case Reducer::Add: return OpKind::Add;
-        case Reducer::Multiply: return OpKind::Multiply;
-        case Reducer::Maximum: return OpKind::Maximum;
-        case Reducer::Minimum: return OpKind::Minimum;
-        case Reducer::And: return OpKind::And;
-        case Reducer::Or: return OpKind::Or;
-        case Reducer::Other: return OpKind::Add;
-    }
-    return OpKind::Add;
-}
 
 GraphBuilder::GraphBuilder(std::string graphName, std::string sourceFile) : sourceFile_(std::move(sourceFile)) {
     graph_.name = std::move(graphName);

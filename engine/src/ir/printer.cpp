@@ -377,7 +377,7 @@ private:
                    std::get<ReduceAttributes>(op.attributes).reducer != Reducer::Other) {
             const auto& r = std::get<ReduceAttributes>(op.attributes);
             out_ << prefix << name << "(" << use(op.operands[0]) << " init: " << use(op.operands[1]) << ") applies stablehlo."
-                 << mnemonic(reducerKind(r.reducer)) << " across dimensions = " << list(r.dimensions) << " : "
+                 << mnemonic(reducerOpKind(r.reducer)) << " across dimensions = " << list(r.dimensions) << " : "
                  << functionType(op);
         } else if (op.kind == OpKind::Convolution) {
             printConvolution(op, prefix, name);
@@ -388,19 +388,6 @@ private:
             printGeneric(op, name, prefix, depth);
         }
         out_ << locationSuffix(op) << "\n";
-    }
-
-    static OpKind reducerKind(Reducer r) {
-        switch (r) {
-            case Reducer::Add: return OpKind::Add;
-            case Reducer::Multiply: return OpKind::Multiply;
-            case Reducer::Maximum: return OpKind::Maximum;
-            case Reducer::Minimum: return OpKind::Minimum;
-            case Reducer::And: return OpKind::And;
-            case Reducer::Or: return OpKind::Or;
-            case Reducer::Other: break;
-        }
-        return OpKind::Add;
     }
 
     void printConvolution(const Op& op, const std::string& prefix, const std::string& name) {

@@ -150,10 +150,7 @@ Result<ir::Graph> buildVit(Options& o) {
     ValueId pixels = b.input("images", {batch, image, image, channels}, dtype, {"batch", "height", "width", "channels"});
     ValueId kernel = b.parameter("patch_embed.weight", {patch, patch, channels, width}, dtype,
                                  {"patch_h", "patch_w", "channels", "d_model"});
-    ConvolutionAttributes conv;
-    conv.inputBatch = 0, conv.inputFeature = 3, conv.inputSpatial = {1, 2};
-    conv.kernelInputFeature = 2, conv.kernelOutputFeature = 3, conv.kernelSpatial = {0, 1};
-    conv.outputBatch = 0, conv.outputFeature = 3, conv.outputSpatial = {1, 2};
+    ConvolutionAttributes conv = ConvolutionAttributes::channelsLast();
     conv.windowStrides = {patch, patch};
     ValueId x = b.convolution(pixels, kernel, conv, "patch_embed");
     ValueId patchBias = b.parameter("patch_embed.bias", {width}, dtype, {"d_model"});
@@ -178,10 +175,7 @@ Result<ir::Graph> buildVit(Options& o) {
 namespace {
 
 ConvolutionAttributes nhwc(std::int64_t kernel, std::int64_t stride = 1) {
-    ConvolutionAttributes c;
-    c.inputBatch = 0, c.inputFeature = 3, c.inputSpatial = {1, 2};
-    c.kernelInputFeature = 2, c.kernelOutputFeature = 3, c.kernelSpatial = {0, 1};
-    c.outputBatch = 0, c.outputFeature = 3, c.outputSpatial = {1, 2};
+    ConvolutionAttributes c = ConvolutionAttributes::channelsLast();
     c.windowStrides = {stride, stride};
     const std::int64_t pad = (kernel - 1) / 2;
     c.padding = {{pad, kernel - 1 - pad}, {pad, kernel - 1 - pad}};

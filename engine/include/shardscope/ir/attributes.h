@@ -7,6 +7,9 @@
 #include <variant>
 #include <vector>
 
+#include "shardscope/ir/op_kind.h"
+#include "shardscope/ir/types.h"
+
 namespace shardscope::ir {
 
 using Dims = std::vector<std::int64_t>;
@@ -60,6 +63,10 @@ struct ConvolutionAttributes {
     Dims windowStrides, lhsDilation, rhsDilation;  // empty = all 1
     std::vector<std::pair<std::int64_t, std::int64_t>> padding;  // empty = no padding
     std::int64_t featureGroupCount = 1, batchGroupCount = 1;
+
+    // JAX's default layout, [b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f]: input [N, spatial..., C], kernel
+    // [spatial..., I, O], output [N, spatial..., C]; unit strides, no padding or dilation.
+    static ConvolutionAttributes channelsLast(int spatialRank = 2);
     friend bool operator==(const ConvolutionAttributes&, const ConvolutionAttributes&) = default;
 };
 
@@ -155,6 +162,10 @@ struct CollectiveAttributes {
     Reducer reducer = Reducer::Add;
     friend bool operator==(const CollectiveAttributes&, const CollectiveAttributes&) = default;
 };
+
+// Identity of a combiner for element type `element` (0 for add, -inf for maximum, ...), and the op it applies.
+double reducerIdentity(Reducer reducer, ElementType element);
+OpKind reducerOpKind(Reducer reducer);
 
 using OpAttributes =
     std::variant<NoAttributes, DotDimensions, BroadcastDimensions, Permutation, ReduceAttributes,

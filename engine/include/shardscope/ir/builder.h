@@ -127,8 +127,4 @@ private:
     std::optional<Diagnostic> error_;
 };
 
-// Identity of a combiner for element type `element` (0 for add, -inf for maximum, ...).
-double reducerIdentity(Reducer reducer, ElementType element);
-OpKind reducerOpKind(Reducer reducer);
-
 }  // namespace shardscope::ir
