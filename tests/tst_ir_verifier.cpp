@@ -127,7 +127,11 @@ private slots:
                                                << "of type tensor<4x16xf32> aliases argument 'w' of type tensor<8x16xf32>";
         QTest::newRow("argument donated twice")
             << Corruption([](Graph& g) {
-                   g.outputs.push_back(Output{g.outputs[0].value, "again", 3});
+                   Output again;
+                   again.value = g.outputs[0].value;
+                   again.name = "again";
+                   again.aliasedArgument = 3;
+                   g.outputs.push_back(again);
                })
             << "ir.alias-duplicate" << "argument 'p' (#3) is donated to more than one output";
         QTest::newRow("alias out of range") << Corruption([](Graph& g) { g.outputs[0].aliasedArgument = 12; })

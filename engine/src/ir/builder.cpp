@@ -53,7 +53,11 @@ ValueId GraphBuilder::argument(ArgumentRole role, std::string_view name, TensorT
 
 void GraphBuilder::output(ValueId value, std::string_view name, std::optional<std::size_t> aliasedArgument) {
     if (failed()) return;
-    graph_.outputs.push_back(Output{value, std::string(name), aliasedArgument});
+    Output out;
+    out.value = value;
+    out.name = std::string(name);
+    out.aliasedArgument = aliasedArgument;
+    graph_.outputs.push_back(std::move(out));
 }
 
 std::vector<ValueId> GraphBuilder::op(OpKind kind, std::vector<ValueId> operands, OpAttributes attributes,

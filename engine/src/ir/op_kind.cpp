@@ -26,7 +26,8 @@ std::optional<OpKind> parseOpKind(std::string_view name) {
     constexpr std::string_view prefix = "stablehlo.";
     if (name.substr(0, prefix.size()) == prefix) name.remove_prefix(prefix.size());
     for (std::size_t i = 0; i < kKinds.size(); ++i) {
-        if (static_cast<OpKind>(i) == OpKind::Opaque) continue;
+        const auto kind = static_cast<OpKind>(i);
+        if (kind == OpKind::Opaque || kind == OpKind::OtherElementwise) continue;
         if (kKinds[i].mnemonic == name) return static_cast<OpKind>(i);
     }
     return std::nullopt;

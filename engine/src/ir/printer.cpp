@@ -127,6 +127,12 @@ public:
 
     std::string run() {
         out_ << "module @" << options_.moduleName << " {\n";
+        for (const auto& mesh : graph_.meshes) {
+            out_ << "  sdy.mesh @" << mesh.name << " = <[";
+            for (std::size_t i = 0; i < mesh.axes.size(); ++i)
+                out_ << (i ? ", " : "") << quoted(mesh.axes[i].first) << "=" << mesh.axes[i].second;
+            out_ << "]>\n";
+        }
         out_ << "  func.func public @main(";
         std::vector<std::optional<std::size_t>> donatedTo(graph_.arguments.size());
         for (std::size_t i = 0; i < graph_.outputs.size(); ++i)
@@ -138,6 +144,7 @@ public:
             out_ << (i ? ", " : "") << name << ": " << graph_.type(a.value).toString();
             std::vector<std::string> attrs;
             if (donatedTo[i]) attrs.push_back("tf.aliasing_output = " + std::to_string(*donatedTo[i]) + " : i32");
+            if (a.sharding) attrs.push_back(shardingAttribute(*a.sharding));
             if (options_.argumentNames) {
                 if (!a.name.empty()) attrs.push_back("shardscope.name = " + quoted(a.name));
                 attrs.push_back("shardscope.role = " + quoted(toString(a.role)));
@@ -153,7 +160,14 @@ public:
         for (std::size_t i = 0; i < graph_.outputs.size(); ++i) {
             const auto& o = graph_.outputs[i];
             out_ << (i ? ", " : "") << typeOf(o.value);
-            if (!o.name.empty()) out_ << " {jax.result_info = " << quoted(o.name) << "}";
+            std::vector<std::string> attrs;
+            if (o.sharding) attrs.push_back(shardingAttribute(*o.sharding));
+            if (!o.name.empty()) attrs.push_back("jax.result_info = " + quoted(o.name));
+            if (!attrs.empty()) {
+                out_ << " {";
+                for (std::size_t k = 0; k < attrs.size(); ++k) out_ << (k ? ", " : "") << attrs[k];
+                out_ << "}";
+            }
         }
         out_ << ") {\n";
         for (OpId id : graph_.body) printOp(graph_.op(id), 2);
@@ -168,6 +182,10 @@ public:
     }
 
 private:
+    static std::string shardingAttribute(const ShardingAnnotation& sharding) {
+        return sharding.format == ShardingAnnotation::Format::Gspmd ? "mhlo.sharding = " + quoted(sharding.text)
+                                                                    : "sdy.sharding = " + sharding.text;
+    }
     std::string use(ValueId v) const {
         auto it = names_.find(v.index);
         return it == names_.end() ? "%<undefined" + std::to_string(v.index) + ">" : it->second;

@@ -79,6 +79,9 @@ Result<Types> Inference::elementwise() {
                 t.element = declared_[0].element;
                 break;
             case OpKind::IsFinite: t.element = ElementType::I1; break;
+            case OpKind::OtherElementwise:
+                if (declared_.size() == 1) t.element = declared_[0].element;
+                break;
             case OpKind::Real:
             case OpKind::Imag:
                 if (t.element == ElementType::C64) t.element = ElementType::F32;

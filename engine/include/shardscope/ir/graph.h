@@ -30,6 +30,22 @@ enum class ArgumentRole : std::uint8_t { Parameter, OptimizerState, Input, Const
 std::string_view toString(ArgumentRole role);
 std::optional<ArgumentRole> parseArgumentRole(std::string_view text);
 
+// A sharding the source already carries, kept verbatim for the reference plan: Shardy's
+// `#sdy.sharding<@mesh, [{"x"}, {}]>` or a GSPMD string such as `{devices=[4,1]<=[4]}`.
+struct ShardingAnnotation {
+    enum class Format : std::uint8_t { Shardy, Gspmd };
+    Format format = Format::Shardy;
+    std::string text;
+    friend bool operator==(const ShardingAnnotation&, const ShardingAnnotation&) = default;
+};
+
+// A device mesh the source declares (`sdy.mesh @mesh = <["data"=4, "model"=2]>`).
+struct MeshDeclaration {
+    std::string name;
+    std::vector<std::pair<std::string, std::int64_t>> axes;
+    friend bool operator==(const MeshDeclaration&, const MeshDeclaration&) = default;
+};
+
 struct Value {
     TensorType type;
     OpId producer;          // invalid for function and region arguments
@@ -52,6 +68,7 @@ struct Op {
     OpAttributes attributes;
     std::vector<Region> regions;
     SourceLocation location;  // where the op came from; location.name is its label (module path or source name)
+    std::optional<ShardingAnnotation> sharding;  // a sharding the source put on the op's results
     friend bool operator==(const Op&, const Op&) = default;
 };
 
@@ -61,6 +78,7 @@ struct Argument {
     std::string name;  // module path ("layers.3.mlp.w1") or the source's own name
     std::vector<std::string> dimensionLabels;  // optional hints, one per dimension ("batch", "seq", ...)
     SourceLocation location;
+    std::optional<ShardingAnnotation> sharding;
     friend bool operator==(const Argument&, const Argument&) = default;
 };
 
@@ -69,6 +87,7 @@ struct Output {
     std::string name;
     // The argument whose buffer this result reuses (donation, as JAX does for updated parameters).
     std::optional<std::size_t> aliasedArgument;
+    std::optional<ShardingAnnotation> sharding;
     friend bool operator==(const Output&, const Output&) = default;
 };
 
@@ -80,6 +99,10 @@ public:
     std::vector<Argument> arguments;
     std::vector<Output> outputs;
     std::vector<OpId> body;  // top-level ops in program order
+    std::vector<MeshDeclaration> meshes;  // meshes the source declares
+    // The source is already partitioned (e.g. sdy.manual_computation over every mesh axis): shapes inside are
+    // per device, and planning it again makes little sense.
+    bool partitioned = false;
 
     const Value& value(ValueId id) const { return values[id.index]; }
     Value& value(ValueId id) { return values[id.index]; }

@@ -46,6 +46,7 @@ enum class OpCategory : std::uint8_t {
     X(Sqrt, "sqrt", ElementwiseUnary)                            \
     X(Tan, "tan", ElementwiseUnary)                              \
     X(Tanh, "tanh", ElementwiseUnary)                            \
+    X(OtherElementwise, "elementwise", ElementwiseUnary)         \
     X(Add, "add", ElementwiseBinary)                             \
     X(And, "and", ElementwiseBinary)                             \
     X(Atan2, "atan2", ElementwiseBinary)                         \
@@ -65,15 +66,20 @@ enum class OpCategory : std::uint8_t {
     X(Xor, "xor", ElementwiseBinary)                             \
     X(Select, "select", ElementwiseTernary)                      \
     X(Clamp, "clamp", ElementwiseTernary)                        \
+    X(BatchNormGrad, "batch_norm_grad", Structural)              \
+    X(BatchNormInference, "batch_norm_inference", Structural)    \
+    X(BatchNormTraining, "batch_norm_training", Structural)      \
     X(BitcastConvert, "bitcast_convert", Structural)             \
     X(BroadcastInDim, "broadcast_in_dim", Structural)            \
     X(Concatenate, "concatenate", Structural)                    \
+    X(Cholesky, "cholesky", Structural)                          \
     X(Constant, "constant", Structural)                          \
     X(Convolution, "convolution", Structural)                    \
     X(CustomCall, "custom_call", Structural)                     \
     X(DotGeneral, "dot_general", Structural)                     \
     X(DynamicSlice, "dynamic_slice", Structural)                 \
     X(DynamicUpdateSlice, "dynamic_update_slice", Structural)    \
+    X(Fft, "fft", Structural)                                    \
     X(Gather, "gather", Structural)                              \
     X(Iota, "iota", Structural)                                  \
     X(OptimizationBarrier, "optimization_barrier", Structural)   \
@@ -89,6 +95,7 @@ enum class OpCategory : std::uint8_t {
     X(Slice, "slice", Structural)                                \
     X(Sort, "sort", Structural)                                  \
     X(Transpose, "transpose", Structural)                        \
+    X(TriangularSolve, "triangular_solve", Structural)           \
     X(Case, "case", Control)                                     \
     X(If, "if", Control)                                         \
     X(While, "while", Control)                                   \
@@ -110,6 +117,9 @@ inline constexpr int kOpKindCount = 0
     SHARDSCOPE_OP_KINDS(SHARDSCOPE_OP_COUNT)
 #undef SHARDSCOPE_OP_COUNT
     ;
+
+// OtherElementwise is a shape-preserving unary op of another dialect that acts element by element
+// (chlo.erf, chlo.lgamma, ...); its OpaqueAttributes hold the source name.
 
 // The StableHLO mnemonic without the dialect prefix ("dot_general"); "opaque" for Opaque.
 std::string_view mnemonic(OpKind kind);
