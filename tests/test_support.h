@@ -2,6 +2,8 @@
 #pragma once
 
 #include <QtTest>
+#include <map>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -18,6 +20,14 @@ inline char* toString(const std::vector<std::int64_t>& v) {
     std::string out = "[";
     for (std::size_t i = 0; i < v.size(); ++i) out += (i ? ", " : "") + std::to_string(v[i]);
     return qstrdup((out + "]").c_str());
+}
+template <typename K, typename V>
+char* toString(const std::map<K, V>& m) {
+    std::ostringstream out;
+    out << "{";
+    for (const auto& [k, v] : m) out << k << ": " << v << ", ";
+    out << "}";
+    return qstrdup(out.str().c_str());
 }
 }  // namespace std
 

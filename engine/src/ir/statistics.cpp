@@ -65,37 +65,48 @@ GraphStatistics computeStatistics(const Graph& graph) {
     for (OpId id : graph.body)
         for (auto v : graph.op(id).results) s.activationBytes += graph.type(v).bytes();
 
-    auto visit = [&](auto&& self, const std::vector<OpId>& list, double times) -> void {
+    // Counts every op once (a static count) and returns the FLOPs and bytes of one execution of `list`.
+    // A while's condition runs trip count + 1 times and its body trip count times; case and if run one branch,
+    // counted as the most expensive. Reduce-like bodies are scalar combiners whose work flopsOf already counts.
+    struct Work {
+        double flops = 0, bytes = 0;
+    };
+    auto visit = [&](auto&& self, const std::vector<OpId>& list) -> Work {
+        Work work;
         for (OpId id : list) {
             const Op& op = graph.op(id);
             ++s.opCount;
-            ++s.opsByKind[op.kind == OpKind::Opaque && std::holds_alternative<OpaqueAttributes>(op.attributes)
+            ++s.opsByKind[(op.kind == OpKind::Opaque || op.kind == OpKind::OtherElementwise) &&
+                                  std::holds_alternative<OpaqueAttributes>(op.attributes)
                               ? std::get<OpaqueAttributes>(op.attributes).name
                               : std::string(mnemonic(op.kind))];
-            s.flops += times * flopsOf(graph, op);
-            double bytes = 0;
-            for (auto v : op.operands) bytes += static_cast<double>(graph.type(v).bytes());
-            for (auto v : op.results) bytes += static_cast<double>(graph.type(v).bytes());
-            // Region bodies of reduce-like ops are scalar combiners whose work flopsOf already counts.
-            const bool runsRegions = category(op.kind) == OpCategory::Control;
-            if (runsRegions || op.regions.empty()) s.bytesAccessed += times * bytes;
-            double inner = times;
-            if (op.kind == OpKind::While)
-                if (const auto* loop = std::get_if<LoopAttributes>(&op.attributes))
-                    inner = times * static_cast<double>(loop->tripCount);
-            for (const auto& region : op.regions) {
-                if (runsRegions) {
-                    self(self, region.ops, inner);
+            work.flops += flopsOf(graph, op);
+            if (category(op.kind) == OpCategory::Control) {
+                std::vector<Work> regions;
+                for (const auto& region : op.regions) regions.push_back(self(self, region.ops));
+                if (op.kind == OpKind::While && regions.size() == 2) {
+                    const auto* loop = std::get_if<LoopAttributes>(&op.attributes);
+                    const double trips = loop ? static_cast<double>(loop->tripCount) : 1.0;
+                    work.flops += (trips + 1) * regions[0].flops + trips * regions[1].flops;
+                    work.bytes += (trips + 1) * regions[0].bytes + trips * regions[1].bytes;
                 } else {
-                    for (OpId nested : region.ops) {
-                        ++s.opCount;
-                        ++s.opsByKind[std::string(mnemonic(graph.op(nested).kind))];
-                    }
+                    Work branch;
+                    for (const auto& r : regions)
+                        if (r.flops > branch.flops || (r.flops == branch.flops && r.bytes > branch.bytes)) branch = r;
+                    work.flops += branch.flops;
+                    work.bytes += branch.bytes;
                 }
+                continue;
             }
+            for (auto v : op.operands) work.bytes += static_cast<double>(graph.type(v).bytes());
+            for (auto v : op.results) work.bytes += static_cast<double>(graph.type(v).bytes());
+            for (const auto& region : op.regions) self(self, region.ops);  // counted, not executed separately
         }
+        return work;
     };
-    visit(visit, graph.body, 1.0);
+    const Work total = visit(visit, graph.body);
+    s.flops = total.flops;
+    s.bytesAccessed = total.bytes;
     return s;
 }
 

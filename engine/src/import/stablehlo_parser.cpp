@@ -1,0 +1,2314 @@
+// StableHLO textual MLIR importer: one recursive-descent parser for the pretty and the generic op forms.
+//
+// The parser reads characters directly (MLIR's syntax is context sensitive: `2x3xf32` inside a tensor type,
+// `[1] x [0]` in dot_general, `->` inside attributes), emitting IR ops as it goes. Two passes over the module:
+// the first records `#loc` aliases, meshes and where each function's text starts; the second parses the entry
+// function, inlining func.call and stablehlo.composite by parsing the callee's text again with its arguments
+// bound to the call's operands. Internally errors are thrown as ParseError and turned into a Diagnostic at the
+// API boundary.
+#include <algorithm>
+#include <cctype>
+#include <charconv>
+#include <cmath>
+#include <cstring>
+#include <functional>
+#include <map>
+#include <set>
+#include <unordered_map>
+
+#include "shardscope/import/stablehlo.h"
+#include "shardscope/ir/verifier.h"
+
+namespace shardscope::import {
+namespace {
+
+using namespace ir;
+
+struct ParseError {
+    std::size_t offset;
+    std::string message;
+};
+
+// ---------------------------------------------------------------------------------------------------------
+// Attributes in their generic form.
+
+struct Attr {
+    enum class Kind { None, Integer, Float, Bool, String, Symbol, Array, Dictionary, Dense, Type, Dialect, Unit, Word };
+    Kind kind = Kind::None;
+    std::int64_t integer = 0;
+    double number = 0;
+    std::string text;  // String, Symbol, Word, Dialect name, Dense raw literal, Dialect raw body
+    std::vector<Attr> items;
+    std::vector<std::pair<std::string, Attr>> fields;  // Dictionary, and Dialect bodies of key = value
+    TensorType type;                                   // Dense, Type, typed numbers
+    bool hasType = false;
+    bool resource = false;  // dense_resource<...>: the values live elsewhere (often elided)
+
+    const Attr* field(std::string_view key) const {
+        for (const auto& [k, v] : fields)
+            if (k == key) return &v;
+        return nullptr;
+    }
+    bool isIntegerLike() const { return kind == Kind::Integer || kind == Kind::Bool; }
+};
+
+using AttrDict = std::vector<std::pair<std::string, Attr>>;
+
+const Attr* lookup(const AttrDict& dict, std::string_view key) {
+    for (const auto& [k, v] : dict)
+        if (k == key) return &v;
+    return nullptr;
+}
+
+// A source location as MLIR writes it; aliases resolve after the whole file is read.
+struct LocInfo {
+    std::string name, file, alias;
+    int line = 0, column = 0;
+};
+
+struct ParsedType {
+    TensorType type;
+    bool token = false;
+};
+
+struct FunctionInfo {
+    std::string name;
+    bool isPublic = true;
+    std::size_t signatureOffset = 0;  // at '(' of the argument list
+};
+
+constexpr std::size_t kMaxDenseElements = std::size_t{1} << 20;
+constexpr int kMaxDepth = 200;
+
+bool isIdStart(char c) { return std::isalpha(static_cast<unsigned char>(c)) || c == '_'; }
+bool isIdChar(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '$' || c == '.'; }
+
+// The combiner of a one-op region, if it is a well-known one.
+Reducer reducerOf(const Graph& g, const Region& r) {
+    if (r.ops.size() != 1) return Reducer::Other;
+    switch (g.op(r.ops.front()).kind) {
+        case OpKind::Add: return Reducer::Add;
+        case OpKind::Multiply: return Reducer::Multiply;
+        case OpKind::Maximum: return Reducer::Maximum;
+        case OpKind::Minimum: return Reducer::Minimum;
+        case OpKind::And: return Reducer::And;
+        case OpKind::Or: return Reducer::Or;
+        default: return Reducer::Other;
+    }
+}
+
+const std::set<std::string, std::less<>> kChloUnary{
+    "chlo.erf",   "chlo.erfc",  "chlo.erf_inv", "chlo.lgamma", "chlo.digamma", "chlo.asin",      "chlo.acos",
+    "chlo.atan",  "chlo.sinh",  "chlo.cosh",    "chlo.asinh",  "chlo.acosh",   "chlo.atanh",     "chlo.tan",
+    "chlo.conj",  "chlo.square", "chlo.bessel_i1e", "chlo.is_inf", "chlo.is_neg_inf", "chlo.is_pos_inf"};
+
+class Parser {
+public:
+    Parser(std::string_view text, std::string fileName, const ImportOptions& options)
+        : text_(text), file_(std::move(fileName)), options_(options) {}
+
+    Result<Graph> run();
+
+private:
+    // ----- characters ------------------------------------------------------------------------------------
+    [[noreturn]] void fail(const std::string& message) const { throw ParseError{pos_, message}; }
+    [[noreturn]] void expected(const std::string& what) const {
+        std::string found;
+        if (pos_ >= text_.size()) {
+            found = "end of file";
+        } else {
+            std::size_t end = pos_;
+            while (end < text_.size() && end - pos_ < 24 && text_[end] != '\n') ++end;
+            found = "'" + std::string(text_.substr(pos_, end - pos_)) + "'";
+        }
+        fail("expected " + what + ", found " + found);
+    }
+    bool eof() { return skip(), pos_ >= text_.size(); }
+    char peek() { return skip(), pos_ < text_.size() ? text_[pos_] : '\0'; }
+    char peekAt(std::size_t k) const { return pos_ + k < text_.size() ? text_[pos_ + k] : '\0'; }
+    void skip() {
+        while (pos_ < text_.size()) {
+            char c = text_[pos_];
+            if (c == ' ' || c == '\t' || c == '\n' || c == '\r') {
+                ++pos_;
+            } else if (c == '/' && peekAt(1) == '/') {
+                while (pos_ < text_.size() && text_[pos_] != '\n') ++pos_;
+            } else {
+                break;
+            }
+        }
+    }
+    bool consume(std::string_view literal) {
+        skip();
+        if (text_.substr(pos_, literal.size()) != literal) return false;
+        // Keywords must end at a word boundary.
+        if (isIdStart(literal.front()) && pos_ + literal.size() < text_.size() && isIdChar(text_[pos_ + literal.size()]))
+            return false;
+        pos_ += literal.size();
+        return true;
+    }
+    void expect(std::string_view literal, const char* context = nullptr) {
+        if (!consume(literal))
+            expected("'" + std::string(literal) + "'" + (context ? std::string(" ") + context : std::string()));
+    }
+    bool lookingAt(std::string_view literal) {
+        skip();
+        return text_.substr(pos_, literal.size()) == literal;
+    }
+
+    std::string identifier(const char* what = "an identifier") {
+        skip();
+        if (pos_ >= text_.size() || !isIdStart(text_[pos_])) expected(what);
+        std::size_t start = pos_;
+        while (pos_ < text_.size() && isIdChar(text_[pos_])) ++pos_;
+        return std::string(text_.substr(start, pos_ - start));
+    }
+    std::string quotedString() {
+        skip();
+        if (peek() != '"') expected("a string");
+        ++pos_;
+        std::string out;
+        while (pos_ < text_.size() && text_[pos_] != '"') {
+            char c = text_[pos_++];
+            if (c == '\\' && pos_ < text_.size()) {
+                char e = text_[pos_++];
+                if (e == 'n') out += '\n';
+                else if (e == 't') out += '\t';
+                else if (std::isxdigit(static_cast<unsigned char>(e)) && pos_ < text_.size() &&
+                         std::isxdigit(static_cast<unsigned char>(text_[pos_]))) {
+                    out += static_cast<char>(std::stoi(std::string{e, text_[pos_++]}, nullptr, 16));
+                } else out += e;
+            } else {
+                out += c;
+            }
+        }
+        if (pos_ >= text_.size()) fail("unterminated string");
+        ++pos_;
+        return out;
+    }
+    // %name, %0, %0#1 -> "name" / "0#1" (without '%').
+    std::string valueName() {
+        skip();
+        if (peek() != '%') expected("a value name (%...)");
+        ++pos_;
+        std::size_t start = pos_;
+        while (pos_ < text_.size() && (isIdChar(text_[pos_]) || text_[pos_] == '-' || text_[pos_] == '#')) ++pos_;
+        if (pos_ == start) expected("a value name after '%'");
+        return std::string(text_.substr(start, pos_ - start));
+    }
+    std::string symbolName() {
+        skip();
+        if (peek() != '@') expected("a symbol (@name)");
+        ++pos_;
+        if (peek() == '"') return quotedString();
+        std::size_t start = pos_;
+        while (pos_ < text_.size() && (isIdChar(text_[pos_]) || text_[pos_] == '-')) ++pos_;
+        if (pos_ == start) expected("a symbol name after '@'");
+        return std::string(text_.substr(start, pos_ - start));
+    }
+    std::int64_t integer() {
+        skip();
+        std::size_t start = pos_;
+        if (peek() == '-') ++pos_;
+        std::int64_t value = 0;
+        auto [end, ec] = std::from_chars(text_.data() + pos_, text_.data() + text_.size(), value);
+        if (ec != std::errc{}) {
+            pos_ = start;
+            expected("an integer");
+        }
+        pos_ = static_cast<std::size_t>(end - text_.data());
+        return text_[start] == '-' ? -value : value;
+    }
+    // Raw text up to the `close` that balances an already consumed opener; strings and `->` are respected.
+    std::string balanced(char open, char close) {
+        std::size_t start = pos_;
+        int depth = 1;
+        while (pos_ < text_.size()) {
+            char c = text_[pos_];
+            if (c == '"') {
+                quotedString();
+                continue;
+            }
+            if (c == '-' && peekAt(1) == '>') {
+                pos_ += 2;
+                continue;
+            }
+            if (c == open) ++depth;
+            else if (c == close && --depth == 0) {
+                std::string body(text_.substr(start, pos_ - start));
+                ++pos_;
+                return body;
+            }
+            ++pos_;
+        }
+        fail(std::string("unbalanced '") + open + "'");
+    }
+    // Skips a balanced {...} region whose '{' is next.
+    void skipBraces() {
+        expect("{");
+        balancedAny();
+    }
+    // Skips to the closing '}' matching an opened '{', ignoring brackets of other kinds.
+    void balancedAny() { balanced('{', '}'); }
+
+    int lineOf(std::size_t offset) const {
+        auto it = std::upper_bound(lineStarts_.begin(), lineStarts_.end(), offset);
+        return static_cast<int>(it - lineStarts_.begin());
+    }
+    int columnOf(std::size_t offset) const {
+        auto it = std::upper_bound(lineStarts_.begin(), lineStarts_.end(), offset);
+        return static_cast<int>(offset - *(it - 1)) + 1;
+    }
+    SourceLocation here(std::size_t offset) const {
+        return SourceLocation{file_, lineOf(offset), columnOf(offset), {}};
+    }
+
+    // ----- types -----------------------------------------------------------------------------------------
+    ElementType elementType(std::string_view spelling, std::size_t at) {
+        if (auto t = parseElementType(spelling)) return *t;
+        pos_ = at;
+        fail("unsupported element type '" + std::string(spelling) + "'");
+    }
+    ParsedType type() {
+        skip();
+        const std::size_t at = pos_;
+        if (consume("!stablehlo.token") || consume("!mhlo.token")) return {TensorType{{}, ElementType::Token}, true};
+        if (consume("tensor")) {
+            expect("<", "after 'tensor'");
+            std::string body = balanced('<', '>');
+            // Drop an encoding (", #sdy..." or ", #stablehlo.bounds<...>").
+            int depth = 0;
+            for (std::size_t i = 0; i < body.size(); ++i) {
+                char c = body[i];
+                if (c == '<' || c == '(' || c == '[') ++depth;
+                if (c == '>' || c == ')' || c == ']') --depth;
+                if (c == ',' && depth == 0) {
+                    body.resize(i);
+                    break;
+                }
+            }
+            TensorType t;
+            std::size_t start = 0;
+            while (true) {
+                std::size_t x = body.find('x', start);
+                const std::string_view piece(body.data() + start, (x == std::string::npos ? body.size() : x) - start);
+                if (x == std::string::npos || piece.empty() || !(std::isdigit(static_cast<unsigned char>(piece[0])) || piece[0] == '?')) {
+                    std::string_view element(body.data() + start, body.size() - start);
+                    while (!element.empty() && element.back() == ' ') element.remove_suffix(1);
+                    while (!element.empty() && element.front() == ' ') element.remove_prefix(1);
+                    t.element = elementType(element, at);
+                    break;
+                }
+                if (piece == "?" || piece[0] == '?') {
+                    pos_ = at;
+                    fail("dynamic dimensions are not supported: " + std::string("tensor<") + body + ">");
+                }
+                std::int64_t d = 0;
+                auto [end, ec] = std::from_chars(piece.data(), piece.data() + piece.size(), d);
+                if (ec != std::errc{} || end != piece.data() + piece.size()) {
+                    pos_ = at;
+                    fail("bad dimension '" + std::string(piece) + "' in tensor<" + body + ">");
+                }
+                t.shape.push_back(d);
+                start = x + 1;
+            }
+            return {t, false};
+        }
+        if (consume("tuple")) {
+            pos_ = at;
+            fail("tuple types are not supported");
+        }
+        // A scalar element type (used by attribute types such as `1 : i64`).
+        if (isIdStart(peek()) || peek() == 'c') {
+            std::size_t start = pos_;
+            std::string word = identifier("a type");
+            if (word == "complex") {
+                expect("<");
+                word += "<" + balanced('<', '>') + ">";
+            }
+            if (auto t = parseElementType(word)) return {TensorType{{}, *t}, false};
+            pos_ = start;
+        }
+        expected("a type");
+    }
+    std::vector<ParsedType> typeList() {
+        std::vector<ParsedType> out;
+        if (consume("(")) {
+            if (consume(")")) return out;
+            do out.push_back(type());
+            while (consume(","));
+            expect(")", "to close the type list");
+            return out;
+        }
+        out.push_back(type());
+        return out;
+    }
+    struct FunctionType {
+        std::vector<ParsedType> inputs, results;
+        bool isFunction = false;
+    };
+    // `(a, b) -> c`, `(a) -> (b, c)`, or a plain list of types `a, b`.
+    FunctionType signature() {
+        FunctionType f;
+        skip();
+        if (peek() == '(') {
+            f.inputs = typeList();
+            if (consume("->")) {
+                f.isFunction = true;
+                f.results = typeList();
+                return f;
+            }
+            return f;
+        }
+        f.inputs.push_back(type());
+        while (true) {
+            const std::size_t save = pos_;
+            if (!consume(",")) break;
+            skip();
+            if (peek() == 't' || peek() == '!' || isIdStart(peek())) {
+                try {
+                    f.inputs.push_back(type());
+                    continue;
+                } catch (const ParseError&) {
+                }
+            }
+            pos_ = save;
+            break;
+        }
+        if (consume("->")) {  // `t -> t`, as chlo prints
+            f.isFunction = true;
+            f.results = typeList();
+        }
+        return f;
+    }
+
+    // ----- attributes ------------------------------------------------------------------------------------
+    Attr number() {
+        skip();
+        Attr a;
+        const std::size_t start = pos_;
+        if (text_[pos_] == '-' || text_[pos_] == '+') ++pos_;
+        if (text_.substr(pos_, 2) == "0x") {
+            pos_ += 2;
+            while (pos_ < text_.size() && std::isxdigit(static_cast<unsigned char>(text_[pos_]))) ++pos_;
+            a.kind = Attr::Kind::Integer;
+            a.text = std::string(text_.substr(start, pos_ - start));
+            a.integer = static_cast<std::int64_t>(std::stoull(a.text.substr(a.text[0] == '-' ? 3 : 2), nullptr, 16));
+        } else {
+            bool isFloat = false;
+            while (pos_ < text_.size()) {
+                char c = text_[pos_];
+                if (std::isdigit(static_cast<unsigned char>(c))) {
+                    ++pos_;
+                } else if (c == '.' || c == 'e' || c == 'E') {
+                    isFloat = true;
+                    ++pos_;
+                    if ((c == 'e' || c == 'E') && pos_ < text_.size() && (text_[pos_] == '-' || text_[pos_] == '+')) ++pos_;
+                } else {
+                    break;
+                }
+            }
+            a.text = std::string(text_.substr(start, pos_ - start));
+            if (a.text.empty() || a.text == "-" || a.text == "+") {
+                pos_ = start;
+                expected("a number");
+            }
+            if (isFloat) {
+                a.kind = Attr::Kind::Float;
+                a.number = std::strtod(a.text.c_str(), nullptr);
+            } else {
+                a.kind = Attr::Kind::Integer;
+                std::from_chars(a.text.data() + (a.text[0] == '+'), a.text.data() + a.text.size(), a.integer);
+            }
+        }
+        if (a.kind == Attr::Kind::Integer) a.number = static_cast<double>(a.integer);
+        return a;
+    }
+    // An optional `: type` after a number or dense literal.
+    void attributeType(Attr& a) {
+        const std::size_t save = pos_;
+        if (!consume(":")) return;
+        skip();
+        // `: (` or `: %` means the colon belongs to the op, not to this attribute.
+        try {
+            a.type = type().type;
+            a.hasType = true;
+        } catch (const ParseError&) {
+            pos_ = save;
+        }
+    }
+    Attr attribute(int depth = 0) {
+        if (depth > kMaxDepth) fail("attributes nested too deeply");
+        skip();
+        Attr a;
+        const char c = peek();
+        if (c == '[') {
+            ++pos_;
+            a.kind = Attr::Kind::Array;
+            if (consume("]")) return a;
+            do a.items.push_back(attribute(depth + 1));
+            while (consume(","));
+            expect("]", "to close the array");
+            return a;
+        }
+        if (c == '{') {
+            a.kind = Attr::Kind::Dictionary;
+            a.fields = dictionary(depth + 1);
+            return a;
+        }
+        if (c == '"') {
+            a.kind = Attr::Kind::String;
+            a.text = quotedString();
+            return a;
+        }
+        if (c == '@') {
+            a.kind = Attr::Kind::Symbol;
+            a.text = symbolName();
+            while (consume("::")) a.text += "::" + symbolName();
+            return a;
+        }
+        if (c == '#') return dialectAttribute(depth);
+        if (c == '<') {  // a bare dialect body, e.g. sdy's `<@mesh, [{"x"}]>`
+            ++pos_;
+            a.kind = Attr::Kind::Dialect;
+            a.text = balanced('<', '>');
+            return a;
+        }
+        if (c == '-' || c == '+' || std::isdigit(static_cast<unsigned char>(c))) {
+            a = number();
+            attributeType(a);
+            return a;
+        }
+        if (consume("dense_resource")) {
+            expect("<");
+            a.kind = Attr::Kind::Dense;
+            a.resource = true;
+            a.text = balanced('<', '>');
+            attributeType(a);
+            return a;
+        }
+        if (consume("dense")) {
+            expect("<");
+            a.kind = Attr::Kind::Dense;
+            a.text = balanced('<', '>');
+            if (a.text.empty()) a.text = "[]";
+            attributeType(a);
+            return a;
+        }
+        if (consume("array")) {
+            expect("<");
+            a.kind = Attr::Kind::Array;
+            const std::string body = balanced('<', '>');
+            const auto colon = body.find(':');
+            if (colon != std::string::npos) {
+                std::string_view rest(body);
+                rest.remove_prefix(colon + 1);
+                std::size_t i = 0;
+                while (i < rest.size()) {
+                    while (i < rest.size() && (rest[i] == ' ' || rest[i] == ',')) ++i;
+                    std::size_t j = i;
+                    while (j < rest.size() && rest[j] != ',') ++j;
+                    std::string item(rest.substr(i, j - i));
+                    while (!item.empty() && item.back() == ' ') item.pop_back();
+                    if (!item.empty()) {
+                        Attr e;
+                        if (item == "true" || item == "false") {
+                            e.kind = Attr::Kind::Bool;
+                            e.integer = item == "true";
+                        } else {
+                            e.kind = Attr::Kind::Integer;
+                            e.integer = std::strtoll(item.c_str(), nullptr, 10);
+                            e.number = std::strtod(item.c_str(), nullptr);
+                        }
+                        a.items.push_back(e);
+                    }
+                    i = j + 1;
+                }
+            }
+            return a;
+        }
+        if (consume("true") || consume("false")) {
+            a.kind = Attr::Kind::Bool;
+            a.integer = text_[pos_ - 1] == 'e' && text_.substr(pos_ - 4, 4) == "true";
+            attributeType(a);
+            return a;
+        }
+        if (consume("unit")) {
+            a.kind = Attr::Kind::Unit;
+            return a;
+        }
+        if (lookingAt("affine_map") || lookingAt("affine_set")) {
+            identifier();
+            expect("<");
+            a.kind = Attr::Kind::Word;
+            a.text = balanced('<', '>');
+            return a;
+        }
+        if (lookingAt("tensor<") || lookingAt("!")) {
+            a.kind = Attr::Kind::Type;
+            a.type = type().type;
+            return a;
+        }
+        if (isIdStart(c)) {
+            a.kind = Attr::Kind::Word;
+            a.text = identifier();
+            if (auto t = parseElementType(a.text)) {
+                a.kind = Attr::Kind::Type;
+                a.type = TensorType{{}, *t};
+            }
+            return a;
+        }
+        expected("an attribute value");
+    }
+    // `#dialect.name<...>`, `#dialect<...>` or an alias reference `#name`.
+    Attr dialectAttribute(int depth) {
+        expect("#");
+        Attr a;
+        a.kind = Attr::Kind::Dialect;
+        std::size_t start = pos_;
+        while (pos_ < text_.size() && (isIdChar(text_[pos_]) || text_[pos_] == '-')) ++pos_;
+        a.text = std::string(text_.substr(start, pos_ - start));
+        if (pos_ < text_.size() && text_[pos_] == '<') {
+            ++pos_;
+            const std::size_t bodyStart = pos_;
+            // key = value bodies are parsed; anything else is kept raw in `items[0].text`.
+            skip();
+            bool keyValue = false;
+            if (isIdStart(peek())) {
+                const std::size_t save = pos_;
+                identifier();
+                keyValue = consume("=");
+                pos_ = save;
+            }
+            if (keyValue) {
+                while (true) {
+                    std::string key = identifier("an attribute name");
+                    expect("=");
+                    a.fields.emplace_back(std::move(key), attribute(depth + 1));
+                    if (!consume(",")) break;
+                }
+                expect(">", "to close the attribute");
+            } else {
+                pos_ = bodyStart;
+                Attr raw;
+                raw.kind = Attr::Kind::Word;
+                raw.text = balanced('<', '>');
+                a.items.push_back(std::move(raw));
+            }
+        }
+        return a;
+    }
+    AttrDict dictionary(int depth = 0) {
+        expect("{");
+        AttrDict out;
+        if (consume("}")) return out;
+        do {
+            skip();
+            std::string key = peek() == '"' ? quotedString() : identifier("an attribute name");
+            if (consume("=")) out.emplace_back(std::move(key), attribute(depth + 1));
+            else {
+                Attr unit;
+                unit.kind = Attr::Kind::Unit;
+                out.emplace_back(std::move(key), unit);
+            }
+        } while (consume(","));
+        expect("}", "to close the attribute dictionary");
+        return out;
+    }
+
+    // ----- locations -------------------------------------------------------------------------------------
+    // After `loc(` has been consumed; reads up to and including the closing ')'.
+    LocInfo locationBody() {
+        struct Depth {
+            int& d;
+            explicit Depth(int& depth) : d(depth) { ++d; }
+            ~Depth() { --d; }
+        } guard(locationDepth_);
+        if (locationDepth_ > kMaxDepth) fail("locations nested too deeply");
+        LocInfo loc;
+        skip();
+        if (peek() == '#') {
+            ++pos_;
+            std::size_t start = pos_;
+            while (pos_ < text_.size() && isIdChar(text_[pos_])) ++pos_;
+            loc.alias = std::string(text_.substr(start, pos_ - start));
+        } else if (peek() == '"') {
+            std::string first = quotedString();
+            if (consume(":")) {
+                loc.file = first;
+                loc.line = static_cast<int>(integer());
+                if (consume(":")) loc.column = static_cast<int>(integer());
+                if (consume("to")) {  // a range: "file":1:2 to 3:4 / to :4
+                    if (peek() != ':') integer();
+                    if (consume(":")) integer();
+                }
+            } else {
+                loc.name = first;
+                if (consume("(")) {  // a child location
+                    LocInfo child = locationBody();
+                    loc.file = child.file;
+                    loc.line = child.line;
+                    loc.column = child.column;
+                    return expectCloseLoc(loc);
+                }
+            }
+        } else if (consume("callsite")) {
+            expect("(");
+            LocInfo callee = locationBody();
+            expect("at");
+            locationBody();
+            loc = callee;
+        } else if (consume("fused")) {
+            if (consume("<")) balanced('<', '>');
+            expect("[");
+            bool first = true;
+            if (!consume("]")) {
+                do {
+                    LocInfo part = locationBody();
+                    if (first) loc = part;
+                    first = false;
+                } while (consume(","));
+                expect("]");
+            }
+        } else if (consume("unknown")) {
+        } else {
+            expected("a location");
+        }
+        return expectCloseLoc(loc);
+    }
+    LocInfo expectCloseLoc(LocInfo loc) {
+        expect(")", "to close the location");
+        return loc;
+    }
+    std::optional<LocInfo> optionalLocation() {
+        if (!consume("loc")) return std::nullopt;
+        expect("(");
+        return locationBody();
+    }
+    // ----- values and scopes -----------------------------------------------------------------------------
+    void bind(const std::string& name, std::vector<ValueId> values) { scopes_.back()[name] = std::move(values); }
+    ValueId use(const std::string& name, std::size_t at) {
+        std::string base = name;
+        std::size_t index = 0;
+        if (auto hash = name.find('#'); hash != std::string::npos) {
+            base = name.substr(0, hash);
+            index = static_cast<std::size_t>(std::strtoul(name.c_str() + hash + 1, nullptr, 10));
+        }
+        for (auto scope = scopes_.rbegin(); scope != scopes_.rend(); ++scope) {
+            if (auto it = scope->find(base); it != scope->end()) {
+                if (index >= it->second.size()) {
+                    pos_ = at;
+                    fail("%" + name + " refers to result " + std::to_string(index) + " of an op with " +
+                         std::to_string(it->second.size()) + " result(s)");
+                }
+                return it->second[index];
+            }
+            if (isolation_.count(static_cast<std::size_t>(scope.base() - scopes_.begin() - 1))) break;
+        }
+        pos_ = at;
+        fail("use of undefined value %" + name);
+    }
+    std::vector<ValueId> operandList(char close) {
+        std::vector<ValueId> out;
+        skip();
+        if (peek() == close) return out;
+        do {
+            skip();
+            const std::size_t at = pos_;
+            out.push_back(use(valueName(), at));
+        } while (consume(","));
+        return out;
+    }
+
+    // ----- emission --------------------------------------------------------------------------------------
+    struct Pending {
+        OpKind kind = OpKind::Opaque;
+        std::vector<ValueId> operands;
+        OpAttributes attributes = NoAttributes{};
+        std::vector<Region> regions;
+        std::vector<TensorType> resultTypes;
+        std::optional<ShardingAnnotation> sharding;
+    };
+    std::vector<ValueId> emit(Pending p, const SourceLocation& location, std::size_t resultCount, std::size_t at) {
+        if (p.resultTypes.size() != resultCount) {
+            pos_ = at;
+            fail("'" + opName_ + "' declares " + std::to_string(resultCount) + " result(s) but its type gives " +
+                 std::to_string(p.resultTypes.size()));
+        }
+        OpId id = graph_.addOp(p.kind, std::move(p.operands), p.resultTypes, std::move(p.attributes), location);
+        graph_.op(id).regions = std::move(p.regions);
+        graph_.op(id).sharding = std::move(p.sharding);
+        insertion_->push_back(id);
+        if (!pendingAlias_.empty()) {
+            opLabels_.push_back({id, pendingAlias_});
+            pendingAlias_.clear();
+        }
+        return graph_.op(id).results;
+    }
+
+    // ----- module structure ------------------------------------------------------------------------------
+    void scanModule();
+    void scanFunction();
+    void scanMesh();
+    Graph parseEntry();
+    void parseSignature(bool entry, const std::vector<ValueId>* callOperands, std::size_t callAt);
+    std::vector<ValueId> parseBody();
+    std::vector<ValueId> inlineFunction(const std::string& name, const std::vector<ValueId>& operands, std::size_t at);
+
+    // ----- ops -------------------------------------------------------------------------------------------
+    // Parses one statement of a block. Returns the terminator's operands when the statement is a terminator.
+    std::optional<std::vector<ValueId>> statement();
+    std::vector<ValueId> operation(const std::vector<std::string>& resultNames, std::size_t at);
+    std::vector<ValueId> genericOperation(const std::string& name, std::size_t resultCount, std::size_t at);
+    std::vector<ValueId> prettyOperation(const std::string& name, std::size_t resultCount, std::size_t at);
+    Region region(const std::vector<ParsedType>* argumentTypes = nullptr);
+    void attachTrailing(Pending& p, std::size_t& resultCount);
+    void finishOp(Pending& p, const FunctionType& f, bool sameType);
+    OpAttributes attributesFor(OpKind kind, const AttrDict& d, const Pending& p, std::size_t at);
+    LoopAttributes loopAttributes(const Pending& p) const;
+    std::vector<double> decodeDense(const std::string& literal, const TensorType& type, std::size_t at);
+    SourceLocation finishLocation(std::size_t at, const std::optional<LocInfo>& loc);
+    void inferRoles();
+    std::optional<ShardingAnnotation> shardingFrom(const AttrDict& d) const;
+
+    std::string_view text_;
+    std::string file_;
+    const ImportOptions& options_;
+    std::size_t pos_ = 0;
+    std::vector<std::size_t> lineStarts_;
+
+    Graph graph_;
+    std::vector<OpId>* insertion_ = &graph_.body;
+    std::vector<std::unordered_map<std::string, std::vector<ValueId>>> scopes_;
+    std::set<std::size_t> isolation_;  // scope indices where name lookup stops (function boundaries)
+    std::map<std::string, FunctionInfo, std::less<>> functions_;
+    std::map<std::string, LocInfo, std::less<>> locAliases_;
+    std::vector<std::string> callStack_;
+    std::string opName_;
+    std::string pendingAlias_;
+    std::vector<std::pair<OpId, std::string>> opLabels_;  // ops whose label is a #loc alias
+    std::vector<std::pair<std::size_t, std::size_t>> aliasing_;  // (argument, output) from tf.aliasing_output
+    std::vector<std::size_t> roleUnknown_;                          // arguments whose role the source does not say
+    std::vector<std::string> argumentNames_;                        // SSA names of the entry's arguments
+    std::vector<AttrDict> resultAttrs_;                             // attributes of the function's results
+    std::vector<std::pair<std::size_t, std::string>> argumentAliases_;  // argument index -> #loc alias
+    std::vector<Diagnostic> warnings_;
+    std::set<std::string> warnedOps_;
+    int depth_ = 0;
+    int locationDepth_ = 0;
+    bool moduleSeen_ = false;
+};
+
+// -------------------------------------------------------------------------------------------------------------
+
+void Parser::scanMesh() {
+    // sdy.mesh @name = <["x"=2, "y"=4]> (or <[]>, or device_ids=...)
+    MeshDeclaration mesh;
+    mesh.name = symbolName();
+    expect("=");
+    expect("<");
+    const std::size_t bodyAt = pos_;
+    const std::string body = balanced('<', '>');
+    std::size_t i = 0;
+    while ((i = body.find('"', i)) != std::string::npos) {
+        const std::size_t end = body.find('"', i + 1);
+        if (end == std::string::npos) break;
+        std::string axis = body.substr(i + 1, end - i - 1);
+        std::size_t eq = body.find('=', end);
+        if (eq == std::string::npos) break;
+        std::int64_t size = std::strtoll(body.c_str() + eq + 1, nullptr, 10);
+        if (size <= 0) {
+            pos_ = bodyAt;
+            fail("mesh axis \"" + axis + "\" of @" + mesh.name + " has no positive size");
+        }
+        mesh.axes.emplace_back(std::move(axis), size);
+        i = body.find(',', eq);
+        if (i == std::string::npos) break;
+    }
+    optionalLocation();
+    graph_.meshes.push_back(std::move(mesh));
+}
+
+void Parser::scanFunction() {
+    FunctionInfo f;
+    skip();
+    if (consume("public")) f.isPublic = true;
+    else if (consume("private") || consume("nested")) f.isPublic = false;
+    f.name = symbolName();
+    skip();
+    f.signatureOffset = pos_;
+    if (peek() != '(') expected("'(' to start the argument list of @" + f.name);
+    ++pos_;
+    balanced('(', ')');
+    if (consume("->")) {
+        skip();
+        if (peek() == '(') {
+            ++pos_;
+            balanced('(', ')');
+        } else {
+            type();  // a single result has no attributes unless parenthesised
+        }
+    }
+    if (consume("attributes")) dictionary();
+    skip();
+    if (peek() == '{') skipBraces();
+    optionalLocation();
+    functions_.emplace(f.name, f);
+}
+
+void Parser::scanModule() {
+    while (!eof()) {
+        skip();
+        const std::size_t at = pos_;
+        if (peek() == '#') {  // an alias definition: #name = loc(...) or another attribute
+            ++pos_;
+            std::size_t start = pos_;
+            while (pos_ < text_.size() && isIdChar(text_[pos_])) ++pos_;
+            const std::string name(text_.substr(start, pos_ - start));
+            expect("=", "in an alias definition");
+            if (consume("loc")) {
+                expect("(");
+                locAliases_[name] = locationBody();
+            } else {
+                attribute();
+            }
+            continue;
+        }
+        if (peek() == '!') {  // a type alias
+            while (pos_ < text_.size() && text_[pos_] != '\n') ++pos_;
+            continue;
+        }
+        if (lookingAt("---")) {  // a separator line some exporters print after the module
+            while (pos_ < text_.size() && text_[pos_] != '\n') ++pos_;
+            warnings_.push_back(makeWarning("stablehlo.ignored-line", "ignored a line that is not MLIR", here(at)));
+            continue;
+        }
+        if (consume("module")) {
+            if (moduleSeen_) {
+                pos_ = at;
+                fail("more than one module in the file");
+            }
+            moduleSeen_ = true;
+            skip();
+            if (peek() == '@') symbolName();
+            if (consume("attributes")) dictionary();
+            expect("{", "to open the module body");
+            while (!consume("}")) {
+                if (eof()) expected("'}' to close the module");
+                const std::size_t itemAt = pos_;
+                if (consume("func.func")) scanFunction();
+                else if (consume("sdy.mesh")) scanMesh();
+                else if (peek() == '"' || isIdStart(peek())) {
+                    // Another top-level op (ml_program.global, ...): skip it to the end of its line.
+                    while (pos_ < text_.size() && text_[pos_] != '\n') ++pos_;
+                    warnings_.push_back(makeWarning("stablehlo.skipped", "skipped a module-level op we do not model",
+                                                    here(itemAt)));
+                } else expected("func.func, sdy.mesh or '}' in the module body");
+            }
+            optionalLocation();
+            continue;
+        }
+        if (consume("func.func")) {
+            scanFunction();
+            continue;
+        }
+        if (consume("sdy.mesh")) {
+            scanMesh();
+            continue;
+        }
+        expected("module, func.func or an alias definition");
+    }
+    if (functions_.empty()) fail("no func.func in the file");
+}
+
+// The function's arguments: bound to `callOperands` when inlining, else created as graph arguments.
+void Parser::parseSignature(bool entry, const std::vector<ValueId>* callOperands, std::size_t callAt) {
+    expect("(");
+    std::size_t index = 0;
+    if (!consume(")")) {
+        do {
+            skip();
+            const std::size_t at = pos_;
+            const std::string name = valueName();
+            expect(":");
+            ParsedType t = type();
+            AttrDict attrs;
+            if (peek() == '{') attrs = dictionary();
+            auto loc = optionalLocation();
+            if (callOperands) {
+                if (index >= callOperands->size()) {
+                    pos_ = callAt;
+                    fail("call passes " + std::to_string(callOperands->size()) + " operand(s) to a function with more arguments");
+                }
+                bind(name, {(*callOperands)[index]});
+            } else if (entry) {
+                ValueId v = graph_.addValue(t.type);
+                Argument a;
+                a.value = v;
+                a.location = here(at);
+                a.location.name = loc ? loc->name : "";
+                if (loc && !loc->alias.empty()) argumentAliases_.emplace_back(graph_.arguments.size(), loc->alias);
+                std::string role;
+                for (const auto& [key, value] : attrs) {
+                    if ((key == "jax.arg_info" || key == "ttir.name" || key == "shardscope.name") && value.kind == Attr::Kind::String)
+                        a.name = value.text;
+                    else if (key == "shardscope.role" && value.kind == Attr::Kind::String)
+                        role = value.text;
+                    else if (key == "ttcore.argument_type" && !value.items.empty())
+                        role = value.items.front().text;
+                    else if (key == "tf.aliasing_output" && value.kind == Attr::Kind::Integer)
+                        aliasing_.emplace_back(graph_.arguments.size(), static_cast<std::size_t>(value.integer));
+                }
+                a.sharding = shardingFrom(attrs);
+                if (auto r = parseArgumentRole(role)) a.role = *r;
+                else if (role == "input") a.role = ArgumentRole::Input;
+                else if (role == "parameter") a.role = ArgumentRole::Parameter;
+                else if (role == "constant") a.role = ArgumentRole::Constant;
+                else roleUnknown_.push_back(graph_.arguments.size());
+                argumentNames_.push_back(name);
+                graph_.arguments.push_back(std::move(a));
+                bind(name, {v});
+            }
+            ++index;
+        } while (consume(","));
+        expect(")", "to close the argument list");
+    }
+    if (callOperands && index != callOperands->size()) {
+        pos_ = callAt;
+        fail("call passes " + std::to_string(callOperands->size()) + " operand(s) to a function of " +
+             std::to_string(index) + " argument(s)");
+    }
+    // Results.
+    resultAttrs_.clear();
+    if (consume("->")) {
+        skip();
+        if (consume("(")) {
+            if (!consume(")")) {
+                do {
+                    type();
+                    resultAttrs_.push_back(peek() == '{' ? dictionary() : AttrDict{});
+                    optionalLocation();
+                } while (consume(","));
+                expect(")", "to close the result list");
+            }
+        } else {
+            type();
+            resultAttrs_.emplace_back();
+        }
+    }
+    if (consume("attributes")) dictionary();
+    expect("{", "to open the function body");
+}
+
+std::vector<ValueId> Parser::parseBody() {
+    while (true) {
+        skip();
+        if (pos_ >= text_.size()) expected("'}' to close the block");
+        if (peek() == '}') fail("block ends without a terminator (return)");
+        if (auto terminator = statement()) {
+            expect("}", "after the terminator");
+            return *terminator;
+        }
+    }
+}
+
+std::vector<ValueId> Parser::inlineFunction(const std::string& name, const std::vector<ValueId>& operands, std::size_t at) {
+    auto it = functions_.find(name);
+    if (it == functions_.end()) {
+        pos_ = at;
+        fail("call to unknown function @" + name);
+    }
+    if (std::find(callStack_.begin(), callStack_.end(), name) != callStack_.end()) {
+        pos_ = at;
+        fail("recursive call to @" + name + " cannot be inlined");
+    }
+    if (callStack_.size() > kMaxDepth) {
+        pos_ = at;
+        fail("calls nested too deeply");
+    }
+    const std::size_t resume = pos_;
+    callStack_.push_back(name);
+    scopes_.emplace_back();
+    isolation_.insert(scopes_.size() - 1);
+    pos_ = it->second.signatureOffset;
+    parseSignature(false, &operands, at);
+    std::vector<ValueId> results = parseBody();
+    isolation_.erase(scopes_.size() - 1);
+    scopes_.pop_back();
+    callStack_.pop_back();
+    pos_ = resume;
+    return results;
+}
+
+Region Parser::region(const std::vector<ParsedType>* argumentTypes) {
+    if (++depth_ > kMaxDepth) fail("regions nested too deeply");
+    Region r;
+    expect("{", "to open a region");
+    scopes_.emplace_back();
+    skip();
+    if (consume("^")) {  // ^bb0(%a: t, ...):
+        identifier("a block label");
+        if (consume("(")) {
+            if (!consume(")")) {
+                do {
+                    const std::string name = valueName();
+                    expect(":");
+                    ValueId v = graph_.addValue(type().type);
+                    optionalLocation();
+                    r.arguments.push_back(v);
+                    bind(name, {v});
+                } while (consume(","));
+                expect(")");
+            }
+        }
+        expect(":", "after the block label");
+    } else if (argumentTypes) {
+        for (const auto& t : *argumentTypes) r.arguments.push_back(graph_.addValue(t.type));
+    }
+    std::vector<OpId>* outer = insertion_;
+    insertion_ = &r.ops;
+    r.results = parseBody();
+    insertion_ = outer;
+    scopes_.pop_back();
+    --depth_;
+    return r;
+}
+
+std::optional<ShardingAnnotation> Parser::shardingFrom(const AttrDict& d) const {
+    if (const Attr* s = lookup(d, "sdy.sharding")) {
+        std::string text = "#" + s->text;
+        if (!s->items.empty()) text += "<" + s->items.front().text + ">";
+        return ShardingAnnotation{ShardingAnnotation::Format::Shardy, text};
+    }
+    if (const Attr* s = lookup(d, "mhlo.sharding"); s && s->kind == Attr::Kind::String)
+        return ShardingAnnotation{ShardingAnnotation::Format::Gspmd, s->text};
+    return std::nullopt;
+}
+
+std::optional<std::vector<ValueId>> Parser::statement() {
+    skip();
+    const std::size_t at = pos_;
+    std::vector<std::string> results;
+    if (peek() == '%') {
+        do {
+            std::string name = valueName();
+            std::size_t count = 1;
+            if (consume(":")) count = static_cast<std::size_t>(integer());
+            if (count == 0 || count > 100000) fail("bad result count");
+            if (count == 1) {
+                results.push_back(name);
+            } else {
+                for (std::size_t i = 0; i < count; ++i) results.push_back(name + "#" + std::to_string(i));
+            }
+        } while (consume(","));
+        expect("=", "after the result names");
+    }
+    skip();
+    // Terminators.
+    if (results.empty()) {
+        for (std::string_view t : {"func.return", "stablehlo.return", "sdy.return", "mhlo.return", "return"}) {
+            if (consume(t)) {
+                std::vector<ValueId> values;
+                skip();
+                if (peek() == '%') values = operandList(':');
+                if (consume(":")) signature();
+                optionalLocation();
+                return values;
+            }
+        }
+        if (lookingAt("\"stablehlo.return\"") || lookingAt("\"func.return\"") || lookingAt("\"sdy.return\"")) {
+            quotedString();
+            expect("(");
+            std::vector<ValueId> values = operandList(')');
+            expect(")");
+            if (consume(":")) signature();
+            optionalLocation();
+            return values;
+        }
+    }
+    std::vector<ValueId> produced = operation(results, at);
+    // Bind names: "x#i" results were split above; group them back under the base name.
+    if (!results.empty()) {
+        if (produced.size() != results.size()) {
+            pos_ = at;
+            fail("op defines " + std::to_string(results.size()) + " name(s) for " + std::to_string(produced.size()) + " result(s)");
+        }
+        std::size_t i = 0;
+        while (i < results.size()) {
+            const auto hash = results[i].find('#');
+            if (hash == std::string::npos) {
+                bind(results[i], {produced[i]});
+                ++i;
+                continue;
+            }
+            const std::string base = results[i].substr(0, hash);
+            std::vector<ValueId> group;
+            while (i < results.size() && results[i].compare(0, hash + 1, base + "#") == 0) group.push_back(produced[i++]);
+            bind(base, group);
+        }
+    }
+    return std::nullopt;
+}
+
+std::vector<ValueId> Parser::operation(const std::vector<std::string>& resultNames, std::size_t at) {
+    skip();
+    if (peek() == '"') {
+        const std::string name = quotedString();
+        return genericOperation(name, resultNames.size(), at);
+    }
+    if (!isIdStart(peek())) expected("an operation");
+    const std::string name = identifier("an operation name");
+    return prettyOperation(name, resultNames.size(), at);
+}
+
+// Shared tail of the generic form: `(regions)? {attrs}? : (types) -> types loc(...)?`.
+std::vector<ValueId> Parser::genericOperation(const std::string& name, std::size_t resultCount, std::size_t at) {
+    opName_ = name;
+    expect("(", "to open the operand list");
+    std::vector<ValueId> operands = operandList(')');
+    expect(")", "to close the operand list");
+    if (consume("[")) balanced('[', ']');  // successors: not supported, but skip
+    AttrDict attrs;
+    if (consume("<{")) {
+        pos_ -= 2;
+        expect("<");
+        attrs = dictionary();
+        expect(">", "to close the properties");
+    }
+    std::vector<Region> regions;
+    if (lookingAt("({")) {
+        expect("(");
+        do regions.push_back(region());
+        while (consume(","));
+        expect(")", "to close the region list");
+    }
+    if (peek() == '{') {
+        AttrDict more = dictionary();
+        attrs.insert(attrs.end(), more.begin(), more.end());
+    }
+    expect(":", "before the op's type");
+    FunctionType f = signature();
+    auto loc = optionalLocation();
+    if (loc && !loc->alias.empty()) pendingAlias_ = loc->alias;
+    SourceLocation location = here(at);
+    if (loc) location.name = loc->name;
+
+    Pending p;
+    p.operands = std::move(operands);
+    p.regions = std::move(regions);
+    for (const auto& t : f.results) p.resultTypes.push_back(t.type);
+    if (!f.isFunction) {
+        pos_ = at;
+        fail("generic op '" + name + "' needs a function type (operands) -> results");
+    }
+    p.sharding = shardingFrom(attrs);
+
+    // Calls and composites are inlined.
+    if (name == "func.call" || name == "stablehlo.composite") {
+        const Attr* callee = lookup(attrs, name == "func.call" ? "callee" : "decomposition");
+        if (!callee || callee->kind != Attr::Kind::Symbol) {
+            pos_ = at;
+            fail("'" + name + "' without a callee symbol");
+        }
+        return inlineFunction(callee->text, p.operands, at);
+    }
+    if (name == "sdy.sharding_constraint" || name == "sdy.reshard") {
+        p.kind = OpKind::CustomCall;
+        p.attributes = CustomCallAttributes{"Sharding", ""};
+        return emit(std::move(p), location, resultCount, at);
+    }
+    std::optional<OpKind> kind;
+    if (name.rfind("stablehlo.", 0) == 0 || name.rfind("mhlo.", 0) == 0) kind = parseOpKind(name.substr(name.find('.') + 1));
+    if (name == "stablehlo.dot" || name == "mhlo.dot") kind = OpKind::DotGeneral;
+    if (kChloUnary.count(name)) kind = OpKind::OtherElementwise;
+    if (!kind) {
+        p.kind = OpKind::Opaque;
+        p.attributes = OpaqueAttributes{name};
+        if (name == "sdy.manual_computation") graph_.partitioned = true;
+        if (warnedOps_.insert(name).second)
+            warnings_.push_back(makeWarning("stablehlo.unsupported-op",
+                                            "op '" + name + "' is not modelled; imported as an opaque op whose "
+                                            "dimensions all need replication",
+                                            location));
+        return emit(std::move(p), location, resultCount, at);
+    }
+    p.kind = *kind;
+    if (p.kind == OpKind::OtherElementwise) p.attributes = OpaqueAttributes{name};
+    else p.attributes = attributesFor(p.kind, attrs, p, at);
+    if (name == "stablehlo.dot" || name == "mhlo.dot") {
+        DotDimensions d;
+        const auto& lhs = graph_.type(p.operands.at(0));
+        d.lhsContracting = {lhs.rank() - 1};
+        d.rhsContracting = {0};
+        p.attributes = d;
+    }
+    if (p.kind == OpKind::While) p.attributes = loopAttributes(p);
+    return emit(std::move(p), location, resultCount, at);
+}
+
+
+SourceLocation Parser::finishLocation(std::size_t at, const std::optional<LocInfo>& loc) {
+    SourceLocation location = here(at);
+    if (loc) {
+        location.name = loc->name;
+        if (!loc->alias.empty()) pendingAlias_ = loc->alias;
+    }
+    return location;
+}
+
+// dense<...> literal text -> element values (row-major; one value for a splat). Empty when too large to keep.
+std::vector<double> Parser::decodeDense(const std::string& literal, const TensorType& type, std::size_t at) {
+    std::vector<double> values;
+    if (type.elements() > static_cast<std::int64_t>(kMaxDenseElements)) return values;
+    const int bits = bitWidth(type.element);
+    auto fromBits = [&](std::uint64_t raw) -> double {
+        if (isFloat(type.element)) {
+            if (bits == 32) {
+                float f;
+                auto u = static_cast<std::uint32_t>(raw);
+                std::memcpy(&f, &u, 4);
+                return f;
+            }
+            if (bits == 64) {
+                double d;
+                std::memcpy(&d, &raw, 8);
+                return d;
+            }
+            if (type.element == ElementType::BF16) {
+                float f;
+                auto u = static_cast<std::uint32_t>(raw << 16);
+                std::memcpy(&f, &u, 4);
+                return f;
+            }
+            if (type.element == ElementType::F16) {
+                const int sign = (raw >> 15) & 1, exponent = (raw >> 10) & 0x1F, mantissa = raw & 0x3FF;
+                double v = exponent == 0 ? std::ldexp(mantissa, -24)
+                           : exponent == 31 ? (mantissa ? NAN : INFINITY)
+                                            : std::ldexp(mantissa + 1024, exponent - 25);
+                return sign ? -v : v;
+            }
+            return 0;
+        }
+        if (isUnsigned(type.element) || bits >= 64) return static_cast<double>(raw);
+        // Sign-extend smaller signed integers.
+        const std::uint64_t signBit = std::uint64_t{1} << (bits - 1);
+        return static_cast<double>(static_cast<std::int64_t>((raw ^ signBit) - signBit));
+    };
+    std::string_view s(literal);
+    while (!s.empty() && s.front() == ' ') s.remove_prefix(1);
+    if (!s.empty() && s.front() == '"') {  // a hex blob of raw little-endian bytes
+        if (s.size() < 4 || s.substr(0, 3) != "\"0x") return values;
+        std::string_view hex = s.substr(3, s.size() - 4);
+        const std::size_t bytes = std::max(1, bits / 8);
+        const std::size_t count = hex.size() / 2 / bytes;
+        for (std::size_t i = 0; i < count; ++i) {
+            std::uint64_t raw = 0;
+            for (std::size_t b = 0; b < bytes; ++b) {
+                const auto byte = std::stoul(std::string(hex.substr((i * bytes + b) * 2, 2)), nullptr, 16);
+                raw |= static_cast<std::uint64_t>(byte) << (8 * b);
+            }
+            values.push_back(fromBits(raw));
+        }
+        return values;
+    }
+    std::size_t i = 0;
+    while (i < s.size()) {
+        const char c = s[i];
+        if (c == '[' || c == ']' || c == ',' || c == ' ' || c == '\n' || c == '(' || c == ')') {
+            ++i;
+            continue;
+        }
+        std::size_t j = i;
+        while (j < s.size() && s[j] != ',' && s[j] != ']' && s[j] != ' ' && s[j] != ')' && s[j] != '\n') ++j;
+        const std::string token(s.substr(i, j - i));
+        if (token == "true") values.push_back(1);
+        else if (token == "false") values.push_back(0);
+        else if (token.rfind("0x", 0) == 0 || token.rfind("-0x", 0) == 0) values.push_back(fromBits(std::stoull(token.substr(token[0] == '-' ? 3 : 2), nullptr, 16)));
+        else {
+            char* end = nullptr;
+            double v = std::strtod(token.c_str(), &end);
+            if (end == token.c_str()) {
+                pos_ = at;
+                fail("bad element '" + token + "' in dense literal");
+            }
+            values.push_back(v);
+        }
+        if (isComplex(type.element) && j < s.size() && s[j] == ',') {  // (re, im): keep the real part
+            i = s.find(')', j);
+            if (i == std::string_view::npos) break;
+            continue;
+        }
+        i = j;
+    }
+    if (values.size() != 1 && static_cast<std::int64_t>(values.size()) != type.elements()) {
+        pos_ = at;
+        fail("dense literal has " + std::to_string(values.size()) + " elements for " + type.toString());
+    }
+    return values;
+}
+
+namespace {
+
+Dims intsOf(const Attr* a) {
+    Dims out;
+    if (!a) return out;
+    if (a->kind == Attr::Kind::Array) {
+        for (const auto& item : a->items) {
+            if (item.kind == Attr::Kind::Array) {
+                const Dims inner = intsOf(&item);
+                out.insert(out.end(), inner.begin(), inner.end());
+            } else {
+                out.push_back(item.integer);
+            }
+        }
+    } else if (a->kind == Attr::Kind::Dense) {
+        std::string_view s(a->text);
+        std::size_t i = 0;
+        while (i < s.size()) {
+            if (!(std::isdigit(static_cast<unsigned char>(s[i])) || s[i] == '-')) {
+                ++i;
+                continue;
+            }
+            std::size_t j = i + 1;
+            while (j < s.size() && std::isdigit(static_cast<unsigned char>(s[j]))) ++j;
+            out.push_back(std::strtoll(std::string(s.substr(i, j - i)).c_str(), nullptr, 10));
+            i = j;
+        }
+    } else if (a->kind == Attr::Kind::Integer) {
+        out.push_back(a->integer);
+    }
+    return out;
+}
+
+std::vector<std::pair<std::int64_t, std::int64_t>> pairsOf(const Attr* a) {
+    Dims flat = intsOf(a);
+    std::vector<std::pair<std::int64_t, std::int64_t>> out;
+    for (std::size_t i = 0; i + 1 < flat.size(); i += 2) out.emplace_back(flat[i], flat[i + 1]);
+    return out;
+}
+
+std::string wordOf(const Attr* a) {
+    if (!a) return {};
+    if (a->kind == Attr::Kind::Dialect) {
+        const std::string raw = a->items.empty() ? std::string() : a->items.front().text;
+        auto space = raw.rfind(' ');
+        return space == std::string::npos ? raw : raw.substr(space + 1);
+    }
+    return a->text;
+}
+
+std::optional<CompareDirection> directionOf(std::string_view w) {
+    if (w == "EQ") return CompareDirection::EQ;
+    if (w == "NE") return CompareDirection::NE;
+    if (w == "GE") return CompareDirection::GE;
+    if (w == "GT") return CompareDirection::GT;
+    if (w == "LE") return CompareDirection::LE;
+    if (w == "LT") return CompareDirection::LT;
+    return std::nullopt;
+}
+
+CompareType compareTypeOf(std::string_view w) {
+    if (w == "FLOAT") return CompareType::Float;
+    if (w == "TOTALORDER") return CompareType::TotalOrder;
+    if (w == "SIGNED") return CompareType::Signed;
+    if (w == "UNSIGNED") return CompareType::Unsigned;
+    return CompareType::Default;
+}
+
+// "[b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f]" -> dimension numbers; false when malformed.
+bool parseConvLayout(std::string_view text, ConvolutionAttributes& c) {
+    auto layout = [](std::string_view part, char first, char second, std::int64_t& a, std::int64_t& b, Dims& spatial) {
+        std::vector<std::string> items;
+        std::string current;
+        for (char ch : part) {
+            if (ch == '[' || ch == ' ') continue;
+            if (ch == ',' || ch == ']') {
+                if (!current.empty()) items.push_back(current);
+                current.clear();
+                continue;
+            }
+            current += ch;
+        }
+        if (!current.empty()) items.push_back(current);
+        std::map<std::int64_t, std::int64_t> spatialByIndex;
+        bool sawA = false, sawB = false;
+        for (std::size_t i = 0; i < items.size(); ++i) {
+            const auto position = static_cast<std::int64_t>(i);
+            if (items[i] == std::string(1, first)) a = position, sawA = true;
+            else if (items[i] == std::string(1, second)) b = position, sawB = true;
+            else if (!items[i].empty() && std::isdigit(static_cast<unsigned char>(items[i][0])))
+                spatialByIndex[std::strtoll(items[i].c_str(), nullptr, 10)] = position;
+            else return false;
+        }
+        spatial.clear();
+        for (const auto& [index, position] : spatialByIndex) spatial.push_back(position);
+        return sawA && sawB && spatial.size() + 2 == items.size();
+    };
+    const auto x = text.find("]x[");
+    const auto arrow = text.find("->");
+    if (x == std::string_view::npos || arrow == std::string_view::npos) return false;
+    return layout(text.substr(0, x + 1), 'b', 'f', c.inputBatch, c.inputFeature, c.inputSpatial) &&
+           layout(text.substr(x + 2, arrow - x - 2), 'i', 'o', c.kernelInputFeature, c.kernelOutputFeature, c.kernelSpatial) &&
+           layout(text.substr(arrow + 2), 'b', 'f', c.outputBatch, c.outputFeature, c.outputSpatial);
+}
+
+}  // namespace
+
+OpAttributes Parser::attributesFor(OpKind kind, const AttrDict& d, const Pending& p, std::size_t at) {
+    auto need = [&](std::string_view key) -> const Attr& {
+        if (const Attr* a = lookup(d, key)) return *a;
+        pos_ = at;
+        fail("'" + opName_ + "' is missing its '" + std::string(key) + "' attribute");
+    };
+    switch (kind) {
+        case OpKind::DotGeneral: {
+            const Attr& dims = need("dot_dimension_numbers");
+            return DotDimensions{intsOf(dims.field("lhs_batching_dimensions")), intsOf(dims.field("rhs_batching_dimensions")),
+                                 intsOf(dims.field("lhs_contracting_dimensions")),
+                                 intsOf(dims.field("rhs_contracting_dimensions"))};
+        }
+        case OpKind::BroadcastInDim: return BroadcastDimensions{intsOf(&need("broadcast_dimensions"))};
+        case OpKind::Transpose: return Permutation{intsOf(&need("permutation"))};
+        case OpKind::Reduce:
+            return ReduceAttributes{intsOf(&need("dimensions")),
+                                    p.regions.empty() ? Reducer::Other : reducerOf(graph_, p.regions.front())};
+        case OpKind::ReduceWindow:
+        case OpKind::SelectAndScatter: {
+            WindowAttributes w;
+            w.windowDimensions = intsOf(lookup(d, "window_dimensions"));
+            w.windowStrides = intsOf(lookup(d, "window_strides"));
+            w.baseDilations = intsOf(lookup(d, "base_dilations"));
+            w.windowDilations = intsOf(lookup(d, "window_dilations"));
+            w.padding = pairsOf(lookup(d, "padding"));
+            const std::size_t bodyIndex = kind == OpKind::SelectAndScatter ? 1 : 0;
+            w.reducer = p.regions.size() > bodyIndex ? reducerOf(graph_, p.regions[bodyIndex]) : Reducer::Other;
+            return w;
+        }
+        case OpKind::Convolution: {
+            ConvolutionAttributes c;
+            const Attr& dims = need("dimension_numbers");
+            bool ok = false;
+            if (!dims.items.empty()) ok = parseConvLayout(dims.items.front().text, c);
+            else if (dims.field("input_batch_dimension")) {
+                c.inputBatch = dims.field("input_batch_dimension")->integer;
+                c.inputFeature = intsOf(dims.field("input_feature_dimension")).at(0);
+                c.inputSpatial = intsOf(dims.field("input_spatial_dimensions"));
+                c.kernelInputFeature = intsOf(dims.field("kernel_input_feature_dimension")).at(0);
+                c.kernelOutputFeature = intsOf(dims.field("kernel_output_feature_dimension")).at(0);
+                c.kernelSpatial = intsOf(dims.field("kernel_spatial_dimensions"));
+                c.outputBatch = intsOf(dims.field("output_batch_dimension")).at(0);
+                c.outputFeature = intsOf(dims.field("output_feature_dimension")).at(0);
+                c.outputSpatial = intsOf(dims.field("output_spatial_dimensions"));
+                ok = true;
+            }
+            if (!ok) {
+                pos_ = at;
+                fail("cannot read the convolution's dimension numbers");
+            }
+            c.windowStrides = intsOf(lookup(d, "window_strides"));
+            c.padding = pairsOf(lookup(d, "padding"));
+            c.lhsDilation = intsOf(lookup(d, "lhs_dilation"));
+            c.rhsDilation = intsOf(lookup(d, "rhs_dilation"));
+            if (const Attr* g = lookup(d, "feature_group_count")) c.featureGroupCount = g->integer;
+            if (const Attr* g = lookup(d, "batch_group_count")) c.batchGroupCount = g->integer;
+            return c;
+        }
+        case OpKind::Slice:
+            return SliceAttributes{intsOf(&need("start_indices")), intsOf(&need("limit_indices")), intsOf(lookup(d, "strides"))};
+        case OpKind::Pad:
+            return PadAttributes{intsOf(&need("edge_padding_low")), intsOf(&need("edge_padding_high")),
+                                 intsOf(lookup(d, "interior_padding"))};
+        case OpKind::Concatenate: return DimensionAttribute{need("dimension").integer};
+        case OpKind::Iota: return DimensionAttribute{need("iota_dimension").integer};
+        case OpKind::Compare: {
+            auto direction = directionOf(wordOf(&need("comparison_direction")));
+            if (!direction) {
+                pos_ = at;
+                fail("unknown comparison direction");
+            }
+            return CompareAttributes{*direction, compareTypeOf(wordOf(lookup(d, "compare_type")))};
+        }
+        case OpKind::Gather: {
+            const Attr& dims = need("dimension_numbers");
+            GatherAttributes g;
+            g.offsetDims = intsOf(dims.field("offset_dims"));
+            g.collapsedSliceDims = intsOf(dims.field("collapsed_slice_dims"));
+            g.operandBatchingDims = intsOf(dims.field("operand_batching_dims"));
+            g.startIndicesBatchingDims = intsOf(dims.field("start_indices_batching_dims"));
+            g.startIndexMap = intsOf(dims.field("start_index_map"));
+            if (const Attr* v = dims.field("index_vector_dim")) g.indexVectorDim = v->integer;
+            g.sliceSizes = intsOf(&need("slice_sizes"));
+            if (const Attr* s = lookup(d, "indices_are_sorted")) g.indicesAreSorted = s->integer != 0;
+            return g;
+        }
+        case OpKind::Scatter: {
+            const Attr& dims = need("scatter_dimension_numbers");
+            ScatterAttributes s;
+            s.updateWindowDims = intsOf(dims.field("update_window_dims"));
+            s.insertedWindowDims = intsOf(dims.field("inserted_window_dims"));
+            s.inputBatchingDims = intsOf(dims.field("input_batching_dims"));
+            s.scatterIndicesBatchingDims = intsOf(dims.field("scatter_indices_batching_dims"));
+            s.scatterDimsToOperandDims = intsOf(dims.field("scatter_dims_to_operand_dims"));
+            if (const Attr* v = dims.field("index_vector_dim")) s.indexVectorDim = v->integer;
+            if (const Attr* v = lookup(d, "indices_are_sorted")) s.indicesAreSorted = v->integer != 0;
+            if (const Attr* v = lookup(d, "unique_indices")) s.uniqueIndices = v->integer != 0;
+            return s;
+        }
+        case OpKind::DynamicSlice: return DynamicSliceAttributes{intsOf(&need("slice_sizes"))};
+        case OpKind::Sort: {
+            SortAttributes s;
+            if (const Attr* v = lookup(d, "dimension")) s.dimension = v->integer;
+            if (const Attr* v = lookup(d, "is_stable")) s.isStable = v->integer != 0;
+            return s;
+        }
+        case OpKind::Reverse: return DimensionsAttribute{intsOf(&need("dimensions"))};
+        case OpKind::Constant: {
+            const Attr& value = need("value");
+            if (p.resultTypes.size() != 1) return ConstantAttributes{};
+            if (value.resource) return ConstantAttributes{};
+            return ConstantAttributes{decodeDense(value.text, p.resultTypes.front(), at)};
+        }
+        case OpKind::CustomCall: {
+            CustomCallAttributes c;
+            if (const Attr* t = lookup(d, "call_target_name")) c.target = t->text;
+            if (const Attr* b = lookup(d, "backend_config"); b && b->kind == Attr::Kind::String) c.backendConfig = b->text;
+            return c;
+        }
+        case OpKind::AllGather:
+        case OpKind::AllReduce:
+        case OpKind::AllToAll:
+        case OpKind::CollectivePermute:
+        case OpKind::ReduceScatter: {
+            CollectiveAttributes c;
+            if (const Attr* g = lookup(d, "replica_groups")) {
+                Dims flat = intsOf(g);
+                const auto& shape = g->type.shape;
+                const std::size_t width = shape.size() == 2 && shape[1] > 0 ? static_cast<std::size_t>(shape[1]) : flat.size();
+                for (std::size_t i = 0; width > 0 && i + width <= flat.size(); i += width)
+                    c.replicaGroups.emplace_back(flat.begin() + static_cast<std::ptrdiff_t>(i),
+                                                 flat.begin() + static_cast<std::ptrdiff_t>(i + width));
+            }
+            for (const char* key : {"all_gather_dim", "scatter_dimension", "split_dimension"})
+                if (const Attr* v = lookup(d, key)) c.dimension = v->integer;
+            if (const Attr* v = lookup(d, "concat_dimension")) c.concatDimension = v->integer;
+            if (!p.regions.empty()) c.reducer = reducerOf(graph_, p.regions.front());
+            return c;
+        }
+        default: return NoAttributes{};
+    }
+}
+
+// Trip count of `while`: a condition `iter < limit` (or <=, !=) with constant limit and constant start.
+LoopAttributes Parser::loopAttributes(const Pending& p) const {
+    LoopAttributes loop;
+    if (p.regions.size() != 2) return loop;
+    const Region& cond = p.regions[0];
+    if (cond.results.size() != 1) return loop;
+    const Value& result = graph_.value(cond.results[0]);
+    if (!result.producer.valid()) return loop;
+    const Op& compare = graph_.op(result.producer);
+    if (compare.kind != OpKind::Compare || compare.operands.size() != 2) return loop;
+    auto constantOf = [&](ValueId v) -> std::optional<double> {
+        const Value& value = graph_.value(v);
+        if (!value.producer.valid()) return std::nullopt;
+        const Op& op = graph_.op(value.producer);
+        if (op.kind != OpKind::Constant) return std::nullopt;
+        const auto* c = std::get_if<ConstantAttributes>(&op.attributes);
+        if (!c || c->values.size() != 1) return std::nullopt;
+        return c->values.front();
+    };
+    auto argumentIndex = [&](ValueId v) -> std::optional<std::size_t> {
+        for (std::size_t i = 0; i < cond.arguments.size(); ++i)
+            if (cond.arguments[i] == v) return i;
+        return std::nullopt;
+    };
+    const auto index = argumentIndex(compare.operands[0]);
+    const auto limit = constantOf(compare.operands[1]);
+    if (!index || !limit || *index >= p.operands.size()) return loop;
+    const auto start = constantOf(p.operands[*index]);
+    if (!start) return loop;
+    const auto direction = std::get<CompareAttributes>(compare.attributes).direction;
+    double trips = *limit - *start;
+    if (direction == CompareDirection::LE) trips += 1;
+    else if (direction != CompareDirection::LT && direction != CompareDirection::NE) return loop;
+    if (trips < 0 || trips > 1e12) return loop;
+    loop.tripCount = static_cast<std::int64_t>(trips);
+    loop.tripCountKnown = true;
+    return loop;
+}
+
+
+// Results of a pretty op from its trailing signature: a function type gives them; a single type `t` means every
+// operand and result has type t; a list `a, b` (select's `pred, t`) gives the results the last type.
+void Parser::finishOp(Pending& p, const FunctionType& f, bool sameType) {
+    if (f.isFunction) {
+        for (const auto& t : f.results) p.resultTypes.push_back(t.type);
+        return;
+    }
+    if (sameType && !f.inputs.empty()) p.resultTypes.push_back(f.inputs.back().type);
+}
+
+std::vector<ValueId> Parser::prettyOperation(const std::string& name, std::size_t resultCount, std::size_t at) {
+    opName_ = name;
+    Pending p;
+    auto tail = [&](bool sameType) {
+        AttrDict attrs;
+        if (peek() == '{') attrs = dictionary();
+        p.sharding = shardingFrom(attrs);
+        expect(":", "before the op's type");
+        FunctionType f = signature();
+        finishOp(p, f, sameType);
+        return attrs;
+    };
+    auto located = [&]() { return finishLocation(at, optionalLocation()); };
+    auto dimsList = [&]() {
+        expect("[");
+        Dims d;
+        if (!consume("]")) {
+            do d.push_back(integer());
+            while (consume(","));
+            expect("]");
+        }
+        return d;
+    };
+    auto keyword = [&](std::string_view key) {
+        expect(",");
+        expect(key);
+        expect("=");
+    };
+    auto operands = [&]() {
+        skip();
+        std::vector<ValueId> out;
+        while (peek() == '%') {
+            const std::size_t valueAt = pos_;
+            out.push_back(use(valueName(), valueAt));
+            const std::size_t save = pos_;
+            if (!consume(",")) break;
+            skip();
+            if (peek() != '%') {
+                pos_ = save;
+                break;
+            }
+        }
+        return out;
+    };
+
+    if (name == "func.call" || name == "call") {
+        const std::string callee = symbolName();
+        expect("(");
+        auto args = operandList(')');
+        expect(")");
+        tail(false);
+        optionalLocation();
+        auto results = inlineFunction(callee, args, at);
+        if (results.size() != resultCount) {
+            pos_ = at;
+            fail("@" + callee + " returns " + std::to_string(results.size()) + " value(s), the call binds " +
+                 std::to_string(resultCount));
+        }
+        return results;
+    }
+    if (name == "stablehlo.composite") {
+        quotedString();
+        auto args = operands();
+        AttrDict attrs = tail(false);
+        optionalLocation();
+        const Attr* decomposition = lookup(attrs, "decomposition");
+        if (!decomposition || decomposition->kind != Attr::Kind::Symbol) {
+            pos_ = at;
+            fail("stablehlo.composite without a decomposition");
+        }
+        return inlineFunction(decomposition->text, args, at);
+    }
+    if (name == "sdy.sharding_constraint" || name == "sdy.reshard") {
+        p.operands = operands();
+        Attr sharding = attribute();
+        tail(true);
+        p.kind = OpKind::CustomCall;
+        p.attributes = CustomCallAttributes{"Sharding", ""};
+        p.sharding = ShardingAnnotation{ShardingAnnotation::Format::Shardy, "#sdy.sharding<" + sharding.text + ">"};
+        return emit(std::move(p), located(), resultCount, at);
+    }
+    if (name == "sdy.manual_computation") {
+        expect("(");
+        p.operands = operandList(')');
+        expect(")");
+        std::string manualAxes;
+        while (!lookingAt("(") && !eof()) {
+            const std::string key = identifier("in_shardings, out_shardings or manual_axes");
+            expect("=");
+            skip();
+            if (peek() == '[') {
+                ++pos_;
+                balanced('[', ']');
+            } else if (peek() == '{') {
+                ++pos_;
+                manualAxes = balanced('{', '}');
+            } else {
+                attribute();
+            }
+            if (key != "in_shardings" && key != "out_shardings" && key != "manual_axes") {
+                pos_ = at;
+                fail("unexpected '" + key + "' in sdy.manual_computation");
+            }
+        }
+        expect("(");
+        std::vector<std::pair<std::string, ParsedType>> arguments;
+        if (!consume(")")) {
+            do {
+                std::string argument = valueName();
+                expect(":");
+                arguments.emplace_back(argument, type());
+            } while (consume(","));
+            expect(")");
+        }
+        scopes_.emplace_back();
+        Region body;
+        for (const auto& [argument, t] : arguments) {
+            ValueId v = graph_.addValue(t.type);
+            body.arguments.push_back(v);
+            bind(argument, {v});
+        }
+        // The body is parsed like a region whose arguments are already bound.
+        expect("{");
+        std::vector<OpId>* outer = insertion_;
+        insertion_ = &body.ops;
+        body.results = parseBody();
+        insertion_ = outer;
+        scopes_.pop_back();
+        p.regions.push_back(std::move(body));
+        tail(false);
+        // Manual over every axis of the mesh: the program inside is already per device.
+        std::size_t axes = 0;
+        for (char ch : manualAxes) axes += ch == '"';
+        for (const auto& mesh : graph_.meshes)
+            if (!mesh.axes.empty() && axes / 2 >= mesh.axes.size()) graph_.partitioned = true;
+        p.kind = OpKind::Opaque;
+        p.attributes = OpaqueAttributes{name};
+        return emit(std::move(p), located(), resultCount, at);
+    }
+
+    std::optional<OpKind> kind;
+    const bool stablehlo = name.rfind("stablehlo.", 0) == 0 || name.rfind("mhlo.", 0) == 0;
+    const std::string mnemonicName = stablehlo ? name.substr(name.find('.') + 1) : name;
+    if (stablehlo) kind = parseOpKind(mnemonicName);
+    if (mnemonicName == "dot" && stablehlo) kind = OpKind::DotGeneral;
+    if (kChloUnary.count(name)) kind = OpKind::OtherElementwise;
+
+    if (kind && isElementwise(*kind) && *kind != OpKind::Compare) {
+        p.kind = *kind;
+        p.operands = operands();
+        if (*kind == OpKind::ReducePrecision) {
+            while (consume(",")) {
+                identifier();
+                expect("=");
+                attribute();
+            }
+        }
+        if (*kind == OpKind::OtherElementwise) p.attributes = OpaqueAttributes{name};
+        tail(true);
+        return emit(std::move(p), located(), resultCount, at);
+    }
+    if (!kind) {
+        // An op we do not model, in a pretty form we cannot know: take its operands and trailing type.
+        p.operands = operands();
+        skip();
+        while (!eof() && peek() != ':' && peek() != '{') {
+            if (peek() == '%') {
+                const std::size_t valueAt = pos_;
+                p.operands.push_back(use(valueName(), valueAt));
+            } else if (peek() == '(' || peek() == '[' || peek() == '<') {
+                const char open = text_[pos_++];
+                balanced(open, open == '(' ? ')' : open == '[' ? ']' : '>');
+            } else if (peek() == '"') {
+                quotedString();
+            } else {
+                ++pos_;
+            }
+        }
+        tail(true);
+        p.kind = OpKind::Opaque;
+        p.attributes = OpaqueAttributes{name};
+        SourceLocation location = located();
+        if (warnedOps_.insert(name).second)
+            warnings_.push_back(makeWarning("stablehlo.unsupported-op",
+                                            "op '" + name + "' is not modelled; imported as an opaque op whose "
+                                            "dimensions all need replication",
+                                            location));
+        return emit(std::move(p), location, resultCount, at);
+    }
+
+    p.kind = *kind;
+    switch (*kind) {
+        case OpKind::Compare: {
+            skip();
+            const std::size_t wordAt = pos_;
+            auto direction = directionOf(identifier("a comparison direction"));
+            if (!direction) {
+                pos_ = wordAt;
+                expected("EQ, NE, GE, GT, LE or LT");
+            }
+            expect(",");
+            p.operands = operands();
+            CompareType type = CompareType::Default;
+            if (consume(",")) type = compareTypeOf(identifier("a comparison type"));
+            p.attributes = CompareAttributes{*direction, type};
+            tail(false);
+            if (p.resultTypes.empty()) p.resultTypes.push_back(TensorType{graph_.type(p.operands.at(0)).shape, ElementType::I1});
+            break;
+        }
+        case OpKind::Constant: {
+            AttrDict attrs;
+            if (peek() == '{') attrs = dictionary();
+            skip();
+            const std::size_t literalAt = pos_;
+            Attr value = attribute();
+            if (value.kind != Attr::Kind::Dense || !value.hasType) {
+                pos_ = literalAt;
+                expected("a dense<...> : tensor<...> literal");
+            }
+            p.resultTypes.push_back(value.type);
+            p.attributes = ConstantAttributes{value.resource ? std::vector<double>{} : decodeDense(value.text, value.type, literalAt)};
+            break;
+        }
+        case OpKind::Iota: {
+            expect("dim");
+            expect("=");
+            p.attributes = DimensionAttribute{integer()};
+            tail(true);
+            break;
+        }
+        case OpKind::BroadcastInDim:
+        case OpKind::Transpose:
+        case OpKind::Reverse: {
+            p.operands = operands();
+            keyword("dims");
+            Dims d = dimsList();
+            if (*kind == OpKind::BroadcastInDim) p.attributes = BroadcastDimensions{d};
+            else if (*kind == OpKind::Transpose) p.attributes = Permutation{d};
+            else p.attributes = DimensionsAttribute{d};
+            tail(true);
+            break;
+        }
+        case OpKind::Reshape:
+        case OpKind::BitcastConvert:
+        case OpKind::DynamicUpdateSlice:
+        case OpKind::OptimizationBarrier: {
+            p.operands = operands();
+            tail(true);
+            if (*kind == OpKind::OptimizationBarrier && p.resultTypes.size() == 1 && p.operands.size() > 1) {
+                p.resultTypes.clear();
+                for (auto v : p.operands) p.resultTypes.push_back(graph_.type(v));
+            }
+            if (*kind == OpKind::DynamicUpdateSlice && !p.operands.empty()) p.resultTypes = {graph_.type(p.operands[0])};
+            break;
+        }
+        case OpKind::DotGeneral: {
+            p.operands = operands();
+            DotDimensions d;
+            if (mnemonicName == "dot") {
+                const int lhsRank = graph_.type(p.operands.at(0)).rank();
+                d.lhsContracting = {lhsRank - 1};
+                d.rhsContracting = {0};
+            }
+            while (consume(",")) {
+                const std::string key = identifier("a dot_general attribute");
+                expect("=");
+                if (key == "batching_dims") {
+                    d.lhsBatching = dimsList();
+                    expect("x");
+                    d.rhsBatching = dimsList();
+                } else if (key == "contracting_dims") {
+                    d.lhsContracting = dimsList();
+                    expect("x");
+                    d.rhsContracting = dimsList();
+                } else {
+                    attribute();  // precision, algorithm
+                }
+            }
+            p.attributes = d;
+            tail(false);
+            break;
+        }
+        case OpKind::Slice: {
+            p.operands = operands();
+            expect("[");
+            SliceAttributes s;
+            bool strided = false;
+            if (!consume("]")) {
+                do {
+                    s.start.push_back(integer());
+                    expect(":");
+                    s.limit.push_back(integer());
+                    std::int64_t stride = 1;
+                    if (consume(":")) stride = integer();
+                    strided = strided || stride != 1;
+                    s.strides.push_back(stride);
+                } while (consume(","));
+                expect("]");
+            }
+            if (!strided) s.strides.clear();
+            p.attributes = s;
+            tail(false);
+            break;
+        }
+        case OpKind::Concatenate: {
+            p.operands = operands();
+            keyword("dim");
+            p.attributes = DimensionAttribute{integer()};
+            tail(false);
+            break;
+        }
+        case OpKind::Pad: {
+            p.operands = operands();
+            PadAttributes pad;
+            keyword("low");
+            pad.low = dimsList();
+            keyword("high");
+            pad.high = dimsList();
+            keyword("interior");
+            pad.interior = dimsList();
+            p.attributes = pad;
+            tail(false);
+            break;
+        }
+        case OpKind::DynamicSlice: {
+            p.operands = operands();
+            keyword("sizes");
+            p.attributes = DynamicSliceAttributes{dimsList()};
+            tail(false);
+            break;
+        }
+        case OpKind::Reduce: {
+            // (%x init: %c), (%y init: %d) applies op across dimensions = [..] : sig
+            // or ... across dimensions = [..] : sig reducer(%a: t, %b: t) (%c: t, %d: t) { body }
+            std::vector<ValueId> inputs, inits;
+            do {
+                expect("(");
+                const std::size_t valueAt = pos_;
+                inputs.push_back(use(valueName(), valueAt));
+                expect("init");
+                expect(":");
+                const std::size_t initAt = pos_;
+                inits.push_back(use(valueName(), initAt));
+                expect(")");
+            } while (consume(","));
+            p.operands = inputs;
+            p.operands.insert(p.operands.end(), inits.begin(), inits.end());
+            std::optional<OpKind> applies;
+            if (consume("applies")) {
+                skip();
+                const std::size_t opAt = pos_;
+                const std::string combiner = identifier("the combining op");
+                applies = parseOpKind(combiner);
+                if (!applies) {
+                    pos_ = opAt;
+                    fail("unknown combiner '" + combiner + "'");
+                }
+            }
+            expect("across");
+            expect("dimensions");
+            expect("=");
+            Dims dims = dimsList();
+            tail(false);
+            Region body;
+            if (applies) {
+                std::vector<ValueId> lhs, rhs;
+                for (auto v : inits) lhs.push_back(graph_.addValue(graph_.type(v)));
+                for (auto v : inits) rhs.push_back(graph_.addValue(graph_.type(v)));
+                body.arguments = lhs;
+                body.arguments.insert(body.arguments.end(), rhs.begin(), rhs.end());
+                for (std::size_t i = 0; i < inits.size(); ++i) {
+                    OpId combine = graph_.addOp(*applies, {lhs[i], rhs[i]}, {graph_.type(inits[i])}, NoAttributes{}, here(at));
+                    body.ops.push_back(combine);
+                    body.results.push_back(graph_.op(combine).results.front());
+                }
+            } else {
+                expect("reducer", "(or 'applies') for the reduce body");
+                std::vector<std::pair<std::string, ValueId>> lhs, rhs;
+                while (consume("(")) {
+                    for (auto* side : {&lhs, &rhs}) {
+                        std::string argument = valueName();
+                        expect(":");
+                        side->emplace_back(argument, graph_.addValue(type().type));
+                        optionalLocation();
+                        consume(",");
+                    }
+                    expect(")");
+                }
+                scopes_.emplace_back();
+                for (const auto* side : {&lhs, &rhs})
+                    for (const auto& [argument, v] : *side) {
+                        body.arguments.push_back(v);
+                        bind(argument, {v});
+                    }
+                expect("{", "to open the reducer body");
+                std::vector<OpId>* outer = insertion_;
+                insertion_ = &body.ops;
+                body.results = parseBody();
+                insertion_ = outer;
+                scopes_.pop_back();
+            }
+            p.regions.push_back(std::move(body));
+            p.attributes = ReduceAttributes{dims, reducerOf(graph_, p.regions.front())};
+            break;
+        }
+        case OpKind::Convolution: {
+            expect("(");
+            p.operands = operandList(')');
+            expect(")");
+            expect("dim_numbers");
+            expect("=");
+            skip();
+            const std::size_t layoutAt = pos_;
+            while (pos_ < text_.size() && text_[pos_] != ',' && text_[pos_] != '\n') {
+                if (text_[pos_] == '[') {
+                    ++pos_;
+                    balanced('[', ']');
+                    continue;
+                }
+                ++pos_;
+            }
+            ConvolutionAttributes c;
+            if (!parseConvLayout(text_.substr(layoutAt, pos_ - layoutAt), c)) {
+                pos_ = layoutAt;
+                expected("convolution dimension numbers like [b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f]");
+            }
+            if (consume(",")) {
+                expect("window");
+                expect("=");
+                expect("{");
+                while (!consume("}")) {
+                    const std::string key = identifier("a window attribute");
+                    expect("=");
+                    Attr value = attribute();
+                    if (key == "stride") c.windowStrides = intsOf(&value);
+                    else if (key == "pad") c.padding = pairsOf(&value);
+                    else if (key == "lhs_dilate") c.lhsDilation = intsOf(&value);
+                    else if (key == "rhs_dilate") c.rhsDilation = intsOf(&value);
+                    else if (key == "reverse") {
+                        for (auto r : intsOf(&value))
+                            if (r) fail("reversed convolution windows are not supported");
+                    }
+                    consume(",");
+                }
+            }
+            AttrDict attrs = tail(false);
+            if (const Attr* g = lookup(attrs, "feature_group_count")) c.featureGroupCount = g->integer;
+            if (const Attr* g = lookup(attrs, "batch_group_count")) c.batchGroupCount = g->integer;
+            p.attributes = c;
+            break;
+        }
+        case OpKind::CustomCall: {
+            CustomCallAttributes c;
+            c.target = symbolName();
+            expect("(");
+            p.operands = operandList(')');
+            expect(")");
+            AttrDict attrs = tail(false);
+            if (const Attr* b = lookup(attrs, "backend_config"); b && b->kind == Attr::Kind::String) c.backendConfig = b->text;
+            p.attributes = c;
+            break;
+        }
+        case OpKind::While: {
+            // (%iterArg = %init, ...) : t1, t2 cond { ... } do { ... }
+            expect("(");
+            std::vector<std::string> names;
+            if (!consume(")")) {
+                do {
+                    names.push_back(valueName());
+                    expect("=");
+                    const std::size_t valueAt = pos_;
+                    p.operands.push_back(use(valueName(), valueAt));
+                } while (consume(","));
+                expect(")");
+            }
+            std::vector<ParsedType> types;
+            if (consume(":")) types = signature().inputs;
+            if (types.size() != names.size()) {
+                pos_ = at;
+                fail("while has " + std::to_string(names.size()) + " loop values and " + std::to_string(types.size()) + " types");
+            }
+            if (peek() == '{') dictionary();
+            for (const char* part : {"cond", "do"}) {
+                expect(part);
+                scopes_.emplace_back();
+                Region r;
+                for (std::size_t i = 0; i < names.size(); ++i) {
+                    ValueId v = graph_.addValue(types[i].type);
+                    r.arguments.push_back(v);
+                    bind(names[i], {v});
+                }
+                expect("{");
+                std::vector<OpId>* outer = insertion_;
+                insertion_ = &r.ops;
+                r.results = parseBody();
+                insertion_ = outer;
+                scopes_.pop_back();
+                p.regions.push_back(std::move(r));
+            }
+            for (const auto& t : types) p.resultTypes.push_back(t.type);
+            p.attributes = loopAttributes(p);
+            break;
+        }
+        case OpKind::RngBitGenerator:
+        case OpKind::Rng: {
+            p.operands = operands();
+            while (consume(",")) {
+                identifier();
+                expect("=");
+                attribute();
+            }
+            tail(false);
+            break;
+        }
+        default: {
+            // Other modelled ops that JAX prints generically but some printer may print pretty: operands and type.
+            p.operands = operands();
+            tail(true);
+            if (p.kind != OpKind::Opaque && !std::holds_alternative<NoAttributes>(p.attributes)) break;
+            if (p.kind == OpKind::Sort || p.kind == OpKind::Reduce || p.kind == OpKind::Gather || p.kind == OpKind::Scatter) {
+                pos_ = at;
+                fail("'" + name + "' in a pretty form we cannot read; print it in the generic form");
+            }
+            break;
+        }
+    }
+    return emit(std::move(p), located(), resultCount, at);
+}
+
+// Roles the source does not state: integer tensors are inputs; floating-point arguments read as a
+// convolution's input (through layout ops) are inputs; other floating-point arguments are parameters.
+void Parser::inferRoles() {
+    std::set<std::uint32_t> convInputs;
+    std::unordered_map<std::uint32_t, std::uint32_t> source;  // value -> the argument value it is a relayout of
+    for (OpId id : graph_.allOpsInOrder()) {
+        const Op& op = graph_.op(id);
+        auto origin = [&](ValueId v) {
+            auto it = source.find(v.index);
+            return it == source.end() ? v.index : it->second;
+        };
+        if ((op.kind == OpKind::Transpose || op.kind == OpKind::Reshape || op.kind == OpKind::Convert) && !op.results.empty())
+            source[op.results[0].index] = origin(op.operands[0]);
+        if (op.kind == OpKind::Convolution) convInputs.insert(origin(op.operands[0]));
+    }
+    for (std::size_t index : roleUnknown_) {
+        Argument& a = graph_.arguments[index];
+        const auto& t = graph_.type(a.value);
+        const std::string lower = [&] {
+            std::string n = a.name;
+            for (char& ch : n) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+            return n;
+        }();
+        if (!isFloat(t.element) || convInputs.count(a.value.index)) a.role = ArgumentRole::Input;
+        else if (lower.find("opt_state") != std::string::npos) a.role = ArgumentRole::OptimizerState;
+        else if (lower.rfind("input", 0) == 0 || lower.rfind("batch", 0) == 0 || lower == "x" || lower.rfind("args", 0) == 0)
+            a.role = ArgumentRole::Input;
+        else a.role = ArgumentRole::Parameter;
+    }
+}
+
+Graph Parser::parseEntry() {
+    // The entry: @main, else the only public function, else the only function.
+    const FunctionInfo* entry = nullptr;
+    if (auto it = functions_.find("main"); it != functions_.end()) entry = &it->second;
+    if (!entry) {
+        std::vector<const FunctionInfo*> publics;
+        for (const auto& [n, f] : functions_)
+            if (f.isPublic) publics.push_back(&f);
+        if (publics.size() == 1) entry = publics.front();
+        else if (functions_.size() == 1) entry = &functions_.begin()->second;
+    }
+    if (!entry) fail("no entry function: expected @main or a single public func.func");
+    graph_.name = entry->name;
+    pos_ = entry->signatureOffset;
+    scopes_.emplace_back();
+    isolation_.insert(0);
+    callStack_.push_back(entry->name);
+    parseSignature(true, nullptr, pos_);
+    std::vector<AttrDict> resultAttrs = resultAttrs_;
+    std::vector<ValueId> results = parseBody();
+    for (std::size_t i = 0; i < results.size(); ++i) {
+        Output out;
+        out.value = results[i];
+        if (i < resultAttrs.size()) {
+            if (const Attr* info = lookup(resultAttrs[i], "jax.result_info"); info && info->kind == Attr::Kind::String)
+                out.name = info->text;
+            out.sharding = shardingFrom(resultAttrs[i]);
+        }
+        graph_.outputs.push_back(std::move(out));
+    }
+    for (const auto& [argument, output] : aliasing_) {
+        if (output >= graph_.outputs.size()) fail("tf.aliasing_output names output " + std::to_string(output) + " which does not exist");
+        graph_.outputs[output].aliasedArgument = argument;
+    }
+    // Names: the source's, else the location's, else the SSA name.
+    for (std::size_t i = 0; i < graph_.arguments.size(); ++i) {
+        Argument& a = graph_.arguments[i];
+        if (a.name.empty()) a.name = a.location.name;
+        if (a.name.empty()) a.name = "%" + argumentNames_[i];
+    }
+    // Resolve #loc aliases (defined anywhere in the file) into labels.
+    auto resolve = [&](const std::string& alias) -> std::string {
+        std::string current = alias;
+        for (int hops = 0; hops < 16; ++hops) {
+            auto it = locAliases_.find(current);
+            if (it == locAliases_.end()) return {};
+            if (!it->second.name.empty()) return it->second.name;
+            if (it->second.alias.empty()) return {};
+            current = it->second.alias;
+        }
+        return {};
+    };
+    for (const auto& [op, alias] : opLabels_) graph_.op(op).location.name = resolve(alias);
+    for (const auto& [index, alias] : argumentAliases_) {
+        Argument& a = graph_.arguments[index];
+        const std::string label = resolve(alias);
+        a.location.name = label;
+        if (a.name == "%" + argumentNames_[index] && !label.empty()) a.name = label;
+    }
+    // Distinct names for parameters (the verifier requires them).
+    std::map<std::string, int> seen;
+    for (auto& a : graph_.arguments)
+        if (seen[a.name]++ > 0) a.name += "#" + std::to_string(seen[a.name] - 1);
+    inferRoles();
+    return std::move(graph_);
+}
+
+Result<Graph> Parser::run() {
+    lineStarts_.push_back(0);
+    for (std::size_t i = 0; i < text_.size(); ++i)
+        if (text_[i] == '\n') lineStarts_.push_back(i + 1);
+    if (text_.find('\0') != std::string_view::npos)
+        return makeError("stablehlo.syntax", file_ + ": not StableHLO text (the file contains binary data)");
+    Graph graph;
+    try {
+        scanModule();
+        graph = parseEntry();
+    } catch (const ParseError& e) {
+        const std::size_t at = std::min(e.offset, text_.size());
+        return makeError("stablehlo.syntax", e.message, here(at));
+    } catch (const std::exception& e) {  // std::stoull and friends on malformed numbers
+        return makeError("stablehlo.syntax", std::string("malformed input: ") + e.what(), here(std::min(pos_, text_.size())));
+    }
+    auto status = verifyGraph(graph);
+    if (!status) {
+        auto diagnostics = status.diagnostics();
+        diagnostics.insert(diagnostics.begin(), warnings_.begin(), warnings_.end());
+        return Result<Graph>::failure(std::move(diagnostics));
+    }
+    Result<Graph> result(std::move(graph));
+    result.addDiagnostics(warnings_);
+    return result;
+}
+
+}  // namespace
+}  // namespace shardscope::import
+
+namespace shardscope::import {
+
+Result<ir::Graph> importStableHlo(std::string_view text, const std::string& fileName, const ImportOptions& options) {
+    return Parser(text, fileName, options).run();
+}
+
+}  // namespace shardscope::import
