@@ -104,7 +104,7 @@ private slots:
         QTest::newRow("unknown flag") << QStringList{"info", "zoo:demo", "--colour"} << "--colour";
         QTest::newRow("unknown model") << QStringList{"info", "zoo:gpt9"} << "unknown zoo model 'gpt9'";
         QTest::newRow("bad option") << QStringList{"info", "zoo:gpt:heads=7"} << "d_model (768) must be divisible by heads (7)";
-        QTest::newRow("not a model") << QStringList{"info", "model.bin"} << "cannot load 'model.bin'";
+        QTest::newRow("missing file") << QStringList{"info", "model.bin"} << "cannot open 'model.bin': No such file or directory";
     }
     void badArgumentsGiveOneLineReason() {
         QFETCH(QStringList, arguments);

@@ -3,17 +3,21 @@
 #include <memory>
 
 #include <QAbstractItemModel>
+#include <QComboBox>
 #include <QImage>
 #include <QLabel>
+#include <QLineEdit>
 #include <QPlainTextEdit>
 #include <QProcess>
 #include <QRegularExpression>
+#include <QSettings>
 #include <QSignalSpy>
 #include <QStandardPaths>
 #include <QStatusBar>
 #include <QTableView>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QThreadPool>
 
 #include "core/model_loader.h"
 #include "shardscope/report/model_report.h"
@@ -28,8 +32,9 @@ constexpr int kLoadTimeoutMs = 60'000;
 
 bool anyLabelContains(const QWidget& widget, const QString& text) {
     const auto labels = widget.findChildren<QLabel*>();
-    return std::any_of(labels.begin(), labels.end(),
-                       [&](const QLabel* label) { return label->isVisibleTo(&widget) && label->text().contains(text); });
+    return std::any_of(labels.begin(), labels.end(), [&](const QLabel* label) {
+        return label->isVisibleTo(&widget) && label->text().contains(text);
+    });
 }
 
 // Runs the `shardscope` executable on the offscreen platform until it exits.
@@ -47,7 +52,11 @@ class TestUiMainWindow : public QObject {
     Q_OBJECT
 
 private slots:
-    void initTestCase() { QStandardPaths::setTestModeEnabled(true); }
+    void initTestCase() {
+        QStandardPaths::setTestModeEnabled(true);  // QSettings go to a test location
+        QCoreApplication::setOrganizationName(QStringLiteral("Shardscope"));
+        QCoreApplication::setApplicationName(QStringLiteral("tst_ui_mainwindow"));
+    }
 
     void showsTheDemo() {
         MainWindow window;
@@ -63,9 +72,10 @@ private slots:
 
         const auto* summary = window.findChild<QWidget*>(QStringLiteral("summaryPanel"));
         QVERIFY(summary);
-        const QString parameters =
-            QString::fromStdString(report::formatCount(static_cast<double>(model->statistics.parameterCount)));
-        QVERIFY2(anyLabelContains(*summary, parameters), qUtf8Printable(parameters));
+        const QString parameters = QString::fromStdString(
+            report::formatCount(static_cast<double>(model->statistics.parameterCount)));
+        // Labels added to a visible panel show from the event loop.
+        QTRY_VERIFY2(anyLabelContains(*summary, parameters), qUtf8Printable(parameters));
 
         const auto* text = window.findChild<QPlainTextEdit*>(QStringLiteral("stableHloView"));
         QVERIFY(text);
@@ -80,7 +90,8 @@ private slots:
         QCOMPARE(opKindsView->model()->rowCount(), static_cast<int>(model->statistics.opsByKind.size()));
         // Op kinds open sorted by count, most frequent first.
         const QAbstractItemModel* opKinds = opKindsView->model();
-        QVERIFY(opKinds->index(0, 1).data().toLongLong() >= opKinds->index(opKinds->rowCount() - 1, 1).data().toLongLong());
+        QVERIFY(opKinds->index(0, 1).data().toLongLong() >=
+                opKinds->index(opKinds->rowCount() - 1, 1).data().toLongLong());
     }
 
     void reportsAFailureAndKeepsTheModelShown() {
@@ -95,9 +106,56 @@ private slots:
         QVERIFY(failed.wait(kLoadTimeoutMs));
         QVERIFY(window.statusBar()->currentMessage().contains(QStringLiteral("zoo:no-such-model")));
         const auto* summary = window.findChild<QWidget*>(QStringLiteral("summaryPanel"));
-        QVERIFY(anyLabelContains(*summary, QStringLiteral("zoo:no-such-model")));
+        QTRY_VERIFY(anyLabelContains(*summary, QStringLiteral("zoo:no-such-model")));
         QVERIFY(window.currentModel());
         QCOMPARE(window.currentModel()->source, defaultModelSource());
+    }
+
+    void enterInTheChooserOpensTheModelOnce_data() {
+        QTest::addColumn<QString>("source");
+        QTest::newRow("listed preset") << QStringLiteral("zoo:gpt2-small");
+        QTest::newRow("typed options") << QStringLiteral("zoo:gpt:layers=1,seq=64,d_model=128,heads=4");
+        QTest::newRow("family that prefixes presets") << QStringLiteral("zoo:gpt");
+    }
+
+    void enterInTheChooserOpensTheModelOnce() {
+        QFETCH(QString, source);
+        MainWindow window;
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        auto* chooser = window.findChild<QComboBox*>(QStringLiteral("modelChooser"));
+        QVERIFY(chooser && chooser->isEditable());
+        QSignalSpy shown(&window, &MainWindow::modelShown);
+        QSignalSpy started(window.findChild<ModelLoader*>(), &ModelLoader::busyChanged);
+
+        // Completion only runs in a focused line edit, as when a person types.
+        window.activateWindow();
+        chooser->lineEdit()->setFocus();
+        QTRY_VERIFY(chooser->lineEdit()->hasFocus());
+        chooser->clearEditText();
+        QTest::keyClicks(chooser->lineEdit(), source);
+        QTest::keyClick(chooser->lineEdit(), Qt::Key_Return);
+        QVERIFY(shown.wait(kLoadTimeoutMs));
+        QThreadPool::globalInstance()->waitForDone();
+        QTest::qWait(50);
+        QCOMPARE(shown.count(), 1);
+        QCOMPARE(started.count(), 2);  // busy once, idle once: one load
+        QCOMPARE(window.currentModel()->source, source);
+    }
+
+    void layoutIsSavedOnClose() {
+        {
+            MainWindow window;
+            window.show();
+            window.close();
+        }
+        const QSettings settings;
+        QVERIFY(settings.contains(QStringLiteral("mainWindow/geometry")));
+        QVERIFY(settings.contains(QStringLiteral("mainWindow/state")));
+        MainWindow restored;
+        restored.restoreLayout();
+        restored.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&restored));
     }
 
     void screenshotIsAPicture() {
@@ -141,9 +199,11 @@ private slots:
 
         QTemporaryDir dir;
         QVERIFY(dir.isValid());
-        const QString path = dir.filePath(writable ? QStringLiteral("demo.png") : QStringLiteral("missing/demo.png"));
+        const QString path =
+            dir.filePath(writable ? QStringLiteral("demo.png") : QStringLiteral("missing/demo.png"));
         QStringList arguments{QStringLiteral("--screenshot"), path};
-        if (!model.isEmpty()) arguments << model;
+        if (!model.isEmpty())
+            arguments << model;
 
         QProcess gui;
         QVERIFY(runGui(gui, arguments));
@@ -156,7 +216,8 @@ private slots:
             QVERIFY(image.width() >= 800 && image.height() >= 600);
         } else {
             // One line of ours (Qt may add its own warnings around it).
-            const QStringList ours = errors.split(u'\n').filter(QRegularExpression(QStringLiteral("^shardscope: ")));
+            const QStringList ours =
+                errors.split(u'\n').filter(QRegularExpression(QStringLiteral("^shardscope: ")));
             QVERIFY2(ours.size() == 1, qUtf8Printable(errors));
             QVERIFY2(ours.first().contains(stderrNames), qUtf8Printable(errors));
         }

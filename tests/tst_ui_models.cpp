@@ -149,9 +149,9 @@ private slots:
         model.setLoadedModel(demo_);
 
         const ir::Graph& graph = demo_->model.graph;
-        const auto parameters = std::count_if(graph.arguments.begin(), graph.arguments.end(), [](const auto& a) {
-            return a.role == ir::ArgumentRole::Parameter;
-        });
+        const auto parameters =
+            std::count_if(graph.arguments.begin(), graph.arguments.end(),
+                          [](const auto& a) { return a.role == ir::ArgumentRole::Parameter; });
         QCOMPARE(model.rowCount(), static_cast<int>(parameters));
         QCOMPARE(model.columnCount(), 6);
 
@@ -160,7 +160,7 @@ private slots:
         for (int row = 0; row < model.rowCount(); ++row) {
             QCOMPARE(cell(model, row, ParameterModel::RoleColumn).toString(), QStringLiteral("parameter"));
             QVERIFY(!cell(model, row, ParameterModel::NameColumn).toString().isEmpty());
-            elements += cell(model, row, ParameterModel::ElementsColumn).toLongLong();
+            elements += cell(model, row, ParameterModel::ElementsColumn, SortRole).toLongLong();
             bytes += cell(model, row, ParameterModel::BytesColumn, SortRole).toLongLong();
         }
         QCOMPARE(elements, demo_->statistics.parameterCount);
@@ -184,29 +184,36 @@ private slots:
         ZooCatalogModel model;
         QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
         QCOMPARE(model.rowCount(), static_cast<int>(zoo::presets().size() + zoo::families().size()));
-        QCOMPARE(cell(model, 0, 0).toString(), QStringLiteral("zoo:") + QString::fromStdString(zoo::presets()[0].name));
+        QCOMPARE(cell(model, 0, 0).toString(),
+                 QStringLiteral("zoo:") + QString::fromStdString(zoo::presets()[0].name));
         const QModelIndexList demo =
             model.match(model.index(0, 0), Qt::DisplayRole, defaultModelSource(), 1, Qt::MatchExactly);
         QCOMPARE(demo.size(), 1);
         QVERIFY(!model.data(demo.first(), Qt::ToolTipRole).toString().isEmpty());
+        QVERIFY(
+            !model.index(demo.first().row(), ZooCatalogModel::DescriptionColumn).data().toString().isEmpty());
     }
 
     void summaryShowsTheHeadlineFigures() {
         const QList<SummaryLine> lines = summaryOf(*demo_);
         auto valueOf = [&](const QString& label) {
             for (const auto& line : lines)
-                if (line.label == label) return line.value;
+                if (line.label == label)
+                    return line.value;
             return QString();
         };
         QCOMPARE(valueOf(QStringLiteral("Model")), demo_->displayName);
         QCOMPARE(valueOf(QStringLiteral("Parameters")),
-                 QString::fromStdString(report::formatCount(static_cast<double>(demo_->statistics.parameterCount))));
+                 QString::fromStdString(
+                     report::formatCount(static_cast<double>(demo_->statistics.parameterCount))));
         QCOMPARE(valueOf(QStringLiteral("FLOPs per forward pass")),
                  QString::fromStdString(report::formatFlops(demo_->statistics.flops)));
         QCOMPARE(valueOf(QStringLiteral("Parameter bytes")),
-                 QString::fromStdString(report::formatBytes(static_cast<double>(demo_->statistics.parameterBytes))));
+                 QString::fromStdString(
+                     report::formatBytes(static_cast<double>(demo_->statistics.parameterBytes))));
         QCOMPARE(valueOf(QStringLiteral("Activation bytes")),
-                 QString::fromStdString(report::formatBytes(static_cast<double>(demo_->statistics.activationBytes))));
+                 QString::fromStdString(
+                     report::formatBytes(static_cast<double>(demo_->statistics.activationBytes))));
         QVERIFY(valueOf(QStringLiteral("Ops")).startsWith(QLocale().toString(demo_->statistics.opCount)));
     }
 

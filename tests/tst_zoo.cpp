@@ -193,7 +193,7 @@ private slots:
         QTest::newRow("bad dtype") << "gpt:dtype=i32" << "must be a floating-point type";
         QTest::newRow("top-k above experts") << "moe:experts=2,top_k=3" << "top_k must not exceed experts";
         QTest::newRow("unet size") << "unet:image=100" << "must be divisible by 2^depth";
-        QTest::newRow("not a zoo model") << "/tmp/model.txt" << "expected zoo:NAME";
+        QTest::newRow("missing file") << "/nonexistent/model.mlir" << "cannot open '/nonexistent/model.mlir': No such file or directory";
     }
     void refusesBadOptions() {
         QFETCH(QString, model);

@@ -4,10 +4,15 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
+#include <fstream>
 #include <functional>
+#include <sstream>
 #include <string>
 #include <vector>
 
+#include "shardscope/import/onnx.h"
+#include "shardscope/import/stablehlo.h"
 #include "shardscope/ir/printer.h"
 #include "shardscope/ir/statistics.h"
 #include "shardscope/ir/verifier.h"
@@ -28,13 +33,9 @@ double medianSeconds(int runs, const std::function<void()>& work) {
 
 }  // namespace
 
-int main(int argc, char** argv) {
-    int runs = 7;
-    std::vector<std::string> models{"gpt2-small", "llama3-8b", "mixtral-8x7b", "gpt3-175b", "llama3-70b"};
-    if (argc > 1) models.assign(argv + 1, argv + argc);
-    if (const char* r = std::getenv("SHARDSCOPE_BENCH_RUNS")) runs = std::max(1, std::atoi(r));
-
-    std::printf("median of %d runs; x copy = time / time to copy the same graph\n\n", runs);
+// Engine stages on zoo models: build, verify, statistics and printing against copying the same graph.
+int benchZoo(const std::vector<std::string>& models, int runs) {
+    std::printf("== zoo models: median of %d runs; x copy = time / time to copy the same graph\n\n", runs);
     std::printf("%-14s %7s | %9s %9s | %9s %6s | %9s %6s | %9s %6s | %9s\n", "model", "ops", "copy ms", "build ms",
                 "verify ms", "x copy", "stats ms", "x copy", "print ms", "x copy", "Mops/s build");
     for (const auto& name : models) {
@@ -63,5 +64,67 @@ int main(int argc, char** argv) {
                     print * 1e3, print / copy, static_cast<double>(g.ops.size()) / build / 1e6);
         if (sink == 0) std::puts("");
     }
+    return 0;
+}
+
+// Import throughput on the largest shared file of each format, against a pass that only counts the bytes'
+// newlines (the least any importer must do: read every byte once).
+int benchImport(const std::string& sharedDir, int runs) {
+    namespace fs = std::filesystem;
+    std::printf("\n== import: median of %d runs; x scan = time / time to scan the bytes for newlines\n\n", runs);
+    std::printf("%-28s %9s %7s | %9s %9s %7s | %8s %10s\n", "file", "bytes", "ops", "scan ms", "import ms", "x scan",
+                "MB/s", "ops/s");
+    for (const char* format : {"stablehlo", "onnx"}) {
+        const fs::path dir = fs::path(sharedDir) / "models" / format;
+        if (!fs::is_directory(dir)) {
+            std::printf("(no %s: %s is absent)\n", format, dir.c_str());
+            continue;
+        }
+        fs::path largest;
+        for (const auto& entry : fs::directory_iterator(dir))
+            if (entry.is_regular_file() && (entry.path().extension() == ".mlir" || entry.path().extension() == ".onnx") &&
+                (largest.empty() || entry.file_size() > fs::file_size(largest)))
+                largest = entry.path();
+        if (largest.empty()) continue;
+        std::ifstream in(largest, std::ios::binary);
+        std::ostringstream buffer;
+        buffer << in.rdbuf();
+        const std::string bytes = buffer.str();
+        auto import = [&] {
+            return std::string(format) == "onnx" ? shardscope::import::importOnnx(bytes, largest.string())
+                                                 : shardscope::import::importStableHlo(bytes, largest.string());
+        };
+        auto first = import();
+        if (!first) {
+            std::fprintf(stderr, "%s\n", first.errorMessage().c_str());
+            return 1;
+        }
+        const auto ops = shardscope::ir::computeStatistics(*first).opCount;
+        std::size_t sink = 0;
+        const double scan = medianSeconds(runs, [&] { sink += static_cast<std::size_t>(std::count(bytes.begin(), bytes.end(), '\n')); });
+        const double time = medianSeconds(runs, [&] { sink += import()->ops.size(); });
+        std::printf("%-28s %9zu %7lld | %9.3f %9.2f %7.0f | %8.1f %10.0f\n", largest.filename().c_str(), bytes.size(),
+                    static_cast<long long>(ops), scan * 1e3, time * 1e3, time / scan,
+                    static_cast<double>(bytes.size()) / time / 1e6, static_cast<double>(ops) / time);
+        if (sink == 0) std::puts("");
+    }
+    return 0;
+}
+
+int main(int argc, char** argv) {
+    int runs = 7;
+    if (const char* r = std::getenv("SHARDSCOPE_BENCH_RUNS")) runs = std::max(1, std::atoi(r));
+    std::vector<std::string> models{"gpt2-small", "llama3-8b", "mixtral-8x7b", "gpt3-175b", "llama3-70b"};
+    std::string sharedDir = SHARDSCOPE_SHARED_DIR;
+    const std::string what = argc > 1 ? argv[1] : "all";
+    if (what == "--help" || (what != "all" && what != "zoo" && what != "import")) {
+        std::puts("usage: shardscope-bench [all | zoo [PRESET...] | import [SHARED_DIR]]");
+        return what == "--help" ? 0 : 2;
+    }
+    if (what == "zoo" && argc > 2) models.assign(argv + 2, argv + argc);
+    if (what == "import" && argc > 2) sharedDir = argv[2];
+    if (what != "import")
+        if (int rc = benchZoo(models, runs)) return rc;
+    if (what != "zoo") return benchImport(sharedDir, runs);
     return 0;
 }

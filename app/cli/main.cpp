@@ -2,6 +2,7 @@
 #include <CLI/CLI.hpp>
 #include <cctype>
 #include <cstdio>
+#include <cstdlib>
 #include <iostream>
 #include <nlohmann/json.hpp>
 
@@ -9,12 +10,29 @@
 #include "shardscope/ir/statistics.h"
 #include "shardscope/model_source.h"
 #include "shardscope/report/model_report.h"
+#include "shardscope/train/training_step.h"
 #include "shardscope/zoo/zoo.h"
 
 namespace {
 
 constexpr const char* kModelHelp =
-    "model to load: zoo:NAME[:key=value,...], e.g. zoo:gpt2-small or zoo:gpt:layers=4,d_model=512,heads=8";
+    "model to load: a StableHLO (.mlir) or ONNX (.onnx) file, or zoo:NAME[:key=value,...] such as zoo:gpt2-small "
+    "or zoo:gpt:layers=4,d_model=512,heads=8";
+
+// Turns `--dim name=value` options into import options; returns false (after printing why) on a bad one.
+bool parseDimensions(const std::vector<std::string>& items, shardscope::import::ImportOptions& options) {
+    for (const auto& item : items) {
+        const auto eq = item.find('=');
+        char* end = nullptr;
+        const long long value = eq == std::string::npos ? 0 : std::strtoll(item.c_str() + eq + 1, &end, 10);
+        if (eq == std::string::npos || eq == 0 || end == item.c_str() + eq + 1 || *end != '\0' || value <= 0) {
+            std::cerr << "shardscope-cli: error: --dim expects name=positive-integer, got '" << item << "'\n";
+            return false;
+        }
+        options.dimensions[item.substr(0, eq)] = value;
+    }
+    return true;
+}
 
 // Prints every diagnostic on its own line (errors and warnings) and returns whether loading succeeded.
 template <typename T>
@@ -23,23 +41,63 @@ bool report(const shardscope::Result<T>& result) {
     return result.ok();
 }
 
-int info(const std::string& source, bool json) {
-    auto model = shardscope::loadModel(source);
+struct TrainingFlags {
+    bool enabled = false;
+    std::string optimizer = "adam";
+    std::string loss = "auto";
+    bool mixedPrecision = false;
+};
+
+// Replaces the model's graph by its training step; fills `summary`. Prints why and returns false on failure.
+bool toTrainingStep(shardscope::LoadedModel& model, const TrainingFlags& flags, shardscope::report::TrainingSummary& summary) {
+    using namespace shardscope;
+    train::OptimizerOptions optimizer;
+    train::GradientOptions gradients;
+    auto kind = train::parseOptimizer(flags.optimizer);
+    auto loss = train::parseLoss(flags.loss);
+    if (!kind || !loss) {
+        std::cerr << "shardscope-cli: error: " << (!kind ? "--optimizer must be sgd, adam or adamw" : "--loss must be auto, cross-entropy, mean-square or sum") << "\n";
+        return false;
+    }
+    optimizer.kind = *kind;
+    optimizer.mixedPrecision = flags.mixedPrecision;
+    gradients.loss = *loss;
+    summary.forwardFlops = ir::computeStatistics(model.graph).flops;
+    auto step = train::buildTrainingStep(model.graph, optimizer, gradients);
+    if (!report(step)) return false;
+    model.graph = std::move(step->graph);
+    summary.optimizer = flags.optimizer;
+    summary.mixedPrecision = flags.mixedPrecision;
+    summary.forwardOps = step->forwardOps;
+    summary.backwardOps = step->backwardOps;
+    summary.updateOps = step->updateOps;
+    for (const auto& a : model.graph.arguments)
+        if (a.role == ir::ArgumentRole::Parameter) summary.gradientBytes += model.graph.type(a.value).bytes();
+    return true;
+}
+
+int info(const std::string& source, const shardscope::import::ImportOptions& options, const TrainingFlags& training, bool json) {
+    auto model = shardscope::loadModel(source, options);
     if (!report(model)) return 1;
+    shardscope::report::TrainingSummary summary;
+    if (training.enabled && !toTrainingStep(*model, training, summary)) return 1;
     const auto statistics = shardscope::ir::computeStatistics(model->graph);
-    std::cout << (json ? shardscope::report::modelInfoJson(*model, statistics)
-                       : shardscope::report::modelInfoText(*model, statistics));
+    const auto* trainingSummary = training.enabled ? &summary : nullptr;
+    std::cout << (json ? shardscope::report::modelInfoJson(*model, statistics, trainingSummary)
+                       : shardscope::report::modelInfoText(*model, statistics, trainingSummary));
     return 0;
 }
 
-int print(const std::string& source) {
-    auto model = shardscope::loadModel(source);
+int print(const std::string& source, const shardscope::import::ImportOptions& options, const TrainingFlags& training) {
+    auto model = shardscope::loadModel(source, options);
     if (!report(model)) return 1;
-    shardscope::ir::PrintOptions options;
-    options.moduleName = model->displayName;
-    for (char& c : options.moduleName)
+    shardscope::report::TrainingSummary summary;
+    if (training.enabled && !toTrainingStep(*model, training, summary)) return 1;
+    shardscope::ir::PrintOptions printing;
+    printing.moduleName = model->displayName;
+    for (char& c : printing.moduleName)
         if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_') c = '_';
-    std::cout << shardscope::ir::printStableHlo(model->graph, options);
+    std::cout << shardscope::ir::printStableHlo(model->graph, printing);
     return 0;
 }
 
@@ -88,12 +146,26 @@ int main(int argc, char** argv) {
 
     std::string source;
     bool json = false;
+    std::vector<std::string> dims;
+    const char* dimHelp = "value of a symbolic dimension of an ONNX model, e.g. --dim batch=8 (repeatable)";
     auto* infoCommand = app.add_subcommand("info", "describe a model: op counts, parameters, FLOPs and bytes of one forward pass");
     infoCommand->add_option("MODEL", source, kModelHelp)->required();
     infoCommand->add_flag("--json", json, "machine-readable output (versioned JSON object)");
+    infoCommand->add_option("--dim", dims, dimHelp);
+    TrainingFlags training;
+    auto addTrainingFlags = [&](CLI::App* command) {
+        auto* enabled = command->add_flag("--train", training.enabled, "describe the whole training step (forward, loss, backward, optimizer update)");
+        command->add_option("--optimizer", training.optimizer, "sgd, adam or adamw (with --train)")->needs(enabled)->capture_default_str();
+        command->add_option("--loss", training.loss, "auto, cross-entropy, mean-square or sum (with --train)")->needs(enabled)->capture_default_str();
+        command->add_flag("--mixed-precision", training.mixedPrecision,
+                          "16-bit parameters and gradients, fp32 master weights and optimizer state (with --train)")->needs(enabled);
+    };
+    addTrainingFlags(infoCommand);
 
     auto* printCommand = app.add_subcommand("print", "print a model as StableHLO text");
     printCommand->add_option("MODEL", source, kModelHelp)->required();
+    printCommand->add_option("--dim", dims, dimHelp);
+    addTrainingFlags(printCommand);
 
     auto* zooCommand = app.add_subcommand("zoo", "list the built-in model families, their options and presets");
     zooCommand->add_flag("--json", json, "machine-readable output");
@@ -121,8 +193,10 @@ int main(int argc, char** argv) {
         std::cerr << "shardscope-cli: error: " << e.what() << " (run with --help for usage)\n";
         return 2;
     }
-    if (*infoCommand) return info(source, json);
-    if (*printCommand) return print(source);
+    shardscope::import::ImportOptions options;
+    if (!parseDimensions(dims, options)) return 2;
+    if (*infoCommand) return info(source, options, training, json);
+    if (*printCommand) return print(source, options, training);
     if (*zooCommand) return listZoo(json);
     return 2;
 }

@@ -6,6 +6,7 @@
 #include <string_view>
 
 #include "shardscope/diagnostic.h"
+#include "shardscope/import/options.h"
 #include "shardscope/ir/graph.h"
 
 namespace shardscope {
@@ -20,8 +21,9 @@ struct LoadedModel {
 // The model the GUI and the quick start open when given nothing.
 inline constexpr std::string_view kDemoModel = "zoo:demo";
 
-// Loads `source`: "zoo:NAME[:key=value,...]" builds from the zoo. The graph is verified. Errors say what was
-// expected and, for zoo names, what exists.
-Result<LoadedModel> loadModel(std::string_view source);
+// Loads `source`: "zoo:NAME[:key=value,...]" builds from the zoo; anything else is a file path whose format
+// (StableHLO text or ONNX) is told by its content. The graph is verified. Errors say what was expected and,
+// for zoo names, what exists; warnings (ops imported as opaque, ...) come with the result.
+Result<LoadedModel> loadModel(std::string_view source, const import::ImportOptions& options = {});
 
 }  // namespace shardscope

@@ -2297,6 +2297,11 @@ Result<Graph> Parser::run() {
         diagnostics.insert(diagnostics.begin(), warnings_.begin(), warnings_.end());
         return Result<Graph>::failure(std::move(diagnostics));
     }
+    if (graph.partitioned)
+        warnings_.push_back(makeWarning("stablehlo.partitioned",
+                                        "the module is already partitioned (sdy.manual_computation over every mesh "
+                                        "axis): its shapes are per device and it needs no further sharding plan",
+                                        SourceLocation{file_, 0, 0, {}}));
     Result<Graph> result(std::move(graph));
     result.addDiagnostics(warnings_);
     return result;

@@ -12,6 +12,8 @@ GraphBuilder::GraphBuilder(std::string graphName, std::string sourceFile) : sour
     graph_.name = std::move(graphName);
 }
 
+GraphBuilder::GraphBuilder(Graph existing) : graph_(std::move(existing)) {}
+
 GraphBuilder::Scope::Scope(GraphBuilder& builder, std::string_view name)
     : builder_(builder), previousLength_(builder.scope_.size()) {
     if (!builder_.scope_.empty()) builder_.scope_ += ".";

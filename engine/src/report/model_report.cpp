@@ -25,6 +25,7 @@ nlohmann::json argumentJson(const ir::Graph& g, const ir::Argument& a) {
     nlohmann::json j{{"name", a.name}, {"role", ir::toString(a.role)}, {"shape", t.shape},
                      {"element_type", ir::toString(t.element)}, {"bytes", t.bytes()}};
     if (!a.dimensionLabels.empty()) j["dimension_labels"] = a.dimensionLabels;
+    if (a.sharding) j["sharding"] = a.sharding->text;
     return j;
 }
 
@@ -45,26 +46,58 @@ std::string formatFlops(double flops) {
     return withPrefix(flops, kPrefixes, 7, 1000.0, "FLOP");
 }
 
-std::string modelInfoText(const LoadedModel& model, const ir::GraphStatistics& s) {
+std::string modelInfoText(const LoadedModel& model, const ir::GraphStatistics& s, const TrainingSummary* training) {
     const auto& g = model.graph;
     std::ostringstream out;
     out << "model       " << model.displayName << "  (" << model.description << ")\n";
     out << "parameters  " << formatCount(static_cast<double>(s.parameterCount)) << "  (" << s.parameterCount << ", "
         << formatBytes(static_cast<double>(s.parameterBytes)) << ")\n";
-    out << "forward     " << formatFlops(s.flops) << ", " << formatBytes(s.bytesAccessed) << " read+written, "
+    out << (training ? "step        " : "forward     ") << formatFlops(s.flops) << ", " << formatBytes(s.bytesAccessed) << " read+written, "
         << formatBytes(static_cast<double>(s.activationBytes)) << " of op results\n";
     out << "ops         " << s.opCount << "\n";
-    std::size_t parameters = 0;
+    if (g.partitioned) out << "partitioned already partitioned (manual over every mesh axis): shapes are per device\n";
+    for (const auto& mesh : g.meshes) {
+        out << "mesh        @" << mesh.name << " [";
+        for (std::size_t i = 0; i < mesh.axes.size(); ++i)
+            out << (i ? ", " : "") << mesh.axes[i].first << "=" << mesh.axes[i].second;
+        out << "]\n";
+    }
+    std::size_t annotated = 0;
+    for (const auto& a : g.arguments) annotated += a.sharding.has_value();
+    if (annotated) out << "shardings   " << annotated << " of " << g.arguments.size() << " arguments carry a sharding (kept as the reference plan)\n";
+    if (training) {
+        out << "training    " << training->optimizer << (training->mixedPrecision ? ", mixed precision" : "") << ": "
+            << training->forwardOps << " forward (with loss), " << training->backwardOps << " backward, "
+            << training->updateOps << " update ops\n";
+        out << "step bytes  parameters " << formatBytes(static_cast<double>(s.parameterBytes)) << ", gradients "
+            << formatBytes(static_cast<double>(training->gradientBytes)) << ", optimizer state "
+            << formatBytes(static_cast<double>(s.optimizerStateBytes)) << "\n";
+        char ratio[32];
+        std::snprintf(ratio, sizeof ratio, "%.2f", training->forwardFlops > 0 ? s.flops / training->forwardFlops : 0.0);
+        out << "step FLOPs  " << formatFlops(s.flops) << " (" << ratio << " x the forward pass)\n";
+    }
+    std::size_t parameters = 0, states = 0;
     for (const auto& a : g.arguments) {
         if (a.role == ir::ArgumentRole::Parameter) {
             ++parameters;
             continue;
         }
+        if (a.role == ir::ArgumentRole::OptimizerState) {
+            ++states;
+            continue;
+        }
         out << "input       " << a.name << ": " << g.type(a.value).toString() << " (" << ir::toString(a.role) << ")\n";
     }
-    out << "            + " << parameters << " parameter tensors\n";
-    for (const auto& o : g.outputs)
+    out << "            + " << parameters << " parameter tensors" << (states ? " and " + std::to_string(states) + " optimizer state tensors" : "") << "\n";
+    std::size_t donated = 0;
+    for (const auto& o : g.outputs) {
+        if (o.aliasedArgument) {
+            ++donated;
+            continue;
+        }
         out << "output      " << (o.name.empty() ? "(unnamed)" : o.name) << ": " << g.type(o.value).toString() << "\n";
+    }
+    if (donated) out << "            + " << donated << " updated tensors donated to their arguments\n";
     out << "\nop kinds:\n";
     std::vector<std::pair<std::string, std::int64_t>> kinds(s.opsByKind.begin(), s.opsByKind.end());
     std::stable_sort(kinds.begin(), kinds.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
@@ -76,12 +109,13 @@ std::string modelInfoText(const LoadedModel& model, const ir::GraphStatistics& s
     return out.str();
 }
 
-std::string modelInfoJson(const LoadedModel& model, const ir::GraphStatistics& s) {
+std::string modelInfoJson(const LoadedModel& model, const ir::GraphStatistics& s, const TrainingSummary* training) {
     const auto& g = model.graph;
     nlohmann::json inputs = nlohmann::json::array(), outputs = nlohmann::json::array(),
                    parameters = nlohmann::json::array();
     for (const auto& a : g.arguments)
-        (a.role == ir::ArgumentRole::Parameter ? parameters : inputs).push_back(argumentJson(g, a));
+        if (a.role != ir::ArgumentRole::OptimizerState)
+            (a.role == ir::ArgumentRole::Parameter ? parameters : inputs).push_back(argumentJson(g, a));
     for (const auto& o : g.outputs) {
         const auto& t = g.type(o.value);
         nlohmann::json j{{"name", o.name}, {"shape", t.shape}, {"element_type", ir::toString(t.element)}};
@@ -104,7 +138,23 @@ std::string modelInfoJson(const LoadedModel& model, const ir::GraphStatistics& s
           {"accessed", s.bytesAccessed}}},
         {"inputs", inputs},
         {"outputs", outputs},
+        {"partitioned", g.partitioned},
     };
+    nlohmann::json meshes = nlohmann::json::array();
+    for (const auto& mesh : g.meshes) {
+        nlohmann::json axes = nlohmann::json::array();
+        for (const auto& [axis, size] : mesh.axes) axes.push_back({{"name", axis}, {"size", size}});
+        meshes.push_back({{"name", mesh.name}, {"axes", axes}});
+    }
+    j["meshes"] = meshes;
+    if (training) {
+        j["training"] = {{"optimizer", training->optimizer},
+                         {"mixed_precision", training->mixedPrecision},
+                         {"ops", {{"forward", training->forwardOps}, {"backward", training->backwardOps}, {"update", training->updateOps}}},
+                         {"bytes", {{"parameters", s.parameterBytes}, {"gradients", training->gradientBytes}, {"optimizer_state", s.optimizerStateBytes}}},
+                         {"flops", s.flops},
+                         {"forward_flops", training->forwardFlops}};
+    }
     return j.dump(2) + "\n";
 }
 

@@ -18,6 +18,8 @@ namespace shardscope::ir {
 class GraphBuilder {
 public:
     explicit GraphBuilder(std::string graphName, std::string sourceFile = {});
+    // Continues an existing graph: new arguments, ops and outputs are appended to it.
+    explicit GraphBuilder(Graph existing);
     GraphBuilder(const GraphBuilder&) = delete;
     GraphBuilder& operator=(const GraphBuilder&) = delete;
 
@@ -108,7 +110,8 @@ public:
                   const std::function<std::vector<ValueId>(const std::vector<ValueId>&)>& body);
 
     const Graph& graph() const { return graph_; }
-    const TensorType& type(ValueId v) const { return graph_.type(v); }
+    // By value: adding ops may reallocate the value table, so a reference would not survive the next call.
+    TensorType type(ValueId v) const { return graph_.type(v); }
     bool failed() const { return error_.has_value(); }
     // Records an error (the first one wins) so finish() fails with it.
     void fail(std::string code, std::string message);

@@ -1,0 +1,700 @@
+// Reverse-mode autodiff: walk the forward ops in reverse program order and emit, for each op on the path from
+// a differentiated argument to the loss, its vector-Jacobian product. Cotangents of values used several times
+// are summed. Rules follow JAX's (jax/_src/lax), written with the graph builder so shapes are checked.
+#include "shardscope/train/autodiff.h"
+
+#include <algorithm>
+#include <cmath>
+#include <numbers>
+#include <unordered_map>
+
+#include "shardscope/ir/builder.h"
+
+namespace shardscope::train {
+
+using namespace ir;
+
+std::optional<Loss> parseLoss(std::string_view text) {
+    if (text == "auto") return Loss::Auto;
+    if (text == "cross-entropy" || text == "cross_entropy") return Loss::CrossEntropy;
+    if (text == "mean-square" || text == "mse") return Loss::MeanSquare;
+    if (text == "sum") return Loss::Sum;
+    return std::nullopt;
+}
+
+namespace {
+
+Dims iotaDims(int n, int from = 0) {
+    Dims d;
+    for (int i = from; i < n; ++i) d.push_back(i);
+    return d;
+}
+
+bool contains(const Dims& dims, std::int64_t d) { return std::find(dims.begin(), dims.end(), d) != dims.end(); }
+
+Graph withoutOutputs(Graph g) {
+    g.outputs.clear();
+    return g;
+}
+
+class Differentiator {
+public:
+    Differentiator(const Graph& forward, const GradientOptions& options)
+        : forward_(forward), options_(options), b_(withoutOutputs(forward)) {}
+
+    Result<GradientGraph> run();
+
+private:
+    TensorType type(ValueId v) const { return b_.type(v); }
+    ValueId zeros(const TensorType& t) { return b_.constant(0.0, t); }
+    ValueId scalarLike(double v, ValueId like) { return b_.constant(v, type(like)); }
+    void accumulate(ValueId v, ValueId g) {
+        if (!g.valid()) return;
+        auto it = cotangent_.find(v.index);
+        if (it == cotangent_.end()) cotangent_[v.index] = g;
+        else it->second = b_.add(it->second, g, label_);
+    }
+    bool needs(ValueId v) const { return v.index < needs_.size() && needs_[v.index]; }
+    void fail(const Op& op, const std::string& why) {
+        if (!error_)
+            error_ = makeError("train.no-vjp", "cannot differentiate 'stablehlo." + std::string(mnemonic(op.kind)) + "': " + why,
+                               op.location);
+    }
+
+    ValueId buildLoss(ValueId y);
+    void markPath(ValueId loss);
+    void vjp(const Op& op, const std::vector<ValueId>& g);
+    void elementwise(const Op& op, ValueId g);
+    void dotGeneral(const Op& op, ValueId g);
+    void convolution(const Op& op, ValueId g);
+    void broadcast(const Op& op, ValueId g);
+    void reduce(const Op& op, ValueId g);
+    void reduceWindow(const Op& op, ValueId g);
+
+    const Graph& forward_;
+    const GradientOptions& options_;
+    GraphBuilder b_;
+    std::vector<bool> needs_;  // value depends on a differentiated argument and reaches the loss
+    std::unordered_map<std::uint32_t, ValueId> cotangent_;
+    std::string label_;
+    std::optional<Diagnostic> error_;
+    std::optional<std::size_t> labelsArgument_;
+};
+
+ValueId Differentiator::buildLoss(ValueId output) {
+    Loss loss = options_.loss;
+    const auto& first = forward_.outputs.front();
+    if (loss == Loss::Auto) loss = first.name == "logits" && type(output).rank() >= 2 ? Loss::CrossEntropy : Loss::MeanSquare;
+    // Cross-entropy needs integer labels: an input of the output's shape without its last (class) dimension.
+    ValueId target;
+    if (loss == Loss::CrossEntropy) {
+        const Shape& shape = type(output).shape;
+        const Shape positions(shape.begin(), shape.end() - 1);
+        std::vector<std::string> labels;  // the token input's dimension labels, when it has the labels' shape
+        for (const auto& a : forward_.arguments)
+            if (a.role == ArgumentRole::Input && forward_.type(a.value).shape == positions) labels = a.dimensionLabels;
+        labelsArgument_ = b_.graph().arguments.size();
+        target = b_.input("labels", positions, ElementType::I32, labels);
+    }
+    auto scope = b_.scope("loss");
+    ValueId y = type(output).element == ElementType::F64 ? output : b_.convert(output, ElementType::F32);
+    const TensorType t = type(y);
+    const double count = static_cast<double>(t.elements());
+    switch (loss) {
+        case Loss::Sum: return b_.reduce(y, iotaDims(t.rank()), Reducer::Add, "sum");
+        case Loss::MeanSquare: {
+            ValueId sum = b_.reduce(b_.multiply(y, y), iotaDims(t.rank()), Reducer::Add, "sum_squares");
+            return b_.multiply(sum, b_.constant(0.5 / count, type(sum)), "mean_square");
+        }
+        case Loss::CrossEntropy:
+        case Loss::Auto: break;
+    }
+    // Cross-entropy over the last dimension against integer labels.
+    const int rank = t.rank();
+    const Shape positions(t.shape.begin(), t.shape.end() - 1);
+
+    const Dims leading = iotaDims(rank - 1);
+    ValueId max = b_.reduce(y, {rank - 1}, Reducer::Maximum, "max");
+    ValueId shifted = b_.subtract(y, b_.broadcastInDim(max, t.shape, leading));
+    ValueId sumExp = b_.reduce(b_.unary(OpKind::Exponential, shifted), {rank - 1}, Reducer::Add, "sum_exp");
+    ValueId logSumExp = b_.add(b_.unary(OpKind::Log, sumExp), max, "logsumexp");
+    ValueId classes = b_.iota(TensorType{t.shape, ElementType::I32}, rank - 1);
+    ValueId isTarget = b_.compare(b_.broadcastInDim(target, t.shape, leading), classes, CompareDirection::EQ, "one_hot");
+    ValueId picked = b_.reduce(b_.select(isTarget, y, zeros(t)), {rank - 1}, Reducer::Add, "picked");
+    ValueId perPosition = b_.subtract(logSumExp, picked);
+    ValueId total = b_.reduce(perPosition, iotaDims(rank - 1), Reducer::Add, "total");
+    return b_.multiply(total, b_.constant(1.0 / static_cast<double>(elementCount(positions)), type(total)), "cross_entropy");
+}
+
+// needs_[v]: v is floating point, depends on a differentiated argument, and the loss depends on v.
+void Differentiator::markPath(ValueId loss) {
+    const Graph& g = b_.graph();
+    std::vector<bool> depends(g.values.size(), false), reaches(g.values.size(), false);
+    for (const auto& a : g.arguments) {
+        const bool differentiate = options_.allFloatArguments ? isFloat(g.type(a.value).element)
+                                                              : a.role == ArgumentRole::Parameter && isFloat(g.type(a.value).element);
+        depends[a.value.index] = differentiate;
+    }
+    for (OpId id : g.body) {
+        const Op& op = g.op(id);
+        bool any = false;
+        for (auto v : op.operands) any = any || depends[v.index];
+        for (auto v : op.results) depends[v.index] = any && isFloat(g.type(v).element);
+    }
+    reaches[loss.index] = true;
+    for (auto it = g.body.rbegin(); it != g.body.rend(); ++it) {
+        const Op& op = g.op(*it);
+        bool any = false;
+        for (auto v : op.results) any = any || reaches[v.index];
+        if (any)
+            for (auto v : op.operands) reaches[v.index] = true;
+    }
+    needs_.assign(g.values.size(), false);
+    for (std::size_t i = 0; i < g.values.size(); ++i) needs_[i] = depends[i] && reaches[i];
+}
+
+void Differentiator::elementwise(const Op& op, ValueId g) {
+    const auto& in = op.operands;
+    const ValueId out = op.results.front();
+    auto x = [&](std::size_t i) { return in[i]; };
+    switch (op.kind) {
+        case OpKind::Add: accumulate(x(0), g), accumulate(x(1), g); return;
+        case OpKind::Subtract: accumulate(x(0), g), accumulate(x(1), needs(x(1)) ? b_.unary(OpKind::Negate, g, label_) : ValueId{}); return;
+        case OpKind::Multiply:
+            if (needs(x(0))) accumulate(x(0), b_.multiply(g, x(1), label_));
+            if (needs(x(1))) accumulate(x(1), b_.multiply(g, x(0), label_));
+            return;
+        case OpKind::Divide:
+            if (needs(x(0))) accumulate(x(0), b_.divide(g, x(1), label_));
+            if (needs(x(1))) accumulate(x(1), b_.unary(OpKind::Negate, b_.divide(b_.multiply(g, out), x(1)), label_));
+            return;
+        case OpKind::Maximum:
+        case OpKind::Minimum: {
+            // The first operand takes ties, as JAX's rule splits them evenly; either is a valid subgradient.
+            const auto direction = op.kind == OpKind::Maximum ? CompareDirection::GE : CompareDirection::LE;
+            ValueId first = b_.compare(x(0), x(1), direction, label_);
+            ValueId zero = zeros(type(g));
+            if (needs(x(0))) accumulate(x(0), b_.select(first, g, zero, label_));
+            if (needs(x(1))) accumulate(x(1), b_.select(first, zero, g, label_));
+            return;
+        }
+        case OpKind::Power:
+            if (needs(x(0))) {
+                ValueId exponentMinusOne = b_.subtract(x(1), scalarLike(1.0, x(1)));
+                accumulate(x(0), b_.multiply(g, b_.multiply(x(1), b_.binary(OpKind::Power, x(0), exponentMinusOne)), label_));
+            }
+            if (needs(x(1))) accumulate(x(1), b_.multiply(g, b_.multiply(out, b_.unary(OpKind::Log, x(0))), label_));
+            return;
+        case OpKind::Negate: accumulate(x(0), b_.unary(OpKind::Negate, g, label_)); return;
+        case OpKind::Exponential: accumulate(x(0), b_.multiply(g, out, label_)); return;
+        case OpKind::ExponentialMinusOne: accumulate(x(0), b_.multiply(g, b_.add(out, scalarLike(1.0, out)), label_)); return;
+        case OpKind::Log: accumulate(x(0), b_.divide(g, x(0), label_)); return;
+        case OpKind::LogPlusOne: accumulate(x(0), b_.divide(g, b_.add(x(0), scalarLike(1.0, x(0))), label_)); return;
+        case OpKind::Tanh:
+            accumulate(x(0), b_.multiply(g, b_.subtract(scalarLike(1.0, out), b_.multiply(out, out)), label_));
+            return;
+        case OpKind::Logistic:
+            accumulate(x(0), b_.multiply(g, b_.multiply(out, b_.subtract(scalarLike(1.0, out), out)), label_));
+            return;
+        case OpKind::Rsqrt:  // d/dx x^-1/2 = -1/2 · out³
+            accumulate(x(0), b_.multiply(g, b_.multiply(scalarLike(-0.5, out), b_.multiply(out, b_.multiply(out, out))), label_));
+            return;
+        case OpKind::Sqrt: accumulate(x(0), b_.divide(g, b_.multiply(scalarLike(2.0, out), out), label_)); return;
+        case OpKind::Cbrt:
+            accumulate(x(0), b_.divide(g, b_.multiply(scalarLike(3.0, out), b_.multiply(out, out)), label_));
+            return;
+        case OpKind::Abs: accumulate(x(0), b_.multiply(g, b_.unary(OpKind::Sign, x(0)), label_)); return;
+        case OpKind::Sine: accumulate(x(0), b_.multiply(g, b_.unary(OpKind::Cosine, x(0)), label_)); return;
+        case OpKind::Cosine: accumulate(x(0), b_.unary(OpKind::Negate, b_.multiply(g, b_.unary(OpKind::Sine, x(0))), label_)); return;
+        case OpKind::Tan: {
+            ValueId t = out;
+            accumulate(x(0), b_.multiply(g, b_.add(scalarLike(1.0, t), b_.multiply(t, t)), label_));
+            return;
+        }
+        case OpKind::Convert:
+        case OpKind::ReducePrecision:
+            if (isFloat(type(x(0)).element)) accumulate(x(0), type(g).element == type(x(0)).element ? g : b_.convert(g, type(x(0)).element, label_));
+            return;
+        case OpKind::Sign:
+        case OpKind::Floor:
+        case OpKind::Ceil:
+        case OpKind::RoundNearestAfz:
+        case OpKind::RoundNearestEven: return;  // zero almost everywhere
+        case OpKind::OtherElementwise: {
+            const auto* name = std::get_if<OpaqueAttributes>(&op.attributes);
+            if (name && name->name == "chlo.erf") {  // 2/√π · exp(-x²)
+                ValueId square = b_.multiply(x(0), x(0));
+                ValueId density = b_.unary(OpKind::Exponential, b_.unary(OpKind::Negate, square));
+                accumulate(x(0), b_.multiply(g, b_.multiply(scalarLike(2.0 / std::sqrt(std::numbers::pi), x(0)), density), label_));
+                return;
+            }
+            fail(op, "no VJP rule for '" + (name ? name->name : std::string("elementwise")) + "'");
+            return;
+        }
+        case OpKind::Select: {
+            ValueId zero = zeros(type(g));
+            if (needs(x(1))) accumulate(x(1), b_.select(x(0), g, zero, label_));
+            if (needs(x(2))) accumulate(x(2), b_.select(x(0), zero, g, label_));
+            return;
+        }
+        case OpKind::Clamp: {
+            const Shape& shape = type(x(1)).shape;
+            auto full = [&](ValueId v) { return type(v).shape == shape ? v : b_.broadcastInDim(v, shape, {}); };
+            ValueId lo = full(x(0)), hi = full(x(2));
+            ValueId inside = b_.binary(OpKind::And, b_.compare(x(1), lo, CompareDirection::GE), b_.compare(x(1), hi, CompareDirection::LE));
+            ValueId zero = zeros(type(g));
+            if (needs(x(1))) accumulate(x(1), b_.select(inside, g, zero, label_));
+            for (auto [bound, direction] : {std::pair{0, CompareDirection::LT}, std::pair{2, CompareDirection::GT}}) {
+                const ValueId v = x(static_cast<std::size_t>(bound));
+                if (!needs(v)) continue;
+                ValueId part = b_.select(b_.compare(x(1), full(v), direction), g, zero, label_);
+                accumulate(v, type(v).shape.empty() ? b_.reduce(part, iotaDims(type(part).rank()), Reducer::Add, label_) : part);
+            }
+            return;
+        }
+        default: fail(op, "no VJP rule for this op"); return;
+    }
+}
+
+// Cotangent of an operand of broadcast_in_dim: sum over the broadcast dimensions, then restore the operand's shape.
+void Differentiator::broadcast(const Op& op, ValueId g) {
+    const ValueId x = op.operands[0];
+    const auto& dims = std::get<BroadcastDimensions>(op.attributes).dims;
+    const Shape& in = type(x).shape;
+    const Shape& out = type(g).shape;
+    Dims summed;
+    std::vector<std::pair<std::int64_t, int>> kept;  // (result dim, operand dim) of dimensions that stay
+    for (int d = 0; d < static_cast<int>(out.size()); ++d) {
+        auto it = std::find(dims.begin(), dims.end(), d);
+        if (it == dims.end()) {
+            summed.push_back(d);
+            continue;
+        }
+        const int i = static_cast<int>(it - dims.begin());
+        if (in[i] == 1 && out[d] != 1) summed.push_back(d);
+        else kept.emplace_back(d, i);
+    }
+    ValueId r = summed.empty() ? g : b_.reduce(g, summed, Reducer::Add, label_);
+    // Kept dimensions come out in result order; put them in operand order.
+    Dims permutation(kept.size());
+    std::vector<int> operandOrder;
+    for (const auto& k : kept) operandOrder.push_back(k.second);
+    std::vector<int> sorted = operandOrder;
+    std::sort(sorted.begin(), sorted.end());
+    bool identity = true;
+    for (std::size_t i = 0; i < sorted.size(); ++i) {
+        permutation[i] = std::find(operandOrder.begin(), operandOrder.end(), sorted[i]) - operandOrder.begin();
+        identity = identity && permutation[i] == static_cast<std::int64_t>(i);
+    }
+    if (!identity) r = b_.transpose(r, permutation, label_);
+    if (type(r).shape != in) r = b_.reshape(r, in, label_);
+    accumulate(x, r);
+}
+
+void Differentiator::dotGeneral(const Op& op, ValueId g) {
+    const ValueId lhs = op.operands[0], rhs = op.operands[1];
+    const auto& d = std::get<DotDimensions>(op.attributes);
+    const int ra = type(lhs).rank(), rb = type(rhs).rank();
+    const auto nb = static_cast<std::int64_t>(d.lhsBatching.size());
+    Dims lhsFree, rhsFree;
+    for (int i = 0; i < ra; ++i)
+        if (!contains(d.lhsBatching, i) && !contains(d.lhsContracting, i)) lhsFree.push_back(i);
+    for (int i = 0; i < rb; ++i)
+        if (!contains(d.rhsBatching, i) && !contains(d.rhsContracting, i)) rhsFree.push_back(i);
+    const auto nLhsFree = static_cast<std::int64_t>(lhsFree.size()), nRhsFree = static_cast<std::int64_t>(rhsFree.size());
+    const Dims gBatch = iotaDims(static_cast<int>(nb));
+
+    // One side's cotangent: contract g's dimensions of the other side's free dims with that side's free dims.
+    auto side = [&](ValueId other, const Dims& otherBatching, const Dims& otherFree, const Dims& ownBatching,
+                    const Dims& ownFree, const Dims& ownContracting, const Dims& otherContracting, std::int64_t gOtherStart,
+                    int rank) {
+        Dims gContract;
+        for (std::int64_t i = 0; i < static_cast<std::int64_t>(otherFree.size()); ++i) gContract.push_back(gOtherStart + i);
+        ValueId raw = b_.dotGeneral(g, other, {gBatch, otherBatching, gContract, otherFree}, label_);
+        // raw: [batch, own free, other's contracting dims in ascending order].
+        Dims sortedOtherContracting = otherContracting;
+        std::sort(sortedOtherContracting.begin(), sortedOtherContracting.end());
+        Dims permutation(static_cast<std::size_t>(rank));
+        for (int dim = 0; dim < rank; ++dim) {
+            if (auto it = std::find(ownBatching.begin(), ownBatching.end(), dim); it != ownBatching.end()) {
+                permutation[dim] = it - ownBatching.begin();
+            } else if (auto f = std::find(ownFree.begin(), ownFree.end(), dim); f != ownFree.end()) {
+                permutation[dim] = nb + (f - ownFree.begin());
+            } else {
+                const auto k = std::find(ownContracting.begin(), ownContracting.end(), dim) - ownContracting.begin();
+                const auto partner = otherContracting[static_cast<std::size_t>(k)];
+                const auto r = std::find(sortedOtherContracting.begin(), sortedOtherContracting.end(), partner) - sortedOtherContracting.begin();
+                permutation[dim] = nb + static_cast<std::int64_t>(ownFree.size()) + r;
+            }
+        }
+        bool identity = true;
+        for (int i = 0; i < rank; ++i) identity = identity && permutation[i] == i;
+        return identity ? raw : b_.transpose(raw, permutation, label_);
+    };
+    if (needs(lhs))
+        accumulate(lhs, side(rhs, d.rhsBatching, rhsFree, d.lhsBatching, lhsFree, d.lhsContracting, d.rhsContracting,
+                             nb + nLhsFree, ra));
+    if (needs(rhs))
+        accumulate(rhs, side(lhs, d.lhsBatching, lhsFree, d.rhsBatching, rhsFree, d.rhsContracting, d.lhsContracting, nb,
+                             rb));
+    (void)nRhsFree;
+}
+
+// JAX's _conv_general_dilated_transpose_lhs / _rhs.
+void Differentiator::convolution(const Op& op, ValueId g) {
+    const auto& c = std::get<ConvolutionAttributes>(op.attributes);
+    if (c.batchGroupCount != 1) {
+        fail(op, "batch_group_count > 1 has no VJP rule here");
+        return;
+    }
+    const ValueId lhs = op.operands[0], rhs = op.operands[1];
+    const std::size_t n = c.inputSpatial.size();
+    auto at = [](const Dims& v, std::size_t i) { return v.empty() ? std::int64_t{1} : v[i]; };
+    auto dilate = [](std::int64_t size, std::int64_t factor) { return size == 0 ? 0 : 1 + factor * (size - 1); };
+    const Shape &in = type(lhs).shape, &kernel = type(rhs).shape, &out = type(g).shape;
+    const std::int64_t groups = c.featureGroupCount;
+
+    if (needs(lhs)) {
+        ConvolutionAttributes t;
+        // g is the input (out layout), the kernel has its features swapped, the output has the lhs layout.
+        t.inputBatch = c.outputBatch, t.inputFeature = c.outputFeature, t.inputSpatial = c.outputSpatial;
+        t.kernelInputFeature = c.kernelOutputFeature, t.kernelOutputFeature = c.kernelInputFeature, t.kernelSpatial = c.kernelSpatial;
+        t.outputBatch = c.inputBatch, t.outputFeature = c.inputFeature, t.outputSpatial = c.inputSpatial;
+        t.windowStrides = c.lhsDilation;
+        t.lhsDilation = c.windowStrides;
+        t.rhsDilation = c.rhsDilation;
+        t.featureGroupCount = groups;
+        for (std::size_t i = 0; i < n; ++i) {
+            const std::int64_t lhsDilated = dilate(in[c.inputSpatial[i]], at(c.lhsDilation, i));
+            const std::int64_t rhsDilated = dilate(kernel[c.kernelSpatial[i]], at(c.rhsDilation, i));
+            const std::int64_t outDilated = dilate(out[c.outputSpatial[i]], at(c.windowStrides, i));
+            const std::int64_t low = c.padding.empty() ? 0 : c.padding[i].first;
+            const std::int64_t before = rhsDilated - low - 1;
+            const std::int64_t after = lhsDilated + rhsDilated - 1 - outDilated - before;
+            t.padding.emplace_back(before, after);
+        }
+        ValueId weights = rhs;
+        if (groups > 1) {
+            // Move the group factor from the kernel's output features into its input features.
+            const auto o = c.kernelOutputFeature, i = c.kernelInputFeature;
+            Shape split = kernel;
+            split[o] = kernel[o] / groups;
+            split.insert(split.begin() + o, groups);
+            weights = b_.reshape(weights, split, label_);
+            // Axis o is the group axis now; the input feature axis is at i (+1 when it comes after o).
+            const std::int64_t inputAxis = i > o ? i + 1 : i;
+            Dims permutation;
+            for (std::int64_t a = 0; a < static_cast<std::int64_t>(split.size()); ++a) {
+                if (a == o) continue;
+                if (a == inputAxis) permutation.push_back(o);
+                permutation.push_back(a);
+            }
+            weights = b_.transpose(weights, permutation, label_);
+            Shape merged = kernel;
+            merged[o] = kernel[o] / groups;
+            merged[i] = kernel[i] * groups;
+            weights = b_.reshape(weights, merged, label_);
+        }
+        weights = b_.op1(OpKind::Reverse, {weights}, DimensionsAttribute{c.kernelSpatial}, label_);
+        accumulate(lhs, b_.convolution(g, weights, t, label_));
+    }
+    if (needs(rhs)) {
+        ConvolutionAttributes t;
+        // Input: lhs with batch and feature swapped; kernel: g with (batch, feature) as (input, output) features.
+        t.inputBatch = c.inputFeature, t.inputFeature = c.inputBatch, t.inputSpatial = c.inputSpatial;
+        t.kernelInputFeature = c.outputBatch, t.kernelOutputFeature = c.outputFeature, t.kernelSpatial = c.outputSpatial;
+        t.outputBatch = c.kernelInputFeature, t.outputFeature = c.kernelOutputFeature, t.outputSpatial = c.kernelSpatial;
+        t.windowStrides = c.rhsDilation;
+        t.lhsDilation = c.lhsDilation;
+        t.rhsDilation = c.windowStrides;
+        t.batchGroupCount = groups;
+        for (std::size_t i = 0; i < n; ++i) {
+            const std::int64_t lhsDilated = dilate(in[c.inputSpatial[i]], at(c.lhsDilation, i));
+            const std::int64_t rhsDilated = dilate(kernel[c.kernelSpatial[i]], at(c.rhsDilation, i));
+            const std::int64_t outDilated = dilate(out[c.outputSpatial[i]], at(c.windowStrides, i));
+            const std::int64_t low = c.padding.empty() ? 0 : c.padding[i].first;
+            const std::int64_t high = (outDilated - lhsDilated) + (rhsDilated - low - 1);
+            t.padding.emplace_back(low, high);
+        }
+        accumulate(rhs, b_.convolution(lhs, g, t, label_));
+    }
+}
+
+void Differentiator::reduce(const Op& op, ValueId g) {
+    const auto& r = std::get<ReduceAttributes>(op.attributes);
+    if (op.operands.size() != 2) {
+        fail(op, "variadic reduce has no VJP rule");
+        return;
+    }
+    const ValueId x = op.operands[0];
+    if (needs(op.operands[1])) {
+        fail(op, "the init value of a reduce has no VJP rule");
+        return;
+    }
+    const Shape& shape = type(x).shape;
+    Dims kept;
+    for (int d = 0; d < static_cast<int>(shape.size()); ++d)
+        if (!contains(r.dimensions, d)) kept.push_back(d);
+    ValueId spread = b_.broadcastInDim(g, shape, kept, label_);
+    switch (r.reducer) {
+        case Reducer::Add: accumulate(x, spread); return;
+        case Reducer::Maximum:
+        case Reducer::Minimum: {
+            ValueId isExtreme = b_.compare(x, b_.broadcastInDim(op.results[0], shape, kept), CompareDirection::EQ, label_);
+            accumulate(x, b_.select(isExtreme, spread, zeros(type(x)), label_));
+            return;
+        }
+        case Reducer::Multiply:
+            accumulate(x, b_.divide(b_.multiply(spread, b_.broadcastInDim(op.results[0], shape, kept)), x, label_));
+            return;
+        default: fail(op, "no VJP rule for this reducer"); return;
+    }
+}
+
+void Differentiator::reduceWindow(const Op& op, ValueId g) {
+    const auto& w = std::get<WindowAttributes>(op.attributes);
+    if (op.operands.size() != 2 || needs(op.operands[1])) {
+        fail(op, "only single-input reduce_window without a differentiable init has a VJP rule");
+        return;
+    }
+    const ValueId x = op.operands[0];
+    const int rank = type(x).rank();
+    auto dilated = [](const Dims& v) {
+        for (auto d : v)
+            if (d != 1) return true;
+        return false;
+    };
+    if (dilated(w.baseDilations) || dilated(w.windowDilations)) {
+        fail(op, "dilated windows have no VJP rule here");
+        return;
+    }
+    if (w.reducer == Reducer::Maximum || w.reducer == Reducer::Minimum) {
+        // The gradient goes to the element each window selected: select_and_scatter, as JAX lowers max-pool's.
+        const TensorType scalar{{}, type(x).element};
+        const auto direction = w.reducer == Reducer::Maximum ? CompareDirection::GE : CompareDirection::LE;
+        Region select = b_.region({scalar, scalar}, [&](const std::vector<ValueId>& a) {
+            return std::vector<ValueId>{b_.compare(a[0], a[1], direction)};
+        });
+        Region scatter = b_.region({scalar, scalar}, [&](const std::vector<ValueId>& a) {
+            return std::vector<ValueId>{b_.add(a[0], a[1])};
+        });
+        WindowAttributes window = w;
+        window.reducer = Reducer::Add;
+        auto results = b_.op(OpKind::SelectAndScatter, {x, g, b_.scalar(0, type(x).element)}, window, label_, {select, scatter});
+        if (!results.empty()) accumulate(x, results.front());
+        return;
+    }
+    if (w.reducer != Reducer::Add) {
+        fail(op, "no VJP rule for this reducer");
+        return;
+    }
+    // Sum windows: each input element receives the sum of the cotangents of the windows that contain it, a
+    // stride-1 sum over g spread out by the strides and padded so every input position sees its windows.
+    Dims low(rank), high(rank), interior(rank);
+    for (int d = 0; d < rank; ++d) {
+        const std::int64_t window = w.windowDimensions[d];
+        const std::int64_t stride = w.windowStrides.empty() ? 1 : w.windowStrides[d];
+        const std::int64_t padLow = w.padding.empty() ? 0 : w.padding[d].first;
+        const std::int64_t n = type(x).shape[d], outputs = type(g).shape[d];
+        low[d] = window - 1 - padLow;
+        interior[d] = stride - 1;
+        const std::int64_t spread = outputs == 0 ? 0 : (outputs - 1) * stride + 1;
+        high[d] = n + window - 1 - spread - low[d];
+    }
+    ValueId padded = b_.pad(g, b_.scalar(0, type(g).element), low, high, interior, label_);
+    WindowAttributes sum;
+    sum.windowDimensions = w.windowDimensions;
+    sum.reducer = Reducer::Add;
+    accumulate(x, b_.reduceWindow(padded, sum, label_));
+}
+
+void Differentiator::vjp(const Op& op, const std::vector<ValueId>& g) {
+    const ValueId g0 = g.empty() ? ValueId{} : g.front();
+    if (isElementwise(op.kind)) {
+        if (g0.valid()) elementwise(op, g0);
+        return;
+    }
+    switch (op.kind) {
+        case OpKind::BroadcastInDim: broadcast(op, g0); return;
+        case OpKind::Reshape: accumulate(op.operands[0], b_.reshape(g0, type(op.operands[0]).shape, label_)); return;
+        case OpKind::Transpose: {
+            const auto& p = std::get<Permutation>(op.attributes).permutation;
+            Dims inverse(p.size());
+            for (std::size_t i = 0; i < p.size(); ++i) inverse[static_cast<std::size_t>(p[i])] = static_cast<std::int64_t>(i);
+            accumulate(op.operands[0], b_.transpose(g0, inverse, label_));
+            return;
+        }
+        case OpKind::Reverse: accumulate(op.operands[0], b_.op1(OpKind::Reverse, {g0}, op.attributes, label_)); return;
+        case OpKind::DotGeneral: dotGeneral(op, g0); return;
+        case OpKind::Convolution: convolution(op, g0); return;
+        case OpKind::Reduce: reduce(op, g0); return;
+        case OpKind::ReduceWindow: reduceWindow(op, g0); return;
+        case OpKind::Slice: {
+            const auto& s = std::get<SliceAttributes>(op.attributes);
+            const Shape& in = type(op.operands[0]).shape;
+            const Shape& out = type(g0).shape;
+            Dims low = s.start, high(in.size()), interior(in.size());
+            for (std::size_t d = 0; d < in.size(); ++d) {
+                const std::int64_t stride = s.strides.empty() ? 1 : s.strides[d];
+                interior[d] = stride - 1;
+                const std::int64_t last = out[d] == 0 ? s.start[d] - 1 : s.start[d] + (out[d] - 1) * stride;
+                high[d] = in[d] - 1 - last;
+            }
+            accumulate(op.operands[0], b_.pad(g0, b_.scalar(0, type(g0).element), low, high, interior, label_));
+            return;
+        }
+        case OpKind::Pad: {
+            const auto& p = std::get<PadAttributes>(op.attributes);
+            const ValueId x = op.operands[0];
+            const Shape& in = type(x).shape;
+            const int rank = static_cast<int>(in.size());
+            // Undo negative padding first so every operand element has a place in the padded cotangent.
+            Dims before(rank), after(rank), start(rank), limit(rank), strides(rank);
+            bool negative = false;
+            for (int d = 0; d < rank; ++d) {
+                before[d] = std::max<std::int64_t>(0, -p.low[d]);
+                after[d] = std::max<std::int64_t>(0, -p.high[d]);
+                negative = negative || before[d] || after[d];
+            }
+            ValueId whole = negative ? b_.pad(g0, b_.scalar(0, type(g0).element), before, after, {}, label_) : g0;
+            for (int d = 0; d < rank; ++d) {
+                const std::int64_t step = (p.interior.empty() ? 0 : p.interior[d]) + 1;
+                start[d] = p.low[d] + before[d];
+                strides[d] = step;
+                limit[d] = in[d] == 0 ? start[d] : start[d] + (in[d] - 1) * step + 1;
+            }
+            ValueId dx = b_.slice(whole, start, limit, strides, label_);
+            if (needs(x)) accumulate(x, dx);
+            if (needs(op.operands[1])) {
+                ValueId all = b_.reduce(g0, iotaDims(type(g0).rank()), Reducer::Add, label_);
+                ValueId toOperand = b_.reduce(dx, iotaDims(rank), Reducer::Add, label_);
+                accumulate(op.operands[1], b_.subtract(all, toOperand, label_));
+            }
+            return;
+        }
+        case OpKind::Concatenate: {
+            const auto dim = std::get<DimensionAttribute>(op.attributes).dimension;
+            std::int64_t offset = 0;
+            for (ValueId x : op.operands) {
+                const Shape& shape = type(x).shape;
+                if (needs(x)) {
+                    Dims start(shape.size(), 0), limit = shape;
+                    start[dim] = offset;
+                    limit[dim] = offset + shape[dim];
+                    accumulate(x, b_.slice(g0, start, limit, {}, label_));
+                }
+                offset += shape[dim];
+            }
+            return;
+        }
+        case OpKind::Gather: {
+            if (needs(op.operands[1])) {
+                fail(op, "gather indices are not differentiable");
+                return;
+            }
+            const auto& a = std::get<GatherAttributes>(op.attributes);
+            ScatterAttributes s;
+            s.updateWindowDims = a.offsetDims;
+            s.insertedWindowDims = a.collapsedSliceDims;
+            s.inputBatchingDims = a.operandBatchingDims;
+            s.scatterIndicesBatchingDims = a.startIndicesBatchingDims;
+            s.scatterDimsToOperandDims = a.startIndexMap;
+            s.indexVectorDim = a.indexVectorDim;
+            s.indicesAreSorted = a.indicesAreSorted;
+            const TensorType scalar{{}, type(g0).element};
+            Region add = b_.region({scalar, scalar}, [&](const std::vector<ValueId>& v) { return std::vector<ValueId>{b_.add(v[0], v[1])}; });
+            auto r = b_.op(OpKind::Scatter, {zeros(type(op.operands[0])), op.operands[1], g0}, s, label_, {add});
+            if (!r.empty()) accumulate(op.operands[0], r.front());
+            return;
+        }
+        case OpKind::DynamicSlice: {
+            std::vector<ValueId> operands{zeros(type(op.operands[0])), g0};
+            operands.insert(operands.end(), op.operands.begin() + 1, op.operands.end());
+            accumulate(op.operands[0], b_.op1(OpKind::DynamicUpdateSlice, operands, {}, label_));
+            return;
+        }
+        case OpKind::DynamicUpdateSlice: {
+            const ValueId update = op.operands[1];
+            std::vector<ValueId> indices(op.operands.begin() + 2, op.operands.end());
+            if (needs(op.operands[0])) {
+                std::vector<ValueId> operands{g0, zeros(type(update))};
+                operands.insert(operands.end(), indices.begin(), indices.end());
+                accumulate(op.operands[0], b_.op1(OpKind::DynamicUpdateSlice, operands, {}, label_));
+            }
+            if (needs(update)) {
+                std::vector<ValueId> operands{g0};
+                operands.insert(operands.end(), indices.begin(), indices.end());
+                accumulate(update, b_.op1(OpKind::DynamicSlice, operands, DynamicSliceAttributes{type(update).shape}, label_));
+            }
+            return;
+        }
+        case OpKind::OptimizationBarrier:
+            for (std::size_t i = 0; i < op.operands.size() && i < g.size(); ++i) accumulate(op.operands[i], g[i]);
+            return;
+        case OpKind::Constant:
+        case OpKind::Iota: return;
+        default: fail(op, "no VJP rule for this op"); return;
+    }
+}
+
+Result<GradientGraph> Differentiator::run() {
+    if (forward_.outputs.empty()) return makeError("train.no-output", "the model has no output to take a loss of");
+    const ValueId output = forward_.outputs.front().value;
+    if (!isFloat(forward_.type(output).element))
+        return makeError("train.loss", "the model's first output " + forward_.type(output).toString() +
+                                           " is not floating point, so it has no loss to differentiate");
+    GradientGraph result;
+    result.forwardOps = forward_.body.size();
+    ValueId loss = buildLoss(output);
+    result.lossOps = b_.graph().body.size() - result.forwardOps;
+    if (!b_.failed()) {
+        markPath(loss);
+        const std::vector<OpId> program = b_.graph().body;  // forward and loss ops, walked backwards
+        cotangent_[loss.index] = b_.constant(1.0, type(loss), "loss.grad");
+        for (auto it = program.rbegin(); it != program.rend() && !error_ && !b_.failed(); ++it) {
+            const Op op = b_.graph().op(*it);  // a copy: emitting ops grows the op table
+            std::vector<ValueId> g;
+            bool any = false;
+            for (auto v : op.results) {
+                auto c = cotangent_.find(v.index);
+                g.push_back(c == cotangent_.end() ? ValueId{} : c->second);
+                any = any || c != cotangent_.end();
+            }
+            bool operandNeeds = false;
+            for (auto v : op.operands) operandNeeds = operandNeeds || needs(v);
+            if (!any || !operandNeeds) continue;
+            for (std::size_t i = 0; i < g.size(); ++i)  // other results' missing cotangents are zeros
+                if (!g[i].valid()) g[i] = zeros(type(op.results[i]));
+            label_ = (op.location.name.empty() ? std::string(mnemonic(op.kind)) : op.location.name) + ".grad";
+            vjp(op, g);
+        }
+    }
+    if (error_) return *error_;
+    // Outputs: the loss, then one gradient per differentiated argument.
+    b_.output(loss, "loss");
+    const auto arguments = b_.graph().arguments;
+    for (std::size_t i = 0; i < arguments.size() && !b_.failed(); ++i) {
+        const auto& a = arguments[i];
+        const bool floating = isFloat(type(a.value).element);
+        const bool differentiate = options_.allFloatArguments ? floating : a.role == ArgumentRole::Parameter && floating;
+        if (!differentiate || (labelsArgument_ && i == *labelsArgument_)) continue;
+        auto c = cotangent_.find(a.value.index);
+        ValueId grad = c != cotangent_.end() ? c->second : b_.constant(0.0, type(a.value), "zero_grad." + a.name);
+        b_.output(grad, "grad." + a.name);
+        result.differentiated.push_back(i);
+    }
+    auto built = std::move(b_).finish();
+    if (!built) return Result<GradientGraph>::failure(built.diagnostics());
+    result.graph = std::move(built).value();
+    result.backwardOps = result.graph.body.size() - result.forwardOps - result.lossOps;
+    result.labelsArgument = labelsArgument_;
+    return result;
+}
+
+}  // namespace
+
+Result<GradientGraph> differentiate(const Graph& forward, const GradientOptions& options) {
+    return Differentiator(forward, options).run();
+}
+
+}  // namespace shardscope::train

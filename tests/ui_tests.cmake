@@ -1,0 +1,16 @@
+# UI tests: Qt Test executables on the offscreen platform, and the explorer's --screenshot mode end to end.
+find_package(Qt6 REQUIRED COMPONENTS Widgets)
+
+shardscope_add_test(tst_ui_models SOURCES tst_ui_models.cpp LIBRARIES shardscope::ui_core LABELS ui)
+
+# Also runs the `shardscope` executable (--screenshot, failures and their messages) through QProcess.
+shardscope_add_test(tst_ui_mainwindow SOURCES tst_ui_mainwindow.cpp
+                    LIBRARIES shardscope::ui_widgets Qt6::Widgets LABELS ui)
+add_dependencies(tst_ui_mainwindow shardscope)
+target_compile_definitions(tst_ui_mainwindow PRIVATE SHARDSCOPE_GUI="$<TARGET_FILE:shardscope>")
+
+# The way the README and packaging take pictures of the explorer.
+set(_ui_screenshot_dir ${CMAKE_CURRENT_BINARY_DIR}/ui_screenshot)
+file(MAKE_DIRECTORY ${_ui_screenshot_dir})
+add_test(NAME ui_screenshot_demo COMMAND shardscope --screenshot ${_ui_screenshot_dir}/demo.png)
+set_tests_properties(ui_screenshot_demo PROPERTIES LABELS ui TIMEOUT 120 ENVIRONMENT "QT_QPA_PLATFORM=offscreen")
