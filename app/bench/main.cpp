@@ -16,6 +16,7 @@
 #include "shardscope/ir/printer.h"
 #include "shardscope/ir/statistics.h"
 #include "shardscope/ir/verifier.h"
+#include "shardscope/train/training_step.h"
 #include "shardscope/zoo/zoo.h"
 
 namespace {
@@ -111,20 +112,55 @@ int benchImport(const std::string& sharedDir, int runs) {
     return 0;
 }
 
+// Building the whole training step (forward, loss, backward, mixed-precision Adam) against building the forward
+// graph alone, in the same run.
+int benchTrain(const std::vector<std::string>& models, int runs) {
+    std::printf("\n== training step (mixed-precision Adam): median of %d runs; x forward = time / time to build the forward graph\n\n", runs);
+    std::printf("%-20s %7s %7s | %10s %10s %9s | %8s\n", "model", "layers", "ops", "forward ms", "step ms", "x forward",
+                "ops/ms");
+    shardscope::train::OptimizerOptions options;
+    options.mixedPrecision = true;
+    for (const auto& name : models) {
+        auto spec = shardscope::zoo::parseModelSpec(name);
+        auto forward = spec ? shardscope::zoo::build(*spec) : shardscope::Result<shardscope::ir::Graph>::failure(spec.diagnostics());
+        if (!forward) {
+            std::fprintf(stderr, "%s\n", forward.errorMessage().c_str());
+            return 1;
+        }
+        auto step = shardscope::train::buildTrainingStep(*forward, options);
+        if (!step) {
+            std::fprintf(stderr, "%s\n", step.errorMessage().c_str());
+            return 1;
+        }
+        std::size_t sink = 0;
+        const double build = medianSeconds(runs, [&] { sink += shardscope::zoo::build(*spec)->ops.size(); });
+        const double train = medianSeconds(runs, [&] { sink += shardscope::train::buildTrainingStep(*forward, options)->graph.ops.size(); });
+        std::printf("%-20s %7s %7zu | %10.2f %10.2f %9.1f | %8.0f\n", name.c_str(), spec->options.at("layers").c_str(),
+                    step->graph.ops.size(), build * 1e3, train * 1e3, train / build,
+                    static_cast<double>(step->graph.ops.size()) / (train * 1e3));
+        if (sink == 0) std::puts("");
+    }
+    return 0;
+}
+
 int main(int argc, char** argv) {
     int runs = 7;
     if (const char* r = std::getenv("SHARDSCOPE_BENCH_RUNS")) runs = std::max(1, std::atoi(r));
     std::vector<std::string> models{"gpt2-small", "llama3-8b", "mixtral-8x7b", "gpt3-175b", "llama3-70b"};
     std::string sharedDir = SHARDSCOPE_SHARED_DIR;
     const std::string what = argc > 1 ? argv[1] : "all";
-    if (what == "--help" || (what != "all" && what != "zoo" && what != "import")) {
-        std::puts("usage: shardscope-bench [all | zoo [PRESET...] | import [SHARED_DIR]]");
+    if (what == "--help" || (what != "all" && what != "zoo" && what != "import" && what != "train")) {
+        std::puts("usage: shardscope-bench [all | zoo [PRESET...] | import [SHARED_DIR] | train [MODEL...]]");
         return what == "--help" ? 0 : 2;
     }
     if (what == "zoo" && argc > 2) models.assign(argv + 2, argv + argc);
     if (what == "import" && argc > 2) sharedDir = argv[2];
-    if (what != "import")
+    std::vector<std::string> trainModels{"gpt2-small", "gpt3-175b:layers=24", "gpt3-175b:layers=48", "gpt3-175b"};
+    if (what == "train" && argc > 2) trainModels.assign(argv + 2, argv + argc);
+    if (what == "all" || what == "zoo")
         if (int rc = benchZoo(models, runs)) return rc;
-    if (what != "zoo") return benchImport(sharedDir, runs);
+    if (what == "all" || what == "import")
+        if (int rc = benchImport(sharedDir, runs)) return rc;
+    if (what == "all" || what == "train") return benchTrain(trainModels, std::min(runs, 5));
     return 0;
 }

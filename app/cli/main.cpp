@@ -3,10 +3,16 @@
 #include <cctype>
 #include <cstdio>
 #include <cstdlib>
+#include <fstream>
+#include <sstream>
 #include <iostream>
 #include <nlohmann/json.hpp>
 
+#include "shardscope/analysis/decision_space.h"
+#include "shardscope/import/format.h"
+#include "shardscope/import/stablehlo.h"
 #include "shardscope/ir/printer.h"
+#include "shardscope/report/analysis_report.h"
 #include "shardscope/ir/statistics.h"
 #include "shardscope/model_source.h"
 #include "shardscope/report/model_report.h"
@@ -101,6 +107,55 @@ int print(const std::string& source, const shardscope::import::ImportOptions& op
     return 0;
 }
 
+int analyze(const std::string& source, const shardscope::import::ImportOptions& options, const TrainingFlags& training,
+            bool json, bool all) {
+    auto model = shardscope::loadModel(source, options);
+    if (!report(model)) return 1;
+    shardscope::report::TrainingSummary summary;
+    if (training.enabled && !toTrainingStep(*model, training, summary)) return 1;
+    const auto space = shardscope::analysis::analyze(model->graph);
+    std::cout << (json ? shardscope::report::analysisJson(*model, space)
+                       : shardscope::report::analysisText(*model, space, all ? 0 : 40));
+    return 0;
+}
+
+// One line per op of every function: `@function:line: rule`. Files other than StableHLO text (and zoo models)
+// are printed as StableHLO first, and lines refer to that text.
+int rules(const std::string& source, const shardscope::import::ImportOptions& options) {
+    using namespace shardscope;
+    std::string text, file = source;
+    if (source.rfind("zoo:", 0) != 0) {
+        std::ifstream in(source, std::ios::binary);
+        std::ostringstream buffer;
+        buffer << in.rdbuf();
+        text = buffer.str();
+    }
+    if (text.empty() || import::detectFormat(text) != import::ModelFormat::StableHlo) {
+        auto model = loadModel(source, options);
+        if (!report(model)) return 1;
+        text = ir::printStableHlo(model->graph);
+        file = source + " (as StableHLO)";
+    }
+    auto functions = import::stableHloFunctions(text, file);
+    if (!report(functions)) return 1;
+    int status = 0;
+    for (const auto& function : *functions) {
+        import::ImportOptions entry = options;
+        entry.entryFunction = function;
+        auto graph = import::importStableHlo(text, file, entry);
+        if (!graph) {
+            std::cerr << "shardscope-cli: @" << function << ": " << graph.errorMessage() << "\n";
+            status = 1;
+            continue;
+        }
+        for (auto id : graph->body) {
+            const auto& op = graph->op(id);
+            std::cout << "@" << function << ":" << op.location.line << ": " << analysis::factorRule(*graph, op).toString() << "\n";
+        }
+    }
+    return status;
+}
+
 int listZoo(bool json) {
     using namespace shardscope;
     if (json) {
@@ -167,6 +222,18 @@ int main(int argc, char** argv) {
     printCommand->add_option("--dim", dims, dimHelp);
     addTrainingFlags(printCommand);
 
+    bool all = false;
+    auto* analyzeCommand = app.add_subcommand("analyze", "the static analysis: names, groups and conflicts");
+    analyzeCommand->add_option("MODEL", source, kModelHelp)->required();
+    analyzeCommand->add_flag("--json", json, "machine-readable output (versioned JSON object)");
+    analyzeCommand->add_flag("--all", all, "list every name, not only the 40 that touch the most bytes");
+    analyzeCommand->add_option("--dim", dims, dimHelp);
+    addTrainingFlags(analyzeCommand);
+
+    auto* rulesCommand = app.add_subcommand("rules", "the factor rule of every op, in Shardy's notation: @function:line: rule");
+    rulesCommand->add_option("MODEL", source, kModelHelp)->required();
+    rulesCommand->add_option("--dim", dims, dimHelp);
+
     auto* zooCommand = app.add_subcommand("zoo", "list the built-in model families, their options and presets");
     zooCommand->add_flag("--json", json, "machine-readable output");
 
@@ -177,7 +244,7 @@ int main(int argc, char** argv) {
         for (const auto* sub : app.get_subcommands({})) known = known || sub->get_name() == command;
         if (!known) {
             std::cerr << "shardscope-cli: error: unknown command '" << command
-                      << "' (commands: info, print, zoo; run with --help for usage)\n";
+                      << "' (commands: info, print, analyze, rules, zoo; run with --help for usage)\n";
             return 2;
         }
     }
@@ -197,6 +264,8 @@ int main(int argc, char** argv) {
     if (!parseDimensions(dims, options)) return 2;
     if (*infoCommand) return info(source, options, training, json);
     if (*printCommand) return print(source, options, training);
+    if (*analyzeCommand) return analyze(source, options, training, json, all);
+    if (*rulesCommand) return rules(source, options);
     if (*zooCommand) return listZoo(json);
     return 2;
 }

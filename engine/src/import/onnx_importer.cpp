@@ -6,11 +6,12 @@
 #include <cctype>
 #include <climits>
 #include <cmath>
-#include <limits>
 #include <cstring>
 #include <exception>
 #include <functional>
+#include <limits>
 #include <set>
+#include <unordered_set>
 
 #include <onnx/defs/schema.h>
 #include <onnx/shape_inference/implementation.h>
@@ -35,80 +36,10 @@ using ir::ElementType;
 
 namespace {
 
-float halfToFloat(std::uint16_t h) {
-    const std::uint32_t sign = (h >> 15) & 1u, exponent = (h >> 10) & 0x1fu, mantissa = h & 0x3ffu;
-    float magnitude;
-    if (exponent == 0) magnitude = std::ldexp(static_cast<float>(mantissa), -24);
-    else if (exponent == 31) magnitude = mantissa ? std::numeric_limits<float>::quiet_NaN() : std::numeric_limits<float>::infinity();
-    else magnitude = std::ldexp(static_cast<float>(mantissa | 0x400u), static_cast<int>(exponent) - 25);
-    return sign ? -magnitude : magnitude;
-}
-
-float bfloat16ToFloat(std::uint16_t h) {
-    const std::uint32_t bits = static_cast<std::uint32_t>(h) << 16;
-    float f;
-    std::memcpy(&f, &bits, sizeof f);
-    return f;
-}
-
-// Bytes per element of an ONNX data type in raw_data; 0 for types without a fixed width.
-std::size_t rawWidth(std::int32_t type) {
-    switch (type) {
-        case ::onnx::TensorProto_DataType_UINT8:
-        case ::onnx::TensorProto_DataType_INT8:
-        case ::onnx::TensorProto_DataType_BOOL: return 1;
-        case ::onnx::TensorProto_DataType_UINT16:
-        case ::onnx::TensorProto_DataType_INT16:
-        case ::onnx::TensorProto_DataType_FLOAT16:
-        case ::onnx::TensorProto_DataType_BFLOAT16: return 2;
-        case ::onnx::TensorProto_DataType_FLOAT:
-        case ::onnx::TensorProto_DataType_INT32:
-        case ::onnx::TensorProto_DataType_UINT32: return 4;
-        case ::onnx::TensorProto_DataType_INT64:
-        case ::onnx::TensorProto_DataType_UINT64:
-        case ::onnx::TensorProto_DataType_DOUBLE:
-        case ::onnx::TensorProto_DataType_COMPLEX64: return 8;
-        case ::onnx::TensorProto_DataType_COMPLEX128: return 16;
-        default: return 0;
-    }
-}
-
-template <typename T>
-T readRaw(const std::string& raw, std::size_t index) {
-    T v;
-    std::memcpy(&v, raw.data() + index * sizeof(T), sizeof(T));
-    return v;
-}
-
-// One element of raw_data as an integer or a real.
-void decodeRawElement(std::int32_t type, const std::string& raw, std::size_t i, ConstTensor& out) {
-    switch (type) {
-        case ::onnx::TensorProto_DataType_UINT8: out.ints.push_back(readRaw<std::uint8_t>(raw, i)); break;
-        case ::onnx::TensorProto_DataType_INT8: out.ints.push_back(readRaw<std::int8_t>(raw, i)); break;
-        case ::onnx::TensorProto_DataType_BOOL: out.ints.push_back(readRaw<std::uint8_t>(raw, i) != 0); break;
-        case ::onnx::TensorProto_DataType_UINT16: out.ints.push_back(readRaw<std::uint16_t>(raw, i)); break;
-        case ::onnx::TensorProto_DataType_INT16: out.ints.push_back(readRaw<std::int16_t>(raw, i)); break;
-        case ::onnx::TensorProto_DataType_INT32: out.ints.push_back(readRaw<std::int32_t>(raw, i)); break;
-        case ::onnx::TensorProto_DataType_UINT32: out.ints.push_back(readRaw<std::uint32_t>(raw, i)); break;
-        case ::onnx::TensorProto_DataType_INT64: out.ints.push_back(readRaw<std::int64_t>(raw, i)); break;
-        case ::onnx::TensorProto_DataType_UINT64:
-            out.ints.push_back(static_cast<std::int64_t>(readRaw<std::uint64_t>(raw, i)));
-            break;
-        case ::onnx::TensorProto_DataType_FLOAT16: out.reals.push_back(halfToFloat(readRaw<std::uint16_t>(raw, i))); break;
-        case ::onnx::TensorProto_DataType_BFLOAT16:
-            out.reals.push_back(bfloat16ToFloat(readRaw<std::uint16_t>(raw, i)));
-            break;
-        case ::onnx::TensorProto_DataType_FLOAT: out.reals.push_back(readRaw<float>(raw, i)); break;
-        case ::onnx::TensorProto_DataType_DOUBLE: out.reals.push_back(readRaw<double>(raw, i)); break;
-        case ::onnx::TensorProto_DataType_COMPLEX64: out.reals.push_back(readRaw<float>(raw, 2 * i)); break;
-        case ::onnx::TensorProto_DataType_COMPLEX128: out.reals.push_back(readRaw<double>(raw, 2 * i)); break;
-        default: break;
-    }
-}
-
 std::string lower(std::string_view s) {
     std::string out(s);
-    for (auto& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    for (auto& c : out)
+        c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
     return out;
 }
 
@@ -116,155 +47,73 @@ std::string lower(std::string_view s) {
 // and token tables. Data inputs are rarely named so ("input.1" has a numeric leaf).
 bool looksLikeWeight(const std::string& name) {
     const std::string l = lower(name);
-    for (const char* word : {"weight", "bias", "token", "embed", "scale", "gamma", "beta", "kernel", "running_",
-                             "param", "pos_"})
-        if (l.find(word) != std::string::npos) return true;
-    if (l.rfind("onnx::", 0) == 0) return false;
+    for (const char* word : {"weight", "bias", "token", "embed", "scale", "gamma", "beta", "kernel",
+                             "running_", "param", "pos_"})
+        if (l.find(word) != std::string::npos)
+            return true;
+    if (l.rfind("onnx::", 0) == 0)
+        return false;
     const auto dot = l.rfind('.');
-    if (dot == std::string::npos || dot + 1 >= l.size()) return false;
+    if (dot == std::string::npos || dot + 1 >= l.size())
+        return false;
     return std::isalpha(static_cast<unsigned char>(l[dot + 1])) != 0;
 }
 
 // Inputs that hold weights: Conv/Gemm/MatMul right-hand sides, biases, norm statistics, embedding tables.
 bool isWeightPosition(const std::string& op, int index) {
-    if (op == "Conv" || op == "ConvTranspose" || op == "Gemm") return index >= 1;
-    if (op == "MatMul" || op == "PRelu") return index == 1;
-    if (op == "BatchNormalization") return index >= 1 && index <= 4;
+    if (op == "Conv" || op == "ConvTranspose" || op == "Gemm")
+        return index >= 1;
+    if (op == "MatMul" || op == "PRelu")
+        return index == 1;
+    if (op == "BatchNormalization")
+        return index >= 1 && index <= 4;
     if (op == "LayerNormalization" || op == "InstanceNormalization" || op == "GroupNormalization")
         return index >= 1;
-    if (op == "Gather") return index == 0;
+    if (op == "Gather")
+        return index == 0;
     return false;
 }
 
 // Inputs that configure an op (shapes, axes, scales, bounds) rather than carry data it computes on.
 bool isConfigurationPosition(const std::string& op, int index) {
-    if (op == "Reshape" || op == "Expand" || op == "Tile" || op == "Squeeze" || op == "Unsqueeze" || op == "Split" ||
-        op == "TopK" || op == "CumSum" || op == "Upsample" || op.rfind("Reduce", 0) == 0)
+    if (op == "Reshape" || op == "Expand" || op == "Tile" || op == "Squeeze" || op == "Unsqueeze" ||
+        op == "Split" || op == "TopK" || op == "CumSum" || op == "Upsample" || op.rfind("Reduce", 0) == 0)
         return index == 1;
-    if (op == "Slice" || op == "Pad" || op == "Resize" || op == "Clip" || op == "OneHot") return index >= 1;
+    if (op == "Slice" || op == "Pad" || op == "Resize" || op == "Clip" || op == "OneHot")
+        return index >= 1;
     return op == "ConstantOfShape" || op == "Range";
 }
 
 std::optional<ir::TensorType> staticType(const ::onnx::TypeProto& type) {
-    if (!type.has_tensor_type() || !type.tensor_type().has_shape()) return std::nullopt;
+    if (!type.has_tensor_type() || !type.tensor_type().has_shape())
+        return std::nullopt;
     auto element = elementTypeOf(type.tensor_type().elem_type());
-    if (!element) return std::nullopt;
+    if (!element)
+        return std::nullopt;
     ir::TensorType t{{}, *element};
     for (const auto& d : type.tensor_type().shape().dim()) {
-        if (!d.has_dim_value() || d.dim_value() < 0) return std::nullopt;
+        if (!d.has_dim_value() || d.dim_value() < 0)
+            return std::nullopt;
         t.shape.push_back(d.dim_value());
     }
-    if (!checkedElements(t.shape)) return std::nullopt;
+    if (!checkedElements(t.shape))
+        return std::nullopt;
     return t;
 }
 
 }  // namespace
 
-std::optional<ElementType> elementTypeOf(std::int32_t onnxType) {
-    switch (onnxType) {
-        case ::onnx::TensorProto_DataType_FLOAT: return ElementType::F32;
-        case ::onnx::TensorProto_DataType_UINT8: return ElementType::U8;
-        case ::onnx::TensorProto_DataType_INT8: return ElementType::I8;
-        case ::onnx::TensorProto_DataType_UINT16: return ElementType::U16;
-        case ::onnx::TensorProto_DataType_INT16: return ElementType::I16;
-        case ::onnx::TensorProto_DataType_INT32: return ElementType::I32;
-        case ::onnx::TensorProto_DataType_INT64: return ElementType::I64;
-        case ::onnx::TensorProto_DataType_BOOL: return ElementType::I1;
-        case ::onnx::TensorProto_DataType_FLOAT16: return ElementType::F16;
-        case ::onnx::TensorProto_DataType_DOUBLE: return ElementType::F64;
-        case ::onnx::TensorProto_DataType_UINT32: return ElementType::U32;
-        case ::onnx::TensorProto_DataType_UINT64: return ElementType::U64;
-        case ::onnx::TensorProto_DataType_COMPLEX64: return ElementType::C64;
-        case ::onnx::TensorProto_DataType_COMPLEX128: return ElementType::C128;
-        case ::onnx::TensorProto_DataType_BFLOAT16: return ElementType::BF16;
-        default: return std::nullopt;
-    }
-}
-
-std::optional<ConstTensor> decodeTensor(const ::onnx::TensorProto& tensor, std::string& error) {
-    const std::int32_t type = tensor.data_type();
-    auto element = elementTypeOf(type);
-    if (!element) {
-        error = "has an unsupported element type (ONNX data type " + std::to_string(type) + ")";
-        return std::nullopt;
-    }
-    ir::Shape shape(tensor.dims().begin(), tensor.dims().end());
-    auto n = checkedElements(shape);
-    if (!n) {
-        error = "has an invalid shape [" + ir::shapeToString(shape) + "]";
-        return std::nullopt;
-    }
-    if (tensor.data_location() == ::onnx::TensorProto_DataLocation_EXTERNAL || *n > kFoldLimit) return std::nullopt;
-    const auto count = static_cast<std::size_t>(*n);
-    ConstTensor out;
-    out.element = *element;
-    out.shape = shape;
-    auto wrongCount = [&](std::size_t got, std::size_t expected) {
-        error = "holds " + std::to_string(got) + " values for a tensor of " + std::to_string(expected);
-        return std::nullopt;
-    };
-    if (tensor.has_raw_data()) {
-        const std::string& raw = tensor.raw_data();
-        const std::size_t width = rawWidth(type);
-        if (width == 0 || raw.size() != count * width) {
-            error = "has " + std::to_string(raw.size()) + " bytes of data for " + std::to_string(count) +
-                    " elements";
-            return std::nullopt;
-        }
-        for (std::size_t i = 0; i < count; ++i) decodeRawElement(type, raw, i, out);
-        return out;
-    }
-    switch (type) {
-        case ::onnx::TensorProto_DataType_FLOAT:
-        case ::onnx::TensorProto_DataType_COMPLEX64: {
-            const std::size_t stride = type == ::onnx::TensorProto_DataType_COMPLEX64 ? 2 : 1;
-            if (static_cast<std::size_t>(tensor.float_data_size()) != count * stride)
-                return wrongCount(static_cast<std::size_t>(tensor.float_data_size()), count * stride);
-            for (std::size_t i = 0; i < count; ++i) out.reals.push_back(tensor.float_data(static_cast<int>(i * stride)));
-            return out;
-        }
-        case ::onnx::TensorProto_DataType_DOUBLE:
-        case ::onnx::TensorProto_DataType_COMPLEX128: {
-            const std::size_t stride = type == ::onnx::TensorProto_DataType_COMPLEX128 ? 2 : 1;
-            if (static_cast<std::size_t>(tensor.double_data_size()) != count * stride)
-                return wrongCount(static_cast<std::size_t>(tensor.double_data_size()), count * stride);
-            for (std::size_t i = 0; i < count; ++i)
-                out.reals.push_back(tensor.double_data(static_cast<int>(i * stride)));
-            return out;
-        }
-        case ::onnx::TensorProto_DataType_INT64:
-            if (static_cast<std::size_t>(tensor.int64_data_size()) != count)
-                return wrongCount(static_cast<std::size_t>(tensor.int64_data_size()), count);
-            out.ints.assign(tensor.int64_data().begin(), tensor.int64_data().end());
-            return out;
-        case ::onnx::TensorProto_DataType_UINT32:
-        case ::onnx::TensorProto_DataType_UINT64:
-            if (static_cast<std::size_t>(tensor.uint64_data_size()) != count)
-                return wrongCount(static_cast<std::size_t>(tensor.uint64_data_size()), count);
-            for (auto v : tensor.uint64_data()) out.ints.push_back(wrapInteger(*element, static_cast<std::int64_t>(v)));
-            return out;
-        default: {
-            // int32_data carries the narrow integer types, bool, and the bits of float16 / bfloat16.
-            if (static_cast<std::size_t>(tensor.int32_data_size()) != count)
-                return wrongCount(static_cast<std::size_t>(tensor.int32_data_size()), count);
-            for (auto v : tensor.int32_data()) {
-                const auto bits = static_cast<std::uint16_t>(static_cast<std::uint32_t>(v) & 0xffffu);
-                if (type == ::onnx::TensorProto_DataType_FLOAT16) out.reals.push_back(halfToFloat(bits));
-                else if (type == ::onnx::TensorProto_DataType_BFLOAT16) out.reals.push_back(bfloat16ToFloat(bits));
-                else out.ints.push_back(wrapInteger(*element, v));
-            }
-            return out;
-        }
-    }
-}
-
 Importer::Importer(::onnx::ModelProto& model, std::string fileName, const ImportOptions& options)
-    : model_(model), fileName_(std::move(fileName)), options_(options), b_(model.graph().name().empty() ? "main" : model.graph().name(), fileName_) {}
+    : model_(model),
+      fileName_(std::move(fileName)),
+      options_(options),
+      b_(model.graph().name().empty() ? "main" : model.graph().name(), fileName_) {}
 
 SourceLocation Importer::here() const {
     SourceLocation location;
     location.file = fileName_;
-    if (node_) location.name = label_;
+    if (node_)
+        location.name = label_;
     return location;
 }
 
@@ -276,7 +125,8 @@ bool Importer::error(std::string code, std::string message) {
 
 const ::onnx::AttributeProto* Importer::attribute(std::string_view name) const {
     for (const auto& a : node_->attribute())
-        if (a.name() == name) return &a;
+        if (a.name() == name)
+            return &a;
     return nullptr;
 }
 
@@ -287,9 +137,12 @@ std::int64_t Importer::attrInt(std::string_view name, std::int64_t fallback) con
 
 float Importer::attrFloat(std::string_view name, float fallback) const {
     const auto* a = attribute(name);
-    if (!a) return fallback;
-    if (a->has_f()) return a->f();
-    if (a->has_i()) return static_cast<float>(a->i());
+    if (!a)
+        return fallback;
+    if (a->has_f())
+        return a->f();
+    if (a->has_i())
+        return static_cast<float>(a->i());
     return fallback;
 }
 
@@ -300,7 +153,8 @@ std::string Importer::attrString(std::string_view name, std::string fallback) co
 
 std::optional<std::vector<std::int64_t>> Importer::attrInts(std::string_view name, bool& ok) {
     const auto* a = attribute(name);
-    if (!a) return std::nullopt;
+    if (!a)
+        return std::nullopt;
     if (a->type() != ::onnx::AttributeProto_AttributeType_INTS && a->ints_size() == 0 &&
         a->type() != ::onnx::AttributeProto_AttributeType_UNDEFINED) {
         ok = error("onnx.attribute", "attribute '" + std::string(name) + "' should be a list of integers");
@@ -316,23 +170,28 @@ std::optional<std::size_t> Importer::input(int i) {
     }
     auto it = names_.find(node_->input(i));
     if (it == names_.end()) {
-        error("onnx.undefined-value", "input '" + node_->input(i) +
-                                          "' is not defined by an earlier node, an initializer or a graph input");
+        error("onnx.undefined-value",
+              "input '" + node_->input(i) +
+                  "' is not defined by an earlier node, an initializer or a graph input");
         return std::nullopt;
     }
     return it->second;
 }
 
 const ConstTensor* Importer::constant(std::size_t s) {
-    if (slots_[s].parameter) return nullptr;
-    if (slots_[s].constant) return slots_[s].constant.get();
-    if (!slots_[s].tensor) return nullptr;
+    if (slots_[s].parameter)
+        return nullptr;
+    if (slots_[s].constant)
+        return slots_[s].constant.get();
+    if (!slots_[s].tensor)
+        return nullptr;
     const ::onnx::TensorProto* tensor = slots_[s].tensor;
     slots_[s].tensor = nullptr;  // decode once: a tensor too large to fold stays a constant of unknown values
     std::string why;
     auto decoded = decodeTensor(*tensor, why);
     if (!decoded) {
-        if (!why.empty()) error("onnx.tensor", "tensor '" + slots_[s].name + "' " + why);
+        if (!why.empty())
+            error("onnx.tensor", "tensor '" + slots_[s].name + "' " + why);
         return nullptr;
     }
     slots_[s].constant = std::make_shared<const ConstTensor>(std::move(*decoded));
@@ -341,7 +200,8 @@ const ConstTensor* Importer::constant(std::size_t s) {
 
 std::optional<std::vector<std::int64_t>> Importer::constantInts(int i, std::string_view what) {
     auto s = input(i);
-    if (!s) return std::nullopt;
+    if (!s)
+        return std::nullopt;
     const ConstTensor* c = constant(*s);
     if (!c) {
         error("onnx.dynamic-shape", "the " + std::string(what) + " ('" + node_->input(i) +
@@ -352,7 +212,8 @@ std::optional<std::vector<std::int64_t>> Importer::constantInts(int i, std::stri
 }
 
 ValueId Importer::value(std::size_t s) {
-    if (slots_[s].value.valid()) return slots_[s].value;
+    if (slots_[s].value.valid())
+        return slots_[s].value;
     if (slots_[s].parameter) {
         const Slot& slot = slots_[s];
         ValueId v = b_.parameter(slot.name, slot.type.shape, slot.type.element);
@@ -367,18 +228,22 @@ ValueId Importer::materializeConstant(std::size_t s, ElementType element) {
     ir::ConstantAttributes literal;
     auto convert = [&](std::int64_t i) {
         if (!ir::isFloat(element) && !ir::isComplex(element))
-            return static_cast<double>(wrapInteger(element, element == ElementType::I1 ? (c->realAt(i) != 0) : c->intAt(i)));
+            return static_cast<double>(
+                wrapInteger(element, element == ElementType::I1 ? (c->realAt(i) != 0) : c->intAt(i)));
         return c->realAt(i);
     };
     if (c && c->elements() > 0) {
-        if (c->stored() == 1) literal.values.push_back(convert(0));
+        if (c->stored() == 1)
+            literal.values.push_back(convert(0));
         else if (c->elements() <= kLiteralLimit)
-            for (std::int64_t i = 0; i < c->elements(); ++i) literal.values.push_back(convert(i));
+            for (std::int64_t i = 0; i < c->elements(); ++i)
+                literal.values.push_back(convert(i));
     }
     const ir::TensorType type{slots_[s].type.shape, element};
     auto results = b_.op(ir::OpKind::Constant, {}, std::move(literal), slots_[s].origin, {}, {type});
     ValueId v = results.empty() ? ValueId{} : results.front();
-    if (element == slots_[s].type.element) slots_[s].value = v;
+    if (element == slots_[s].type.element)
+        slots_[s].value = v;
     return v;
 }
 
@@ -387,10 +252,10 @@ ValueId Importer::operand(std::size_t s, ElementType element, const ir::Shape& s
         const ConstTensor* c = constant(s);
         if (c && c->stored() == 1 && c->elements() > 0 && broadcastShapes(c->shape, shape) == shape) {
             const bool integral = !ir::isFloat(element) && !ir::isComplex(element);
-            const double v = integral ? static_cast<double>(wrapInteger(element, element == ElementType::I1
-                                                                                     ? c->realAt(0) != 0
-                                                                                     : c->intAt(0)))
-                                      : c->realAt(0);
+            const double v = integral
+                                 ? static_cast<double>(wrapInteger(
+                                       element, element == ElementType::I1 ? c->realAt(0) != 0 : c->intAt(0)))
+                                 : c->realAt(0);
             return splat(v, element, shape);
         }
         ValueId v = materializeConstant(s, element);
@@ -407,10 +272,13 @@ std::size_t Importer::newSlot(Slot slot, const std::string& name) {
 }
 
 bool Importer::define(int output, ValueId v) {
-    if (!v.valid() || b_.failed()) return false;
-    if (!hasOutput(output)) return true;
+    if (!v.valid() || b_.failed())
+        return false;
+    if (!hasOutput(output))
+        return true;
     const std::string& name = node_->output(output);
-    if (names_.count(name)) return error("onnx.redefined-value", "value '" + name + "' is defined twice");
+    if (names_.count(name))
+        return error("onnx.redefined-value", "value '" + name + "' is defined twice");
     Slot slot;
     slot.type = b_.type(v);
     slot.value = v;
@@ -421,9 +289,11 @@ bool Importer::define(int output, ValueId v) {
 }
 
 bool Importer::defineConstant(int output, ConstTensor tensor) {
-    if (!hasOutput(output)) return true;
+    if (!hasOutput(output))
+        return true;
     const std::string& name = node_->output(output);
-    if (names_.count(name)) return error("onnx.redefined-value", "value '" + name + "' is defined twice");
+    if (names_.count(name))
+        return error("onnx.redefined-value", "value '" + name + "' is defined twice");
     Slot slot;
     slot.type = ir::TensorType{tensor.shape, tensor.element};
     slot.constant = std::make_shared<const ConstTensor>(std::move(tensor));
@@ -434,9 +304,11 @@ bool Importer::defineConstant(int output, ConstTensor tensor) {
 }
 
 bool Importer::alias(int output, std::size_t s) {
-    if (!hasOutput(output)) return true;
+    if (!hasOutput(output))
+        return true;
     const std::string& name = node_->output(output);
-    if (names_.count(name)) return error("onnx.redefined-value", "value '" + name + "' is defined twice");
+    if (names_.count(name))
+        return error("onnx.redefined-value", "value '" + name + "' is defined twice");
     names_[name] = s;
     return true;
 }
@@ -448,10 +320,11 @@ bool Importer::checkModel() {
         return false;
     }
     for (const auto& o : model_.opset_import())
-        if (o.domain().empty() || o.domain() == "ai.onnx") opset_ = o.version();
+        if (o.domain().empty() || o.domain() == "ai.onnx")
+            opset_ = o.version();
     if (opset_ <= 0) {
-        diagnostics_.push_back(
-            makeError("onnx.parse", "not a valid ONNX model: it imports no version of the default operator set", file));
+        diagnostics_.push_back(makeError(
+            "onnx.parse", "not a valid ONNX model: it imports no version of the default operator set", file));
         return false;
     }
     return true;
@@ -462,17 +335,18 @@ bool Importer::resolveSymbolicDimensions() {
     std::set<std::string> reported;
     bool ok = true;
     for (auto& in : *model_.mutable_graph()->mutable_input()) {
-        if (initializers_.count(in.name())) continue;
+        if (initializers_.count(in.name()))
+            continue;
         if (!in.type().has_tensor_type() || !elementTypeOf(in.type().tensor_type().elem_type())) {
-            diagnostics_.push_back(makeError("onnx.input-type",
-                                             "input '" + in.name() + "' is not a tensor of a supported element type",
-                                             file));
+            diagnostics_.push_back(
+                makeError("onnx.input-type",
+                          "input '" + in.name() + "' is not a tensor of a supported element type", file));
             ok = false;
             continue;
         }
         if (!in.type().tensor_type().has_shape()) {
-            diagnostics_.push_back(
-                makeError("onnx.input-shape", "input '" + in.name() + "' has no shape (not even its rank)", file));
+            diagnostics_.push_back(makeError(
+                "onnx.input-shape", "input '" + in.name() + "' has no shape (not even its rank)", file));
             ok = false;
             continue;
         }
@@ -483,18 +357,18 @@ bool Importer::resolveSymbolicDimensions() {
             names.push_back(dim->has_dim_param() ? dim->dim_param() : std::string());
             if (dim->has_dim_value()) {
                 if (dim->dim_value() < 0) {
-                    diagnostics_.push_back(makeError("onnx.input-shape",
-                                                     "dimension " + std::to_string(d) + " of input '" + in.name() +
-                                                         "' is negative",
-                                                     file));
+                    diagnostics_.push_back(makeError(
+                        "onnx.input-shape",
+                        "dimension " + std::to_string(d) + " of input '" + in.name() + "' is negative",
+                        file));
                     ok = false;
                 }
                 continue;
             }
             if (!dim->has_dim_param() || dim->dim_param().empty()) {
                 diagnostics_.push_back(makeError("onnx.symbolic-dimension",
-                                                 "dimension " + std::to_string(d) + " of input '" + in.name() +
-                                                     "' has no size and no name to give it one",
+                                                 "dimension " + std::to_string(d) + " of input '" +
+                                                     in.name() + "' has no size and no name to give it one",
                                                  file));
                 ok = false;
                 continue;
@@ -503,18 +377,18 @@ bool Importer::resolveSymbolicDimensions() {
             auto it = options_.dimensions.find(param);
             if (it != options_.dimensions.end() && it->second < 0) {
                 if (reported.insert(param).second)
-                    diagnostics_.push_back(makeError("onnx.symbolic-dimension",
-                                                     "--dim " + param + "=" + std::to_string(it->second) +
-                                                         " is negative",
-                                                     file));
+                    diagnostics_.push_back(makeError(
+                        "onnx.symbolic-dimension",
+                        "--dim " + param + "=" + std::to_string(it->second) + " is negative", file));
                 ok = false;
                 continue;
             }
             if (it == options_.dimensions.end()) {
                 if (reported.insert(param).second) {
                     diagnostics_.push_back(makeError("onnx.symbolic-dimension",
-                                                     "symbolic dimension '" + param + "' of input '" + in.name() +
-                                                         "' needs a value: pass --dim " + param + "=N",
+                                                     "symbolic dimension '" + param + "' of input '" +
+                                                         in.name() + "' needs a value: pass --dim " + param +
+                                                         "=N",
                                                      file));
                 }
                 ok = false;
@@ -526,7 +400,77 @@ bool Importer::resolveSymbolicDimensions() {
     return ok;
 }
 
+bool Importer::checkGraphStructure() {
+    // ONNX requires SSA values in topological order; checking it here (subgraphs included) also keeps
+    // libonnx's shape inference, which dereferences the types of undefined inputs, away from malformed graphs.
+    std::function<bool(const ::onnx::GraphProto&, std::unordered_set<std::string>)> check =
+        [&](const ::onnx::GraphProto& graph, std::unordered_set<std::string> defined) {
+            for (const auto& in : graph.input())
+                defined.insert(in.name());
+            for (const auto& t : graph.initializer())
+                defined.insert(t.name());
+            for (const auto& n : graph.node()) {
+                for (const auto& in : n.input())
+                    if (!in.empty() && !defined.count(in))
+                        return error("onnx.undefined-value", "input '" + in +
+                                                                 "' is not defined by an earlier node, an "
+                                                                 "initializer or a graph input");
+                for (const auto& a : n.attribute()) {
+                    if (a.has_g() && !check(a.g(), defined))
+                        return false;
+                    for (const auto& sub : a.graphs())
+                        if (!check(sub, defined))
+                            return false;
+                }
+                for (const auto& out : n.output())
+                    if (!out.empty() && !defined.insert(out).second)
+                        return error("onnx.redefined-value", "value '" + out + "' is defined twice");
+            }
+            for (const auto& out : graph.output())
+                if (!defined.count(out.name()))
+                    return error("onnx.undefined-value",
+                                 "graph output '" + out.name() + "' is not produced by any node");
+            return true;
+        };
+    const auto& g = model_.graph();
+    std::unordered_set<std::string> defined;
+    for (const auto& in : g.input())
+        defined.insert(in.name());
+    for (const auto& t : g.initializer())
+        defined.insert(t.name());
+    for (nodeIndex_ = 0; nodeIndex_ < g.node_size(); ++nodeIndex_) {
+        node_ = &g.node(nodeIndex_);
+        label_ = node_->name().empty() ? node_->op_type() + "_" + std::to_string(nodeIndex_) : node_->name();
+        for (const auto& in : node_->input())
+            if (!in.empty() && !defined.count(in))
+                return error("onnx.undefined-value",
+                             "input '" + in + "' is not defined by an earlier node, an initializer or a graph input");
+        for (const auto& a : node_->attribute()) {
+            if (a.has_g() && !check(a.g(), defined))
+                return false;
+            for (const auto& sub : a.graphs())
+                if (!check(sub, defined))
+                    return false;
+        }
+        for (const auto& out : node_->output())
+            if (!out.empty() && !defined.insert(out).second)
+                return error("onnx.redefined-value", "value '" + out + "' is defined twice");
+    }
+    node_ = nullptr;
+    for (const auto& out : g.output())
+        if (!defined.count(out.name())) {
+            diagnostics_.push_back(makeError("onnx.undefined-value",
+                                             "graph output '" + out.name() + "' is not produced by any node",
+                                             inFile(fileName_)));
+            return false;
+        }
+    return true;
+}
+
 void Importer::runShapeInference() {
+    if (inferenceRan_)
+        return;
+    inferenceRan_ = true;
     try {
         ::onnx::ShapeInferenceOptions inferenceOptions(/*check_type=*/false, /*strict_mode=*/0,
                                                        /*data_propagation=*/true);
@@ -541,25 +485,29 @@ void Importer::runShapeInference() {
     const auto& g = model_.graph();
     for (const auto* list : {&g.value_info(), &g.output(), &g.input()})
         for (const auto& vi : *list)
-            if (auto t = staticType(vi.type())) inferred_[vi.name()] = *t;
+            if (auto t = staticType(vi.type()))
+                inferred_[vi.name()] = *t;
 }
 
 bool Importer::declareInitializers() {
     for (const auto& t : model_.graph().initializer()) {
-        if (t.name().empty()) continue;
+        if (t.name().empty())
+            continue;
         node_ = nullptr;
         auto element = elementTypeOf(t.data_type());
         ir::Shape shape(t.dims().begin(), t.dims().end());
         if (!element || !checkedElements(shape)) {
-            diagnostics_.push_back(makeError("onnx.tensor",
-                                             "initializer '" + t.name() + "' " +
-                                                 (element ? "has an invalid shape [" + ir::shapeToString(shape) + "]"
-                                                          : "has an unsupported element type"),
-                                             inFile(fileName_)));
+            diagnostics_.push_back(
+                makeError("onnx.tensor",
+                          "initializer '" + t.name() + "' " +
+                              (element ? "has an invalid shape [" + ir::shapeToString(shape) + "]"
+                                       : "has an unsupported element type"),
+                          inFile(fileName_)));
             return false;
         }
         if (names_.count(t.name())) {
-            diagnostics_.push_back(makeError("onnx.redefined-value", "initializer '" + t.name() + "' is defined twice",
+            diagnostics_.push_back(makeError("onnx.redefined-value",
+                                             "initializer '" + t.name() + "' is defined twice",
                                              inFile(fileName_)));
             return false;
         }
@@ -571,7 +519,8 @@ bool Importer::declareInitializers() {
         // scales, Clip bounds); integer ones (shapes, indices) and float scalars (epsilons) are constants.
         bool configuration = true;
         if (auto it = consumers_.find(t.name()); it != consumers_.end())
-            for (const auto& [n, i] : it->second) configuration = configuration && isConfigurationPosition(n->op_type(), i);
+            for (const auto& [n, i] : it->second)
+                configuration = configuration && isConfigurationPosition(n->op_type(), i);
         slot.parameter = ir::isFloat(*element) && !shape.empty() && !configuration;
         slot.name = t.name();
         slot.origin = t.name();
@@ -585,10 +534,12 @@ bool Importer::declareGraphInputs() {
     // Whether every use (looking through Identity nodes) is a weight position.
     std::function<bool(const std::string&, int)> onlyWeightUses = [&](const std::string& name, int depth) {
         auto it = consumers_.find(name);
-        if (it == consumers_.end() || depth > 8) return false;
+        if (it == consumers_.end() || depth > 8)
+            return false;
         for (const auto& [n, i] : it->second) {
             if (n->op_type() == "Identity" && n->output_size() == 1) {
-                if (!onlyWeightUses(n->output(0), depth + 1)) return false;
+                if (!onlyWeightUses(n->output(0), depth + 1))
+                    return false;
             } else if (!isWeightPosition(n->op_type(), i)) {
                 return false;
             }
@@ -600,18 +551,21 @@ bool Importer::declareGraphInputs() {
     // input is recognised as a weight the float inputs after it are weights too.
     bool weightsStarted = false;
     for (const auto& in : g.input()) {
-        if (initializers_.count(in.name())) continue;
+        if (initializers_.count(in.name()))
+            continue;
         if (names_.count(in.name()))
             return error("onnx.redefined-value", "graph input '" + in.name() + "' is defined twice");
         auto element = elementTypeOf(in.type().tensor_type().elem_type());
         ir::TensorType type{{}, element.value_or(ElementType::F32)};
-        for (const auto& d : in.type().tensor_type().shape().dim()) type.shape.push_back(d.dim_value());
+        for (const auto& d : in.type().tensor_type().shape().dim())
+            type.shape.push_back(d.dim_value());
         // Symbolic dimension names ("batch", "seq") label the argument's dimensions.
         std::vector<std::string> labels = dimensionNames_[in.name()];
-        const bool labelled = std::any_of(labels.begin(), labels.end(), [](const auto& l) { return !l.empty(); });
+        const bool labelled =
+            std::any_of(labels.begin(), labels.end(), [](const auto& l) { return !l.empty(); });
         if (!checkedElements(type.shape)) {
-            diagnostics_.push_back(makeError("onnx.input-shape", "input '" + in.name() + "' is too large",
-                                             inFile(fileName_)));
+            diagnostics_.push_back(
+                makeError("onnx.input-shape", "input '" + in.name() + "' is too large", inFile(fileName_)));
             return false;
         }
         const bool weight = ir::isFloat(type.element) &&
@@ -624,7 +578,8 @@ bool Importer::declareGraphInputs() {
         if (weight) {
             slot.parameter = true;
         } else {
-            slot.value = b_.input(in.name(), type.shape, type.element, labelled ? labels : std::vector<std::string>{});
+            slot.value =
+                b_.input(in.name(), type.shape, type.element, labelled ? labels : std::vector<std::string>{});
         }
         newSlot(std::move(slot), in.name());
     }
@@ -633,7 +588,8 @@ bool Importer::declareGraphInputs() {
 
 bool Importer::importNode() {
     const std::string& domain = node_->domain();
-    if (!domain.empty() && domain != "ai.onnx") return importOpaque("operators of domain '" + domain + "'");
+    if (!domain.empty() && domain != "ai.onnx")
+        return importOpaque("operators of domain '" + domain + "'");
     return dispatch();
 }
 
@@ -648,7 +604,8 @@ bool Importer::declareOutputs() {
             return false;
         }
         ValueId v = value(it->second);
-        if (!v.valid()) return false;
+        if (!v.valid())
+            return false;
         b_.output(v, out.name());
     }
     return true;
@@ -659,10 +616,12 @@ void Importer::reportUnsupported() {
         SourceLocation location = inFile(fileName_);
         location.name = u.firstNode;
         std::string message = "'" + name + "' is not supported";
-        if (!u.reason.empty()) message += " (" + u.reason + ")";
+        if (!u.reason.empty())
+            message += " (" + u.reason + ")";
         message += ": " + std::to_string(u.count) + (u.count == 1 ? " node imports" : " nodes import") +
                    " as an opaque op whose dimensions all need replication";
-        if (u.count > 1) message += " (first: '" + u.firstNode + "')";
+        if (u.count > 1)
+            message += " (first: '" + u.firstNode + "')";
         diagnostics_.push_back(makeWarning("onnx.unsupported-op", std::move(message), std::move(location)));
     }
 }
@@ -680,27 +639,35 @@ Result<ir::Graph> Importer::run() {
         return b_.failed() || std::any_of(diagnostics_.begin(), diagnostics_.end(),
                                           [](const Diagnostic& d) { return d.severity == Severity::Error; });
     };
-    if (!checkModel()) return fail();
-    for (const auto& t : model_.graph().initializer()) initializers_[t.name()] = &t;
-    if (!resolveSymbolicDimensions()) return fail();
-    runShapeInference();
+    if (!checkModel())
+        return fail();
+    for (const auto& t : model_.graph().initializer())
+        initializers_[t.name()] = &t;
+    if (!resolveSymbolicDimensions())
+        return fail();
+    if (!checkGraphStructure())
+        return fail();
     initializers_.clear();
     for (const auto& n : model_.graph().node())
         for (int i = 0; i < n.input_size(); ++i)
-            if (!n.input(i).empty()) consumers_[n.input(i)].emplace_back(&n, i);
-    if (!declareInitializers() || !declareGraphInputs() || hasErrors()) return fail();
+            if (!n.input(i).empty())
+                consumers_[n.input(i)].emplace_back(&n, i);
+    if (!declareInitializers() || !declareGraphInputs() || hasErrors())
+        return fail();
 
     const auto& nodes = model_.graph().node();
     for (nodeIndex_ = 0; nodeIndex_ < nodes.size(); ++nodeIndex_) {
         node_ = &nodes[nodeIndex_];
         label_ = node_->name().empty() ? node_->op_type() + "_" + std::to_string(nodeIndex_) : node_->name();
         if (!importNode() || hasErrors()) {
-            if (!hasErrors()) error("onnx.internal", "could not be imported");
+            if (!hasErrors())
+                error("onnx.internal", "could not be imported");
             return fail();
         }
     }
     node_ = nullptr;
-    if (!declareOutputs() || hasErrors()) return fail();
+    if (!declareOutputs() || hasErrors())
+        return fail();
     reportUnsupported();
     auto built = std::move(b_).finish();
     if (!built) {
@@ -714,11 +681,14 @@ Result<ir::Graph> Importer::run() {
 
 }  // namespace onnx_import
 
-Result<ir::Graph> importOnnx(std::string_view bytes, const std::string& fileName, const ImportOptions& options) {
+Result<ir::Graph> importOnnx(std::string_view bytes, const std::string& fileName,
+                             const ImportOptions& options) {
     const SourceLocation file = inFile(fileName);
-    if (bytes.empty()) return makeError("onnx.parse", "not a valid ONNX model: the file is empty", file);
+    if (bytes.empty())
+        return makeError("onnx.parse", "not a valid ONNX model: the file is empty", file);
     if (bytes.size() > static_cast<std::size_t>(INT_MAX))
-        return makeError("onnx.parse", "not a valid ONNX model: protobuf messages are limited to 2 GiB", file);
+        return makeError("onnx.parse", "not a valid ONNX model: protobuf messages are limited to 2 GiB",
+                         file);
     try {
         ::onnx::ModelProto model;
         if (!model.ParseFromArray(bytes.data(), static_cast<int>(bytes.size())))

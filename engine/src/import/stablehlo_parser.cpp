@@ -108,6 +108,8 @@ public:
         : text_(text), file_(std::move(fileName)), options_(options) {}
 
     Result<Graph> run();
+    // Reads the module's structure only and returns its functions in file order.
+    Result<std::vector<std::string>> functionNames();
 
 private:
     // ----- characters ------------------------------------------------------------------------------------
@@ -782,6 +784,7 @@ private:
     std::vector<std::unordered_map<std::string, std::vector<ValueId>>> scopes_;
     std::set<std::size_t> isolation_;  // scope indices where name lookup stops (function boundaries)
     std::map<std::string, FunctionInfo, std::less<>> functions_;
+    std::vector<std::string> functionOrder_;
     std::map<std::string, LocInfo, std::less<>> locAliases_;
     std::vector<std::string> callStack_;
     std::string opName_;
@@ -853,6 +856,7 @@ void Parser::scanFunction() {
     skip();
     if (peek() == '{') skipBraces();
     optionalLocation();
+    functionOrder_.push_back(f.name);
     functions_.emplace(f.name, f);
 }
 
@@ -2211,7 +2215,12 @@ void Parser::inferRoles() {
 Graph Parser::parseEntry() {
     // The entry: @main, else the only public function, else the only function.
     const FunctionInfo* entry = nullptr;
-    if (auto it = functions_.find("main"); it != functions_.end()) entry = &it->second;
+    if (!options_.entryFunction.empty()) {
+        auto it = functions_.find(options_.entryFunction);
+        if (it == functions_.end()) fail("no function @" + options_.entryFunction + " in the file");
+        entry = &it->second;
+    }
+    if (auto it = functions_.find("main"); !entry && it != functions_.end()) entry = &it->second;
     if (!entry) {
         std::vector<const FunctionInfo*> publics;
         for (const auto& [n, f] : functions_)
@@ -2275,6 +2284,20 @@ Graph Parser::parseEntry() {
     return std::move(graph_);
 }
 
+Result<std::vector<std::string>> Parser::functionNames() {
+    lineStarts_.push_back(0);
+    for (std::size_t i = 0; i < text_.size(); ++i)
+        if (text_[i] == '\n') lineStarts_.push_back(i + 1);
+    try {
+        scanModule();
+    } catch (const ParseError& e) {
+        return makeError("stablehlo.syntax", e.message, here(std::min(e.offset, text_.size())));
+    } catch (const std::exception& e) {
+        return makeError("stablehlo.syntax", std::string("malformed input: ") + e.what(), here(std::min(pos_, text_.size())));
+    }
+    return functionOrder_;
+}
+
 Result<Graph> Parser::run() {
     lineStarts_.push_back(0);
     for (std::size_t i = 0; i < text_.size(); ++i)
@@ -2314,6 +2337,11 @@ namespace shardscope::import {
 
 Result<ir::Graph> importStableHlo(std::string_view text, const std::string& fileName, const ImportOptions& options) {
     return Parser(text, fileName, options).run();
+}
+
+Result<std::vector<std::string>> stableHloFunctions(std::string_view text, const std::string& fileName) {
+    const ImportOptions none;
+    return Parser(text, fileName, none).functionNames();
 }
 
 }  // namespace shardscope::import

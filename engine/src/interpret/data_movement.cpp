@@ -15,7 +15,8 @@ namespace {
 
 std::string dimsText(const Dims& dims) {
     std::string out = "[";
-    for (std::size_t i = 0; i < dims.size(); ++i) out += (i ? ", " : "") + std::to_string(dims[i]);
+    for (std::size_t i = 0; i < dims.size(); ++i)
+        out += (i ? ", " : "") + std::to_string(dims[i]);
     return out + "]";
 }
 
@@ -23,16 +24,20 @@ std::string dimsText(const Dims& dims) {
 bool validDims(const Dims& dims, std::int64_t rank) {
     std::set<std::int64_t> seen;
     for (auto d : dims)
-        if (d < 0 || d >= rank || !seen.insert(d).second) return false;
+        if (d < 0 || d >= rank || !seen.insert(d).second)
+            return false;
     return true;
 }
 
-bool contains(const Dims& dims, std::int64_t d) { return std::find(dims.begin(), dims.end(), d) != dims.end(); }
+bool contains(const Dims& dims, std::int64_t d) {
+    return std::find(dims.begin(), dims.end(), d) != dims.end();
+}
 
 // The start index a rank-0 integer operand gives, or an error naming it.
 Result<std::int64_t> scalarIndex(const ir::Op& op, const Tensor& t, std::size_t operand) {
     if (t.type.rank() != 0 || !ir::isInteger(t.type.element) || t.values.size() != 1)
-        return opError(op, "operand #" + std::to_string(operand) + " must be an integer scalar, got " + t.type.toString());
+        return opError(op, "operand #" + std::to_string(operand) + " must be an integer scalar, got " +
+                               t.type.toString());
     return toIndex(t.values[0]);
 }
 
@@ -44,15 +49,18 @@ Result<Tensor> constant(const ir::Op& op, const TensorType& type) {
         return opError(op, "its values are not known (elided or stored elsewhere), so it cannot run",
                        "interpret.unknown-constant");
     const auto count = static_cast<std::size_t>(type.elements());
-    if (literal->values.size() == 1) return Tensor::filled(type, literal->values[0]);
+    if (literal->values.size() == 1)
+        return Tensor::filled(type, literal->values[0]);
     if (literal->values.size() != count)
-        return opError(op, "has " + std::to_string(literal->values.size()) + " values for " + type.toString());
+        return opError(op,
+                       "has " + std::to_string(literal->values.size()) + " values for " + type.toString());
     return Tensor{type, literal->values};
 }
 
 Result<Tensor> iota(const ir::Op& op, const TensorType& type) {
     const auto* d = std::get_if<ir::DimensionAttribute>(&op.attributes);
-    if (!d || d->dimension < 0 || d->dimension >= type.rank()) return opError(op, "has no valid iota_dimension");
+    if (!d || d->dimension < 0 || d->dimension >= type.rank())
+        return opError(op, "has no valid iota_dimension");
     Tensor out = zeros(type);
     const auto dim = static_cast<std::size_t>(d->dimension);
     for (IndexIterator it(type.shape); !it.done(); it.next())
@@ -62,28 +70,34 @@ Result<Tensor> iota(const ir::Op& op, const TensorType& type) {
 
 Result<Tensor> broadcastInDim(const ir::Op& op, const Tensor& operand, const TensorType& type) {
     const auto* b = std::get_if<ir::BroadcastDimensions>(&op.attributes);
-    if (!b) return opError(op, "has no broadcast_dimensions");
+    if (!b)
+        return opError(op, "has no broadcast_dimensions");
     const auto strides = rowMajorStrides(operand.type.shape);
     Tensor out = zeros(type);
     for (IndexIterator it(type.shape); !it.done(); it.next()) {
         std::int64_t offset = 0;
         for (std::size_t k = 0; k < b->dims.size(); ++k)
-            if (operand.type.shape[k] != 1) offset += it[static_cast<std::size_t>(b->dims[k])] * strides[k];
+            if (operand.type.shape[k] != 1)
+                offset += it[static_cast<std::size_t>(b->dims[k])] * strides[k];
         out.values[it.position()] = operand.values[offset];
     }
     return out;
 }
 
-Result<Tensor> reshape(const Tensor& operand, const TensorType& type) { return Tensor{type, operand.values}; }
+Result<Tensor> reshape(const Tensor& operand, const TensorType& type) {
+    return Tensor{type, operand.values};
+}
 
 Result<Tensor> transpose(const ir::Op& op, const Tensor& operand, const TensorType& type) {
     const auto* p = std::get_if<ir::Permutation>(&op.attributes);
-    if (!p) return opError(op, "has no permutation");
+    if (!p)
+        return opError(op, "has no permutation");
     const auto strides = rowMajorStrides(operand.type.shape);
     Tensor out = zeros(type);
     for (IndexIterator it(type.shape); !it.done(); it.next()) {
         std::int64_t offset = 0;
-        for (std::size_t d = 0; d < p->permutation.size(); ++d) offset += it[d] * strides[p->permutation[d]];
+        for (std::size_t d = 0; d < p->permutation.size(); ++d)
+            offset += it[d] * strides[p->permutation[d]];
         out.values[it.position()] = operand.values[offset];
     }
     return out;
@@ -91,7 +105,8 @@ Result<Tensor> transpose(const ir::Op& op, const Tensor& operand, const TensorTy
 
 Result<Tensor> slice(const ir::Op& op, const Tensor& operand, const TensorType& type) {
     const auto* s = std::get_if<ir::SliceAttributes>(&op.attributes);
-    if (!s) return opError(op, "has no start, limit and strides");
+    if (!s)
+        return opError(op, "has no start, limit and strides");
     const auto strides = rowMajorStrides(operand.type.shape);
     Tensor out = zeros(type);
     for (IndexIterator it(type.shape); !it.done(); it.next()) {
@@ -105,9 +120,11 @@ Result<Tensor> slice(const ir::Op& op, const Tensor& operand, const TensorType& 
 
 // Interior padding goes between elements first, then edge padding (negative edge padding removes elements):
 // result[i] = operand[j] where i = low + j * (interior + 1).
-Result<Tensor> pad(const ir::Op& op, const Tensor& operand, const Tensor& paddingValue, const TensorType& type) {
+Result<Tensor> pad(const ir::Op& op, const Tensor& operand, const Tensor& paddingValue,
+                   const TensorType& type) {
     const auto* p = std::get_if<ir::PadAttributes>(&op.attributes);
-    if (!p) return opError(op, "has no padding");
+    if (!p)
+        return opError(op, "has no padding");
     const auto strides = rowMajorStrides(operand.type.shape);
     Tensor out = Tensor::filled(type, paddingValue.values[0]);
     for (IndexIterator it(type.shape); !it.done(); it.next()) {
@@ -119,14 +136,16 @@ Result<Tensor> pad(const ir::Op& op, const Tensor& operand, const Tensor& paddin
             inside = q >= 0 && q % step == 0 && q / step < operand.type.shape[d];
             offset += (q / step) * strides[d];
         }
-        if (inside) out.values[it.position()] = operand.values[offset];
+        if (inside)
+            out.values[it.position()] = operand.values[offset];
     }
     return out;
 }
 
 Result<Tensor> concatenate(const ir::Op& op, const Operands& operands, const TensorType& type) {
     const auto* c = std::get_if<ir::DimensionAttribute>(&op.attributes);
-    if (!c) return opError(op, "has no dimension");
+    if (!c)
+        return opError(op, "has no dimension");
     const auto dim = static_cast<std::size_t>(c->dimension);
     const auto outStrides = rowMajorStrides(type.shape);
     Tensor out = zeros(type);
@@ -144,12 +163,14 @@ Result<Tensor> concatenate(const ir::Op& op, const Operands& operands, const Ten
 
 Result<Tensor> reverse(const ir::Op& op, const Tensor& operand, const TensorType& type) {
     const auto* r = std::get_if<ir::DimensionsAttribute>(&op.attributes);
-    if (!r) return opError(op, "has no dimensions");
+    if (!r)
+        return opError(op, "has no dimensions");
     const auto strides = rowMajorStrides(operand.type.shape);
     Tensor out = zeros(type);
     for (IndexIterator it(type.shape); !it.done(); it.next()) {
         Index from = it.index();
-        for (auto d : r->dimensions) from[d] = type.shape[d] - 1 - from[d];
+        for (auto d : r->dimensions)
+            from[d] = type.shape[d] - 1 - from[d];
         out.values[it.position()] = operand.values[offsetOf(from, strides)];
     }
     return out;
@@ -161,14 +182,16 @@ Result<Tensor> dynamicSlice(const ir::Op& op, const Operands& operands, const Te
     Index start(static_cast<std::size_t>(operand.type.rank()));
     for (std::size_t d = 0; d < start.size(); ++d) {
         auto index = scalarIndex(op, *operands[d + 1], d + 1);
-        if (!index) return index.diagnostics().front();
+        if (!index)
+            return index.diagnostics().front();
         start[d] = std::clamp<std::int64_t>(*index, 0, operand.type.shape[d] - type.shape[d]);
     }
     const auto strides = rowMajorStrides(operand.type.shape);
     Tensor out = zeros(type);
     for (IndexIterator it(type.shape); !it.done(); it.next()) {
         std::int64_t offset = 0;
-        for (std::size_t d = 0; d < start.size(); ++d) offset += (start[d] + it[d]) * strides[d];
+        for (std::size_t d = 0; d < start.size(); ++d)
+            offset += (start[d] + it[d]) * strides[d];
         out.values[it.position()] = operand.values[offset];
     }
     return out;
@@ -177,18 +200,21 @@ Result<Tensor> dynamicSlice(const ir::Op& op, const Operands& operands, const Te
 Result<Tensor> dynamicUpdateSlice(const ir::Op& op, const Operands& operands, const TensorType& type) {
     const Tensor &operand = *operands[0], &update = *operands[1];
     if (update.type.element != operand.type.element)
-        return opError(op, "update " + update.type.toString() + " differs in element type from " + operand.type.toString());
+        return opError(op, "update " + update.type.toString() + " differs in element type from " +
+                               operand.type.toString());
     Index start(static_cast<std::size_t>(operand.type.rank()));
     for (std::size_t d = 0; d < start.size(); ++d) {
         auto index = scalarIndex(op, *operands[d + 2], d + 2);
-        if (!index) return index.diagnostics().front();
+        if (!index)
+            return index.diagnostics().front();
         start[d] = std::clamp<std::int64_t>(*index, 0, operand.type.shape[d] - update.type.shape[d]);
     }
     const auto strides = rowMajorStrides(type.shape);
     Tensor out{type, operand.values};
     for (IndexIterator it(update.type.shape); !it.done(); it.next()) {
         std::int64_t offset = 0;
-        for (std::size_t d = 0; d < start.size(); ++d) offset += (start[d] + it[d]) * strides[d];
+        for (std::size_t d = 0; d < start.size(); ++d)
+            offset += (start[d] + it[d]) * strides[d];
         out.values[offset] = update.values[it.position()];
     }
     return out;
@@ -204,42 +230,54 @@ Result<Tensor> dynamicUpdateSlice(const ir::Op& op, const Operands& operands, co
 //   full_offset  = the result index at offset_dims, spread over the operand dimensions that are neither
 //                  collapsed nor batching;
 //   operand_index= full_start + full_batching + full_offset.
-Result<Tensor> gather(const ir::Op& op, const Tensor& operand, const Tensor& indices, const TensorType& type) {
+Result<Tensor> gather(const ir::Op& op, const Tensor& operand, const Tensor& indices,
+                      const TensorType& type) {
     const auto* g = std::get_if<ir::GatherAttributes>(&op.attributes);
-    if (!g) return opError(op, "has no dimension numbers");
-    if (!ir::isInteger(indices.type.element)) return opError(op, "start indices must be integers, got " + indices.type.toString());
+    if (!g)
+        return opError(op, "has no dimension numbers");
+    if (!ir::isInteger(indices.type.element))
+        return opError(op, "start indices must be integers, got " + indices.type.toString());
     const std::int64_t operandRank = operand.type.rank(), indicesRank = indices.type.rank();
     const std::int64_t vectorDim = g->indexVectorDim;
     const std::int64_t vectorSize = vectorDim < indicesRank ? indices.type.shape[vectorDim] : 1;
-    if (static_cast<std::int64_t>(g->startIndexMap.size()) != vectorSize || !validDims(g->startIndexMap, operandRank))
-        return opError(op, "start_index_map " + dimsText(g->startIndexMap) + " must name " + std::to_string(vectorSize) +
-                               " distinct operand dimensions");
+    if (static_cast<std::int64_t>(g->startIndexMap.size()) != vectorSize ||
+        !validDims(g->startIndexMap, operandRank))
+        return opError(op, "start_index_map " + dimsText(g->startIndexMap) + " must name " +
+                               std::to_string(vectorSize) + " distinct operand dimensions");
     if (g->operandBatchingDims.size() != g->startIndicesBatchingDims.size() ||
-        !validDims(g->startIndicesBatchingDims, indicesRank) || contains(g->startIndicesBatchingDims, vectorDim))
+        !validDims(g->startIndicesBatchingDims, indicesRank) ||
+        contains(g->startIndicesBatchingDims, vectorDim))
         return opError(op, "operand_batching_dims " + dimsText(g->operandBatchingDims) +
                                " and start_indices_batching_dims " + dimsText(g->startIndicesBatchingDims) +
                                " do not pair up");
     for (std::size_t i = 0; i < g->operandBatchingDims.size(); ++i)
-        if (operand.type.shape[g->operandBatchingDims[i]] != indices.type.shape[g->startIndicesBatchingDims[i]])
+        if (operand.type.shape[g->operandBatchingDims[i]] !=
+            indices.type.shape[g->startIndicesBatchingDims[i]])
             return opError(op, "batching dimensions of the operand and the start indices differ in size");
 
     Dims batchDims, windowDims;  // result dimensions not in offset_dims; operand dimensions the offsets cover
     for (std::int64_t d = 0; d < type.rank(); ++d)
-        if (!contains(g->offsetDims, d)) batchDims.push_back(d);
+        if (!contains(g->offsetDims, d))
+            batchDims.push_back(d);
     for (std::int64_t d = 0; d < operandRank; ++d)
-        if (!contains(g->collapsedSliceDims, d) && !contains(g->operandBatchingDims, d)) windowDims.push_back(d);
+        if (!contains(g->collapsedSliceDims, d) && !contains(g->operandBatchingDims, d))
+            windowDims.push_back(d);
     const auto operandStrides = rowMajorStrides(operand.type.shape);
     const auto indexStrides = rowMajorStrides(indices.type.shape);
 
     Tensor out = zeros(type);
-    Index batch(batchDims.size()), at(static_cast<std::size_t>(indicesRank)), full(static_cast<std::size_t>(operandRank));
+    Index batch(batchDims.size()), at(static_cast<std::size_t>(indicesRank)),
+        full(static_cast<std::size_t>(operandRank));
     for (IndexIterator it(type.shape); !it.done(); it.next()) {
-        for (std::size_t i = 0; i < batchDims.size(); ++i) batch[i] = it[batchDims[i]];
+        for (std::size_t i = 0; i < batchDims.size(); ++i)
+            batch[i] = it[batchDims[i]];
         for (std::int64_t d = 0, b = 0; d < indicesRank; ++d)
-            if (d != vectorDim) at[d] = batch[b++];
+            if (d != vectorDim)
+                at[d] = batch[b++];
         std::fill(full.begin(), full.end(), 0);
         for (std::size_t k = 0; k < g->startIndexMap.size(); ++k) {
-            if (vectorDim < indicesRank) at[vectorDim] = static_cast<std::int64_t>(k);
+            if (vectorDim < indicesRank)
+                at[vectorDim] = static_cast<std::int64_t>(k);
             const auto d = g->startIndexMap[k];
             const std::int64_t start = toIndex(indices.values[offsetOf(at, indexStrides)]);
             full[d] = std::clamp<std::int64_t>(start, 0, operand.type.shape[d] - g->sliceSizes[d]);
@@ -248,8 +286,10 @@ Result<Tensor> gather(const ir::Op& op, const Tensor& operand, const Tensor& ind
             const auto d = g->startIndicesBatchingDims[i];
             full[g->operandBatchingDims[i]] += batch[d < vectorDim ? d : d - 1];
         }
-        for (std::size_t i = 0; i < windowDims.size(); ++i) full[windowDims[i]] += it[g->offsetDims[i]];
-        if (!inBounds(full, operand.type.shape)) return opError(op, "reads outside its operand " + operand.type.toString());
+        for (std::size_t i = 0; i < windowDims.size(); ++i)
+            full[windowDims[i]] += it[g->offsetDims[i]];
+        if (!inBounds(full, operand.type.shape))
+            return opError(op, "reads outside its operand " + operand.type.toString());
         out.values[it.position()] = operand.values[offsetOf(full, operandStrides)];
     }
     return out;

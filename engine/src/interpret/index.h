@@ -28,7 +28,8 @@ public:
     void next() {
         ++position_;
         for (std::size_t d = shape_.size(); d-- > 0;) {
-            if (++index_[d] < shape_[d]) return;
+            if (++index_[d] < shape_[d])
+                return;
             index_[d] = 0;
         }
         done_ = true;
@@ -44,22 +45,26 @@ private:
 // Row-major strides: how far apart in the value list two indices one step apart in each dimension are.
 inline std::vector<std::int64_t> rowMajorStrides(const ir::Shape& shape) {
     std::vector<std::int64_t> strides(shape.size(), 1);
-    for (std::size_t d = shape.size(); d-- > 1;) strides[d - 1] = strides[d] * shape[d];
+    for (std::size_t d = shape.size(); d-- > 1;)
+        strides[d - 1] = strides[d] * shape[d];
     return strides;
 }
 
 // Position of `index` in the value list of a tensor with `strides`. Assumes the sizes match.
 inline std::int64_t offsetOf(const Index& index, const std::vector<std::int64_t>& strides) {
     std::int64_t offset = 0;
-    for (std::size_t d = 0; d < index.size(); ++d) offset += index[d] * strides[d];
+    for (std::size_t d = 0; d < index.size(); ++d)
+        offset += index[d] * strides[d];
     return offset;
 }
 
 // Whether every component of `index` lies in [0, shape[d]).
 inline bool inBounds(const Index& index, const ir::Shape& shape) {
-    if (index.size() != shape.size()) return false;
+    if (index.size() != shape.size())
+        return false;
     for (std::size_t d = 0; d < index.size(); ++d)
-        if (index[d] < 0 || index[d] >= shape[d]) return false;
+        if (index[d] < 0 || index[d] >= shape[d])
+            return false;
     return true;
 }
 

@@ -20,9 +20,9 @@ bool isSignedInteger(ir::ElementType type);  // i2 ... i64 and index; not i1
 // unsupported.
 int storageBits(ir::ElementType type);
 
-// The value of `type` nearest `value`: round to nearest even for floats (overflowing to infinity, or to NaN for
-// the f8 types without one), truncate and wrap for integers (NaN and infinities become 0), `value != 0` for i1.
-// Assumes isSupported(type).
+// The value of `type` nearest `value`: round to nearest even for floats (overflowing to infinity, or to NaN
+// for the f8 types without one), truncate and wrap for integers (NaN and infinities become 0), `value != 0`
+// for i1. Assumes isSupported(type).
 double roundToElement(double value, ir::ElementType type);
 
 // The storage bits of `value` (rounded to `type` first) and back. Assumes isSupported(type).

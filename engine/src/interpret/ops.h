@@ -50,24 +50,27 @@ Result<Tensor> broadcastInDim(const ir::Op& op, const Tensor& operand, const ir:
 Result<Tensor> reshape(const Tensor& operand, const ir::TensorType& type);
 Result<Tensor> transpose(const ir::Op& op, const Tensor& operand, const ir::TensorType& type);
 Result<Tensor> slice(const ir::Op& op, const Tensor& operand, const ir::TensorType& type);
-Result<Tensor> pad(const ir::Op& op, const Tensor& operand, const Tensor& paddingValue, const ir::TensorType& type);
+Result<Tensor> pad(const ir::Op& op, const Tensor& operand, const Tensor& paddingValue,
+                   const ir::TensorType& type);
 Result<Tensor> concatenate(const ir::Op& op, const Operands& operands, const ir::TensorType& type);
 Result<Tensor> reverse(const ir::Op& op, const Tensor& operand, const ir::TensorType& type);
 Result<Tensor> dynamicSlice(const ir::Op& op, const Operands& operands, const ir::TensorType& type);
 Result<Tensor> dynamicUpdateSlice(const ir::Op& op, const Operands& operands, const ir::TensorType& type);
-Result<Tensor> gather(const ir::Op& op, const Tensor& operand, const Tensor& indices, const ir::TensorType& type);
+Result<Tensor> gather(const ir::Op& op, const Tensor& operand, const Tensor& indices,
+                      const ir::TensorType& type);
 Result<Tensor> bitcastConvert(const ir::Op& op, const Tensor& operand, const ir::TensorType& type);
 
 // --- contraction.cpp: dot_general and convolution (accumulated in double, or modulo 2^64 for integers).
 Result<Tensor> dotGeneral(const ir::Op& op, const Tensor& lhs, const Tensor& rhs, const ir::TensorType& type);
-Result<Tensor> convolution(const ir::Op& op, const Tensor& lhs, const Tensor& rhs, const ir::TensorType& type);
+Result<Tensor> convolution(const ir::Op& op, const Tensor& lhs, const Tensor& rhs,
+                           const ir::TensorType& type);
 
 // --- regions.cpp: ops whose element function is a region.
 // reduce: N inputs then N init values; `body` takes (accumulators..., elements...).
 Result<Tensors> reduce(const ir::Op& op, const Operands& operands, const std::vector<ir::TensorType>& types,
                        const ScalarFunction& body);
-Result<Tensors> reduceWindow(const ir::Op& op, const Operands& operands, const std::vector<ir::TensorType>& types,
-                             const ScalarFunction& body);
+Result<Tensors> reduceWindow(const ir::Op& op, const Operands& operands,
+                             const std::vector<ir::TensorType>& types, const ScalarFunction& body);
 // select_and_scatter(operand, source, init): `select` (2 -> i1) picks one element per window, `scatter`
 // (2 -> 1) combines the source values landing on it.
 Result<Tensor> selectAndScatter(const ir::Op& op, const Operands& operands, const ir::TensorType& type,

@@ -14,12 +14,15 @@ using ir::TensorType;
 
 namespace {
 
-bool contains(const Dims& dims, std::int64_t d) { return std::find(dims.begin(), dims.end(), d) != dims.end(); }
+bool contains(const Dims& dims, std::int64_t d) {
+    return std::find(dims.begin(), dims.end(), d) != dims.end();
+}
 
 bool validDims(const Dims& dims, std::int64_t rank) {
     std::set<std::int64_t> seen;
     for (auto d : dims)
-        if (d < 0 || d >= rank || !seen.insert(d).second) return false;
+        if (d < 0 || d >= rank || !seen.insert(d).second)
+            return false;
     return true;
 }
 
@@ -39,7 +42,8 @@ struct Window {
         baseDilation = or1(w.baseDilations);
         windowDilation = or1(w.windowDilations);
         low.assign(rank, 0);
-        for (std::size_t d = 0; d < w.padding.size() && d < rank; ++d) low[d] = w.padding[d].first;
+        for (std::size_t d = 0; d < w.padding.size() && d < rank; ++d)
+            low[d] = w.padding[d].first;
     }
 
     // The input index that window position `window` of output `result` reads, or false when it falls on
@@ -47,7 +51,8 @@ struct Window {
     bool source(const Index& result, const Index& window, const ir::Shape& input, Index& at) const {
         for (std::size_t d = 0; d < input.size(); ++d) {
             const std::int64_t p = result[d] * stride[d] + window[d] * windowDilation[d] - low[d];
-            if (p < 0 || p % baseDilation[d] != 0 || p / baseDilation[d] >= input[d]) return false;
+            if (p < 0 || p % baseDilation[d] != 0 || p / baseDilation[d] >= input[d])
+                return false;
             at[d] = p / baseDilation[d];
         }
         return true;
@@ -59,17 +64,20 @@ struct Window {
 Result<Tensors> reduce(const ir::Op& op, const Operands& operands, const std::vector<TensorType>& types,
                        const ScalarFunction& body) {
     const auto* a = std::get_if<ir::ReduceAttributes>(&op.attributes);
-    if (!a) return opError(op, "has no dimensions");
+    if (!a)
+        return opError(op, "has no dimensions");
     const std::size_t n = operands.size() / 2;
     const ir::Shape& shape = operands[0]->type.shape;
     // Where each input dimension moves the result index: its result stride, or 0 when it is reduced.
     std::vector<std::int64_t> resultStride(shape.size(), 0);
     const auto strides = rowMajorStrides(types[0].shape);
     for (std::size_t d = 0, r = 0; d < shape.size(); ++d)
-        if (!contains(a->dimensions, static_cast<std::int64_t>(d))) resultStride[d] = strides[r++];
+        if (!contains(a->dimensions, static_cast<std::int64_t>(d)))
+            resultStride[d] = strides[r++];
 
     Tensors results;
-    for (std::size_t k = 0; k < n; ++k) results.push_back(Tensor::filled(types[k], operands[n + k]->values[0]));
+    for (std::size_t k = 0; k < n; ++k)
+        results.push_back(Tensor::filled(types[k], operands[n + k]->values[0]));
     std::vector<double> arguments(2 * n), combined;
     for (IndexIterator it(shape); !it.done(); it.next()) {
         const std::int64_t r = offsetOf(it.index(), resultStride);
@@ -77,8 +85,10 @@ Result<Tensors> reduce(const ir::Op& op, const Operands& operands, const std::ve
             arguments[k] = results[k].values[r];
             arguments[n + k] = operands[k]->values[it.position()];
         }
-        if (Status s = body(arguments, combined); !s) return failed<Tensors>(s);
-        for (std::size_t k = 0; k < n; ++k) results[k].values[r] = combined[k];
+        if (Status s = body(arguments, combined); !s)
+            return failed<Tensors>(s);
+        for (std::size_t k = 0; k < n; ++k)
+            results[k].values[r] = combined[k];
     }
     return results;
 }
@@ -88,27 +98,32 @@ Result<Tensors> reduce(const ir::Op& op, const Operands& operands, const std::ve
 Result<Tensors> reduceWindow(const ir::Op& op, const Operands& operands, const std::vector<TensorType>& types,
                              const ScalarFunction& body) {
     const auto* w = std::get_if<ir::WindowAttributes>(&op.attributes);
-    if (!w) return opError(op, "has no window");
+    if (!w)
+        return opError(op, "has no window");
     const std::size_t n = operands.size() / 2;
     const ir::Shape& shape = operands[0]->type.shape;
     const Window window(*w, shape.size());
     const auto strides = rowMajorStrides(shape);
 
     Tensors results;
-    for (const auto& t : types) results.push_back(zeros(t));
+    for (const auto& t : types)
+        results.push_back(zeros(t));
     std::vector<double> arguments(2 * n), combined;
     Index at(shape.size());
     for (IndexIterator it(types[0].shape); !it.done(); it.next()) {
-        for (std::size_t k = 0; k < n; ++k) arguments[k] = operands[n + k]->values[0];
+        for (std::size_t k = 0; k < n; ++k)
+            arguments[k] = operands[n + k]->values[0];
         for (IndexIterator inWindow(window.size); !inWindow.done(); inWindow.next()) {
             const bool inside = window.source(it.index(), inWindow.index(), shape, at);
             const std::int64_t offset = inside ? offsetOf(at, strides) : 0;
             for (std::size_t k = 0; k < n; ++k)
                 arguments[n + k] = inside ? operands[k]->values[offset] : operands[n + k]->values[0];
-            if (Status s = body(arguments, combined); !s) return failed<Tensors>(s);
+            if (Status s = body(arguments, combined); !s)
+                return failed<Tensors>(s);
             std::copy_n(combined.begin(), n, arguments.begin());
         }
-        for (std::size_t k = 0; k < n; ++k) results[k].values[it.position()] = arguments[k];
+        for (std::size_t k = 0; k < n; ++k)
+            results[k].values[it.position()] = arguments[k];
     }
     return results;
 }
@@ -120,12 +135,16 @@ Result<Tensors> reduceWindow(const ir::Op& op, const Operands& operands, const s
 Result<Tensor> selectAndScatter(const ir::Op& op, const Operands& operands, const TensorType& type,
                                 const ScalarFunction& select, const ScalarFunction& scatter) {
     const auto* w = std::get_if<ir::WindowAttributes>(&op.attributes);
-    if (!w) return opError(op, "has no window");
+    if (!w)
+        return opError(op, "has no window");
     const Tensor &operand = *operands[0], &source = *operands[1], &init = *operands[2];
     const ir::Shape& shape = operand.type.shape;
     const std::size_t rank = shape.size();
-    auto allOnes = [](const Dims& v) { return std::all_of(v.begin(), v.end(), [](auto x) { return x == 1; }); };
-    if (w->windowDimensions.size() != rank || (!w->windowStrides.empty() && w->windowStrides.size() != rank) ||
+    auto allOnes = [](const Dims& v) {
+        return std::all_of(v.begin(), v.end(), [](auto x) { return x == 1; });
+    };
+    if (w->windowDimensions.size() != rank ||
+        (!w->windowStrides.empty() && w->windowStrides.size() != rank) ||
         (!w->padding.empty() && w->padding.size() != rank))
         return opError(op, "window_dimensions, window_strides and padding need one entry per dimension of " +
                                operand.type.toString());
@@ -134,8 +153,10 @@ Result<Tensor> selectAndScatter(const ir::Op& op, const Operands& operands, cons
     const Window window(*w, rank);
     ir::Shape windows(rank);
     for (std::size_t d = 0; d < rank; ++d) {
-        if (window.size[d] < 1 || window.stride[d] < 1) return opError(op, "window sizes and strides must be positive");
-        const std::int64_t padded = shape[d] + window.low[d] + (w->padding.empty() ? 0 : w->padding[d].second);
+        if (window.size[d] < 1 || window.stride[d] < 1)
+            return opError(op, "window sizes and strides must be positive");
+        const std::int64_t padded =
+            shape[d] + window.low[d] + (w->padding.empty() ? 0 : w->padding[d].second);
         windows[d] = padded < window.size[d] ? 0 : (padded - window.size[d]) / window.stride[d] + 1;
     }
     if (source.type.shape != windows || source.type.element != operand.type.element || init.type.rank() != 0)
@@ -149,18 +170,23 @@ Result<Tensor> selectAndScatter(const ir::Op& op, const Operands& operands, cons
     for (IndexIterator it(source.type.shape); !it.done(); it.next()) {
         std::int64_t picked = -1;
         for (IndexIterator inWindow(window.size); !inWindow.done(); inWindow.next()) {
-            if (!window.source(it.index(), inWindow.index(), shape, at)) continue;
+            if (!window.source(it.index(), inWindow.index(), shape, at))
+                continue;
             const std::int64_t offset = offsetOf(at, strides);
             if (picked >= 0) {
                 pair = {operand.values[picked], operand.values[offset]};
-                if (Status s = select(pair, answer); !s) return failed<Tensor>(s);
-                if (answer[0] != 0) continue;
+                if (Status s = select(pair, answer); !s)
+                    return failed<Tensor>(s);
+                if (answer[0] != 0)
+                    continue;
             }
             picked = offset;
         }
-        if (picked < 0) continue;
+        if (picked < 0)
+            continue;
         pair = {result.values[picked], source.values[it.position()]};
-        if (Status s = scatter(pair, answer); !s) return failed<Tensor>(s);
+        if (Status s = scatter(pair, answer); !s)
+            return failed<Tensor>(s);
         result.values[picked] = answer[0];
     }
     return result;
@@ -174,7 +200,8 @@ Result<Tensor> selectAndScatter(const ir::Op& op, const Operands& operands, cons
 Result<Tensors> scatter(const ir::Op& op, const Operands& operands, const std::vector<TensorType>& types,
                         const ScalarFunction& update) {
     const auto* s = std::get_if<ir::ScatterAttributes>(&op.attributes);
-    if (!s) return opError(op, "has no dimension numbers");
+    if (!s)
+        return opError(op, "has no dimension numbers");
     const std::size_t n = (operands.size() - 1) / 2;
     const Tensor& indices = *operands[n];
     const ir::Shape& inputShape = operands[0]->type.shape;
@@ -185,49 +212,65 @@ Result<Tensors> scatter(const ir::Op& op, const Operands& operands, const std::v
     for (std::size_t k = 0; k < n; ++k)
         if (operands[k]->type.shape != inputShape || operands[n + 1 + k]->type.shape != updateShape ||
             operands[n + 1 + k]->type.element != operands[k]->type.element)
-            return opError(op, "inputs, and updates, must share one shape, and updates the inputs' element types");
-    if (!ir::isInteger(indices.type.element)) return opError(op, "scatter indices must be integers");
-    if (vectorDim < 0 || vectorDim > indicesRank) return opError(op, "index_vector_dim is out of range");
+            return opError(
+                op, "inputs, and updates, must share one shape, and updates the inputs' element types");
+    if (!ir::isInteger(indices.type.element))
+        return opError(op, "scatter indices must be integers");
+    if (vectorDim < 0 || vectorDim > indicesRank)
+        return opError(op, "index_vector_dim is out of range");
     const std::int64_t vectorSize = vectorDim < indicesRank ? indices.type.shape[vectorDim] : 1;
     Dims removed = s->insertedWindowDims;
     removed.insert(removed.end(), s->inputBatchingDims.begin(), s->inputBatchingDims.end());
-    Dims scatterDims, windowInputDims, indicesDims;  // update dims not windows; input dims windows cover; indices dims
+    Dims scatterDims, windowInputDims,
+        indicesDims;  // update dims not windows; input dims windows cover; indices dims
     for (std::int64_t d = 0; d < updateRank; ++d)
-        if (!contains(s->updateWindowDims, d)) scatterDims.push_back(d);
+        if (!contains(s->updateWindowDims, d))
+            scatterDims.push_back(d);
     for (std::int64_t d = 0; d < inputRank; ++d)
-        if (!contains(removed, d)) windowInputDims.push_back(d);
+        if (!contains(removed, d))
+            windowInputDims.push_back(d);
     for (std::int64_t d = 0; d < indicesRank; ++d)
-        if (d != vectorDim) indicesDims.push_back(d);
+        if (d != vectorDim)
+            indicesDims.push_back(d);
     bool ok = validDims(s->updateWindowDims, updateRank) && validDims(removed, inputRank) &&
               validDims(s->scatterDimsToOperandDims, inputRank) &&
               static_cast<std::int64_t>(s->scatterDimsToOperandDims.size()) == vectorSize &&
-              windowInputDims.size() == s->updateWindowDims.size() && scatterDims.size() == indicesDims.size() &&
+              windowInputDims.size() == s->updateWindowDims.size() &&
+              scatterDims.size() == indicesDims.size() &&
               s->inputBatchingDims.size() == s->scatterIndicesBatchingDims.size() &&
-              validDims(s->scatterIndicesBatchingDims, indicesRank) && !contains(s->scatterIndicesBatchingDims, vectorDim);
+              validDims(s->scatterIndicesBatchingDims, indicesRank) &&
+              !contains(s->scatterIndicesBatchingDims, vectorDim);
     for (std::size_t i = 0; ok && i < scatterDims.size(); ++i)
         ok = updateShape[scatterDims[i]] == indices.type.shape[indicesDims[i]];
     for (std::size_t i = 0; ok && i < windowInputDims.size(); ++i)
         ok = updateShape[s->updateWindowDims[i]] <= inputShape[windowInputDims[i]];
     if (!ok)
-        return opError(op, "dimension numbers do not fit inputs " + operands[0]->type.toString() + ", indices " +
-                               indices.type.toString() + " and updates " + operands[n + 1]->type.toString());
+        return opError(op, "dimension numbers do not fit inputs " + operands[0]->type.toString() +
+                               ", indices " + indices.type.toString() + " and updates " +
+                               operands[n + 1]->type.toString());
 
     // Extent of one update window in each input dimension (1 for inserted and batching dimensions).
     ir::Shape extent(inputShape.size(), 1);
-    for (std::size_t i = 0; i < windowInputDims.size(); ++i) extent[windowInputDims[i]] = updateShape[s->updateWindowDims[i]];
+    for (std::size_t i = 0; i < windowInputDims.size(); ++i)
+        extent[windowInputDims[i]] = updateShape[s->updateWindowDims[i]];
     const auto inputStrides = rowMajorStrides(inputShape);
     const auto indexStrides = rowMajorStrides(indices.type.shape);
 
     Tensors results;
-    for (std::size_t k = 0; k < n; ++k) results.push_back(Tensor{types[k], operands[k]->values});
+    for (std::size_t k = 0; k < n; ++k)
+        results.push_back(Tensor{types[k], operands[k]->values});
     std::vector<double> arguments(2 * n), combined;
-    Index scatterIndex(scatterDims.size()), at(static_cast<std::size_t>(indicesRank)), start(inputShape.size());
+    Index scatterIndex(scatterDims.size()), at(static_cast<std::size_t>(indicesRank)),
+        start(inputShape.size());
     for (IndexIterator it(updateShape); !it.done(); it.next()) {
-        for (std::size_t i = 0; i < scatterDims.size(); ++i) scatterIndex[i] = it[scatterDims[i]];
-        for (std::size_t i = 0; i < indicesDims.size(); ++i) at[indicesDims[i]] = scatterIndex[i];
+        for (std::size_t i = 0; i < scatterDims.size(); ++i)
+            scatterIndex[i] = it[scatterDims[i]];
+        for (std::size_t i = 0; i < indicesDims.size(); ++i)
+            at[indicesDims[i]] = scatterIndex[i];
         std::fill(start.begin(), start.end(), 0);
         for (std::size_t k = 0; k < s->scatterDimsToOperandDims.size(); ++k) {
-            if (vectorDim < indicesRank) at[vectorDim] = static_cast<std::int64_t>(k);
+            if (vectorDim < indicesRank)
+                at[vectorDim] = static_cast<std::int64_t>(k);
             start[s->scatterDimsToOperandDims[k]] = toIndex(indices.values[offsetOf(at, indexStrides)]);
         }
         for (std::size_t i = 0; i < s->inputBatchingDims.size(); ++i) {
@@ -237,15 +280,19 @@ Result<Tensors> scatter(const ir::Op& op, const Operands& operands, const std::v
         bool windowInside = true;
         for (std::size_t d = 0; d < start.size(); ++d)
             windowInside = windowInside && start[d] >= 0 && start[d] + extent[d] <= inputShape[d];
-        if (!windowInside) continue;
-        for (std::size_t i = 0; i < windowInputDims.size(); ++i) start[windowInputDims[i]] += it[s->updateWindowDims[i]];
+        if (!windowInside)
+            continue;
+        for (std::size_t i = 0; i < windowInputDims.size(); ++i)
+            start[windowInputDims[i]] += it[s->updateWindowDims[i]];
         const std::int64_t offset = offsetOf(start, inputStrides);
         for (std::size_t k = 0; k < n; ++k) {
             arguments[k] = results[k].values[offset];
             arguments[n + k] = operands[n + 1 + k]->values[it.position()];
         }
-        if (Status status = update(arguments, combined); !status) return failed<Tensors>(status);
-        for (std::size_t k = 0; k < n; ++k) results[k].values[offset] = combined[k];
+        if (Status status = update(arguments, combined); !status)
+            return failed<Tensors>(status);
+        for (std::size_t k = 0; k < n; ++k)
+            results[k].values[offset] = combined[k];
     }
     return results;
 }
@@ -254,7 +301,8 @@ namespace {
 
 // Stable bottom-up merge sort of `order` by `less`; stops at `less`'s first error. Unlike std::stable_sort it
 // stays in bounds whatever the comparator answers.
-Status mergeSort(std::vector<std::int64_t>& order, const std::function<Result<bool>(std::int64_t, std::int64_t)>& less) {
+Status mergeSort(std::vector<std::int64_t>& order,
+                 const std::function<Result<bool>(std::int64_t, std::int64_t)>& less) {
     const std::size_t size = order.size();
     std::vector<std::int64_t> merged(size);
     for (std::size_t width = 1; width < size; width *= 2) {
@@ -263,11 +311,14 @@ Status mergeSort(std::vector<std::int64_t>& order, const std::function<Result<bo
             std::size_t i = low, j = mid, k = low;
             while (i < mid && j < high) {
                 auto rightFirst = less(order[j], order[i]);
-                if (!rightFirst) return Status::failure(rightFirst.diagnostics());
+                if (!rightFirst)
+                    return Status::failure(rightFirst.diagnostics());
                 merged[k++] = *rightFirst ? order[j++] : order[i++];
             }
-            while (i < mid) merged[k++] = order[i++];
-            while (j < high) merged[k++] = order[j++];
+            while (i < mid)
+                merged[k++] = order[i++];
+            while (j < high)
+                merged[k++] = order[j++];
         }
         order.swap(merged);
     }
@@ -281,14 +332,16 @@ Result<Tensors> sort(const ir::Op& op, const Operands& operands, const ScalarFun
     const ir::Shape& shape = operands[0]->type.shape;
     const auto rank = static_cast<std::int64_t>(shape.size());
     const std::int64_t dimension = a ? (a->dimension < 0 ? a->dimension + rank : a->dimension) : rank - 1;
-    if (dimension < 0 || dimension >= rank) return opError(op, "sort dimension is out of range");
+    if (dimension < 0 || dimension >= rank)
+        return opError(op, "sort dimension is out of range");
     const auto strides = rowMajorStrides(shape);
     const std::int64_t length = shape[dimension], step = strides[dimension];
     ir::Shape outer = shape;
     outer[dimension] = 1;
 
     Tensors results;
-    for (const Tensor* t : operands) results.push_back(*t);
+    for (const Tensor* t : operands)
+        results.push_back(*t);
     std::vector<double> arguments(2 * operands.size()), answer;
     std::vector<std::int64_t> order(static_cast<std::size_t>(length));
     for (IndexIterator it(outer); !it.done(); it.next()) {
@@ -298,11 +351,14 @@ Result<Tensors> sort(const ir::Op& op, const Operands& operands, const ScalarFun
                 arguments[2 * k] = operands[k]->values[base + lhs * step];
                 arguments[2 * k + 1] = operands[k]->values[base + rhs * step];
             }
-            if (Status s = comparator(arguments, answer); !s) return failed<bool>(s);
+            if (Status s = comparator(arguments, answer); !s)
+                return failed<bool>(s);
             return answer[0] != 0;
         };
-        for (std::int64_t i = 0; i < length; ++i) order[i] = i;
-        if (Status s = mergeSort(order, less); !s) return failed<Tensors>(s);
+        for (std::int64_t i = 0; i < length; ++i)
+            order[i] = i;
+        if (Status s = mergeSort(order, less); !s)
+            return failed<Tensors>(s);
         for (std::size_t k = 0; k < operands.size(); ++k)
             for (std::int64_t i = 0; i < length; ++i)
                 results[k].values[base + i * step] = operands[k]->values[base + order[i] * step];

@@ -238,18 +238,21 @@ void Differentiator::elementwise(const Op& op, ValueId g) {
             return;
         }
         case OpKind::Clamp: {
-            const Shape& shape = type(x(1)).shape;
+            // clamp(lo, x, hi) = min(max(x, lo), hi): the gradient goes to whichever operand each step selected.
+            const Shape shape = type(x(1)).shape;
             auto full = [&](ValueId v) { return type(v).shape == shape ? v : b_.broadcastInDim(v, shape, {}); };
             ValueId lo = full(x(0)), hi = full(x(2));
-            ValueId inside = b_.binary(OpKind::And, b_.compare(x(1), lo, CompareDirection::GE), b_.compare(x(1), hi, CompareDirection::LE));
+            ValueId raised = b_.maximum(x(1), lo);
+            ValueId keepsX = b_.compare(x(1), lo, CompareDirection::GE, label_);
+            ValueId belowHi = b_.compare(raised, hi, CompareDirection::LE, label_);
             ValueId zero = zeros(type(g));
-            if (needs(x(1))) accumulate(x(1), b_.select(inside, g, zero, label_));
-            for (auto [bound, direction] : {std::pair{0, CompareDirection::LT}, std::pair{2, CompareDirection::GT}}) {
-                const ValueId v = x(static_cast<std::size_t>(bound));
-                if (!needs(v)) continue;
-                ValueId part = b_.select(b_.compare(x(1), full(v), direction), g, zero, label_);
-                accumulate(v, type(v).shape.empty() ? b_.reduce(part, iotaDims(type(part).rank()), Reducer::Add, label_) : part);
-            }
+            ValueId throughMax = b_.select(belowHi, g, zero, label_);
+            auto reduced = [&](ValueId bound, ValueId part) {
+                return type(bound).shape.empty() ? b_.reduce(part, iotaDims(type(part).rank()), Reducer::Add, label_) : part;
+            };
+            if (needs(x(1))) accumulate(x(1), b_.select(keepsX, throughMax, zero, label_));
+            if (needs(x(0))) accumulate(x(0), reduced(x(0), b_.select(keepsX, zero, throughMax, label_)));
+            if (needs(x(2))) accumulate(x(2), reduced(x(2), b_.select(belowHi, zero, g, label_)));
             return;
         }
         default: fail(op, "no VJP rule for this op"); return;

@@ -155,9 +155,12 @@ ValueId attention(GraphBuilder& b, ValueId x, const AttentionConfig& c, std::str
     const std::int64_t B = t.shape[0], S = t.shape[1], D = t.shape[2];
     const std::int64_t H = c.heads, KV = c.kvHeads, Dh = c.headDim, G = H / KV;
     const bool grouped = KV != H;
-    ValueId q = linear(b, x, H * Dh, c.bias, "q_proj", {"d_model", "heads"});
-    ValueId k = linear(b, x, KV * Dh, c.bias, "k_proj", {"d_model", "kv_heads"});
-    ValueId v = linear(b, x, KV * Dh, c.bias, "v_proj", {"d_model", "kv_heads"});
+    // Dimension labels name the atoms the reshapes below split these dimensions into (major*minor).
+    const std::string queryHeads = grouped ? "kv_heads*group*head_dim" : "heads*head_dim";
+    const std::string keyHeads = grouped ? "kv_heads*head_dim" : "heads*head_dim";
+    ValueId q = linear(b, x, H * Dh, c.bias, "q_proj", {"d_model", queryHeads});
+    ValueId k = linear(b, x, KV * Dh, c.bias, "k_proj", {"d_model", keyHeads});
+    ValueId v = linear(b, x, KV * Dh, c.bias, "v_proj", {"d_model", keyHeads});
     q = grouped ? b.reshape(q, {B, S, KV, G, Dh}) : b.reshape(q, {B, S, H, Dh});
     k = b.reshape(k, {B, S, KV, Dh});
     v = b.reshape(v, {B, S, KV, Dh});
@@ -177,7 +180,7 @@ ValueId attention(GraphBuilder& b, ValueId x, const AttentionConfig& c, std::str
     ValueId probs = softmax(b, scores, rank - 1);
     ValueId context = grouped ? b.einsum("bkgst,btkd->bskgd", probs, v, "context") : b.einsum("bhst,bthd->bshd", probs, v, "context");
     context = b.reshape(context, {B, S, H * Dh});
-    return linear(b, context, D, c.bias, "o_proj", {"heads", "d_model"});
+    return linear(b, context, D, c.bias, "o_proj", {queryHeads, "d_model"});
 }
 
 ValueId geluMlp(GraphBuilder& b, ValueId x, std::int64_t hidden, bool bias, std::string_view name) {
@@ -207,7 +210,9 @@ ValueId moeMlp(GraphBuilder& b, ValueId x, std::int64_t hidden, const MoeConfig&
     const Shape gse{G, S, E}, gs{G, S}, gsc{G, S, C}, gsec{G, S, E, C};
 
     ValueId router = b.parameter("router.weight", {D, E}, dt, {"d_model", "experts"});
-    ValueId logits = b.convert(b.einsum("gsd,de->gse", x, router, "router"), ir::ElementType::F32);
+    // Routing runs in at least fp32, as real MoE implementations do.
+    const auto routingType = dt == ir::ElementType::F64 ? ir::ElementType::F64 : ir::ElementType::F32;
+    ValueId logits = b.convert(b.einsum("gsd,de->gse", x, router, "router"), routingType);
     ValueId gates = softmax(b, logits, 2);
 
     ValueId remaining = gates;
@@ -222,7 +227,7 @@ ValueId moeMlp(GraphBuilder& b, ValueId x, std::int64_t hidden, const MoeConfig&
         auto choiceScope = b.scope("top" + std::to_string(choice + 1));
         ValueId best = b.reduce(remaining, {2}, Reducer::Maximum, "gate");
         ValueId isBest = b.compare(remaining, b.broadcastInDim(best, gse, {0, 1}), CompareDirection::EQ, "choice");
-        ValueId mask = b.convert(isBest, ir::ElementType::F32);
+        ValueId mask = b.convert(isBest, routingType);
         remaining = b.select(isBest, zeros, remaining);
         // Position of each token in its expert's buffer: running count over the group's tokens.
         ValueId position = b.subtract(b.reduceWindow(mask, cumsum, "position"), filled(b, 1.0, mask));
@@ -232,8 +237,8 @@ ValueId moeMlp(GraphBuilder& b, ValueId x, std::int64_t hidden, const MoeConfig&
         ValueId fits = b.compare(position, filled(b, static_cast<double>(C), position), CompareDirection::LT, "capacity");
         mask = b.select(fits, mask, zeros);
         ValueId slot = b.reduce(b.multiply(mask, position), {2}, Reducer::Add, "slot");
-        ValueId slots = b.convert(b.iota(TensorType{gsc, ir::ElementType::I32}, 2), ir::ElementType::F32);
-        ValueId oneHot = b.convert(b.compare(b.broadcastInDim(slot, gsc, {0, 1}), slots, CompareDirection::EQ), ir::ElementType::F32);
+        ValueId slots = b.convert(b.iota(TensorType{gsc, ir::ElementType::I32}, 2), routingType);
+        ValueId oneHot = b.convert(b.compare(b.broadcastInDim(slot, gsc, {0, 1}), slots, CompareDirection::EQ), routingType);
         ValueId weight = b.broadcastInDim(b.multiply(best, b.reduce(mask, {2}, Reducer::Add)), gsec, {0, 1});
         ValueId term = b.multiply(b.multiply(b.broadcastInDim(mask, gsec, {0, 1, 2}), b.broadcastInDim(oneHot, gsec, {0, 1, 3})),
                                   weight, "combine_weights");

@@ -3,6 +3,7 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "shardscope/diagnostic.h"
 #include "shardscope/import/options.h"
@@ -15,5 +16,8 @@ namespace shardscope::import {
 // Syntax errors name file:line:column and what was expected; ops we do not model import as opaque ops with a
 // warning naming them; existing shardings and meshes are kept on the graph.
 Result<ir::Graph> importStableHlo(std::string_view text, const std::string& fileName, const ImportOptions& options = {});
+
+// The names of the module's functions in file order (to import each with ImportOptions::entryFunction).
+Result<std::vector<std::string>> stableHloFunctions(std::string_view text, const std::string& fileName);
 
 }  // namespace shardscope::import

@@ -3,10 +3,10 @@
 //
 // Semantics are StableHLO's (https://openxla.org/stablehlo/spec). Where the spec leaves a choice to the
 // implementation, the interpreter does what XLA does: integer x / 0 = -1 and x % 0 = x; float-to-integer
-// convert truncates and saturates (NaN -> 0); gather clamps start indices, scatter skips an update window that
-// would leave its input; shifts by at least the bit width give 0 (or the sign for arithmetic right shifts);
-// reductions run in row-major order of the reduced index, starting from the init value; sort is always stable;
-// dot_general and convolution accumulate floats in double and round once.
+// convert truncates and saturates (NaN -> 0); gather clamps start indices, scatter skips an update window
+// that would leave its input; shifts by at least the bit width give 0 (or the sign for arithmetic right
+// shifts); reductions run in row-major order of the reduced index, starting from the init value; sort is
+// always stable; dot_general and convolution accumulate floats in double and round once.
 //
 // It runs every op kind except collectives, rng, rng_bit_generator, fft, cholesky, triangular_solve,
 // batch_norm_grad/training/inference, custom_call and opaque ops, and OtherElementwise ops other than
@@ -25,8 +25,8 @@ namespace shardscope::interpret {
 
 // A dense row-major tensor. Values are held as doubles whatever the element type; after every op they are
 // rounded to what the element type can represent (f32, bf16, f16 and the f8 types rounding to nearest even,
-// integer wrap-around, i1 as 0/1), so an f32 program computes what an f32 machine would, and an f64 one in full.
-// Integers are exact up to 2^53 in magnitude.
+// integer wrap-around, i1 as 0/1), so an f32 program computes what an f32 machine would, and an f64 one in
+// full. Integers are exact up to 2^53 in magnitude.
 struct Tensor {
     ir::TensorType type;
     std::vector<double> values;  // type.elements() values
@@ -39,14 +39,16 @@ struct Tensor {
 };
 
 struct Options {
-    std::int64_t maxElements = std::int64_t{1} << 24;  // refuse tensors larger than this (a guard, not a feature)
-    std::int64_t maxLoopIterations = 1'000'000;        // refuse while loops that run longer (a guard)
+    std::int64_t maxElements = std::int64_t{1}
+                               << 24;            // refuse tensors larger than this (a guard, not a feature)
+    std::int64_t maxLoopIterations = 1'000'000;  // refuse while loops that run longer (a guard)
 };
 
 // Runs `graph` on `arguments` (one per graph argument, of the argument's type) and returns one tensor per
 // output. Argument values are first rounded to their element type. Errors (a graph that does not verify, a
 // wrong argument type, an op the interpreter cannot run, a tensor over the size guard, a loop over the
 // iteration guard, a constant whose values are unknown) name the op and its location; nothing aborts.
-Result<std::vector<Tensor>> run(const ir::Graph& graph, const std::vector<Tensor>& arguments, const Options& options = {});
+Result<std::vector<Tensor>> run(const ir::Graph& graph, const std::vector<Tensor>& arguments,
+                                const Options& options = {});
 
 }  // namespace shardscope::interpret

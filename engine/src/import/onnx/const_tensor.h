@@ -52,16 +52,51 @@ std::optional<ir::Shape> broadcastShapes(const ir::Shape& a, const ir::Shape& b)
 
 // Each function returns nullopt when the result would exceed kFoldLimit elements (the caller then emits
 // graph ops instead). Arguments are assumed valid (the importer checks axes, permutations and bounds).
-enum class FoldBinary { Add, Sub, Mul, Div, Mod, FMod, Pow, Max, Min, Equal, Less, Greater, LessEqual, GreaterEqual,
-                        And, Or, Xor };
+enum class FoldBinary {
+    Add,
+    Sub,
+    Mul,
+    Div,
+    Mod,
+    FMod,
+    Pow,
+    Max,
+    Min,
+    Equal,
+    Less,
+    Greater,
+    LessEqual,
+    GreaterEqual,
+    And,
+    Or,
+    Xor
+};
 // `error` receives a message when the operation is undefined (integer division by zero).
-std::optional<ConstTensor> foldBinary(FoldBinary op, const ConstTensor& a, const ConstTensor& b, std::string& error);
+std::optional<ConstTensor> foldBinary(FoldBinary op, const ConstTensor& a, const ConstTensor& b,
+                                      std::string& error);
 
-enum class FoldUnary { Neg, Abs, Sqrt, Exp, Log, Floor, Ceil, Round, Not, Sign, Reciprocal, Relu, Sigmoid, Tanh, Erf };
+enum class FoldUnary {
+    Neg,
+    Abs,
+    Sqrt,
+    Exp,
+    Log,
+    Floor,
+    Ceil,
+    Round,
+    Not,
+    Sign,
+    Reciprocal,
+    Relu,
+    Sigmoid,
+    Tanh,
+    Erf
+};
 std::optional<ConstTensor> foldUnary(FoldUnary op, const ConstTensor& x);
 
 std::optional<ConstTensor> foldCast(const ConstTensor& x, ir::ElementType element);
-std::optional<ConstTensor> foldWhere(const ConstTensor& condition, const ConstTensor& x, const ConstTensor& y);
+std::optional<ConstTensor> foldWhere(const ConstTensor& condition, const ConstTensor& x,
+                                     const ConstTensor& y);
 // Broadcasts `x` to `shape` (which must be broadcast-compatible with x's shape, x aligned to the right).
 std::optional<ConstTensor> foldBroadcast(const ConstTensor& x, const ir::Shape& shape);
 std::optional<ConstTensor> foldTranspose(const ConstTensor& x, const std::vector<std::int64_t>& permutation);
@@ -74,14 +109,14 @@ std::optional<ConstTensor> foldGather(const ConstTensor& data, const std::vector
 std::optional<ConstTensor> foldConcat(const std::vector<const ConstTensor*>& parts, std::int64_t axis);
 enum class FoldReduce { Sum, Prod, Max, Min, Mean };
 // Reduces over `axes` (distinct, in range); keeps them as size 1 when keepDims.
-std::optional<ConstTensor> foldReduce(FoldReduce op, const ConstTensor& x, const std::vector<std::int64_t>& axes,
-                                      bool keepDims);
+std::optional<ConstTensor> foldReduce(FoldReduce op, const ConstTensor& x,
+                                      const std::vector<std::int64_t>& axes, bool keepDims);
 // ONNX ScatterND (reduction none) with indices checked in range; `indices` has the last dimension of size k.
 std::optional<ConstTensor> foldScatterNd(const ConstTensor& data, const ConstTensor& indices,
                                          const ConstTensor& updates, std::string& error);
 // ONNX Range: scalars start, limit, delta (delta != 0).
-std::optional<ConstTensor> foldRange(const ConstTensor& start, const ConstTensor& limit, const ConstTensor& delta,
-                                     std::string& error);
+std::optional<ConstTensor> foldRange(const ConstTensor& start, const ConstTensor& limit,
+                                     const ConstTensor& delta, std::string& error);
 // Constant-mode Pad with per-dimension low/high (may be negative).
 std::optional<ConstTensor> foldPad(const ConstTensor& x, const std::vector<std::int64_t>& low,
                                    const std::vector<std::int64_t>& high, double value);

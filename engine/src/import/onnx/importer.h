@@ -1,14 +1,16 @@
 // The ONNX importer's state: what every ONNX value name stands for while the nodes are mapped onto the IR.
 //
 // Every value is a Slot. A slot is one of: an IR value already emitted (op result or function argument); a
-// parameter not yet materialized (initializers, weight-like graph inputs, ConstantOfShape weight placeholders:
-// they become Parameter arguments named by their ONNX name when an op first consumes them); or a constant
-// whose values are known at import time (Constant nodes, small integer initializers, folded shape
+// parameter not yet materialized (initializers, weight-like graph inputs, ConstantOfShape weight
+// placeholders: they become Parameter arguments named by their ONNX name when an op first consumes them); or
+// a constant whose values are known at import time (Constant nodes, small integer initializers, folded shape
 // computations), which becomes a Constant op only if a real tensor computation consumes it.
 //
-// Split over three files: onnx_importer.cpp (entry point, inputs, outputs, the node loop), onnx/operators.cpp
-// (tensor computations: matmul, convolution, pooling, norms, elementwise) and onnx/shape_ops.cpp (data
-// movement and the shape computations that fold: Reshape, Slice, Gather, Concat, Shape, ...).
+// The importer is split by stage: onnx_importer.cpp (entry point, symbolic dimensions, graph inputs and
+// initializers, the node loop, outputs), onnx/tensor_proto.cpp (decoding TensorProtos), onnx/operators.cpp
+// (dispatch, opaque ops, elementwise ops and activations), onnx/nn_ops.cpp (matmul, convolution, pooling,
+// norms, reductions), onnx/shape_ops.cpp (data movement and the folded shape computations) and
+// onnx/const_tensor.cpp (the constant arithmetic behind folding).
 #pragma once
 
 #include <cstdint>
@@ -33,12 +35,12 @@ using ir::ValueId;
 
 struct Slot {
     ir::TensorType type;
-    ValueId value;                                 // the IR value, once emitted
-    std::shared_ptr<const ConstTensor> constant;   // values known at import time
-    const ::onnx::TensorProto* tensor = nullptr;   // where to decode the values from, when not yet decoded
-    bool parameter = false;                        // materializes as a Parameter argument named `name`
-    std::string name;                              // the ONNX name that defined it
-    std::string origin;                            // label for the Constant op that materializes it
+    ValueId value;                                // the IR value, once emitted
+    std::shared_ptr<const ConstTensor> constant;  // values known at import time
+    const ::onnx::TensorProto* tensor = nullptr;  // where to decode the values from, when not yet decoded
+    bool parameter = false;                       // materializes as a Parameter argument named `name`
+    std::string name;                             // the ONNX name that defined it
+    std::string origin;                           // label for the Constant op that materializes it
 };
 
 class Importer {
@@ -50,6 +52,8 @@ private:
     // --- set-up and the node loop (onnx_importer.cpp)
     bool checkModel();
     bool resolveSymbolicDimensions();
+    bool checkGraphStructure();
+    // Runs ONNX shape inference once, when an opaque op first needs declared result types.
     void runShapeInference();
     bool declareInitializers();
     bool declareGraphInputs();
@@ -99,7 +103,7 @@ private:
     std::optional<std::vector<std::int64_t>> normalizeAxes(const std::vector<std::int64_t>& axes, int rank,
                                                            std::string_view what);
 
-    // --- operator families (operators.cpp)
+    // --- dispatch, opaque ops, elementwise ops (operators.cpp)
     bool dispatch();
     bool importOpaque(const std::string& reason = {});
     bool importUnary(ir::OpKind kind, std::optional<FoldUnary> fold, std::string_view otherName = {});
@@ -110,6 +114,8 @@ private:
     bool importClip();
     bool importWhere();
     bool importCast();
+
+    // --- linear algebra, convolution, pooling, norms, reductions (nn_ops.cpp)
     bool importMatMul();
     bool importGemm();
     bool importConv();
@@ -157,7 +163,8 @@ private:
     std::unordered_map<std::string, std::size_t> names_;
     std::unordered_map<std::string, const ::onnx::TensorProto*> initializers_;
     std::unordered_map<std::string, ir::TensorType> inferred_;  // static types from ONNX shape inference
-    std::string inferenceFailure_;                              // why ONNX shape inference gave up, if it did
+    bool inferenceRan_ = false;
+    std::string inferenceFailure_;  // why ONNX shape inference gave up, if it did
     std::unordered_map<std::string, std::vector<std::string>> dimensionNames_;  // input -> its dim_params
     // Where each value is consumed: (node, input index), for telling weights from configuration.
     std::unordered_map<std::string, std::vector<std::pair<const ::onnx::NodeProto*, int>>> consumers_;

@@ -1,0 +1,498 @@
+// Names, groups and conflicts (DESIGN.md §3.2-3.3).
+//
+// Atoms: every tensor dimension carries a set of boundaries, positions counted in elements from the minor end
+// (1 and the dimension's size always; a factor of stride s and size n adds s and s·n). A factor's occurrences
+// in the tensors of one op must split alike, so the boundaries inside a factor's span are copied between its
+// occurrences until nothing changes (a worklist over the ops touching a changed tensor). Boundaries that do not
+// divide their neighbours cannot make whole atoms and are dropped; a factor whose span then lacks an end is not
+// unified at that tensor. Consecutive boundaries make the atoms.
+#include "shardscope/analysis/decision_space.h"
+
+#include <algorithm>
+#include <cctype>
+#include <deque>
+#include <functional>
+#include <map>
+#include <numeric>
+#include <set>
+#include <unordered_map>
+
+#include "shardscope/ir/statistics.h"
+
+namespace shardscope::analysis {
+
+using namespace ir;
+
+namespace {
+
+class UnionFind {
+public:
+    explicit UnionFind(std::size_t n) : parent_(n), rank_(n, 0) { std::iota(parent_.begin(), parent_.end(), 0u); }
+    std::uint32_t find(std::uint32_t x) {
+        while (parent_[x] != x) {
+            parent_[x] = parent_[parent_[x]];
+            x = parent_[x];
+        }
+        return x;
+    }
+    void unite(std::uint32_t a, std::uint32_t b) {
+        a = find(a), b = find(b);
+        if (a == b) return;
+        if (rank_[a] < rank_[b]) std::swap(a, b);
+        parent_[b] = a;
+        if (rank_[a] == rank_[b]) ++rank_[a];
+    }
+
+private:
+    std::vector<std::uint32_t> parent_;
+    std::vector<std::uint8_t> rank_;
+};
+
+// Where a factor sits in one tensor of an op.
+struct Occurrence {
+    ValueId value;
+    int dimension;
+    std::int64_t stride;  // product of the sizes of the factors minor to it in that dimension
+};
+
+bool unifies(const Factor& f) { return f.size > 1 && f.kind != FactorKind::NeedReplication && !f.blockedPropagation; }
+
+// "layers.3.mlp" -> "layers.*.mlp": the role a module plays, whatever its layer.
+std::string normalized(const std::string& label) {
+    std::string out;
+    std::size_t i = 0;
+    while (i <= label.size()) {
+        std::size_t j = label.find('.', i);
+        if (j == std::string::npos) j = label.size();
+        const std::string part = label.substr(i, j - i);
+        const bool digits = !part.empty() && std::all_of(part.begin(), part.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); });
+        if (!out.empty()) out += '.';
+        out += digits ? "*" : part;
+        i = j + 1;
+    }
+    return out;
+}
+
+std::vector<std::string> split(const std::string& text, char separator) {
+    std::vector<std::string> out;
+    std::size_t i = 0;
+    while (true) {
+        std::size_t j = text.find(separator, i);
+        out.push_back(text.substr(i, j == std::string::npos ? std::string::npos : j - i));
+        if (j == std::string::npos) break;
+        i = j + 1;
+    }
+    return out;
+}
+
+class Analysis {
+public:
+    Analysis(const Graph& graph, const AnalysisOptions& options) : g_(graph), options_(options) {}
+
+    DecisionSpace run() {
+        computeRules();
+        refine();
+        makeAtoms();
+        unify();
+        makeNames();
+        label();
+        group();
+        findConflicts();
+        return std::move(space_);
+    }
+
+private:
+    std::vector<Occurrence> occurrences(std::size_t opIndex, int factor) const {
+        std::vector<Occurrence> out;
+        const Op& op = g_.op(g_.body[opIndex]);
+        const FactorRule& rule = rules_[opIndex];
+        auto scan = [&](const std::vector<TensorFactors>& tensors, const std::vector<ValueId>& values) {
+            for (std::size_t t = 0; t < tensors.size() && t < values.size(); ++t)
+                for (std::size_t d = 0; d < tensors[t].size(); ++d) {
+                    const auto& list = tensors[t][d];
+                    auto it = std::find(list.begin(), list.end(), factor);
+                    if (it == list.end()) continue;
+                    std::int64_t stride = 1;
+                    for (auto m = it + 1; m != list.end(); ++m) stride *= rule.factors[static_cast<std::size_t>(*m)].size;
+                    out.push_back({values[t], static_cast<int>(d), stride});
+                }
+        };
+        scan(rule.operands, op.operands);
+        scan(rule.results, op.results);
+        return out;
+    }
+
+    void computeRules() {
+        rules_.reserve(g_.body.size());
+        touching_.assign(g_.values.size(), {});
+        for (std::size_t i = 0; i < g_.body.size(); ++i) {
+            const Op& op = g_.op(g_.body[i]);
+            rules_.push_back(factorRule(g_, op));
+            for (auto v : op.operands) touching_[v.index].push_back(static_cast<std::uint32_t>(i));
+            for (auto v : op.results) touching_[v.index].push_back(static_cast<std::uint32_t>(i));
+        }
+        bounds_.resize(g_.values.size());
+        for (std::size_t v = 0; v < g_.values.size(); ++v) {
+            const auto& shape = g_.values[v].type.shape;
+            bounds_[v].resize(shape.size());
+            for (std::size_t d = 0; d < shape.size(); ++d) {
+                bounds_[v][d] = {1};
+                if (shape[d] > 1) bounds_[v][d].push_back(shape[d]);
+            }
+        }
+    }
+
+    // Adds a boundary; returns whether it was new.
+    bool addBound(ValueId v, int d, std::int64_t position) {
+        const std::int64_t size = g_.type(v).shape[static_cast<std::size_t>(d)];
+        if (position <= 1 || position >= size || size % position != 0) return false;
+        auto& b = bounds_[v.index][static_cast<std::size_t>(d)];
+        auto it = std::lower_bound(b.begin(), b.end(), position);
+        if (it != b.end() && *it == position) return false;
+        b.insert(it, position);
+        return true;
+    }
+
+    void refine() {
+        std::deque<std::uint32_t> work;
+        std::vector<bool> queued(g_.body.size(), true);
+        for (std::uint32_t i = 0; i < g_.body.size(); ++i) work.push_back(i);
+        while (!work.empty()) {
+            const std::uint32_t i = work.front();
+            work.pop_front();
+            queued[i] = false;
+            std::set<std::uint32_t> changed;
+            const FactorRule& rule = rules_[i];
+            for (int f = 0; f < static_cast<int>(rule.factors.size()); ++f) {
+                if (!unifies(rule.factors[static_cast<std::size_t>(f)])) continue;
+                const std::int64_t size = rule.factors[static_cast<std::size_t>(f)].size;
+                const auto occ = occurrences(i, f);
+                std::set<std::int64_t> relative;  // boundaries inside the span, in units of the factor's stride
+                for (const auto& o : occ) {
+                    if (addBound(o.value, o.dimension, o.stride)) changed.insert(o.value.index);
+                    if (addBound(o.value, o.dimension, o.stride * size)) changed.insert(o.value.index);
+                    for (auto b : bounds_[o.value.index][static_cast<std::size_t>(o.dimension)])
+                        if (b > o.stride && b < o.stride * size && b % o.stride == 0) relative.insert(b / o.stride);
+                }
+                for (const auto& o : occ)
+                    for (auto r : relative)
+                        if (addBound(o.value, o.dimension, o.stride * r)) changed.insert(o.value.index);
+            }
+            for (auto v : changed)
+                for (auto op : touching_[v])
+                    if (!queued[op]) {
+                        queued[op] = true;
+                        work.push_back(op);
+                    }
+        }
+        // Keep a chain in which every boundary divides the next.
+        for (auto& dims : bounds_)
+            for (auto& b : dims) {
+                std::vector<std::int64_t> chain{1};
+                for (std::size_t k = 1; k < b.size(); ++k)
+                    if (b[k] % chain.back() == 0) chain.push_back(b[k]);
+                b = std::move(chain);
+            }
+    }
+
+    void makeAtoms() {
+        space_.dimensionAtoms.resize(g_.values.size());
+        for (std::size_t v = 0; v < g_.values.size(); ++v) {
+            space_.dimensionAtoms[v].resize(bounds_[v].size());
+            for (std::size_t d = 0; d < bounds_[v].size(); ++d) {
+                const auto& b = bounds_[v][d];
+                for (std::size_t k = b.size(); k-- > 1;) {  // major to minor
+                    space_.dimensionAtoms[v][d].push_back(AtomId{static_cast<std::uint32_t>(space_.atoms.size())});
+                    space_.atoms.push_back(Atom{ValueId{static_cast<std::uint32_t>(v)}, static_cast<int>(d), b[k] / b[k - 1], {}});
+                }
+            }
+        }
+    }
+
+    // The atoms covering [stride, stride·size] of a dimension, major to minor; empty when the span is not whole.
+    std::vector<AtomId> atomsOf(const Occurrence& o, std::int64_t size) const {
+        const auto& b = bounds_[o.value.index][static_cast<std::size_t>(o.dimension)];
+        auto lo = std::lower_bound(b.begin(), b.end(), o.stride);
+        auto hi = std::lower_bound(b.begin(), b.end(), o.stride * size);
+        if (lo == b.end() || hi == b.end() || *lo != o.stride || *hi != o.stride * size) return {};
+        const auto& atoms = space_.dimensionAtoms[o.value.index][static_cast<std::size_t>(o.dimension)];
+        // Atom k (major to minor) spans b[n-1-k] .. b[n-k] where n = b.size().
+        const auto n = static_cast<std::ptrdiff_t>(b.size());
+        const auto first = n - 1 - (hi - b.begin());
+        const auto last = n - 1 - (lo - b.begin());
+        return std::vector<AtomId>(atoms.begin() + first, atoms.begin() + last);
+    }
+
+    void unify() {
+        UnionFind uf(space_.atoms.size());
+        for (std::size_t i = 0; i < rules_.size(); ++i) {
+            const FactorRule& rule = rules_[i];
+            for (int f = 0; f < static_cast<int>(rule.factors.size()); ++f) {
+                const Factor& factor = rule.factors[static_cast<std::size_t>(f)];
+                if (!unifies(factor)) continue;
+                std::vector<AtomId> reference;
+                for (const auto& o : occurrences(i, f)) {
+                    auto atoms = atomsOf(o, factor.size);
+                    if (atoms.empty()) continue;
+                    if (reference.empty()) {
+                        reference = std::move(atoms);
+                        continue;
+                    }
+                    if (atoms.size() != reference.size()) continue;
+                    bool same = true;
+                    for (std::size_t k = 0; k < atoms.size(); ++k) same = same && space_.atom(atoms[k]).size == space_.atom(reference[k]).size;
+                    if (!same) continue;
+                    for (std::size_t k = 0; k < atoms.size(); ++k) uf.unite(atoms[k].index, reference[k].index);
+                }
+            }
+        }
+        roots_.resize(space_.atoms.size());
+        for (std::uint32_t a = 0; a < space_.atoms.size(); ++a) roots_[a] = uf.find(a);
+    }
+
+    void makeNames() {
+        std::unordered_map<std::uint32_t, NameId> byRoot;
+        for (std::uint32_t a = 0; a < space_.atoms.size(); ++a) {
+            Atom& atom = space_.atoms[a];
+            if (atom.size <= 1) continue;
+            auto [it, inserted] = byRoot.try_emplace(roots_[a], NameId{static_cast<std::uint32_t>(space_.names.size())});
+            if (inserted) {
+                Name n;
+                n.size = atom.size;
+                space_.names.push_back(n);
+            }
+            atom.name = it->second;
+            space_.names[it->second.index].atoms.push_back(AtomId{a});
+        }
+        // Tensors and bytes.
+        for (auto& n : space_.names) {
+            std::set<std::uint32_t> values;
+            for (AtomId a : n.atoms) values.insert(space_.atom(a).value.index);
+            n.tensors = values.size();
+            for (auto v : values) n.bytes += static_cast<double>(g_.values[v].type.bytes());
+        }
+        // FLOPs: every op with a factor covering the name counts once for it.
+        for (std::size_t i = 0; i < rules_.size(); ++i) {
+            const double flops = flopsOf(g_, g_.op(g_.body[i]));
+            if (flops == 0) continue;
+            std::set<std::uint32_t> seen;
+            const Op& op = g_.op(g_.body[i]);
+            auto visit = [&](const std::vector<ValueId>& values) {
+                for (auto v : values)
+                    for (const auto& dim : space_.dimensionAtoms[v.index])
+                        for (AtomId a : dim)
+                            if (space_.atom(a).name.valid()) seen.insert(space_.atom(a).name.index);
+            };
+            visit(op.operands);
+            visit(op.results);
+            for (auto n : seen) space_.names[n].flops += flops;
+        }
+    }
+
+    // Labels from the sources' dimension labels: the token input's "batch"/"seq", a parameter's "d_ff" prefixed
+    // by its layer ("layers.3.mlp.d_ff") when the name lives in one layer. A label "heads*head_dim" names the
+    // atoms of a dimension split in two.
+    void label() {
+        struct Candidate {
+            std::string label, module;
+            bool input;
+        };
+        std::vector<std::vector<Candidate>> candidates(space_.names.size());
+        for (const auto& a : g_.arguments) {
+            if (a.dimensionLabels.empty()) continue;
+            const auto dot = a.name.rfind('.');
+            const std::string module = a.role == ArgumentRole::Parameter && dot != std::string::npos ? a.name.substr(0, dot) : "";
+            for (std::size_t d = 0; d < a.dimensionLabels.size() && d < space_.dimensionAtoms[a.value.index].size(); ++d) {
+                const auto& atoms = space_.dimensionAtoms[a.value.index][d];
+                std::vector<AtomId> named;
+                for (AtomId id : atoms)
+                    if (space_.atom(id).name.valid()) named.push_back(id);
+                const auto parts = split(a.dimensionLabels[d], '*');
+                if (parts.size() == atoms.size()) {
+                    for (std::size_t k = 0; k < atoms.size(); ++k)
+                        if (space_.atom(atoms[k]).name.valid())
+                            candidates[space_.atom(atoms[k]).name.index].push_back({parts[k], module, a.role == ArgumentRole::Input});
+                } else if (named.size() == 1 && parts.size() == 1) {
+                    candidates[space_.atom(named[0]).name.index].push_back({parts[0], module, a.role == ArgumentRole::Input});
+                }
+            }
+        }
+        for (std::size_t n = 0; n < space_.names.size(); ++n) {
+            auto& c = candidates[n];
+            std::string chosen;
+            for (const auto& x : c)
+                if (x.input) chosen = x.label;
+            if (chosen.empty() && !c.empty()) {
+                std::map<std::string, int> votes;
+                for (const auto& x : c) ++votes[x.label];
+                chosen = std::max_element(votes.begin(), votes.end(), [](const auto& a, const auto& b) { return a.second < b.second; })->first;
+                // The module prefix the parameters share, when it names one layer.
+                std::vector<std::string> prefix;
+                bool first = true;
+                for (const auto& x : c) {
+                    if (x.module.empty()) continue;
+                    const auto parts = split(x.module, '.');
+                    if (first) {
+                        prefix = parts;
+                        first = false;
+                        continue;
+                    }
+                    std::size_t k = 0;
+                    while (k < prefix.size() && k < parts.size() && prefix[k] == parts[k]) ++k;
+                    prefix.resize(k);
+                }
+                std::string joined;
+                bool layered = false;
+                for (const auto& p : prefix) {
+                    if (p.empty()) continue;
+                    joined += (joined.empty() ? "" : ".") + p;
+                    layered = layered || std::all_of(p.begin(), p.end(), [](char ch) { return std::isdigit(static_cast<unsigned char>(ch)); });
+                }
+                if (layered) chosen = joined + "." + chosen;
+            }
+            space_.names[n].label = chosen.empty() ? "N" + std::to_string(n) : chosen;
+        }
+        // Labels are unique: later names with a taken label get "#2", "#3", ...
+        std::map<std::string, int> taken;
+        for (auto& n : space_.names)
+            if (int count = ++taken[n.label]; count > 1) n.label += "#" + std::to_string(count);
+    }
+
+    // A structural signature: what ops touch the name's atoms and where, whatever the layer.
+    std::size_t signature(const Name& n) const {
+        std::vector<std::size_t> parts;
+        std::hash<std::string> hash;
+        for (AtomId id : n.atoms) {
+            const Atom& a = space_.atom(id);
+            const Value& v = g_.value(a.value);
+            const auto& atoms = space_.dimensionAtoms[a.value.index][static_cast<std::size_t>(a.dimension)];
+            const auto position = std::find(atoms.begin(), atoms.end(), id) - atoms.begin();
+            std::string key = v.producer.valid() ? std::string(mnemonic(g_.op(v.producer).kind)) : "arg";
+            key += ":" + std::to_string(v.resultIndex) + ":" + std::to_string(a.dimension) + ":" + std::to_string(position) + ":" +
+                   std::to_string(v.type.rank());
+            if (v.producer.valid()) key += ":" + normalized(g_.op(v.producer).location.name);
+            parts.push_back(hash(key));
+        }
+        std::sort(parts.begin(), parts.end());
+        std::size_t seed = static_cast<std::size_t>(n.size);
+        for (auto p : parts) seed ^= p + 0x9e3779b97f4a7c15ULL + (seed << 6) + (seed >> 2);
+        return seed;
+    }
+
+    void group() {
+        std::map<std::string, GroupId> byKey;
+        for (std::size_t n = 0; n < space_.names.size(); ++n) {
+            Name& name = space_.names[n];
+            std::string key;
+            if (!options_.groupRepeatedStructure) key = std::to_string(n);
+            else if (name.label[0] != 'N' || !std::isdigit(static_cast<unsigned char>(name.label[1])))
+                key = "label:" + normalized(name.label) + "#" + std::to_string(name.size);
+            else key = "shape:" + std::to_string(signature(name));
+            auto [it, inserted] = byKey.try_emplace(key, GroupId{static_cast<std::uint32_t>(space_.groups.size())});
+            if (inserted) {
+                Group g;
+                g.label = name.label[0] == 'N' && std::isdigit(static_cast<unsigned char>(name.label[1])) ? name.label : normalized(name.label);
+                space_.groups.push_back(g);
+            }
+            name.group = it->second;
+            Group& g = space_.groups[it->second.index];
+            g.names.push_back(NameId{static_cast<std::uint32_t>(n)});
+            g.bytes += name.bytes;
+            g.flops += name.flops;
+        }
+    }
+
+    void findConflicts() {
+        std::map<std::uint32_t, Conflict> repeated, cut;
+        // Repeated names: a tensor carrying a name on two of its dimensions.
+        for (std::size_t v = 0; v < g_.values.size(); ++v) {
+            std::map<std::uint32_t, std::vector<int>> dims;
+            for (std::size_t d = 0; d < space_.dimensionAtoms[v].size(); ++d)
+                for (AtomId a : space_.dimensionAtoms[v][d])
+                    if (space_.atom(a).name.valid()) dims[space_.atom(a).name.index].push_back(static_cast<int>(d));
+            for (auto& [n, list] : dims) {
+                list.erase(std::unique(list.begin(), list.end()), list.end());
+                if (list.size() < 2) continue;
+                Conflict& c = repeated[n];
+                c.kind = ConflictKind::RepeatedName;
+                c.name = NameId{n};
+                c.sites.push_back({g_.values[v].producer, ValueId{static_cast<std::uint32_t>(v)}, list});
+            }
+        }
+        // Cut names: a name meeting a need-replication (or blocked) factor.
+        for (std::size_t i = 0; i < rules_.size(); ++i) {
+            const FactorRule& rule = rules_[i];
+            for (int f = 0; f < static_cast<int>(rule.factors.size()); ++f) {
+                const Factor& factor = rule.factors[static_cast<std::size_t>(f)];
+                if (factor.size <= 1 || unifies(factor)) continue;
+                for (const auto& o : occurrences(i, f))
+                    for (AtomId a : space_.dimensionAtoms[o.value.index][static_cast<std::size_t>(o.dimension)]) {
+                        const NameId n = space_.atom(a).name;
+                        if (!n.valid()) continue;
+                        Conflict& c = cut[n.index];
+                        c.kind = ConflictKind::CutName;
+                        c.name = n;
+                        if (c.sites.empty() || c.sites.back().op != g_.body[i] || c.sites.back().value != o.value)
+                            c.sites.push_back({g_.body[i], o.value, {o.dimension}});
+                    }
+            }
+        }
+        for (auto& [n, c] : repeated) {
+            const std::string& label = space_.names[n].label;
+            c.options = {"shard the first " + label + " dimension of each site and gather the other",
+                         "shard the second " + label + " dimension of each site and gather the other",
+                         "leave " + label + " unsharded"};
+            space_.conflicts.push_back(std::move(c));
+        }
+        for (auto& [n, c] : cut) {
+            const std::string& label = space_.names[n].label;
+            c.options = {"shard " + label + " and all-gather it where it must be whole (" + std::to_string(c.sites.size()) + " site(s))",
+                         "leave " + label + " unsharded"};
+            space_.conflicts.push_back(std::move(c));
+        }
+    }
+
+    const Graph& g_;
+    const AnalysisOptions& options_;
+    DecisionSpace space_;
+    std::vector<FactorRule> rules_;                          // per top-level op, in body order
+    std::vector<std::vector<std::uint32_t>> touching_;       // value -> top-level ops (body positions) using or making it
+    std::vector<std::vector<std::vector<std::int64_t>>> bounds_;  // value -> dimension -> boundaries (ascending)
+    std::vector<std::uint32_t> roots_;
+};
+
+}  // namespace
+
+std::vector<NameId> DecisionSpace::namesOf(ValueId value, int dimension) const {
+    std::vector<NameId> out;
+    for (AtomId a : dimensionAtoms[value.index][static_cast<std::size_t>(dimension)])
+        if (atom(a).name.valid()) out.push_back(atom(a).name);
+    return out;
+}
+
+std::vector<GroupId> DecisionSpace::splitGroup(GroupId id) {
+    std::vector<GroupId> created;
+    if (id.index >= groups.size()) return created;
+    std::vector<NameId> members = groups[id.index].names;
+    if (members.size() <= 1) return created;
+    groups[id.index].names = {members.front()};
+    groups[id.index].bytes = name(members.front()).bytes;
+    groups[id.index].flops = name(members.front()).flops;
+    groups[id.index].label = name(members.front()).label;
+    for (std::size_t k = 1; k < members.size(); ++k) {
+        Group g;
+        g.names = {members[k]};
+        g.label = name(members[k]).label;
+        g.bytes = name(members[k]).bytes;
+        g.flops = name(members[k]).flops;
+        const GroupId gid{static_cast<std::uint32_t>(groups.size())};
+        groups.push_back(std::move(g));
+        names[members[k].index].group = gid;
+        created.push_back(gid);
+    }
+    return created;
+}
+
+DecisionSpace analyze(const Graph& graph, const AnalysisOptions& options) { return Analysis(graph, options).run(); }
+
+}  // namespace shardscope::analysis
