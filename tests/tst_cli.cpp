@@ -2,7 +2,9 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QDir>
 #include <QProcess>
+#include <QTemporaryFile>
 #include <QRegularExpression>
 #include <QtTest>
 
@@ -76,6 +78,40 @@ private slots:
         QCOMPARE(r.exitCode, 0);
         QVERIFY(r.out.startsWith("module @demo {\n  func.func public @main("));
         QVERIFY(r.out.contains("stablehlo.dot_general"));
+    }
+
+    void analyzeReportsNamesGroupsAndConflicts() {
+        const Run text = cli({"analyze", "zoo:gpt:layers=2,d_model=64,heads=4,seq=16,vocab=100"});
+        QCOMPARE(text.exitCode, 0);
+        QVERIFY(text.out.contains("names       12 "));
+        QVERIFY(text.out.contains("repeated name seq"));
+        const Run json = cli({"analyze", "zoo:gpt:layers=2,d_model=64,heads=4,seq=16,vocab=100", "--train", "--json"});
+        QCOMPARE(json.exitCode, 0);
+        const QJsonObject o = QJsonDocument::fromJson(json.out.toUtf8()).object();
+        QCOMPARE(o["version"].toInt(), 1);
+        QVERIFY(o["names"].toArray().size() >= 12);
+        QCOMPARE(o["groups"].toArray().size(), 8);
+        QCOMPARE(o["conflicts"].toArray().first().toObject()["kind"].toString(), QString("repeated"));
+    }
+
+    // `rules FILE`: one line per op, @function:line: rule in Shardy's notation, for every function of the file.
+    void rulesPrintsShardyNotation() {
+        QTemporaryFile file(QDir::tempPath() + "/rules_XXXXXX.mlir");
+        QVERIFY(file.open());
+        file.write("func.func @dot_general_no_batching_dims(%arg0: tensor<8x32xf32>, %arg1: tensor<32x16xf32>) -> tensor<8x16xf32> {\n"
+                   "  %0 = stablehlo.dot_general %arg0, %arg1, contracting_dims = [1] x [0] : (tensor<8x32xf32>, tensor<32x16xf32>) -> tensor<8x16xf32>\n"
+                   "  return %0 : tensor<8x16xf32>\n"
+                   "}\n"
+                   "func.func @negate(%arg0: tensor<4xf32>) -> tensor<4xf32> {\n"
+                   "\n"
+                   "  %0 = stablehlo.negate %arg0 : tensor<4xf32>\n"
+                   "  return %0 : tensor<4xf32>\n"
+                   "}\n");
+        file.close();
+        const Run r = cli({"rules", file.fileName()});
+        QCOMPARE(r.exitCode, 0);
+        QCOMPARE(r.out, QString("@dot_general_no_batching_dims:2: ([i, k], [k, j])->([i, j]) {i=8, j=16, k=32} reduction={k}\n"
+                                "@negate:7: ([i])->([i]) {i=4}\n"));
     }
 
     void helpEverywhere_data() {

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "shardscope/analysis/decision_space.h"
 #include "shardscope/import/onnx.h"
 #include "shardscope/import/stablehlo.h"
 #include "shardscope/ir/printer.h"
@@ -143,14 +144,42 @@ int benchTrain(const std::vector<std::string>& models, int runs) {
     return 0;
 }
 
+// The static analysis of training steps of growing depth, against copying the same graph in the same run.
+int benchAnalysis(const std::vector<int>& depths, int runs) {
+    std::printf("\n== analysis of gpt training steps (Adam): median of %d runs; x copy = time / time to copy the graph\n\n", runs);
+    std::printf("%7s %8s %9s | %9s %11s %8s | %8s %7s %7s\n", "layers", "ops", "values", "copy ms", "analysis ms", "x copy",
+                "us/op", "names", "groups");
+    for (int layers : depths) {
+        auto spec = shardscope::zoo::parseModelSpec("gpt:layers=" + std::to_string(layers));
+        auto forward = shardscope::zoo::build(*spec);
+        auto step = shardscope::train::buildTrainingStep(*forward);
+        if (!step) {
+            std::fprintf(stderr, "%s\n", step.errorMessage().c_str());
+            return 1;
+        }
+        const auto& g = step->graph;
+        std::size_t sink = 0;
+        const double copy = medianSeconds(runs, [&] {
+            shardscope::ir::Graph copied = g;
+            sink += copied.ops.size();
+        });
+        shardscope::analysis::DecisionSpace space;
+        const double time = medianSeconds(runs, [&] { space = shardscope::analysis::analyze(g); });
+        std::printf("%7d %8zu %9zu | %9.1f %11.1f %8.1f | %8.2f %7zu %7zu\n", layers, g.body.size(), g.values.size(), copy * 1e3,
+                    time * 1e3, time / copy, time * 1e6 / static_cast<double>(g.body.size()), space.names.size(), space.groups.size());
+        if (sink == 0) std::puts("");
+    }
+    return 0;
+}
+
 int main(int argc, char** argv) {
     int runs = 7;
     if (const char* r = std::getenv("SHARDSCOPE_BENCH_RUNS")) runs = std::max(1, std::atoi(r));
     std::vector<std::string> models{"gpt2-small", "llama3-8b", "mixtral-8x7b", "gpt3-175b", "llama3-70b"};
     std::string sharedDir = SHARDSCOPE_SHARED_DIR;
     const std::string what = argc > 1 ? argv[1] : "all";
-    if (what == "--help" || (what != "all" && what != "zoo" && what != "import" && what != "train")) {
-        std::puts("usage: shardscope-bench [all | zoo [PRESET...] | import [SHARED_DIR] | train [MODEL...]]");
+    if (what == "--help" || (what != "all" && what != "zoo" && what != "import" && what != "train" && what != "analysis")) {
+        std::puts("usage: shardscope-bench [all | zoo [PRESET...] | import [SHARED_DIR] | train [MODEL...] | analysis [LAYERS...]]");
         return what == "--help" ? 0 : 2;
     }
     if (what == "zoo" && argc > 2) models.assign(argv + 2, argv + argc);
@@ -161,6 +190,13 @@ int main(int argc, char** argv) {
         if (int rc = benchZoo(models, runs)) return rc;
     if (what == "all" || what == "import")
         if (int rc = benchImport(sharedDir, runs)) return rc;
-    if (what == "all" || what == "train") return benchTrain(trainModels, std::min(runs, 5));
+    if (what == "all" || what == "train")
+        if (int rc = benchTrain(trainModels, std::min(runs, 5))) return rc;
+    std::vector<int> depths{12, 24, 48, 96, 168};
+    if (what == "analysis" && argc > 2) {
+        depths.clear();
+        for (int i = 2; i < argc; ++i) depths.push_back(std::atoi(argv[i]));
+    }
+    if (what == "all" || what == "analysis") return benchAnalysis(depths, std::min(runs, 3));
     return 0;
 }

@@ -4,13 +4,13 @@
 // (major to minor) whose sizes multiply to the dimension's size. Sharding a factor shards it alike in every
 // tensor it appears in; the kind says what that costs at this op.
 //
-// Sizes. Every dimension's factor sizes multiply to the dimension's size, with one exception that Shardy makes
-// and we keep: a dimension whose size differs between the tensors of the op (a sliced, padded, concatenated
-// or windowed dimension, a top-k dimension, a truncated FFT dimension, a gathered slice) may carry a single
-// *mismatch factor* of kind permutation or need-replication whose size is the dimension's size in another
-// tensor of the op (the operand's for slice and pad, the result's for concatenate and reduce_window, ...).
-// Consumers that split dimensions into factor-sized pieces must treat a mismatch factor as covering its
-// whole dimension in each tensor. verifyFactorRule() checks exactly this contract.
+// Sizes. Every dimension's factor sizes multiply to the dimension's size, with one exception that Shardy
+// makes and we keep: a dimension whose size differs between the tensors of the op (a sliced, padded,
+// concatenated or windowed dimension, a top-k dimension, a truncated FFT dimension, a gathered slice) may
+// carry a single *mismatch factor* of kind permutation or need-replication whose size is the dimension's size
+// in another tensor of the op (the operand's for slice and pad, the result's for concatenate and
+// reduce_window, ...). Consumers that split dimensions into factor-sized pieces must treat a mismatch factor
+// as covering its whole dimension in each tensor. verifyFactorRule() checks exactly this contract.
 #pragma once
 
 #include <cstdint>
@@ -44,13 +44,14 @@ struct FactorRule {
     std::vector<Factor> factors;
     std::vector<TensorFactors> operands;  // one per op operand, in order (a scalar has no dimensions)
     std::vector<TensorFactors> results;   // one per op result, in order
-    bool custom = false;                   // Shardy marks some rules `custom` (e.g. custom_call with a known rule)
+    bool custom = false;  // Shardy marks some rules `custom` (e.g. custom_call with a known rule)
 
-    // Shardy's notation: `([i, k], [k, j])->([i, j]) {i=8, j=16, k=32} reduction={k}`. Factors are lettered i, j,
+    // Shardy's notation: `([i, k], [k, j])->([i, j]) {i=8, j=16, k=32} reduction={k}`. Factors are lettered
+    // i, j,
     // ..., z, then z_1, z_2, ... in index order; a dimension of several factors prints them run together
-    // (`[ij, k]`), a scalar prints `[]`, and a rule without factors has no size list (`([], [])->([])`). The kind
-    // lists follow in Shardy's order (reduction, need_replication, permutation, blocked_propagation), each only
-    // when non-empty, then `, custom`.
+    // (`[ij, k]`), a scalar prints `[]`, and a rule without factors has no size list (`([], [])->([])`). The
+    // kind lists follow in Shardy's order (reduction, need_replication, permutation, blocked_propagation),
+    // each only when non-empty, then `, custom`.
     std::string toString() const;
     friend bool operator==(const FactorRule&, const FactorRule&) = default;
 };
@@ -73,8 +74,8 @@ bool equivalent(const FactorRule& a, const FactorRule& b);
 // size list is an error. Errors name the column and what was expected.
 Result<FactorRule> parseFactorRule(std::string_view text);
 
-// Checks that `rule` fits `op`: one mapping per operand and result, one entry per dimension, factor indices in
-// range, no factor twice in one tensor, every factor used, and the size contract above. Errors say which
+// Checks that `rule` fits `op`: one mapping per operand and result, one entry per dimension, factor indices
+// in range, no factor twice in one tensor, every factor used, and the size contract above. Errors say which
 // tensor and dimension is wrong.
 Status verifyFactorRule(const FactorRule& rule, const ir::Graph& graph, const ir::Op& op);
 
