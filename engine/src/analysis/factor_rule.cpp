@@ -22,8 +22,8 @@
 // - Attributes our IR does not carry (yet) are inferred from types: batch-norm feature_index from the scale's
 //   size, triangular_solve's left_side from the shapes (transpose_a is taken as NO_TRANSPOSE), an FFT's
 //   length count from a DimensionsAttribute holding fft_length when present, else 1.
-// - A custom call's own `sdy.sharding_rule` attribute is not kept by the importer, so such rules are not
-// seen.
+// - The importer does not keep a custom call's own `sdy.sharding_rule` attribute, so such rules are unseen:
+//   an unknown target gets the opaque rule.
 #include "shardscope/analysis/factor_rule.h"
 
 #include <algorithm>

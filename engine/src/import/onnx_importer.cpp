@@ -472,8 +472,10 @@ void Importer::runShapeInference() {
         return;
     inferenceRan_ = true;
     try {
+        // No data propagation: libonnx 1.12 dereferences missing input types in it (a Shape after a node whose
+        // inference failed crashes), and the importer folds shape computations itself.
         ::onnx::ShapeInferenceOptions inferenceOptions(/*check_type=*/false, /*strict_mode=*/0,
-                                                       /*data_propagation=*/true);
+                                                       /*data_propagation=*/false);
         ::onnx::shape_inference::InferShapes(model_, ::onnx::OpSchemaRegistry::Instance(), inferenceOptions);
     } catch (const std::exception& e) {
         inferenceFailure_ = e.what();

@@ -235,6 +235,10 @@ private:
                 pos_ += 2;
                 continue;
             }
+            if (c == '/' && peekAt(1) == '/') {
+                while (pos_ < text_.size() && text_[pos_] != '\n') ++pos_;
+                continue;
+            }
             if (c == open) ++depth;
             else if (c == close && --depth == 0) {
                 std::string body(text_.substr(start, pos_ - start));
@@ -1559,6 +1563,10 @@ OpAttributes Parser::attributesFor(OpKind kind, const AttrDict& d, const Pending
             return s;
         }
         case OpKind::DynamicSlice: return DynamicSliceAttributes{intsOf(&need("slice_sizes"))};
+        case OpKind::Fft: return DimensionsAttribute{intsOf(lookup(d, "fft_length"))};
+        case OpKind::BatchNormGrad:
+        case OpKind::BatchNormInference:
+        case OpKind::BatchNormTraining: return DimensionAttribute{need("feature_index").integer};
         case OpKind::Sort: {
             SortAttributes s;
             if (const Attr* v = lookup(d, "dimension")) s.dimension = v->integer;
@@ -2153,6 +2161,20 @@ std::vector<ValueId> Parser::prettyOperation(const std::string& name, std::size_
             }
             for (const auto& t : types) p.resultTypes.push_back(t.type);
             p.attributes = loopAttributes(p);
+            break;
+        }
+        case OpKind::Cholesky:
+        case OpKind::Fft: {
+            p.operands = operands();
+            AttrDict inlined;
+            while (consume(",")) {
+                std::string key = identifier();
+                expect("=");
+                inlined.emplace_back(key, attribute());
+            }
+            tail(true);
+            if (*kind == OpKind::Fft)
+                if (const Attr* l = lookup(inlined, "length")) p.attributes = DimensionsAttribute{intsOf(l)};
             break;
         }
         case OpKind::RngBitGenerator:

@@ -65,13 +65,25 @@ Diagnostic unsupportedOp(const ir::Op& op, const std::string& why) {
 
 namespace {
 
+// Whether a tensor of `type` has at most `limit` elements (without overflowing on absurd shapes).
+bool withinLimit(const TensorType& type, std::int64_t limit) {
+    std::int64_t elements = 1;
+    for (auto d : type.shape) {
+        if (d < 0 || (d > 0 && elements > limit / d))
+            return false;
+        elements *= d;
+    }
+    return elements <= limit;
+}
+
 Result<Tensors> one(Result<Tensor> result) {
     if (!result)
         return Result<Tensors>::failure(result.diagnostics());
     return Tensors{std::move(result).value()};
 }
 
-// Why the interpreter cannot run `op` at all, or nullopt when it can try.
+// Why the interpreter cannot run `op` at all ("" when there is nothing more to say), or nullopt when it can
+// try.
 std::optional<std::string> unsupportedReason(const ir::Op& op) {
     switch (ir::category(op.kind)) {
         case OpCategory::Collective:
@@ -90,7 +102,7 @@ std::optional<std::string> unsupportedReason(const ir::Op& op) {
         case OpKind::BatchNormGrad:
         case OpKind::BatchNormTraining:
         case OpKind::CustomCall:
-            return "";
+            return std::string();
         case OpKind::BatchNormInference:
             return "the IR keeps no epsilon or feature_index for it";
         case OpKind::Complex:
@@ -158,9 +170,15 @@ Status Evaluator::bindArguments(const std::vector<Tensor>& arguments) {
             return makeError("interpret.argument",
                              label + " expects " + expected.toString() + ", got " + given.type.toString(),
                              argument.location);
-        if (!isSupported(expected.element) || expected.elements() > options_.maxElements)
-            return makeError("interpret.argument",
-                             label + " of type " + expected.toString() + " cannot be held",
+        if (!isSupported(expected.element))
+            return makeError(
+                "interpret.unsupported-type",
+                label + " is of type " + expected.toString() + ", which the interpreter cannot hold",
+                argument.location);
+        if (!withinLimit(expected, options_.maxElements))
+            return makeError("interpret.too-large",
+                             label + " of type " + expected.toString() + " has more than " +
+                                 std::to_string(options_.maxElements) + " elements, the interpreter's limit",
                              argument.location);
         if (static_cast<std::int64_t>(given.values.size()) != expected.elements())
             return makeError(
@@ -187,15 +205,11 @@ Status Evaluator::checkResultType(const ir::Op& op, const TensorType& type) cons
         return opError(op,
                        "the interpreter cannot hold " + std::string(ir::toString(type.element)) + " values",
                        "interpret.unsupported-type");
-    std::int64_t elements = 1;
-    for (auto d : type.shape) {
-        if (d < 0 || (d > 0 && elements > options_.maxElements / d) || elements * d > options_.maxElements)
-            return opError(op,
-                           "its result " + type.toString() + " has more than " +
-                               std::to_string(options_.maxElements) + " elements, the interpreter's limit",
-                           "interpret.too-large");
-        elements *= d;
-    }
+    if (!withinLimit(type, options_.maxElements))
+        return opError(op,
+                       "its result " + type.toString() + " has more than " +
+                           std::to_string(options_.maxElements) + " elements, the interpreter's limit",
+                       "interpret.too-large");
     return Success{};
 }
 
@@ -256,7 +270,7 @@ Result<Tensors> Evaluator::evaluate(const ir::Op& op, const Operands& operands,
 
 Result<Tensors> Evaluator::evaluateStructural(const ir::Op& op, const Operands& operands,
                                               const std::vector<TensorType>& types) {
-    const TensorType& type = types.empty() ? TensorType{} : types[0];
+    const TensorType type = types.empty() ? TensorType{} : types[0];
     switch (op.kind) {
         case OpKind::Constant:
             return one(constant(op, type));

@@ -285,7 +285,11 @@ private:
                     p.push_back("dimension = " + std::to_string(a.dimension) + " : i64");
                     p.push_back(std::string("is_stable = ") + (a.isStable ? "true" : "false"));
                 } else if constexpr (std::is_same_v<T, DimensionsAttribute>) {
-                    p.push_back("dimensions = " + arrayI64(a.dimensions));
+                    p.push_back((op.kind == OpKind::Fft ? "fft_length = " : "dimensions = ") + arrayI64(a.dimensions));
+                } else if constexpr (std::is_same_v<T, DimensionAttribute>) {
+                    if (op.kind == OpKind::BatchNormGrad || op.kind == OpKind::BatchNormInference ||
+                        op.kind == OpKind::BatchNormTraining)
+                        p.push_back("feature_index = " + std::to_string(a.dimension) + " : i64");
                 } else if constexpr (std::is_same_v<T, ReduceAttributes>) {
                     p.push_back("dimensions = " + arrayI64(a.dimensions));
                 } else if constexpr (std::is_same_v<T, CollectiveAttributes>) {
