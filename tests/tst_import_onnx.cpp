@@ -748,6 +748,26 @@ private slots:
         QCOMPARE(withSeverity(t.diagnostics(), Severity::Error)[0]->location.name, std::string("h2"));
     }
 
+    void failedOnnxInferenceIsAnErrorNotACrash() {
+        // The Add fails ONNX's own inference (3 vs 4); libonnx's data propagation then dereferenced the missing
+        // type at the Shape after it (found by fuzzing). ONNX inference runs because Hardmax is opaque.
+        OnnxModel m;
+        m.input("x", {2, 3});
+        m.weight("b", {4});
+        m.node("Hardmax", {"x"}, {"h"}, "hardmax");
+        m.node("Add", {"h", "b"}, {"a"}, "add");
+        m.node("Shape", {"a"}, {"s"}, "shape");
+        m.node("Reshape", {"x", "s"}, {"y"}, "reshape");
+        m.output("y");
+        auto r = importModel(m);
+        QVERIFY(!r.ok());
+        const auto errors = withSeverity(r.diagnostics(), Severity::Error);
+        QCOMPARE(errors.size(), std::size_t{1});
+        QCOMPARE(errors[0]->code, std::string("onnx.broadcast"));
+        QCOMPARE(errors[0]->location.name, std::string("add"));
+        QCOMPARE(errors[0]->message, std::string("Add: operand shapes [2x3] and [4] do not broadcast"));
+    }
+
     void runTimeShapesAreRefused() {
         OnnxModel m;
         m.input("x", {2, 6});

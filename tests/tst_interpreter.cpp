@@ -219,8 +219,7 @@ Values permuted(const Values& values, const Shape& shape, const Dims& permutatio
 class TestInterpreter : public QObject {
     Q_OBJECT
 private slots:
-    // --- element-wise
-    // ---------------------------------------------------------------------------------------
+    // --- element-wise ---
     void floatBinary() {
         const Tensor a = tensor({4}, ElementType::F64, {17.1, -17.1, 17.1, -17.1});
         const Tensor b = tensor({4}, ElementType::F64, {3.0, 3.0, -3.0, -3.0});
@@ -556,8 +555,7 @@ private slots:
                  widening.errorMessage().c_str());
     }
 
-    // --- creation and data movement
-    // -------------------------------------------------------------------------
+    // --- creation and data movement ---
     void constantAndIota() {
         GraphBuilder b("c");
         auto literal = b.op(OpKind::Constant, {}, ConstantAttributes{{0, 1, 2, 3}}, "lit", {},
@@ -663,8 +661,7 @@ private slots:
         QCOMPARE(out->at(1).values, (Values{1, 2}));
     }
 
-    // --- contractions
-    // ---------------------------------------------------------------------------------------
+    // --- contractions ---
     void dotGeneral() {
         // The spec's example: batch dims [0], contracting lhs 2 with rhs 1, rhs identity matrices.
         const Tensor lhs = tensor({2, 2, 2}, ElementType::I32, {1, 2, 3, 4, 5, 6, 7, 8});
@@ -774,8 +771,7 @@ private slots:
         QCOMPARE(out->front().values, expected);
     }
 
-    // --- regions
-    // --------------------------------------------------------------------------------------------
+    // --- regions ---
     void reduce() {
         GraphBuilder b("r");
         ValueId x = b.input("x", {2, 3}, ElementType::I32);
@@ -1095,8 +1091,35 @@ private slots:
         QCOMPARE(run(7, 1).first, (Values{20, 21}));
     }
 
-    // --- errors
-    // ---------------------------------------------------------------------------------------------
+    // Regions nest: a case branch holds a reduce whose (multi-op) body scales by a value two scopes out.
+    void nestedRegions() {
+        GraphBuilder b("nested");
+        ValueId index = b.input("index", {}, ElementType::I32);
+        ValueId x = b.input("x", {3}, ElementType::F32);
+        ValueId scale = b.input("scale", {}, ElementType::F32);
+        const TensorType f{{}, ElementType::F32};
+        Region scaledSum = b.region({}, [&](const std::vector<ValueId>&) {
+            Region body = b.region({f, f}, [&](const std::vector<ValueId>& a) {
+                return std::vector<ValueId>{b.add(a[0], b.multiply(a[1], scale))};
+            });
+            ValueId zero = b.scalar(0, ElementType::F32);
+            return b.op(OpKind::Reduce, {x, zero}, ReduceAttributes{{0}, Reducer::Other}, "sum", {body});
+        });
+        Region plainSum = b.region({}, [&](const std::vector<ValueId>&) {
+            return std::vector<ValueId>{b.reduce(x, {0}, Reducer::Add)};
+        });
+        b.output(b.op(OpKind::Case, {index}, NoAttributes{}, "case", {plainSum, scaledSum}).front(), "y");
+        const Graph g = finish(b);
+        const Tensor values = tensor({3}, ElementType::F32, {1, 2, 3});
+        QCOMPARE(
+            valuesOf(interpret::run(g, {scalar(ElementType::I32, 1), values, scalar(ElementType::F32, 2)})),
+            (Values{12}));
+        QCOMPARE(
+            valuesOf(interpret::run(g, {scalar(ElementType::I32, 0), values, scalar(ElementType::F32, 2)})),
+            (Values{6}));
+    }
+
+    // --- errors ---
     void unknownConstant() {
         GraphBuilder b("c", "model.mlir");
         auto c = b.op(OpKind::Constant, {}, ConstantAttributes{}, "weights", {},
@@ -1201,10 +1224,10 @@ private slots:
         QVERIFY(refused.diagnostics().front().code.rfind("ir.", 0) == 0);
     }
 
-    // --- zoo models end to end
-    // ------------------------------------------------------------------------------ A one-layer GPT: finite
-    // logits of the right shape; a token changes its own and later positions' logits and leaves earlier
-    // positions and the other example bit-for-bit alone (causal attention, per-example compute).
+    // --- zoo models end to end ---
+    // A one-layer GPT: finite logits of the right shape; a token changes its own and later positions' logits
+    // and leaves earlier positions and the other example bit-for-bit alone (causal attention, per-example
+    // compute).
     void zooGptIsCausal() {
         const Graph g = zooModel("gpt:layers=1,d_model=16,heads=2,d_ff=32,seq=4,batch=2,vocab=11,dtype=f32");
         checkCausal(g, 11);
@@ -1231,6 +1254,21 @@ private slots:
         auto again = interpret::run(g, arguments);
         QVERIFY(again.ok());
         QCOMPARE(again->front().values, out->front().values);
+    }
+
+    // A one-layer MLP with chosen weights against the hand computation relu(x W1 + b1) W2 + b2.
+    void zooMlpMatchesHandComputation() {
+        const Graph g = zooModel("mlp:layers=1,d_model=2,d_ff=3,batch=1,bias=true,activation=relu,dtype=f64");
+        std::vector<Tensor> arguments;
+        for (const auto& a : g.arguments)
+            arguments.push_back(Tensor::filled(g.type(a.value), 0));
+        arguments[argumentNamed(g, "x")].values = {1, -2};
+        arguments[argumentNamed(g, "layers.0.w1.weight")].values = {1, 2, 3, 4, 5, 6};
+        arguments[argumentNamed(g, "layers.0.w1.bias")].values = {10, 5, 9.5};
+        arguments[argumentNamed(g, "layers.0.w2.weight")].values = {1, 0, 0, 1, 2, -2};
+        arguments[argumentNamed(g, "layers.0.w2.bias")].values = {0.5, 0.25};
+        // x W1 = [-7, -8, -9]; + b1 = [3, -3, 0.5]; relu = [3, 0, 0.5]; W2 = [4, -1]; + b2 = [4.5, -0.75].
+        QCOMPARE(valuesOf(interpret::run(g, arguments)), (Values{4.5, -0.75}));
     }
 
     // MoE routing (top-k with capacity over the group) is not causal, but runs, stays finite and depends on

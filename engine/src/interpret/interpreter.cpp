@@ -104,7 +104,7 @@ std::optional<std::string> unsupportedReason(const ir::Op& op) {
         case OpKind::CustomCall:
             return std::string();
         case OpKind::BatchNormInference:
-            return "the IR keeps no epsilon or feature_index for it";
+            return "the IR does not keep its epsilon";
         case OpKind::Complex:
             return "complex numbers are not supported";
         default:

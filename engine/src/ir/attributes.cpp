@@ -1,5 +1,6 @@
 #include "shardscope/ir/attributes.h"
 
+#include <cmath>
 #include <limits>
 
 namespace shardscope::ir {
@@ -21,16 +22,28 @@ ConvolutionAttributes ConvolutionAttributes::channelsLast(int spatialRank) {
 }
 
 double reducerIdentity(Reducer reducer, ElementType element) {
-    const bool fp = isFloat(element);
+    // The smallest and largest values of the element type: ±inf for floats, the integer range otherwise.
+    double lowest = -std::numeric_limits<double>::infinity(), highest = std::numeric_limits<double>::infinity();
+    if (!isFloat(element)) {
+        int bits = bitWidth(element);
+        if (element == ElementType::I1) bits = 1;
+        if (element == ElementType::I2 || element == ElementType::U2) bits = 2;
+        if (element == ElementType::I4 || element == ElementType::U4) bits = 4;
+        if (element == ElementType::I1 || isUnsigned(element)) {
+            lowest = 0;
+            highest = std::ldexp(1.0, bits) - 1;
+        } else {
+            lowest = -std::ldexp(1.0, bits - 1);
+            highest = std::ldexp(1.0, bits - 1) - 1;
+        }
+    }
     switch (reducer) {
         case Reducer::Add:
         case Reducer::Or: return 0;
         case Reducer::Multiply:
         case Reducer::And: return 1;
-        case Reducer::Maximum:
-            return fp ? -std::numeric_limits<double>::infinity() : static_cast<double>(std::numeric_limits<std::int32_t>::min());
-        case Reducer::Minimum:
-            return fp ? std::numeric_limits<double>::infinity() : static_cast<double>(std::numeric_limits<std::int32_t>::max());
+        case Reducer::Maximum: return lowest;
+        case Reducer::Minimum: return highest;
         case Reducer::Other: return 0;
     }
     return 0;
