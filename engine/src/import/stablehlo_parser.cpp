@@ -759,6 +759,13 @@ private:
     Graph parseEntry();
     void parseSignature(bool entry, const std::vector<ValueId>* callOperands, std::size_t callAt);
     std::vector<ValueId> parseBody();
+    // Parses a block's statements (after its '{') into `region`'s ops and makes the terminator's operands its results.
+    void parseBodyInto(Region& region) {
+        std::vector<OpId>* outer = insertion_;
+        insertion_ = &region.ops;
+        region.results = parseBody();
+        insertion_ = outer;
+    }
     std::vector<ValueId> inlineFunction(const std::string& name, const std::vector<ValueId>& operands, std::size_t at);
 
     // ----- ops -------------------------------------------------------------------------------------------
@@ -1073,10 +1080,7 @@ Region Parser::region(const std::vector<ParsedType>* argumentTypes) {
     } else if (argumentTypes) {
         for (const auto& t : *argumentTypes) r.arguments.push_back(graph_.addValue(t.type));
     }
-    std::vector<OpId>* outer = insertion_;
-    insertion_ = &r.ops;
-    r.results = parseBody();
-    insertion_ = outer;
+    parseBodyInto(r);
     scopes_.pop_back();
     --depth_;
     return r;
@@ -1783,10 +1787,7 @@ std::vector<ValueId> Parser::prettyOperation(const std::string& name, std::size_
         }
         // The body is parsed like a region whose arguments are already bound.
         expect("{");
-        std::vector<OpId>* outer = insertion_;
-        insertion_ = &body.ops;
-        body.results = parseBody();
-        insertion_ = outer;
+        parseBodyInto(body);
         scopes_.pop_back();
         p.regions.push_back(std::move(body));
         tail(false);
@@ -2055,10 +2056,7 @@ std::vector<ValueId> Parser::prettyOperation(const std::string& name, std::size_
                         bind(argument, {v});
                     }
                 expect("{", "to open the reducer body");
-                std::vector<OpId>* outer = insertion_;
-                insertion_ = &body.ops;
-                body.results = parseBody();
-                insertion_ = outer;
+                parseBodyInto(body);
                 scopes_.pop_back();
             }
             p.regions.push_back(std::move(body));
@@ -2152,10 +2150,7 @@ std::vector<ValueId> Parser::prettyOperation(const std::string& name, std::size_
                     bind(names[i], {v});
                 }
                 expect("{");
-                std::vector<OpId>* outer = insertion_;
-                insertion_ = &r.ops;
-                r.results = parseBody();
-                insertion_ = outer;
+                parseBodyInto(r);
                 scopes_.pop_back();
                 p.regions.push_back(std::move(r));
             }
