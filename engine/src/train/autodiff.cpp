@@ -304,7 +304,7 @@ void Differentiator::dotGeneral(const Op& op, ValueId g) {
         if (!contains(d.lhsBatching, i) && !contains(d.lhsContracting, i)) lhsFree.push_back(i);
     for (int i = 0; i < rb; ++i)
         if (!contains(d.rhsBatching, i) && !contains(d.rhsContracting, i)) rhsFree.push_back(i);
-    const auto nLhsFree = static_cast<std::int64_t>(lhsFree.size()), nRhsFree = static_cast<std::int64_t>(rhsFree.size());
+    const auto nLhsFree = static_cast<std::int64_t>(lhsFree.size());
     const Dims gBatch = iotaDims(static_cast<int>(nb));
 
     // One side's cotangent: contract g's dimensions of the other side's free dims with that side's free dims.
@@ -340,7 +340,6 @@ void Differentiator::dotGeneral(const Op& op, ValueId g) {
     if (needs(rhs))
         accumulate(rhs, side(lhs, d.lhsBatching, lhsFree, d.rhsBatching, rhsFree, d.rhsContracting, d.lhsContracting, nb,
                              rb));
-    (void)nRhsFree;
 }
 
 // JAX's _conv_general_dilated_transpose_lhs / _rhs.
