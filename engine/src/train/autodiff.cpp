@@ -355,6 +355,15 @@ void Differentiator::convolution(const Op& op, ValueId g) {
     auto dilate = [](std::int64_t size, std::int64_t factor) { return size == 0 ? 0 : 1 + factor * (size - 1); };
     const Shape &in = type(lhs).shape, &kernel = type(rhs).shape, &out = type(g).shape;
     const std::int64_t groups = c.featureGroupCount;
+    // Per spatial dimension: the dilated input, kernel and output sizes and the low padding, which both
+    // transposed convolutions pad from.
+    struct Spatial {
+        std::int64_t lhs, rhs, out, low;
+    };
+    std::vector<Spatial> spatial;
+    for (std::size_t i = 0; i < n; ++i)
+        spatial.push_back({dilate(in[c.inputSpatial[i]], at(c.lhsDilation, i)), dilate(kernel[c.kernelSpatial[i]], at(c.rhsDilation, i)),
+                           dilate(out[c.outputSpatial[i]], at(c.windowStrides, i)), c.padding.empty() ? 0 : c.padding[i].first});
 
     if (needs(lhs)) {
         ConvolutionAttributes t;
@@ -366,14 +375,9 @@ void Differentiator::convolution(const Op& op, ValueId g) {
         t.lhsDilation = c.windowStrides;
         t.rhsDilation = c.rhsDilation;
         t.featureGroupCount = groups;
-        for (std::size_t i = 0; i < n; ++i) {
-            const std::int64_t lhsDilated = dilate(in[c.inputSpatial[i]], at(c.lhsDilation, i));
-            const std::int64_t rhsDilated = dilate(kernel[c.kernelSpatial[i]], at(c.rhsDilation, i));
-            const std::int64_t outDilated = dilate(out[c.outputSpatial[i]], at(c.windowStrides, i));
-            const std::int64_t low = c.padding.empty() ? 0 : c.padding[i].first;
-            const std::int64_t before = rhsDilated - low - 1;
-            const std::int64_t after = lhsDilated + rhsDilated - 1 - outDilated - before;
-            t.padding.emplace_back(before, after);
+        for (const auto& d : spatial) {
+            const std::int64_t before = d.rhs - d.low - 1;
+            t.padding.emplace_back(before, d.lhs + d.rhs - 1 - d.out - before);
         }
         ValueId weights = rhs;
         if (groups > 1) {
@@ -410,14 +414,7 @@ void Differentiator::convolution(const Op& op, ValueId g) {
         t.lhsDilation = c.lhsDilation;
         t.rhsDilation = c.windowStrides;
         t.batchGroupCount = groups;
-        for (std::size_t i = 0; i < n; ++i) {
-            const std::int64_t lhsDilated = dilate(in[c.inputSpatial[i]], at(c.lhsDilation, i));
-            const std::int64_t rhsDilated = dilate(kernel[c.kernelSpatial[i]], at(c.rhsDilation, i));
-            const std::int64_t outDilated = dilate(out[c.outputSpatial[i]], at(c.windowStrides, i));
-            const std::int64_t low = c.padding.empty() ? 0 : c.padding[i].first;
-            const std::int64_t high = (outDilated - lhsDilated) + (rhsDilated - low - 1);
-            t.padding.emplace_back(low, high);
-        }
+        for (const auto& d : spatial) t.padding.emplace_back(d.low, (d.out - d.lhs) + (d.rhs - d.low - 1));
         accumulate(rhs, b_.convolution(lhs, g, t, label_));
     }
 }
