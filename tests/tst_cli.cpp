@@ -114,6 +114,49 @@ private slots:
                                 "@negate:7: ([i])->([i]) {i=4}\n"));
     }
 
+    // `evaluate --json`: the documented, versioned object; a plan file round-trips through the evaluation.
+    void evaluateJsonHasTheDocumentedFields() {
+        const QString model = "zoo:gpt:layers=2,d_model=64,heads=4,seq=16,batch=8,vocab=100";
+        const Run r = cli({"evaluate", model, "--train", "--mesh", "data=2,model=4", "--hardware", "a100", "--plan", "expert:dp-tp", "--json"});
+        QCOMPARE(r.exitCode, 0);
+        const QJsonObject o = QJsonDocument::fromJson(r.out.toUtf8()).object();
+        QCOMPARE(o["version"].toInt(), 1);
+        for (const char* key : {"step_time_s", "peak_memory_bytes", "capacity_bytes", "compute_time_s", "collective_time_s"})
+            QVERIFY2(o[key].toDouble() > 0, key);
+        QVERIFY(o["feasible"].toBool());
+        const QJsonObject breakdown = o["memory_breakdown"].toObject();
+        for (const char* key : {"parameters", "gradients", "optimizer_state", "activations", "temporaries"}) QVERIFY2(breakdown.contains(key), key);
+        const QJsonObject states = o["model_states"].toObject();
+        for (const char* key : {"parameters", "gradients", "optimizer_state"}) QVERIFY2(states[key].toDouble() > 0, key);
+        const QJsonArray collectives = o["collectives"].toArray();
+        QVERIFY(!collectives.isEmpty());
+        for (const auto& c : collectives)
+            for (const char* key : {"kind", "axes", "bytes", "time_s", "op"}) QVERIFY2(c.toObject().contains(key), key);
+        QCOMPARE(o["hardware"].toObject()["id"].toString(), QString("a100"));
+        QCOMPARE(o["mesh"].toObject()["spec"].toString(), QString("data=2,model=4"));
+        // The plan inside the evaluation is a plan file: evaluating it again gives the same figures.
+        QTemporaryFile file(QDir::tempPath() + "/plan_XXXXXX.json");
+        QVERIFY(file.open());
+        file.write(QJsonDocument(o["plan"].toObject()).toJson());
+        file.close();
+        const Run again = cli({"evaluate", model, "--train", "--mesh", "data=2,model=4", "--hardware", "a100", "--plan", file.fileName(), "--json"});
+        QCOMPARE(again.exitCode, 0);
+        const QJsonObject o2 = QJsonDocument::fromJson(again.out.toUtf8()).object();
+        QCOMPARE(o2["step_time_s"].toDouble(), o["step_time_s"].toDouble());
+        QCOMPARE(o2["peak_memory_bytes"].toDouble(), o["peak_memory_bytes"].toDouble());
+    }
+
+    void evaluateTextAndExperts() {
+        const Run r = cli({"evaluate", "zoo:demo", "--train", "--mesh", "data=8", "--plan", "expert:zero3"});
+        QCOMPARE(r.exitCode, 0);
+        QVERIFY(r.out.contains("step time"));
+        QVERIFY(r.out.contains("model states"));
+        QVERIFY(r.out.contains("reduce-scatter"));
+        const Run all = cli({"evaluate", "zoo:demo", "--train", "--mesh", "data=2,model=4", "--plan", "experts"});
+        QCOMPARE(all.exitCode, 0);
+        for (const char* id : {"dp", "zero1", "zero2", "zero3", "megatron", "megatron-sp", "dp-tp", "fsdp-tp"}) QVERIFY2(all.out.contains(id), id);
+    }
+
     void helpEverywhere_data() {
         QTest::addColumn<QStringList>("arguments");
         QTest::addColumn<QString>("mentions");
@@ -141,6 +184,10 @@ private slots:
         QTest::newRow("unknown model") << QStringList{"info", "zoo:gpt9"} << "unknown zoo model 'gpt9'";
         QTest::newRow("bad option") << QStringList{"info", "zoo:gpt:heads=7"} << "d_model (768) must be divisible by heads (7)";
         QTest::newRow("missing file") << QStringList{"info", "model.bin"} << "cannot open 'model.bin': No such file or directory";
+        QTest::newRow("bad mesh") << QStringList{"evaluate", "zoo:demo", "--mesh", "data"} << "--mesh expects name=size";
+        QTest::newRow("unknown hardware") << QStringList{"evaluate", "zoo:demo", "--hardware", "h900"} << "h900";
+        QTest::newRow("unknown expert") << QStringList{"evaluate", "zoo:demo", "--plan", "expert:zero4"} << "unknown expert plan 'zero4'";
+        QTest::newRow("missing plan") << QStringList{"evaluate", "zoo:demo", "--plan", "p.json"} << "cannot read plan file 'p.json'";
     }
     void badArgumentsGiveOneLineReason() {
         QFETCH(QStringList, arguments);

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <limits>
 #include <random>
+#include <set>
 #include "test_support.h"
 
 #include "shardscope/interpret/interpreter.h"
@@ -574,6 +575,58 @@ private slots:
         QVERIFY(std::isnan(out->at(3).at({2, 0})));
     }
 
+    // rng (taken as UNIFORM): values in [a, b) of the element type, the same on every run with one seed,
+    // other values with another seed or from another rng op of the same run; a shape operand that is not the
+    // result's shape and a >= b are errors.
+    void rngUniform() {
+        auto build = [](double a, double b, std::int64_t extent, ElementType element) {
+            GraphBuilder g("r", "model.mlir");
+            auto shape = g.op(OpKind::Constant, {}, ConstantAttributes{{4000}}, "shape", {},
+                              {TensorType{{1}, ElementType::I64}});
+            for (const char* name : {"first", "second"}) {
+                auto draws = g.op(OpKind::Rng, {g.scalar(a, element), g.scalar(b, element), shape.front()},
+                                  NoAttributes{}, name, {}, {TensorType{{extent}, element}});
+                g.output(draws.front(), name);
+            }
+            return finish(g);
+        };
+        const Graph uniform = build(-1, 3, 4000, ElementType::F32);
+        auto out = interpret::run(uniform, {});
+        QVERIFY2(out.ok(), out.errorMessage().c_str());
+        const Values& draws = out->at(0).values;
+        double sum = 0;
+        for (double v : draws) {
+            QVERIFY(v >= -1 && v < 3);
+            QCOMPARE(v, f32(v));
+            sum += v;
+        }
+        QVERIFY(std::abs(sum / 4000 - 1.0) < 0.1);  // mean (a + b) / 2; its standard error is 0.018
+        QVERIFY(out->at(1).values != draws);
+        auto again = interpret::run(uniform, {});
+        QVERIFY(again.ok());
+        QCOMPARE(again->at(0).values, draws);
+        interpret::Options seeded;
+        seeded.rngSeed = 1;
+        auto other = interpret::run(uniform, {}, seeded);
+        QVERIFY(other.ok());
+        QVERIFY(other->at(0).values != draws);
+
+        auto integers = interpret::run(build(2, 5, 4000, ElementType::I32), {});
+        QVERIFY2(integers.ok(), integers.errorMessage().c_str());
+        std::set<double> seen(integers->at(0).values.begin(), integers->at(0).values.end());
+        QCOMPARE(seen, (std::set<double>{2, 3, 4}));
+
+        auto wrongShape = interpret::run(build(0, 1, 8, ElementType::F32), {});
+        QVERIFY(!wrongShape.ok());
+        QVERIFY2(
+            wrongShape.errorMessage().find(
+                "its shape operand [4000] is not the shape of its result tensor<8xf32>") != std::string::npos,
+            wrongShape.errorMessage().c_str());
+        auto empty = interpret::run(build(1, 1, 4000, ElementType::F32), {});
+        QVERIFY(!empty.ok());
+        QVERIFY2(empty.errorMessage().find("needs a < b") != std::string::npos, empty.errorMessage().c_str());
+    }
+
     void broadcastReshapeTranspose() {
         // The spec's broadcast_in_dim example: [[1, 2, 3]] with dims [2, 1] to 2x3x2.
         QCOMPARE(first(OpKind::BroadcastInDim, {tensor({1, 3}, ElementType::I32, {1, 2, 3})},
@@ -1137,17 +1190,17 @@ private slots:
 
     void unsupportedOps() {
         GraphBuilder b("u", "model.mlir");
-        ValueId lo = b.scalar(0, ElementType::F32), hi = b.scalar(1, ElementType::F32);
-        auto shape = b.op(OpKind::Constant, {}, ConstantAttributes{{2}}, "shape", {},
-                          {TensorType{{1}, ElementType::I64}});
-        auto noise = b.op(OpKind::Rng, {lo, hi, shape.front()}, NoAttributes{}, "noise", {},
-                          {TensorType{{2}, ElementType::F32}});
-        b.output(noise.front(), "y");
+        auto state = b.op(OpKind::Constant, {}, ConstantAttributes{{1, 2}}, "state", {},
+                          {TensorType{{2}, ElementType::U64}});
+        auto noise = b.op(OpKind::RngBitGenerator, {state.front()}, NoAttributes{}, "noise", {},
+                          {TensorType{{2}, ElementType::U64}, TensorType{{2}, ElementType::U32}});
+        b.output(noise.back(), "y");
         auto out = interpret::run(finish(b), {});
         QVERIFY(!out.ok());
         QCOMPARE(out.diagnostics().front().code, std::string("interpret.unsupported-op"));
-        QCOMPARE(out.diagnostics().front().message,
-                 std::string("the interpreter cannot run 'stablehlo.rng' (at model.mlir (noise))"));
+        QCOMPARE(
+            out.diagnostics().front().message,
+            std::string("the interpreter cannot run 'stablehlo.rng_bit_generator' (at model.mlir (noise))"));
 
         auto custom = runOp(OpKind::CustomCall, {scalar(ElementType::F32, 1)},
                             CustomCallAttributes{"Sharding", ""}, {TensorType{{}, ElementType::F32}});

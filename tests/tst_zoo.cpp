@@ -6,9 +6,15 @@
 #include <cmath>
 #include <set>
 
+#include "shardscope/analysis/decision_space.h"
+#include "shardscope/import/stablehlo.h"
+#include "shardscope/interpret/interpreter.h"
+#include "shardscope/ir/builder.h"
+#include "shardscope/ir/printer.h"
 #include "shardscope/ir/statistics.h"
 #include "shardscope/ir/verifier.h"
 #include "shardscope/model_source.h"
+#include "shardscope/train/training_step.h"
 #include "shardscope/zoo/zoo.h"
 
 using namespace shardscope;
@@ -40,6 +46,36 @@ std::vector<const Op*> opsLabelled(const Graph& g, OpKind kind, const std::strin
     }
     return out;
 }
+
+// The top-level op of `kind` labelled exactly `label`, or null.
+const Op* opNamed(const Graph& g, OpKind kind, const std::string& label) {
+    for (OpId id : g.body)
+        if (g.op(id).kind == kind && g.op(id).location.name == label) return &g.op(id);
+    return nullptr;
+}
+
+// The ops of one dropout (zoo::dropout under `scope`): rng draws -> reshape -> compare (the mask);
+// x·scale; select.
+struct DropoutOps {
+    const Op *draws = nullptr, *uniform = nullptr, *mask = nullptr, *scale = nullptr, *select = nullptr;
+};
+
+DropoutOps dropoutOps(const Graph& g, const std::string& scope) {
+    return {opNamed(g, OpKind::Rng, scope + ".uniform"), opNamed(g, OpKind::Reshape, scope + ".uniform"),
+            opNamed(g, OpKind::Compare, scope + ".mask"), opNamed(g, OpKind::Multiply, scope + ".scale"),
+            opNamed(g, OpKind::Select, scope)};
+}
+
+// The scopes of the three dropouts of each layer, Megatron-LM's order.
+std::vector<std::string> dropoutScopes(int layers) {
+    std::vector<std::string> out;
+    for (int l = 0; l < layers; ++l)
+        for (const char* leaf : {".attn.probs_dropout", ".attn_dropout", ".mlp_dropout"})
+            out.push_back("layers." + std::to_string(l) + leaf);
+    return out;
+}
+
+const char* kSmallGpt = "gpt:layers=2,d_model=64,heads=4,d_ff=128,seq=16,batch=2,vocab=100";
 
 }  // namespace
 
@@ -169,6 +205,193 @@ private slots:
         QCOMPARE(opsLabelled(g, OpKind::ReduceWindow, "position").size(), std::size_t{2});
     }
 
+    // --- dropout (Korthikanti et al. 2022, Fig. 2: Megatron-LM's placement) ---
+    // dropout=0 (the default) adds no op: the graph is the one built without the option.
+    void dropoutZeroChangesNothing() {
+        for (const std::string& model : {std::string(kSmallGpt), std::string("llama:layers=2"), std::string("moe:layers=2")}) {
+            const Graph plain = buildModel(model);
+            QVERIFY2(buildModel(model + ",dropout=0") == plain, model.c_str());
+            QVERIFY2(buildModel(model + ",dropout=0.0") == plain, model.c_str());
+            for (OpId id : plain.body) QVERIFY(plain.op(id).kind != OpKind::Rng);
+        }
+    }
+
+    // Three masks per layer, i1 and of the activation's shape: the attention probabilities [B, H, S, S] after
+    // the softmax, the attention and MLP outputs [B, S, D] before their residual adds; each selects x·1/(1-p)
+    // or 0.
+    void dropoutMasksPerLayer() {
+        const std::int64_t B = 2, S = 16, D = 64, H = 4;
+        const Graph g = buildModel(std::string(kSmallGpt) + ",dropout=0.1");
+        QVERIFY(verifyGraph(g).ok());
+        std::size_t rngs = 0, masks = 0;
+        for (OpId id : g.body) {
+            const Op& op = g.op(id);
+            rngs += op.kind == OpKind::Rng;
+            masks += op.kind == OpKind::Compare && op.location.name.ends_with("dropout.mask");
+        }
+        QCOMPARE(rngs, std::size_t{6});
+        QCOMPARE(masks, std::size_t{6});
+        for (const std::string& scope : dropoutScopes(2)) {
+            const DropoutOps d = dropoutOps(g, scope);
+            QVERIFY2(d.draws && d.uniform && d.mask && d.scale && d.select, scope.c_str());
+            const Shape shape = scope.ends_with("probs_dropout") ? Shape{B, H, S, S} : Shape{B, S, D};
+            QCOMPARE(g.type(d.mask->results[0]), (TensorType{shape, ElementType::I1}));
+            QCOMPARE(g.type(d.draws->results[0]), (TensorType{{elementCount(shape)}, ElementType::F32}));
+            QCOMPARE(d.uniform->operands[0], d.draws->results[0]);
+            QCOMPARE(d.mask->operands[0], d.uniform->results[0]);
+            QCOMPARE(std::get<CompareAttributes>(d.mask->attributes).direction, CompareDirection::GE);
+            QCOMPARE(d.select->operands[0], d.mask->results[0]);
+            QCOMPARE(d.select->operands[1], d.scale->results[0]);
+            QCOMPARE(g.type(d.select->results[0]), (TensorType{shape, ElementType::BF16}));
+        }
+        // Where: the probabilities' dropout feeds the product with v; the block outputs' the residual adds.
+        const auto probs = dropoutOps(g, "layers.0.attn.probs_dropout");
+        const auto context = opsLabelled(g, OpKind::DotGeneral, "layers.0.attn.context");
+        QCOMPARE(context.size(), std::size_t{1});
+        QCOMPARE(context.front()->operands[0], probs.select->results[0]);
+        QCOMPARE(opNamed(g, OpKind::Divide, "layers.0.attn.softmax")->results[0], probs.scale->operands[0]);
+        for (const char* block : {"attn", "mlp"}) {
+            const auto d = dropoutOps(g, std::string("layers.1.") + block + "_dropout");
+            const std::string projection = std::string("layers.1.") + block +
+                                           (block == std::string("attn") ? ".o_proj.bias" : ".proj.bias");
+            QCOMPARE(opNamed(g, OpKind::Add, projection)->results[0], d.scale->operands[0]);
+            const auto residual = opsLabelled(g, OpKind::Add, "layers.1.residual");
+            QVERIFY(std::any_of(residual.begin(), residual.end(),
+                                [&](const Op* add) { return add->operands[1] == d.select->results[0]; }));
+        }
+        // No parameters: the same counts as without dropout.
+        const auto parameters = [](const std::string& model) {
+            return computeStatistics(buildModel(model)).parameterCount;
+        };
+        QCOMPARE(computeStatistics(g).parameterCount, parameters(kSmallGpt));
+        QCOMPARE(parameters("gpt2-small:dropout=0.1"), std::int64_t{124439808});
+        // The decoder is shared: llama and moe take the option too.
+        for (const char* other : {"llama:layers=1,d_model=64,heads=4,kv_heads=2,d_ff=128,seq=16,vocab=50",
+                                  "moe:layers=1,d_model=64,heads=4,kv_heads=2,d_ff=128,seq=16,vocab=50,experts=4"}) {
+            const Graph withDropout = buildModel(std::string(other) + ",dropout=0.1");
+            QCOMPARE(opsLabelled(withDropout, OpKind::Rng, "dropout.uniform").size(), std::size_t{3});
+        }
+    }
+
+    // Printed as StableHLO, the dropout graph imports back to the same graph.
+    void dropoutRoundTripsThroughStableHlo() {
+        const Graph g = buildModel(std::string(kSmallGpt) + ",dropout=0.1");
+        const std::string text = printStableHlo(g);
+        QVERIFY(text.find("\"stablehlo.rng\"(") != std::string::npos);
+        auto back = import::importStableHlo(text, "roundtrip.mlir");
+        QVERIFY2(back.ok(), back.errorMessage().c_str());
+        QCOMPARE(printStableHlo(*back), text);
+        QCOMPARE(computeStatistics(*back).opsByKind, computeStatistics(g).opsByKind);
+    }
+
+    // The training step builds; the masks are not differentiated, and of each dropout the backward pass reads
+    // the i1 mask and nothing else (plus, for the probabilities, the dropout's output, which the product with
+    // v needs): not the f32 draws and not x·scale.
+    void dropoutTrainingStepKeepsOnlyTheMask() {
+        const Graph forward = buildModel(std::string(kSmallGpt) + ",dropout=0.1");
+        auto step = train::buildTrainingStep(forward);
+        QVERIFY2(step.ok(), step.errorMessage().c_str());
+        const Graph& g = step->graph;
+        QVERIFY(verifyGraph(g).ok());
+        std::set<std::uint32_t> readByBackward;
+        for (std::size_t i = step->forwardOps; i < step->forwardOps + step->backwardOps; ++i)
+            for (ValueId v : g.op(g.body[i]).operands) readByBackward.insert(v.index);
+        for (const std::string& scope : dropoutScopes(2)) {
+            const DropoutOps d = dropoutOps(g, scope);
+            QVERIFY2(d.select, scope.c_str());
+            QVERIFY2(readByBackward.count(d.mask->results[0].index), scope.c_str());
+            for (const Op* op : {d.draws, d.uniform, d.scale})
+                QVERIFY2(!readByBackward.count(op->results[0].index),
+                         (scope + ": " + op->location.name).c_str());
+            QCOMPARE(readByBackward.count(d.select->results[0].index) == 1, scope.ends_with("probs_dropout"));
+        }
+        std::size_t rngs = 0;
+        for (OpId id : g.body) rngs += g.op(id).kind == OpKind::Rng;
+        QCOMPARE(rngs, std::size_t{6});  // backward draws nothing new
+    }
+
+    // The analysis finds the same names and groups with dropout as without: the masks' dimensions unify with
+    // the activations' (batch, seq, d_model, heads) and rng's 1-element shape operand adds no name.
+    void dropoutKeepsTheNames() {
+        const std::string model = "gpt:layers=2,d_model=256,heads=4,seq=128,batch=8,vocab=1024";
+        auto labels = [](const analysis::DecisionSpace& space) {
+            std::vector<std::string> names, groups;
+            for (const auto& n : space.names) names.push_back(n.label + ":" + std::to_string(n.size));
+            for (const auto& grp : space.groups)
+                groups.push_back(grp.label + ":" + std::to_string(grp.names.size()));
+            return std::make_pair(names, groups);
+        };
+        const auto plainStep = train::buildTrainingStep(buildModel(model));
+        const auto dropoutStep = train::buildTrainingStep(buildModel(model + ",dropout=0.1"));
+        QVERIFY(plainStep.ok() && dropoutStep.ok());
+        const auto plain = analysis::analyze(plainStep->graph);
+        const auto dropped = analysis::analyze(dropoutStep->graph);
+        QCOMPARE(labels(dropped), labels(plain));
+        QCOMPARE(dropped.conflicts.size(), plain.conflicts.size());
+        const Graph& g = dropoutStep->graph;
+        auto namesOf = [&](ValueId v) {
+            std::vector<std::string> out;
+            for (int d = 0; d < g.type(v).rank(); ++d)
+                for (auto n : dropped.namesOf(v, d)) out.push_back(dropped.name(n).label);
+            return out;
+        };
+        const auto probs = dropoutOps(g, "layers.1.attn.probs_dropout");
+        QCOMPARE(namesOf(probs.mask->results[0]),
+                 (std::vector<std::string>{"batch", "layers.1.attn.heads", "seq", "seq"}));
+        QCOMPARE(namesOf(probs.mask->results[0]), namesOf(probs.scale->operands[0]));
+        const auto mlp = dropoutOps(g, "layers.0.mlp_dropout");
+        QCOMPARE(namesOf(mlp.mask->results[0]), (std::vector<std::string>{"batch", "seq", "d_model"}));
+        QCOMPARE(namesOf(mlp.draws->results[0]), (std::vector<std::string>{"batch", "seq", "d_model"}));
+    }
+
+    // The interpreter runs a dropout model: about p of the mask elements drop, kept elements are x·1/(1-p)
+    // (rounded to f32) and dropped ones 0, and the logits differ from the model without dropout.
+    void dropoutInterpreted() {
+        const double p = 0.1;
+        const Graph forward = buildModel(std::string(kSmallGpt) + ",dtype=f32,dropout=0.1");
+        GraphBuilder b{Graph(forward)};
+        const auto scopes = dropoutScopes(2);
+        for (const std::string& scope : scopes) {
+            const DropoutOps d = dropoutOps(forward, scope);
+            b.output(d.mask->results[0], scope + ".mask");
+            b.output(d.scale->operands[0], scope + ".x");
+            b.output(d.select->results[0], scope + ".y");
+        }
+        auto probed = std::move(b).finish();
+        QVERIFY2(probed.ok(), probed.errorMessage().c_str());
+        std::vector<interpret::Tensor> arguments;
+        for (const auto& a : forward.arguments) {
+            interpret::Tensor t = interpret::Tensor::filled(forward.type(a.value), 0.0);
+            for (std::size_t i = 0; i < t.values.size(); ++i) {
+                const auto k = static_cast<double>(i);
+                t.values[i] = a.role == ArgumentRole::Input ? std::fmod(k, 100) : 0.02 * std::sin(1.0 + k);
+            }
+            arguments.push_back(std::move(t));
+        }
+        auto out = interpret::run(*probed, arguments);
+        QVERIFY2(out.ok(), out.errorMessage().c_str());
+        const float scale = static_cast<float>(1.0 / (1.0 - p));
+        double dropped = 0, total = 0;
+        for (std::size_t k = 0; k < scopes.size(); ++k) {
+            const auto& mask = out->at(1 + 3 * k).values;
+            const auto& x = out->at(2 + 3 * k).values;
+            const auto& y = out->at(3 + 3 * k).values;
+            for (std::size_t i = 0; i < mask.size(); ++i) {
+                QCOMPARE(y[i], mask[i] != 0 ? static_cast<double>(static_cast<float>(x[i]) * scale) : 0.0);
+                dropped += mask[i] == 0;
+            }
+            total += static_cast<double>(mask.size());
+        }
+        const double rate = dropped / total;  // 12288 draws: standard error 0.0027
+        qInfo("dropped %.0f of %.0f mask elements (%.4f, p = %.2f)", dropped, total, rate, p);
+        QVERIFY(std::abs(rate - p) < 0.015);
+        auto plain = interpret::run(buildModel(std::string(kSmallGpt) + ",dtype=f32"), arguments);
+        QVERIFY2(plain.ok(), plain.errorMessage().c_str());
+        QCOMPARE(plain->front().type, out->front().type);
+        QVERIFY(plain->front().values != out->front().values);
+        for (double v : out->front().values) QVERIFY(std::isfinite(v));
+    }
+
     void presetOverridesKeepTheRest() {
         auto spec = zoo::parseModelSpec("gpt2-small:layers=2,seq=128");
         QVERIFY(spec.ok());
@@ -193,6 +416,8 @@ private slots:
         QTest::newRow("bad dtype") << "gpt:dtype=i32" << "must be a floating-point type";
         QTest::newRow("top-k above experts") << "moe:experts=2,top_k=3" << "top_k must not exceed experts";
         QTest::newRow("unet size") << "unet:image=100" << "must be divisible by 2^depth";
+        QTest::newRow("dropout of 1") << "gpt:dropout=1" << "zoo:gpt: dropout must be below 1, got 1";
+        QTest::newRow("negative dropout") << "gpt:dropout=-0.1" << "option 'dropout' must be at least 0";
         QTest::newRow("missing file") << "/nonexistent/model.mlir" << "cannot open '/nonexistent/model.mlir': No such file or directory";
     }
     void refusesBadOptions() {

@@ -12,6 +12,10 @@
 #include <vector>
 
 #include "shardscope/analysis/decision_space.h"
+#include "shardscope/cost/cost_model.h"
+#include "shardscope/mesh/hardware.h"
+#include "shardscope/mesh/mesh.h"
+#include "shardscope/plan/experts.h"
 #include "shardscope/import/onnx.h"
 #include "shardscope/import/stablehlo.h"
 #include "shardscope/ir/printer.h"
@@ -172,14 +176,71 @@ int benchAnalysis(const std::vector<int>& depths, int runs) {
     return 0;
 }
 
+// Plan evaluation on training steps: full evaluations (every op costed) and incremental ones (one decision
+// added to or removed from an expert plan), against copying the graph in the same run.
+int benchEvaluate(const std::vector<std::string>& models, int runs) {
+    std::printf("\n== evaluation of the fsdp-tp expert plan, mixed-precision Adam training steps on data=8,model=8 x h100: median of %d runs\n\n", runs);
+    std::printf("%-22s %7s | %8s %9s %7s %9s | %9s %7s %9s %8s\n", "model", "ops", "copy ms", "full ms", "x copy", "full/s", "incr ms",
+                "ops", "incr/s", "x full");
+    auto hardware = shardscope::mesh::loadHardware("h100");
+    auto mesh = shardscope::mesh::makeMesh("data=8,model=8", *hardware);
+    for (const auto& name : models) {
+        auto forward = shardscope::zoo::build(*shardscope::zoo::parseModelSpec(name));
+        shardscope::train::OptimizerOptions options;
+        options.mixedPrecision = true;
+        auto step = forward ? shardscope::train::buildTrainingStep(*forward, options) : shardscope::Result<shardscope::train::TrainingStep>(forward.diagnostics().front());
+        if (!step) {
+            std::fprintf(stderr, "%s\n", step.errorMessage().c_str());
+            return 1;
+        }
+        const auto& g = step->graph;
+        const auto space = shardscope::analysis::analyze(g);
+        const shardscope::cost::CostModel model(g, space, *mesh, *hardware);
+        auto base = shardscope::plan::expertPlan("fsdp-tp", model.planContext(), model.mesh());
+        if (!base) {
+            std::fprintf(stderr, "%s\n", base.errorMessage().c_str());
+            return 1;
+        }
+        std::size_t sink = 0;
+        const double copy = medianSeconds(runs, [&] {
+            shardscope::ir::Graph copied = g;
+            sink += copied.ops.size();
+        });
+        shardscope::cost::Evaluator evaluator(model);
+        const double full = medianSeconds(runs, [&] {
+            evaluator.reset();
+            sink += evaluator.evaluate(*base).collectives.size();
+        });
+        // Incremental: toggle one extra decision (each group in turn on the model axis) on top of the plan.
+        shardscope::plan::Plan extended = *base;
+        std::size_t recosted = 0, evaluations = 0, group = 0;
+        const int toggles = 4 * runs;
+        const double incremental = medianSeconds(toggles, [&] {
+            if (extended.decisions.size() > base->decisions.size()) {
+                extended.decisions.pop_back();
+            } else {
+                extended.decisions.push_back({shardscope::plan::Decision::Target::Group, static_cast<std::uint32_t>(group++ % space.groups.size()), 1});
+            }
+            sink += evaluator.evaluate(extended).collectives.size();
+            recosted += evaluator.opsRecosted();
+            ++evaluations;
+        });
+        std::printf("%-22s %7zu | %8.1f %9.1f %7.1f %9.1f | %9.2f %7zu %9.1f %8.1f\n", name.c_str(), g.body.size(), copy * 1e3, full * 1e3,
+                    full / copy, 1 / full, incremental * 1e3, recosted / evaluations, 1 / incremental, full / incremental);
+        if (sink == 0) std::puts("");
+    }
+    return 0;
+}
+
 int main(int argc, char** argv) {
     int runs = 7;
     if (const char* r = std::getenv("SHARDSCOPE_BENCH_RUNS")) runs = std::max(1, std::atoi(r));
     std::vector<std::string> models{"gpt2-small", "llama3-8b", "mixtral-8x7b", "gpt3-175b", "llama3-70b"};
     std::string sharedDir = SHARDSCOPE_SHARED_DIR;
     const std::string what = argc > 1 ? argv[1] : "all";
-    if (what == "--help" || (what != "all" && what != "zoo" && what != "import" && what != "train" && what != "analysis")) {
-        std::puts("usage: shardscope-bench [all | zoo [PRESET...] | import [SHARED_DIR] | train [MODEL...] | analysis [LAYERS...]]");
+    if (what == "--help" || (what != "all" && what != "zoo" && what != "import" && what != "train" && what != "analysis" &&
+                              what != "evaluate")) {
+        std::puts("usage: shardscope-bench [all | zoo [PRESET...] | import [SHARED_DIR] | train [MODEL...] | analysis [LAYERS...] | evaluate [MODEL...]]");
         return what == "--help" ? 0 : 2;
     }
     if (what == "zoo" && argc > 2) models.assign(argv + 2, argv + argc);
@@ -197,6 +258,10 @@ int main(int argc, char** argv) {
         depths.clear();
         for (int i = 2; i < argc; ++i) depths.push_back(std::atoi(argv[i]));
     }
-    if (what == "all" || what == "analysis") return benchAnalysis(depths, std::min(runs, 3));
+    if (what == "all" || what == "analysis")
+        if (int rc = benchAnalysis(depths, std::min(runs, 3))) return rc;
+    std::vector<std::string> evaluateModels{"gpt2-small", "gpt3-175b"};
+    if (what == "evaluate" && argc > 2) evaluateModels.assign(argv + 2, argv + argc);
+    if (what == "all" || what == "evaluate") return benchEvaluate(evaluateModels, std::min(runs, 5));
     return 0;
 }

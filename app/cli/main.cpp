@@ -9,6 +9,12 @@
 #include <nlohmann/json.hpp>
 
 #include "shardscope/analysis/decision_space.h"
+#include "shardscope/cost/cost_model.h"
+#include "shardscope/mesh/hardware.h"
+#include "shardscope/mesh/mesh.h"
+#include "shardscope/plan/experts.h"
+#include "shardscope/plan/plan_json.h"
+#include "shardscope/report/evaluation_report.h"
 #include "shardscope/import/format.h"
 #include "shardscope/import/stablehlo.h"
 #include "shardscope/ir/printer.h"
@@ -116,6 +122,84 @@ int analyze(const std::string& source, const shardscope::import::ImportOptions& 
     const auto space = shardscope::analysis::analyze(model->graph);
     std::cout << (json ? shardscope::report::analysisJson(*model, space)
                        : shardscope::report::analysisText(*model, space, all ? 0 : 40));
+    return 0;
+}
+
+struct EvaluateFlags {
+    std::string mesh = "data=8";
+    std::string hardware = "h100";
+    std::string plan = "none";
+    shardscope::cost::CostOptions cost;
+};
+
+std::string readFile(const std::string& path, bool& ok) {
+    std::ifstream in(path, std::ios::binary);
+    ok = static_cast<bool>(in);
+    std::ostringstream buffer;
+    buffer << in.rdbuf();
+    return buffer.str();
+}
+
+// `--plan none | expert:ID | experts | FILE.json`; `experts` evaluates every expert plan that applies.
+int evaluate(const std::string& source, const shardscope::import::ImportOptions& options, const TrainingFlags& training,
+             const EvaluateFlags& flags, bool json) {
+    using namespace shardscope;
+    auto hardware = mesh::loadHardware(flags.hardware);
+    if (!report(hardware)) return 2;
+    Result<mesh::Mesh> meshResult = [&]() -> Result<mesh::Mesh> {
+        if (flags.mesh.size() > 5 && flags.mesh.substr(flags.mesh.size() - 5) == ".json") {
+            bool ok = false;
+            const std::string text = readFile(flags.mesh, ok);
+            if (!ok) return makeError("cli.mesh-file", "cannot read mesh file '" + flags.mesh + "'");
+            return mesh::parseMesh(text, flags.mesh);
+        }
+        return mesh::makeMesh(flags.mesh, *hardware);
+    }();
+    if (!report(meshResult)) return 2;
+    auto model = loadModel(source, options);
+    if (!report(model)) return 1;
+    report::TrainingSummary summary;
+    if (training.enabled && !toTrainingStep(*model, training, summary)) return 1;
+    const auto space = analysis::analyze(model->graph);
+    const cost::CostModel costModel(model->graph, space, *meshResult, *hardware, flags.cost);
+    const auto& context = costModel.planContext();
+    if (flags.plan == "experts") {
+        nlohmann::json rows = nlohmann::json::array();
+        if (!json) std::printf("%-12s %14s %14s %14s  %s\n", "plan", "step time", "peak memory", "collectives", "fits");
+        for (const auto& expert : plan::expertPlans()) {
+            auto p = plan::expertPlan(expert.id, context, costModel.mesh());
+            if (!p) {
+                if (json) rows.push_back({{"id", expert.id}, {"error", p.diagnostics().front().message}});
+                else std::printf("%-12s %s\n", expert.id.c_str(), p.diagnostics().front().message.c_str());
+                continue;
+            }
+            const auto e = cost::evaluate(costModel, *p);
+            if (json) {
+                rows.push_back({{"id", expert.id}, {"step_time_s", e.stepTime}, {"peak_memory_bytes", e.peakMemory}, {"feasible", e.feasible},
+                                {"collective_time_s", e.collectiveTime}});
+            } else {
+                std::printf("%-12s %11.3f ms %14s %11.3f ms  %s\n", expert.id.c_str(), e.stepTime * 1e3, report::formatBytes(e.peakMemory).c_str(),
+                            e.collectiveTime * 1e3, e.feasible ? "yes" : "no");
+            }
+        }
+        if (json) std::cout << nlohmann::json{{"version", report::kEvaluationJsonVersion}, {"experts", rows}}.dump(2) << "\n";
+        return 0;
+    }
+    Result<plan::Plan> chosen = [&]() -> Result<plan::Plan> {
+        if (flags.plan == "none") {
+            plan::Plan empty;
+            empty.label = "replicated";
+            return empty;
+        }
+        if (flags.plan.rfind("expert:", 0) == 0) return plan::expertPlan(flags.plan.substr(7), context, costModel.mesh());
+        bool ok = false;
+        const std::string text = readFile(flags.plan, ok);
+        if (!ok) return makeError("cli.plan-file", "cannot read plan file '" + flags.plan + "' (--plan takes none, expert:ID, experts or a plan .json file)");
+        return plan::parsePlan(text, context, costModel.mesh(), flags.plan);
+    }();
+    if (!report(chosen)) return 1;
+    const auto e = cost::evaluate(costModel, *chosen);
+    std::cout << (json ? report::evaluationJson(*model, costModel, *chosen, e) : report::evaluationText(*model, costModel, *chosen, e));
     return 0;
 }
 
@@ -234,6 +318,25 @@ int main(int argc, char** argv) {
     rulesCommand->add_option("MODEL", source, kModelHelp)->required();
     rulesCommand->add_option("--dim", dims, dimHelp);
 
+    EvaluateFlags evaluateFlags;
+    auto* evaluateCommand = app.add_subcommand("evaluate", "a plan's step time, per-device memory and collectives on a mesh");
+    evaluateCommand->add_option("MODEL", source, kModelHelp)->required();
+    evaluateCommand->add_option("--mesh", evaluateFlags.mesh, "mesh axes major to minor, e.g. data=8,model=4 (per axis :bw=BYTES/S:lat=S), or a mesh .json file")
+        ->capture_default_str();
+    evaluateCommand->add_option("--hardware", evaluateFlags.hardware, "hardware profile: h100, h200, a100, tpu-v4, tpu-v5e, tpu-v5p, or a profile .json file")
+        ->capture_default_str();
+    evaluateCommand->add_option("--plan", evaluateFlags.plan,
+                                "none, expert:ID (dp, zero1, zero2, zero3 or fsdp, megatron, megatron-sp, dp-tp, fsdp-tp, ep), "
+                                "experts (compare them all), or a plan .json file")
+        ->capture_default_str();
+    evaluateCommand->add_option("--efficiency", evaluateFlags.cost.efficiency, "fraction of peak FLOP/s and HBM bandwidth reached")->capture_default_str();
+    evaluateCommand->add_option("--launch", evaluateFlags.cost.launchTime, "per-op launch time, seconds")->capture_default_str();
+    evaluateCommand->add_option("--overlap", evaluateFlags.cost.overlap, "fraction of collective time hidden by compute")->capture_default_str();
+    evaluateCommand->add_option("--reserve", evaluateFlags.cost.memoryReserve, "fraction of device memory kept free")->capture_default_str();
+    evaluateCommand->add_flag("--json", json, "machine-readable output (versioned JSON object)");
+    evaluateCommand->add_option("--dim", dims, dimHelp);
+    addTrainingFlags(evaluateCommand);
+
     auto* zooCommand = app.add_subcommand("zoo", "list the built-in model families, their options and presets");
     zooCommand->add_flag("--json", json, "machine-readable output");
 
@@ -244,7 +347,7 @@ int main(int argc, char** argv) {
         for (const auto* sub : app.get_subcommands({})) known = known || sub->get_name() == command;
         if (!known) {
             std::cerr << "shardscope-cli: error: unknown command '" << command
-                      << "' (commands: info, print, analyze, rules, zoo; run with --help for usage)\n";
+                      << "' (commands: info, print, analyze, evaluate, rules, zoo; run with --help for usage)\n";
             return 2;
         }
     }
@@ -266,6 +369,7 @@ int main(int argc, char** argv) {
     if (*printCommand) return print(source, options, training);
     if (*analyzeCommand) return analyze(source, options, training, json, all);
     if (*rulesCommand) return rules(source, options);
+    if (*evaluateCommand) return evaluate(source, options, training, evaluateFlags, json);
     if (*zooCommand) return listZoo(json);
     return 2;
 }

@@ -98,6 +98,7 @@ public:
         label();
         group();
         findConflicts();
+        space_.rules = std::move(rules_);
         return std::move(space_);
     }
 

@@ -1,5 +1,7 @@
-// Ops that create, move or select values: each result element is one operand element (or a padding value).
+// Ops that create, move or select values: each result element is one operand element (or a padding value, an
+// iota index, a random draw).
 #include <algorithm>
+#include <cmath>
 #include <set>
 
 #include "interpret/index.h"
@@ -65,6 +67,38 @@ Result<Tensor> iota(const ir::Op& op, const TensorType& type) {
     const auto dim = static_cast<std::size_t>(d->dimension);
     for (IndexIterator it(type.shape); !it.done(); it.next())
         out.values[it.position()] = static_cast<double>(it[dim]);
+    return out;
+}
+
+Result<Tensor> rngUniform(const ir::Op& op, const Operands& operands, const TensorType& type,
+                          std::mt19937_64& random) {
+    if (operands.size() != 3)
+        return opError(op, "takes a, b and a shape, got " + std::to_string(operands.size()) + " operand(s)");
+    const Tensor& a = *operands[0];
+    const Tensor& b = *operands[1];
+    const Tensor& shape = *operands[2];
+    for (const Tensor* bound : {&a, &b})
+        if (bound->type != TensorType{{}, type.element})
+            return opError(op, "a and b must be scalars of " + std::string(ir::toString(type.element)) +
+                                   ", got " + a.type.toString() + " and " + b.type.toString());
+    Dims extents;
+    for (double v : shape.values)
+        extents.push_back(toIndex(v));
+    if (shape.type.rank() != 1 || extents != type.shape)
+        return opError(op, "its shape operand " + dimsText(extents) + " is not the shape of its result " +
+                               type.toString());
+    const double lo = a.values[0], hi = b.values[0];
+    if (!(lo < hi))
+        return opError(op, "needs a < b, got a = " + std::to_string(lo) + " and b = " + std::to_string(hi));
+    const bool integer = ir::isInteger(type.element);
+    Tensor out = zeros(type);
+    for (double& v : out.values) {
+        do {  // again when rounding to the element type reaches b
+            const double u = static_cast<double>(random() >> 11) * 0x1.0p-53;  // [0, 1), exact
+            v = integer ? lo + std::floor(u * (hi - lo))
+                        : roundToElement(lo * (1 - u) + hi * u, type.element);
+        } while (v >= hi);
+    }
     return out;
 }
 

@@ -94,7 +94,6 @@ std::optional<std::string> unsupportedReason(const ir::Op& op) {
             break;
     }
     switch (op.kind) {
-        case OpKind::Rng:
         case OpKind::RngBitGenerator:
         case OpKind::Fft:
         case OpKind::Cholesky:
@@ -115,7 +114,7 @@ std::optional<std::string> unsupportedReason(const ir::Op& op) {
 class Evaluator {
 public:
     Evaluator(const ir::Graph& graph, const Options& options)
-        : graph_(graph), options_(options), values_(graph.values.size()) {}
+        : graph_(graph), options_(options), values_(graph.values.size()), random_(options.rngSeed) {}
 
     Result<std::vector<Tensor>> run(const std::vector<Tensor>& arguments);
 
@@ -137,6 +136,7 @@ private:
     const ir::Graph& graph_;
     Options options_;
     std::vector<std::optional<Tensor>> values_;  // by ValueId; regions overwrite their values on every run
+    std::mt19937_64 random_;                     // the rng ops' draws, in execution order
 };
 
 Result<std::vector<Tensor>> Evaluator::run(const std::vector<Tensor>& arguments) {
@@ -276,6 +276,8 @@ Result<Tensors> Evaluator::evaluateStructural(const ir::Op& op, const Operands& 
             return one(constant(op, type));
         case OpKind::Iota:
             return one(iota(op, type));
+        case OpKind::Rng:
+            return one(rngUniform(op, operands, type, random_));
         case OpKind::BroadcastInDim:
             return one(broadcastInDim(op, *operands[0], type));
         case OpKind::Reshape:

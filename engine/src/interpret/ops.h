@@ -9,6 +9,7 @@
 #pragma once
 
 #include <functional>
+#include <random>
 #include <span>
 #include <string>
 #include <vector>
@@ -46,6 +47,11 @@ Result<Tensor> elementwise(const ir::Op& op, const Operands& operands, const ir:
 // --- data_movement.cpp: ops that move, select or create values without arithmetic.
 Result<Tensor> constant(const ir::Op& op, const ir::TensorType& type);
 Result<Tensor> iota(const ir::Op& op, const ir::TensorType& type);
+// rng(a, b, shape) with the UNIFORM distribution: values in [a, b) (integers: a + floor(u·(b - a))) from
+// `random`, one or more 64-bit draws per element in row-major order. Errors: a and b not scalars of the
+// result's element type, a >= b, a shape operand that is not the result's shape.
+Result<Tensor> rngUniform(const ir::Op& op, const Operands& operands, const ir::TensorType& type,
+                          std::mt19937_64& random);
 Result<Tensor> broadcastInDim(const ir::Op& op, const Tensor& operand, const ir::TensorType& type);
 Result<Tensor> reshape(const Tensor& operand, const ir::TensorType& type);
 Result<Tensor> transpose(const ir::Op& op, const Tensor& operand, const ir::TensorType& type);

@@ -148,9 +148,11 @@ Result<TrainingStep> buildTrainingStep(const Graph& forward, const OptimizerOpti
         nextStep = b.add(counter, b.scalar(1, ElementType::I32), "step");
     }
     Update update(b, optimizer, nextStep);
+    std::vector<std::pair<ValueId, std::size_t>> gradientValues;
     for (std::size_t i = 0; i < order.size(); ++i) {
         const Argument param = b.graph().arguments[order[i]];
         update.apply(param, order[i], gradientOutputs[i + 1].value);
+        gradientValues.emplace_back(gradientOutputs[i + 1].value, order[i]);
     }
     b.output(gradientOutputs.front().value, "loss");
     for (const auto& [value, argument] : update.donations()) b.output(value, "new." + b.graph().arguments[argument].name, argument);
@@ -158,6 +160,7 @@ Result<TrainingStep> buildTrainingStep(const Graph& forward, const OptimizerOpti
     auto built = std::move(b).finish();
     if (!built) return Result<TrainingStep>::failure(built.diagnostics());
     step.graph = std::move(built).value();
+    step.graph.gradients = std::move(gradientValues);
     step.updateOps = step.graph.body.size() - before;
     return step;
 }

@@ -109,6 +109,27 @@ ValueId silu(GraphBuilder& b, ValueId x) { return b.multiply(x, b.unary(OpKind::
 
 ValueId relu(GraphBuilder& b, ValueId x) { return b.maximum(x, filled(b, 0.0, x), "relu"); }
 
+ValueId dropout(GraphBuilder& b, ValueId x, double p, std::string_view name) {
+    if (b.failed()) return {};
+    if (p <= 0.0) return x;
+    auto scope = b.scope(name);
+    const auto t = b.type(x);
+    // One flat stream of draws reshaped to x's shape, as JAX's threefry makes its bits: rng's shape operand
+    // is then a 1-element tensor, which adds no dimension (and so no name) to the analysis.
+    const std::int64_t count = t.elements();
+    auto shape = b.op(OpKind::Constant, {}, ir::ConstantAttributes{{static_cast<double>(count)}}, "shape", {},
+                      {TensorType{{1}, ElementType::I64}});
+    if (shape.empty()) return {};
+    ValueId lo = b.scalar(0.0, ElementType::F32), hi = b.scalar(1.0, ElementType::F32);
+    auto draws = b.op(OpKind::Rng, {lo, hi, shape.front()}, ir::NoAttributes{}, "uniform", {},
+                      {TensorType{{count}, ElementType::F32}});
+    if (draws.empty()) return {};
+    ValueId uniform = b.reshape(draws.front(), t.shape, "uniform");
+    ValueId keep = b.compare(uniform, filled(b, p, uniform), CompareDirection::GE, "mask");
+    ValueId scaled = b.multiply(x, filled(b, 1.0 / (1.0 - p), x), "scale");
+    return b.select(keep, scaled, filled(b, 0.0, x));
+}
+
 namespace {
 
 // Rotary position embedding over the last dimension of x [B, S, ..., Dh] (rotate-half form).
@@ -177,7 +198,7 @@ ValueId attention(GraphBuilder& b, ValueId x, const AttentionConfig& c, std::str
         ValueId masked = filled(b, -std::numeric_limits<double>::infinity(), scores);
         scores = b.select(mask, scores, masked, "mask");
     }
-    ValueId probs = softmax(b, scores, rank - 1);
+    ValueId probs = dropout(b, softmax(b, scores, rank - 1), c.dropout, "probs_dropout");
     ValueId context = grouped ? b.einsum("bkgst,btkd->bskgd", probs, v, "context") : b.einsum("bhst,bthd->bshd", probs, v, "context");
     context = b.reshape(context, {B, S, H * Dh});
     return linear(b, context, D, c.bias, "o_proj", {queryHeads, "d_model"});

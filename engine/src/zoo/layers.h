@@ -31,6 +31,14 @@ ValueId gelu(GraphBuilder& b, ValueId x);  // tanh approximation, as GPT-2
 ValueId silu(GraphBuilder& b, ValueId x);
 ValueId relu(GraphBuilder& b, ValueId x);
 
+// Dropout with probability p as Megatron-LM applies it, under `name`: a keep mask
+// compare(uniform [0, 1), p, GE) of x's shape and element type i1 ("<name>.mask"), then
+// select(mask, x·1/(1-p), 0). The uniform draws are one f32 stablehlo.rng of x's element count reshaped to
+// x's shape, whatever x's type. The mask depends on no parameter, and the backward pass of the select needs
+// only the mask (1 byte per element), as Korthikanti et al. 2022 count it. Returns x itself when p is 0.
+// Assumes 0 <= p < 1.
+ValueId dropout(GraphBuilder& b, ValueId x, double p, std::string_view name);
+
 struct AttentionConfig {
     std::int64_t heads = 1;
     std::int64_t kvHeads = 1;   // < heads: grouped-query attention
@@ -39,6 +47,7 @@ struct AttentionConfig {
     bool causal = true;
     bool rope = false;
     double ropeTheta = 10000.0;
+    double dropout = 0.0;  // on the attention probabilities (after the softmax, before the product with v)
 };
 
 // Self-attention over x [B, S, D] with projections q_proj, k_proj, v_proj, o_proj under `name`.

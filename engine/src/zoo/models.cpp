@@ -38,6 +38,7 @@ struct DecoderConfig {
     bool tied;
     bool llamaStyle;        // RMSNorm, rotary embeddings, SwiGLU, no biases; else LayerNorm, learned positions, GELU
     double ropeTheta = 10000.0;
+    double dropout = 0.0;       // per layer on the attention probabilities, the attention and the MLP outputs
     std::int64_t moeEvery = 0;  // every n-th layer (1-based) uses experts; 0 = none
     MoeConfig moe;
 };
@@ -48,6 +49,7 @@ Result<ir::Graph> buildDecoder(const std::string& name, const DecoderConfig& c, 
     options.require(c.heads % c.kvHeads == 0, "heads (" + std::to_string(c.heads) + ") must be divisible by kv_heads (" +
                                                   std::to_string(c.kvHeads) + ")");
     options.require(!c.llamaStyle || (c.dModel / c.heads) % 2 == 0, "rotary embeddings need an even head dimension");
+    options.require(c.dropout < 1.0, "dropout must be below 1, got " + std::to_string(c.dropout));
     if (c.moeEvery > 0) options.require(c.moe.topK <= c.moe.experts, "top_k must not exceed experts");
     GraphBuilder b(name, "zoo:" + name);
     if (options.error()) return *options.error();
@@ -61,16 +63,20 @@ Result<ir::Graph> buildDecoder(const std::string& name, const DecoderConfig& c, 
         x = b.add(x, b.broadcastInDim(wpe, activation, {1, 2}, "pos_embed"), "pos_embed");
     }
     AttentionConfig attention{c.heads, c.kvHeads, c.dModel / c.heads, !c.llamaStyle, true, c.llamaStyle, c.ropeTheta};
+    attention.dropout = c.dropout;
+    // Dropout where Megatron-LM has it (Korthikanti et al. 2022, Fig. 2): on the attention probabilities, and
+    // on each block's output before its residual add. The embedding dropout is left out.
     for (std::int64_t layer = 0; layer < c.layers; ++layer) {
         auto scope = b.scope("layers." + std::to_string(layer));
         ValueId h = c.llamaStyle ? rmsNorm(b, x, "attn_norm") : layerNorm(b, x, "attn_norm");
-        x = b.add(x, zoo::attention(b, h, attention, "attn"), "residual");
+        ValueId attended = zoo::attention(b, h, attention, "attn");
+        x = b.add(x, dropout(b, attended, c.dropout, "attn_dropout"), "residual");
         h = c.llamaStyle ? rmsNorm(b, x, "mlp_norm") : layerNorm(b, x, "mlp_norm");
         ValueId y;
         if (c.moeEvery > 0 && (layer + 1) % c.moeEvery == 0) y = moeMlp(b, h, c.dFf, c.moe, "moe");
         else if (c.llamaStyle) y = swiGluMlp(b, h, c.dFf, "mlp");
         else y = geluMlp(b, h, c.dFf, true, "mlp");
-        x = b.add(x, y, "residual");
+        x = b.add(x, dropout(b, y, c.dropout, "mlp_dropout"), "residual");
     }
     x = c.llamaStyle ? rmsNorm(b, x, "final_norm") : layerNorm(b, x, "final_norm");
     ValueId logits;
@@ -97,6 +103,7 @@ DecoderConfig decoderOptions(Options& o, bool llamaStyle) {
     c.dtype = o.elementType("dtype");
     c.tied = o.boolean("tied");
     c.llamaStyle = llamaStyle;
+    c.dropout = o.real("dropout", 0.0);
     if (llamaStyle) c.ropeTheta = o.real("rope_theta", 1.0);
     return c;
 }

@@ -17,6 +17,7 @@ const std::vector<OptionSpec> kDecoderOptions{
     {"vocab", "50257", "vocabulary size"},
     {"dtype", "bf16", "element type of parameters and activations (f32, bf16, f16)"},
     {"tied", "true", "share the token embedding with the output projection"},
+    {"dropout", "0", "dropout probability in every layer, placed as Megatron-LM (0 = no dropout ops)"},
 };
 
 std::vector<OptionSpec> llamaOptions() {
@@ -32,6 +33,7 @@ std::vector<OptionSpec> llamaOptions() {
         {"dtype", "bf16", "element type of parameters and activations"},
         {"tied", "false", "share the token embedding with the output projection"},
         {"rope_theta", "500000", "rotary embedding base"},
+        {"dropout", "0", "dropout probability in every layer, placed as Megatron-LM (0 = no dropout ops)"},
     };
 }
 

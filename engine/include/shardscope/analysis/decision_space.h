@@ -74,6 +74,8 @@ public:
     std::vector<Conflict> conflicts;
     // For each value and dimension, its atoms major to minor: dimensionAtoms[value][dimension].
     std::vector<std::vector<std::vector<AtomId>>> dimensionAtoms;
+    // The factor rule of every top-level op, in body order (rules[i] belongs to graph.body[i]).
+    std::vector<FactorRule> rules;
 
     const Name& name(NameId id) const { return names[id.index]; }
     const Group& group(GroupId id) const { return groups[id.index]; }

@@ -8,7 +8,11 @@
 // shifts); reductions run in row-major order of the reduced index, starting from the init value; sort is
 // always stable; dot_general and convolution accumulate floats in double and round once.
 //
-// It runs every op kind except collectives, rng, rng_bit_generator, fft, cholesky, triangular_solve,
+// rng draws UNIFORM values in [a, b) from one std::mt19937_64 per run, seeded with Options::rngSeed and drawn
+// in execution order, so a run is reproducible but does not reproduce XLA's numbers. The IR does not keep
+// rng_distribution, so an rng imported as NORMAL runs as UNIFORM too.
+//
+// It runs every op kind except collectives, rng_bit_generator, fft, cholesky, triangular_solve,
 // batch_norm_grad/training/inference, custom_call and opaque ops, and OtherElementwise ops other than
 // chlo.{erf, erfc, tan, sinh, cosh, asin, acos, atan, asinh, acosh, atanh, lgamma, square, conj, is_inf,
 // is_pos_inf, is_neg_inf}; complex element types and tokens cannot be held. reduce_precision rounds to the
@@ -42,6 +46,7 @@ struct Options {
     std::int64_t maxElements = std::int64_t{1}
                                << 24;            // refuse tensors larger than this (a guard, not a feature)
     std::int64_t maxLoopIterations = 1'000'000;  // refuse while loops that run longer (a guard)
+    std::uint64_t rngSeed = 0;                   // seeds the draws of rng ops
 };
 
 // Runs `graph` on `arguments` (one per graph argument, of the argument's type) and returns one tensor per

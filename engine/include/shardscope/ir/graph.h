@@ -103,6 +103,10 @@ public:
     // The source is already partitioned (e.g. sdy.manual_computation over every mesh axis): shapes inside are
     // per device, and planning it again makes little sense.
     bool partitioned = false;
+    // Values known to be the gradient of a parameter argument: (gradient value, argument index). Set by the
+    // training-step builder; empty for imported graphs. The cost model counts these tensors as gradients
+    // (DESIGN.md §5 memory breakdown, ZeRO's model states).
+    std::vector<std::pair<ValueId, std::size_t>> gradients;
 
     const Value& value(ValueId id) const { return values[id.index]; }
     Value& value(ValueId id) { return values[id.index]; }

@@ -1,0 +1,147 @@
+// The cost model (DESIGN.md §5): a plan's per-op execution shardings, collectives, step time and per-device
+// peak memory, on a mesh of a given hardware.
+//
+// Choices made where DESIGN.md is silent (also in the README):
+// - Partial sums are reduced lazily, as XLA's all-reduce reassociation does: a result left partial over axes it
+//   is replicated on stays partial through add, subtract, negate, reshape and transpose when every operand is
+//   partial over the same axes, and is all-reduced once where a consumer needs the sum (or at a function
+//   result). So Megatron's backward `dx = dq·Wqᵀ + dk·Wkᵀ + dv·Wvᵀ` costs one all-reduce, not three. The
+//   all-reduce is attributed to the op that produced the value it reduces.
+// - Reshards are per consumer: a value gathered for two ops is gathered twice, and the gathered copy is a
+//   temporary of each op.
+// - An op's compute uses the peak of its first operand's element type; constants and reshapes cost nothing; a
+//   control op (while, case) costs its regions' work (while bodies trip-count times), divided by the devices its
+//   own execution sharding splits it over.
+// - Memory: a value lives from its producer to its last top-level use (uses inside regions count for the
+//   op that holds the region); arguments live the whole step unless a result is donated to them, then until
+//   their last use; results live to the end. Temporaries (resharded operands, results before their reduction)
+//   live for their op.
+// - Broadcasts and iotas are fused into their consumers, as XLA does: they take no memory and no time, and the
+//   operand of a broadcast lives until the broadcast's last use instead. Other elementwise chains are not
+//   fused: every intermediate the backward pass uses stays live (the README compares this with Korthikanti et al.).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "shardscope/analysis/decision_space.h"
+#include "shardscope/ir/graph.h"
+#include "shardscope/mesh/hardware.h"
+#include "shardscope/mesh/mesh.h"
+#include "shardscope/plan/plan.h"
+
+namespace shardscope::cost {
+
+struct CostOptions {
+    double efficiency = 0.7;     // fraction of peak FLOP/s and HBM bandwidth an op reaches
+    double launchTime = 5e-6;    // per op, seconds
+    double overlap = 0.0;        // fraction of collective time hidden behind compute
+    double memoryReserve = 0.1;  // fraction of device memory kept free: feasible when peak <= memory·(1 - reserve)
+    friend bool operator==(const CostOptions&, const CostOptions&) = default;
+};
+
+enum class CollectiveKind : std::uint8_t { AllGather, ReduceScatter, AllReduce, AllToAll, CollectivePermute };
+std::string_view toString(CollectiveKind kind);  // "all-gather", "reduce-scatter", ...
+
+struct Collective {
+    CollectiveKind kind = CollectiveKind::AllGather;
+    std::uint32_t axes = 0;  // mesh axes of the device group (bit i = Mesh::axes[i])
+    double bytes = 0;        // B of DESIGN.md §5: the gathered buffer (all-gather, reduce-scatter, all-reduce) or the local one (all-to-all, permute)
+    double time = 0;         // seconds
+    ir::OpId op;             // the op that causes it
+    ir::ValueId value;       // the tensor it moves
+    friend bool operator==(const Collective&, const Collective&) = default;
+};
+
+// Bytes per device, at the peak or in total.
+struct MemoryBreakdown {
+    double parameters = 0, gradients = 0, optimizerState = 0, activations = 0, temporaries = 0;
+    double total() const { return parameters + gradients + optimizerState + activations + temporaries; }
+};
+
+// Per-device bytes of the tensors ZeRO counts as model states, whatever their lifetimes: parameter arguments,
+// gradients and optimizer-state arguments.
+struct ModelStates {
+    double parameters = 0, gradients = 0, optimizerState = 0;
+    double total() const { return parameters + gradients + optimizerState; }
+};
+
+// How one top-level op runs: the mesh axes of each factor of its rule, its compute and the collectives it causes.
+struct OpExecution {
+    std::vector<plan::AxisList> factorAxes;  // indexed like the op's FactorRule::factors
+    double flops = 0;                        // local FLOPs per device
+    double computeTime = 0;
+    double temporaryBytes = 0;
+};
+
+struct Evaluation {
+    std::vector<Collective> collectives;  // in program order of their ops
+    double computeTime = 0, collectiveTime = 0, stepTime = 0;
+    double peakMemory = 0;       // bytes per device
+    std::size_t peakOp = 0;      // index into graph.body where the peak is reached
+    MemoryBreakdown atPeak;
+    ModelStates modelStates;
+    double capacity = 0;         // device memory × (1 − reserve)
+    bool feasible = false;
+    std::vector<plan::CompetitionSite> competitions;
+};
+
+// Everything about a problem that does not depend on the plan. The graph and decision space must outlive it.
+class CostModel {
+public:
+    CostModel(const ir::Graph& graph, const analysis::DecisionSpace& space, mesh::Mesh mesh,
+              mesh::HardwareProfile hardware, CostOptions options = {});
+    ~CostModel();
+    CostModel(const CostModel&) = delete;
+    CostModel& operator=(const CostModel&) = delete;
+
+    const ir::Graph& graph() const;
+    const analysis::DecisionSpace& space() const;
+    const mesh::Mesh& mesh() const;
+    const mesh::HardwareProfile& hardware() const;
+    const CostOptions& options() const;
+    const plan::PlanContext& planContext() const;
+    // FLOPs of one step divided by (devices × peak): the lower bound of DESIGN.md §6's reward.
+    double lowerBoundTime() const;
+
+    struct Data;
+    const Data& data() const { return *data_; }
+
+private:
+    std::unique_ptr<Data> data_;
+};
+
+// Evaluates plans against one CostModel. Keeps the last plan's state, so evaluating a plan that differs from the
+// previous one in a few decisions re-costs only the ops whose tensors changed sharding (plus two linear sweeps
+// for partial sums and memory). Not thread-safe; use one Evaluator per thread (they may share a CostModel).
+class Evaluator {
+public:
+    explicit Evaluator(const CostModel& model);
+    ~Evaluator();
+    Evaluator(Evaluator&&) noexcept;
+    Evaluator& operator=(Evaluator&&) noexcept;
+
+    // Evaluates `plan` (incrementally against the previous call). The reference stays valid until the next call.
+    const Evaluation& evaluate(const plan::Plan& plan);
+    // Forgets the previous state: the next evaluate() re-costs every op.
+    void reset();
+
+    // After evaluate(): the sharding of a value, the execution of a top-level op (index into graph.body).
+    plan::TensorSharding sharding(ir::ValueId value) const;
+    const OpExecution& execution(std::size_t opIndex) const;
+    double localBytes(ir::ValueId value) const;
+    // Bytes per device live while top-level op `opIndex` runs (the memory walk of DESIGN.md §5 at that point).
+    MemoryBreakdown liveAt(std::size_t opIndex) const;
+    std::size_t opsRecosted() const;  // ops re-costed by the last evaluate()
+
+private:
+    struct State;
+    std::unique_ptr<State> state_;
+};
+
+// Convenience: a one-off evaluation.
+Evaluation evaluate(const CostModel& model, const plan::Plan& plan);
+
+}  // namespace shardscope::cost

@@ -1,0 +1,154 @@
+// Plans and their application (DESIGN.md §4).
+//
+// A plan is an ordered list of decisions `(name-or-group, axis)` plus resolutions of repeated-name conflicts.
+// Applying it gives every tensor dimension its ordered mesh axes, in Shardy's style: `[{"data"}, {}, {"model"}]`.
+//
+// One extension to DESIGN.md §4: a decision may be restricted to tensors of some classes (TensorClass). Names
+// unify a parameter with its gradient and optimizer states (the update is elementwise), so "shard the optimizer
+// states but not the parameters" (ZeRO-1) or "...and the gradients" (ZeRO-2) cannot be said with names alone.
+// An unrestricted decision (the default) reaches every class.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "shardscope/analysis/decision_space.h"
+#include "shardscope/ir/graph.h"
+#include "shardscope/mesh/mesh.h"
+
+namespace shardscope::plan {
+
+// What a tensor is for; decides memory accounting and which tensors a restricted decision reaches.
+enum class TensorClass : std::uint8_t {
+    Activation,       // everything not below: batch inputs, forward and backward intermediates
+    Parameter,        // parameter arguments and the results donated to them (the updated parameters)
+    Gradient,         // the gradient of a parameter (ir::Graph::gradients)
+    OptimizerState,   // optimizer-state arguments (moments, fp32 master weights, step) and their updated results
+    OptimizerUpdate,  // intermediates of the optimizer update: values computed from a gradient or an optimizer state
+};
+inline constexpr int kTensorClassCount = 5;
+using TensorClassMask = std::uint8_t;
+inline constexpr TensorClassMask kAllTensorClasses = (1u << kTensorClassCount) - 1;
+constexpr TensorClassMask maskOf(TensorClass c) { return static_cast<TensorClassMask>(1u << static_cast<unsigned>(c)); }
+std::string_view toString(TensorClass c);  // "activation", "parameter", "gradient", "optimizer_state", "optimizer_update"
+std::optional<TensorClass> parseTensorClass(std::string_view text);
+
+// The class of every value of `graph` (indexed by ValueId), nested-region values included (as Activation).
+std::vector<TensorClass> classifyTensors(const ir::Graph& graph);
+
+// An ordered list of at most 8 mesh axes (indices into Mesh::axes), major first: the axes of one dimension.
+class AxisList {
+public:
+    int size() const {
+        int n = 0;
+        for (std::uint32_t b = bits_; b != 0; b >>= 4) ++n;
+        return n;
+    }
+    bool empty() const { return bits_ == 0; }
+    int operator[](int i) const { return static_cast<int>((bits_ >> (4 * i)) & 0xF) - 1; }
+    void push(int axis) { bits_ |= static_cast<std::uint32_t>(axis + 1) << (4 * size()); }
+    void append(const AxisList& other) {
+        for (int i = 0; i < other.size(); ++i) push(other[i]);
+    }
+    std::uint32_t mask() const {
+        std::uint32_t m = 0;
+        for (std::uint32_t b = bits_; b != 0; b >>= 4) m |= 1u << ((b & 0xF) - 1);
+        return m;
+    }
+    bool contains(int axis) const { return (mask() >> axis) & 1u; }
+    std::uint32_t bits() const { return bits_; }
+    friend bool operator==(const AxisList&, const AxisList&) = default;
+
+private:
+    std::uint32_t bits_ = 0;
+};
+
+// Product of the sizes of the axes in `mask`.
+std::int64_t devicesOf(const mesh::Mesh& mesh, std::uint32_t axisMask);
+
+// A tensor's sharding: for each dimension, its mesh axes major to minor.
+struct TensorSharding {
+    std::vector<AxisList> dimensions;
+    std::uint32_t mask() const;  // every axis the tensor uses
+    // Shardy's form `[{"data"}, {}, {"model", "x"}]`.
+    std::string toString(const mesh::Mesh& mesh) const;
+    friend bool operator==(const TensorSharding&, const TensorSharding&) = default;
+};
+
+struct Decision {
+    enum class Target : std::uint8_t { Group, Name };
+    Target target = Target::Group;
+    std::uint32_t index = 0;  // a GroupId or NameId index, per `target`
+    int axis = 0;             // index into Mesh::axes
+    TensorClassMask tensors = kAllTensorClasses;  // only tensors of these classes take the axis
+    friend bool operator==(const Decision&, const Decision&) = default;
+};
+
+// For a repeated name: which of a tensor's dimensions carrying the name gets the axis, counted major to minor
+// (0 = the first, the default without a resolution). The others stay whole there.
+struct Resolution {
+    analysis::NameId name;
+    int dimension = 0;
+    friend bool operator==(const Resolution&, const Resolution&) = default;
+};
+
+struct Plan {
+    std::string label;
+    std::vector<Decision> decisions;   // priority order: an earlier decision wins a competition for an axis
+    std::size_t pinned = 0;            // the first `pinned` decisions are the user's pins (the search keeps them)
+    std::vector<Decision> forbidden;   // decisions the user forbade (the search never adds them)
+    std::vector<Resolution> resolutions;
+    friend bool operator==(const Plan&, const Plan&) = default;
+};
+
+// Where a decision could not reach an occurrence of its name (DESIGN.md §4 "competition sites").
+struct CompetitionSite {
+    enum class Reason : std::uint8_t {
+        AxisInUse,      // the tensor already uses the axis (an earlier decision, or the name on another dimension)
+        NotDivisible,   // the atom's size is not divisible by the product of its axes
+        MajorUnsharded, // a more major atom of the same dimension is not fully sharded (Shardy's rule)
+    };
+    std::size_t decision = 0;  // index into Plan::decisions
+    analysis::AtomId atom;
+    Reason reason = Reason::AxisInUse;
+};
+std::string_view toString(CompetitionSite::Reason reason);
+
+// Everything a plan application needs that does not depend on the plan: built once per model.
+class PlanContext {
+public:
+    PlanContext(const ir::Graph& graph, const analysis::DecisionSpace& space);
+    const ir::Graph& graph() const { return *graph_; }
+    const analysis::DecisionSpace& space() const { return *space_; }
+    const std::vector<TensorClass>& classes() const { return classes_; }
+    // The atoms of a name ordered by (value, dimension, major to minor).
+    const std::vector<analysis::AtomId>& atomsOf(analysis::NameId name) const { return nameAtoms_[name.index]; }
+    // The names a decision reaches.
+    std::vector<analysis::NameId> namesOf(const Decision& decision) const;
+    // A decision's target in words: the group's or the name's label.
+    std::string targetLabel(const Decision& decision) const;
+
+private:
+    const ir::Graph* graph_;
+    const analysis::DecisionSpace* space_;
+    std::vector<TensorClass> classes_;
+    std::vector<std::vector<analysis::AtomId>> nameAtoms_;
+};
+
+// The result of applying a plan: the axes of every atom, and the competition sites.
+struct AppliedPlan {
+    std::vector<AxisList> atomAxes;  // indexed by AtomId
+    std::vector<CompetitionSite> competitions;
+    // The sharding of one value (its dimensions' atoms' axes concatenated major to minor).
+    TensorSharding sharding(const analysis::DecisionSpace& space, ir::ValueId value) const;
+};
+
+// Applies `plan` (DESIGN.md §4): decisions in order; each occurrence of a decided name takes the axis unless the
+// tensor already uses it, the atom's size is not divisible by the product of its axes, or a more major atom of
+// the dimension is not fully sharded; those occurrences become competition sites. Decisions whose axis or
+// target is out of range are ignored (plans are validated when parsed). Deterministic; linear in the atoms of
+// the decided names.
+AppliedPlan applyPlan(const PlanContext& context, const mesh::Mesh& mesh, const Plan& plan);
+
+}  // namespace shardscope::plan

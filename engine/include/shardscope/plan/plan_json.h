@@ -1,0 +1,32 @@
+// Plans as versioned JSON (the file users save, edit and pass to `shardscope-cli evaluate --plan`).
+//
+// {"format": "shardscope-plan", "version": 1, "label": "...", "mesh": "data=8,model=4",
+//  "decisions": [{"group": "batch", "axis": "data"},
+//                {"name": "layers.0.mlp.d_ff", "axis": "model", "tensors": ["optimizer_state", "gradient"]}],
+//  "pinned": 0, "forbidden": [...decisions...], "resolutions": [{"name": "seq", "dimension": 1}]}
+//
+// Decisions name their target by label (a group's role label or a name's label, as `analyze` prints them) and
+// their axis by name, so a plan survives re-analysis of the same model. `tensors` is optional (every class).
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "shardscope/diagnostic.h"
+#include "shardscope/plan/plan.h"
+
+namespace shardscope::plan {
+
+inline constexpr int kPlanJsonVersion = 1;
+
+// The plan as pretty-printed JSON. parsePlan(toJson(p, c, m), c, m) == p.
+std::string toJson(const Plan& plan, const PlanContext& context, const mesh::Mesh& mesh);
+
+// Parses a plan for this model and mesh. Errors name `origin` and the entry: not JSON, another format, a newer
+// version, an unknown group, name, axis or tensor class (listing the mesh's axes), a bad resolution.
+Result<Plan> parsePlan(std::string_view json, const PlanContext& context, const mesh::Mesh& mesh, std::string_view origin);
+
+// The same objects inside a larger document (evaluation and search output): a decision in words.
+std::string decisionText(const Decision& decision, const PlanContext& context, const mesh::Mesh& mesh);
+
+}  // namespace shardscope::plan

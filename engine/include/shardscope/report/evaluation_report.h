@@ -1,0 +1,30 @@
+// What `shardscope-cli evaluate` reports: a plan's step time, memory and collectives, as text and as versioned
+// JSON.
+#pragma once
+
+#include <cstddef>
+#include <string>
+
+#include "shardscope/cost/cost_model.h"
+#include "shardscope/model_source.h"
+
+namespace shardscope::report {
+
+inline constexpr int kEvaluationJsonVersion = 1;
+
+// Summary, memory at the peak and model states, collectives by kind and the `maxCollectives` slowest (0 = all).
+std::string evaluationText(const LoadedModel& model, const cost::CostModel& costModel, const plan::Plan& plan,
+                           const cost::Evaluation& evaluation, std::size_t maxCollectives = 20);
+
+// {"version": 1, "model", "mesh": {"axes": [{name, size, bandwidth_bytes_per_s, latency_s}], "devices"},
+//  "hardware": {"id", "name", "memory_bytes"}, "plan": <the plan's JSON object>,
+//  "step_time_s", "compute_time_s", "collective_time_s", "lower_bound_time_s",
+//  "peak_memory_bytes", "capacity_bytes", "feasible", "peak_op": {op, label, location},
+//  "memory_breakdown": {parameters, gradients, optimizer_state, activations, temporaries} (bytes per device at the peak),
+//  "model_states": {parameters, gradients, optimizer_state} (bytes per device of those tensors, whatever their lifetimes),
+//  "collectives": [{kind, axes: [names], bytes, time_s, op, label, location, tensor}],
+//  "collectives_by_kind": {kind: {count, bytes, time_s}}, "competition_sites"}.
+std::string evaluationJson(const LoadedModel& model, const cost::CostModel& costModel, const plan::Plan& plan,
+                           const cost::Evaluation& evaluation);
+
+}  // namespace shardscope::report

@@ -1,0 +1,747 @@
+#include "shardscope/cost/cost_model.h"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+
+#include "shardscope/ir/statistics.h"
+
+namespace shardscope::cost {
+
+using analysis::AtomId;
+using analysis::FactorKind;
+using plan::AxisList;
+using plan::TensorClass;
+using ir::ValueId;
+
+std::string_view toString(CollectiveKind kind) {
+    switch (kind) {
+        case CollectiveKind::AllGather: return "all-gather";
+        case CollectiveKind::ReduceScatter: return "reduce-scatter";
+        case CollectiveKind::AllReduce: return "all-reduce";
+        case CollectiveKind::AllToAll: return "all-to-all";
+        case CollectiveKind::CollectivePermute: return "collective-permute";
+    }
+    return "?";
+}
+
+namespace {
+
+// Where one factor sits in one tensor of an op: the atoms of that dimension it covers.
+struct Occurrence {
+    std::uint16_t tensor = 0;  // index into OpInfo::tensors
+    std::uint16_t dimension = 0;
+    std::uint32_t firstAtom = 0, atomCount = 0;  // a run of the dimension's atoms (space.dimensionAtoms)
+    bool aligned = true;                         // the factor covers whole atoms
+};
+
+struct FactorInfo {
+    std::int64_t size = 1;
+    FactorKind kind = FactorKind::PassThrough;
+    std::vector<Occurrence> occurrences;
+};
+
+struct TensorInfo {
+    ValueId value;
+    bool result = false;
+    std::vector<std::vector<int>> dimensionFactors;  // factor indices major to minor per dimension
+};
+
+struct OpInfo {
+    ir::OpId id;
+    std::vector<FactorInfo> factors;
+    std::vector<TensorInfo> tensors;  // operands, then results
+    std::size_t operandCount = 0;
+    double flops = 0;
+    ir::ElementType element = ir::ElementType::F32;
+    bool free = false;    // costs nothing (constants, reshapes)
+    bool linear = false;  // keeps partial sums partial (add, subtract, negate, reshape, transpose)
+};
+
+// Work of a control op's regions: while bodies trip-count times, the most expensive branch of a case.
+double regionFlops(const ir::Graph& graph, const ir::Op& op) {
+    auto listFlops = [&](auto&& self, const std::vector<ir::OpId>& ops) -> double {
+        double total = 0;
+        for (ir::OpId id : ops) {
+            const ir::Op& inner = graph.op(id);
+            total += ir::flopsOf(graph, inner);
+            std::vector<double> regions;
+            for (const auto& r : inner.regions) regions.push_back(self(self, r.ops));
+            if (inner.kind == ir::OpKind::While && regions.size() == 2) {
+                const auto* loop = std::get_if<ir::LoopAttributes>(&inner.attributes);
+                const double trips = loop ? static_cast<double>(loop->tripCount) : 1.0;
+                total += (trips + 1) * regions[0] + trips * regions[1];
+            } else if (ir::category(inner.kind) == ir::OpCategory::Control && !regions.empty()) {
+                total += *std::max_element(regions.begin(), regions.end());
+            }
+        }
+        return total;
+    };
+    double total = 0;
+    std::vector<double> regions;
+    for (const auto& r : op.regions) regions.push_back(listFlops(listFlops, r.ops));
+    if (op.kind == ir::OpKind::While && regions.size() == 2) {
+        const auto* loop = std::get_if<ir::LoopAttributes>(&op.attributes);
+        const double trips = loop ? static_cast<double>(loop->tripCount) : 1.0;
+        total += (trips + 1) * regions[0] + trips * regions[1];
+    } else if (!regions.empty()) {
+        total += *std::max_element(regions.begin(), regions.end());
+    }
+    return total;
+}
+
+// Ops XLA fuses into their consumers and never writes out: they take no memory and no time of their own.
+bool rematerialized(ir::OpKind kind) { return kind == ir::OpKind::BroadcastInDim || kind == ir::OpKind::Iota; }
+
+double collectiveTime(CollectiveKind kind, double bytes, const mesh::AxisGroupLink& group) {
+    const double n = static_cast<double>(group.devices);
+    if (n <= 1) return 0;
+    const double bw = group.link.bandwidth > 0 ? group.link.bandwidth : 1e30;
+    const double one = group.link.latency * (n - 1) + (n - 1) / n * bytes / bw;
+    return kind == CollectiveKind::AllReduce ? 2 * one : one;
+}
+
+}  // namespace
+
+struct CostModel::Data {
+    const ir::Graph* graph;
+    const analysis::DecisionSpace* space;
+    mesh::Mesh mesh;
+    mesh::HardwareProfile hardware;
+    CostOptions options;
+    plan::PlanContext planContext;
+    std::vector<OpInfo> ops;
+    std::vector<std::vector<std::uint32_t>> valueOps;  // top-level ops touching each value
+    std::vector<std::int32_t> producer;                // body index of each value's producer, -1 for arguments
+    std::vector<std::int32_t> lastUse;                 // body index of the last top-level use, -1 when unused
+    std::vector<char> topLevel;                        // value of the function body (not inside a region)
+    std::vector<char> output, donated;                 // a function result; an argument a result is donated to
+    std::vector<char> isFloat;
+    std::vector<char> materialized;                    // takes memory (broadcasts and iotas do not, see rematerialized)
+    std::vector<double> fullBytes;
+    std::vector<ValueId> modelStateValues[3];          // parameters, gradients, optimizer states
+    double totalFlops = 0;
+    std::vector<mesh::AxisGroupLink> groupLinks;       // by axis mask
+
+    Data(const ir::Graph& g, const analysis::DecisionSpace& s, mesh::Mesh m, mesh::HardwareProfile h, CostOptions o)
+        : graph(&g), space(&s), mesh(std::move(m)), hardware(std::move(h)), options(o), planContext(g, s) {
+        build();
+    }
+
+    void build() {
+        const ir::Graph& g = *graph;
+        const std::size_t nv = g.values.size();
+        valueOps.assign(nv, {});
+        producer.assign(nv, -1);
+        lastUse.assign(nv, -1);
+        topLevel.assign(nv, 0);
+        output.assign(nv, 0);
+        donated.assign(nv, 0);
+        isFloat.assign(nv, 0);
+        materialized.assign(nv, 1);
+        fullBytes.assign(nv, 0);
+        for (std::size_t v = 0; v < nv; ++v) {
+            fullBytes[v] = static_cast<double>(g.values[v].type.bytes());
+            isFloat[v] = ir::isFloat(g.values[v].type.element) ? 1 : 0;
+        }
+        for (const auto& a : g.arguments) topLevel[a.value.index] = 1;
+        for (const auto& o : g.outputs) {
+            output[o.value.index] = 1;
+            if (o.aliasedArgument && *o.aliasedArgument < g.arguments.size()) donated[g.arguments[*o.aliasedArgument].value.index] = 1;
+        }
+        const auto& classes = planContext.classes();
+        for (const auto& a : g.arguments) {
+            if (a.role == ir::ArgumentRole::Parameter) modelStateValues[0].push_back(a.value);
+            if (a.role == ir::ArgumentRole::OptimizerState) modelStateValues[2].push_back(a.value);
+        }
+        for (const auto& [value, argument] : g.gradients) modelStateValues[1].push_back(value);
+        (void)classes;
+
+        ops.resize(g.body.size());
+        for (std::size_t i = 0; i < g.body.size(); ++i) {
+            const ir::Op& op = g.op(g.body[i]);
+            const auto& rule = space->rules[i];
+            OpInfo& info = ops[i];
+            info.id = g.body[i];
+            info.operandCount = op.operands.size();
+            info.flops = ir::category(op.kind) == ir::OpCategory::Control ? regionFlops(g, op) : ir::flopsOf(g, op);
+            totalFlops += info.flops;
+            if (!op.operands.empty()) info.element = g.type(op.operands.front()).element;
+            else if (!op.results.empty()) info.element = g.type(op.results.front()).element;
+            info.free = op.kind == ir::OpKind::Constant || op.kind == ir::OpKind::Reshape || op.kind == ir::OpKind::OptimizationBarrier ||
+                        op.kind == ir::OpKind::BitcastConvert || rematerialized(op.kind);
+            info.linear = op.kind == ir::OpKind::Add || op.kind == ir::OpKind::Subtract || op.kind == ir::OpKind::Negate ||
+                          op.kind == ir::OpKind::Reshape || op.kind == ir::OpKind::Transpose;
+            auto addTensors = [&](const std::vector<ValueId>& values, const std::vector<analysis::TensorFactors>& factors, bool result) {
+                for (std::size_t t = 0; t < values.size(); ++t) {
+                    TensorInfo ti;
+                    ti.value = values[t];
+                    ti.result = result;
+                    if (t < factors.size()) ti.dimensionFactors = factors[t];
+                    ti.dimensionFactors.resize(g.type(values[t]).shape.size());
+                    info.tensors.push_back(std::move(ti));
+                }
+            };
+            addTensors(op.operands, rule.operands, false);
+            addTensors(op.results, rule.results, true);
+            info.factors.resize(rule.factors.size());
+            for (std::size_t f = 0; f < rule.factors.size(); ++f) {
+                info.factors[f].size = rule.factors[f].size;
+                info.factors[f].kind = rule.factors[f].kind;
+            }
+            for (std::size_t t = 0; t < info.tensors.size(); ++t) {
+                const auto& ti = info.tensors[t];
+                const auto& dims = space->dimensionAtoms[ti.value.index];
+                for (std::size_t d = 0; d < ti.dimensionFactors.size() && d < dims.size(); ++d) {
+                    const auto& list = ti.dimensionFactors[d];
+                    const auto& atoms = dims[d];
+                    const std::int64_t dimSize = g.type(ti.value).shape[d];
+                    std::int64_t product = 1;
+                    for (int f : list) product *= rule.factors[static_cast<std::size_t>(f)].size;
+                    const bool mismatch = list.size() == 1 && product != dimSize;
+                    std::int64_t stride = 1;
+                    for (std::size_t k = list.size(); k-- > 0;) {
+                        const int f = list[k];
+                        const std::int64_t size = rule.factors[static_cast<std::size_t>(f)].size;
+                        Occurrence occ;
+                        occ.tensor = static_cast<std::uint16_t>(t);
+                        occ.dimension = static_cast<std::uint16_t>(d);
+                        if (mismatch) {
+                            occ.firstAtom = 0;
+                            occ.atomCount = static_cast<std::uint32_t>(atoms.size());
+                        } else {
+                            // Atoms from the minor end: those spanning [stride, stride·size).
+                            std::int64_t p = 1;
+                            int first = -1, last = -1;
+                            bool startOk = stride == 1, endOk = false;
+                            for (std::size_t a = atoms.size(); a-- > 0;) {
+                                const std::int64_t before = p;
+                                p *= space->atom(atoms[a]).size;
+                                if (before == stride) startOk = true;
+                                if (before >= stride && p <= stride * size) {
+                                    if (last < 0) last = static_cast<int>(a);
+                                    first = static_cast<int>(a);
+                                }
+                                if (p == stride * size) endOk = true;
+                            }
+                            occ.aligned = startOk && endOk;
+                            if (first >= 0) {
+                                occ.firstAtom = static_cast<std::uint32_t>(first);
+                                occ.atomCount = static_cast<std::uint32_t>(last - first + 1);
+                            }
+                        }
+                        info.factors[static_cast<std::size_t>(f)].occurrences.push_back(occ);
+                        stride *= size;
+                    }
+                }
+            }
+            auto touch = [&](ValueId v) {
+                auto& list = valueOps[v.index];
+                if (list.empty() || list.back() != i) list.push_back(static_cast<std::uint32_t>(i));
+            };
+            for (ValueId v : op.operands) {
+                touch(v);
+                lastUse[v.index] = static_cast<std::int32_t>(i);
+            }
+            for (ValueId v : op.results) {
+                touch(v);
+                producer[v.index] = static_cast<std::int32_t>(i);
+                topLevel[v.index] = 1;
+            }
+            // Values of the function used inside this op's regions count as used by this op.
+            auto nested = [&](auto&& self, const ir::Op& o) -> void {
+                for (const auto& r : o.regions)
+                    for (ir::OpId id : r.ops) {
+                        for (ValueId v : g.op(id).operands) lastUse[v.index] = std::max(lastUse[v.index], static_cast<std::int32_t>(i));
+                        self(self, g.op(id));
+                    }
+            };
+            nested(nested, op);
+        }
+        // Broadcasts and iotas are recomputed where they are used: their operands live on in their place.
+        for (std::size_t i = g.body.size(); i-- > 0;) {
+            const ir::Op& op = g.op(g.body[i]);
+            if (!rematerialized(op.kind)) continue;
+            for (ValueId r : op.results) {
+                materialized[r.index] = 0;
+                for (ValueId o : op.operands) lastUse[o.index] = std::max(lastUse[o.index], lastUse[r.index]);
+            }
+        }
+        groupLinks.resize(std::size_t{1} << mesh.axes.size());
+        for (std::size_t m = 0; m < groupLinks.size(); ++m) groupLinks[m] = mesh::groupLink(mesh, static_cast<std::uint32_t>(m));
+    }
+
+    double devices(std::uint32_t mask) const { return static_cast<double>(groupLinks[mask].devices); }
+};
+
+CostModel::CostModel(const ir::Graph& graph, const analysis::DecisionSpace& space, mesh::Mesh mesh, mesh::HardwareProfile hardware,
+                     CostOptions options)
+    : data_(std::make_unique<Data>(graph, space, std::move(mesh), std::move(hardware), options)) {}
+CostModel::~CostModel() = default;
+const ir::Graph& CostModel::graph() const { return *data_->graph; }
+const analysis::DecisionSpace& CostModel::space() const { return *data_->space; }
+const mesh::Mesh& CostModel::mesh() const { return data_->mesh; }
+const mesh::HardwareProfile& CostModel::hardware() const { return data_->hardware; }
+const CostOptions& CostModel::options() const { return data_->options; }
+const plan::PlanContext& CostModel::planContext() const { return data_->planContext; }
+double CostModel::lowerBoundTime() const {
+    const double peak = data_->hardware.peak(ir::ElementType::BF16);
+    return data_->totalFlops / (data_->devices((1u << data_->mesh.axes.size()) - 1) * (peak > 0 ? peak : 1));
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+
+namespace {
+
+struct OpRecord {
+    OpExecution execution;
+    std::vector<Collective> collectives;   // reshards, reduce-scatters, permutes
+    std::vector<std::uint32_t> partial;    // per result: axes it is left partial over (all-reduced lazily)
+    double collectiveTime = 0;
+};
+
+using DimAxes = std::vector<AxisList>;
+
+}  // namespace
+
+struct Evaluator::State {
+    const CostModel* model;
+    const CostModel::Data* d;
+    bool valid = false;
+    plan::AppliedPlan applied;
+    std::vector<OpRecord> records;
+    std::vector<double> localBytes;
+    std::vector<std::uint32_t> valueMask;  // axes each value uses
+    Evaluation evaluation;
+    std::size_t recosted = 0;
+    // Scratch.
+    std::vector<char> opDirty, valueDirty;
+
+    explicit State(const CostModel& m) : model(&m), d(&m.data()) {}
+
+    DimAxes actual(ValueId v) const {
+        const auto& dims = d->space->dimensionAtoms[v.index];
+        DimAxes out(dims.size());
+        for (std::size_t k = 0; k < dims.size(); ++k)
+            for (AtomId a : dims[k]) out[k].append(applied.atomAxes[a.index]);
+        return out;
+    }
+
+    static std::uint32_t maskOf(const DimAxes& dims) {
+        std::uint32_t m = 0;
+        for (const auto& a : dims) m |= a.mask();
+        return m;
+    }
+
+    double local(ValueId v, std::uint32_t mask) const { return d->fullBytes[v.index] / d->devices(mask); }
+
+    // Adds the collectives that turn layout `from` into `to` of value v (all-gather the dropped axes, all-to-all
+    // the moved ones, slice the added ones for free). Returns their time.
+    double reshard(const DimAxes& from, const DimAxes& to, ValueId v, ir::OpId op, std::vector<Collective>* out) const {
+        const std::uint32_t a = maskOf(from), r = maskOf(to);
+        const std::uint32_t dropped = a & ~r;
+        const std::uint32_t common = a & r;
+        std::uint32_t moved = 0;
+        for (std::size_t k = 0; k < from.size() && k < to.size(); ++k) {
+            AxisList x, y;
+            for (int i = 0; i < from[k].size(); ++i)
+                if ((common >> from[k][i]) & 1u) x.push(from[k][i]);
+            for (int i = 0; i < to[k].size(); ++i)
+                if ((common >> to[k][i]) & 1u) y.push(to[k][i]);
+            if (!(x == y)) moved |= (x.mask() | y.mask());
+        }
+        double time = 0;
+        const double kept = local(v, common);
+        if (dropped) {
+            const double t = collectiveTime(CollectiveKind::AllGather, kept, d->groupLinks[dropped]);
+            time += t;
+            if (out) out->push_back({CollectiveKind::AllGather, dropped, kept, t, op, v});
+        }
+        if (moved) {
+            const double t = collectiveTime(CollectiveKind::AllToAll, kept, d->groupLinks[moved]);
+            time += t;
+            if (out) out->push_back({CollectiveKind::AllToAll, moved, kept, t, op, v});
+        }
+        return time;
+    }
+
+    // Costs one candidate: factor axes `choice`. Fills `record` when given.
+    double costCandidate(const OpInfo& info, const std::vector<AxisList>& choice, const std::vector<DimAxes>& actuals, OpRecord* record) const {
+        const auto& hw = d->hardware;
+        const auto& options = d->options;
+        double time = 0, bytes = 0, temp = 0;
+        std::uint32_t all = 0, reduction = 0, permutation = 0;
+        for (std::size_t f = 0; f < info.factors.size(); ++f) {
+            const std::uint32_t m = choice[f].mask();
+            all |= m;
+            if (info.factors[f].kind == FactorKind::Reduction) reduction |= m;
+            if (info.factors[f].kind == FactorKind::Permutation) permutation |= m;
+        }
+        std::vector<Collective>* out = record ? &record->collectives : nullptr;
+        for (std::size_t t = 0; t < info.tensors.size(); ++t) {
+            const TensorInfo& ti = info.tensors[t];
+            DimAxes required(ti.dimensionFactors.size());
+            for (std::size_t k = 0; k < ti.dimensionFactors.size(); ++k)
+                for (int f : ti.dimensionFactors[k]) required[k].append(choice[static_cast<std::size_t>(f)]);
+            const std::uint32_t rmask = maskOf(required);
+            const double localRequired = local(ti.value, rmask);
+            bytes += localRequired;
+            const DimAxes& have = actuals[t];
+            if (!ti.result) {
+                if (!(required == have)) {
+                    time += reshard(have, required, ti.value, info.id, out);
+                    temp += localRequired;
+                }
+                continue;
+            }
+            // Result: produced as `required`, partial over the reduction axes.
+            const std::uint32_t hmask = maskOf(have);
+            const std::uint32_t scatter = reduction & hmask;
+            if (scatter) {
+                const double t2 = collectiveTime(CollectiveKind::ReduceScatter, localRequired, d->groupLinks[scatter]);
+                time += t2;
+                if (out) out->push_back({CollectiveKind::ReduceScatter, scatter, localRequired, t2, info.id, ti.value});
+            }
+            if (reduction & ~hmask) {
+                // All-reduced lazily by the sweep; priced here for choosing the candidate.
+                const double t2 = collectiveTime(CollectiveKind::AllReduce, local(ti.value, hmask), d->groupLinks[reduction & ~hmask]);
+                time += t2;
+            }
+            if (record) record->partial[t - info.operandCount] = reduction & ~hmask;
+            if (permutation) {
+                const double t2 = collectiveTime(CollectiveKind::CollectivePermute, localRequired, d->groupLinks[permutation]);
+                time += t2;
+                if (out) out->push_back({CollectiveKind::CollectivePermute, permutation, localRequired, t2, info.id, ti.value});
+            }
+            if (!(required == have) || reduction) {
+                // After the reduce-scatter the scattered axes sit where the result wants them.
+                DimAxes produced = required;
+                if (scatter) {
+                    for (std::size_t k = 0; k < produced.size() && k < have.size(); ++k) {
+                        const std::uint32_t here = required[k].mask() | scatter;
+                        AxisList list;
+                        for (int i = 0; i < have[k].size(); ++i)
+                            if ((here >> have[k][i]) & 1u) list.push(have[k][i]);
+                        for (int i = 0; i < required[k].size(); ++i)
+                            if (!list.contains(required[k][i])) list.push(required[k][i]);
+                        produced[k] = list;
+                    }
+                }
+                time += reshard(produced, have, ti.value, info.id, out);
+                temp += localRequired;
+            }
+        }
+        const double devicesAll = d->devices(all);
+        const double flops = info.flops / devicesAll;
+        double compute = 0;
+        if (!info.free) {
+            const double peak = hw.peak(info.element);
+            const double flopTime = peak > 0 ? flops / (peak * options.efficiency) : 0;
+            const double memTime = hw.hbmBandwidth > 0 ? bytes / (hw.hbmBandwidth * options.efficiency) : 0;
+            compute = std::max(flopTime, memTime) + options.launchTime;
+        }
+        if (record) {
+            record->execution.factorAxes = choice;
+            record->execution.flops = flops;
+            record->execution.computeTime = compute;
+            record->execution.temporaryBytes = temp;
+            double ct = 0;
+            for (const auto& c : record->collectives) ct += c.time;
+            record->collectiveTime = ct;
+        }
+        return time + compute;
+    }
+
+    bool validChoice(const OpInfo& info, const std::vector<AxisList>& choice) const {
+        std::uint32_t seen = 0;
+        for (std::size_t f = 0; f < info.factors.size(); ++f) {
+            const std::uint32_t m = choice[f].mask();
+            if (seen & m) return false;
+            seen |= m;
+            if (m && (info.factors[f].kind == FactorKind::NeedReplication)) return false;
+            if (info.factors[f].size % static_cast<std::int64_t>(d->devices(m)) != 0) return false;
+        }
+        // A factor may only be sharded when the factors major to it in the same dimension are fully sharded.
+        for (const auto& ti : info.tensors)
+            for (const auto& list : ti.dimensionFactors) {
+                bool open = false;
+                for (int f : list) {
+                    const auto& c = choice[static_cast<std::size_t>(f)];
+                    if (open && !c.empty()) return false;
+                    if (static_cast<std::int64_t>(d->devices(c.mask())) != info.factors[static_cast<std::size_t>(f)].size) open = true;
+                }
+            }
+        return true;
+    }
+
+    OpRecord costOp(std::size_t i) const {
+        const OpInfo& info = d->ops[i];
+        std::vector<DimAxes> actuals;
+        actuals.reserve(info.tensors.size());
+        for (const auto& ti : info.tensors) actuals.push_back(actual(ti.value));
+        // Each factor's proposals: the axes each occurrence carries (the result's first).
+        const std::size_t nf = info.factors.size();
+        std::vector<std::vector<AxisList>> options(nf);
+        std::vector<std::uint32_t> claims(nf, 0);
+        for (std::size_t f = 0; f < nf; ++f) {
+            const auto& factor = info.factors[f];
+            std::vector<AxisList> proposals;
+            auto add = [&](const Occurrence& occ) {
+                AxisList axes;
+                if (occ.aligned) {
+                    const auto& atoms = d->space->dimensionAtoms[info.tensors[occ.tensor].value.index][occ.dimension];
+                    for (std::uint32_t a = occ.firstAtom; a < occ.firstAtom + occ.atomCount && a < atoms.size(); ++a)
+                        axes.append(applied.atomAxes[atoms[a].index]);
+                }
+                if (std::find(proposals.begin(), proposals.end(), axes) == proposals.end()) proposals.push_back(axes);
+            };
+            for (const auto& occ : factor.occurrences)
+                if (info.tensors[occ.tensor].result) add(occ);
+            for (const auto& occ : factor.occurrences)
+                if (!info.tensors[occ.tensor].result) add(occ);
+            if (factor.kind == FactorKind::NeedReplication) proposals = {AxisList{}};
+            for (const auto& p : proposals) claims[f] |= p.mask();
+            options[f] = std::move(proposals);
+            if (options[f].empty()) options[f].push_back(AxisList{});
+        }
+        // Disputed factors (several proposals, or an axis another factor claims) may also go unsharded.
+        for (std::size_t f = 0; f < nf; ++f) {
+            std::uint32_t others = 0;
+            for (std::size_t h = 0; h < nf; ++h)
+                if (h != f) others |= claims[h];
+            const bool disputed = options[f].size() > 1 || (claims[f] & others) != 0;
+            auto& o = options[f];
+            if (disputed && std::find(o.begin(), o.end(), AxisList{}) == o.end()) o.push_back(AxisList{});
+            // Proposals whose axes do not divide the factor are not candidates.
+            o.erase(std::remove_if(o.begin(), o.end(),
+                                   [&](const AxisList& a) { return info.factors[f].size % static_cast<std::int64_t>(d->devices(a.mask())) != 0; }),
+                    o.end());
+            if (o.empty()) o.push_back(AxisList{});
+        }
+        // Enumerate (bounded); keep the cheapest valid candidate, the first on ties (the result's proposals).
+        std::size_t count = 1;
+        for (const auto& o : options) {
+            count *= o.size();
+            if (count > 4096) break;
+        }
+        if (count > 4096)
+            for (auto& o : options) o.resize(std::min<std::size_t>(o.size(), 2)), count = 0;
+        std::vector<AxisList> best, choice(nf);
+        double bestCost = 0;
+        bool found = false;
+        std::vector<std::size_t> index(nf, 0);
+        while (true) {
+            for (std::size_t f = 0; f < nf; ++f) choice[f] = options[f][index[f]];
+            if (validChoice(info, choice)) {
+                const double c = costCandidate(info, choice, actuals, nullptr);
+                if (!found || c < bestCost) {
+                    found = true;
+                    bestCost = c;
+                    best = choice;
+                }
+            }
+            std::size_t f = 0;
+            while (f < nf && ++index[f] == options[f].size()) index[f++] = 0;
+            if (f == nf) break;
+        }
+        if (!found) best.assign(nf, AxisList{});
+        OpRecord record;
+        record.partial.assign(info.tensors.size() - info.operandCount, 0);
+        costCandidate(info, best, actuals, &record);
+        return record;
+    }
+
+    void refreshLocalBytes(ValueId v) {
+        std::uint32_t m = 0;
+        for (const auto& dim : d->space->dimensionAtoms[v.index])
+            for (AtomId a : dim) m |= applied.atomAxes[a.index].mask();
+        valueMask[v.index] = m;
+        localBytes[v.index] = local(v, m);
+    }
+
+    void sweep() {
+        const auto& g = *d->graph;
+        Evaluation& e = evaluation;
+        e.collectives.clear();
+        e.computeTime = 0;
+        e.collectiveTime = 0;
+        // Lazy partial sums.
+        std::vector<std::uint32_t> pending(g.values.size(), 0);
+        std::vector<char> needsReduce(g.values.size(), 0);
+        std::vector<std::uint32_t> reduceAxes(g.values.size(), 0);
+        for (std::size_t i = 0; i < d->ops.size(); ++i) {
+            const OpInfo& info = d->ops[i];
+            const OpRecord& rec = records[i];
+            std::uint32_t common = 0;
+            bool allPartial = info.linear && info.operandCount > 0;
+            for (std::size_t t = 0; t < info.operandCount && allPartial; ++t) {
+                const auto m = pending[info.tensors[t].value.index];
+                if (m == 0 || (t > 0 && m != common)) allPartial = false;
+                common = m;
+            }
+            bool resultsFree = true;
+            for (std::size_t r = 0; r < rec.partial.size(); ++r) {
+                const ValueId v = info.tensors[info.operandCount + r].value;
+                if (rec.partial[r] != 0 || (valueMask[v.index] & common)) resultsFree = false;
+            }
+            if (allPartial && resultsFree) {
+                for (std::size_t r = 0; r < rec.partial.size(); ++r) pending[info.tensors[info.operandCount + r].value.index] = common;
+            } else {
+                for (std::size_t t = 0; t < info.operandCount; ++t) {
+                    const ValueId v = info.tensors[t].value;
+                    if (pending[v.index]) needsReduce[v.index] = 1, reduceAxes[v.index] = pending[v.index];
+                }
+                for (std::size_t r = 0; r < rec.partial.size(); ++r) pending[info.tensors[info.operandCount + r].value.index] = rec.partial[r];
+            }
+        }
+        for (const auto& o : g.outputs)
+            if (pending[o.value.index]) needsReduce[o.value.index] = 1, reduceAxes[o.value.index] = pending[o.value.index];
+        // Collectives in program order, each op's lazily reduced results after its own collectives.
+        for (std::size_t i = 0; i < d->ops.size(); ++i) {
+            const OpInfo& info = d->ops[i];
+            const OpRecord& rec = records[i];
+            e.computeTime += rec.execution.computeTime;
+            for (const auto& c : rec.collectives) {
+                e.collectives.push_back(c);
+                e.collectiveTime += c.time;
+            }
+            for (std::size_t r = 0; r < rec.partial.size(); ++r) {
+                const ValueId v = info.tensors[info.operandCount + r].value;
+                if (!needsReduce[v.index]) continue;
+                const double b = localBytes[v.index];
+                const double t = collectiveTime(CollectiveKind::AllReduce, b, d->groupLinks[reduceAxes[v.index]]);
+                e.collectives.push_back({CollectiveKind::AllReduce, reduceAxes[v.index], b, t, info.id, v});
+                e.collectiveTime += t;
+            }
+        }
+        e.stepTime = e.computeTime + e.collectiveTime * (1 - d->options.overlap);
+        memory();
+    }
+
+    // The top-level ops during which value v is live (from its producer to its last use, DESIGN.md §5), and its
+    // memory category (0 parameters, 1 gradients, 2 optimizer state, 3 activations).
+    std::pair<std::int32_t, std::int32_t> lifetime(std::size_t v) const {
+        const std::int32_t end = static_cast<std::int32_t>(d->ops.size()) - 1;
+        std::int32_t from = d->producer[v] < 0 ? 0 : d->producer[v];
+        std::int32_t to = d->lastUse[v];
+        if (d->producer[v] < 0 && !d->donated[v]) to = end;  // arguments live the whole step unless donated
+        if (d->output[v]) to = end;
+        return {from, std::max(from, to)};
+    }
+    int category(std::size_t v) const {
+        switch (d->planContext.classes()[v]) {
+            case TensorClass::Parameter: return 0;
+            case TensorClass::Gradient: return 1;
+            case TensorClass::OptimizerState: return 2;
+            default: return 3;
+        }
+    }
+
+    MemoryBreakdown liveAt(std::size_t i) const {
+        std::array<double, 5> live{};
+        for (std::size_t v = 0; v < d->graph->values.size(); ++v) {
+            if (!d->topLevel[v] || !d->materialized[v]) continue;
+            const auto [from, to] = lifetime(v);
+            if (static_cast<std::int32_t>(i) >= from && static_cast<std::int32_t>(i) <= to) live[static_cast<std::size_t>(category(v))] += localBytes[v];
+        }
+        if (i < records.size()) live[4] = records[i].execution.temporaryBytes;
+        return {live[0], live[1], live[2], live[3], live[4]};
+    }
+
+    void memory() {
+        const auto& g = *d->graph;
+        const std::size_t n = d->ops.size();
+        // Categories: 0 parameters, 1 gradients, 2 optimizer state, 3 activations, 4 temporaries.
+        std::vector<std::array<double, 5>> delta(n + 1, std::array<double, 5>{});
+        for (std::size_t v = 0; v < g.values.size(); ++v) {
+            if (!d->topLevel[v] || !d->materialized[v] || n == 0) continue;
+            const auto [from, to] = lifetime(v);
+            const int c = category(v);
+            delta[static_cast<std::size_t>(from)][static_cast<std::size_t>(c)] += localBytes[v];
+            delta[static_cast<std::size_t>(to) + 1][static_cast<std::size_t>(c)] -= localBytes[v];
+        }
+        for (std::size_t i = 0; i < n; ++i) {
+            delta[i][4] += records[i].execution.temporaryBytes;
+            delta[i + 1][4] -= records[i].execution.temporaryBytes;
+        }
+        std::array<double, 5> live{};
+        Evaluation& e = evaluation;
+        e.peakMemory = -1;
+        e.peakOp = 0;
+        for (std::size_t i = 0; i < n; ++i) {
+            double total = 0;
+            for (int c = 0; c < 5; ++c) total += (live[static_cast<std::size_t>(c)] += delta[i][static_cast<std::size_t>(c)]);
+            if (total > e.peakMemory) {
+                e.peakMemory = total;
+                e.peakOp = i;
+                e.atPeak = {live[0], live[1], live[2], live[3], live[4]};
+            }
+        }
+        if (n == 0) {
+            double total = 0;
+            for (std::size_t v = 0; v < g.values.size(); ++v) total += d->topLevel[v] ? localBytes[v] : 0;
+            e.peakMemory = total;
+        }
+        e.atPeak.parameters = std::max(0.0, e.atPeak.parameters);
+        e.modelStates = {};
+        for (ValueId v : d->modelStateValues[0]) e.modelStates.parameters += localBytes[v.index];
+        for (ValueId v : d->modelStateValues[1]) e.modelStates.gradients += localBytes[v.index];
+        for (ValueId v : d->modelStateValues[2]) e.modelStates.optimizerState += localBytes[v.index];
+        e.capacity = d->hardware.memoryBytes * (1 - d->options.memoryReserve);
+        e.feasible = e.peakMemory <= e.capacity;
+    }
+
+    const Evaluation& evaluate(const plan::Plan& plan) {
+        plan::AppliedPlan next = plan::applyPlan(d->planContext, d->mesh, plan);
+        const auto& g = *d->graph;
+        recosted = 0;
+        if (!valid) {
+            applied = std::move(next);
+            localBytes.assign(g.values.size(), 0);
+            valueMask.assign(g.values.size(), 0);
+            for (std::size_t v = 0; v < g.values.size(); ++v) refreshLocalBytes(ValueId{static_cast<std::uint32_t>(v)});
+            records.resize(d->ops.size());
+            for (std::size_t i = 0; i < d->ops.size(); ++i) records[i] = costOp(i);
+            recosted = d->ops.size();
+            valid = true;
+        } else {
+            opDirty.assign(d->ops.size(), 0);
+            valueDirty.assign(g.values.size(), 0);
+            std::vector<std::uint32_t> dirtyValues;
+            for (std::size_t a = 0; a < next.atomAxes.size(); ++a) {
+                if (next.atomAxes[a] == applied.atomAxes[a]) continue;
+                const ValueId v = d->space->atoms[a].value;
+                if (!valueDirty[v.index]) valueDirty[v.index] = 1, dirtyValues.push_back(v.index);
+            }
+            applied = std::move(next);
+            for (std::uint32_t v : dirtyValues) {
+                refreshLocalBytes(ValueId{v});
+                for (std::uint32_t op : d->valueOps[v]) opDirty[op] = 1;
+            }
+            for (std::size_t i = 0; i < d->ops.size(); ++i)
+                if (opDirty[i]) records[i] = costOp(i), ++recosted;
+        }
+        evaluation.competitions = applied.competitions;
+        sweep();
+        return evaluation;
+    }
+};
+
+Evaluator::Evaluator(const CostModel& model) : state_(std::make_unique<State>(model)) {}
+Evaluator::~Evaluator() = default;
+Evaluator::Evaluator(Evaluator&&) noexcept = default;
+Evaluator& Evaluator::operator=(Evaluator&&) noexcept = default;
+const Evaluation& Evaluator::evaluate(const plan::Plan& plan) { return state_->evaluate(plan); }
+void Evaluator::reset() { state_->valid = false; }
+plan::TensorSharding Evaluator::sharding(ValueId value) const { return state_->applied.sharding(*state_->d->space, value); }
+const OpExecution& Evaluator::execution(std::size_t opIndex) const { return state_->records[opIndex].execution; }
+double Evaluator::localBytes(ValueId value) const { return state_->localBytes[value.index]; }
+MemoryBreakdown Evaluator::liveAt(std::size_t opIndex) const { return state_->liveAt(opIndex); }
+std::size_t Evaluator::opsRecosted() const { return state_->recosted; }
+
+Evaluation evaluate(const CostModel& model, const plan::Plan& plan) {
+    Evaluator evaluator(model);
+    return evaluator.evaluate(plan);
+}
+
+}  // namespace shardscope::cost

@@ -1,0 +1,384 @@
+#include "shardscope/mesh/hardware.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <optional>
+#include <sstream>
+#include <utility>
+
+#include "mesh/json_text.h"
+
+namespace shardscope::mesh {
+namespace detail {
+// The files under resources/hardware/ as (file name, text), in the generated builtin_hardware.cpp.
+const std::vector<std::pair<std::string_view, std::string_view>>& builtinHardwareFiles();
+}  // namespace detail
+
+namespace {
+
+constexpr std::string_view kFormat = "shardscope-hardware";
+constexpr std::int64_t kVersion = 1;
+const std::string kParseCode = "hardware.parse";
+
+std::string lower(std::string_view text) {
+    std::string out(text);
+    for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return out;
+}
+
+std::string trim(std::string_view text) {
+    const auto begin = text.find_first_not_of(" \t\n");
+    if (begin == std::string_view::npos) return {};
+    const auto end = text.find_last_not_of(" \t\n");
+    return std::string(text.substr(begin, end - begin + 1));
+}
+
+std::vector<std::string> splitWhat(std::string_view what) {
+    std::vector<std::string> items;
+    std::size_t start = 0;
+    while (true) {
+        const auto comma = what.find(',', start);
+        items.push_back(trim(
+            what.substr(start, comma == std::string_view::npos ? std::string_view::npos : comma - start)));
+        if (comma == std::string_view::npos) break;
+        start = comma + 1;
+    }
+    return items;
+}
+
+// Whether `path` names a figure or a group of figures of the format.
+bool isFigurePath(const std::string& path) {
+    static const char* const kPaths[] = {"peak_flops_per_s",
+                                         "hbm_bandwidth_bytes_per_s",
+                                         "memory_bytes",
+                                         "devices_per_domain",
+                                         "fast_link",
+                                         "fast_link.bandwidth_bytes_per_s",
+                                         "fast_link.latency_s",
+                                         "slow_link",
+                                         "slow_link.bandwidth_bytes_per_s",
+                                         "slow_link.latency_s"};
+    for (const char* p : kPaths)
+        if (path == p) return true;
+    const std::string peakPrefix = "peak_flops_per_s.";
+    return path.starts_with(peakPrefix) && ir::parseElementType(path.substr(peakPrefix.size())).has_value();
+}
+
+// Reads one profile; the first error wins and names the origin.
+class ProfileReader {
+public:
+    explicit ProfileReader(std::string_view origin) : origin_(origin) {}
+
+    Result<HardwareProfile> read(std::string_view text) {
+        nlohmann::json doc;
+        if (auto error = detail::parseJsonDocument(text, origin_, kParseCode, doc)) return *error;
+        if (!doc.is_object()) return fail("expected a JSON object");
+        if (auto unknown =
+                detail::unknownKey(doc, {"format", "version", "id", "display_name", "peak_flops_per_s",
+                                         "hbm_bandwidth_bytes_per_s", "memory_bytes", "devices_per_domain",
+                                         "fast_link", "slow_link", "citations"}))
+            return fail("unknown key '" + *unknown + "'");
+        if (detail::stringAt(doc, "format") != std::string(kFormat))
+            return fail("'format' must be \"" + std::string(kFormat) + "\"");
+        const auto version = detail::integerAt(doc, "version");
+        if (!version) return fail("'version' must be an integer");
+        if (*version != kVersion)
+            return fail("version " + std::to_string(*version) +
+                        " is not supported (this build reads version " + std::to_string(kVersion) + ")");
+
+        HardwareProfile p;
+        if (!requireString(doc, "id", p.id) || !requireString(doc, "display_name", p.displayName))
+            return error();
+        if (!peaks(doc, p.peakFlops)) return error();
+        if (!positive(doc, "hbm_bandwidth_bytes_per_s", "", p.hbmBandwidth)) return error();
+        if (!positive(doc, "memory_bytes", "", p.memoryBytes)) return error();
+        const auto domain = detail::integerAt(doc, "devices_per_domain");
+        if (!domain || *domain < 1) return fail("'devices_per_domain' must be a positive integer");
+        p.devicesPerDomain = *domain;
+        if (!link(doc, "fast_link", p.fastLink, p.fastLinkName)) return error();
+        if (!link(doc, "slow_link", p.slowLink, p.slowLinkName)) return error();
+        if (!citations(doc, p.citations)) return error();
+        return p;
+    }
+
+private:
+    Diagnostic fail(const std::string& message) {
+        if (!error_) error_ = makeError(kParseCode, origin_ + ": " + message);
+        return *error_;
+    }
+    Diagnostic error() const { return *error_; }
+
+    // A non-empty string at object[key]; `path` is the key as the message shows it.
+    bool requireString(const nlohmann::json& object, const std::string& key, std::string& out,
+                       const std::string& path = "") {
+        const auto value = detail::stringAt(object, key);
+        if (!value || value->empty()) {
+            fail("'" + (path.empty() ? key : path) + "' must be a non-empty string");
+            return false;
+        }
+        out = *value;
+        return true;
+    }
+
+    bool positive(const nlohmann::json& object, const std::string& key, const std::string& path,
+                  double& out) {
+        const auto value = detail::numberAt(object, key);
+        if (!value || !(*value > 0)) {
+            fail("'" + (path.empty() ? key : path) + "' must be a positive number");
+            return false;
+        }
+        out = *value;
+        return true;
+    }
+
+    bool peaks(const nlohmann::json& doc, std::map<ir::ElementType, double>& out) {
+        const std::string usage =
+            "'peak_flops_per_s' must be an object of FLOP/s per element type, e.g. {\"bf16\": 989e12}";
+        const auto it = doc.find("peak_flops_per_s");
+        if (it == doc.end() || !it->is_object()) {
+            fail(usage);
+            return false;
+        }
+        for (auto entry = it->begin(); entry != it->end(); ++entry) {
+            if (entry.key().starts_with('_')) continue;
+            const auto type = ir::parseElementType(entry.key());
+            if (!type) {
+                fail("'peak_flops_per_s' has an unknown element type '" + entry.key() +
+                     "' (MLIR spellings: bf16, f16, f32, f8E4M3FN, f8E5M2, i8, ...)");
+                return false;
+            }
+            double value = 0;
+            if (!positive(*it, entry.key(), "peak_flops_per_s." + entry.key(), value)) return false;
+            out[*type] = value;
+        }
+        if (out.empty()) {
+            fail(usage);
+            return false;
+        }
+        return true;
+    }
+
+    bool link(const nlohmann::json& doc, const std::string& key, Link& out, std::string& name) {
+        const auto it = doc.find(key);
+        if (it == doc.end() || !it->is_object()) {
+            fail("'" + key + "' must be an object with name, bandwidth_bytes_per_s and latency_s");
+            return false;
+        }
+        if (auto unknown = detail::unknownKey(*it, {"name", "bandwidth_bytes_per_s", "latency_s"})) {
+            fail("unknown key '" + key + "." + *unknown + "'");
+            return false;
+        }
+        if (!requireString(*it, "name", name, key + ".name")) return false;
+        if (!positive(*it, "bandwidth_bytes_per_s", key + ".bandwidth_bytes_per_s", out.bandwidth))
+            return false;
+        const auto latency = detail::numberAt(*it, "latency_s");
+        if (!latency || *latency < 0) {
+            fail("'" + key + ".latency_s' must be a non-negative number");
+            return false;
+        }
+        out.latency = *latency;
+        return true;
+    }
+
+    bool citations(const nlohmann::json& doc, std::vector<Citation>& out) {
+        const auto it = doc.find("citations");
+        if (it == doc.end()) return true;
+        if (!it->is_array()) {
+            fail("'citations' must be an array of {what, source, note}");
+            return false;
+        }
+        for (std::size_t i = 0; i < it->size(); ++i) {
+            const nlohmann::json& entry = (*it)[i];
+            const std::string path = "citations[" + std::to_string(i) + "]";
+            if (!entry.is_object()) {
+                fail("'" + path + "' must be an object with what, source and an optional note");
+                return false;
+            }
+            if (auto unknown = detail::unknownKey(entry, {"what", "source", "note"})) {
+                fail("unknown key '" + path + "." + *unknown + "'");
+                return false;
+            }
+            Citation c;
+            if (!requireString(entry, "what", c.what, path + ".what") ||
+                !requireString(entry, "source", c.source, path + ".source"))
+                return false;
+            if (entry.contains("note")) {
+                const auto note = detail::stringAt(entry, "note");
+                if (!note) {
+                    fail("'" + path + ".note' must be a string");
+                    return false;
+                }
+                c.note = *note;
+            }
+            for (const std::string& item : splitWhat(c.what)) {
+                if (!isFigurePath(item)) {
+                    fail("'" + path + ".what' names '" + item +
+                         "', which is not a figure of the format (e.g. memory_bytes, peak_flops_per_s.bf16, "
+                         "fast_link.latency_s)");
+                    return false;
+                }
+            }
+            out.push_back(std::move(c));
+        }
+        return true;
+    }
+
+    std::string origin_;
+    std::optional<Diagnostic> error_;
+};
+
+nlohmann::ordered_json linkJson(const std::string& name, const Link& link) {
+    nlohmann::ordered_json j;
+    j["name"] = name;
+    j["bandwidth_bytes_per_s"] = link.bandwidth;
+    j["latency_s"] = link.latency;
+    return j;
+}
+
+std::string builtinIds() {
+    std::string out;
+    for (const auto& p : builtinHardware()) out += (out.empty() ? "" : ", ") + p.id;
+    return out;
+}
+
+}  // namespace
+
+double HardwareProfile::peak(ir::ElementType type) const {
+    using E = ir::ElementType;
+    auto find = [&](E t) -> std::optional<double> {
+        const auto it = peakFlops.find(t);
+        return it == peakFlops.end() ? std::nullopt : std::optional<double>(it->second);
+    };
+    auto firstOf = [&](std::initializer_list<E> types) -> std::optional<double> {
+        for (E t : types)
+            if (auto v = find(t)) return v;
+        return std::nullopt;
+    };
+    if (auto exact = find(type)) return *exact;
+    std::optional<double> fallback;
+    switch (type) {
+        case E::F8E4M3FN:
+        case E::F8E5M2:
+        case E::F8E4M3FNUZ:
+        case E::F8E5M2FNUZ:
+        case E::F8E4M3B11FNUZ:
+            fallback = firstOf(
+                {E::F8E4M3FN, E::F8E5M2, E::F8E4M3FNUZ, E::F8E5M2FNUZ, E::F8E4M3B11FNUZ, E::BF16, E::F16});
+            break;
+        case E::F16:
+            fallback = find(E::BF16);
+            break;
+        case E::BF16:
+            fallback = find(E::F16);
+            break;
+        case E::I2:
+        case E::I4:
+        case E::U2:
+        case E::U4:
+        case E::U8:
+            fallback = find(E::I8);
+            break;
+        default:
+            break;
+    }
+    if (fallback) return *fallback;
+    if (auto f32 = find(E::F32)) return *f32;
+    if (peakFlops.empty()) return 0;
+    double smallest = peakFlops.begin()->second;
+    for (const auto& [t, v] : peakFlops) smallest = std::min(smallest, v);
+    return smallest;
+}
+
+const std::vector<HardwareProfile>& builtinHardware() {
+    static const std::vector<HardwareProfile> profiles = [] {
+        std::vector<HardwareProfile> out;
+        for (const auto& [file, text] : detail::builtinHardwareFiles()) {
+            // A built-in that does not parse is left out; tst_mesh parses every file and names the error.
+            auto profile = parseHardware(text, file);
+            if (profile) out.push_back(std::move(profile).value());
+        }
+        std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.id < b.id; });
+        return out;
+    }();
+    return profiles;
+}
+
+Result<HardwareProfile> parseHardware(std::string_view jsonText, std::string_view origin) {
+    return ProfileReader(origin).read(jsonText);
+}
+
+Result<HardwareProfile> loadHardware(std::string_view idOrPath) {
+    const std::string wanted = lower(trim(idOrPath));
+    for (const auto& p : builtinHardware())
+        if (lower(p.id) == wanted) return p;
+
+    const std::string path(idOrPath);
+    std::error_code ec;
+    const bool exists = !path.empty() && std::filesystem::exists(path, ec);
+    const bool looksLikePath = path.find('/') != std::string::npos || lower(path).ends_with(".json");
+    if (!exists && !looksLikePath)
+        return makeError("hardware.unknown", "unknown hardware '" + path + "' (built-in: " + builtinIds() +
+                                                 "; or give the path of a JSON profile)");
+    if (exists && std::filesystem::is_directory(path, ec))
+        return makeError("hardware.open",
+                         "cannot read '" + path + "': it is a directory, not a hardware profile");
+    std::ifstream in(path, std::ios::binary);
+    if (!in) return makeError("hardware.open", "cannot open '" + path + "': " + std::strerror(errno));
+    std::ostringstream buffer;
+    buffer << in.rdbuf();
+    return parseHardware(buffer.str(), path);
+}
+
+std::string toJson(const HardwareProfile& p) {
+    nlohmann::ordered_json j;
+    j["format"] = kFormat;
+    j["version"] = kVersion;
+    j["id"] = p.id;
+    j["display_name"] = p.displayName;
+    nlohmann::ordered_json peaks = nlohmann::ordered_json::object();
+    for (const auto& [type, flops] : p.peakFlops) peaks[std::string(ir::toString(type))] = flops;
+    j["peak_flops_per_s"] = std::move(peaks);
+    j["hbm_bandwidth_bytes_per_s"] = p.hbmBandwidth;
+    j["memory_bytes"] = p.memoryBytes;
+    j["devices_per_domain"] = p.devicesPerDomain;
+    j["fast_link"] = linkJson(p.fastLinkName, p.fastLink);
+    j["slow_link"] = linkJson(p.slowLinkName, p.slowLink);
+    nlohmann::ordered_json citations = nlohmann::ordered_json::array();
+    for (const auto& c : p.citations) {
+        nlohmann::ordered_json entry;
+        entry["what"] = c.what;
+        entry["source"] = c.source;
+        if (!c.note.empty()) entry["note"] = c.note;
+        citations.push_back(std::move(entry));
+    }
+    j["citations"] = std::move(citations);
+    return detail::prettyJson(j);
+}
+
+std::vector<std::string> uncitedFigures(const HardwareProfile& p) {
+    std::vector<std::string> figures;
+    for (const auto& [type, flops] : p.peakFlops)
+        figures.push_back("peak_flops_per_s." + std::string(ir::toString(type)));
+    for (const char* f : {"hbm_bandwidth_bytes_per_s", "memory_bytes", "devices_per_domain",
+                          "fast_link.bandwidth_bytes_per_s", "fast_link.latency_s",
+                          "slow_link.bandwidth_bytes_per_s", "slow_link.latency_s"})
+        figures.emplace_back(f);
+    std::vector<std::string> cited;
+    for (const auto& c : p.citations)
+        for (auto& item : splitWhat(c.what)) cited.push_back(std::move(item));
+    std::vector<std::string> uncited;
+    for (const auto& figure : figures) {
+        const bool covered = std::any_of(cited.begin(), cited.end(), [&](const std::string& item) {
+            return figure == item ||
+                   (figure.size() > item.size() && figure.starts_with(item) && figure[item.size()] == '.');
+        });
+        if (!covered) uncited.push_back(figure);
+    }
+    return uncited;
+}
+
+}  // namespace shardscope::mesh

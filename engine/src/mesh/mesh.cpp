@@ -1,0 +1,232 @@
+#include "shardscope/mesh/mesh.h"
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <limits>
+#include <optional>
+
+#include "mesh/json_text.h"
+
+namespace shardscope::mesh {
+namespace {
+
+constexpr std::int64_t kMaxDevices = std::int64_t{1} << 40;
+const std::string kSpecCode = "mesh.spec";
+const std::string kParseCode = "mesh.parse";
+const std::string kUsage = "--mesh expects name=size,... (e.g. data=8,model=4)";
+
+std::string_view trim(std::string_view text) {
+    const auto begin = text.find_first_not_of(" \t");
+    if (begin == std::string_view::npos) return {};
+    const auto end = text.find_last_not_of(" \t");
+    return text.substr(begin, end - begin + 1);
+}
+
+std::vector<std::string_view> split(std::string_view text, char separator) {
+    std::vector<std::string_view> parts;
+    std::size_t start = 0;
+    while (true) {
+        const auto at = text.find(separator, start);
+        parts.push_back(
+            text.substr(start, at == std::string_view::npos ? std::string_view::npos : at - start));
+        if (at == std::string_view::npos) return parts;
+        start = at + 1;
+    }
+}
+
+template <typename T>
+std::optional<T> parseNumber(std::string_view text) {
+    T value{};
+    const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+    if (text.empty() || error != std::errc{} || end != text.data() + text.size()) return std::nullopt;
+    return value;
+}
+
+// The rules makeMesh and parseMesh share; the message of the first broken one.
+std::optional<std::string> checkAxes(const std::vector<MeshAxis>& axes) {
+    if (axes.empty()) return "a mesh needs at least one axis";
+    if (axes.size() > static_cast<std::size_t>(kMaxMeshAxes))
+        return "a mesh has at most " + std::to_string(kMaxMeshAxes) + " axes, got " +
+               std::to_string(axes.size());
+    std::int64_t devices = 1;
+    for (std::size_t i = 0; i < axes.size(); ++i) {
+        const MeshAxis& axis = axes[i];
+        if (axis.size < 1)
+            return "mesh axis '" + axis.name + "' has size " + std::to_string(axis.size) +
+                   "; sizes must be at least 1";
+        for (std::size_t j = 0; j < i; ++j)
+            if (axes[j].name == axis.name) return "mesh axis '" + axis.name + "' appears twice";
+        if (axis.size > kMaxDevices / devices) return "the mesh has more than 2^40 devices";
+        devices *= axis.size;
+    }
+    return std::nullopt;
+}
+
+nlohmann::ordered_json axisJson(const MeshAxis& axis) {
+    nlohmann::ordered_json j;
+    j["name"] = axis.name;
+    j["size"] = axis.size;
+    j["bandwidth_bytes_per_s"] = axis.link.bandwidth;
+    j["latency_s"] = axis.link.latency;
+    return j;
+}
+
+}  // namespace
+
+std::int64_t Mesh::devices() const {
+    std::int64_t n = 1;
+    for (const auto& axis : axes) n *= axis.size;
+    return n;
+}
+
+std::optional<int> Mesh::axisIndex(std::string_view name) const {
+    for (std::size_t i = 0; i < axes.size(); ++i)
+        if (axes[i].name == name) return static_cast<int>(i);
+    return std::nullopt;
+}
+
+std::string Mesh::toString() const {
+    std::string out;
+    for (const auto& axis : axes)
+        out += (out.empty() ? "" : ",") + axis.name + "=" + std::to_string(axis.size);
+    return out;
+}
+
+Result<Mesh> makeMesh(std::string_view spec, const HardwareProfile& hardware) {
+    if (trim(spec).empty()) return makeError(kSpecCode, kUsage + ", got an empty mesh");
+    struct Override {
+        std::optional<double> bandwidth, latency;
+    };
+    Mesh mesh;
+    std::vector<Override> overrides;
+    for (std::string_view item : split(spec, ',')) {
+        item = trim(item);
+        if (item.empty())
+            return makeError(kSpecCode, kUsage + ", got an empty axis in '" + std::string(spec) + "'");
+        const std::vector<std::string_view> parts = split(item, ':');
+        const std::string_view head = parts.front();
+        const auto equals = head.find('=');
+        const auto name = trim(head.substr(0, equals));
+        const auto size = equals == std::string_view::npos
+                              ? std::nullopt
+                              : parseNumber<std::int64_t>(trim(head.substr(equals + 1)));
+        if (!size || !detail::isIdentifier(name))
+            return makeError(kSpecCode, kUsage + ", got '" + std::string(item) + "'");
+        const std::string axisName(name);
+        Override axisOverride;
+        for (std::size_t i = 1; i < parts.size(); ++i) {
+            const std::string_view option = trim(parts[i]);
+            const auto optionEquals = option.find('=');
+            const auto key = trim(option.substr(0, optionEquals));
+            const auto valueText = optionEquals == std::string_view::npos
+                                       ? std::string_view{}
+                                       : trim(option.substr(optionEquals + 1));
+            const auto value = parseNumber<double>(valueText);
+            const std::string where = "mesh axis '" + axisName + "': ";
+            if (key == "bw") {
+                if (axisOverride.bandwidth) return makeError(kSpecCode, where + "'bw' given twice");
+                if (!value || !std::isfinite(*value) || !(*value > 0))
+                    return makeError(kSpecCode, where + "bw must be a positive number of bytes/s, got '" +
+                                                    std::string(valueText) + "'");
+                axisOverride.bandwidth = value;
+            } else if (key == "lat") {
+                if (axisOverride.latency) return makeError(kSpecCode, where + "'lat' given twice");
+                if (!value || !std::isfinite(*value) || *value < 0)
+                    return makeError(kSpecCode, where +
+                                                    "lat must be a non-negative number of seconds, got '" +
+                                                    std::string(valueText) + "'");
+                axisOverride.latency = value;
+            } else {
+                return makeError(kSpecCode, where + "unknown option '" + std::string(option) +
+                                                "' (expected bw=<bytes/s> or lat=<seconds>)");
+            }
+        }
+        mesh.axes.push_back(MeshAxis{axisName, *size, Link{}});
+        overrides.push_back(axisOverride);
+    }
+    if (auto problem = checkAxes(mesh.axes)) return makeError(kSpecCode, *problem);
+
+    const std::int64_t domain = hardware.devicesPerDomain;
+    const bool wholeMeshInDomain = mesh.devices() <= domain;
+    std::int64_t stride = 1;
+    for (std::size_t i = mesh.axes.size(); i-- > 0;) {
+        MeshAxis& axis = mesh.axes[i];
+        const std::int64_t span = stride * axis.size;
+        const bool inside = wholeMeshInDomain || (span <= domain && domain % span == 0);
+        axis.link = inside ? hardware.fastLink : hardware.slowLink;
+        if (overrides[i].bandwidth) axis.link.bandwidth = *overrides[i].bandwidth;
+        if (overrides[i].latency) axis.link.latency = *overrides[i].latency;
+        stride = span;
+    }
+    return mesh;
+}
+
+std::string toJson(const Mesh& mesh) {
+    nlohmann::ordered_json axes = nlohmann::ordered_json::array();
+    for (const auto& axis : mesh.axes) axes.push_back(axisJson(axis));
+    nlohmann::ordered_json j;
+    j["axes"] = std::move(axes);
+    return detail::prettyJson(j);
+}
+
+Result<Mesh> parseMesh(std::string_view jsonText, std::string_view origin) {
+    const std::string where(origin);
+    auto fail = [&](const std::string& message) { return makeError(kParseCode, where + ": " + message); };
+    nlohmann::json doc;
+    if (auto error = detail::parseJsonDocument(jsonText, origin, kParseCode, doc)) return *error;
+    if (!doc.is_object()) return fail("expected a JSON object with an 'axes' array");
+    if (auto unknown = detail::unknownKey(doc, {"axes"})) return fail("unknown key '" + *unknown + "'");
+    const auto axesIt = doc.find("axes");
+    if (axesIt == doc.end() || !axesIt->is_array())
+        return fail("'axes' must be an array of {name, size, bandwidth_bytes_per_s, latency_s}");
+    Mesh mesh;
+    for (std::size_t i = 0; i < axesIt->size(); ++i) {
+        const nlohmann::json& entry = (*axesIt)[i];
+        const std::string path = "axes[" + std::to_string(i) + "]";
+        if (!entry.is_object()) return fail("'" + path + "' must be an object");
+        if (auto unknown = detail::unknownKey(entry, {"name", "size", "bandwidth_bytes_per_s", "latency_s"}))
+            return fail("unknown key '" + path + "." + *unknown + "'");
+        MeshAxis axis;
+        const auto name = detail::stringAt(entry, "name");
+        if (!name || !detail::isIdentifier(*name))
+            return fail("'" + path +
+                        ".name' must be a name of letters, digits and '_' (not starting with a digit)");
+        axis.name = *name;
+        const auto size = detail::integerAt(entry, "size");
+        if (!size) return fail("'" + path + ".size' must be an integer");
+        axis.size = *size;
+        const auto bandwidth = detail::numberAt(entry, "bandwidth_bytes_per_s");
+        if (!bandwidth || !(*bandwidth > 0))
+            return fail("'" + path + ".bandwidth_bytes_per_s' must be a positive number");
+        axis.link.bandwidth = *bandwidth;
+        const auto latency = detail::numberAt(entry, "latency_s");
+        if (!latency || *latency < 0) return fail("'" + path + ".latency_s' must be a non-negative number");
+        axis.link.latency = *latency;
+        mesh.axes.push_back(std::move(axis));
+    }
+    if (auto problem = checkAxes(mesh.axes)) return fail(*problem);
+    return mesh;
+}
+
+AxisGroupLink groupLink(const Mesh& mesh, std::uint32_t axisMask) {
+    std::vector<const MeshAxis*> members;
+    for (std::size_t i = 0; i < mesh.axes.size() && i < 32; ++i)
+        if (axisMask & (std::uint32_t{1} << i)) members.push_back(&mesh.axes[i]);
+    AxisGroupLink group;
+    if (members.empty()) return group;
+    for (const MeshAxis* axis : members) group.devices *= axis->size;
+    // Size-1 axes carry no traffic: leave them out of the slowest-link choice unless nothing else is left.
+    std::vector<const MeshAxis*> moving;
+    for (const MeshAxis* axis : members)
+        if (axis->size > 1) moving.push_back(axis);
+    if (moving.empty()) moving = members;
+    group.link.bandwidth = std::numeric_limits<double>::infinity();
+    for (const MeshAxis* axis : moving) {
+        group.link.bandwidth = std::min(group.link.bandwidth, axis->link.bandwidth);
+        group.link.latency = std::max(group.link.latency, axis->link.latency);
+    }
+    return group;
+}
+
+}  // namespace shardscope::mesh

@@ -1,0 +1,201 @@
+#include "shardscope/plan/experts.h"
+
+#include <algorithm>
+#include <set>
+
+namespace shardscope::plan {
+
+using analysis::GroupId;
+using analysis::NameId;
+
+const std::vector<ExpertInfo>& expertPlans() {
+    static const std::vector<ExpertInfo> list{
+        {"dp", "data parallel: the batch over every device; parameters, gradients and optimizer states replicated"},
+        {"zero1", "ZeRO-1: data parallel with optimizer states (and the update) sharded over the data devices"},
+        {"zero2", "ZeRO-2: ZeRO-1 with gradients sharded too (reduce-scatter instead of all-reduce)"},
+        {"zero3", "ZeRO-3 / FSDP: parameters, gradients and optimizer states all sharded; weights gathered per use"},
+        {"megatron", "Megatron tensor parallelism: attention heads and the MLP hidden width over every device"},
+        {"megatron-sp", "Megatron tensor parallelism plus sequence parallelism of the residual stream (Korthikanti et al.)"},
+        {"dp-tp", "2-D: the batch over the data axes, Megatron tensor parallelism over the model axis"},
+        {"fsdp-tp", "2-D: FSDP over the data axes, Megatron tensor parallelism over the model axis"},
+        {"ep", "expert parallelism (GShard): the batch over every device, MoE experts over the expert (or every) axis"},
+    };
+    return list;
+}
+
+namespace {
+
+std::string lastComponent(const std::string& label) {
+    const auto dot = label.rfind('.');
+    std::string tail = dot == std::string::npos ? label : label.substr(dot + 1);
+    const auto hash = tail.find('#');
+    return hash == std::string::npos ? tail : tail.substr(0, hash);
+}
+
+bool isOneOf(const std::string& name, std::initializer_list<std::string_view> names) {
+    return std::find(names.begin(), names.end(), name) != names.end();
+}
+
+class Builder {
+public:
+    Builder(const PlanContext& c, const mesh::Mesh& m) : c_(c), m_(m) {}
+
+    std::vector<int> allAxes() const {
+        std::vector<int> out;
+        for (std::size_t i = 0; i < m_.axes.size(); ++i) out.push_back(static_cast<int>(i));
+        return out;
+    }
+    int modelAxis() const {
+        for (std::size_t i = 0; i < m_.axes.size(); ++i)
+            if (isOneOf(m_.axes[i].name, {"model", "tensor", "tp", "mp"})) return static_cast<int>(i);
+        return static_cast<int>(m_.axes.size()) - 1;
+    }
+    std::vector<int> dataAxes() const {
+        std::vector<int> out;
+        const int model = modelAxis();
+        for (std::size_t i = 0; i < m_.axes.size(); ++i)
+            if (static_cast<int>(i) != model) out.push_back(static_cast<int>(i));
+        return out;
+    }
+    std::vector<int> expertAxes() const {
+        for (std::size_t i = 0; i < m_.axes.size(); ++i)
+            if (isOneOf(m_.axes[i].name, {"expert", "experts", "ep"})) return {static_cast<int>(i)};
+        return allAxes();
+    }
+
+    // Groups whose label ends in one of `tails`, by bytes.
+    std::vector<GroupId> groupsEnding(std::initializer_list<std::string_view> tails) const {
+        std::vector<GroupId> out;
+        const auto& space = c_.space();
+        for (std::size_t g = 0; g < space.groups.size(); ++g)
+            if (isOneOf(lastComponent(space.groups[g].label), tails)) out.push_back(GroupId{static_cast<std::uint32_t>(g)});
+        return out;
+    }
+
+    std::optional<GroupId> batch() const {
+        const auto& space = c_.space();
+        for (std::size_t g = 0; g < space.groups.size(); ++g)
+            if (lastComponent(space.groups[g].label) == "batch") return GroupId{static_cast<std::uint32_t>(g)};
+        // The leading dimension of the largest input.
+        const auto& graph = c_.graph();
+        const ir::Argument* largest = nullptr;
+        for (const auto& a : graph.arguments)
+            if (a.role == ir::ArgumentRole::Input && graph.type(a.value).rank() > 0 &&
+                (!largest || graph.type(a.value).bytes() > graph.type(largest->value).bytes()))
+                largest = &a;
+        if (!largest) return std::nullopt;
+        const auto names = space.namesOf(largest->value, 0);
+        if (names.empty()) return std::nullopt;
+        return space.name(names.front()).group;
+    }
+
+    void add(GroupId group, const std::vector<int>& axes, TensorClassMask tensors = kAllTensorClasses) {
+        for (int axis : axes) plan_.decisions.push_back({Decision::Target::Group, group.index, axis, tensors});
+    }
+
+    // FSDP's parameter sharding: groups by the parameter bytes they reach, each added while it reaches a
+    // parameter no earlier group reached.
+    void shardParameters(const std::vector<int>& axes, TensorClassMask tensors, const std::set<std::uint32_t>& skip) {
+        const auto& space = c_.space();
+        const auto& classes = c_.classes();
+        std::vector<std::pair<double, std::uint32_t>> ranked;
+        std::vector<std::vector<std::uint32_t>> reached(space.groups.size());
+        std::int64_t devices = 1;
+        for (int axis : axes) devices *= m_.axes[static_cast<std::size_t>(axis)].size;
+        for (std::size_t g = 0; g < space.groups.size(); ++g) {
+            if (skip.count(static_cast<std::uint32_t>(g))) continue;
+            // A group the devices do not divide would shard nothing.
+            if (space.groups[g].names.empty() || space.name(space.groups[g].names.front()).size % devices != 0) continue;
+            double bytes = 0;
+            std::set<std::uint32_t> values;
+            for (NameId n : space.groups[g].names)
+                for (auto a : space.name(n).atoms) {
+                    const auto v = space.atom(a).value;
+                    if (classes[v.index] == TensorClass::Parameter && values.insert(v.index).second)
+                        bytes += static_cast<double>(c_.graph().type(v).bytes());
+                }
+            reached[g].assign(values.begin(), values.end());
+            if (bytes > 0) ranked.emplace_back(-bytes, static_cast<std::uint32_t>(g));
+        }
+        std::sort(ranked.begin(), ranked.end());
+        std::set<std::uint32_t> covered;
+        for (const auto& [negBytes, g] : ranked) {
+            bool fresh = false;
+            for (auto v : reached[g]) fresh = fresh || !covered.count(v);
+            if (!fresh) continue;
+            covered.insert(reached[g].begin(), reached[g].end());
+            add(GroupId{g}, axes, tensors);
+        }
+    }
+
+    Plan take(std::string label) {
+        plan_.label = std::move(label);
+        return std::move(plan_);
+    }
+
+private:
+    const PlanContext& c_;
+    const mesh::Mesh& m_;
+    Plan plan_;
+};
+
+}  // namespace
+
+Result<Plan> expertPlan(std::string_view requested, const PlanContext& context, const mesh::Mesh& mesh) {
+    std::string id(requested);
+    if (id == "fsdp") id = "zero3";
+    const auto& list = expertPlans();
+    if (std::none_of(list.begin(), list.end(), [&](const ExpertInfo& e) { return e.id == id; })) {
+        std::string known;
+        for (const auto& e : list) known += (known.empty() ? "" : ", ") + e.id;
+        return makeError("plan.unknown-expert", "unknown expert plan '" + std::string(requested) + "' (known: " + known + ", fsdp)");
+    }
+    if (mesh.axes.empty()) return makeError("plan.empty-mesh", "expert plans need a mesh with at least one axis");
+    Builder b(context, mesh);
+    const auto batch = b.batch();
+    if (!batch) return makeError("plan.no-batch", "expert plan '" + id + "' needs a batch dimension, and this model has no input to take it from");
+    const auto heads = b.groupsEnding({"heads", "kv_heads"});
+    const auto hidden = b.groupsEnding({"d_ff"});
+    const bool twoD = id == "dp-tp" || id == "fsdp-tp";
+    if (twoD && mesh.axes.size() < 2)
+        return makeError("plan.mesh-axes", "expert plan '" + id + "' needs a mesh with a data and a model axis, e.g. data=8,model=4");
+    const bool tensorParallel = id == "megatron" || id == "megatron-sp" || twoD;
+    if (tensorParallel && heads.empty() && hidden.empty())
+        return makeError("plan.no-hidden-names", "expert plan '" + id +
+                                                     "' needs names labelled heads or d_ff (attention heads, MLP hidden width); "
+                                                     "this model has none: decide its names by hand");
+    const std::vector<int> all = b.allAxes();
+    const std::vector<int> tp = twoD ? std::vector<int>{b.modelAxis()} : all;
+    const std::vector<int> data = twoD ? b.dataAxes() : all;
+    std::set<std::uint32_t> skip{batch->index};
+    if (id == "megatron" || id == "megatron-sp") {
+        for (auto g : heads) b.add(g, tp);
+        for (auto g : hidden) b.add(g, tp);
+        if (id == "megatron-sp") {
+            const auto seq = b.groupsEnding({"seq"});
+            if (seq.empty()) return makeError("plan.no-sequence", "expert plan 'megatron-sp' needs a name labelled seq");
+            for (auto g : seq) b.add(g, tp);
+        }
+        return b.take(id);
+    }
+    b.add(*batch, data);
+    if (id == "dp") return b.take(id);
+    if (id == "ep") {
+        const auto experts = b.groupsEnding({"experts"});
+        if (experts.empty()) return makeError("plan.no-experts", "expert plan 'ep' needs a mixture-of-experts model (names labelled experts)");
+        for (auto g : experts) b.add(g, b.expertAxes());
+        return b.take(id);
+    }
+    if (twoD) {
+        for (auto g : heads) b.add(g, tp), skip.insert(g.index);
+        for (auto g : hidden) b.add(g, tp), skip.insert(g.index);
+        if (id == "dp-tp") return b.take(id);
+    }
+    TensorClassMask tensors = kAllTensorClasses;
+    if (id == "zero1") tensors = maskOf(TensorClass::OptimizerState) | maskOf(TensorClass::OptimizerUpdate);
+    if (id == "zero2") tensors = maskOf(TensorClass::OptimizerState) | maskOf(TensorClass::OptimizerUpdate) | maskOf(TensorClass::Gradient);
+    b.shardParameters(data, tensors, skip);
+    return b.take(id);
+}
+
+}  // namespace shardscope::plan

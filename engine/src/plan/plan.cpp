@@ -1,0 +1,211 @@
+#include "shardscope/plan/plan.h"
+
+#include <algorithm>
+#include <array>
+
+namespace shardscope::plan {
+
+using analysis::AtomId;
+using analysis::NameId;
+using ir::ValueId;
+
+namespace {
+constexpr std::array<std::string_view, kTensorClassCount> kClassNames{"activation", "parameter", "gradient",
+                                                                      "optimizer_state", "optimizer_update"};
+}
+
+std::string_view toString(TensorClass c) { return kClassNames[static_cast<std::size_t>(c)]; }
+
+std::optional<TensorClass> parseTensorClass(std::string_view text) {
+    for (std::size_t i = 0; i < kClassNames.size(); ++i)
+        if (kClassNames[i] == text) return static_cast<TensorClass>(i);
+    return std::nullopt;
+}
+
+std::vector<TensorClass> classifyTensors(const ir::Graph& graph) {
+    std::vector<TensorClass> classes(graph.values.size(), TensorClass::Activation);
+    // Seeds of the optimizer update: optimizer states and gradients.
+    std::vector<char> update(graph.values.size(), 0);
+    for (const auto& a : graph.arguments) {
+        if (a.role == ir::ArgumentRole::Parameter) classes[a.value.index] = TensorClass::Parameter;
+        if (a.role == ir::ArgumentRole::OptimizerState) {
+            classes[a.value.index] = TensorClass::OptimizerState;
+            update[a.value.index] = 1;
+        }
+    }
+    for (const auto& [value, argument] : graph.gradients) update[value.index] = 1;
+    for (ir::OpId id : graph.body) {
+        const ir::Op& op = graph.op(id);
+        const bool fromUpdate = std::any_of(op.operands.begin(), op.operands.end(), [&](ValueId v) { return update[v.index] != 0; });
+        if (!fromUpdate) continue;
+        for (ValueId r : op.results) {
+            update[r.index] = 1;
+            classes[r.index] = TensorClass::OptimizerUpdate;
+        }
+    }
+    for (const auto& [value, argument] : graph.gradients) classes[value.index] = TensorClass::Gradient;
+    for (const auto& o : graph.outputs) {
+        if (!o.aliasedArgument || *o.aliasedArgument >= graph.arguments.size()) continue;
+        const auto role = graph.arguments[*o.aliasedArgument].role;
+        if (role == ir::ArgumentRole::Parameter) classes[o.value.index] = TensorClass::Parameter;
+        if (role == ir::ArgumentRole::OptimizerState) classes[o.value.index] = TensorClass::OptimizerState;
+    }
+    return classes;
+}
+
+std::int64_t devicesOf(const mesh::Mesh& mesh, std::uint32_t axisMask) {
+    std::int64_t n = 1;
+    for (std::size_t i = 0; i < mesh.axes.size(); ++i)
+        if ((axisMask >> i) & 1u) n *= mesh.axes[i].size;
+    return n;
+}
+
+std::uint32_t TensorSharding::mask() const {
+    std::uint32_t m = 0;
+    for (const auto& d : dimensions) m |= d.mask();
+    return m;
+}
+
+std::string TensorSharding::toString(const mesh::Mesh& mesh) const {
+    std::string out = "[";
+    for (std::size_t d = 0; d < dimensions.size(); ++d) {
+        if (d) out += ", ";
+        out += "{";
+        for (int i = 0; i < dimensions[d].size(); ++i) {
+            if (i) out += ", ";
+            const int axis = dimensions[d][i];
+            out += "\"" + (axis >= 0 && static_cast<std::size_t>(axis) < mesh.axes.size() ? mesh.axes[axis].name : std::string("?")) + "\"";
+        }
+        out += "}";
+    }
+    return out + "]";
+}
+
+std::string_view toString(CompetitionSite::Reason reason) {
+    switch (reason) {
+        case CompetitionSite::Reason::AxisInUse: return "axis in use";
+        case CompetitionSite::Reason::NotDivisible: return "not divisible";
+        case CompetitionSite::Reason::MajorUnsharded: return "major atom not fully sharded";
+    }
+    return "?";
+}
+
+PlanContext::PlanContext(const ir::Graph& graph, const analysis::DecisionSpace& space)
+    : graph_(&graph), space_(&space), classes_(classifyTensors(graph)), nameAtoms_(space.names.size()) {
+    for (std::size_t n = 0; n < space.names.size(); ++n) {
+        auto& atoms = nameAtoms_[n];
+        atoms = space.names[n].atoms;
+        // Atom ids grow major to minor within a dimension (they are made dimension by dimension).
+        std::sort(atoms.begin(), atoms.end(), [&](AtomId a, AtomId b) {
+            const auto& x = space.atom(a);
+            const auto& y = space.atom(b);
+            if (x.value != y.value) return x.value.index < y.value.index;
+            if (x.dimension != y.dimension) return x.dimension < y.dimension;
+            return a.index < b.index;
+        });
+    }
+}
+
+std::vector<NameId> PlanContext::namesOf(const Decision& decision) const {
+    if (decision.target == Decision::Target::Name) {
+        if (decision.index >= space_->names.size()) return {};
+        return {NameId{decision.index}};
+    }
+    if (decision.index >= space_->groups.size()) return {};
+    return space_->groups[decision.index].names;
+}
+
+std::string PlanContext::targetLabel(const Decision& decision) const {
+    if (decision.target == Decision::Target::Name)
+        return decision.index < space_->names.size() ? space_->names[decision.index].label : "?";
+    return decision.index < space_->groups.size() ? space_->groups[decision.index].label : "?";
+}
+
+TensorSharding AppliedPlan::sharding(const analysis::DecisionSpace& space, ValueId value) const {
+    TensorSharding s;
+    const auto& dims = space.dimensionAtoms[value.index];
+    s.dimensions.resize(dims.size());
+    for (std::size_t d = 0; d < dims.size(); ++d)
+        for (AtomId a : dims[d]) s.dimensions[d].append(atomAxes[a.index]);
+    return s;
+}
+
+AppliedPlan applyPlan(const PlanContext& context, const mesh::Mesh& mesh, const Plan& plan) {
+    const auto& space = context.space();
+    AppliedPlan applied;
+    applied.atomAxes.assign(space.atoms.size(), AxisList{});
+    std::vector<std::uint32_t> used(context.graph().values.size(), 0);  // axes each tensor uses
+    std::vector<int> resolution(space.names.size(), 0);
+    for (const auto& r : plan.resolutions)
+        if (r.name.index < resolution.size()) resolution[r.name.index] = r.dimension;
+    auto axesSize = [&](const AxisList& list) {
+        std::int64_t n = 1;
+        for (int i = 0; i < list.size(); ++i) n *= mesh.axes[static_cast<std::size_t>(list[i])].size;
+        return n;
+    };
+    auto fullySharded = [&](AtomId a) { return axesSize(applied.atomAxes[a.index]) == space.atom(a).size; };
+
+    std::vector<AtomId> order;
+    for (std::size_t di = 0; di < plan.decisions.size(); ++di) {
+        const Decision& decision = plan.decisions[di];
+        if (decision.axis < 0 || static_cast<std::size_t>(decision.axis) >= mesh.axes.size()) continue;
+        const std::int64_t axisSize = mesh.axes[static_cast<std::size_t>(decision.axis)].size;
+        const std::uint32_t bit = 1u << decision.axis;
+        for (NameId name : context.namesOf(decision)) {
+            const auto& atoms = context.atomsOf(name);
+            // A tensor carrying the name on several dimensions offers the resolved one first.
+            for (std::size_t i = 0; i < atoms.size();) {
+                std::size_t j = i;
+                const ValueId value = space.atom(atoms[i]).value;
+                while (j < atoms.size() && space.atom(atoms[j]).value == value) ++j;
+                if (!((decision.tensors >> static_cast<unsigned>(context.classes()[value.index])) & 1u)) {
+                    i = j;
+                    continue;
+                }
+                order.assign(atoms.begin() + static_cast<std::ptrdiff_t>(i), atoms.begin() + static_cast<std::ptrdiff_t>(j));
+                const int pick = resolution[name.index];
+                if (pick > 0) {
+                    // Distinct dimensions in order; move the picked dimension's atoms to the front.
+                    std::vector<int> dims;
+                    for (AtomId a : order)
+                        if (dims.empty() || dims.back() != space.atom(a).dimension) dims.push_back(space.atom(a).dimension);
+                    if (static_cast<std::size_t>(pick) < dims.size()) {
+                        const int d = dims[static_cast<std::size_t>(pick)];
+                        std::stable_partition(order.begin(), order.end(), [&](AtomId a) { return space.atom(a).dimension == d; });
+                    }
+                }
+                for (AtomId a : order) {
+                    const auto& atom = space.atom(a);
+                    CompetitionSite::Reason reason{};
+                    bool ok = true;
+                    if (used[value.index] & bit) {
+                        ok = false;
+                        reason = CompetitionSite::Reason::AxisInUse;
+                    } else if (atom.size % (axesSize(applied.atomAxes[a.index]) * axisSize) != 0) {
+                        ok = false;
+                        reason = CompetitionSite::Reason::NotDivisible;
+                    } else {
+                        for (AtomId major : space.dimensionAtoms[value.index][static_cast<std::size_t>(atom.dimension)]) {
+                            if (major == a) break;
+                            if (space.atom(major).size > 1 && !fullySharded(major)) {
+                                ok = false;
+                                reason = CompetitionSite::Reason::MajorUnsharded;
+                                break;
+                            }
+                        }
+                    }
+                    if (!ok) {
+                        applied.competitions.push_back({di, a, reason});
+                        continue;
+                    }
+                    applied.atomAxes[a.index].push(decision.axis);
+                    used[value.index] |= bit;
+                }
+                i = j;
+            }
+        }
+    }
+    return applied;
+}
+
+}  // namespace shardscope::plan

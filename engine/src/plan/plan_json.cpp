@@ -1,0 +1,151 @@
+#include "shardscope/plan/plan_json.h"
+
+#include <nlohmann/json.hpp>
+
+namespace shardscope::plan {
+
+using nlohmann::json;
+
+namespace {
+
+json decisionJson(const Decision& d, const PlanContext& context, const mesh::Mesh& mesh) {
+    json out;
+    out[d.target == Decision::Target::Group ? "group" : "name"] = context.targetLabel(d);
+    out["axis"] = d.axis >= 0 && static_cast<std::size_t>(d.axis) < mesh.axes.size() ? mesh.axes[static_cast<std::size_t>(d.axis)].name : "?";
+    if (d.tensors != kAllTensorClasses) {
+        json classes = json::array();
+        for (int c = 0; c < kTensorClassCount; ++c)
+            if ((d.tensors >> c) & 1u) classes.push_back(std::string(toString(static_cast<TensorClass>(c))));
+        out["tensors"] = classes;
+    }
+    return out;
+}
+
+std::string axesList(const mesh::Mesh& mesh) {
+    std::string out;
+    for (const auto& a : mesh.axes) out += (out.empty() ? "" : ", ") + a.name;
+    return out;
+}
+
+Result<Decision> parseDecision(const json& j, const PlanContext& context, const mesh::Mesh& mesh, const std::string& where) {
+    auto fail = [&](const std::string& message) { return makeError("plan.bad-decision", where + ": " + message); };
+    if (!j.is_object()) return fail("expected an object {\"group\" or \"name\", \"axis\"}");
+    Decision d;
+    const auto& space = context.space();
+    if (j.contains("group") && j["group"].is_string()) {
+        const auto label = j["group"].get<std::string>();
+        bool found = false;
+        for (std::size_t g = 0; g < space.groups.size() && !found; ++g)
+            if (space.groups[g].label == label) d = {Decision::Target::Group, static_cast<std::uint32_t>(g), 0, kAllTensorClasses}, found = true;
+        if (!found) return fail("unknown group '" + label + "' (run `shardscope-cli analyze` for this model's groups)");
+    } else if (j.contains("name") && j["name"].is_string()) {
+        const auto label = j["name"].get<std::string>();
+        bool found = false;
+        for (std::size_t n = 0; n < space.names.size() && !found; ++n)
+            if (space.names[n].label == label) d = {Decision::Target::Name, static_cast<std::uint32_t>(n), 0, kAllTensorClasses}, found = true;
+        if (!found) return fail("unknown name '" + label + "' (run `shardscope-cli analyze --all` for this model's names)");
+    } else {
+        return fail("needs a \"group\" or a \"name\" (a string)");
+    }
+    if (!j.contains("axis") || !j["axis"].is_string()) return fail("needs an \"axis\" (a string)");
+    const auto axis = mesh.axisIndex(j["axis"].get<std::string>());
+    if (!axis) return fail("unknown mesh axis '" + j["axis"].get<std::string>() + "' (the mesh has " + axesList(mesh) + ")");
+    d.axis = *axis;
+    if (j.contains("tensors")) {
+        if (!j["tensors"].is_array()) return fail("\"tensors\" must be a list of tensor classes");
+        d.tensors = 0;
+        for (const auto& c : j["tensors"]) {
+            const auto parsed = c.is_string() ? parseTensorClass(c.get<std::string>()) : std::nullopt;
+            if (!parsed)
+                return fail("unknown tensor class " + c.dump() +
+                            " (activation, parameter, gradient, optimizer_state, optimizer_update)");
+            d.tensors |= maskOf(*parsed);
+        }
+    }
+    return d;
+}
+
+}  // namespace
+
+std::string decisionText(const Decision& decision, const PlanContext& context, const mesh::Mesh& mesh) {
+    std::string out = "(" + context.targetLabel(decision) + ", " +
+                      (decision.axis >= 0 && static_cast<std::size_t>(decision.axis) < mesh.axes.size()
+                           ? mesh.axes[static_cast<std::size_t>(decision.axis)].name
+                           : std::string("?")) +
+                      ")";
+    if (decision.tensors != kAllTensorClasses) {
+        std::string classes;
+        for (int c = 0; c < kTensorClassCount; ++c)
+            if ((decision.tensors >> c) & 1u) classes += (classes.empty() ? "" : ",") + std::string(toString(static_cast<TensorClass>(c)));
+        out += " on " + classes;
+    }
+    return out;
+}
+
+std::string toJson(const Plan& plan, const PlanContext& context, const mesh::Mesh& mesh) {
+    json out;
+    out["format"] = "shardscope-plan";
+    out["version"] = kPlanJsonVersion;
+    out["label"] = plan.label;
+    out["mesh"] = mesh.toString();
+    out["decisions"] = json::array();
+    for (const auto& d : plan.decisions) out["decisions"].push_back(decisionJson(d, context, mesh));
+    out["pinned"] = plan.pinned;
+    out["forbidden"] = json::array();
+    for (const auto& d : plan.forbidden) out["forbidden"].push_back(decisionJson(d, context, mesh));
+    out["resolutions"] = json::array();
+    for (const auto& r : plan.resolutions)
+        out["resolutions"].push_back({{"name", r.name.index < context.space().names.size() ? context.space().names[r.name.index].label : "?"},
+                                      {"dimension", r.dimension}});
+    return out.dump(2) + "\n";
+}
+
+Result<Plan> parsePlan(std::string_view text, const PlanContext& context, const mesh::Mesh& mesh, std::string_view origin) {
+    const std::string where(origin);
+    json j = json::parse(text, nullptr, false);
+    if (j.is_discarded()) return makeError("plan.not-json", where + ": not a JSON document");
+    if (!j.is_object() || j.value("format", "") != "shardscope-plan")
+        return makeError("plan.format", where + ": not a Shardscope plan (expected \"format\": \"shardscope-plan\")");
+    if (!j.contains("version") || !j["version"].is_number_integer()) return makeError("plan.version", where + ": missing \"version\"");
+    const int version = j["version"].get<int>();
+    if (version > kPlanJsonVersion)
+        return makeError("plan.version", where + ": plan format version " + std::to_string(version) + " is newer than this Shardscope reads (" +
+                                             std::to_string(kPlanJsonVersion) + ")");
+    Plan plan;
+    if (j.contains("label") && j["label"].is_string()) plan.label = j["label"].get<std::string>();
+    auto readList = [&](const char* key, std::vector<Decision>& into) -> Status {
+        if (!j.contains(key)) return Success{};
+        if (!j[key].is_array()) return makeError("plan.bad-decision", where + ": \"" + key + "\" must be a list");
+        for (std::size_t i = 0; i < j[key].size(); ++i) {
+            auto d = parseDecision(j[key][i], context, mesh, where + ": " + key + "[" + std::to_string(i) + "]");
+            if (!d) return Status::failure(d.diagnostics());
+            into.push_back(*d);
+        }
+        return Success{};
+    };
+    if (auto s = readList("decisions", plan.decisions); !s) return Result<Plan>::failure(s.diagnostics());
+    if (auto s = readList("forbidden", plan.forbidden); !s) return Result<Plan>::failure(s.diagnostics());
+    if (j.contains("pinned")) {
+        if (!j["pinned"].is_number_unsigned() || j["pinned"].get<std::size_t>() > plan.decisions.size())
+            return makeError("plan.pinned", where + ": \"pinned\" must count leading decisions (0 to " + std::to_string(plan.decisions.size()) + ")");
+        plan.pinned = j["pinned"].get<std::size_t>();
+    }
+    if (j.contains("resolutions")) {
+        if (!j["resolutions"].is_array()) return makeError("plan.resolution", where + ": \"resolutions\" must be a list");
+        for (std::size_t i = 0; i < j["resolutions"].size(); ++i) {
+            const auto& r = j["resolutions"][i];
+            const std::string at = where + ": resolutions[" + std::to_string(i) + "]";
+            if (!r.is_object() || !r.contains("name") || !r["name"].is_string() || !r.contains("dimension") ||
+                !r["dimension"].is_number_unsigned())
+                return makeError("plan.resolution", at + ": expected {\"name\": label, \"dimension\": 0, 1, ...}");
+            const auto label = r["name"].get<std::string>();
+            const auto& names = context.space().names;
+            auto it = std::find_if(names.begin(), names.end(), [&](const analysis::Name& n) { return n.label == label; });
+            if (it == names.end()) return makeError("plan.resolution", at + ": unknown name '" + label + "'");
+            plan.resolutions.push_back({analysis::NameId{static_cast<std::uint32_t>(it - names.begin())}, r["dimension"].get<int>()});
+        }
+    }
+    return plan;
+}
+
+}  // namespace shardscope::plan

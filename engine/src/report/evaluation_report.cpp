@@ -1,0 +1,166 @@
+#include "shardscope/report/evaluation_report.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "shardscope/plan/plan_json.h"
+#include "shardscope/report/model_report.h"
+
+namespace shardscope::report {
+namespace {
+
+std::string axesText(const mesh::Mesh& mesh, std::uint32_t mask) {
+    std::string out;
+    for (std::size_t i = 0; i < mesh.axes.size(); ++i)
+        if ((mask >> i) & 1u) out += (out.empty() ? "" : ",") + mesh.axes[i].name;
+    return out;
+}
+
+nlohmann::json axesJson(const mesh::Mesh& mesh, std::uint32_t mask) {
+    nlohmann::json out = nlohmann::json::array();
+    for (std::size_t i = 0; i < mesh.axes.size(); ++i)
+        if ((mask >> i) & 1u) out.push_back(mesh.axes[i].name);
+    return out;
+}
+
+std::string formatTime(double seconds) {
+    char buffer[64];
+    if (seconds >= 1) std::snprintf(buffer, sizeof buffer, "%.3f s", seconds);
+    else if (seconds >= 1e-3) std::snprintf(buffer, sizeof buffer, "%.3f ms", seconds * 1e3);
+    else std::snprintf(buffer, sizeof buffer, "%.1f us", seconds * 1e6);
+    return buffer;
+}
+
+std::string opText(const ir::Graph& g, ir::OpId id) {
+    if (!id.valid()) return "(function result)";
+    const auto& op = g.op(id);
+    std::string out(ir::mnemonic(op.kind));
+    if (!op.location.name.empty()) out += " " + op.location.name;
+    return out;
+}
+
+std::string linkText(const mesh::Link& link) {
+    char buffer[64];
+    std::snprintf(buffer, sizeof buffer, "%.0f GB/s, %.1f us", link.bandwidth / 1e9, link.latency * 1e6);
+    return buffer;
+}
+
+}  // namespace
+
+std::string evaluationText(const LoadedModel& model, const cost::CostModel& cm, const plan::Plan& plan, const cost::Evaluation& e,
+                           std::size_t maxCollectives) {
+    std::ostringstream out;
+    const auto& g = model.graph;
+    const auto& mesh = cm.mesh();
+    out << "model         " << model.displayName << "  (" << g.body.size() << " ops)\n";
+    out << "mesh          " << mesh.toString() << " = " << mesh.devices() << " x " << cm.hardware().displayName << "\n";
+    for (const auto& a : mesh.axes) out << "                " << a.name << "=" << a.size << ": " << linkText(a.link) << "\n";
+    out << "plan          " << (plan.label.empty() ? "(unnamed)" : plan.label) << ": ";
+    if (plan.decisions.empty()) out << "no decisions (everything replicated)";
+    for (std::size_t i = 0; i < plan.decisions.size(); ++i)
+        out << (i ? ", " : "") << plan::decisionText(plan.decisions[i], cm.planContext(), mesh);
+    out << "\n";
+    out << "step time     " << formatTime(e.stepTime) << "  (compute " << formatTime(e.computeTime) << ", collectives "
+        << formatTime(e.collectiveTime) << "; lower bound " << formatTime(cm.lowerBoundTime()) << ")\n";
+    out << "peak memory   " << formatBytes(e.peakMemory) << " per device of " << formatBytes(e.capacity) << " usable ("
+        << formatBytes(cm.hardware().memoryBytes) << " less " << cm.options().memoryReserve * 100 << "% reserve): "
+        << (e.feasible ? "fits" : "DOES NOT FIT") << "\n";
+    if (e.peakOp < g.body.size()) out << "  reached at  " << opText(g, g.body[e.peakOp]) << "\n";
+    const auto& b = e.atPeak;
+    out << "  at the peak parameters " << formatBytes(b.parameters) << ", gradients " << formatBytes(b.gradients)
+        << ", optimizer state " << formatBytes(b.optimizerState) << ", activations " << formatBytes(b.activations)
+        << ", temporaries " << formatBytes(b.temporaries) << "\n";
+    const auto& s = e.modelStates;
+    out << "model states  parameters " << formatBytes(s.parameters) << ", gradients " << formatBytes(s.gradients)
+        << ", optimizer state " << formatBytes(s.optimizerState) << " (total " << formatBytes(s.total()) << " per device)\n";
+    std::map<std::string, std::tuple<std::size_t, double, double>> byKind;
+    for (const auto& c : e.collectives) {
+        auto& [n, bytes, time] = byKind[std::string(cost::toString(c.kind))];
+        ++n, bytes += c.bytes, time += c.time;
+    }
+    out << "collectives   " << e.collectives.size() << (e.collectives.empty() ? " (none)" : "") << "\n";
+    for (const auto& [kind, v] : byKind)
+        out << "  " << kind << ": " << std::get<0>(v) << ", " << formatBytes(std::get<1>(v)) << ", " << formatTime(std::get<2>(v)) << "\n";
+    if (!e.collectives.empty()) {
+        std::vector<const cost::Collective*> sorted;
+        for (const auto& c : e.collectives) sorted.push_back(&c);
+        std::stable_sort(sorted.begin(), sorted.end(), [](auto* x, auto* y) { return x->time > y->time; });
+        const std::size_t n = maxCollectives == 0 ? sorted.size() : std::min(maxCollectives, sorted.size());
+        out << "  slowest " << n << ":\n";
+        for (std::size_t i = 0; i < n; ++i) {
+            const auto& c = *sorted[i];
+            char line[96];
+            std::snprintf(line, sizeof line, "    %-18s %-12s %12s %12s  ", std::string(cost::toString(c.kind)).c_str(),
+                          axesText(mesh, c.axes).c_str(), formatBytes(c.bytes).c_str(), formatTime(c.time).c_str());
+            out << line << opText(g, c.op) << "  " << g.type(c.value).toString() << "\n";
+        }
+    }
+    out << "competitions  " << e.competitions.size() << " site(s) where a decision lost its axis\n";
+    return out.str();
+}
+
+std::string evaluationJson(const LoadedModel& model, const cost::CostModel& cm, const plan::Plan& plan, const cost::Evaluation& e) {
+    using nlohmann::json;
+    const auto& g = model.graph;
+    const auto& mesh = cm.mesh();
+    json axes = json::array();
+    for (const auto& a : mesh.axes)
+        axes.push_back({{"name", a.name}, {"size", a.size}, {"bandwidth_bytes_per_s", a.link.bandwidth}, {"latency_s", a.link.latency}});
+    json collectives = json::array();
+    json byKind = json::object();
+    for (const auto& c : e.collectives) {
+        const std::string kind(cost::toString(c.kind));
+        json item{{"kind", kind}, {"axes", axesJson(mesh, c.axes)}, {"bytes", c.bytes}, {"time_s", c.time}, {"tensor", g.type(c.value).toString()}};
+        if (c.op.valid()) {
+            const auto& op = g.op(c.op);
+            item["op"] = std::string(ir::mnemonic(op.kind));
+            item["label"] = op.location.name;
+            item["location"] = op.location.toString();
+        } else {
+            item["op"] = nullptr;
+        }
+        collectives.push_back(std::move(item));
+        auto& k = byKind[kind];
+        if (k.is_null()) k = {{"count", 0}, {"bytes", 0.0}, {"time_s", 0.0}};
+        k["count"] = k.value("count", 0) + 1;
+        k["bytes"] = k.value("bytes", 0.0) + c.bytes;
+        k["time_s"] = k.value("time_s", 0.0) + c.time;
+    }
+    json peakOp = nullptr;
+    if (e.peakOp < g.body.size()) {
+        const auto& op = g.op(g.body[e.peakOp]);
+        peakOp = {{"op", std::string(ir::mnemonic(op.kind))}, {"label", op.location.name}, {"location", op.location.toString()}};
+    }
+    json out{
+        {"version", kEvaluationJsonVersion},
+        {"model", {{"source", model.source}, {"name", model.displayName}, {"ops", g.body.size()}}},
+        {"mesh", {{"axes", axes}, {"devices", mesh.devices()}, {"spec", mesh.toString()}}},
+        {"hardware", {{"id", cm.hardware().id}, {"name", cm.hardware().displayName}, {"memory_bytes", cm.hardware().memoryBytes}}},
+        {"plan", json::parse(plan::toJson(plan, cm.planContext(), mesh))},
+        {"step_time_s", e.stepTime},
+        {"compute_time_s", e.computeTime},
+        {"collective_time_s", e.collectiveTime},
+        {"lower_bound_time_s", cm.lowerBoundTime()},
+        {"peak_memory_bytes", e.peakMemory},
+        {"capacity_bytes", e.capacity},
+        {"feasible", e.feasible},
+        {"peak_op", peakOp},
+        {"memory_breakdown",
+         {{"parameters", e.atPeak.parameters},
+          {"gradients", e.atPeak.gradients},
+          {"optimizer_state", e.atPeak.optimizerState},
+          {"activations", e.atPeak.activations},
+          {"temporaries", e.atPeak.temporaries}}},
+        {"model_states",
+         {{"parameters", e.modelStates.parameters}, {"gradients", e.modelStates.gradients}, {"optimizer_state", e.modelStates.optimizerState}}},
+        {"collectives", collectives},
+        {"collectives_by_kind", byKind},
+        {"competition_sites", e.competitions.size()},
+    };
+    return out.dump(2) + "\n";
+}
+
+}  // namespace shardscope::report

@@ -1,0 +1,501 @@
+// Hardware profiles and meshes: every built-in profile parses, cites every figure and carries DESIGN.md §4's
+// numbers; profiles and meshes survive a trip through JSON; meshes put each axis on the link its layout
+// implies; every malformed profile, mesh spec and mesh file is refused with its exact message.
+#include <QDir>
+#include <QFile>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include "test_support.h"
+
+#include "shardscope/mesh/hardware.h"
+#include "shardscope/mesh/mesh.h"
+
+using namespace shardscope;
+using namespace shardscope::mesh;
+using ir::ElementType;
+
+namespace {
+
+const QString kHardwareDir = QStringLiteral(SHARDSCOPE_SOURCE_DIR "/resources/hardware");
+
+std::string readFile(const QString& path) {
+    QFile file(path);
+    if (!file.open(QIODevice::ReadOnly)) qFatal("cannot read %s", qPrintable(path));
+    return file.readAll().toStdString();
+}
+
+void writeFile(const QString& path, const std::string& text) {
+    QFile file(path);
+    if (!file.open(QIODevice::WriteOnly)) qFatal("cannot write %s", qPrintable(path));
+    file.write(text.data(), static_cast<qint64>(text.size()));
+}
+
+HardwareProfile hardware(const std::string& id) {
+    auto p = loadHardware(id);
+    if (!p) qFatal("%s", p.errorMessage().c_str());
+    return std::move(p).value();
+}
+
+Mesh meshOn(const std::string& spec, const std::string& hardwareId) {
+    auto m = makeMesh(spec, hardware(hardwareId));
+    if (!m) qFatal("%s", m.errorMessage().c_str());
+    return std::move(m).value();
+}
+
+std::string firstMessage(const std::vector<Diagnostic>& diagnostics) {
+    return diagnostics.empty() ? std::string("(no diagnostic)") : diagnostics.front().message;
+}
+
+std::string replaced(std::string text, const std::string& from, const std::string& to) {
+    const auto at = text.find(from);
+    if (at == std::string::npos) qFatal("'%s' is not in the fixture", from.c_str());
+    return text.replace(at, from.size(), to);
+}
+
+// A small valid profile that the error cases break one key at a time.
+const std::string kToy = R"({
+  "format": "shardscope-hardware", "version": 1, "id": "toy", "display_name": "Toy accelerator",
+  "peak_flops_per_s": {"bf16": 1e12, "f32": 5e11},
+  "hbm_bandwidth_bytes_per_s": 1e11, "memory_bytes": 8e9, "devices_per_domain": 4,
+  "fast_link": {"name": "fast", "bandwidth_bytes_per_s": 1e10, "latency_s": 1e-6},
+  "slow_link": {"name": "slow", "bandwidth_bytes_per_s": 1e9, "latency_s": 1e-5},
+  "citations": [{"what": "peak_flops_per_s, memory_bytes", "source": "made up for this test"}]
+})";
+
+const std::string kUsage = "--mesh expects name=size,... (e.g. data=8,model=4)";
+
+}  // namespace
+
+class TestMesh : public QObject {
+    Q_OBJECT
+private slots:
+    // --- hardware profiles ---
+
+    void builtinProfilesAreTheResourceFiles() {
+        const QStringList files = QDir(kHardwareDir).entryList({"*.json"}, QDir::Files, QDir::Name);
+        QCOMPARE(files.size(), 6);
+        std::vector<std::string> ids;
+        for (const auto& p : builtinHardware()) ids.push_back(p.id);
+        QCOMPARE(ids, (std::vector<std::string>{"a100", "h100", "h200", "tpu-v4", "tpu-v5e", "tpu-v5p"}));
+        for (const QString& file : files) {
+            auto parsed = parseHardware(readFile(kHardwareDir + "/" + file), file.toStdString());
+            QVERIFY2(parsed.ok(), parsed.errorMessage().c_str());
+            QCOMPARE(parsed->id + ".json", file.toStdString());
+            // The engine embeds the current text: a change to the file reaches builtinHardware().
+            QVERIFY2(hardware(parsed->id) == *parsed, parsed->id.c_str());
+        }
+    }
+
+    void builtinProfilesArePositiveAndCited_data() {
+        QTest::addColumn<QString>("id");
+        for (const auto& p : builtinHardware()) QTest::newRow(p.id.c_str()) << QString::fromStdString(p.id);
+    }
+    void builtinProfilesArePositiveAndCited() {
+        QFETCH(QString, id);
+        const HardwareProfile p = hardware(id.toStdString());
+        QVERIFY(!p.displayName.empty());
+        QVERIFY(p.peakFlops.count(ElementType::BF16) && p.peakFlops.count(ElementType::F32) &&
+                p.peakFlops.count(ElementType::I8));
+        for (const auto& [type, flops] : p.peakFlops)
+            QVERIFY2(flops > 0, std::string(ir::toString(type)).c_str());
+        QVERIFY(p.hbmBandwidth > 0 && p.memoryBytes > 0 && p.devicesPerDomain > 1);
+        QVERIFY(p.fastLink.bandwidth > 0 && p.fastLink.latency > 0 && p.slowLink.bandwidth > 0 &&
+                p.slowLink.latency > 0);
+        QVERIFY(p.fastLink.bandwidth > p.slowLink.bandwidth && p.fastLink.latency < p.slowLink.latency);
+        QVERIFY(!p.fastLinkName.empty() && !p.slowLinkName.empty());
+        QCOMPARE(uncitedFigures(p), std::vector<std::string>{});
+        for (const auto& c : p.citations)
+            QVERIFY2(c.source.find("https://") != std::string::npos, c.source.c_str());
+    }
+
+    // DESIGN.md §4's figures are the ones loaded.
+    void designFigures() {
+        const auto h100 = hardware("h100");
+        QCOMPARE(h100.peak(ElementType::BF16), 989e12);
+        QCOMPARE(h100.hbmBandwidth, 3.35e12);
+        QCOMPARE(h100.memoryBytes, 80e9);
+        QCOMPARE(h100.devicesPerDomain, std::int64_t{8});
+        QCOMPARE(h100.fastLink.bandwidth, 450e9);
+        QCOMPARE(h100.slowLink.bandwidth, 50e9);
+
+        const auto a100 = hardware("a100");
+        QCOMPARE(a100.peak(ElementType::BF16), 312e12);
+        QCOMPARE(a100.hbmBandwidth, 2.039e12);
+        QCOMPARE(a100.memoryBytes, 80e9);
+        QCOMPARE(a100.fastLink.bandwidth, 300e9);
+        QCOMPARE(a100.slowLink.bandwidth, 25e9);
+
+        const auto h200 = hardware("h200");
+        QCOMPARE(h200.peak(ElementType::BF16), 989e12);
+        QCOMPARE(h200.hbmBandwidth, 4.8e12);
+        QCOMPARE(h200.memoryBytes, 141e9);
+        QVERIFY(h200.fastLink == h100.fastLink && h200.slowLink == h100.slowLink);
+
+        // Google states TPU memory in GiB where it means GiB.
+        const auto v4 = hardware("tpu-v4");
+        QCOMPARE(v4.peak(ElementType::BF16), 275e12);
+        QCOMPARE(v4.hbmBandwidth, 1.2e12);
+        QCOMPARE(v4.memoryBytes, 32.0 * (1 << 30));
+        QCOMPARE(v4.devicesPerDomain, std::int64_t{4096});
+        QCOMPARE(v4.fastLink.bandwidth, 9e10);
+        QCOMPARE(v4.slowLink.bandwidth, 6.25e9);
+
+        const auto v5e = hardware("tpu-v5e");
+        QCOMPARE(v5e.peak(ElementType::BF16), 197e12);
+        QCOMPARE(v5e.hbmBandwidth, 819e9);
+        QCOMPARE(v5e.memoryBytes, 16e9);
+        QCOMPARE(v5e.devicesPerDomain, std::int64_t{256});
+        QCOMPARE(v5e.fastLink.bandwidth, 1e11);
+
+        const auto v5p = hardware("tpu-v5p");
+        QCOMPARE(v5p.peak(ElementType::BF16), 459e12);
+        QCOMPARE(v5p.hbmBandwidth, 2.765e12);
+        QCOMPARE(v5p.memoryBytes, 95.0 * (1 << 30));
+        QCOMPARE(v5p.devicesPerDomain, std::int64_t{8960});
+        QCOMPARE(v5p.fastLink.bandwidth, 2e11);
+        QCOMPARE(v5p.slowLink.bandwidth, 6.25e9);
+    }
+
+    void peakFallsBackAsDocumented() {
+        const auto h100 = hardware("h100");
+        QCOMPARE(h100.peak(ElementType::F8E4M3FN), 1979e12);
+        QCOMPARE(h100.peak(ElementType::F8E4M3FNUZ), 1979e12);  // another f8 entry
+        QCOMPARE(h100.peak(ElementType::F32), 67e12);
+        QCOMPARE(h100.peak(ElementType::F64), 67e12);  // everything else takes f32
+        QCOMPARE(h100.peak(ElementType::I32), 67e12);
+        QCOMPARE(h100.peak(ElementType::I1), 67e12);
+        QCOMPARE(h100.peak(ElementType::C64), 67e12);
+        QCOMPARE(h100.peak(ElementType::U8), 1979e12);  // narrow integers take i8
+        QCOMPARE(h100.peak(ElementType::I4), 1979e12);
+
+        const auto a100 = hardware("a100");
+        QCOMPARE(a100.peak(ElementType::F8E5M2), 312e12);  // no f8 units: the 16-bit rate
+        const auto v4 = hardware("tpu-v4");
+        QCOMPARE(v4.peak(ElementType::F16), 275e12);  // f16 takes bf16
+
+        HardwareProfile bare;
+        QCOMPARE(bare.peak(ElementType::BF16), 0.0);
+        bare.peakFlops = {{ElementType::BF16, 4e12}, {ElementType::I8, 8e12}};
+        QCOMPARE(bare.peak(ElementType::F32), 4e12);  // no f32 entry: the smallest one
+        QCOMPARE(bare.peak(ElementType::F16), 4e12);
+    }
+
+    void loadByIdIgnoresCase() {
+        QCOMPARE(hardware("H100").id, std::string("h100"));
+        QCOMPARE(hardware("TPU-v5E").id, std::string("tpu-v5e"));
+    }
+
+    void unknownIdListsTheBuiltins() {
+        const auto r = loadHardware("b200");
+        QVERIFY(!r.ok());
+        QCOMPARE(r.diagnostics().front().code, std::string("hardware.unknown"));
+        QCOMPARE(
+            firstMessage(r.diagnostics()),
+            std::string("unknown hardware 'b200' (built-in: a100, h100, h200, tpu-v4, tpu-v5e, tpu-v5p; or "
+                        "give the path of a JSON profile)"));
+    }
+
+    void missingFileNamesThePath() {
+        const auto r = loadHardware("/nonexistent/dir/gpu.json");
+        QVERIFY(!r.ok());
+        QCOMPARE(firstMessage(r.diagnostics()),
+                 std::string("cannot open '/nonexistent/dir/gpu.json': No such file or directory"));
+    }
+
+    void profilesRoundTripThroughJson_data() { builtinProfilesArePositiveAndCited_data(); }
+    void profilesRoundTripThroughJson() {
+        QFETCH(QString, id);
+        const HardwareProfile p = hardware(id.toStdString());
+        const std::string text = toJson(p);
+        const auto back = parseHardware(text, "round-trip.json");
+        QVERIFY2(back.ok(), back.errorMessage().c_str());
+        QVERIFY2(*back == p, text.c_str());
+        QCOMPARE(toJson(*back), text);
+    }
+
+    void userProfileFromAFile() {
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        HardwareProfile mine = hardware("h100");
+        mine.id = "h100-pcie-lab";
+        mine.displayName = "Our lab's H100 PCIe";
+        mine.memoryBytes = 80e9;
+        mine.devicesPerDomain = 2;
+        mine.fastLink = Link{300e9, 3e-6};
+        mine.fastLinkName = "NVLink bridge";
+        const QString path = dir.filePath("lab.json");
+        writeFile(path, toJson(mine));
+        const auto loaded = loadHardware(path.toStdString());
+        QVERIFY2(loaded.ok(), loaded.errorMessage().c_str());
+        QVERIFY(*loaded == mine);
+
+        // Errors in a user file name the file.
+        const QString bad = dir.filePath("bad.json");
+        writeFile(bad, replaced(kToy, "\"memory_bytes\": 8e9", "\"memory_bytes\": -1"));
+        const auto refused = loadHardware(bad.toStdString());
+        QVERIFY(!refused.ok());
+        QCOMPARE(firstMessage(refused.diagnostics()),
+                 bad.toStdString() + ": 'memory_bytes' must be a positive number");
+    }
+
+    void commentsAndCitationsAreOptional() {
+        const std::string text =
+            replaced(replaced(kToy, R"("version": 1,)", R"("version": 1, "_comment": "hi",)"),
+                     R"(,
+  "citations": [{"what": "peak_flops_per_s, memory_bytes", "source": "made up for this test"}])",
+                     "");
+        const auto p = parseHardware(text, "toy.json");
+        QVERIFY2(p.ok(), p.errorMessage().c_str());
+        QVERIFY(p->citations.empty());
+        QCOMPARE(uncitedFigures(*p).size(), std::size_t{9});
+
+        const auto cited = parseHardware(kToy, "toy.json");
+        QVERIFY2(cited.ok(), cited.errorMessage().c_str());
+        QCOMPARE(uncitedFigures(*cited),
+                 (std::vector<std::string>{"hbm_bandwidth_bytes_per_s", "devices_per_domain",
+                                           "fast_link.bandwidth_bytes_per_s", "fast_link.latency_s",
+                                           "slow_link.bandwidth_bytes_per_s", "slow_link.latency_s"}));
+    }
+
+    void badProfilesAreRefused_data() {
+        QTest::addColumn<QString>("from");
+        QTest::addColumn<QString>("to");
+        QTest::addColumn<QString>("message");
+        auto row = [](const char* tag, const char* from, const char* to, const char* message) {
+            QTest::newRow(tag) << QString(from) << QString(to) << QString(message);
+        };
+        row("zero memory", R"("memory_bytes": 8e9)", R"("memory_bytes": 0)",
+            "toy.json: 'memory_bytes' must be a positive number");
+        row("missing memory", R"("memory_bytes": 8e9, )", "",
+            "toy.json: 'memory_bytes' must be a positive number");
+        row("memory as text", R"("memory_bytes": 8e9)", R"("memory_bytes": "8e9")",
+            "toy.json: 'memory_bytes' must be a positive number");
+        row("misspelt key", R"("memory_bytes": 8e9)", R"("memory_byte": 8e9)",
+            "toy.json: unknown key 'memory_byte'");
+        row("other format", R"("format": "shardscope-hardware")", R"("format": "shardscope-plan")",
+            R"(toy.json: 'format' must be "shardscope-hardware")");
+        row("newer version", R"("version": 1)", R"("version": 2)",
+            "toy.json: version 2 is not supported (this build reads version 1)");
+        row("empty id", R"("id": "toy")", R"("id": "")", "toy.json: 'id' must be a non-empty string");
+        row("unknown element type", R"("bf16": 1e12)", R"("bf17": 1e12)",
+            "toy.json: 'peak_flops_per_s' has an unknown element type 'bf17' (MLIR spellings: bf16, f16, "
+            "f32, "
+            "f8E4M3FN, f8E5M2, i8, ...)");
+        row("negative peak", R"("f32": 5e11)", R"("f32": -5e11)",
+            "toy.json: 'peak_flops_per_s.f32' must be a positive number");
+        row("empty peaks", R"({"bf16": 1e12, "f32": 5e11})", "{}",
+            R"(toy.json: 'peak_flops_per_s' must be an object of FLOP/s per element type, e.g. {"bf16": 989e12})");
+        row("only a comment in peaks", R"({"bf16": 1e12, "f32": 5e11})", R"({"_todo": "measure"})",
+            R"(toy.json: 'peak_flops_per_s' must be an object of FLOP/s per element type, e.g. {"bf16": 989e12})");
+        row("fractional domain", R"("devices_per_domain": 4)", R"("devices_per_domain": 2.5)",
+            "toy.json: 'devices_per_domain' must be a positive integer");
+        row("empty domain", R"("devices_per_domain": 4)", R"("devices_per_domain": 0)",
+            "toy.json: 'devices_per_domain' must be a positive integer");
+        row("negative latency", R"("latency_s": 1e-6)", R"("latency_s": -1e-6)",
+            "toy.json: 'fast_link.latency_s' must be a non-negative number");
+        row("no slow bandwidth", R"("name": "slow", "bandwidth_bytes_per_s": 1e9, )", R"("name": "slow", )",
+            "toy.json: 'slow_link.bandwidth_bytes_per_s' must be a positive number");
+        row("link key", R"("name": "fast", "bandwidth_bytes_per_s")", R"("name": "fast", "bandwidth")",
+            "toy.json: unknown key 'fast_link.bandwidth'");
+        row("link not an object",
+            R"("slow_link": {"name": "slow", "bandwidth_bytes_per_s": 1e9, "latency_s": 1e-5})",
+            R"("slow_link": 3)",
+            "toy.json: 'slow_link' must be an object with name, bandwidth_bytes_per_s and latency_s");
+        row("citation of nothing", R"("what": "peak_flops_per_s, memory_bytes")",
+            R"("what": "peak_flops_per_s, memory")",
+            "toy.json: 'citations[0].what' names 'memory', which is not a figure of the format (e.g. "
+            "memory_bytes, "
+            "peak_flops_per_s.bf16, fast_link.latency_s)");
+        row("citation without source", R"(, "source": "made up for this test")", "",
+            "toy.json: 'citations[0].source' must be a non-empty string");
+        row("not an object", kToy.c_str(), "[1, 2]", "toy.json: expected a JSON object");
+    }
+    void badProfilesAreRefused() {
+        QFETCH(QString, from);
+        QFETCH(QString, to);
+        QFETCH(QString, message);
+        const auto r = parseHardware(replaced(kToy, from.toStdString(), to.toStdString()), "toy.json");
+        QVERIFY(!r.ok());
+        QCOMPARE(r.diagnostics().front().code, std::string("hardware.parse"));
+        QCOMPARE(firstMessage(r.diagnostics()), message.toStdString());
+    }
+
+    void invalidJsonSaysWhere() {
+        const auto r = parseHardware("{\n  \"id\": \"toy\",\n  oops\n}", "toy.json");
+        QVERIFY(!r.ok());
+        const std::string message = firstMessage(r.diagnostics());
+        QVERIFY2(message.starts_with("toy.json: invalid JSON: parse error at line 3, column"),
+                 message.c_str());
+    }
+
+    // --- meshes ---
+
+    // On an 8-GPU node, the minor axis of size 4 stays inside a node (NVLink); data spans nodes (InfiniBand).
+    void gpuMeshUsesNvlinkInsideANode() {
+        const auto h100 = hardware("h100");
+        const Mesh m = meshOn("data=8,model=4", "h100");
+        QCOMPARE(m.devices(), std::int64_t{32});
+        QCOMPARE(m.toString(), std::string("data=8,model=4"));
+        QCOMPARE(m.axes.size(), std::size_t{2});
+        QCOMPARE(m.axes[0].name, std::string("data"));
+        QCOMPARE(m.axes[0].size, std::int64_t{8});
+        QVERIFY(m.axes[0].link == h100.slowLink);
+        QCOMPARE(m.axes[1].name, std::string("model"));
+        QVERIFY(m.axes[1].link == h100.fastLink);
+        QVERIFY(m.axisIndex("model") == 1);
+        QVERIFY(!m.axisIndex("pipe"));
+
+        QVERIFY(meshOn("model=8", "h100").axes[0].link == h100.fastLink);
+        const Mesh wide = meshOn("data=2,model=16", "h100");  // 16 GPUs do not fit a node: both axes are slow
+        QVERIFY(wide.axes[0].link == h100.slowLink);
+        QVERIFY(wide.axes[1].link == h100.slowLink);
+        // Groups of 3 do not tile a node of 8, unless the whole mesh fits in one node.
+        QVERIFY(meshOn("data=4,model=3", "h100").axes[1].link == h100.slowLink);
+        QVERIFY(meshOn("model=3", "h100").axes[0].link == h100.fastLink);
+    }
+
+    void tpuMeshStaysOnIci() {
+        const auto v4 = hardware("tpu-v4");
+        const Mesh m = meshOn("data=16,model=16", "tpu-v4");
+        QVERIFY(m.axes[0].link == v4.fastLink);
+        QVERIFY(m.axes[1].link == v4.fastLink);
+        const Mesh slices = meshOn("slice=2,data=64,model=64", "tpu-v4");  // 8192 chips: two slices over DCN
+        QVERIFY(slices.axes[0].link == v4.slowLink);
+        QVERIFY(slices.axes[1].link == v4.fastLink);
+        QVERIFY(slices.axes[2].link == v4.fastLink);
+    }
+
+    void sizeOneAxes() {
+        const auto h100 = hardware("h100");
+        const Mesh m = meshOn("pod=1,data=2,model=8", "h100");
+        QCOMPARE(m.devices(), std::int64_t{16});
+        QVERIFY(m.axes[0].link == h100.slowLink);
+        QVERIFY(m.axes[1].link == h100.slowLink);
+        QVERIFY(m.axes[2].link == h100.fastLink);
+        // A size-1 axis moves nothing: it does not slow a group down...
+        QVERIFY((groupLink(m, 0b101) == AxisGroupLink{8, h100.fastLink}));
+        // ...unless it is all there is.
+        QVERIFY((groupLink(m, 0b001) == AxisGroupLink{1, h100.slowLink}));
+    }
+
+    void overridesReplaceTheLayoutsFigures() {
+        const auto h100 = hardware("h100");
+        const Mesh m = meshOn(" data = 8 :bw=25e9: lat=1e-5 , model=4:lat=0", "h100");
+        QCOMPARE(m.toString(), std::string("data=8,model=4"));
+        QVERIFY((m.axes[0].link == Link{25e9, 1e-5}));
+        QVERIFY((m.axes[1].link == Link{h100.fastLink.bandwidth, 0}));
+    }
+
+    void groupLinkTakesTheSlowestAxis() {
+        const auto h100 = hardware("h100");
+        const Mesh m = meshOn("data=8,model=4", "h100");
+        QVERIFY((groupLink(m, 0b11) == AxisGroupLink{32, h100.slowLink}));
+        QVERIFY((groupLink(m, 0b10) == AxisGroupLink{4, h100.fastLink}));
+        QVERIFY((groupLink(m, 0) == AxisGroupLink{1, Link{}}));
+        QVERIFY((groupLink(m, 0b100) == AxisGroupLink{1, Link{}}));  // bits beyond the axes are ignored
+        // The minimum bandwidth and the maximum latency may come from different axes.
+        Mesh mixed;
+        mixed.axes = {MeshAxis{"a", 2, Link{10e9, 1e-6}}, MeshAxis{"b", 4, Link{5e9, 5e-7}}};
+        QVERIFY((groupLink(mixed, 0b11) == AxisGroupLink{8, Link{5e9, 1e-6}}));
+    }
+
+    void badMeshSpecsAreRefused_data() {
+        QTest::addColumn<QString>("spec");
+        QTest::addColumn<QString>("message");
+        auto row = [](const char* tag, const char* spec, const std::string& message) {
+            QTest::newRow(tag) << QString(spec) << QString::fromStdString(message);
+        };
+        row("empty", "", kUsage + ", got an empty mesh");
+        row("blank", "  ", kUsage + ", got an empty mesh");
+        row("no size", "data", kUsage + ", got 'data'");
+        row("size not a number", "data=x", kUsage + ", got 'data=x'");
+        row("name not a name", "8=data", kUsage + ", got '8=data'");
+        row("empty item", "data=8,,model=4", kUsage + ", got an empty axis in 'data=8,,model=4'");
+        row("repeated name", "data=8,data=4", "mesh axis 'data' appears twice");
+        row("zero size", "data=0", "mesh axis 'data' has size 0; sizes must be at least 1");
+        row("negative size", "data=8,model=-2", "mesh axis 'model' has size -2; sizes must be at least 1");
+        row("nine axes", "a=1,b=1,c=1,d=1,e=1,f=1,g=1,h=1,i=1", "a mesh has at most 8 axes, got 9");
+        row("too many devices", "a=1048576,b=1048576,c=2", "the mesh has more than 2^40 devices");
+        row("unknown option", "data=8:foo=1",
+            "mesh axis 'data': unknown option 'foo=1' (expected bw=<bytes/s> or lat=<seconds>)");
+        row("zero bandwidth", "data=8:bw=0",
+            "mesh axis 'data': bw must be a positive number of bytes/s, got '0'");
+        row("bandwidth not a number", "data=8:bw=fast",
+            "mesh axis 'data': bw must be a positive number of bytes/s, got 'fast'");
+        row("negative latency", "data=8:lat=-1",
+            "mesh axis 'data': lat must be a non-negative number of seconds, got '-1'");
+        row("bandwidth twice", "data=8:bw=1e9:bw=2e9", "mesh axis 'data': 'bw' given twice");
+    }
+    void badMeshSpecsAreRefused() {
+        QFETCH(QString, spec);
+        QFETCH(QString, message);
+        const auto r = makeMesh(spec.toStdString(), hardware("h100"));
+        QVERIFY(!r.ok());
+        QCOMPARE(r.diagnostics().front().code, std::string("mesh.spec"));
+        QCOMPARE(firstMessage(r.diagnostics()), message.toStdString());
+    }
+
+    void meshesRoundTripThroughJson() {
+        const Mesh m = meshOn("data=2,model=8", "h100");
+        const std::string text = toJson(m);
+        QCOMPARE(text, std::string(R"({
+  "axes": [
+    {"name": "data", "size": 2, "bandwidth_bytes_per_s": 5e+10, "latency_s": 8e-06},
+    {"name": "model", "size": 8, "bandwidth_bytes_per_s": 4.5e+11, "latency_s": 2e-06}
+  ]
+}
+)"));
+        for (const char* spec : {"data=2,model=8", "pod=1,data=4:bw=12.5e9:lat=2.5e-5,model=8", "x=7"}) {
+            const Mesh original = meshOn(spec, "tpu-v5p");
+            const auto back = parseMesh(toJson(original), "mesh.json");
+            QVERIFY2(back.ok(), back.errorMessage().c_str());
+            QVERIFY2(*back == original, toJson(original).c_str());
+        }
+    }
+
+    void badMeshFilesAreRefused_data() {
+        QTest::addColumn<QString>("json");
+        QTest::addColumn<QString>("message");
+        auto row = [](const char* tag, const char* json, const char* message) {
+            QTest::newRow(tag) << QString(json) << QString(message);
+        };
+        const char* axis = R"("bandwidth_bytes_per_s": 1e9, "latency_s": 1e-6)";
+        row("no axes", "{}",
+            "m.json: 'axes' must be an array of {name, size, bandwidth_bytes_per_s, latency_s}");
+        row("empty axes", R"({"axes": []})", "m.json: a mesh needs at least one axis");
+        row("unknown key", R"({"axes": [], "devices": 8})", "m.json: unknown key 'devices'");
+        row("missing latency", R"({"axes": [{"name": "data", "size": 8, "bandwidth_bytes_per_s": 1e9}]})",
+            "m.json: 'axes[0].latency_s' must be a non-negative number");
+        row("zero bandwidth",
+            R"({"axes": [{"name": "data", "size": 8, "bandwidth_bytes_per_s": 0, "latency_s": 0}]})",
+            "m.json: 'axes[0].bandwidth_bytes_per_s' must be a positive number");
+        row("fractional size",
+            R"({"axes": [{"name": "data", "size": 2.5, "bandwidth_bytes_per_s": 1e9, "latency_s": 0}]})",
+            "m.json: 'axes[0].size' must be an integer");
+        row("bad name",
+            R"({"axes": [{"name": "8x", "size": 8, "bandwidth_bytes_per_s": 1e9, "latency_s": 0}]})",
+            "m.json: 'axes[0].name' must be a name of letters, digits and '_' (not starting with a digit)");
+        row("axis key", R"({"axes": [{"name": "data", "size": 8, "bw": 1e9, "latency_s": 0}]})",
+            "m.json: unknown key 'axes[0].bw'");
+        const std::string zero = std::string(R"({"axes": [{"name": "data", "size": 0, )") + axis + "}]}";
+        QTest::newRow("zero size") << QString::fromStdString(zero)
+                                   << QString(
+                                          "m.json: mesh axis 'data' has size 0; sizes must be at least 1");
+        const std::string twice = std::string(R"({"axes": [{"name": "data", "size": 2, )") + axis +
+                                  R"(}, {"name": "data", "size": 4, )" + axis + "}]}";
+        QTest::newRow("repeated name")
+            << QString::fromStdString(twice) << QString("m.json: mesh axis 'data' appears twice");
+    }
+    void badMeshFilesAreRefused() {
+        QFETCH(QString, json);
+        QFETCH(QString, message);
+        const auto r = parseMesh(json.toStdString(), "m.json");
+        QVERIFY(!r.ok());
+        QCOMPARE(r.diagnostics().front().code, std::string("mesh.parse"));
+        QCOMPARE(firstMessage(r.diagnostics()), message.toStdString());
+    }
+};
+
+QTEST_GUILESS_MAIN(TestMesh)
+#include "tst_mesh.moc"
