@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <unordered_set>
 
 #include "shardscope/ir/statistics.h"
 
@@ -58,36 +59,23 @@ struct OpInfo {
     bool linear = false;  // keeps partial sums partial (add, subtract, negate, reshape, transpose)
 };
 
-// Work of a control op's regions: while bodies trip-count times, the most expensive branch of a case.
-double regionFlops(const ir::Graph& graph, const ir::Op& op) {
-    auto listFlops = [&](auto&& self, const std::vector<ir::OpId>& ops) -> double {
-        double total = 0;
-        for (ir::OpId id : ops) {
-            const ir::Op& inner = graph.op(id);
-            total += ir::flopsOf(graph, inner);
-            std::vector<double> regions;
-            for (const auto& r : inner.regions) regions.push_back(self(self, r.ops));
-            if (inner.kind == ir::OpKind::While && regions.size() == 2) {
-                const auto* loop = std::get_if<ir::LoopAttributes>(&inner.attributes);
-                const double trips = loop ? static_cast<double>(loop->tripCount) : 1.0;
-                total += (trips + 1) * regions[0] + trips * regions[1];
-            } else if (ir::category(inner.kind) == ir::OpCategory::Control && !regions.empty()) {
-                total += *std::max_element(regions.begin(), regions.end());
-            }
-        }
-        return total;
-    };
-    double total = 0;
+// FLOPs of one execution of `op`, control-flow regions included: while bodies trip-count times (the condition
+// once more), the most expensive branch of a case or if. Reduce-like bodies are combiners flopsOf already counts.
+double workOf(const ir::Graph& graph, const ir::Op& op) {
+    double total = ir::flopsOf(graph, op);
+    if (ir::category(op.kind) != ir::OpCategory::Control || op.regions.empty()) return total;
     std::vector<double> regions;
-    for (const auto& r : op.regions) regions.push_back(listFlops(listFlops, r.ops));
+    for (const auto& r : op.regions) {
+        double sum = 0;
+        for (ir::OpId id : r.ops) sum += workOf(graph, graph.op(id));
+        regions.push_back(sum);
+    }
     if (op.kind == ir::OpKind::While && regions.size() == 2) {
         const auto* loop = std::get_if<ir::LoopAttributes>(&op.attributes);
         const double trips = loop ? static_cast<double>(loop->tripCount) : 1.0;
-        total += (trips + 1) * regions[0] + trips * regions[1];
-    } else if (!regions.empty()) {
-        total += *std::max_element(regions.begin(), regions.end());
+        return total + (trips + 1) * regions[0] + trips * regions[1];
     }
-    return total;
+    return total + *std::max_element(regions.begin(), regions.end());
 }
 
 // Ops XLA fuses into their consumers and never writes out: they take no memory and no time of their own.
@@ -164,7 +152,7 @@ struct CostModel::Data {
             OpInfo& info = ops[i];
             info.id = g.body[i];
             info.operandCount = op.operands.size();
-            info.flops = ir::category(op.kind) == ir::OpCategory::Control ? regionFlops(g, op) : ir::flopsOf(g, op);
+            info.flops = workOf(g, op);
             totalFlops += info.flops;
             if (!op.operands.empty()) info.element = g.type(op.operands.front()).element;
             else if (!op.results.empty()) info.element = g.type(op.results.front()).element;
@@ -296,6 +284,7 @@ namespace {
 struct OpRecord {
     OpExecution execution;
     std::vector<Collective> collectives;   // reshards, reduce-scatters, permutes
+    std::vector<std::uint64_t> shareKeys;  // per collective: (value, target layout) of an operand reshard, else 0
     std::vector<std::uint32_t> partial;    // per result: axes it is left partial over (all-reduced lazily)
     double collectiveTime = 0;
 };
@@ -314,8 +303,11 @@ struct Evaluator::State {
     std::vector<std::uint32_t> valueMask;  // axes each value uses
     Evaluation evaluation;
     std::size_t recosted = 0;
-    // Scratch.
-    std::vector<char> opDirty, valueDirty;
+    // Scratch, kept between evaluations.
+    std::vector<char> opDirty, valueDirty, needsReduce;
+    std::vector<std::uint32_t> pending, reduceAxes;
+    std::vector<std::array<double, 5>> delta;
+    std::unordered_set<std::uint64_t> shared;
 
     explicit State(const CostModel& m) : model(&m), d(&m.data()) {}
 
@@ -389,7 +381,15 @@ struct Evaluator::State {
             const DimAxes& have = actuals[t];
             if (!ti.result) {
                 if (!(required == have)) {
+                    const std::size_t before = out ? out->size() : 0;
                     time += reshard(have, required, ti.value, info.id, out);
+                    if (out) {
+                        // Another op resharding this value alike shares the copy (the sweep counts it once).
+                        std::uint64_t key = (static_cast<std::uint64_t>(ti.value.index) + 1) * 0x9E3779B97F4A7C15ull;
+                        for (const auto& list : required) key = (key ^ list.bits()) * 0x100000001B3ull;
+                        record->shareKeys.resize(before, 0);
+                        record->shareKeys.resize(out->size(), key | 1);
+                    }
                     temp += localRequired;
                 }
                 continue;
@@ -441,6 +441,7 @@ struct Evaluator::State {
             compute = std::max(flopTime, memTime) + options.launchTime;
         }
         if (record) {
+            record->shareKeys.resize(record->collectives.size(), 0);
             record->execution.factorAxes = choice;
             record->execution.flops = flops;
             record->execution.computeTime = compute;
@@ -563,12 +564,13 @@ struct Evaluator::State {
         const auto& g = *d->graph;
         Evaluation& e = evaluation;
         e.collectives.clear();
+        e.opComputeTime.resize(d->ops.size());
         e.computeTime = 0;
         e.collectiveTime = 0;
         // Lazy partial sums.
-        std::vector<std::uint32_t> pending(g.values.size(), 0);
-        std::vector<char> needsReduce(g.values.size(), 0);
-        std::vector<std::uint32_t> reduceAxes(g.values.size(), 0);
+        pending.assign(g.values.size(), 0);
+        needsReduce.assign(g.values.size(), 0);
+        reduceAxes.assign(g.values.size(), 0);
         for (std::size_t i = 0; i < d->ops.size(); ++i) {
             const OpInfo& info = d->ops[i];
             const OpRecord& rec = records[i];
@@ -596,14 +598,18 @@ struct Evaluator::State {
         }
         for (const auto& o : g.outputs)
             if (pending[o.value.index]) needsReduce[o.value.index] = 1, reduceAxes[o.value.index] = pending[o.value.index];
-        // Collectives in program order, each op's lazily reduced results after its own collectives.
+        // Collectives in program order, each op's lazily reduced results after its own collectives; an operand
+        // reshard another op already made (same value, same layout) is not made again.
+        shared.clear();
         for (std::size_t i = 0; i < d->ops.size(); ++i) {
             const OpInfo& info = d->ops[i];
             const OpRecord& rec = records[i];
             e.computeTime += rec.execution.computeTime;
-            for (const auto& c : rec.collectives) {
-                e.collectives.push_back(c);
-                e.collectiveTime += c.time;
+            e.opComputeTime[i] = rec.execution.computeTime;
+            for (std::size_t k = 0; k < rec.collectives.size(); ++k) {
+                if (rec.shareKeys[k] && !shared.insert(rec.shareKeys[k]).second) continue;
+                e.collectives.push_back(rec.collectives[k]);
+                e.collectiveTime += rec.collectives[k].time;
             }
             for (std::size_t r = 0; r < rec.partial.size(); ++r) {
                 const ValueId v = info.tensors[info.operandCount + r].value;
@@ -652,7 +658,7 @@ struct Evaluator::State {
         const auto& g = *d->graph;
         const std::size_t n = d->ops.size();
         // Categories: 0 parameters, 1 gradients, 2 optimizer state, 3 activations, 4 temporaries.
-        std::vector<std::array<double, 5>> delta(n + 1, std::array<double, 5>{});
+        delta.assign(n + 1, std::array<double, 5>{});
         for (std::size_t v = 0; v < g.values.size(); ++v) {
             if (!d->topLevel[v] || !d->materialized[v] || n == 0) continue;
             const auto [from, to] = lifetime(v);

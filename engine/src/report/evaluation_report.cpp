@@ -98,6 +98,21 @@ std::string evaluationText(const LoadedModel& model, const cost::CostModel& cm, 
             out << line << opText(g, c.op) << "  " << g.type(c.value).toString() << "\n";
         }
     }
+    if (!e.opComputeTime.empty()) {
+        std::vector<std::size_t> order(e.opComputeTime.size());
+        for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+        const std::size_t n = std::min<std::size_t>(10, order.size());
+        std::partial_sort(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(n), order.end(),
+                          [&](std::size_t x, std::size_t y) { return e.opComputeTime[x] > e.opComputeTime[y]; });
+        out << "slowest ops   (compute per device)\n";
+        for (std::size_t k = 0; k < n; ++k) {
+            const std::size_t i = order[k];
+            char line[64];
+            std::snprintf(line, sizeof line, "  %12s %5.1f%%  ", formatTime(e.opComputeTime[i]).c_str(),
+                          e.computeTime > 0 ? 100 * e.opComputeTime[i] / e.computeTime : 0.0);
+            out << line << opText(g, g.body[i]) << "\n";
+        }
+    }
     out << "competitions  " << e.competitions.size() << " site(s) where a decision lost its axis\n";
     return out.str();
 }
@@ -160,6 +175,19 @@ std::string evaluationJson(const LoadedModel& model, const cost::CostModel& cm, 
         {"collectives_by_kind", byKind},
         {"competition_sites", e.competitions.size()},
     };
+    // The ops that take the most compute time (all of them would be as large as the graph).
+    std::vector<std::size_t> order(e.opComputeTime.size());
+    for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+    const std::size_t n = std::min<std::size_t>(20, order.size());
+    std::partial_sort(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(n), order.end(),
+                      [&](std::size_t x, std::size_t y) { return e.opComputeTime[x] > e.opComputeTime[y]; });
+    json slowest = json::array();
+    for (std::size_t k = 0; k < n; ++k) {
+        const auto& op = g.op(g.body[order[k]]);
+        slowest.push_back({{"op", std::string(ir::mnemonic(op.kind))}, {"label", op.location.name}, {"location", op.location.toString()},
+                           {"time_s", e.opComputeTime[order[k]]}});
+    }
+    out["slowest_ops"] = slowest;
     return out.dump(2) + "\n";
 }
 

@@ -7,8 +7,9 @@
 //   partial over the same axes, and is all-reduced once where a consumer needs the sum (or at a function
 //   result). So Megatron's backward `dx = dq·Wqᵀ + dk·Wkᵀ + dv·Wvᵀ` costs one all-reduce, not three. The
 //   all-reduce is attributed to the op that produced the value it reduces.
-// - Reshards are per consumer: a value gathered for two ops is gathered twice, and the gathered copy is a
-//   temporary of each op.
+// - A value resharded alike for several ops (x gathered for the q, k and v projections) is resharded once, at
+//   its first use; the copy counts as a temporary of each op that uses it (not in between). Each op still
+//   chooses its execution as if it paid for the reshard itself.
 // - An op's compute uses the peak of its first operand's element type; constants and reshapes cost nothing; a
 //   control op (while, case) costs its regions' work (while bodies trip-count times), divided by the devices its
 //   own execution sharding splits it over.
@@ -78,6 +79,7 @@ struct OpExecution {
 
 struct Evaluation {
     std::vector<Collective> collectives;  // in program order of their ops
+    std::vector<double> opComputeTime;    // per top-level op (index into graph.body), seconds
     double computeTime = 0, collectiveTime = 0, stepTime = 0;
     double peakMemory = 0;       // bytes per device
     std::size_t peakOp = 0;      // index into graph.body where the peak is reached

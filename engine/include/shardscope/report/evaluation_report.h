@@ -23,7 +23,8 @@ std::string evaluationText(const LoadedModel& model, const cost::CostModel& cost
 //  "memory_breakdown": {parameters, gradients, optimizer_state, activations, temporaries} (bytes per device at the peak),
 //  "model_states": {parameters, gradients, optimizer_state} (bytes per device of those tensors, whatever their lifetimes),
 //  "collectives": [{kind, axes: [names], bytes, time_s, op, label, location, tensor}],
-//  "collectives_by_kind": {kind: {count, bytes, time_s}}, "competition_sites"}.
+//  "collectives_by_kind": {kind: {count, bytes, time_s}}, "competition_sites",
+//  "slowest_ops": [{op, label, location, time_s}] (the 20 with the most compute time per device)}.
 std::string evaluationJson(const LoadedModel& model, const cost::CostModel& costModel, const plan::Plan& plan,
                            const cost::Evaluation& evaluation);
 
