@@ -1,0 +1,153 @@
+// Plan search (DESIGN.md §6): Monte Carlo Tree Search over the decision space, and exhaustive search for small
+// spaces.
+//
+// A state is a partial plan: the pins, then the decisions taken on the path from the root. Actions are
+//   - Decide(group, axis): the groups ranked by the bytes they touch, the smallest left out (ActionSpace);
+//     groups that reach parameters also offer ZeRO-style variants restricted to optimizer states (and gradients);
+//   - Resolve(name, dimension): offered right after a decision whose group holds a repeated name, until resolved;
+//   - Stop.
+// A decision is legal when the group's size is divisible by the product of the axes it would then carry, and it
+// is neither forbidden nor already taken. Equal shardings reached in different orders share one evaluation (a
+// transposition cache keyed by a hash of every atom's axes).
+//
+// Reward in [0, 1]: a feasible plan scores 0.5 + 0.5·T_lb/T (T_lb = FLOPs / (devices · peak)); an infeasible one
+// 0.5·min(1, capacity/peak)², so any feasible plan outranks every infeasible one. UCT compares node values
+// scaled to the range of rewards seen so far, so the exploration constant means the same on every model.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "shardscope/cost/cost_model.h"
+#include "shardscope/diagnostic.h"
+#include "shardscope/plan/plan.h"
+
+namespace shardscope::search {
+
+struct Action {
+    enum class Kind : std::uint8_t { Decide, Resolve, Stop };
+    Kind kind = Kind::Stop;
+    plan::Decision decision;      // Decide
+    plan::Resolution resolution;  // Resolve
+    friend bool operator==(const Action&, const Action&) = default;
+};
+
+// The candidate decisions of a problem, ranked. Built once per CostModel.
+class ActionSpace {
+public:
+    struct Candidate {
+        plan::Decision decision;
+        double weight = 0;  // the group's bytes: rollouts pick candidates in proportion
+    };
+    // `maxGroups` largest groups by bytes (those under `minShare` of the largest are left out), on every mesh axis.
+    ActionSpace(const cost::CostModel& model, std::size_t maxGroups = 16, double minShare = 0.005);
+    const std::vector<Candidate>& candidates() const { return candidates_; }
+    // The legal decisions after `plan` (its decisions and forbidden list), in rank order.
+    std::vector<std::size_t> legal(const plan::Plan& plan) const;
+    // A resolution the plan's last decision calls for: the repeated names of its group without a resolution.
+    std::vector<Action> pendingResolutions(const plan::Plan& plan) const;
+    std::string describe(const Action& action) const;  // "(layers.*.mlp.d_ff, model)", "resolve seq: dimension 1", "stop"
+
+private:
+    const cost::CostModel* model_;
+    std::vector<Candidate> candidates_;
+    std::vector<std::vector<int>> repeated_;  // per name: the largest number of dimensions one tensor gives it (repeated names only)
+};
+
+double reward(const cost::Evaluation& evaluation, double lowerBound);
+
+struct Budget {
+    std::int64_t iterations = 0;  // 0 = no limit
+    double seconds = 0;           // 0 = no limit
+    std::int64_t patience = 0;    // stop after this many iterations without a better plan; 0 = no limit
+};
+
+struct SearchOptions {
+    double exploration = 0.5;     // UCT constant c
+    bool maxBackup = false;       // select on the best value seen below a node instead of the mean
+    int threads = 1;
+    std::uint64_t seed = 1;
+    Budget budget;
+    int maxDecisions = 8;         // decisions the search adds after the pins
+    double stopProbability = 0.25;  // chance a rollout stops at each step
+    bool seedWithExperts = true;  // evaluate every expert plan first; the best is the first best
+    double virtualLoss = 1.0;
+    std::size_t maxGroups = 16;
+};
+
+// What the search reports as it goes (called from search threads, one call at a time).
+struct Progress {
+    std::int64_t iterations = 0, evaluations = 0, cacheHits = 0;
+    double seconds = 0;
+    std::size_t treeNodes = 0;
+    double bestReward = 0, bestStepTime = 0, bestPeakMemory = 0;
+    bool bestFeasible = false;
+};
+
+struct Found {
+    plan::Plan plan;
+    cost::Evaluation evaluation;
+    double reward = 0;
+    std::int64_t iteration = 0;
+    double seconds = 0;
+    std::string origin;  // "search" or "expert:ID"
+};
+
+class SearchObserver {
+public:
+    virtual ~SearchObserver() = default;
+    virtual void progress(const Progress&) {}
+    virtual void newBest(const Found&) {}
+};
+
+// One node of the tree, as the workspace stores it.
+struct TreeNode {
+    std::int64_t id = 0, parent = -1;
+    std::string action;
+    std::int64_t visits = 0;
+    double valueSum = 0, best = 0;
+    std::string status;  // "" or why the branch ends ("stop", "duplicate", "depth limit")
+};
+
+class Search {
+public:
+    // `start` holds the pins (its decisions are all pinned), forbidden decisions and resolutions.
+    Search(const cost::CostModel& model, plan::Plan start, SearchOptions options);
+    ~Search();
+    Search(const Search&) = delete;
+    Search& operator=(const Search&) = delete;
+
+    // Runs until the budget is spent or stop() is called; returns the best plan found. Calling run() again
+    // continues the same tree with a fresh budget (counted from the new call).
+    Found run(SearchObserver* observer = nullptr);
+    // From any thread: pause (run() waits), resume, stop (run() returns).
+    void pause();
+    void resume();
+    void stop();
+
+    std::optional<Found> best() const;
+    // Nodes created or changed since the last call (all of them the first time).
+    std::vector<TreeNode> changedNodes();
+    std::size_t treeSize() const;
+
+private:
+    struct Impl;
+    std::unique_ptr<Impl> impl_;
+};
+
+// The true optimum under the cost model: every sharding state reachable from `start` with at most
+// `maxDecisions` more decisions of the action space, each evaluated once. Fails when more than `maxStates` states
+// would be needed.
+struct ExhaustiveResult {
+    Found best;
+    std::size_t states = 0;
+};
+Result<ExhaustiveResult> exhaustiveSearch(const cost::CostModel& model, const plan::Plan& start, int maxDecisions,
+                                          std::size_t maxStates = 200000, std::size_t maxGroups = 16);
+
+}  // namespace shardscope::search

@@ -1,0 +1,633 @@
+#include "shardscope/search/search.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <condition_variable>
+#include <deque>
+#include <mutex>
+#include <random>
+#include <set>
+#include <thread>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "shardscope/plan/experts.h"
+#include "shardscope/plan/plan_json.h"
+
+namespace shardscope::search {
+
+using plan::Decision;
+using plan::Plan;
+
+namespace {
+
+bool sameTargetAndAxis(const Decision& a, const Decision& b) { return a.target == b.target && a.index == b.index && a.axis == b.axis; }
+
+// A hash of the shardings a plan gives every atom: equal shardings reached in different orders hash alike.
+std::uint64_t shardingHash(const plan::AppliedPlan& applied) {
+    std::uint64_t h = 1469598103934665603ull;
+    for (const auto& a : applied.atomAxes) h = (h ^ a.bits()) * 1099511628211ull;
+    return h;
+}
+
+}  // namespace
+
+// ------------------------------------------------------------------------------------------------- ActionSpace
+
+ActionSpace::ActionSpace(const cost::CostModel& model, std::size_t maxGroups, double minShare) : model_(&model) {
+    const auto& space = model.space();
+    const auto& context = model.planContext();
+    std::vector<std::pair<double, std::uint32_t>> ranked;
+    for (std::size_t g = 0; g < space.groups.size(); ++g) {
+        const auto& group = space.groups[g];
+        if (group.names.empty() || space.name(group.names.front()).size < 2) continue;
+        ranked.emplace_back(-group.bytes, static_cast<std::uint32_t>(g));
+    }
+    std::sort(ranked.begin(), ranked.end());
+    const double largest = ranked.empty() ? 0 : -ranked.front().first;
+    if (ranked.size() > maxGroups) ranked.resize(maxGroups);
+    const plan::TensorClassMask zero1 = plan::maskOf(plan::TensorClass::OptimizerState) | plan::maskOf(plan::TensorClass::OptimizerUpdate);
+    const plan::TensorClassMask zero2 = zero1 | plan::maskOf(plan::TensorClass::Gradient);
+    for (const auto& [negBytes, g] : ranked) {
+        const double bytes = -negBytes;
+        if (bytes < minShare * largest) continue;
+        bool parameters = false, states = false;
+        for (auto n : space.groups[g].names)
+            for (auto a : space.name(n).atoms) {
+                const auto c = context.classes()[space.atom(a).value.index];
+                parameters = parameters || c == plan::TensorClass::Parameter;
+                states = states || c == plan::TensorClass::OptimizerState;
+            }
+        for (std::size_t axis = 0; axis < model.mesh().axes.size(); ++axis) {
+            if (model.mesh().axes[axis].size < 2) continue;
+            const Decision d{Decision::Target::Group, g, static_cast<int>(axis), plan::kAllTensorClasses};
+            candidates_.push_back({d, bytes});
+            if (parameters && states) {
+                // ZeRO-1/2 style: only the optimizer states (and gradients) of what the group reaches.
+                candidates_.push_back({Decision{Decision::Target::Group, g, static_cast<int>(axis), zero1}, bytes / 4});
+                candidates_.push_back({Decision{Decision::Target::Group, g, static_cast<int>(axis), zero2}, bytes / 4});
+            }
+        }
+    }
+    repeated_.assign(space.names.size(), {});
+    for (const auto& c : space.conflicts) {
+        if (c.kind != analysis::ConflictKind::RepeatedName) continue;
+        int most = 0;
+        for (const auto& site : c.sites) most = std::max(most, static_cast<int>(site.dimensions.size()));
+        repeated_[c.name.index] = {most};
+    }
+}
+
+std::vector<std::size_t> ActionSpace::legal(const Plan& plan) const {
+    std::vector<std::size_t> out;
+    const auto& space = model_->space();
+    const auto& mesh = model_->mesh();
+    for (std::size_t i = 0; i < candidates_.size(); ++i) {
+        const Decision& d = candidates_[i].decision;
+        bool ok = true;
+        std::int64_t product = mesh.axes[static_cast<std::size_t>(d.axis)].size;
+        for (const auto& taken : plan.decisions) {
+            if (sameTargetAndAxis(taken, d)) ok = false;
+            if (taken.target == d.target && taken.index == d.index && (taken.tensors & d.tensors))
+                product *= mesh.axes[static_cast<std::size_t>(taken.axis)].size;
+        }
+        for (const auto& f : plan.forbidden)
+            if (sameTargetAndAxis(f, d)) ok = false;
+        const auto& group = space.groups[d.index];
+        if (ok && space.name(group.names.front()).size % product != 0) ok = false;
+        if (ok) out.push_back(i);
+    }
+    return out;
+}
+
+std::vector<Action> ActionSpace::pendingResolutions(const Plan& plan) const {
+    if (plan.decisions.empty()) return {};
+    const auto& last = plan.decisions.back();
+    const auto names = model_->planContext().namesOf(last);
+    for (auto n : names) {
+        if (repeated_[n.index].empty()) continue;
+        const bool resolved = std::any_of(plan.resolutions.begin(), plan.resolutions.end(), [&](const plan::Resolution& r) { return r.name == n; });
+        if (resolved) continue;
+        std::vector<Action> out;
+        for (int k = 0; k < repeated_[n.index].front(); ++k) out.push_back({Action::Kind::Resolve, {}, {n, k}});
+        return out;
+    }
+    return {};
+}
+
+std::string ActionSpace::describe(const Action& action) const {
+    switch (action.kind) {
+        case Action::Kind::Decide: return plan::decisionText(action.decision, model_->planContext(), model_->mesh());
+        case Action::Kind::Resolve:
+            return "resolve " + model_->space().name(action.resolution.name).label + ": dimension " + std::to_string(action.resolution.dimension);
+        case Action::Kind::Stop: return "stop";
+    }
+    return "?";
+}
+
+double reward(const cost::Evaluation& e, double lowerBound) {
+    if (e.feasible) return 0.5 + 0.5 * (e.stepTime > 0 ? std::min(1.0, lowerBound / e.stepTime) : 1.0);
+    const double fit = e.peakMemory > 0 ? std::min(1.0, e.capacity / e.peakMemory) : 1.0;
+    return 0.5 * fit * fit;
+}
+
+namespace {
+
+Plan withAction(Plan plan, const Action& action) {
+    if (action.kind == Action::Kind::Decide) plan.decisions.push_back(action.decision);
+    if (action.kind == Action::Kind::Resolve) plan.resolutions.push_back(action.resolution);
+    return plan;
+}
+
+struct CacheEntry {
+    double reward = 0;
+};
+
+// Evaluations shared by all threads: a transposition cache keyed by the shardings.
+class Evaluations {
+public:
+    Evaluations(const cost::CostModel& model) : model_(model), lowerBound_(model.lowerBoundTime()) {}
+
+    // Returns the reward; `fresh` is set when this call evaluated it (then `evaluation` is filled).
+    double evaluate(cost::Evaluator& evaluator, const Plan& plan, bool& fresh, cost::Evaluation* evaluation) {
+        const auto applied = plan::applyPlan(model_.planContext(), model_.mesh(), plan);
+        const std::uint64_t key = shardingHash(applied);
+        {
+            std::lock_guard lock(mutex_);
+            auto it = cache_.find(key);
+            if (it != cache_.end()) {
+                fresh = false;
+                ++hits_;
+                return it->second.reward;
+            }
+        }
+        const cost::Evaluation& e = evaluator.evaluate(plan);
+        const double r = reward(e, lowerBound_);
+        if (evaluation) *evaluation = e;
+        std::lock_guard lock(mutex_);
+        cache_.emplace(key, CacheEntry{r});
+        ++evaluations_;
+        fresh = true;
+        return r;
+    }
+    std::uint64_t hashOf(const Plan& plan) const { return shardingHash(plan::applyPlan(model_.planContext(), model_.mesh(), plan)); }
+    std::int64_t evaluations() const {
+        std::lock_guard lock(mutex_);
+        return evaluations_;
+    }
+    std::int64_t hits() const {
+        std::lock_guard lock(mutex_);
+        return hits_;
+    }
+    double lowerBound() const { return lowerBound_; }
+
+private:
+    const cost::CostModel& model_;
+    double lowerBound_;
+    mutable std::mutex mutex_;
+    std::unordered_map<std::uint64_t, CacheEntry> cache_;
+    std::int64_t evaluations_ = 0, hits_ = 0;
+};
+
+}  // namespace
+
+// ------------------------------------------------------------------------------------------------------ Search
+
+struct Search::Impl {
+    struct Node {
+        std::int64_t parent = -1;
+        Action action;
+        int depth = 0;  // decisions taken after the pins
+        std::vector<std::int64_t> children;
+        std::vector<Action> untried;
+        bool expanded = false, terminal = false, dirty = true;
+        double visits = 0, valueSum = 0, best = 0;
+        std::uint64_t hash = 0;
+        std::string status;
+    };
+
+    const cost::CostModel& model;
+    Plan start;
+    SearchOptions options;
+    ActionSpace actions;
+    Evaluations evaluations;
+    std::deque<Node> nodes;
+    mutable std::mutex treeMutex, bestMutex, observerMutex;
+    std::optional<Found> bestFound;
+    std::atomic<bool> stopped{false}, paused{false};
+    std::condition_variable pauseCondition;
+    std::mutex pauseMutex;
+    std::atomic<std::int64_t> iterations{0};
+    std::int64_t lastImprovement = 0;
+    bool seeded = false;
+    std::chrono::steady_clock::time_point runStart;
+    std::int64_t runIterationsStart = 0;
+    double lastProgress = 0;
+    double low = 1e300, high = -1e300;  // rewards seen (under the tree lock)
+
+    Impl(const cost::CostModel& m, Plan s, SearchOptions o)
+        : model(m), start(std::move(s)), options(o), actions(m, o.maxGroups), evaluations(m) {
+        start.pinned = start.decisions.size();
+        Node root;
+        root.hash = evaluations.hashOf(start);
+        nodes.push_back(std::move(root));
+    }
+
+    Plan planOf(std::int64_t id) const {
+        std::vector<const Action*> path;
+        for (std::int64_t n = id; n > 0; n = nodes[static_cast<std::size_t>(n)].parent) path.push_back(&nodes[static_cast<std::size_t>(n)].action);
+        Plan plan = start;
+        for (auto it = path.rbegin(); it != path.rend(); ++it) plan = withAction(std::move(plan), **it);
+        return plan;
+    }
+
+    // The actions of a state, in rank order: pending resolutions only, else legal decisions then stop.
+    std::vector<Action> actionsOf(const Plan& plan, int depth) const {
+        auto resolutions = actions.pendingResolutions(plan);
+        if (!resolutions.empty()) return resolutions;
+        std::vector<Action> out;
+        if (depth < options.maxDecisions)
+            for (std::size_t i : actions.legal(plan)) out.push_back({Action::Kind::Decide, actions.candidates()[i].decision, {}});
+        out.push_back({Action::Kind::Stop, {}, {}});
+        return out;
+    }
+
+    // A node's value for UCT, scaled to the range of rewards seen so far: rewards of small models differ in the
+    // fourth decimal (T_lb/T is tiny when launches dominate), which a fixed exploration constant would drown.
+    double value(const Node& n) const {
+        if (n.visits <= 0) return 0;
+        const double v = options.maxBackup ? n.best : n.valueSum / n.visits;
+        return high > low ? (v - low) / (high - low) : 0.5;
+    }
+
+    // Selection and expansion under the tree lock; returns the path (root first).
+    std::vector<std::int64_t> select() {
+        std::vector<std::int64_t> path{0};
+        std::int64_t current = 0;
+        while (true) {
+            Node& node = nodes[static_cast<std::size_t>(current)];
+            if (node.terminal) break;
+            if (!node.expanded) {
+                node.untried = actionsOf(planOf(current), node.depth);
+                std::reverse(node.untried.begin(), node.untried.end());  // pop_back takes the best ranked first
+                node.expanded = true;
+            }
+            bool created = false;
+            while (!node.untried.empty()) {
+                const Action action = node.untried.back();
+                node.untried.pop_back();
+                Node child;
+                child.parent = current;
+                child.action = action;
+                child.depth = node.depth + (action.kind == Action::Kind::Decide ? 1 : 0);
+                if (action.kind == Action::Kind::Stop) {
+                    child.terminal = true;
+                    child.hash = node.hash;
+                    child.status = "stop";
+                } else {
+                    child.hash = evaluations.hashOf(withAction(planOf(current), action));
+                    // A decision that changes no sharding leads nowhere new.
+                    if (action.kind == Action::Kind::Decide && child.hash == node.hash) continue;
+                }
+                const std::int64_t id = static_cast<std::int64_t>(nodes.size());
+                nodes[static_cast<std::size_t>(current)].children.push_back(id);
+                nodes.push_back(std::move(child));
+                path.push_back(id);
+                created = true;
+                break;
+            }
+            if (created) break;
+            Node& parent = nodes[static_cast<std::size_t>(current)];
+            if (parent.children.empty()) {
+                parent.terminal = true;
+                break;
+            }
+            // UCT over the children (virtual losses count as visits with value 0).
+            const double logN = std::log(std::max(1.0, parent.visits));
+            std::int64_t chosen = -1;
+            double bestScore = -1;
+            for (std::int64_t c : parent.children) {
+                const Node& child = nodes[static_cast<std::size_t>(c)];
+                if (child.terminal && child.visits > 0 && child.action.kind == Action::Kind::Stop && parent.children.size() > 1) {
+                    // A stop child is one fixed plan: visit it again only on its merit.
+                }
+                const double n = std::max(child.visits, 1e-9);
+                const double score = value(child) + options.exploration * std::sqrt(logN / n);
+                if (score > bestScore) bestScore = score, chosen = c;
+            }
+            current = chosen;
+            path.push_back(current);
+        }
+        for (auto id : path) nodes[static_cast<std::size_t>(id)].visits += options.virtualLoss;
+        return path;
+    }
+
+    void backup(const std::vector<std::int64_t>& path, double r) {
+        low = std::min(low, r);
+        high = std::max(high, r);
+        for (auto id : path) {
+            Node& n = nodes[static_cast<std::size_t>(id)];
+            n.visits += 1 - options.virtualLoss;
+            n.valueSum += r;
+            n.best = std::max(n.best, r);
+            n.dirty = true;
+        }
+    }
+
+    void offer(const Plan& plan, const cost::Evaluation& e, double r, const std::string& origin, SearchObserver* observer) {
+        std::unique_lock lock(bestMutex);
+        if (bestFound && r <= bestFound->reward) return;
+        Found f;
+        f.plan = plan;
+        f.evaluation = e;
+        f.reward = r;
+        f.iteration = iterations.load();
+        f.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - runStart).count();
+        f.origin = origin;
+        bestFound = f;
+        lastImprovement = f.iteration;
+        lock.unlock();
+        if (observer) {
+            std::lock_guard o(observerMutex);
+            observer->newBest(f);
+        }
+    }
+
+    // Seeds: the expert plans (after the pins), each evaluated; their paths enter the tree where they are
+    // made of the search's own actions.
+    void seedExperts(cost::Evaluator& evaluator, SearchObserver* observer) {
+        for (const auto& expert : plan::expertPlans()) {
+            auto p = plan::expertPlan(expert.id, model.planContext(), model.mesh());
+            if (!p) continue;
+            Plan seededPlan = start;
+            for (const auto& d : p->decisions) {
+                const bool forbidden = std::any_of(start.forbidden.begin(), start.forbidden.end(), [&](const Decision& f) { return sameTargetAndAxis(f, d); });
+                if (!forbidden) seededPlan.decisions.push_back(d);
+            }
+            bool fresh = false;
+            cost::Evaluation e;
+            const double r = evaluations.evaluate(evaluator, seededPlan, fresh, &e);
+            if (fresh) offer(seededPlan, e, r, "expert:" + expert.id, observer);
+            // Walk the tree along the expert's decisions while they are candidate actions.
+            std::lock_guard lock(treeMutex);
+            std::vector<std::int64_t> path{0};
+            std::int64_t current = 0;
+            for (std::size_t k = start.decisions.size(); k < seededPlan.decisions.size(); ++k) {
+                Node& node = nodes[static_cast<std::size_t>(current)];
+                if (node.depth >= options.maxDecisions) break;
+                if (!node.expanded) {
+                    node.untried = actionsOf(planOf(current), node.depth);
+                    std::reverse(node.untried.begin(), node.untried.end());
+                    node.expanded = true;
+                }
+                const Action want{Action::Kind::Decide, seededPlan.decisions[k], {}};
+                std::int64_t next = -1;
+                for (auto c : node.children)
+                    if (nodes[static_cast<std::size_t>(c)].action == want) next = c;
+                if (next < 0) {
+                    auto it = std::find(node.untried.begin(), node.untried.end(), want);
+                    if (it == node.untried.end()) break;
+                    node.untried.erase(it);
+                    Node child;
+                    child.parent = current;
+                    child.action = want;
+                    child.depth = node.depth + 1;
+                    child.hash = evaluations.hashOf(withAction(planOf(current), want));
+                    next = static_cast<std::int64_t>(nodes.size());
+                    nodes[static_cast<std::size_t>(current)].children.push_back(next);
+                    nodes.push_back(std::move(child));
+                }
+                current = next;
+                path.push_back(current);
+                if (!actions.pendingResolutions(planOf(current)).empty()) break;
+            }
+            for (auto id : path) nodes[static_cast<std::size_t>(id)].visits += options.virtualLoss;
+            backup(path, r);
+        }
+    }
+
+    bool budgetLeft() {
+        if (stopped) return false;
+        const std::int64_t done = iterations.load() - runIterationsStart;
+        if (options.budget.iterations > 0 && done >= options.budget.iterations) return false;
+        const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - runStart).count();
+        if (options.budget.seconds > 0 && seconds >= options.budget.seconds) return false;
+        if (options.budget.patience > 0) {
+            std::lock_guard lock(bestMutex);
+            if (iterations.load() - std::max(lastImprovement, runIterationsStart) >= options.budget.patience) return false;
+        }
+        return true;
+    }
+
+    void report(SearchObserver* observer, bool force) {
+        if (!observer) return;
+        const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - runStart).count();
+        std::lock_guard o(observerMutex);
+        if (!force && seconds - lastProgress < 0.2) return;
+        lastProgress = seconds;
+        Progress p;
+        p.iterations = iterations.load();
+        p.evaluations = evaluations.evaluations();
+        p.cacheHits = evaluations.hits();
+        p.seconds = seconds;
+        {
+            std::lock_guard lock(treeMutex);
+            p.treeNodes = nodes.size();
+        }
+        {
+            std::lock_guard lock(bestMutex);
+            if (bestFound) {
+                p.bestReward = bestFound->reward;
+                p.bestStepTime = bestFound->evaluation.stepTime;
+                p.bestPeakMemory = bestFound->evaluation.peakMemory;
+                p.bestFeasible = bestFound->evaluation.feasible;
+            }
+        }
+        observer->progress(p);
+    }
+
+    void worker(int index, SearchObserver* observer) {
+        cost::Evaluator evaluator(model);
+        std::mt19937_64 random(options.seed * 0x9E3779B97F4A7C15ull + static_cast<std::uint64_t>(index));
+        if (index == 0 && !seeded) {
+            seeded = true;
+            if (options.seedWithExperts) seedExperts(evaluator, observer);
+            // The pins alone are a plan too.
+            bool fresh = false;
+            cost::Evaluation e;
+            const double r = evaluations.evaluate(evaluator, start, fresh, &e);
+            if (fresh) offer(start, e, r, "search", observer);
+        }
+        while (budgetLeft()) {
+            if (paused) {
+                std::unique_lock lock(pauseMutex);
+                pauseCondition.wait(lock, [&] { return !paused || stopped; });
+                continue;
+            }
+            std::vector<std::int64_t> path;
+            Plan plan;
+            bool terminal = false;
+            int depth = 0;
+            {
+                std::lock_guard lock(treeMutex);
+                path = select();
+                const Node& leaf = nodes[static_cast<std::size_t>(path.back())];
+                plan = planOf(path.back());
+                terminal = leaf.terminal;
+                depth = leaf.depth;
+                if (terminal && path.size() == 1 && leaf.children.empty()) {
+                    // The whole tree is explored: nothing more to learn.
+                    nodes[0].visits -= options.virtualLoss;
+                    stopped = true;
+                    break;
+                }
+            }
+            // Rollout: random legal actions, weighted by rank, until stop or the depth limit.
+            while (!terminal) {
+                auto resolutions = actions.pendingResolutions(plan);
+                if (!resolutions.empty()) {
+                    plan = withAction(std::move(plan), resolutions[random() % resolutions.size()]);
+                    continue;
+                }
+                if (depth >= options.maxDecisions || std::uniform_real_distribution<double>(0, 1)(random) < options.stopProbability) break;
+                const auto legal = actions.legal(plan);
+                if (legal.empty()) break;
+                double total = 0;
+                for (auto i : legal) total += actions.candidates()[i].weight;
+                double pick = std::uniform_real_distribution<double>(0, total)(random);
+                std::size_t chosen = legal.back();
+                for (auto i : legal) {
+                    pick -= actions.candidates()[i].weight;
+                    if (pick <= 0) {
+                        chosen = i;
+                        break;
+                    }
+                }
+                plan.decisions.push_back(actions.candidates()[chosen].decision);
+                ++depth;
+            }
+            bool fresh = false;
+            cost::Evaluation e;
+            const double r = evaluations.evaluate(evaluator, plan, fresh, &e);
+            iterations.fetch_add(1);
+            if (fresh) offer(plan, e, r, "search", observer);
+            {
+                std::lock_guard lock(treeMutex);
+                backup(path, r);
+            }
+            report(observer, false);
+        }
+    }
+
+    Found run(SearchObserver* observer) {
+        stopped = false;
+        runStart = std::chrono::steady_clock::now();
+        runIterationsStart = iterations.load();
+        lastProgress = -1;
+        const int threads = std::max(1, options.threads);
+        std::vector<std::thread> pool;
+        for (int i = 1; i < threads; ++i) pool.emplace_back([this, i, observer] { worker(i, observer); });
+        worker(0, observer);
+        for (auto& t : pool) t.join();
+        report(observer, true);
+        std::lock_guard lock(bestMutex);
+        return bestFound ? *bestFound : Found{};
+    }
+};
+
+Search::Search(const cost::CostModel& model, Plan start, SearchOptions options) : impl_(std::make_unique<Impl>(model, std::move(start), options)) {}
+Search::~Search() = default;
+Found Search::run(SearchObserver* observer) { return impl_->run(observer); }
+void Search::pause() { impl_->paused = true; }
+void Search::resume() {
+    impl_->paused = false;
+    impl_->pauseCondition.notify_all();
+}
+void Search::stop() {
+    impl_->stopped = true;
+    impl_->pauseCondition.notify_all();
+}
+std::optional<Found> Search::best() const {
+    std::lock_guard lock(impl_->bestMutex);
+    return impl_->bestFound;
+}
+std::size_t Search::treeSize() const {
+    std::lock_guard lock(impl_->treeMutex);
+    return impl_->nodes.size();
+}
+std::vector<TreeNode> Search::changedNodes() {
+    std::lock_guard lock(impl_->treeMutex);
+    std::vector<TreeNode> out;
+    for (std::size_t i = 0; i < impl_->nodes.size(); ++i) {
+        auto& n = impl_->nodes[i];
+        if (!n.dirty) continue;
+        n.dirty = false;
+        std::string status = n.status;
+        if (status.empty() && n.terminal) status = "explored";
+        out.push_back({static_cast<std::int64_t>(i), n.parent, i == 0 ? "root" : impl_->actions.describe(n.action),
+                       static_cast<std::int64_t>(std::llround(n.visits)), n.valueSum, n.best, status});
+    }
+    return out;
+}
+
+// -------------------------------------------------------------------------------------------------- exhaustive
+
+Result<ExhaustiveResult> exhaustiveSearch(const cost::CostModel& model, const Plan& start, int maxDecisions, std::size_t maxStates,
+                                          std::size_t maxGroups) {
+    ActionSpace actions(model, maxGroups);
+    Evaluations evaluations(model);
+    cost::Evaluator evaluator(model);
+    ExhaustiveResult result;
+    std::unordered_set<std::uint64_t> seen;
+    bool haveBest = false;
+    // Depth-first over states; a state seen before (same shardings) is not expanded again.
+    struct Frame {
+        Plan plan;
+        int depth;
+    };
+    std::vector<Frame> stack{{start, 0}};
+    while (!stack.empty()) {
+        Frame frame = std::move(stack.back());
+        stack.pop_back();
+        const auto applied = plan::applyPlan(model.planContext(), model.mesh(), frame.plan);
+        if (!seen.insert(shardingHash(applied)).second) continue;
+        if (seen.size() > maxStates)
+            return makeError("search.too-large", "the decision space has more than " + std::to_string(maxStates) + " sharding states within " +
+                                                     std::to_string(maxDecisions) + " decisions; use the tree search instead");
+        bool fresh = false;
+        cost::Evaluation e;
+        const double r = evaluations.evaluate(evaluator, frame.plan, fresh, &e);
+        if (fresh && (!haveBest || r > result.best.reward)) {
+            haveBest = true;
+            result.best.plan = frame.plan;
+            result.best.evaluation = e;
+            result.best.reward = r;
+            result.best.origin = "exhaustive";
+        }
+        if (frame.depth >= maxDecisions) continue;
+        const auto legal = actions.legal(frame.plan);
+        for (auto it = legal.rbegin(); it != legal.rend(); ++it) {
+            // A decision and the resolutions it calls for are one step: each resolution is its own successor.
+            std::vector<Plan> successors;
+            Plan next = frame.plan;
+            next.decisions.push_back(actions.candidates()[*it].decision);
+            std::vector<Plan> pending{std::move(next)};
+            while (!pending.empty()) {
+                Plan p = std::move(pending.back());
+                pending.pop_back();
+                auto resolutions = actions.pendingResolutions(p);
+                if (resolutions.empty()) {
+                    successors.push_back(std::move(p));
+                    continue;
+                }
+                for (const auto& resolution : resolutions) pending.push_back(withAction(p, resolution));
+            }
+            for (auto& p : successors) stack.push_back({std::move(p), frame.depth + 1});
+        }
+    }
+    result.states = seen.size();
+    return result;
+}
+
+}  // namespace shardscope::search

@@ -1,0 +1,201 @@
+// The plan search: MCTS reproducibility, pins, stop and pause from another thread, the expert seeds, and the
+// exhaustive optimum as the reference for the search's optimality gap.
+#include <QtTest>
+#include <thread>
+
+#include "test_support.h"
+
+#include "shardscope/analysis/decision_space.h"
+#include "shardscope/cost/cost_model.h"
+#include "shardscope/mesh/hardware.h"
+#include "shardscope/mesh/mesh.h"
+#include "shardscope/plan/experts.h"
+#include "shardscope/search/search.h"
+#include "shardscope/train/training_step.h"
+#include "shardscope/zoo/zoo.h"
+
+using namespace shardscope;
+using namespace shardscope::search;
+
+namespace {
+
+struct Problem {
+    train::TrainingStep step;
+    analysis::DecisionSpace space;
+    std::unique_ptr<cost::CostModel> model;
+    Problem(const std::string& zooName, const std::string& meshSpec, const std::string& hardware = "h100") {
+        auto forward = zoo::build(*zoo::parseModelSpec(zooName));
+        if (!forward) qFatal("%s", forward.errorMessage().c_str());
+        auto built = train::buildTrainingStep(*forward);
+        if (!built) qFatal("%s", built.errorMessage().c_str());
+        step = std::move(built).value();
+        space = analysis::analyze(step.graph);
+        auto hw = mesh::loadHardware(hardware);
+        auto m = mesh::makeMesh(meshSpec, *hw);
+        if (!m) qFatal("%s", m.errorMessage().c_str());
+        model = std::make_unique<cost::CostModel>(step.graph, space, *m, *hw);
+    }
+    plan::Decision decide(const std::string& group, const std::string& axis) const {
+        for (std::size_t g = 0; g < space.groups.size(); ++g)
+            if (space.groups[g].label == group) return {plan::Decision::Target::Group, static_cast<std::uint32_t>(g), *model->mesh().axisIndex(axis)};
+        qFatal("no group %s", group.c_str());
+        return {};
+    }
+};
+
+const char* kSmallGpt = "gpt:layers=2,d_model=128,heads=4,seq=64,batch=8,vocab=512,dtype=bf16";
+
+struct Recorder : SearchObserver {
+    std::vector<Found> found;
+    std::vector<Progress> reports;
+    void newBest(const Found& f) override { found.push_back(f); }
+    void progress(const Progress& p) override { reports.push_back(p); }
+};
+
+}  // namespace
+
+class TestSearch : public QObject {
+    Q_OBJECT
+private slots:
+    // One thread and a fixed seed give the same tree and the same plan, bit for bit.
+    void oneThreadIsReproducible() {
+        Problem p(kSmallGpt, "data=2,model=4");
+        SearchOptions options;
+        options.seed = 42;
+        options.budget.iterations = 300;
+        auto runOnce = [&](std::vector<TreeNode>& tree) {
+            Search search(*p.model, plan::Plan{}, options);
+            const Found f = search.run();
+            tree = search.changedNodes();
+            return f;
+        };
+        std::vector<TreeNode> treeA, treeB;
+        const Found a = runOnce(treeA), b = runOnce(treeB);
+        QCOMPARE(a.plan, b.plan);
+        QCOMPARE(a.reward, b.reward);
+        QCOMPARE(treeA.size(), treeB.size());
+        QVERIFY(treeA.size() > 50);
+        for (std::size_t i = 0; i < treeA.size(); ++i) {
+            QCOMPARE(treeA[i].action, treeB[i].action);
+            QCOMPARE(treeA[i].visits, treeB[i].visits);
+            QCOMPARE(treeA[i].valueSum, treeB[i].valueSum);
+        }
+        options.seed = 43;
+        std::vector<TreeNode> treeC;
+        Search other(*p.model, plan::Plan{}, options);
+        other.run();
+        treeC = other.changedNodes();
+        bool differs = treeC.size() != treeA.size();
+        for (std::size_t i = 0; !differs && i < treeA.size(); ++i) differs = treeA[i].visits != treeC[i].visits;
+        QVERIFY2(differs, "another seed explores differently");
+    }
+
+    // The search never returns worse than the best expert plan it was seeded with.
+    void searchIsAtLeastTheBestExpert() {
+        Problem p(kSmallGpt, "data=2,model=4");
+        double bestExpert = 0;
+        for (const auto& e : plan::expertPlans()) {
+            auto plan = plan::expertPlan(e.id, p.model->planContext(), p.model->mesh());
+            if (plan) bestExpert = std::max(bestExpert, reward(cost::evaluate(*p.model, *plan), p.model->lowerBoundTime()));
+        }
+        SearchOptions options;
+        options.budget.iterations = 200;
+        Recorder recorder;
+        Search search(*p.model, plan::Plan{}, options);
+        const Found f = search.run(&recorder);
+        QVERIFY(f.reward >= bestExpert);
+        QVERIFY(!recorder.found.empty());
+        for (std::size_t i = 1; i < recorder.found.size(); ++i) QVERIFY(recorder.found[i].reward > recorder.found[i - 1].reward);
+        QVERIFY(!recorder.reports.empty());
+        QCOMPARE(recorder.reports.back().iterations, std::int64_t{200});
+    }
+
+    // Pins come first in every plan; forbidden decisions never appear.
+    void pinsAreRespected() {
+        Problem p(kSmallGpt, "data=2,model=4");
+        plan::Plan start;
+        start.decisions = {p.decide("batch", "data")};
+        start.forbidden = {p.decide("layers.*.mlp.d_ff", "model")};
+        SearchOptions options;
+        options.budget.iterations = 300;
+        Recorder recorder;
+        Search search(*p.model, start, options);
+        search.run(&recorder);
+        QVERIFY(!recorder.found.empty());
+        const auto forbidden = start.forbidden.front();
+        for (const auto& f : recorder.found) {
+            QVERIFY(!f.plan.decisions.empty());
+            QCOMPARE(f.plan.decisions.front(), start.decisions.front());
+            QCOMPARE(f.plan.pinned, std::size_t{1});
+            for (const auto& d : f.plan.decisions) QVERIFY(!(d.target == forbidden.target && d.index == forbidden.index && d.axis == forbidden.axis));
+        }
+        for (const auto& node : search.changedNodes()) QVERIFY(node.action.find("layers.*.mlp.d_ff, model") == std::string::npos);
+    }
+
+    // Within 1% of the exhaustive optimum on a space small enough to enumerate.
+    void nearTheExhaustiveOptimum() {
+        Problem p("mlp:layers=2,d_model=256,d_ff=1024,batch=64,dtype=bf16", "data=4,model=2");
+        auto exhaustive = exhaustiveSearch(*p.model, plan::Plan{}, 3);
+        QVERIFY2(exhaustive, exhaustive.errorMessage().c_str());
+        QVERIFY(exhaustive->states > 10);
+        SearchOptions options;
+        options.budget.iterations = 1500;
+        options.maxDecisions = 3;
+        options.threads = 2;
+        options.seedWithExperts = false;  // the tree alone must get there
+        Search search(*p.model, plan::Plan{}, options);
+        const Found f = search.run();
+        double bestExpert = 0;
+        for (const auto& e : plan::expertPlans()) {
+            auto plan = plan::expertPlan(e.id, p.model->planContext(), p.model->mesh());
+            if (plan) bestExpert = std::max(bestExpert, reward(cost::evaluate(*p.model, *plan), p.model->lowerBoundTime()));
+        }
+        qInfo("exhaustive: %zu states, best reward %.6f (step %.3f us); search %.6f (%.3f us); best expert %.6f", exhaustive->states,
+              exhaustive->best.reward, exhaustive->best.evaluation.stepTime * 1e6, f.reward, f.evaluation.stepTime * 1e6, bestExpert);
+        QVERIFY(exhaustive->best.reward > bestExpert);  // the space holds something better than the experts
+        QVERIFY(exhaustive->best.evaluation.feasible && f.evaluation.feasible);
+        QVERIFY(f.evaluation.stepTime <= exhaustive->best.evaluation.stepTime * 1.01);
+        QVERIFY(f.reward <= exhaustive->best.reward + 1e-12);
+    }
+
+    void exhaustiveRefusesLargeSpaces() {
+        Problem p(kSmallGpt, "data=2,model=4");
+        auto r = exhaustiveSearch(*p.model, plan::Plan{}, 8, 100);
+        QVERIFY(!r);
+        QVERIFY(r.errorMessage().find("more than 100 sharding states") != std::string::npos);
+    }
+
+    // stop() and pause()/resume() from another thread; run() continues the tree with a fresh budget.
+    void stopAndPauseFromAnotherThread() {
+        Problem p(kSmallGpt, "data=2,model=4");
+        SearchOptions options;
+        options.threads = 2;
+        options.budget.seconds = 60;
+        Search search(*p.model, plan::Plan{}, options);
+        std::thread controller([&] {
+            std::this_thread::sleep_for(std::chrono::milliseconds(200));
+            search.pause();
+            std::this_thread::sleep_for(std::chrono::milliseconds(200));
+            search.resume();
+            std::this_thread::sleep_for(std::chrono::milliseconds(200));
+            search.stop();
+        });
+        QElapsedTimer timer;
+        timer.start();
+        search.run();
+        controller.join();
+        QVERIFY(timer.elapsed() < 5000);
+        const std::size_t size = search.treeSize();
+        // run() again continues the same tree.
+        std::thread stopper([&] {
+            std::this_thread::sleep_for(std::chrono::milliseconds(300));
+            search.stop();
+        });
+        search.run();
+        stopper.join();
+        QVERIFY(search.treeSize() > size);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestSearch)
+#include "tst_search.moc"
