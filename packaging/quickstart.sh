@@ -22,7 +22,7 @@ jobs=${JOBS:-$(nproc)}
 packages=(
   g++ cmake ninja-build ccache pkg-config
   qt6-base-dev qt6-base-dev-tools qt6-qpa-plugins libgl-dev fonts-dejavu-core
-  libgraphviz-dev libsqlite3-dev libonnx-dev libprotobuf-dev protobuf-compiler
+  libgraphviz-dev libsqlite3-dev zlib1g-dev libonnx-dev libprotobuf-dev protobuf-compiler
   nlohmann-json3-dev libcli11-dev
   xvfb xauth
 )

@@ -6,7 +6,13 @@
 #include <QProcess>
 #include <QTemporaryFile>
 #include <QRegularExpression>
+#include <QTemporaryDir>
 #include <QtTest>
+#include <sqlite3.h>
+
+#include "shardscope/store/workspace.h"
+
+using namespace shardscope;
 
 namespace {
 
@@ -157,6 +163,92 @@ private slots:
         for (const char* id : {"dp", "zero1", "zero2", "zero3", "megatron", "megatron-sp", "dp-tp", "fsdp-tp"}) QVERIFY2(all.out.contains(id), id);
     }
 
+    // `search` keeps its session in a workspace; the same seed on one thread gives the same plan; `plans` lists
+    // it, `compare` puts two plans side by side; pins are honoured.
+    void searchPlansAndCompare() {
+        QTemporaryDir dir;
+        const QString workspace = dir.filePath("w.shardscope");
+        const QString model = "zoo:gpt:layers=2,d_model=64,heads=4,seq=32,batch=8,vocab=128";
+        const QStringList common{"search", model, "--train", "--mesh", "data=2,model=2", "--budget", "150it", "--threads", "1", "--seed", "3", "--json"};
+        const Run a = cli(common + QStringList{"--workspace", workspace, "--session", "first", "--pin", "batch=data"});
+        QCOMPARE(a.exitCode, 0);
+        const QJsonObject oa = QJsonDocument::fromJson(a.out.toUtf8()).object();
+        QCOMPARE(oa["version"].toInt(), 1);
+        const QJsonObject best = oa["best"].toObject();
+        for (const char* key : {"step_time_s", "peak_memory_bytes", "feasible", "memory_breakdown", "collectives", "plan"}) QVERIFY2(best.contains(key), key);
+        QVERIFY(oa["experts"].toArray().size() >= 8);
+        for (const auto& e : oa["experts"].toArray())
+            for (const char* key : {"id", "step_time_s", "feasible"}) QVERIFY2(e.toObject().contains(key), key);
+        const QJsonArray decisions = best["plan"].toObject()["decisions"].toArray();
+        QVERIFY(!decisions.isEmpty());
+        QCOMPARE(decisions.first().toObject()["group"].toString(), QString("batch"));
+        QCOMPARE(decisions.first().toObject()["axis"].toString(), QString("data"));
+        QCOMPARE(best["plan"].toObject()["pinned"].toInt(), 1);
+        // The same search again (a second session of the same workspace) finds the same plan.
+        const Run b = cli(common + QStringList{"--workspace", workspace, "--pin", "batch=data"});
+        QCOMPARE(b.exitCode, 0);
+        const QJsonObject ob = QJsonDocument::fromJson(b.out.toUtf8()).object();
+        QCOMPARE(ob["best"].toObject()["plan"].toObject(), best["plan"].toObject());
+        QCOMPARE(ob["workspace"].toObject()["session"].toInt(), 2);
+        // plans: both sessions with their plans.
+        const Run listing = cli({"plans", workspace, "--json"});
+        QCOMPARE(listing.exitCode, 0);
+        const QJsonArray sessions = QJsonDocument::fromJson(listing.out.toUtf8()).object()["sessions"].toArray();
+        QCOMPARE(sessions.size(), 2);
+        QCOMPARE(sessions[0].toObject()["name"].toString(), QString("first"));
+        QVERIFY(sessions[0].toObject()["tree_nodes"].toInt() > 10);
+        const QJsonArray plans = sessions[0].toObject()["plans"].toArray();
+        QVERIFY(plans.size() >= 8);
+        const int firstPlan = plans.first().toObject()["id"].toInt();
+        const int lastPlan = sessions[1].toObject()["plans"].toArray().last().toObject()["id"].toInt();
+        const Run text = cli({"plans", workspace});
+        QVERIFY(text.out.contains("session 1 \"first\""));
+        QVERIFY(text.out.contains("expert:megatron"));
+        // compare: across the two sessions.
+        const Run compared = cli({"compare", workspace + ":" + QString::number(firstPlan), workspace + ":" + QString::number(lastPlan)});
+        QCOMPARE(compared.exitCode, 0);
+        QVERIFY(compared.out.contains("step time"));
+        QVERIFY(compared.out.contains("decisions"));
+        // A workspace of another model is refused.
+        const Run other = cli({"search", "zoo:demo", "--budget", "10it", "--workspace", workspace});
+        QVERIFY(other.exitCode != 0);
+        QVERIFY2(other.err.contains("holds the model"), qPrintable(other.err));
+    }
+
+    // A search killed with SIGKILL leaves a workspace that opens, passes integrity_check and keeps what it flushed.
+    void killedSearchKeepsTheWorkspace() {
+        QTemporaryDir dir;
+        const QString workspace = dir.filePath("killed.shardscope");
+        QProcess process;
+        process.start(QStringLiteral(SHARDSCOPE_CLI), {"search", "zoo:gpt:layers=2,d_model=64,heads=4,seq=32,batch=8,vocab=128", "--train", "--mesh",
+                                                       "data=2,model=2", "--budget", "120s", "--workspace", workspace});
+        QVERIFY(process.waitForStarted());
+        int lines = 0;
+        QElapsedTimer timer;
+        timer.start();
+        while (lines < 3 && timer.elapsed() < 60000) {
+            process.waitForReadyRead(1000);
+            lines += QString::fromUtf8(process.readAllStandardError()).count("search:");
+        }
+        QVERIFY2(lines >= 3, "the search reports progress once a second");
+        process.kill();  // SIGKILL
+        QVERIFY(process.waitForFinished());
+        auto opened = store::Workspace::open(workspace.toStdString());
+        QVERIFY2(opened, opened.errorMessage().c_str());
+        sqlite3* db = nullptr;
+        QCOMPARE(sqlite3_open_v2(workspace.toUtf8().constData(), &db, SQLITE_OPEN_READONLY, nullptr), SQLITE_OK);
+        sqlite3_stmt* statement = nullptr;
+        QCOMPARE(sqlite3_prepare_v2(db, "PRAGMA integrity_check", -1, &statement, nullptr), SQLITE_OK);
+        QCOMPARE(sqlite3_step(statement), SQLITE_ROW);
+        QCOMPARE(QString(reinterpret_cast<const char*>(sqlite3_column_text(statement, 0))), QString("ok"));
+        sqlite3_finalize(statement);
+        sqlite3_close(db);
+        const auto sessions = opened->sessions();
+        QCOMPARE(sessions.size(), std::size_t{1});
+        QVERIFY(opened->plans(sessions.front().id).size() >= 8);  // the experts, saved before the search
+        QVERIFY(opened->nodeCount(sessions.front().id) > 0);        // the tree up to the last flush
+    }
+
     void helpEverywhere_data() {
         QTest::addColumn<QStringList>("arguments");
         QTest::addColumn<QString>("mentions");
@@ -188,6 +280,11 @@ private slots:
         QTest::newRow("unknown hardware") << QStringList{"evaluate", "zoo:demo", "--hardware", "h900"} << "h900";
         QTest::newRow("unknown expert") << QStringList{"evaluate", "zoo:demo", "--plan", "expert:zero4"} << "unknown expert plan 'zero4'";
         QTest::newRow("missing plan") << QStringList{"evaluate", "zoo:demo", "--plan", "p.json"} << "cannot read plan file 'p.json'";
+        QTest::newRow("bad budget") << QStringList{"search", "zoo:demo", "--budget", "soon"} << "--budget expects 60s, 2m or 5000it";
+        QTest::newRow("bad pin") << QStringList{"search", "zoo:demo", "--pin", "batch"} << "--pin expects LABEL=AXIS";
+        QTest::newRow("unknown pin") << QStringList{"search", "zoo:demo", "--pin", "nope=data"} << "no group or name 'nope'";
+        QTest::newRow("bad compare") << QStringList{"compare", "a", "b"} << "compare expects WORKSPACE.shardscope:PLAN_ID";
+        QTest::newRow("missing workspace") << QStringList{"plans", "nothing.shardscope"} << "nothing.shardscope";
     }
     void badArgumentsGiveOneLineReason() {
         QFETCH(QStringList, arguments);

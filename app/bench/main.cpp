@@ -16,6 +16,8 @@
 #include "shardscope/mesh/hardware.h"
 #include "shardscope/mesh/mesh.h"
 #include "shardscope/plan/experts.h"
+#include "shardscope/problem.h"
+#include "shardscope/search/search.h"
 #include "shardscope/import/onnx.h"
 #include "shardscope/import/stablehlo.h"
 #include "shardscope/ir/printer.h"
@@ -232,6 +234,95 @@ int benchEvaluate(const std::vector<std::string>& models, int runs) {
     return 0;
 }
 
+// The search against the expert plans on a fixed table of training steps and meshes. Every configuration runs
+// MCTS for `seconds` (2 threads, seed 1); the table gives the best expert, MCTS's best at 1 s, 10 s and the end,
+// the time it took to come within 1% of its final best, iterations per second, and the exhaustive optimum over
+// plans of up to 3 decisions where that space is small enough (under 20,000 sharding states).
+int benchSearch(double seconds) {
+    struct Config {
+        const char* name;
+        const char* model;
+        const char* mesh;
+        const char* hardware;
+    };
+    const std::vector<Config> configs{
+        {"gpt2-small 1 node", "zoo:gpt2-small:batch=32", "data=2,model=4", "h100"},
+        {"llama3-8b 1 node (dp does not fit)", "zoo:llama3-8b:batch=8,seq=2048", "data=8", "h100"},
+        {"llama3-8b:8 layers 4 nodes", "zoo:llama3-8b:layers=8,batch=32,seq=2048", "data=4,model=8", "h100"},
+        {"mixtral-8x7b:4 layers 2 nodes", "zoo:mixtral-8x7b:layers=4,batch=16,seq=1024", "data=2,model=8", "h100"},
+        {"vit-l16 tpu-v5e", "zoo:vit-l16:batch=256", "data=8,model=4", "tpu-v5e"},
+        {"unet 1 node", "zoo:unet:batch=32", "data=8", "h100"},
+        {"gpt:24x2048 tpu-v4", "zoo:gpt:layers=24,d_model=2048,heads=16,seq=2048,batch=64", "data=16,model=4", "tpu-v4"},
+    };
+    std::printf("\n== search: MCTS (2 threads, seed 1, %.0f s) against the expert plans, mixed-precision Adam training steps\n", seconds);
+    std::printf("   step times in ms; x = best expert / plan (above 1: the search is faster); '-' = no feasible plan yet\n\n");
+    std::printf("%-36s %7s | %-12s %9s | %9s %9s %9s %6s | %8s %7s | %9s %7s\n", "configuration", "ops", "best expert", "ms", "1 s", "10 s", "end",
+                "x", "to 1% s", "it/s", "exhaust.", "states");
+    for (const auto& c : configs) {
+        shardscope::ProblemSpec spec;
+        spec.model = c.model;
+        spec.train = true;
+        spec.mixedPrecision = true;
+        spec.mesh = c.mesh;
+        spec.hardware = c.hardware;
+        auto problem = shardscope::loadProblem(spec);
+        if (!problem) {
+            std::fprintf(stderr, "%s: %s\n", c.name, problem.errorMessage().c_str());
+            return 1;
+        }
+        const auto& model = *(*problem)->costModel;
+        std::string bestExpert = "-";
+        double expertTime = 0;
+        for (const auto& e : shardscope::plan::expertPlans()) {
+            auto plan = shardscope::plan::expertPlan(e.id, model.planContext(), model.mesh());
+            if (!plan) continue;
+            const auto ev = shardscope::cost::evaluate(model, *plan);
+            if (ev.feasible && (bestExpert == "-" || ev.stepTime < expertTime)) bestExpert = e.id, expertTime = ev.stepTime;
+        }
+        struct Recorder : shardscope::search::SearchObserver {
+            std::vector<std::pair<double, shardscope::search::Found>> found;
+            shardscope::search::Progress last;
+            void newBest(const shardscope::search::Found& f) override { found.emplace_back(f.seconds, f); }
+            void progress(const shardscope::search::Progress& p) override { last = p; }
+        } recorder;
+        shardscope::search::SearchOptions options;
+        options.threads = 2;
+        options.budget.seconds = seconds;
+        shardscope::search::Search search(model, shardscope::plan::Plan{}, options);
+        const auto best = search.run(&recorder);
+        auto bestAt = [&](double t) -> double {
+            double out = 0;
+            for (const auto& [when, f] : recorder.found)
+                if (when <= t && f.evaluation.feasible) out = f.evaluation.stepTime;
+            return out;
+        };
+        double within = 0;
+        for (const auto& [when, f] : recorder.found)
+            if (f.evaluation.feasible && f.evaluation.stepTime <= best.evaluation.stepTime * 1.01) {
+                within = when;
+                break;
+            }
+        auto ms = [](double t) {
+            if (t <= 0) return std::string("-");
+            char buffer[32];
+            std::snprintf(buffer, sizeof buffer, "%.2f", t * 1e3);
+            return std::string(buffer);
+        };
+        std::string exhaustive = "-", states = "-";
+        auto ex = shardscope::search::exhaustiveSearch(model, shardscope::plan::Plan{}, 3, 20000);
+        if (ex && ex->best.evaluation.feasible) exhaustive = ms(ex->best.evaluation.stepTime), states = std::to_string(ex->states);
+        const double end = best.evaluation.feasible ? best.evaluation.stepTime : 0;
+        char ratio[16] = "-";
+        if (end > 0 && expertTime > 0) std::snprintf(ratio, sizeof ratio, "%.3f", expertTime / end);
+        std::printf("%-36s %7zu | %-12s %9s | %9s %9s %9s %6s | %8.2f %7.0f | %9s %7s\n", c.name, model.graph().body.size(), bestExpert.c_str(),
+                    ms(expertTime).c_str(), ms(bestAt(1)).c_str(), ms(bestAt(10)).c_str(), ms(end).c_str(), ratio, within,
+                    recorder.last.seconds > 0 ? static_cast<double>(recorder.last.iterations) / recorder.last.seconds : 0.0, exhaustive.c_str(),
+                    states.c_str());
+        std::fflush(stdout);
+    }
+    return 0;
+}
+
 int main(int argc, char** argv) {
     int runs = 7;
     if (const char* r = std::getenv("SHARDSCOPE_BENCH_RUNS")) runs = std::max(1, std::atoi(r));
@@ -239,8 +330,9 @@ int main(int argc, char** argv) {
     std::string sharedDir = SHARDSCOPE_SHARED_DIR;
     const std::string what = argc > 1 ? argv[1] : "all";
     if (what == "--help" || (what != "all" && what != "zoo" && what != "import" && what != "train" && what != "analysis" &&
-                              what != "evaluate")) {
-        std::puts("usage: shardscope-bench [all | zoo [PRESET...] | import [SHARED_DIR] | train [MODEL...] | analysis [LAYERS...] | evaluate [MODEL...]]");
+                              what != "evaluate" && what != "search")) {
+        std::puts("usage: shardscope-bench [all | zoo [PRESET...] | import [SHARED_DIR] | train [MODEL...] | analysis [LAYERS...] | evaluate [MODEL...] | "
+                  "search [SECONDS]]");
         return what == "--help" ? 0 : 2;
     }
     if (what == "zoo" && argc > 2) models.assign(argv + 2, argv + argc);
@@ -262,6 +354,8 @@ int main(int argc, char** argv) {
         if (int rc = benchAnalysis(depths, std::min(runs, 3))) return rc;
     std::vector<std::string> evaluateModels{"gpt2-small", "gpt3-175b"};
     if (what == "evaluate" && argc > 2) evaluateModels.assign(argv + 2, argv + argc);
-    if (what == "all" || what == "evaluate") return benchEvaluate(evaluateModels, std::min(runs, 5));
+    if (what == "all" || what == "evaluate")
+        if (int rc = benchEvaluate(evaluateModels, std::min(runs, 5))) return rc;
+    if (what == "all" || what == "search") return benchSearch(what == "search" && argc > 2 ? std::atof(argv[2]) : 60.0);
     return 0;
 }

@@ -8,13 +8,8 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 
+#include "cli.h"
 #include "shardscope/analysis/decision_space.h"
-#include "shardscope/cost/cost_model.h"
-#include "shardscope/mesh/hardware.h"
-#include "shardscope/mesh/mesh.h"
-#include "shardscope/plan/experts.h"
-#include "shardscope/plan/plan_json.h"
-#include "shardscope/report/evaluation_report.h"
 #include "shardscope/import/format.h"
 #include "shardscope/import/stablehlo.h"
 #include "shardscope/ir/printer.h"
@@ -26,6 +21,9 @@
 #include "shardscope/zoo/zoo.h"
 
 namespace {
+
+using cli::report;
+using cli::TrainingFlags;
 
 constexpr const char* kModelHelp =
     "model to load: a StableHLO (.mlir) or ONNX (.onnx) file, or zoo:NAME[:key=value,...] such as zoo:gpt2-small "
@@ -45,20 +43,6 @@ bool parseDimensions(const std::vector<std::string>& items, shardscope::import::
     }
     return true;
 }
-
-// Prints every diagnostic on its own line (errors and warnings) and returns whether loading succeeded.
-template <typename T>
-bool report(const shardscope::Result<T>& result) {
-    for (const auto& d : result.diagnostics()) std::cerr << "shardscope-cli: " << d.toString() << "\n";
-    return result.ok();
-}
-
-struct TrainingFlags {
-    bool enabled = false;
-    std::string optimizer = "adam";
-    std::string loss = "auto";
-    bool mixedPrecision = false;
-};
 
 // Replaces the model's graph by its training step; fills `summary`. Prints why and returns false on failure.
 bool toTrainingStep(shardscope::LoadedModel& model, const TrainingFlags& flags, shardscope::report::TrainingSummary& summary) {
@@ -122,84 +106,6 @@ int analyze(const std::string& source, const shardscope::import::ImportOptions& 
     const auto space = shardscope::analysis::analyze(model->graph);
     std::cout << (json ? shardscope::report::analysisJson(*model, space)
                        : shardscope::report::analysisText(*model, space, all ? 0 : 40));
-    return 0;
-}
-
-struct EvaluateFlags {
-    std::string mesh = "data=8";
-    std::string hardware = "h100";
-    std::string plan = "none";
-    shardscope::cost::CostOptions cost;
-};
-
-std::string readFile(const std::string& path, bool& ok) {
-    std::ifstream in(path, std::ios::binary);
-    ok = static_cast<bool>(in);
-    std::ostringstream buffer;
-    buffer << in.rdbuf();
-    return buffer.str();
-}
-
-// `--plan none | expert:ID | experts | FILE.json`; `experts` evaluates every expert plan that applies.
-int evaluate(const std::string& source, const shardscope::import::ImportOptions& options, const TrainingFlags& training,
-             const EvaluateFlags& flags, bool json) {
-    using namespace shardscope;
-    auto hardware = mesh::loadHardware(flags.hardware);
-    if (!report(hardware)) return 2;
-    Result<mesh::Mesh> meshResult = [&]() -> Result<mesh::Mesh> {
-        if (flags.mesh.size() > 5 && flags.mesh.substr(flags.mesh.size() - 5) == ".json") {
-            bool ok = false;
-            const std::string text = readFile(flags.mesh, ok);
-            if (!ok) return makeError("cli.mesh-file", "cannot read mesh file '" + flags.mesh + "'");
-            return mesh::parseMesh(text, flags.mesh);
-        }
-        return mesh::makeMesh(flags.mesh, *hardware);
-    }();
-    if (!report(meshResult)) return 2;
-    auto model = loadModel(source, options);
-    if (!report(model)) return 1;
-    report::TrainingSummary summary;
-    if (training.enabled && !toTrainingStep(*model, training, summary)) return 1;
-    const auto space = analysis::analyze(model->graph);
-    const cost::CostModel costModel(model->graph, space, *meshResult, *hardware, flags.cost);
-    const auto& context = costModel.planContext();
-    if (flags.plan == "experts") {
-        nlohmann::json rows = nlohmann::json::array();
-        if (!json) std::printf("%-12s %14s %14s %14s  %s\n", "plan", "step time", "peak memory", "collectives", "fits");
-        for (const auto& expert : plan::expertPlans()) {
-            auto p = plan::expertPlan(expert.id, context, costModel.mesh());
-            if (!p) {
-                if (json) rows.push_back({{"id", expert.id}, {"error", p.diagnostics().front().message}});
-                else std::printf("%-12s %s\n", expert.id.c_str(), p.diagnostics().front().message.c_str());
-                continue;
-            }
-            const auto e = cost::evaluate(costModel, *p);
-            if (json) {
-                rows.push_back({{"id", expert.id}, {"step_time_s", e.stepTime}, {"peak_memory_bytes", e.peakMemory}, {"feasible", e.feasible},
-                                {"collective_time_s", e.collectiveTime}});
-            } else {
-                std::printf("%-12s %11.3f ms %14s %11.3f ms  %s\n", expert.id.c_str(), e.stepTime * 1e3, report::formatBytes(e.peakMemory).c_str(),
-                            e.collectiveTime * 1e3, e.feasible ? "yes" : "no");
-            }
-        }
-        if (json) std::cout << nlohmann::json{{"version", report::kEvaluationJsonVersion}, {"experts", rows}}.dump(2) << "\n";
-        return 0;
-    }
-    Result<plan::Plan> chosen = [&]() -> Result<plan::Plan> {
-        if (flags.plan == "none") {
-            plan::Plan empty;
-            empty.label = "replicated";
-            return empty;
-        }
-        if (flags.plan.rfind("expert:", 0) == 0) return plan::expertPlan(flags.plan.substr(7), context, costModel.mesh());
-        bool ok = false;
-        const std::string text = readFile(flags.plan, ok);
-        if (!ok) return makeError("cli.plan-file", "cannot read plan file '" + flags.plan + "' (--plan takes none, expert:ID, experts or a plan .json file)");
-        return plan::parsePlan(text, context, costModel.mesh(), flags.plan);
-    }();
-    if (!report(chosen)) return 1;
-    const auto e = cost::evaluate(costModel, *chosen);
-    std::cout << (json ? report::evaluationJson(*model, costModel, *chosen, e) : report::evaluationText(*model, costModel, *chosen, e));
     return 0;
 }
 
@@ -318,24 +224,57 @@ int main(int argc, char** argv) {
     rulesCommand->add_option("MODEL", source, kModelHelp)->required();
     rulesCommand->add_option("--dim", dims, dimHelp);
 
-    EvaluateFlags evaluateFlags;
+    cli::ProblemFlags problem;
+    auto addProblemFlags = [&](CLI::App* command) {
+        command->add_option("--mesh", problem.mesh, "mesh axes major to minor, e.g. data=8,model=4 (per axis :bw=BYTES/S:lat=S), or a mesh .json file")
+            ->capture_default_str();
+        command->add_option("--hardware", problem.hardware, "hardware profile: h100, h200, a100, tpu-v4, tpu-v5e, tpu-v5p, or a profile .json file")
+            ->capture_default_str();
+        command->add_option("--efficiency", problem.cost.efficiency, "fraction of peak FLOP/s and HBM bandwidth reached")->capture_default_str();
+        command->add_option("--launch", problem.cost.launchTime, "per-op launch time, seconds")->capture_default_str();
+        command->add_option("--overlap", problem.cost.overlap, "fraction of collective time hidden by compute")->capture_default_str();
+        command->add_option("--reserve", problem.cost.memoryReserve, "fraction of device memory kept free")->capture_default_str();
+        command->add_option("--dim", dims, dimHelp);
+        addTrainingFlags(command);
+    };
+    std::string planArgument = "none";
     auto* evaluateCommand = app.add_subcommand("evaluate", "a plan's step time, per-device memory and collectives on a mesh");
     evaluateCommand->add_option("MODEL", source, kModelHelp)->required();
-    evaluateCommand->add_option("--mesh", evaluateFlags.mesh, "mesh axes major to minor, e.g. data=8,model=4 (per axis :bw=BYTES/S:lat=S), or a mesh .json file")
-        ->capture_default_str();
-    evaluateCommand->add_option("--hardware", evaluateFlags.hardware, "hardware profile: h100, h200, a100, tpu-v4, tpu-v5e, tpu-v5p, or a profile .json file")
-        ->capture_default_str();
-    evaluateCommand->add_option("--plan", evaluateFlags.plan,
+    evaluateCommand->add_option("--plan", planArgument,
                                 "none, expert:ID (dp, zero1, zero2, zero3 or fsdp, megatron, megatron-sp, dp-tp, fsdp-tp, ep), "
                                 "experts (compare them all), or a plan .json file")
         ->capture_default_str();
-    evaluateCommand->add_option("--efficiency", evaluateFlags.cost.efficiency, "fraction of peak FLOP/s and HBM bandwidth reached")->capture_default_str();
-    evaluateCommand->add_option("--launch", evaluateFlags.cost.launchTime, "per-op launch time, seconds")->capture_default_str();
-    evaluateCommand->add_option("--overlap", evaluateFlags.cost.overlap, "fraction of collective time hidden by compute")->capture_default_str();
-    evaluateCommand->add_option("--reserve", evaluateFlags.cost.memoryReserve, "fraction of device memory kept free")->capture_default_str();
     evaluateCommand->add_flag("--json", json, "machine-readable output (versioned JSON object)");
-    evaluateCommand->add_option("--dim", dims, dimHelp);
-    addTrainingFlags(evaluateCommand);
+    addProblemFlags(evaluateCommand);
+
+    cli::SearchFlags searchFlags;
+    auto* searchCommand = app.add_subcommand("search", "search plans with MCTS (or exhaustively), keeping them in a workspace");
+    searchCommand->add_option("MODEL", source, kModelHelp + std::string(", or a workspace (.shardscope) to search its model again"))->required();
+    searchCommand->add_option("--budget", searchFlags.budget, "how long: 60s, 2m, or 5000it (iterations)")->capture_default_str();
+    searchCommand->add_option("--threads", searchFlags.threads, "search threads on one tree")->capture_default_str();
+    searchCommand->add_option("--seed", searchFlags.seed, "random seed (one thread and a fixed seed reproduce a search)")->capture_default_str();
+    searchCommand->add_option("--workspace", searchFlags.workspace, "workspace file to keep the session, its tree and plans (created if missing)");
+    searchCommand->add_option("--session", searchFlags.session, "session name in the workspace");
+    searchCommand->add_option("--pin", searchFlags.pins, "a decision every plan starts with: LABEL=AXIS (a group or name label from analyze), repeatable");
+    searchCommand->add_option("--forbid", searchFlags.forbidden, "a decision no plan may take: LABEL=AXIS, repeatable");
+    searchCommand->add_option("--exploration", searchFlags.exploration, "UCT exploration constant")->capture_default_str();
+    searchCommand->add_option("--max-decisions", searchFlags.maxDecisions, "decisions the search may add after the pins")->capture_default_str();
+    searchCommand->add_option("--patience", searchFlags.patience, "stop after this many iterations without a better plan (0 = never)")->capture_default_str();
+    searchCommand->add_flag("--no-experts", searchFlags.noExperts, "do not seed the search with the expert plans");
+    searchCommand->add_flag("--exhaustive", searchFlags.exhaustive, "enumerate every plan of up to --max-decisions decisions (small spaces only)");
+    searchCommand->add_flag("--json", json, "machine-readable output (versioned JSON object)");
+    addProblemFlags(searchCommand);
+
+    std::string workspacePath;
+    auto* plansCommand = app.add_subcommand("plans", "list a workspace's sessions and plans");
+    plansCommand->add_option("WORKSPACE", workspacePath, "a .shardscope workspace file")->required();
+    plansCommand->add_flag("--json", json, "machine-readable output");
+
+    std::string first, second;
+    auto* compareCommand = app.add_subcommand("compare", "two plans side by side: decisions, time, memory, collectives");
+    compareCommand->add_option("A", first, "a plan: WORKSPACE.shardscope:PLAN_ID")->required();
+    compareCommand->add_option("B", second, "a plan: WORKSPACE.shardscope:PLAN_ID (the same or another workspace of the same model)")->required();
+    compareCommand->add_flag("--json", json, "machine-readable output");
 
     auto* zooCommand = app.add_subcommand("zoo", "list the built-in model families, their options and presets");
     zooCommand->add_flag("--json", json, "machine-readable output");
@@ -347,7 +286,7 @@ int main(int argc, char** argv) {
         for (const auto* sub : app.get_subcommands({})) known = known || sub->get_name() == command;
         if (!known) {
             std::cerr << "shardscope-cli: error: unknown command '" << command
-                      << "' (commands: info, print, analyze, evaluate, rules, zoo; run with --help for usage)\n";
+                      << "' (commands: info, print, analyze, evaluate, search, plans, compare, rules, zoo; run with --help for usage)\n";
             return 2;
         }
     }
@@ -369,7 +308,10 @@ int main(int argc, char** argv) {
     if (*printCommand) return print(source, options, training);
     if (*analyzeCommand) return analyze(source, options, training, json, all);
     if (*rulesCommand) return rules(source, options);
-    if (*evaluateCommand) return evaluate(source, options, training, evaluateFlags, json);
+    if (*evaluateCommand) return cli::evaluate(source, options, training, problem, planArgument, json);
+    if (*searchCommand) return cli::search(source, options, training, problem, searchFlags, json);
+    if (*plansCommand) return cli::plans(workspacePath, json);
+    if (*compareCommand) return cli::compare(first, second, json);
     if (*zooCommand) return listZoo(json);
     return 2;
 }

@@ -26,12 +26,9 @@ Result<LoadedModel> loadZoo(std::string_view source) {
     return model;
 }
 
-Result<LoadedModel> loadFile(const std::string& path, const import::ImportOptions& options) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) return makeError("model.open", "cannot open '" + path + "': " + std::strerror(errno));
-    std::ostringstream buffer;
-    buffer << in.rdbuf();
-    const std::string bytes = buffer.str();
+}  // namespace
+
+Result<LoadedModel> loadModelBytes(std::string_view bytes, const std::string& path, const import::ImportOptions& options) {
     if (bytes.empty()) return makeError("model.empty", path + ": the file is empty");
     const auto format = import::detectFormat(bytes);
     Result<ir::Graph> graph = makeError("model.format", "");
@@ -59,6 +56,16 @@ Result<LoadedModel> loadFile(const std::string& path, const import::ImportOption
     Result<LoadedModel> result(std::move(model));
     result.addDiagnostics(graph.diagnostics());
     return result;
+}
+
+namespace {
+
+Result<LoadedModel> loadFile(const std::string& path, const import::ImportOptions& options) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) return makeError("model.open", "cannot open '" + path + "': " + std::strerror(errno));
+    std::ostringstream buffer;
+    buffer << in.rdbuf();
+    return loadModelBytes(buffer.str(), path, options);
 }
 
 }  // namespace

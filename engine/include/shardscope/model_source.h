@@ -26,4 +26,7 @@ inline constexpr std::string_view kDemoModel = "zoo:demo";
 // for zoo names, what exists; warnings (ops imported as opaque, ...) come with the result.
 Result<LoadedModel> loadModel(std::string_view source, const import::ImportOptions& options = {});
 
+// The same for a file's bytes already in memory (a workspace's embedded model); `path` names it in errors.
+Result<LoadedModel> loadModelBytes(std::string_view bytes, const std::string& path, const import::ImportOptions& options = {});
+
 }  // namespace shardscope

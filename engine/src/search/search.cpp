@@ -309,9 +309,6 @@ struct Search::Impl {
             double bestScore = -1;
             for (std::int64_t c : parent.children) {
                 const Node& child = nodes[static_cast<std::size_t>(c)];
-                if (child.terminal && child.visits > 0 && child.action.kind == Action::Kind::Stop && parent.children.size() > 1) {
-                    // A stop child is one fixed plan: visit it again only on its merit.
-                }
                 const double n = std::max(child.visits, 1e-9);
                 const double score = value(child) + options.exploration * std::sqrt(logN / n);
                 if (score > bestScore) bestScore = score, chosen = c;
@@ -340,6 +337,7 @@ struct Search::Impl {
         if (bestFound && r <= bestFound->reward) return;
         Found f;
         f.plan = plan;
+        f.plan.label = origin;
         f.evaluation = e;
         f.reward = r;
         f.iteration = iterations.load();

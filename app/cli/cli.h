@@ -1,0 +1,57 @@
+// What the CLI's commands share: diagnostics on stderr, the training-step flags, and the planning commands
+// (planning.cpp).
+#pragma once
+
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "shardscope/cost/cost_model.h"
+#include "shardscope/diagnostic.h"
+#include "shardscope/import/options.h"
+
+namespace cli {
+
+// Prints every diagnostic on its own line (errors and warnings) and returns whether the result holds a value.
+template <typename T>
+bool report(const shardscope::Result<T>& result) {
+    for (const auto& d : result.diagnostics()) std::cerr << "shardscope-cli: " << d.toString() << "\n";
+    return result.ok();
+}
+
+struct TrainingFlags {
+    bool enabled = false;
+    std::string optimizer = "adam";
+    std::string loss = "auto";
+    bool mixedPrecision = false;
+};
+
+// The problem every planning command works on.
+struct ProblemFlags {
+    std::string mesh = "data=8";
+    std::string hardware = "h100";
+    shardscope::cost::CostOptions cost;
+};
+
+struct SearchFlags {
+    std::string budget = "10s";
+    int threads = 1;
+    std::uint64_t seed = 1;
+    std::string workspace;
+    std::string session;
+    std::vector<std::string> pins, forbidden;
+    double exploration = 0.5;
+    int maxDecisions = 8;
+    std::int64_t patience = 0;
+    bool noExperts = false;
+    bool exhaustive = false;
+};
+
+int evaluate(const std::string& source, const shardscope::import::ImportOptions& options, const TrainingFlags& training,
+             const ProblemFlags& problem, const std::string& plan, bool json);
+int search(const std::string& source, const shardscope::import::ImportOptions& options, const TrainingFlags& training,
+           const ProblemFlags& problem, const SearchFlags& flags, bool json);
+int plans(const std::string& workspace, bool json);
+int compare(const std::string& a, const std::string& b, bool json);
+
+}  // namespace cli

@@ -1,0 +1,536 @@
+// The planning commands: evaluate, search, plans and compare. Wiring and output only; the work is the engine's.
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <map>
+#include <set>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "cli.h"
+#include "shardscope/plan/experts.h"
+#include "shardscope/plan/plan_json.h"
+#include "shardscope/problem.h"
+#include "shardscope/report/evaluation_report.h"
+#include "shardscope/report/model_report.h"
+#include "shardscope/search/search.h"
+#include "shardscope/store/workspace.h"
+
+namespace cli {
+
+using namespace shardscope;
+using nlohmann::json;
+
+namespace {
+
+ProblemSpec specOf(const std::string& source, const import::ImportOptions& options, const TrainingFlags& training, const ProblemFlags& flags) {
+    ProblemSpec spec;
+    spec.model = source;
+    for (const auto& [k, v] : options.dimensions) spec.dimensions[k] = v;
+    spec.train = training.enabled;
+    spec.optimizer = training.optimizer;
+    spec.loss = training.loss;
+    spec.mixedPrecision = training.mixedPrecision;
+    spec.mesh = flags.mesh;
+    spec.hardware = flags.hardware;
+    spec.cost = flags.cost;
+    return spec;
+}
+
+std::string readFile(const std::string& path, bool& ok) {
+    std::ifstream in(path, std::ios::binary);
+    ok = static_cast<bool>(in);
+    std::ostringstream buffer;
+    buffer << in.rdbuf();
+    return buffer.str();
+}
+
+// A plan argument: none, expert:ID, or a plan file.
+Result<plan::Plan> planArgument(const std::string& argument, const cost::CostModel& model) {
+    if (argument == "none") {
+        plan::Plan empty;
+        empty.label = "replicated";
+        return empty;
+    }
+    if (argument.rfind("expert:", 0) == 0) return plan::expertPlan(argument.substr(7), model.planContext(), model.mesh());
+    bool ok = false;
+    const std::string text = readFile(argument, ok);
+    if (!ok) return makeError("cli.plan-file", "cannot read plan file '" + argument + "' (--plan takes none, expert:ID, experts or a plan .json file)");
+    return plan::parsePlan(text, model.planContext(), model.mesh(), argument);
+}
+
+// "LABEL=AXIS" as a decision on a group (or else a name) of that label.
+Result<plan::Decision> decisionArgument(const std::string& text, const Problem& problem, const char* flag) {
+    const auto eq = text.rfind('=');
+    if (eq == std::string::npos || eq == 0 || eq + 1 == text.size())
+        return makeError("cli.decision", std::string(flag) + " expects LABEL=AXIS (a group or name label from analyze), got '" + text + "'");
+    const std::string label = text.substr(0, eq), axisName = text.substr(eq + 1);
+    const auto axis = problem.mesh.axisIndex(axisName);
+    if (!axis) return makeError("cli.decision", std::string(flag) + " " + text + ": the mesh has no axis '" + axisName + "' (it has " + problem.mesh.toString() + ")");
+    const auto& space = problem.space;
+    for (std::size_t g = 0; g < space.groups.size(); ++g)
+        if (space.groups[g].label == label) return plan::Decision{plan::Decision::Target::Group, static_cast<std::uint32_t>(g), *axis};
+    for (std::size_t n = 0; n < space.names.size(); ++n)
+        if (space.names[n].label == label) return plan::Decision{plan::Decision::Target::Name, static_cast<std::uint32_t>(n), *axis};
+    return makeError("cli.decision", std::string(flag) + " " + text + ": no group or name '" + label + "' (run `shardscope-cli analyze` for the labels)");
+}
+
+// "60s", "2m", "5000it"; a bare number is seconds.
+bool parseBudget(const std::string& text, search::Budget& budget) {
+    char* end = nullptr;
+    const double value = std::strtod(text.c_str(), &end);
+    if (end == text.c_str() || value <= 0) return false;
+    const std::string unit(end);
+    if (unit.empty() || unit == "s") budget.seconds = value;
+    else if (unit == "m" || unit == "min") budget.seconds = value * 60;
+    else if (unit == "it" || unit == "i") budget.iterations = static_cast<std::int64_t>(value);
+    else return false;
+    return true;
+}
+
+std::string formatTime(double seconds) {
+    char buffer[32];
+    if (seconds >= 1) std::snprintf(buffer, sizeof buffer, "%.3f s", seconds);
+    else std::snprintf(buffer, sizeof buffer, "%.3f ms", seconds * 1e3);
+    return buffer;
+}
+
+json summaryJson(const cost::Evaluation& e) {
+    return {{"step_time_s", e.stepTime}, {"peak_memory_bytes", e.peakMemory}, {"feasible", e.feasible}, {"collective_time_s", e.collectiveTime},
+            {"memory_breakdown",
+             {{"parameters", e.atPeak.parameters}, {"gradients", e.atPeak.gradients}, {"optimizer_state", e.atPeak.optimizerState},
+              {"activations", e.atPeak.activations}, {"temporaries", e.atPeak.temporaries}}}};
+}
+
+// Reports progress on stderr: a bar on a terminal, a line a second otherwise. Saves new best plans and the tree.
+class Reporter : public search::SearchObserver {
+public:
+    Reporter(const Problem& problem, search::Search*& search, store::Workspace* workspace, std::int64_t session, double seconds, std::int64_t iterations, bool quiet)
+        : problem_(problem), search_(search), workspace_(workspace), session_(session), seconds_(seconds), iterations_(iterations), quiet_(quiet),
+          terminal_(isatty(STDERR_FILENO) != 0) {}
+
+    void progress(const search::Progress& p) override {
+        if (workspace_ && search_) {
+            std::vector<store::TreeNodeRecord> nodes;
+            for (const auto& n : search_->changedNodes())
+                nodes.push_back({n.id, n.parent, n.action, n.visits, n.valueSum, n.best, 0, n.status});
+            if (!nodes.empty()) workspace_->saveNodes(session_, std::move(nodes));
+        }
+        if (quiet_) return;
+        const std::string best = p.bestStepTime > 0 ? formatTime(p.bestStepTime) + (p.bestFeasible ? "" : " (does not fit)") : "-";
+        if (terminal_) {
+            const double fraction = seconds_ > 0 ? p.seconds / seconds_ : iterations_ > 0 ? static_cast<double>(p.iterations) / static_cast<double>(iterations_) : 0;
+            const int filled = static_cast<int>(std::min(1.0, fraction) * 30);
+            std::fprintf(stderr, "\r[%s%s] %6.1f s  %8lld it  %7.0f it/s  best %s  tree %zu   ", std::string(static_cast<std::size_t>(filled), '#').c_str(),
+                         std::string(static_cast<std::size_t>(30 - filled), '-').c_str(), p.seconds, static_cast<long long>(p.iterations),
+                         p.seconds > 0 ? static_cast<double>(p.iterations) / p.seconds : 0.0, best.c_str(), p.treeNodes);
+            std::fflush(stderr);
+        } else if (p.seconds - lastLine_ >= 1.0) {
+            lastLine_ = p.seconds;
+            std::fprintf(stderr, "search: %.1f s, %lld iterations, %lld evaluations, best %s, tree %zu nodes\n", p.seconds,
+                         static_cast<long long>(p.iterations), static_cast<long long>(p.evaluations), best.c_str(), p.treeNodes);
+        }
+    }
+
+    void newBest(const search::Found& f) override {
+        // Expert plans are saved once, before the search, whatever their rank.
+        if (!workspace_ || f.origin.rfind("expert:", 0) == 0) return;
+        store::PlanRecord record;
+        record.session = session_;
+        record.plan = plan::toJson(f.plan, problem_.costModel->planContext(), problem_.mesh);
+        record.evaluation = summaryJson(f.evaluation).dump();
+        record.stepTime = f.evaluation.stepTime;
+        record.peakMemory = f.evaluation.peakMemory;
+        record.feasible = f.evaluation.feasible;
+        record.foundAfterSeconds = f.seconds;
+        record.iteration = f.iteration;
+        record.origin = f.origin;
+        workspace_->savePlan(std::move(record));
+    }
+
+    void finish() {
+        if (terminal_ && !quiet_) std::fprintf(stderr, "\n");
+    }
+
+private:
+    const Problem& problem_;
+    search::Search*& search_;
+    store::Workspace* workspace_;
+    std::int64_t session_;
+    double seconds_;
+    std::int64_t iterations_;
+    bool quiet_, terminal_;
+    double lastLine_ = -1;
+};
+
+// The problem of a workspace session: its model from the workspace, its mesh, hardware and options from the session.
+Result<std::unique_ptr<Problem>> sessionProblem(const store::Workspace& workspace, const store::SessionRecord& session) {
+    const auto settings = json::parse(session.settings, nullptr, false);
+    if (settings.is_discarded() || !settings.contains("problem"))
+        return makeError("cli.session", workspace.path() + ": session " + std::to_string(session.id) + " has no problem description");
+    auto spec = parseProblemSpec(settings["problem"].dump(), workspace.path());
+    if (!spec) return Result<std::unique_ptr<Problem>>::failure(spec.diagnostics());
+    const auto& model = workspace.model();
+    return loadProblem(*spec, model.bytes.empty() ? nullptr : &model.bytes);
+}
+
+}  // namespace
+
+int evaluate(const std::string& source, const import::ImportOptions& options, const TrainingFlags& training, const ProblemFlags& flags,
+             const std::string& planText, bool asJson) {
+    auto problem = loadProblem(specOf(source, options, training, flags));
+    if (!report(problem)) return 1;
+    const Problem& p = **problem;
+    const cost::CostModel& costModel = *p.costModel;
+    if (planText == "experts") {
+        json rows = json::array();
+        if (!asJson) std::printf("%-12s %14s %14s %14s  %s\n", "plan", "step time", "peak memory", "collectives", "fits");
+        for (const auto& expert : plan::expertPlans()) {
+            auto plan = plan::expertPlan(expert.id, costModel.planContext(), costModel.mesh());
+            if (!plan) {
+                if (asJson) rows.push_back({{"id", expert.id}, {"error", plan.diagnostics().front().message}});
+                else std::printf("%-12s %s\n", expert.id.c_str(), plan.diagnostics().front().message.c_str());
+                continue;
+            }
+            const auto e = cost::evaluate(costModel, *plan);
+            if (asJson) {
+                rows.push_back({{"id", expert.id}, {"step_time_s", e.stepTime}, {"peak_memory_bytes", e.peakMemory}, {"feasible", e.feasible},
+                                {"collective_time_s", e.collectiveTime}});
+            } else {
+                std::printf("%-12s %14s %14s %14s  %s\n", expert.id.c_str(), formatTime(e.stepTime).c_str(), report::formatBytes(e.peakMemory).c_str(),
+                            formatTime(e.collectiveTime).c_str(), e.feasible ? "yes" : "no");
+            }
+        }
+        if (asJson) std::cout << json{{"version", report::kEvaluationJsonVersion}, {"experts", rows}}.dump(2) << "\n";
+        return 0;
+    }
+    auto chosen = planArgument(planText, costModel);
+    if (!report(chosen)) return 1;
+    const auto e = cost::evaluate(costModel, *chosen);
+    std::cout << (asJson ? report::evaluationJson(p.model, costModel, *chosen, e) : report::evaluationText(p.model, costModel, *chosen, e));
+    return 0;
+}
+
+int search(const std::string& source, const import::ImportOptions& options, const TrainingFlags& training, const ProblemFlags& flags,
+           const SearchFlags& searchFlags, bool asJson) {
+    search::Budget budget;
+    if (!parseBudget(searchFlags.budget, budget)) {
+        std::cerr << "shardscope-cli: error: --budget expects 60s, 2m or 5000it, got '" << searchFlags.budget << "'\n";
+        return 2;
+    }
+    budget.patience = searchFlags.patience;
+    // The workspace: the model may come from it (MODEL is a .shardscope file), else it is created or checked.
+    std::optional<store::Workspace> workspace;
+    std::string workspacePath = searchFlags.workspace;
+    const bool modelIsWorkspace = source.size() > 11 && source.substr(source.size() - 11) == ".shardscope";
+    if (modelIsWorkspace) {
+        if (!workspacePath.empty() && workspacePath != source) {
+            std::cerr << "shardscope-cli: error: MODEL is a workspace; --workspace must be that file or absent\n";
+            return 2;
+        }
+        workspacePath = source;
+    }
+    ProblemSpec spec = specOf(source, options, training, flags);
+    const std::string* bytes = nullptr;
+    if (!workspacePath.empty() && std::filesystem::exists(workspacePath)) {
+        auto opened = store::Workspace::open(workspacePath);
+        if (!report(opened)) return 1;
+        workspace.emplace(std::move(opened).value());
+        const auto& model = workspace->model();
+        if (modelIsWorkspace) {
+            // The model and its training-step options as the workspace recorded them.
+            auto recorded = json::parse(model.loadOptions, nullptr, false);
+            spec.model = model.source;
+            if (recorded.is_object()) {
+                spec.train = recorded.value("train", spec.train);
+                spec.optimizer = recorded.value("optimizer", spec.optimizer);
+                spec.loss = recorded.value("loss", spec.loss);
+                spec.mixedPrecision = recorded.value("mixed_precision", spec.mixedPrecision);
+                if (recorded.contains("dimensions") && recorded["dimensions"].is_object())
+                    for (auto it = recorded["dimensions"].begin(); it != recorded["dimensions"].end(); ++it)
+                        spec.dimensions[it.key()] = it.value().get<std::int64_t>();
+            }
+        } else if (model.source != source) {
+            std::cerr << "shardscope-cli: error: " << workspacePath << " holds the model '" << model.source << "', not '" << source << "'\n";
+            return 1;
+        }
+        if (!model.bytes.empty()) bytes = &model.bytes;
+    } else if (modelIsWorkspace) {
+        std::cerr << "shardscope-cli: error: cannot open workspace '" << source << "': no such file\n";
+        return 1;
+    }
+    auto loaded = loadProblem(spec, bytes);
+    if (!report(loaded)) return 1;
+    const Problem& problem = **loaded;
+    if (!workspacePath.empty() && !workspace) {
+        store::ModelRecord record;
+        record.source = spec.model;
+        if (spec.model.rfind("zoo:", 0) != 0) {
+            bool ok = false;
+            record.bytes = readFile(spec.model, ok);
+        }
+        json dims = json::object();
+        for (const auto& [k, v] : spec.dimensions) dims[k] = v;
+        record.loadOptions = json{{"train", spec.train}, {"optimizer", spec.optimizer}, {"loss", spec.loss}, {"mixed_precision", spec.mixedPrecision},
+                                  {"dimensions", dims}}.dump();
+        auto created = store::Workspace::create(workspacePath, record);
+        if (!report(created)) return 1;
+        workspace.emplace(std::move(created).value());
+    }
+    // Pins and forbidden decisions.
+    plan::Plan start;
+    start.label = "pins";
+    for (const auto& text : searchFlags.pins) {
+        auto d = decisionArgument(text, problem, "--pin");
+        if (!report(d)) return 2;
+        start.decisions.push_back(*d);
+    }
+    for (const auto& text : searchFlags.forbidden) {
+        auto d = decisionArgument(text, problem, "--forbid");
+        if (!report(d)) return 2;
+        start.forbidden.push_back(*d);
+    }
+    start.pinned = start.decisions.size();
+    const cost::CostModel& costModel = *problem.costModel;
+    search::SearchOptions searchOptions;
+    searchOptions.exploration = searchFlags.exploration;
+    searchOptions.threads = std::max(1, searchFlags.threads);
+    searchOptions.seed = searchFlags.seed;
+    searchOptions.budget = budget;
+    searchOptions.maxDecisions = searchFlags.maxDecisions;
+    searchOptions.seedWithExperts = !searchFlags.noExperts;
+    std::int64_t session = 0;
+    if (workspace) {
+        json settings{{"problem", json::parse(problemSpecJson(problem))},
+                      {"search",
+                       {{"budget", searchFlags.budget}, {"threads", searchOptions.threads}, {"seed", searchOptions.seed}, {"exploration", searchOptions.exploration},
+                        {"max_decisions", searchOptions.maxDecisions}, {"exhaustive", searchFlags.exhaustive}}},
+                      {"pins", json::parse(plan::toJson(start, costModel.planContext(), problem.mesh))}};
+        const std::string name = searchFlags.session.empty() ? "session " + std::to_string(workspace->sessions().size() + 1) : searchFlags.session;
+        auto added = workspace->addSession(name, settings.dump());
+        if (!report(added)) return 1;
+        session = *added;
+    }
+    // The experts on the same problem, for comparison (and saved with the session).
+    json experts = json::array();
+    double bestExpertTime = 0;
+    std::string bestExpert;
+    for (const auto& expert : plan::expertPlans()) {
+        auto plan = plan::expertPlan(expert.id, costModel.planContext(), costModel.mesh());
+        if (!plan) continue;
+        const auto e = cost::evaluate(costModel, *plan);
+        experts.push_back({{"id", expert.id}, {"step_time_s", e.stepTime}, {"feasible", e.feasible}, {"peak_memory_bytes", e.peakMemory}});
+        if (e.feasible && (bestExpert.empty() || e.stepTime < bestExpertTime)) bestExpert = expert.id, bestExpertTime = e.stepTime;
+        if (workspace) {
+            store::PlanRecord record;
+            record.session = session;
+            record.plan = plan::toJson(*plan, costModel.planContext(), problem.mesh);
+            record.evaluation = summaryJson(e).dump();
+            record.stepTime = e.stepTime;
+            record.peakMemory = e.peakMemory;
+            record.feasible = e.feasible;
+            record.origin = "expert:" + expert.id;
+            workspace->savePlan(std::move(record));
+        }
+    }
+    search::Found best;
+    search::Progress finalProgress;
+    std::size_t treeNodes = 0;
+    if (searchFlags.exhaustive) {
+        auto result = search::exhaustiveSearch(costModel, start, searchOptions.maxDecisions);
+        if (!report(result)) return 1;
+        best = result->best;
+        treeNodes = result->states;
+        search::Search* none = nullptr;
+        Reporter reporter(problem, none, workspace ? &*workspace : nullptr, session, 0, 0, true);
+        reporter.newBest(best);
+    } else {
+        search::Search* active = nullptr;
+        Reporter reporter(problem, active, workspace ? &*workspace : nullptr, session, budget.seconds, budget.iterations, asJson);
+        search::Search engine(costModel, start, searchOptions);
+        active = &engine;
+        struct Last : search::SearchObserver {
+            Reporter* inner;
+            search::Progress last;
+            void progress(const search::Progress& p) override {
+                last = p;
+                inner->progress(p);
+            }
+            void newBest(const search::Found& f) override { inner->newBest(f); }
+        } observer;
+        observer.inner = &reporter;
+        best = engine.run(&observer);
+        reporter.progress(observer.last);  // the last tree changes
+        reporter.finish();
+        finalProgress = observer.last;
+        treeNodes = engine.treeSize();
+    }
+    if (workspace) {
+        auto flushed = workspace->flush();
+        if (!report(flushed)) return 1;
+    }
+    const auto e = cost::evaluate(costModel, best.plan);
+    if (asJson) {
+        json out = json::parse(report::evaluationJson(problem.model, costModel, best.plan, e));
+        json result{{"version", 1},
+                    {"best", out},
+                    {"experts", experts},
+                    {"search",
+                     {{"iterations", finalProgress.iterations}, {"evaluations", finalProgress.evaluations}, {"seconds", finalProgress.seconds},
+                      {"tree_nodes", treeNodes}, {"origin", best.origin}, {"found_after_s", best.seconds}, {"exhaustive", searchFlags.exhaustive}}}};
+        if (workspace) result["workspace"] = {{"path", workspace->path()}, {"session", session}};
+        std::cout << result.dump(2) << "\n";
+        return 0;
+    }
+    std::cout << report::evaluationText(problem.model, costModel, best.plan, e);
+    std::cout << "found         by " << best.origin << " after " << best.seconds << " s (iteration " << best.iteration << "); " << treeNodes
+              << (searchFlags.exhaustive ? " states enumerated" : " tree nodes") << "\n";
+    if (!bestExpert.empty())
+        std::cout << "best expert   " << bestExpert << " " << formatTime(bestExpertTime) << " (found plan is " << bestExpertTime / e.stepTime << "x as fast)\n";
+    if (workspace) std::cout << "workspace     " << workspace->path() << ", session " << session << "\n";
+    return 0;
+}
+
+int plans(const std::string& path, bool asJson) {
+    auto opened = store::Workspace::open(path);
+    if (!report(opened)) return 1;
+    const store::Workspace& w = *opened;
+    json sessions = json::array();
+    if (!asJson) std::printf("workspace %s: model %s\n", path.c_str(), w.model().source.c_str());
+    for (const auto& s : w.sessions()) {
+        const auto settings = json::parse(s.settings, nullptr, false);
+        std::string meshText, hardware;
+        if (!settings.is_discarded() && settings.contains("problem")) {
+            const auto& problem = settings["problem"];
+            if (problem.contains("mesh") && problem["mesh"].contains("axes"))
+                for (const auto& a : problem["mesh"]["axes"])
+                    meshText += (meshText.empty() ? "" : ",") + a.value("name", "?") + "=" + std::to_string(a.value("size", 0));
+            hardware = problem["hardware"].value("id", "");
+        }
+        json rows = json::array();
+        if (!asJson) std::printf("\nsession %lld \"%s\": mesh %s on %s, %lld tree nodes\n", static_cast<long long>(s.id), s.name.c_str(), meshText.c_str(),
+                                 hardware.c_str(), static_cast<long long>(w.nodeCount(s.id)));
+        if (!asJson) std::printf("  %6s  %-18s %14s %14s %5s %10s  %s\n", "plan", "origin", "step time", "peak memory", "fits", "found at", "label");
+        for (const auto& p : w.plans(s.id, store::PlanContent::Summary)) {
+            rows.push_back({{"id", p.id}, {"origin", p.origin}, {"step_time_s", p.stepTime}, {"peak_memory_bytes", p.peakMemory}, {"feasible", p.feasible},
+                            {"found_after_s", p.foundAfterSeconds}, {"iteration", p.iteration}, {"label", p.label}, {"note", p.note}});
+            if (!asJson)
+                std::printf("  %6lld  %-18s %14s %14s %5s %9.2fs  %s\n", static_cast<long long>(p.id), p.origin.c_str(), formatTime(p.stepTime).c_str(),
+                            report::formatBytes(p.peakMemory).c_str(), p.feasible ? "yes" : "no", p.foundAfterSeconds, p.label.c_str());
+        }
+        sessions.push_back({{"id", s.id}, {"name", s.name}, {"mesh", meshText}, {"hardware", hardware}, {"tree_nodes", w.nodeCount(s.id)}, {"plans", rows}});
+    }
+    if (asJson) std::cout << json{{"version", 1}, {"model", w.model().source}, {"sessions", sessions}}.dump(2) << "\n";
+    return 0;
+}
+
+int compare(const std::string& a, const std::string& b, bool asJson) {
+    struct Side {
+        std::string argument;
+        std::optional<store::Workspace> workspace;
+        std::unique_ptr<Problem> problem;
+        plan::Plan plan;
+        cost::Evaluation evaluation;
+        std::vector<std::string> decisions;
+    };
+    Side sides[2];
+    sides[0].argument = a;
+    sides[1].argument = b;
+    for (auto& side : sides) {
+        const auto colon = side.argument.rfind(':');
+        char* end = nullptr;
+        const long long id = colon == std::string::npos ? 0 : std::strtoll(side.argument.c_str() + colon + 1, &end, 10);
+        if (colon == std::string::npos || id <= 0 || *end != '\0') {
+            std::cerr << "shardscope-cli: error: compare expects WORKSPACE.shardscope:PLAN_ID, got '" << side.argument << "'\n";
+            return 2;
+        }
+        auto opened = store::Workspace::open(side.argument.substr(0, colon));
+        if (!report(opened)) return 1;
+        side.workspace.emplace(std::move(opened).value());
+        const auto record = side.workspace->plan(id);
+        if (!record) {
+            std::cerr << "shardscope-cli: error: " << side.workspace->path() << " has no plan " << id << " (see `shardscope-cli plans`)\n";
+            return 1;
+        }
+        std::optional<store::SessionRecord> session;
+        for (const auto& s : side.workspace->sessions())
+            if (s.id == record->session) session = s;
+        if (!session) {
+            std::cerr << "shardscope-cli: error: " << side.workspace->path() << ": plan " << id << " belongs to no session\n";
+            return 1;
+        }
+        auto problem = sessionProblem(*side.workspace, *session);
+        if (!report(problem)) return 1;
+        side.problem = std::move(problem).value();
+        auto parsed = plan::parsePlan(record->plan, side.problem->costModel->planContext(), side.problem->mesh, side.argument);
+        if (!report(parsed)) return 1;
+        side.plan = *parsed;
+        side.evaluation = cost::evaluate(*side.problem->costModel, side.plan);
+        for (const auto& d : side.plan.decisions) side.decisions.push_back(plan::decisionText(d, side.problem->costModel->planContext(), side.problem->mesh));
+    }
+    const auto& ma = sides[0].workspace->model();
+    const auto& mb = sides[1].workspace->model();
+    if (ma.source != mb.source || ma.sha256 != mb.sha256) {
+        std::cerr << "shardscope-cli: error: the two plans are for different models ('" << ma.source << "' and '" << mb.source << "')\n";
+        return 1;
+    }
+    auto byKind = [](const cost::Evaluation& e) {
+        std::map<std::string, std::pair<int, double>> out;
+        for (const auto& c : e.collectives) {
+            auto& [n, t] = out[std::string(cost::toString(c.kind))];
+            ++n, t += c.time;
+        }
+        return out;
+    };
+    const auto& ea = sides[0].evaluation;
+    const auto& eb = sides[1].evaluation;
+    if (asJson) {
+        json out{{"version", 1}};
+        for (int i = 0; i < 2; ++i) {
+            const auto& e = sides[i].evaluation;
+            json kinds = json::object();
+            for (const auto& [k, v] : byKind(e)) kinds[k] = {{"count", v.first}, {"time_s", v.second}};
+            out[i == 0 ? "a" : "b"] = {{"plan", sides[i].argument}, {"decisions", sides[i].decisions}, {"summary", summaryJson(e)}, {"collectives_by_kind", kinds}};
+        }
+        std::cout << out.dump(2) << "\n";
+        return 0;
+    }
+    auto row = [](const std::string& what, const std::string& x, const std::string& y) {
+        std::printf("%-22s %-30s %-30s\n", what.c_str(), x.c_str(), y.c_str());
+    };
+    row("", a, b);
+    row("mesh", sides[0].problem->mesh.toString(), sides[1].problem->mesh.toString());
+    const std::size_t n = std::max(sides[0].decisions.size(), sides[1].decisions.size());
+    for (std::size_t i = 0; i < n; ++i) {
+        const std::string x = i < sides[0].decisions.size() ? sides[0].decisions[i] : "";
+        const std::string y = i < sides[1].decisions.size() ? sides[1].decisions[i] : "";
+        row(i == 0 ? "decisions" : "", (x == y ? "  " : "* ") + x, (x == y ? "  " : "* ") + y);
+    }
+    row("step time", formatTime(ea.stepTime), formatTime(eb.stepTime));
+    row("  compute", formatTime(ea.computeTime), formatTime(eb.computeTime));
+    row("  collectives", formatTime(ea.collectiveTime), formatTime(eb.collectiveTime));
+    row("peak memory", report::formatBytes(ea.peakMemory), report::formatBytes(eb.peakMemory));
+    row("  parameters", report::formatBytes(ea.atPeak.parameters), report::formatBytes(eb.atPeak.parameters));
+    row("  gradients", report::formatBytes(ea.atPeak.gradients), report::formatBytes(eb.atPeak.gradients));
+    row("  optimizer state", report::formatBytes(ea.atPeak.optimizerState), report::formatBytes(eb.atPeak.optimizerState));
+    row("  activations", report::formatBytes(ea.atPeak.activations), report::formatBytes(eb.atPeak.activations));
+    row("  temporaries", report::formatBytes(ea.atPeak.temporaries), report::formatBytes(eb.atPeak.temporaries));
+    row("fits", ea.feasible ? "yes" : "no", eb.feasible ? "yes" : "no");
+    const auto ka = byKind(ea), kb = byKind(eb);
+    std::set<std::string> kinds;
+    for (const auto& [k, v] : ka) kinds.insert(k);
+    for (const auto& [k, v] : kb) kinds.insert(k);
+    for (const auto& k : kinds) {
+        auto text = [&](const std::map<std::string, std::pair<int, double>>& m) {
+            auto it = m.find(k);
+            return it == m.end() ? std::string("-") : std::to_string(it->second.first) + ", " + formatTime(it->second.second);
+        };
+        row(k, text(ka), text(kb));
+    }
+    return 0;
+}
+
+}  // namespace cli

@@ -1,0 +1,53 @@
+// A planning problem: a model (its forward graph or training step), its static analysis, and a cost model on a
+// mesh of some hardware. Built once from a ProblemSpec; the CLI's evaluate and search, the workspace and the GUI
+// all start from here.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "shardscope/analysis/decision_space.h"
+#include "shardscope/cost/cost_model.h"
+#include "shardscope/diagnostic.h"
+#include "shardscope/mesh/hardware.h"
+#include "shardscope/mesh/mesh.h"
+#include "shardscope/model_source.h"
+#include "shardscope/train/training_step.h"
+
+namespace shardscope {
+
+struct ProblemSpec {
+    std::string model;                              // zoo:NAME[:...] or a file path
+    std::map<std::string, std::int64_t> dimensions; // values of symbolic dimensions (ONNX)
+    bool train = false;                             // plan the whole training step
+    std::string optimizer = "adam";                 // sgd, adam, adamw
+    std::string loss = "auto";                      // auto, cross-entropy, mean-square, sum
+    bool mixedPrecision = false;
+    std::string mesh = "data=8";                    // "data=8,model=4" (with :bw=..:lat=..), or a mesh .json file
+    std::string hardware = "h100";                  // a built-in id or a profile .json file
+    cost::CostOptions cost;
+};
+
+class Problem {
+public:
+    ProblemSpec spec;
+    LoadedModel model;             // graph = the training step when spec.train
+    analysis::DecisionSpace space;
+    mesh::HardwareProfile hardware;
+    mesh::Mesh mesh;
+    std::unique_ptr<cost::CostModel> costModel;
+    std::vector<Diagnostic> warnings;  // of loading the model
+};
+
+// Loads the model (from `modelBytes` when given, else from spec.model), builds the training step, analyses it and
+// builds the cost model. Errors: those of each stage, with the file or op they concern.
+Result<std::unique_ptr<Problem>> loadProblem(const ProblemSpec& spec, const std::string* modelBytes = nullptr);
+
+// The spec as JSON, self-contained: the mesh and hardware profile are written out in full (not as a file path),
+// so a workspace opens on another machine. parseProblemSpec(problemSpecJson(p)) describes the same problem.
+std::string problemSpecJson(const Problem& problem);
+Result<ProblemSpec> parseProblemSpec(std::string_view json, std::string_view origin);
+
+}  // namespace shardscope

@@ -1,0 +1,504 @@
+#include "shardscope/store/workspace.h"
+
+#include <filesystem>
+#include <mutex>
+#include <set>
+
+#include "store/compression.h"
+#include "store/schema.h"
+#include "store/sha256.h"
+#include "store/sqlite.h"
+#include "store/writer.h"
+
+namespace shardscope::store {
+namespace {
+
+// The model's bytes are stored in pieces of this size (before compression), each its own zlib stream: no
+// blob comes near SQLite's 1 GB limit, and no piece needs more memory than this to read.
+constexpr std::size_t kChunkBytes = std::size_t{16} << 20;
+
+std::string quoted(const std::string& path) {
+    return "'" + path + "'";
+}
+
+Diagnostic notAWorkspace(const std::string& path) {
+    return makeError("workspace.not-workspace", quoted(path) + " is not a Shardscope workspace");
+}
+
+// The file is damaged; `report`, when given, is SQLite's own account, kept in a note.
+Result<Success> damaged(const std::string& path, const std::string& what, const std::string& report = {}) {
+    auto result = Status::failure({makeError(sqlite::kDamaged, quoted(path) + " is damaged" + what)});
+    if (!report.empty())
+        result.addDiagnostic(Diagnostic{Severity::Note, sqlite::kDamaged, {}, report});
+    return result;
+}
+
+const std::string kTruncatedOrCorrupted = " (truncated or corrupted) and cannot be opened";
+
+// Rewords a failure of SQLite met while creating, opening or saving to `path`.
+Diagnostic failedOn(const std::string& verb, const std::string& path, const Diagnostic& failure) {
+    if (failure.code == sqlite::kDiskFull)
+        return makeError(failure.code, "cannot " + verb + " " + quoted(path) + ": the disk is full");
+    return makeError(failure.code, "cannot " + verb + " " + quoted(path) + ": " + failure.message);
+}
+
+std::vector<Diagnostic> failedOn(const std::string& verb, const std::string& path,
+                                 std::vector<Diagnostic> diagnostics) {
+    if (!diagnostics.empty())
+        diagnostics.front() = failedOn(verb, path, diagnostics.front());
+    return diagnostics;
+}
+
+std::int64_t nowUnixMs() {
+    using namespace std::chrono;
+    return duration_cast<milliseconds>(system_clock::now().time_since_epoch()).count();
+}
+
+// Journal and sync settings, on the writer thread and outside a transaction: a write-ahead log, so readers
+// never wait for the writer, synced at every commit, so a committed batch survives a crash of the machine
+// too.
+Status useWriteAheadLog(sqlite::Connection& db) {
+    auto mode = db.text("PRAGMA journal_mode = WAL");
+    if (!mode)
+        return Status::failure(mode.diagnostics());
+    if (*mode != "wal")
+        return makeError(sqlite::kFailed, "the file system does not support SQLite's write-ahead log");
+    return db.exec("PRAGMA synchronous = FULL");
+}
+
+// --- checks on open ---
+
+// The file's schema version once it is known to be a workspace this code reads.
+Result<int> checkIdentity(sqlite::Connection& db, const std::string& path) {
+    auto id = db.integer("PRAGMA application_id");
+    if (!id) {
+        const Diagnostic& failure = id.diagnostics().front();
+        if (failure.code == sqlite::kNotADatabase)
+            return notAWorkspace(path);  // not SQLite at all
+        // SQLite refuses to read a file shorter than its header says before anything else.
+        if (failure.code == sqlite::kDamaged)
+            return Result<int>::failure(damaged(path, kTruncatedOrCorrupted, failure.message).diagnostics());
+        return Result<int>::failure(failedOn("open", path, id.diagnostics()));
+    }
+    if (*id != schema::kApplicationId)
+        return notAWorkspace(path);
+    auto version = db.integer("PRAGMA user_version");
+    if (!version)
+        return Result<int>::failure(failedOn("open", path, version.diagnostics()));
+    if (*version > schema::kVersion)
+        return makeError("workspace.newer", quoted(path) +
+                                                " was written by a newer Shardscope (workspace version " +
+                                                std::to_string(*version) + "; this one reads up to " +
+                                                std::to_string(schema::kVersion) + ")");
+    if (*version < 1)
+        return notAWorkspace(path);  // stamped by someone else, or never finished
+    return static_cast<int>(*version);
+}
+
+Status checkStructure(sqlite::Connection& db, const std::string& path) {
+    auto check = db.prepare("PRAGMA quick_check(5)");
+    if (!check)
+        return damaged(path, kTruncatedOrCorrupted, check.diagnostics().front().message);
+    std::string report;
+    for (;;) {
+        auto row = check->next();
+        if (!row)
+            return damaged(path, kTruncatedOrCorrupted, row.diagnostics().front().message);
+        if (!*row)
+            break;
+        const std::string line = check->text(0);
+        if (line != "ok")
+            report += (report.empty() ? "" : "; ") + line;
+    }
+    if (!report.empty())
+        return damaged(path, kTruncatedOrCorrupted, report);
+    return Success{};
+}
+
+Result<ModelRecord> readModel(sqlite::Connection& db, const std::string& path) {
+    auto fail = [&](const std::string& what, const std::string& report = {}) {
+        return Result<ModelRecord>::failure(damaged(path, what, report).diagnostics());
+    };
+    auto row = db.prepare("SELECT source, load_options, size, sha256, compression FROM model WHERE id = 1");
+    if (!row)
+        return fail(kTruncatedOrCorrupted, row.diagnostics().front().message);
+    auto found = row->next();
+    if (!found)
+        return fail(kTruncatedOrCorrupted, found.diagnostics().front().message);
+    if (!*found)
+        return fail(": it holds no model");
+    ModelRecord model{row->text(0), {}, row->text(3), row->text(1)};
+    const std::int64_t size = row->integer(2);
+    if (row->text(4) != "zlib")
+        return fail(": the model is stored with unknown compression '" + row->text(4) + "'");
+
+    auto chunks = db.prepare("SELECT seq, size, data FROM model_chunk ORDER BY seq");
+    if (!chunks)
+        return fail(kTruncatedOrCorrupted, chunks.diagnostics().front().message);
+    Sha256 hash;
+    std::int64_t expectedSeq = 0;
+    std::int64_t total = 0;
+    for (;;) {
+        auto next = chunks->next();
+        if (!next)
+            return fail(kTruncatedOrCorrupted, next.diagnostics().front().message);
+        if (!*next)
+            break;
+        const std::int64_t pieceSize = chunks->integer(1);
+        // Check the sizes before trusting them with an allocation.
+        if (chunks->integer(0) != expectedSeq++ || pieceSize < 0 ||
+            static_cast<std::uint64_t>(pieceSize) > kChunkBytes || total + pieceSize > size)
+            return fail(": the model's bytes are incomplete");
+        auto piece = inflateBytes(chunks->blob(2), static_cast<std::size_t>(pieceSize));
+        if (!piece)
+            return fail(": the model's bytes cannot be decompressed");
+        if (model.bytes.empty())
+            model.bytes.reserve(static_cast<std::size_t>(size));
+        hash.update(*piece);
+        model.bytes += *piece;
+        total += pieceSize;
+    }
+    if (total != size)
+        return fail(": the model's bytes are incomplete");
+    if (hash.hexDigest() != model.sha256)
+        return fail(": the model's bytes do not match their SHA-256");
+    return model;
+}
+
+// Every session's id, and the id the next saved plan gets.
+Result<std::pair<std::set<std::int64_t>, std::int64_t>> readIds(sqlite::Connection& db) {
+    std::set<std::int64_t> sessions;
+    auto ids = db.prepare("SELECT id FROM session");
+    if (!ids)
+        return Result<std::pair<std::set<std::int64_t>, std::int64_t>>::failure(ids.diagnostics());
+    for (;;) {
+        auto row = ids->next();
+        if (!row)
+            return Result<std::pair<std::set<std::int64_t>, std::int64_t>>::failure(row.diagnostics());
+        if (!*row)
+            break;
+        sessions.insert(ids->integer(0));
+    }
+    auto next = db.integer("SELECT coalesce(max(id), 0) + 1 FROM plan");
+    if (!next)
+        return Result<std::pair<std::set<std::int64_t>, std::int64_t>>::failure(next.diagnostics());
+    return std::pair{std::move(sessions), *next};
+}
+
+// --- rows ---
+
+constexpr const char* kPlanColumns =
+    "id, session, plan, evaluation, step_time, peak_memory, feasible, found_after_seconds, iteration, "
+    "origin, "
+    "label, note";
+constexpr const char* kPlanSummaryColumns =
+    "id, session, '', '', step_time, peak_memory, feasible, found_after_seconds, iteration, origin, label, "
+    "note";
+
+PlanRecord planFrom(const sqlite::Statement& s) {
+    PlanRecord p;
+    p.id = s.integer(0);
+    p.session = s.integer(1);
+    p.plan = s.text(2);
+    p.evaluation = s.text(3);
+    p.stepTime = s.real(4);
+    p.peakMemory = s.real(5);
+    p.feasible = s.integer(6) != 0;
+    p.foundAfterSeconds = s.real(7);
+    p.iteration = s.integer(8);
+    p.origin = s.text(9);
+    p.label = s.text(10);
+    p.note = s.text(11);
+    return p;
+}
+
+constexpr const char* kNodeColumns = "id, parent, action, visits, value_sum, best, plan, status";
+
+TreeNodeRecord nodeFrom(const sqlite::Statement& s) {
+    return {s.integer(0), s.integer(1), s.text(2),    s.integer(3),
+            s.real(4),    s.real(5),    s.integer(6), s.text(7)};
+}
+
+// Every row `statement` gives, made by `from`; nothing if a step fails.
+template <typename T>
+std::vector<T> rows(sqlite::Statement& statement, T (*from)(const sqlite::Statement&)) {
+    std::vector<T> out;
+    for (;;) {
+        auto row = statement.next();
+        if (!row)
+            return {};
+        if (!*row)
+            return out;
+        out.push_back(from(statement));
+    }
+}
+
+}  // namespace
+
+struct Workspace::Impl {
+    std::string path;
+    ModelRecord model;
+    std::unique_ptr<Writer> writer;
+    mutable std::mutex readMutex;
+    mutable std::optional<sqlite::Connection> reader;  // guarded by readMutex
+
+    ~Impl() {
+        // The reader closes first, so that the writer's connection is the last and checkpoints the WAL.
+        {
+            std::lock_guard lock(readMutex);
+            reader.reset();
+        }
+        writer.reset();
+    }
+
+    // Runs `read` on the read connection; `fallback` if it cannot be prepared.
+    template <typename T, typename F>
+    T read(const std::string& sql, T fallback, F&& read) const {
+        std::lock_guard lock(readMutex);
+        auto statement = reader->prepare(sql);
+        if (!statement)
+            return fallback;
+        return read(*statement);
+    }
+};
+
+namespace {
+
+// Removes what a failed create() left behind.
+void removeWorkspaceFiles(const std::string& path) {
+    std::error_code ignored;
+    for (const char* suffix : {"", "-wal", "-shm", "-journal"})
+        std::filesystem::remove(path + suffix, ignored);
+}
+
+}  // namespace
+
+Result<Workspace> Workspace::create(const std::string& path, const ModelRecord& model) {
+    std::error_code error;
+    if (std::filesystem::exists(path, error) || error)
+        return makeError("workspace.exists", quoted(path) + " already exists");
+
+    auto impl = std::make_unique<Impl>();
+    impl->path = path;
+    impl->model = model;
+    impl->model.sha256 = sha256Hex(model.bytes);
+    std::vector<std::string> chunks;
+    for (std::size_t at = 0; at < model.bytes.size(); at += kChunkBytes) {
+        auto piece = deflateBytes(std::string_view(model.bytes).substr(at, kChunkBytes));
+        if (!piece)
+            return makeError("workspace.compress", "cannot compress the model for " + quoted(path));
+        chunks.push_back(std::move(*piece));
+    }
+
+    auto fail = [&](const std::vector<Diagnostic>& failure) {
+        impl.reset();
+        removeWorkspaceFiles(path);
+        return Result<Workspace>::failure(failedOn("create", path, failure));
+    };
+    auto connection = sqlite::Connection::open(path, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
+    if (!connection)
+        return fail(connection.diagnostics());
+    auto writer = Writer::start(std::move(connection).value(), path);
+    if (!writer)
+        return fail(writer.diagnostics());
+    impl->writer = std::move(writer).value();
+
+    if (auto wal = impl->writer->run(useWriteAheadLog, false); !wal)
+        return fail(wal.diagnostics());
+    auto filled = impl->writer->run([&](sqlite::Connection& db) -> Status {
+        if (auto made = schema::create(db); !made)
+            return made;
+        auto row = db.prepare(
+            "INSERT INTO model (id, source, load_options, size, sha256, compression) VALUES (1, ?1, ?2, ?3, "
+            "?4, 'zlib')");
+        if (!row)
+            return Status::failure(row.diagnostics());
+        row->bind(1, model.source).bind(2, model.loadOptions);
+        row->bind(3, static_cast<std::int64_t>(model.bytes.size())).bind(4, impl->model.sha256);
+        if (auto done = row->run(); !done)
+            return done;
+        auto chunk = db.prepare("INSERT INTO model_chunk (seq, size, data) VALUES (?1, ?2, ?3)");
+        if (!chunk)
+            return Status::failure(chunk.diagnostics());
+        for (std::size_t i = 0; i < chunks.size(); ++i) {
+            const std::size_t size = std::min(kChunkBytes, model.bytes.size() - i * kChunkBytes);
+            chunk->bind(1, static_cast<std::int64_t>(i))
+                .bind(2, static_cast<std::int64_t>(size))
+                .bindBlob(3, chunks[i]);
+            if (auto done = chunk->run(); !done)
+                return done;
+        }
+        return Success{};
+    });
+    if (!filled)
+        return fail(filled.diagnostics());
+
+    auto reader = sqlite::Connection::open(path, SQLITE_OPEN_READONLY);
+    if (!reader)
+        return fail(reader.diagnostics());
+    impl->reader = std::move(reader).value();
+    impl->writer->resume(1, {});
+    return Workspace(std::move(impl));
+}
+
+Result<Workspace> Workspace::open(const std::string& path) {
+    std::error_code error;
+    if (!std::filesystem::exists(path, error))
+        return makeError("workspace.open", quoted(path) + " does not exist");
+
+    auto connection = sqlite::Connection::open(path, SQLITE_OPEN_READWRITE);
+    auto fail = [&](const std::vector<Diagnostic>& failure) {
+        return Result<Workspace>::failure(failedOn("open", path, failure));
+    };
+    if (!connection)
+        return fail(connection.diagnostics());
+    // Read-only checks first: a file that is not ours is left exactly as it was.
+    auto version = checkIdentity(*connection, path);
+    if (!version)
+        return Result<Workspace>::failure(version.diagnostics());
+    if (auto sound = checkStructure(*connection, path); !sound)
+        return Result<Workspace>::failure(sound.diagnostics());
+
+    auto impl = std::make_unique<Impl>();
+    impl->path = path;
+    auto writer = Writer::start(std::move(connection).value(), path);
+    if (!writer)
+        return Result<Workspace>::failure(writer.diagnostics());
+    impl->writer = std::move(writer).value();
+    if (auto wal = impl->writer->run(useWriteAheadLog, false); !wal)
+        return fail(wal.diagnostics());
+    if (*version < schema::kVersion) {
+        const int from = *version;
+        auto migrated =
+            impl->writer->run([from](sqlite::Connection& db) { return schema::migrate(db, from); });
+        if (!migrated)
+            return fail(migrated.diagnostics());
+    }
+
+    auto reader = sqlite::Connection::open(path, SQLITE_OPEN_READONLY);
+    if (!reader)
+        return fail(reader.diagnostics());
+    impl->reader = std::move(reader).value();
+    auto model = readModel(*impl->reader, path);
+    if (!model)
+        return Result<Workspace>::failure(model.diagnostics());
+    impl->model = std::move(model).value();
+    auto ids = readIds(*impl->reader);
+    if (!ids)
+        return fail(ids.diagnostics());
+    impl->writer->resume(ids->second, std::move(ids->first));
+    return Workspace(std::move(impl));
+}
+
+Workspace::Workspace(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+Workspace::Workspace(Workspace&&) noexcept = default;
+Workspace& Workspace::operator=(Workspace&&) noexcept = default;
+Workspace::~Workspace() = default;
+
+const std::string& Workspace::path() const {
+    return impl_->path;
+}
+const ModelRecord& Workspace::model() const {
+    return impl_->model;
+}
+
+Result<std::int64_t> Workspace::addSession(const std::string& name, const std::string& settings) {
+    std::int64_t id = 0;
+    const std::int64_t created = nowUnixMs();
+    auto added = impl_->writer->run([&](sqlite::Connection& db) -> Status {
+        auto insert = db.prepare("INSERT INTO session (name, settings, created_unix_ms) VALUES (?1, ?2, ?3)");
+        if (!insert)
+            return Status::failure(insert.diagnostics());
+        insert->bind(1, name).bind(2, settings).bind(3, created);
+        if (auto done = insert->run(); !done)
+            return done;
+        id = sqlite3_last_insert_rowid(db.handle());
+        return Success{};
+    });
+    if (!added)
+        return Result<std::int64_t>::failure(failedOn("save to", impl_->path, added.diagnostics()));
+    impl_->writer->addSession(id);
+    return id;
+}
+
+std::vector<SessionRecord> Workspace::sessions() const {
+    return impl_->read("SELECT id, name, settings, created_unix_ms FROM session ORDER BY id",
+                       std::vector<SessionRecord>{}, [](sqlite::Statement& s) {
+                           return rows<SessionRecord>(s, [](const sqlite::Statement& r) {
+                               return SessionRecord{r.integer(0), r.text(1), r.text(2), r.integer(3)};
+                           });
+                       });
+}
+
+std::int64_t Workspace::savePlan(PlanRecord plan) {
+    return impl_->writer->savePlan(std::move(plan));
+}
+
+void Workspace::saveNodes(std::int64_t session, std::vector<TreeNodeRecord> nodes) {
+    impl_->writer->saveNodes(session, std::move(nodes));
+}
+
+void Workspace::setLabel(std::int64_t plan, const std::string& label, const std::string& note) {
+    impl_->writer->setLabel(plan, label, note);
+}
+
+Status Workspace::flush() {
+    return impl_->writer->flush();
+}
+
+void Workspace::setFlushInterval(std::chrono::milliseconds interval) {
+    impl_->writer->setInterval(interval);
+}
+
+std::vector<PlanRecord> Workspace::plans(std::int64_t session, PlanContent content) const {
+    const std::string sql = std::string("SELECT ") +
+                            (content == PlanContent::Full ? kPlanColumns : kPlanSummaryColumns) +
+                            " FROM plan WHERE session = ?1 ORDER BY id";
+    return impl_->read(sql, std::vector<PlanRecord>{}, [&](sqlite::Statement& s) {
+        s.bind(1, session);
+        return rows<PlanRecord>(s, planFrom);
+    });
+}
+
+std::optional<PlanRecord> Workspace::plan(std::int64_t id) const {
+    return impl_->read(std::string("SELECT ") + kPlanColumns + " FROM plan WHERE id = ?1",
+                       std::optional<PlanRecord>{}, [&](sqlite::Statement& s) -> std::optional<PlanRecord> {
+                           s.bind(1, id);
+                           auto found = rows<PlanRecord>(s, planFrom);
+                           if (found.empty())
+                               return std::nullopt;
+                           return found.front();
+                       });
+}
+
+std::vector<TreeNodeRecord> Workspace::children(std::int64_t session, std::int64_t parent) const {
+    return impl_->read(std::string("SELECT ") + kNodeColumns +
+                           " FROM tree_node WHERE session = ?1 AND parent = ?2 ORDER BY id",
+                       std::vector<TreeNodeRecord>{}, [&](sqlite::Statement& s) {
+                           s.bind(1, session).bind(2, parent);
+                           return rows<TreeNodeRecord>(s, nodeFrom);
+                       });
+}
+
+std::optional<TreeNodeRecord> Workspace::node(std::int64_t session, std::int64_t id) const {
+    return impl_->read(
+        std::string("SELECT ") + kNodeColumns + " FROM tree_node WHERE session = ?1 AND id = ?2",
+        std::optional<TreeNodeRecord>{}, [&](sqlite::Statement& s) -> std::optional<TreeNodeRecord> {
+            s.bind(1, session).bind(2, id);
+            auto found = rows<TreeNodeRecord>(s, nodeFrom);
+            if (found.empty())
+                return std::nullopt;
+            return found.front();
+        });
+}
+
+std::int64_t Workspace::nodeCount(std::int64_t session) const {
+    return impl_->read("SELECT count(*) FROM tree_node WHERE session = ?1", std::int64_t{0},
+                       [&](sqlite::Statement& s) {
+                           s.bind(1, session);
+                           auto row = s.next();
+                           return row && *row ? s.integer(0) : std::int64_t{0};
+                       });
+}
+
+}  // namespace shardscope::store

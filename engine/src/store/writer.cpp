@@ -1,0 +1,278 @@
+#include "store/writer.h"
+
+#include <system_error>
+
+namespace shardscope::store {
+namespace {
+
+std::string count(std::size_t n, const std::string& one, const std::string& many) {
+    return std::to_string(n) + " " + (n == 1 ? one : many);
+}
+
+// Undoes a failed transaction unless SQLite already has.
+void rollback(sqlite::Connection& db) {
+    if (!sqlite3_get_autocommit(db.handle()))
+        (void)db.exec("ROLLBACK");
+}
+
+}  // namespace
+
+Result<std::unique_ptr<Writer>> Writer::start(sqlite::Connection connection, std::string path) {
+    try {
+        return std::unique_ptr<Writer>(new Writer(std::move(connection), std::move(path)));
+    } catch (const std::system_error& e) {
+        return makeError("workspace.thread",
+                         std::string("cannot start the workspace's writer thread: ") + e.what());
+    }
+}
+
+Writer::Writer(sqlite::Connection connection, std::string path)
+    : connection_(std::move(connection)), path_(std::move(path)), thread_([this] { loop(); }) {}
+
+Writer::~Writer() {
+    {
+        std::lock_guard lock(mutex_);
+        stopping_ = true;
+    }
+    wake_.notify_one();
+    thread_.join();
+}
+
+// --- callers' side ---
+
+Status Writer::run(Job job, bool transaction) {
+    PendingJob pending{std::move(job), transaction};
+    std::unique_lock lock(mutex_);
+    jobs_.push_back(&pending);
+    wake_.notify_one();
+    done_.wait(lock, [&] { return pending.done; });
+    return pending.status;
+}
+
+void Writer::resume(std::int64_t nextPlanId, std::set<std::int64_t> sessions) {
+    std::lock_guard lock(mutex_);
+    nextPlanId_ = nextPlanId;
+    sessions_ = std::move(sessions);
+}
+
+void Writer::addSession(std::int64_t id) {
+    std::lock_guard lock(mutex_);
+    sessions_.insert(id);
+}
+
+void Writer::queued(bool wasEmpty) {
+    ++enqueued_;
+    if (wasEmpty) {
+        oldest_ = Clock::now();
+        wake_.notify_one();
+    }
+}
+
+std::int64_t Writer::savePlan(PlanRecord plan) {
+    std::lock_guard lock(mutex_);
+    plan.id = nextPlanId_++;
+    if (!sessions_.contains(plan.session)) {
+        refused_.push_back(
+            makeError("workspace.unknown-session", "plan " + std::to_string(plan.id) +
+                                                       " was not saved: this workspace has no session " +
+                                                       std::to_string(plan.session)));
+        return plan.id;
+    }
+    const bool wasEmpty = queue_.empty();
+    const std::int64_t id = plan.id;
+    queue_.plans.push_back(std::move(plan));
+    queued(wasEmpty);
+    return id;
+}
+
+void Writer::saveNodes(std::int64_t session, std::vector<TreeNodeRecord> nodes) {
+    if (nodes.empty())
+        return;
+    std::lock_guard lock(mutex_);
+    if (!sessions_.contains(session)) {
+        refused_.push_back(
+            makeError("workspace.unknown-session", count(nodes.size(), "tree node was", "tree nodes were") +
+                                                       " not saved: this workspace has no session " +
+                                                       std::to_string(session)));
+        return;
+    }
+    const bool wasEmpty = queue_.empty();
+    for (auto& node : nodes)
+        queue_.nodes.insert_or_assign({session, node.id}, std::move(node));
+    queued(wasEmpty);
+}
+
+void Writer::setLabel(std::int64_t plan, const std::string& label, const std::string& note) {
+    std::lock_guard lock(mutex_);
+    if (plan < 1 || plan >= nextPlanId_) {
+        refused_.push_back(
+            makeError("workspace.unknown-plan", "the label of plan " + std::to_string(plan) +
+                                                    " was not saved: this workspace has no plan " +
+                                                    std::to_string(plan)));
+        return;
+    }
+    const bool wasEmpty = queue_.empty();
+    queue_.labels.insert_or_assign(plan, std::pair{label, note});
+    queued(wasEmpty);
+}
+
+Status Writer::flush() {
+    std::unique_lock lock(mutex_);
+    const std::uint64_t target = enqueued_;
+    if (durable_ < target) {
+        // An attempt already under way may have taken its batch before our changes: wait for a later one.
+        const std::uint64_t started = attempts_;
+        flushRequested_ = true;
+        wake_.notify_one();
+        done_.wait(lock, [&] { return durable_ >= target || failedAttempt_ > started; });
+    }
+    std::vector<Diagnostic> errors = std::move(refused_);
+    refused_.clear();
+    if (durable_ < target) {
+        const std::size_t kept = queue_.size();
+        const std::string keptText = count(kept, "unsaved change is", "unsaved changes are") + " kept";
+        const std::string message = lastError_.code == sqlite::kDiskFull
+                                        ? "cannot save to '" + path_ + "': the disk is full; " + keptText +
+                                              " and will be written once there is room"
+                                        : "cannot save to '" + path_ + "': " + lastError_.message + "; " +
+                                              keptText + " and will be written at the next flush";
+        errors.insert(errors.begin(), makeError(lastError_.code, message));
+    }
+    if (errors.empty())
+        return Success{};
+    return Status::failure(std::move(errors));
+}
+
+void Writer::setInterval(std::chrono::milliseconds interval) {
+    std::lock_guard lock(mutex_);
+    interval_ = interval;
+    wake_.notify_one();
+}
+
+// --- the writer thread ---
+
+void Writer::loop() {
+    std::unique_lock lock(mutex_);
+    for (;;) {
+        if (!jobs_.empty()) {  // callers are blocked on jobs: they go first
+            PendingJob* pending = jobs_.front();
+            jobs_.pop_front();
+            lock.unlock();
+            Status status = pending->transaction ? inTransaction(pending->job) : pending->job(connection_);
+            lock.lock();
+            pending->status = std::move(status);
+            pending->done = true;
+            done_.notify_all();
+            continue;
+        }
+        if (stopping_) {
+            if (!queue_.empty())
+                writeQueued(lock);
+            break;
+        }
+        if (!queue_.empty() && (flushRequested_ || Clock::now() >= oldest_ + interval_)) {
+            writeQueued(lock);
+            continue;
+        }
+        flushRequested_ = false;  // nothing queued: any waiting flush() is already satisfied
+        if (queue_.empty())
+            wake_.wait(lock);
+        else
+            wake_.wait_until(lock, oldest_ + interval_);
+    }
+    lock.unlock();
+    connection_.close();  // closing the last connection checkpoints the WAL into the file
+}
+
+void Writer::writeQueued(std::unique_lock<std::mutex>& lock) {
+    ChangeBatch batch = std::move(queue_);
+    queue_ = {};
+    const std::uint64_t upTo = enqueued_;
+    const std::uint64_t attempt = ++attempts_;
+    flushRequested_ = false;
+    lock.unlock();
+    Status written = write(batch);
+    lock.lock();
+    if (written) {
+        durable_ = upTo;
+    } else {
+        // Keep everything, the newer queued record of a node or label winning over the failed batch's.
+        batch.plans.insert(batch.plans.end(), std::make_move_iterator(queue_.plans.begin()),
+                           std::make_move_iterator(queue_.plans.end()));
+        queue_.plans = std::move(batch.plans);
+        for (auto& [key, node] : batch.nodes)
+            queue_.nodes.try_emplace(key, std::move(node));
+        for (auto& [key, label] : batch.labels)
+            queue_.labels.try_emplace(key, std::move(label));
+        oldest_ = Clock::now();  // retry after an interval, not in a tight loop
+        failedAttempt_ = attempt;
+        lastError_ = written.diagnostics().front();
+    }
+    done_.notify_all();
+}
+
+Status Writer::inTransaction(const Job& job) {
+    auto& db = connection_;
+    if (auto begun = db.exec("BEGIN IMMEDIATE"); !begun)
+        return begun;
+    Status status = job(db);
+    if (status)
+        status = db.exec("COMMIT");
+    if (!status)
+        rollback(db);
+    return status;
+}
+
+Status Writer::write(const ChangeBatch& batch) {
+    return inTransaction([&batch](sqlite::Connection& db) -> Status {
+        if (!batch.plans.empty()) {
+            auto insert = db.prepare(
+                "INSERT INTO plan (id, session, plan, evaluation, step_time, peak_memory, feasible, "
+                "found_after_seconds, iteration, origin, label, note) "
+                "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)");
+            if (!insert)
+                return Status::failure(insert.diagnostics());
+            for (const auto& p : batch.plans) {
+                insert->bind(1, p.id).bind(2, p.session).bind(3, p.plan).bind(4, p.evaluation);
+                insert->bind(5, p.stepTime).bind(6, p.peakMemory).bind(7, std::int64_t{p.feasible});
+                insert->bind(8, p.foundAfterSeconds).bind(9, p.iteration).bind(10, p.origin);
+                insert->bind(11, p.label).bind(12, p.note);
+                if (auto done = insert->run(); !done)
+                    return done;
+            }
+        }
+        if (!batch.nodes.empty()) {
+            auto upsert = db.prepare(
+                "INSERT INTO tree_node (session, id, parent, action, visits, value_sum, best, plan, status) "
+                "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9) "
+                "ON CONFLICT (session, id) DO UPDATE SET parent = excluded.parent, action = excluded.action, "
+                "visits = excluded.visits, value_sum = excluded.value_sum, best = excluded.best, "
+                "plan = excluded.plan, status = excluded.status");
+            if (!upsert)
+                return Status::failure(upsert.diagnostics());
+            for (const auto& [key, n] : batch.nodes) {
+                upsert->bind(1, key.first).bind(2, n.id).bind(3, n.parent).bind(4, n.action);
+                upsert->bind(5, n.visits)
+                    .bind(6, n.valueSum)
+                    .bind(7, n.best)
+                    .bind(8, n.plan)
+                    .bind(9, n.status);
+                if (auto done = upsert->run(); !done)
+                    return done;
+            }
+        }
+        if (!batch.labels.empty()) {
+            auto update = db.prepare("UPDATE plan SET label = ?2, note = ?3 WHERE id = ?1");
+            if (!update)
+                return Status::failure(update.diagnostics());
+            for (const auto& [plan, text] : batch.labels) {
+                update->bind(1, plan).bind(2, text.first).bind(3, text.second);
+                if (auto done = update->run(); !done)
+                    return done;
+            }
+        }
+        return Success{};
+    });
+}
+
+}  // namespace shardscope::store
