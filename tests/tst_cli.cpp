@@ -201,8 +201,10 @@ private slots:
         QVERIFY(plans.size() >= 8);
         const int firstPlan = plans.first().toObject()["id"].toInt();
         const int lastPlan = sessions[1].toObject()["plans"].toArray().last().toObject()["id"].toInt();
+        QCOMPARE(cli({"label", workspace + ":" + QString::number(firstPlan), "baseline", "--note", "the data-parallel start"}).exitCode, 0);
         const Run text = cli({"plans", workspace});
         QVERIFY(text.out.contains("session 1 \"first\""));
+        QVERIFY(text.out.contains("baseline"));
         QVERIFY(text.out.contains("expert:megatron"));
         // compare: across the two sessions.
         const Run compared = cli({"compare", workspace + ":" + QString::number(firstPlan), workspace + ":" + QString::number(lastPlan)});

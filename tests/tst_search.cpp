@@ -158,6 +158,20 @@ private slots:
         QVERIFY(f.reward <= exhaustive->best.reward + 1e-12);
     }
 
+    // No improvement for K iterations ends the search.
+    void patienceStopsTheSearch() {
+        Problem p(kSmallGpt, "data=2,model=4");
+        SearchOptions options;
+        options.budget.patience = 100;
+        options.budget.seconds = 60;
+        Recorder recorder;
+        Search search(*p.model, plan::Plan{}, options);
+        const Found f = search.run(&recorder);
+        QVERIFY(recorder.reports.back().iterations >= 100);
+        QVERIFY(recorder.reports.back().iterations - f.iteration <= 101);
+        QVERIFY(recorder.reports.back().seconds < 30);
+    }
+
     void exhaustiveRefusesLargeSpaces() {
         Problem p(kSmallGpt, "data=2,model=4");
         auto r = exhaustiveSearch(*p.model, plan::Plan{}, 8, 100);

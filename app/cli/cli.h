@@ -53,5 +53,6 @@ int search(const std::string& source, const shardscope::import::ImportOptions& o
            const ProblemFlags& problem, const SearchFlags& flags, bool json);
 int plans(const std::string& workspace, bool json);
 int compare(const std::string& a, const std::string& b, bool json);
+int label(const std::string& plan, const std::string& text, const std::string& note);
 
 }  // namespace cli

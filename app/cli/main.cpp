@@ -270,6 +270,12 @@ int main(int argc, char** argv) {
     plansCommand->add_option("WORKSPACE", workspacePath, "a .shardscope workspace file")->required();
     plansCommand->add_flag("--json", json, "machine-readable output");
 
+    std::string labelPlan, labelText, labelNote;
+    auto* labelCommand = app.add_subcommand("label", "give a workspace's plan a label (and a note)");
+    labelCommand->add_option("PLAN", labelPlan, "a plan: WORKSPACE.shardscope:PLAN_ID")->required();
+    labelCommand->add_option("LABEL", labelText, "the label")->required();
+    labelCommand->add_option("--note", labelNote, "a longer note");
+
     std::string first, second;
     auto* compareCommand = app.add_subcommand("compare", "two plans side by side: decisions, time, memory, collectives");
     compareCommand->add_option("A", first, "a plan: WORKSPACE.shardscope:PLAN_ID")->required();
@@ -286,7 +292,7 @@ int main(int argc, char** argv) {
         for (const auto* sub : app.get_subcommands({})) known = known || sub->get_name() == command;
         if (!known) {
             std::cerr << "shardscope-cli: error: unknown command '" << command
-                      << "' (commands: info, print, analyze, evaluate, search, plans, compare, rules, zoo; run with --help for usage)\n";
+                      << "' (commands: info, print, analyze, evaluate, search, plans, compare, label, rules, zoo; run with --help for usage)\n";
             return 2;
         }
     }
@@ -312,6 +318,7 @@ int main(int argc, char** argv) {
     if (*searchCommand) return cli::search(source, options, training, problem, searchFlags, json);
     if (*plansCommand) return cli::plans(workspacePath, json);
     if (*compareCommand) return cli::compare(first, second, json);
+    if (*labelCommand) return cli::label(labelPlan, labelText, labelNote);
     if (*zooCommand) return listZoo(json);
     return 2;
 }

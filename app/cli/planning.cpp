@@ -427,6 +427,24 @@ int plans(const std::string& path, bool asJson) {
     return 0;
 }
 
+int label(const std::string& reference, const std::string& text, const std::string& note) {
+    const auto colon = reference.rfind(':');
+    char* end = nullptr;
+    const long long id = colon == std::string::npos ? 0 : std::strtoll(reference.c_str() + colon + 1, &end, 10);
+    if (colon == std::string::npos || id <= 0 || *end != '\0') {
+        std::cerr << "shardscope-cli: error: label expects WORKSPACE.shardscope:PLAN_ID, got '" << reference << "'\n";
+        return 2;
+    }
+    auto opened = store::Workspace::open(reference.substr(0, colon));
+    if (!report(opened)) return 1;
+    if (!opened->plan(id)) {
+        std::cerr << "shardscope-cli: error: " << opened->path() << " has no plan " << id << " (see `shardscope-cli plans`)\n";
+        return 1;
+    }
+    opened->setLabel(id, text, note);
+    return report(opened->flush()) ? 0 : 1;
+}
+
 int compare(const std::string& a, const std::string& b, bool asJson) {
     struct Side {
         std::string argument;
