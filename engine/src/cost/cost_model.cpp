@@ -308,6 +308,10 @@ struct Evaluator::State {
     std::vector<std::uint32_t> pending, reduceAxes;
     std::vector<std::array<double, 5>> delta;
     std::unordered_set<std::uint64_t> shared;
+    // Buffers costOp reuses (an Evaluator is used by one thread).
+    mutable std::vector<DimAxes> scratchActuals;
+    mutable std::vector<std::vector<AxisList>> scratchOptions;
+    mutable DimAxes scratchRequired;
 
     explicit State(const CostModel& m) : model(&m), d(&m.data()) {}
 
@@ -372,7 +376,8 @@ struct Evaluator::State {
         std::vector<Collective>* out = record ? &record->collectives : nullptr;
         for (std::size_t t = 0; t < info.tensors.size(); ++t) {
             const TensorInfo& ti = info.tensors[t];
-            DimAxes required(ti.dimensionFactors.size());
+            DimAxes& required = scratchRequired;
+            required.assign(ti.dimensionFactors.size(), AxisList{});
             for (std::size_t k = 0; k < ti.dimensionFactors.size(); ++k)
                 for (int f : ti.dimensionFactors[k]) required[k].append(choice[static_cast<std::size_t>(f)]);
             const std::uint32_t rmask = maskOf(required);
@@ -477,16 +482,23 @@ struct Evaluator::State {
 
     OpRecord costOp(std::size_t i) const {
         const OpInfo& info = d->ops[i];
-        std::vector<DimAxes> actuals;
-        actuals.reserve(info.tensors.size());
-        for (const auto& ti : info.tensors) actuals.push_back(actual(ti.value));
+        std::vector<DimAxes>& actuals = scratchActuals;
+        actuals.resize(info.tensors.size());
+        for (std::size_t t = 0; t < info.tensors.size(); ++t) {
+            const auto& dims = d->space->dimensionAtoms[info.tensors[t].value.index];
+            actuals[t].assign(dims.size(), AxisList{});
+            for (std::size_t k = 0; k < dims.size(); ++k)
+                for (AtomId a : dims[k]) actuals[t][k].append(applied.atomAxes[a.index]);
+        }
         // Each factor's proposals: the axes each occurrence carries (the result's first).
         const std::size_t nf = info.factors.size();
-        std::vector<std::vector<AxisList>> options(nf);
+        std::vector<std::vector<AxisList>>& options = scratchOptions;
+        if (options.size() < nf) options.resize(nf);
         std::vector<std::uint32_t> claims(nf, 0);
         for (std::size_t f = 0; f < nf; ++f) {
             const auto& factor = info.factors[f];
-            std::vector<AxisList> proposals;
+            std::vector<AxisList>& proposals = options[f];
+            proposals.clear();
             auto add = [&](const Occurrence& occ) {
                 AxisList axes;
                 if (occ.aligned) {
@@ -500,10 +512,9 @@ struct Evaluator::State {
                 if (info.tensors[occ.tensor].result) add(occ);
             for (const auto& occ : factor.occurrences)
                 if (!info.tensors[occ.tensor].result) add(occ);
-            if (factor.kind == FactorKind::NeedReplication) proposals = {AxisList{}};
+            if (factor.kind == FactorKind::NeedReplication) proposals.assign(1, AxisList{});
             for (const auto& p : proposals) claims[f] |= p.mask();
-            options[f] = std::move(proposals);
-            if (options[f].empty()) options[f].push_back(AxisList{});
+            if (proposals.empty()) proposals.push_back(AxisList{});
         }
         // Disputed factors (several proposals, or an axis another factor claims) may also go unsharded.
         for (std::size_t f = 0; f < nf; ++f) {
@@ -521,17 +532,22 @@ struct Evaluator::State {
         }
         // Enumerate (bounded); keep the cheapest valid candidate, the first on ties (the result's proposals).
         std::size_t count = 1;
-        for (const auto& o : options) {
-            count *= o.size();
+        for (std::size_t f = 0; f < nf; ++f) {
+            count *= options[f].size();
             if (count > 4096) break;
         }
         if (count > 4096)
-            for (auto& o : options) o.resize(std::min<std::size_t>(o.size(), 2)), count = 0;
+            for (std::size_t f = 0; f < nf; ++f) options[f].resize(std::min<std::size_t>(options[f].size(), 2)), count = 0;
         std::vector<AxisList> best, choice(nf);
         double bestCost = 0;
         bool found = false;
         std::vector<std::size_t> index(nf, 0);
-        while (true) {
+        if (count == 1) {
+            // One candidate (the common case): no need to price it twice.
+            for (std::size_t f = 0; f < nf; ++f) choice[f] = options[f].front();
+            if (validChoice(info, choice)) found = true, best = choice;
+        }
+        while (count != 1) {
             for (std::size_t f = 0; f < nf; ++f) choice[f] = options[f][index[f]];
             if (validChoice(info, choice)) {
                 const double c = costCandidate(info, choice, actuals, nullptr);
@@ -697,8 +713,7 @@ struct Evaluator::State {
         e.feasible = e.peakMemory <= e.capacity;
     }
 
-    const Evaluation& evaluate(const plan::Plan& plan) {
-        plan::AppliedPlan next = plan::applyPlan(d->planContext, d->mesh, plan);
+    const Evaluation& evaluate(plan::AppliedPlan next) {
         const auto& g = *d->graph;
         recosted = 0;
         if (!valid) {
@@ -737,7 +752,10 @@ Evaluator::Evaluator(const CostModel& model) : state_(std::make_unique<State>(mo
 Evaluator::~Evaluator() = default;
 Evaluator::Evaluator(Evaluator&&) noexcept = default;
 Evaluator& Evaluator::operator=(Evaluator&&) noexcept = default;
-const Evaluation& Evaluator::evaluate(const plan::Plan& plan) { return state_->evaluate(plan); }
+const Evaluation& Evaluator::evaluate(const plan::Plan& plan) {
+    return state_->evaluate(plan::applyPlan(state_->d->planContext, state_->d->mesh, plan));
+}
+const Evaluation& Evaluator::evaluate(const plan::Plan&, plan::AppliedPlan applied) { return state_->evaluate(std::move(applied)); }
 void Evaluator::reset() { state_->valid = false; }
 plan::TensorSharding Evaluator::sharding(ValueId value) const { return state_->applied.sharding(*state_->d->space, value); }
 const OpExecution& Evaluator::execution(std::size_t opIndex) const { return state_->records[opIndex].execution; }

@@ -151,7 +151,7 @@ public:
 
     // Returns the reward; `fresh` is set when this call evaluated it (then `evaluation` is filled).
     double evaluate(cost::Evaluator& evaluator, const Plan& plan, bool& fresh, cost::Evaluation* evaluation) {
-        const auto applied = plan::applyPlan(model_.planContext(), model_.mesh(), plan);
+        auto applied = plan::applyPlan(model_.planContext(), model_.mesh(), plan);
         const std::uint64_t key = shardingHash(applied);
         {
             std::lock_guard lock(mutex_);
@@ -162,7 +162,7 @@ public:
                 return it->second.reward;
             }
         }
-        const cost::Evaluation& e = evaluator.evaluate(plan);
+        const cost::Evaluation& e = evaluator.evaluate(plan, std::move(applied));
         const double r = reward(e, lowerBound_);
         if (evaluation) *evaluation = e;
         std::lock_guard lock(mutex_);

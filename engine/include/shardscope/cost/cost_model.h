@@ -127,6 +127,9 @@ public:
 
     // Evaluates `plan` (incrementally against the previous call). The reference stays valid until the next call.
     const Evaluation& evaluate(const plan::Plan& plan);
+    // The same, for a caller that has applied the plan already (`applied` must be
+    // plan::applyPlan(model.planContext(), model.mesh(), plan)).
+    const Evaluation& evaluate(const plan::Plan& plan, plan::AppliedPlan applied);
     // Forgets the previous state: the next evaluate() re-costs every op.
     void reset();
 
