@@ -2,6 +2,7 @@
 find_package(Qt6 REQUIRED COMPONENTS Widgets)
 
 shardscope_add_test(tst_ui_models SOURCES tst_ui_models.cpp LIBRARIES shardscope::ui_core LABELS ui)
+shardscope_add_test(tst_ui_layout SOURCES tst_ui_layout.cpp LIBRARIES shardscope::ui_core LABELS ui)
 
 # Also runs the `shardscope` executable (--screenshot, failures and their messages) through QProcess.
 shardscope_add_test(tst_ui_mainwindow SOURCES tst_ui_mainwindow.cpp
