@@ -310,6 +310,9 @@ private:
                 }
             },
             op.attributes);
+        // StableHLO requires these; the IR keeps no other value (the interpreter draws uniformly).
+        if (op.kind == OpKind::Rng) p.push_back("rng_distribution = #stablehlo<rng_distribution UNIFORM>");
+        if (op.kind == OpKind::RngBitGenerator) p.push_back("rng_algorithm = #stablehlo<rng_algorithm DEFAULT>");
         if (p.empty()) return "";
         std::string s = " <{";
         for (std::size_t i = 0; i < p.size(); ++i) s += (i ? ", " : "") + p[i];
