@@ -298,7 +298,6 @@ struct Evaluator::State {
     const CostModel::Data* d;
     bool valid = false;
     plan::AppliedPlan applied;
-    std::vector<OpRecord> records;
     std::vector<double> localBytes;
     std::vector<std::uint32_t> valueMask;  // axes each value uses
     Evaluation evaluation;
@@ -308,6 +307,17 @@ struct Evaluator::State {
     std::vector<std::uint32_t> pending, reduceAxes;
     std::vector<std::array<double, 5>> delta;
     std::unordered_set<std::uint64_t> shared;
+    // Each op's current record and the one before it, with the local shardings they were priced for; an entry
+    // counts only in the epoch it was made (reset() starts a new one).
+    struct Memo {
+        std::array<OpRecord, 2> records;
+        std::array<std::uint64_t, 2> keys{};
+        std::array<std::uint32_t, 2> epochs{};
+        std::uint8_t current = 0;
+    };
+    std::vector<Memo> memos;
+    std::uint32_t epoch = 1;
+    const OpRecord& record(std::size_t i) const { return memos[i].records[memos[i].current]; }
     // Buffers costOp reuses (an Evaluator is used by one thread).
     mutable std::vector<DimAxes> scratchActuals;
     mutable std::vector<std::vector<AxisList>> scratchOptions;
@@ -480,6 +490,36 @@ struct Evaluator::State {
         return true;
     }
 
+    // A hash of the shardings of op i's tensors: everything costOp reads that a plan changes.
+    std::uint64_t signature(std::size_t i) const {
+        std::uint64_t h = 1469598103934665603ull;
+        for (const auto& ti : d->ops[i].tensors) {
+            for (const auto& dim : d->space->dimensionAtoms[ti.value.index]) {
+                for (AtomId a : dim) h = (h ^ applied.atomAxes[a.index].bits()) * 1099511628211ull;
+                h = (h ^ 0xFFu) * 1099511628211ull;
+            }
+            h = (h ^ 0xFEu) * 1099511628211ull;
+        }
+        return h;
+    }
+
+    // Makes op i's current record the one for its present local shardings: one of the last two if it matches
+    // (a search moving back and forth between plans finds most ops in a sharding priced before), else costOp's.
+    void recost(std::size_t i) {
+        auto& memo = memos[i];
+        const std::uint64_t key = signature(i);
+        for (std::uint8_t k = 0; k < 2; ++k)
+            if (memo.epochs[k] == epoch && memo.keys[k] == key) {
+                memo.current = k;
+                return;
+            }
+        const std::uint8_t slot = memo.epochs[memo.current] == epoch ? static_cast<std::uint8_t>(memo.current ^ 1) : memo.current;
+        memo.records[slot] = costOp(i);
+        memo.keys[slot] = key;
+        memo.epochs[slot] = epoch;
+        memo.current = slot;
+    }
+
     OpRecord costOp(std::size_t i) const {
         const OpInfo& info = d->ops[i];
         std::vector<DimAxes>& actuals = scratchActuals;
@@ -589,7 +629,7 @@ struct Evaluator::State {
         reduceAxes.assign(g.values.size(), 0);
         for (std::size_t i = 0; i < d->ops.size(); ++i) {
             const OpInfo& info = d->ops[i];
-            const OpRecord& rec = records[i];
+            const OpRecord& rec = record(i);
             std::uint32_t common = 0;
             bool allPartial = info.linear && info.operandCount > 0;
             for (std::size_t t = 0; t < info.operandCount && allPartial; ++t) {
@@ -619,7 +659,7 @@ struct Evaluator::State {
         shared.clear();
         for (std::size_t i = 0; i < d->ops.size(); ++i) {
             const OpInfo& info = d->ops[i];
-            const OpRecord& rec = records[i];
+            const OpRecord& rec = record(i);
             e.computeTime += rec.execution.computeTime;
             e.opComputeTime[i] = rec.execution.computeTime;
             for (std::size_t k = 0; k < rec.collectives.size(); ++k) {
@@ -666,7 +706,7 @@ struct Evaluator::State {
             const auto [from, to] = lifetime(v);
             if (static_cast<std::int32_t>(i) >= from && static_cast<std::int32_t>(i) <= to) live[static_cast<std::size_t>(category(v))] += localBytes[v];
         }
-        if (i < records.size()) live[4] = records[i].execution.temporaryBytes;
+        if (i < memos.size()) live[4] = record(i).execution.temporaryBytes;
         return {live[0], live[1], live[2], live[3], live[4]};
     }
 
@@ -683,8 +723,8 @@ struct Evaluator::State {
             delta[static_cast<std::size_t>(to) + 1][static_cast<std::size_t>(c)] -= localBytes[v];
         }
         for (std::size_t i = 0; i < n; ++i) {
-            delta[i][4] += records[i].execution.temporaryBytes;
-            delta[i + 1][4] -= records[i].execution.temporaryBytes;
+            delta[i][4] += record(i).execution.temporaryBytes;
+            delta[i + 1][4] -= record(i).execution.temporaryBytes;
         }
         std::array<double, 5> live{};
         Evaluation& e = evaluation;
@@ -721,8 +761,8 @@ struct Evaluator::State {
             localBytes.assign(g.values.size(), 0);
             valueMask.assign(g.values.size(), 0);
             for (std::size_t v = 0; v < g.values.size(); ++v) refreshLocalBytes(ValueId{static_cast<std::uint32_t>(v)});
-            records.resize(d->ops.size());
-            for (std::size_t i = 0; i < d->ops.size(); ++i) records[i] = costOp(i);
+            if (memos.size() != d->ops.size()) memos.resize(d->ops.size());
+            for (std::size_t i = 0; i < d->ops.size(); ++i) recost(i);
             recosted = d->ops.size();
             valid = true;
         } else {
@@ -740,7 +780,7 @@ struct Evaluator::State {
                 for (std::uint32_t op : d->valueOps[v]) opDirty[op] = 1;
             }
             for (std::size_t i = 0; i < d->ops.size(); ++i)
-                if (opDirty[i]) records[i] = costOp(i), ++recosted;
+                if (opDirty[i]) recost(i), ++recosted;
         }
         evaluation.competitions = applied.competitions;
         sweep();
@@ -756,9 +796,12 @@ const Evaluation& Evaluator::evaluate(const plan::Plan& plan) {
     return state_->evaluate(plan::applyPlan(state_->d->planContext, state_->d->mesh, plan));
 }
 const Evaluation& Evaluator::evaluate(const plan::Plan&, plan::AppliedPlan applied) { return state_->evaluate(std::move(applied)); }
-void Evaluator::reset() { state_->valid = false; }
+void Evaluator::reset() {
+    state_->valid = false;
+    ++state_->epoch;
+}
 plan::TensorSharding Evaluator::sharding(ValueId value) const { return state_->applied.sharding(*state_->d->space, value); }
-const OpExecution& Evaluator::execution(std::size_t opIndex) const { return state_->records[opIndex].execution; }
+const OpExecution& Evaluator::execution(std::size_t opIndex) const { return state_->record(opIndex).execution; }
 double Evaluator::localBytes(ValueId value) const { return state_->localBytes[value.index]; }
 MemoryBreakdown Evaluator::liveAt(std::size_t opIndex) const { return state_->liveAt(opIndex); }
 std::size_t Evaluator::opsRecosted() const { return state_->recosted; }

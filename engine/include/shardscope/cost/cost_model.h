@@ -117,7 +117,7 @@ private:
 
 // Evaluates plans against one CostModel. Keeps the last plan's state, so evaluating a plan that differs from the
 // previous one in a few decisions re-costs only the ops whose tensors changed sharding (plus two linear sweeps
-// for partial sums and memory). Not thread-safe; use one Evaluator per thread (they may share a CostModel).
+// for partial sums and memory); each op also remembers its costs for its last two local shardings. Not thread-safe; use one Evaluator per thread (they may share a CostModel).
 class Evaluator {
 public:
     explicit Evaluator(const CostModel& model);
@@ -130,7 +130,7 @@ public:
     // The same, for a caller that has applied the plan already (`applied` must be
     // plan::applyPlan(model.planContext(), model.mesh(), plan)).
     const Evaluation& evaluate(const plan::Plan& plan, plan::AppliedPlan applied);
-    // Forgets the previous state: the next evaluate() re-costs every op.
+    // Forgets the previous state (and the op costs it remembers): the next evaluate() re-costs every op.
     void reset();
 
     // After evaluate(): the sharding of a value, the execution of a top-level op (index into graph.body).
