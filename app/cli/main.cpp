@@ -16,6 +16,7 @@
 #include "shardscope/report/analysis_report.h"
 #include "shardscope/ir/statistics.h"
 #include "shardscope/model_source.h"
+#include "shardscope/problem.h"
 #include "shardscope/report/model_report.h"
 #include "shardscope/train/training_step.h"
 #include "shardscope/zoo/zoo.h"
@@ -47,19 +48,12 @@ bool parseDimensions(const std::vector<std::string>& items, shardscope::import::
 // Replaces the model's graph by its training step; fills `summary`. Prints why and returns false on failure.
 bool toTrainingStep(shardscope::LoadedModel& model, const TrainingFlags& flags, shardscope::report::TrainingSummary& summary) {
     using namespace shardscope;
-    train::OptimizerOptions optimizer;
-    train::GradientOptions gradients;
-    auto kind = train::parseOptimizer(flags.optimizer);
-    auto loss = train::parseLoss(flags.loss);
-    if (!kind || !loss) {
-        std::cerr << "shardscope-cli: error: " << (!kind ? "--optimizer must be sgd, adam or adamw" : "--loss must be auto, cross-entropy, mean-square or sum") << "\n";
-        return false;
-    }
-    optimizer.kind = *kind;
-    optimizer.mixedPrecision = flags.mixedPrecision;
-    gradients.loss = *loss;
+    ProblemSpec spec;
+    spec.optimizer = flags.optimizer;
+    spec.loss = flags.loss;
+    spec.mixedPrecision = flags.mixedPrecision;
     summary.forwardFlops = ir::computeStatistics(model.graph).flops;
-    auto step = train::buildTrainingStep(model.graph, optimizer, gradients);
+    auto step = trainingStepFor(model.graph, spec);
     if (!report(step)) return false;
     model.graph = std::move(step->graph);
     summary.optimizer = flags.optimizer;

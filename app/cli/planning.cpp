@@ -108,11 +108,16 @@ json summaryJson(const cost::Evaluation& e) {
 // Reports progress on stderr: a bar on a terminal, a line a second otherwise. Saves new best plans and the tree.
 class Reporter : public search::SearchObserver {
 public:
-    Reporter(const Problem& problem, search::Search*& search, store::Workspace* workspace, std::int64_t session, double seconds, std::int64_t iterations, bool quiet)
-        : problem_(problem), search_(search), workspace_(workspace), session_(session), seconds_(seconds), iterations_(iterations), quiet_(quiet),
+    Reporter(const Problem& problem, store::Workspace* workspace, std::int64_t session, double seconds, std::int64_t iterations, bool quiet)
+        : problem_(problem), workspace_(workspace), session_(session), seconds_(seconds), iterations_(iterations), quiet_(quiet),
           terminal_(isatty(STDERR_FILENO) != 0) {}
 
+    // The search whose tree changes are saved with each progress report.
+    void attach(search::Search* search) { search_ = search; }
+    const search::Progress& last() const { return last_; }
+
     void progress(const search::Progress& p) override {
+        last_ = p;
         if (workspace_ && search_) {
             std::vector<store::TreeNodeRecord> nodes;
             for (const auto& n : search_->changedNodes())
@@ -157,7 +162,8 @@ public:
 
 private:
     const Problem& problem_;
-    search::Search*& search_;
+    search::Search* search_ = nullptr;
+    search::Progress last_;
     store::Workspace* workspace_;
     std::int64_t session_;
     double seconds_;
@@ -344,28 +350,16 @@ int search(const std::string& source, const import::ImportOptions& options, cons
         if (!report(result)) return 1;
         best = result->best;
         treeNodes = result->states;
-        search::Search* none = nullptr;
-        Reporter reporter(problem, none, workspace ? &*workspace : nullptr, session, 0, 0, true);
+        Reporter reporter(problem, workspace ? &*workspace : nullptr, session, 0, 0, true);
         reporter.newBest(best);
     } else {
-        search::Search* active = nullptr;
-        Reporter reporter(problem, active, workspace ? &*workspace : nullptr, session, budget.seconds, budget.iterations, asJson);
+        Reporter reporter(problem, workspace ? &*workspace : nullptr, session, budget.seconds, budget.iterations, asJson);
         search::Search engine(costModel, start, searchOptions);
-        active = &engine;
-        struct Last : search::SearchObserver {
-            Reporter* inner;
-            search::Progress last;
-            void progress(const search::Progress& p) override {
-                last = p;
-                inner->progress(p);
-            }
-            void newBest(const search::Found& f) override { inner->newBest(f); }
-        } observer;
-        observer.inner = &reporter;
-        best = engine.run(&observer);
-        reporter.progress(observer.last);  // the last tree changes
+        reporter.attach(&engine);
+        best = engine.run(&reporter);
+        reporter.progress(reporter.last());  // saves the last tree changes
         reporter.finish();
-        finalProgress = observer.last;
+        finalProgress = reporter.last();
         treeNodes = engine.treeSize();
     }
     if (workspace) {

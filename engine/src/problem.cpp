@@ -20,6 +20,19 @@ bool endsWith(const std::string& s, std::string_view tail) { return s.size() >= 
 
 }  // namespace
 
+Result<train::TrainingStep> trainingStepFor(const ir::Graph& forward, const ProblemSpec& spec) {
+    const auto kind = train::parseOptimizer(spec.optimizer);
+    const auto loss = train::parseLoss(spec.loss);
+    if (!kind) return makeError("problem.optimizer", "unknown optimizer '" + spec.optimizer + "' (sgd, adam or adamw)");
+    if (!loss) return makeError("problem.loss", "unknown loss '" + spec.loss + "' (auto, cross-entropy, mean-square or sum)");
+    train::OptimizerOptions optimizer;
+    optimizer.kind = *kind;
+    optimizer.mixedPrecision = spec.mixedPrecision;
+    train::GradientOptions gradients;
+    gradients.loss = *loss;
+    return train::buildTrainingStep(forward, optimizer, gradients);
+}
+
 Result<std::unique_ptr<Problem>> loadProblem(const ProblemSpec& spec, const std::string* modelBytes) {
     auto problem = std::make_unique<Problem>();
     problem->spec = spec;
@@ -51,16 +64,7 @@ Result<std::unique_ptr<Problem>> loadProblem(const ProblemSpec& spec, const std:
     problem->warnings = model.diagnostics();
     problem->model = std::move(model).value();
     if (spec.train) {
-        train::OptimizerOptions optimizer;
-        train::GradientOptions gradients;
-        const auto kind = train::parseOptimizer(spec.optimizer);
-        const auto loss = train::parseLoss(spec.loss);
-        if (!kind) return makeError("problem.optimizer", "unknown optimizer '" + spec.optimizer + "' (sgd, adam or adamw)");
-        if (!loss) return makeError("problem.loss", "unknown loss '" + spec.loss + "' (auto, cross-entropy, mean-square or sum)");
-        optimizer.kind = *kind;
-        optimizer.mixedPrecision = spec.mixedPrecision;
-        gradients.loss = *loss;
-        auto step = train::buildTrainingStep(problem->model.graph, optimizer, gradients);
+        auto step = trainingStepFor(problem->model.graph, spec);
         if (!step) return Result<std::unique_ptr<Problem>>::failure(step.diagnostics());
         problem->model.graph = std::move(step->graph);
     }

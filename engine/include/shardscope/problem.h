@@ -41,6 +41,10 @@ public:
     std::vector<Diagnostic> warnings;  // of loading the model
 };
 
+// The training step of `forward` with the spec's optimizer, loss and precision (named as the CLI names them).
+// Errors: an unknown optimizer or loss (listing the known ones), those of train::buildTrainingStep.
+Result<train::TrainingStep> trainingStepFor(const ir::Graph& forward, const ProblemSpec& spec);
+
 // Loads the model (from `modelBytes` when given, else from spec.model), builds the training step, analyses it and
 // builds the cost model. Errors: those of each stage, with the file or op they concern.
 Result<std::unique_ptr<Problem>> loadProblem(const ProblemSpec& spec, const std::string* modelBytes = nullptr);

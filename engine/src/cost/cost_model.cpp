@@ -104,7 +104,6 @@ struct CostModel::Data {
     std::vector<std::int32_t> lastUse;                 // body index of the last top-level use, -1 when unused
     std::vector<char> topLevel;                        // value of the function body (not inside a region)
     std::vector<char> output, donated;                 // a function result; an argument a result is donated to
-    std::vector<char> isFloat;
     std::vector<char> materialized;                    // takes memory (broadcasts and iotas do not, see rematerialized)
     std::vector<double> fullBytes;
     std::vector<ValueId> modelStateValues[3];          // parameters, gradients, optimizer states
@@ -125,25 +124,21 @@ struct CostModel::Data {
         topLevel.assign(nv, 0);
         output.assign(nv, 0);
         donated.assign(nv, 0);
-        isFloat.assign(nv, 0);
         materialized.assign(nv, 1);
         fullBytes.assign(nv, 0);
         for (std::size_t v = 0; v < nv; ++v) {
             fullBytes[v] = static_cast<double>(g.values[v].type.bytes());
-            isFloat[v] = ir::isFloat(g.values[v].type.element) ? 1 : 0;
         }
         for (const auto& a : g.arguments) topLevel[a.value.index] = 1;
         for (const auto& o : g.outputs) {
             output[o.value.index] = 1;
             if (o.aliasedArgument && *o.aliasedArgument < g.arguments.size()) donated[g.arguments[*o.aliasedArgument].value.index] = 1;
         }
-        const auto& classes = planContext.classes();
         for (const auto& a : g.arguments) {
             if (a.role == ir::ArgumentRole::Parameter) modelStateValues[0].push_back(a.value);
             if (a.role == ir::ArgumentRole::OptimizerState) modelStateValues[2].push_back(a.value);
         }
         for (const auto& [value, argument] : g.gradients) modelStateValues[1].push_back(value);
-        (void)classes;
 
         ops.resize(g.body.size());
         for (std::size_t i = 0; i < g.body.size(); ++i) {
@@ -286,7 +281,6 @@ struct OpRecord {
     std::vector<Collective> collectives;   // reshards, reduce-scatters, permutes
     std::vector<std::uint64_t> shareKeys;  // per collective: (value, target layout) of an operand reshard, else 0
     std::vector<std::uint32_t> partial;    // per result: axes it is left partial over (all-reduced lazily)
-    double collectiveTime = 0;
 };
 
 using DimAxes = std::vector<AxisList>;
@@ -324,14 +318,6 @@ struct Evaluator::State {
     mutable DimAxes scratchRequired;
 
     explicit State(const CostModel& m) : model(&m), d(&m.data()) {}
-
-    DimAxes actual(ValueId v) const {
-        const auto& dims = d->space->dimensionAtoms[v.index];
-        DimAxes out(dims.size());
-        for (std::size_t k = 0; k < dims.size(); ++k)
-            for (AtomId a : dims[k]) out[k].append(applied.atomAxes[a.index]);
-        return out;
-    }
 
     static std::uint32_t maskOf(const DimAxes& dims) {
         std::uint32_t m = 0;
@@ -461,9 +447,6 @@ struct Evaluator::State {
             record->execution.flops = flops;
             record->execution.computeTime = compute;
             record->execution.temporaryBytes = temp;
-            double ct = 0;
-            for (const auto& c : record->collectives) ct += c.time;
-            record->collectiveTime = ct;
         }
         return time + compute;
     }
