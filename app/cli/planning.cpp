@@ -172,16 +172,6 @@ private:
     double lastLine_ = -1;
 };
 
-// The problem of a workspace session: its model from the workspace, its mesh, hardware and options from the session.
-Result<std::unique_ptr<Problem>> sessionProblem(const store::Workspace& workspace, const store::SessionRecord& session) {
-    const auto settings = json::parse(session.settings, nullptr, false);
-    if (settings.is_discarded() || !settings.contains("problem"))
-        return makeError("cli.session", workspace.path() + ": session " + std::to_string(session.id) + " has no problem description");
-    auto spec = parseProblemSpec(settings["problem"].dump(), workspace.path());
-    if (!spec) return Result<std::unique_ptr<Problem>>::failure(spec.diagnostics());
-    const auto& model = workspace.model();
-    return loadProblem(*spec, model.bytes.empty() ? nullptr : &model.bytes);
-}
 
 }  // namespace
 
@@ -474,7 +464,7 @@ int compare(const std::string& a, const std::string& b, bool asJson) {
             std::cerr << "shardscope-cli: error: " << side.workspace->path() << ": plan " << id << " belongs to no session\n";
             return 1;
         }
-        auto problem = sessionProblem(*side.workspace, *session);
+        auto problem = loadSessionProblem(*side.workspace, *session);
         if (!report(problem)) return 1;
         side.problem = std::move(problem).value();
         auto parsed = plan::parsePlan(record->plan, side.problem->costModel->planContext(), side.problem->mesh, side.argument);

@@ -122,4 +122,14 @@ Result<ProblemSpec> parseProblemSpec(std::string_view text, std::string_view ori
     return s;
 }
 
+Result<std::unique_ptr<Problem>> loadSessionProblem(const store::Workspace& workspace, const store::SessionRecord& session) {
+    const auto settings = nlohmann::json::parse(session.settings, nullptr, false);
+    if (settings.is_discarded() || !settings.is_object() || !settings.contains("problem"))
+        return makeError("problem.session", workspace.path() + ": session " + std::to_string(session.id) + " has no problem description");
+    auto spec = parseProblemSpec(settings["problem"].dump(), workspace.path());
+    if (!spec) return Result<std::unique_ptr<Problem>>::failure(spec.diagnostics());
+    const auto& model = workspace.model();
+    return loadProblem(*spec, model.bytes.empty() ? nullptr : &model.bytes);
+}
+
 }  // namespace shardscope

@@ -14,6 +14,7 @@
 #include "shardscope/mesh/hardware.h"
 #include "shardscope/mesh/mesh.h"
 #include "shardscope/model_source.h"
+#include "shardscope/store/workspace.h"
 #include "shardscope/train/training_step.h"
 
 namespace shardscope {
@@ -53,5 +54,10 @@ Result<std::unique_ptr<Problem>> loadProblem(const ProblemSpec& spec, const std:
 // so a workspace opens on another machine. parseProblemSpec(problemSpecJson(p)) describes the same problem.
 std::string problemSpecJson(const Problem& problem);
 Result<ProblemSpec> parseProblemSpec(std::string_view json, std::string_view origin);
+
+// The problem of a workspace session: the model from the workspace (its embedded bytes, or its zoo name), the
+// mesh, hardware and options from the session's settings (`{"problem": problemSpecJson(...), ...}`). Errors name
+// the workspace file and the session, then those of loadProblem.
+Result<std::unique_ptr<Problem>> loadSessionProblem(const store::Workspace& workspace, const store::SessionRecord& session);
 
 }  // namespace shardscope

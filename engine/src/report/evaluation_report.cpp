@@ -26,14 +26,6 @@ nlohmann::json axesJson(const mesh::Mesh& mesh, std::uint32_t mask) {
     return out;
 }
 
-std::string formatTime(double seconds) {
-    char buffer[64];
-    if (seconds >= 1) std::snprintf(buffer, sizeof buffer, "%.3f s", seconds);
-    else if (seconds >= 1e-3) std::snprintf(buffer, sizeof buffer, "%.3f ms", seconds * 1e3);
-    else std::snprintf(buffer, sizeof buffer, "%.1f us", seconds * 1e6);
-    return buffer;
-}
-
 std::string opText(const ir::Graph& g, ir::OpId id) {
     if (!id.valid()) return "(function result)";
     const auto& op = g.op(id);

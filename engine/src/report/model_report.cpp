@@ -36,6 +36,14 @@ std::string formatCount(double count) {
     return withPrefix(count, kPrefixes, 5, 1000.0, "");
 }
 
+std::string formatTime(double seconds) {
+    char buffer[64];
+    if (seconds >= 1) std::snprintf(buffer, sizeof buffer, "%.3f s", seconds);
+    else if (seconds >= 1e-3) std::snprintf(buffer, sizeof buffer, "%.3f ms", seconds * 1e3);
+    else std::snprintf(buffer, sizeof buffer, "%.1f us", seconds * 1e6);
+    return buffer;
+}
+
 std::string formatBytes(double bytes) {
     static const char* const kPrefixes[] = {"", "Ki", "Mi", "Gi", "Ti", "Pi"};
     return withPrefix(bytes, kPrefixes, 6, 1024.0, "B");

@@ -33,5 +33,7 @@ std::string modelInfoJson(const LoadedModel& model, const ir::GraphStatistics& s
 std::string formatCount(double count);
 std::string formatBytes(double bytes);
 std::string formatFlops(double flops);
+// "1.234 s", "12.345 ms" or "56.7 us".
+std::string formatTime(double seconds);
 
 }  // namespace shardscope::report
