@@ -15,11 +15,17 @@
 #include <QStandardPaths>
 #include <QStatusBar>
 #include <QTableView>
+#include <QTextBrowser>
+#include <QTreeView>
+#include <QUndoStack>
 #include <QTemporaryDir>
 #include <QTest>
 #include <QThreadPool>
 
-#include "core/model_loader.h"
+#include "core/plan_editor.h"
+#include "core/problem_loader.h"
+#include "widgets/cost_panel.h"
+#include "widgets/graph_view.h"
 #include "shardscope/report/model_report.h"
 #include "widgets/main_window.h"
 
@@ -29,6 +35,8 @@ using namespace shardscope::ui;
 namespace {
 
 constexpr int kLoadTimeoutMs = 60'000;
+
+QString toQStringForTest(const std::string& text) { return QString::fromStdString(text); }
 
 bool anyLabelContains(const QWidget& widget, const QString& text) {
     const auto labels = widget.findChildren<QLabel*>();
@@ -126,7 +134,7 @@ private slots:
         auto* chooser = window.findChild<QComboBox*>(QStringLiteral("modelChooser"));
         QVERIFY(chooser && chooser->isEditable());
         QSignalSpy shown(&window, &MainWindow::modelShown);
-        QSignalSpy started(window.findChild<ModelLoader*>(), &ModelLoader::busyChanged);
+        QSignalSpy started(window.findChild<ProblemLoader*>(), &ProblemLoader::busyChanged);
 
         // Completion only runs in a focused line edit, as when a person types.
         window.activateWindow();
@@ -141,6 +149,61 @@ private slots:
         QCOMPARE(shown.count(), 1);
         QCOMPARE(started.count(), 2);  // busy once, idle once: one load
         QCOMPARE(window.currentModel()->source, source);
+    }
+
+    // The walk-through: open the demo, select a name, pin a decision, see the cost re-evaluated.
+    void selectANamePinADecisionAndSeeTheNewCost() {
+        MainWindow window;
+        window.show();
+        QSignalSpy settled(&window, &MainWindow::settled);
+        window.openModel(defaultModelSource());
+        QVERIFY(settled.wait(kLoadTimeoutMs));
+        const auto problem = window.currentModel();
+        auto* editor = window.planEditor();
+        auto* cost = window.findChild<CostPanel*>(QStringLiteral("costPanel"));
+        QVERIFY(cost && editor->state());
+        const QString before = cost->stepTimeText();
+        QVERIFY(!before.isEmpty());
+
+        // Select the d_ff group in the Names panel: the details describe it.
+        auto* names = window.findChild<QTreeView*>(QStringLiteral("namesView"));
+        QVERIFY(names);
+        const QModelIndexList matches = names->model()->match(names->model()->index(0, 0), Qt::DisplayRole,
+                                                              QStringLiteral("layers.*.mlp.d_ff"), 1,
+                                                              Qt::MatchExactly | Qt::MatchRecursive);
+        QCOMPARE(matches.size(), 1);
+        names->setCurrentIndex(matches.first());
+        auto* details = window.findChild<QTextBrowser*>(QStringLiteral("detailsView"));
+        QVERIFY(details && details->toPlainText().contains(QStringLiteral("layers.*.mlp.d_ff")));
+
+        // Pin it on the model axis (what the Names panel's menu does): the plan is re-evaluated in the background.
+        const auto& groups = problem->space().groups;
+        const auto dff = std::find_if(groups.begin(), groups.end(),
+                                      [](const analysis::Group& g) { return g.label == "layers.*.mlp.d_ff"; });
+        plan::Decision decision{plan::Decision::Target::Group, static_cast<std::uint32_t>(dff - groups.begin()),
+                                *problem->mesh().axisIndex("model")};
+        editor->pin(decision);
+        QTRY_VERIFY_WITH_TIMEOUT(!editor->isEvaluating() && editor->state()->plan == editor->plan(), kLoadTimeoutMs);
+        const cost::Evaluation expected = cost::evaluate(*problem->problem->costModel, editor->plan());
+        QCOMPARE(cost->stepTimeText(), toQStringForTest(report::formatTime(expected.stepTime)));
+        QVERIFY(cost->stepTimeText() != before);
+        auto* decisions = window.findChild<QTableView*>(QStringLiteral("decisionsView"));
+        QVERIFY(decisions && decisions->model()->rowCount() == 1);
+        QVERIFY(details->toPlainText().contains(QStringLiteral("model")));  // "Sharded on model"
+
+        // Undo brings the old cost back.
+        editor->undoStack()->undo();
+        QTRY_VERIFY_WITH_TIMEOUT(!editor->isEvaluating() && editor->state()->plan.decisions.empty(), kLoadTimeoutMs);
+        QCOMPARE(cost->stepTimeText(), before);
+        QCOMPARE(decisions->model()->rowCount(), 0);
+    }
+
+    void remembersRecentSources() {
+        MainWindow window;
+        QSignalSpy shown(&window, &MainWindow::modelShown);
+        window.openModel(QStringLiteral("zoo:gpt:layers=1,seq=64,d_model=128,heads=4"));
+        QVERIFY(shown.wait(kLoadTimeoutMs));
+        QCOMPARE(MainWindow::recentSources().value(0), QStringLiteral("zoo:gpt:layers=1,seq=64,d_model=128,heads=4"));
     }
 
     void layoutIsSavedOnClose() {

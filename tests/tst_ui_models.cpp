@@ -8,7 +8,7 @@
 #include <QTest>
 #include <QThreadPool>
 
-#include "core/model_loader.h"
+#include "core/problem_loader.h"
 #include "core/model_summary.h"
 #include "core/op_count_model.h"
 #include "core/parameter_model.h"
@@ -22,14 +22,21 @@ using namespace shardscope::ui;
 namespace {
 
 constexpr int kLoadTimeoutMs = 60'000;
-using ModelPtr = std::shared_ptr<const LoadedModelView>;
+using ModelPtr = std::shared_ptr<const ProblemView>;
 
-// Loads `source` through a ModelLoader and waits for it; nullptr (with a test failure) if it did not load.
+// A request to open `source` with the default mesh and options.
+ProblemRequest requestFor(const QString& source) {
+    ProblemRequest request;
+    request.spec.model = source.toStdString();
+    return request;
+}
+
+// Loads `source` through a ProblemLoader and waits for it; nullptr (with a test failure) if it did not load.
 ModelPtr loadOrFail(const QString& source) {
-    ModelLoader loader;
-    QSignalSpy loaded(&loader, &ModelLoader::loaded);
-    QSignalSpy failed(&loader, &ModelLoader::failed);
-    loader.load(source);
+    ProblemLoader loader;
+    QSignalSpy loaded(&loader, &ProblemLoader::loaded);
+    QSignalSpy failed(&loader, &ProblemLoader::failed);
+    loader.load(requestFor(source));
     if (!QTest::qWaitFor([&] { return !loaded.isEmpty() || !failed.isEmpty(); }, kLoadTimeoutMs)) {
         qWarning("timed out loading %s", qUtf8Printable(source));
         return nullptr;
@@ -71,10 +78,10 @@ private slots:
     }
 
     void loaderReportsBusyAroundALoad() {
-        ModelLoader loader;
-        QSignalSpy busy(&loader, &ModelLoader::busyChanged);
-        QSignalSpy loaded(&loader, &ModelLoader::loaded);
-        loader.load(defaultModelSource());
+        ProblemLoader loader;
+        QSignalSpy busy(&loader, &ProblemLoader::busyChanged);
+        QSignalSpy loaded(&loader, &ProblemLoader::loaded);
+        loader.load(requestFor(defaultModelSource()));
         QVERIFY(loader.isBusy());
         QVERIFY(loaded.wait(kLoadTimeoutMs));
         QVERIFY(!loader.isBusy());
@@ -84,10 +91,10 @@ private slots:
     }
 
     void badSourceFailsWithAMessageNamingIt() {
-        ModelLoader loader;
-        QSignalSpy loaded(&loader, &ModelLoader::loaded);
-        QSignalSpy failed(&loader, &ModelLoader::failed);
-        loader.load(QStringLiteral("zoo:no-such-model"));
+        ProblemLoader loader;
+        QSignalSpy loaded(&loader, &ProblemLoader::loaded);
+        QSignalSpy failed(&loader, &ProblemLoader::failed);
+        loader.load(requestFor(QStringLiteral("zoo:no-such-model")));
         QVERIFY(failed.wait(kLoadTimeoutMs));
         const QString message = failed.first().first().toString();
         QVERIFY2(message.contains(QStringLiteral("zoo:no-such-model")), qUtf8Printable(message));
@@ -97,11 +104,11 @@ private slots:
     }
 
     void supersededFailureIsDropped() {
-        ModelLoader loader;
-        QSignalSpy loaded(&loader, &ModelLoader::loaded);
-        QSignalSpy failed(&loader, &ModelLoader::failed);
-        loader.load(QStringLiteral("zoo:no-such-model"));
-        loader.load(defaultModelSource());
+        ProblemLoader loader;
+        QSignalSpy loaded(&loader, &ProblemLoader::loaded);
+        QSignalSpy failed(&loader, &ProblemLoader::failed);
+        loader.load(requestFor(QStringLiteral("zoo:no-such-model")));
+        loader.load(requestFor(defaultModelSource()));
         QVERIFY(loaded.wait(kLoadTimeoutMs));
         drainLoads();
         QCOMPARE(failed.count(), 0);
@@ -110,11 +117,11 @@ private slots:
     }
 
     void supersededModelIsDropped() {
-        ModelLoader loader;
-        QSignalSpy loaded(&loader, &ModelLoader::loaded);
-        QSignalSpy failed(&loader, &ModelLoader::failed);
-        loader.load(defaultModelSource());
-        loader.load(QStringLiteral("zoo:no-such-model"));
+        ProblemLoader loader;
+        QSignalSpy loaded(&loader, &ProblemLoader::loaded);
+        QSignalSpy failed(&loader, &ProblemLoader::failed);
+        loader.load(requestFor(defaultModelSource()));
+        loader.load(requestFor(QStringLiteral("zoo:no-such-model")));
         QVERIFY(failed.wait(kLoadTimeoutMs));
         drainLoads();
         QCOMPARE(loaded.count(), 0);
@@ -125,7 +132,7 @@ private slots:
     void opCountModelMatchesStatistics() {
         OpCountModel model;
         QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
-        model.setLoadedModel(demo_);
+        model.setProblem(demo_);
 
         const auto& byKind = demo_->statistics.opsByKind;
         QCOMPARE(model.rowCount(), static_cast<int>(byKind.size()));
@@ -139,16 +146,16 @@ private slots:
         }
         QCOMPARE(total, demo_->statistics.opCount);
 
-        model.setLoadedModel(nullptr);
+        model.setProblem(nullptr);
         QCOMPARE(model.rowCount(), 0);
     }
 
     void parameterModelListsParameterArguments() {
         ParameterModel model;
         QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
-        model.setLoadedModel(demo_);
+        model.setProblem(demo_);
 
-        const ir::Graph& graph = demo_->model.graph;
+        const ir::Graph& graph = demo_->graph();
         const auto parameters =
             std::count_if(graph.arguments.begin(), graph.arguments.end(),
                           [](const auto& a) { return a.role == ir::ArgumentRole::Parameter; });
@@ -176,7 +183,7 @@ private slots:
         QCOMPARE(cell(model, 0, ParameterModel::ElementTypeColumn).toString(),
                  QString::fromUtf8(ir::toString(type.element)));
 
-        model.setLoadedModel(nullptr);
+        model.setProblem(nullptr);
         QCOMPARE(model.rowCount(), 0);
     }
 

@@ -3,6 +3,14 @@ find_package(Qt6 REQUIRED COMPONENTS Widgets)
 
 shardscope_add_test(tst_ui_models SOURCES tst_ui_models.cpp LIBRARIES shardscope::ui_core LABELS ui)
 shardscope_add_test(tst_ui_layout SOURCES tst_ui_layout.cpp LIBRARIES shardscope::ui_core LABELS ui)
+shardscope_add_test(tst_ui_plan_editor SOURCES tst_ui_plan_editor.cpp LIBRARIES shardscope::ui_core LABELS ui)
+shardscope_add_test(tst_ui_graph SOURCES tst_ui_graph.cpp LIBRARIES shardscope::ui_widgets Qt6::Widgets LABELS ui shared)
+shardscope_add_test(tst_ui_panels SOURCES tst_ui_panels.cpp
+                    LIBRARIES shardscope::ui_widgets Qt6::Widgets LABELS ui shared)
+
+# Opens every model of ../shared in the window and pictures the largest (label `shared`: skips without it).
+shardscope_add_test(tst_ui_shared_models SOURCES tst_ui_shared_models.cpp
+                    LIBRARIES shardscope::ui_widgets Qt6::Widgets LABELS ui shared TIMEOUT 900)
 
 # Also runs the `shardscope` executable (--screenshot, failures and their messages) through QProcess.
 shardscope_add_test(tst_ui_mainwindow SOURCES tst_ui_mainwindow.cpp

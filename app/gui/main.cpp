@@ -6,7 +6,7 @@
 #include <QIcon>
 #include <QTimer>
 
-#include "core/model_loader.h"
+#include "core/problem_loader.h"
 #include "widgets/main_window.h"
 
 namespace {
@@ -33,16 +33,43 @@ int main(int argc, char* argv[]) {
     parser.addVersionOption();
     parser.addPositionalArgument(
         QStringLiteral("model"),
-        QStringLiteral("The model to open: a zoo name such as zoo:gpt2-small or zoo:gpt:layers=4, or a model "
-                       "file (default %1).")
+        QStringLiteral("What to open: a zoo name such as zoo:gpt2-small or zoo:gpt:layers=4, a model file "
+                       "(StableHLO or ONNX), or a workspace file (default %1).")
             .arg(shardscope::ui::defaultModelSource()),
         QStringLiteral("[MODEL]"));
     const QCommandLineOption screenshotOption(
         QStringLiteral("screenshot"),
-        QStringLiteral("Load MODEL, save a picture of the window to FILE (PNG) and exit. Without a display, "
-                       "add -platform offscreen."),
+        QStringLiteral("Open MODEL, wait until its plan is evaluated and its graph laid out, save a picture of "
+                       "the window to FILE (PNG) and exit. Without a display, add -platform offscreen."),
         QStringLiteral("FILE"));
     parser.addOption(screenshotOption);
+    const QCommandLineOption planOption(
+        QStringLiteral("plan"),
+        QStringLiteral("Start from PLAN: expert:ID (dp, zero1, zero2, zero3, fsdp, megatron, megatron-sp, dp-tp, "
+                       "fsdp-tp, ep) or a plan JSON file."),
+        QStringLiteral("PLAN"));
+    parser.addOption(planOption);
+    const QCommandLineOption meshOption(
+        QStringLiteral("mesh"),
+        QStringLiteral("The device mesh, e.g. data=8,model=4 (with :bw=GB/s:lat=us per axis), or a mesh .json file "
+                       "(default data=2,model=4)."),
+        QStringLiteral("MESH"));
+    const QCommandLineOption hardwareOption(
+        QStringLiteral("hardware"),
+        QStringLiteral("A built-in hardware profile (h100, h200, a100, tpu-v4, tpu-v5e, tpu-v5p) or a profile .json "
+                       "file (default h100)."),
+        QStringLiteral("HARDWARE"));
+    const QCommandLineOption trainOption(QStringLiteral("train"),
+                                         QStringLiteral("Plan the whole training step (Adam), not the forward pass."));
+    parser.addOption(meshOption);
+    parser.addOption(hardwareOption);
+    parser.addOption(trainOption);
+    const QCommandLineOption findOption(
+        QStringLiteral("find"),
+        QStringLiteral("Once the model is shown, find TEXT in the graph (an op kind or location, a parameter name, "
+                       "a value such as %12) and centre on it."),
+        QStringLiteral("TEXT"));
+    parser.addOption(findOption);
     parser.process(app);
 
     const QStringList models = parser.positionalArguments();
@@ -52,10 +79,22 @@ int main(int argc, char* argv[]) {
     }
 
     MainWindow window;
+    shardscope::ProblemSpec spec = window.spec();
+    if (parser.isSet(meshOption))
+        spec.mesh = parser.value(meshOption).toStdString();
+    if (parser.isSet(hardwareOption))
+        spec.hardware = parser.value(hardwareOption).toStdString();
+    if (parser.isSet(trainOption))
+        spec.train = true;
+    window.setSpec(spec);
+    if (parser.isSet(planOption))
+        window.setPlanToOpen(parser.value(planOption));
+    if (parser.isSet(findOption))
+        window.setFindOnOpen(parser.value(findOption));
     if (parser.isSet(screenshotOption)) {
         const QString path = parser.value(screenshotOption);
         window.setAttribute(Qt::WA_DontShowOnScreen);
-        QObject::connect(&window, &MainWindow::modelShown, &app, [&window, path] {
+        QObject::connect(&window, &MainWindow::settled, &app, [&window, path] {
             // Let the panels lay out their new contents before the picture is taken.
             QTimer::singleShot(0, &window, [&window, path] {
                 QString error;

@@ -4,7 +4,8 @@
 #include <QList>
 #include <QString>
 
-#include "core/loaded_model_view.h"
+#include "core/plan_state.h"
+#include "core/problem_view.h"
 
 namespace shardscope::ui {
 
@@ -16,6 +17,16 @@ struct SummaryLine {
 
 // Model, parameters, FLOPs per forward pass, parameter bytes, activation bytes, ops, and warnings when
 // there are any, in that order.
-QList<SummaryLine> summaryOf(const LoadedModelView& model);
+QList<SummaryLine> summaryOf(const ProblemView& model);
+
+// What a plan costs, for the cost summary: the memory bar's figures and the lines below it.
+struct CostSummary {
+    double peakMemory = 0, capacity = 0;  // bytes per device
+    bool feasible = false;
+    QString stepTime;                     // "12.345 ms"
+    QString verdict;                      // "fits: 61% of the usable memory" / "does not fit: 140% ..."
+    QList<SummaryLine> lines;             // time split, memory at peak, model states, collectives by kind, sites
+};
+CostSummary costSummaryOf(const ProblemView& problem, const PlanState& state);
 
 }  // namespace shardscope::ui

@@ -6,7 +6,7 @@ namespace shardscope::ui {
 
 OpCountModel::OpCountModel(QObject* parent) : QAbstractTableModel(parent) {}
 
-void OpCountModel::setLoadedModel(const std::shared_ptr<const LoadedModelView>& model) {
+void OpCountModel::setProblem(const std::shared_ptr<const ProblemView>& model) {
     beginResetModel();
     rows_.clear();
     total_ = 0;

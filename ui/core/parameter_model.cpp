@@ -9,11 +9,11 @@ namespace shardscope::ui {
 
 ParameterModel::ParameterModel(QObject* parent) : QAbstractTableModel(parent) {}
 
-void ParameterModel::setLoadedModel(const std::shared_ptr<const LoadedModelView>& model) {
+void ParameterModel::setProblem(const std::shared_ptr<const ProblemView>& model) {
     beginResetModel();
     rows_.clear();
     if (model) {
-        const ir::Graph& graph = model->model.graph;
+        const ir::Graph& graph = model->graph();
         for (const ir::Argument& argument : graph.arguments) {
             if (argument.role != ir::ArgumentRole::Parameter &&
                 argument.role != ir::ArgumentRole::OptimizerState)

@@ -7,7 +7,7 @@
 #include <QAbstractTableModel>
 #include <QString>
 
-#include "core/loaded_model_view.h"
+#include "core/problem_view.h"
 
 namespace shardscope::ui {
 
@@ -31,7 +31,7 @@ public:
     explicit ParameterModel(QObject* parent = nullptr);
 
     // Shows `model`'s parameters; nullptr empties the table.
-    void setLoadedModel(const std::shared_ptr<const LoadedModelView>& model);
+    void setProblem(const std::shared_ptr<const ProblemView>& model);
 
     int rowCount(const QModelIndex& parent = {}) const override;
     int columnCount(const QModelIndex& parent = {}) const override;

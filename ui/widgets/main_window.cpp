@@ -1,74 +1,145 @@
 #include "widgets/main_window.h"
 
+#include <utility>
+
+#include <QAction>
+#include <QApplication>
 #include <QCloseEvent>
 #include <QComboBox>
 #include <QCompleter>
 #include <QDockWidget>
+#include <QFileDialog>
+#include <QFile>
+#include <QFileInfo>
 #include <QFontDatabase>
 #include <QHeaderView>
 #include <QImageWriter>
+#include <QKeySequence>
 #include <QLabel>
 #include <QLineEdit>
+#include <QMenu>
+#include <QMenuBar>
 #include <QPlainTextEdit>
+#include <QSaveFile>
 #include <QProgressBar>
+#include <QScrollArea>
 #include <QSettings>
+#include <QShortcut>
 #include <QSortFilterProxyModel>
 #include <QStatusBar>
 #include <QTableView>
+#include <QTextBrowser>
+#include <QTimer>
 #include <QToolBar>
 #include <QTreeView>
+#include <QUndoStack>
 
-#include "core/model_loader.h"
+#include "core/conflict_model.h"
+#include "core/decision_model.h"
+#include "core/name_model.h"
 #include "core/op_count_model.h"
 #include "core/parameter_model.h"
+#include "core/plan_editor.h"
+#include "core/selection_details.h"
+#include "core/text.h"
 #include "core/zoo_catalog_model.h"
+#include "shardscope/plan/experts.h"
+#include "shardscope/plan/plan_json.h"
+#include "widgets/cost_panel.h"
+#include "widgets/graph_view.h"
+#include "widgets/problem_editor.h"
 #include "widgets/summary_panel.h"
 
 namespace shardscope::ui {
 namespace {
 
 // Bump when the docks change, so restoreState() ignores layouts saved by older versions.
-constexpr int kLayoutVersion = 1;
+constexpr int kLayoutVersion = 2;
 constexpr char kGeometryKey[] = "mainWindow/geometry";
 constexpr char kStateKey[] = "mainWindow/state";
+constexpr char kRecentKey[] = "recentSources";
+constexpr int kRecentCount = 10;
 
-// A sortable table over `model`; sortColumn -1 keeps the model's own order until a header is clicked.
-QTableView* makeTableView(QAbstractItemModel* model, int sortColumn, Qt::SortOrder order, QWidget* parent) {
+enum DetailKind { NoDetail, OpDetail, NameDetail, GroupDetail, ArgumentDetail, ModuleDetail };
+
+QSortFilterProxyModel* sortable(QAbstractItemModel* model, QObject* parent) {
     auto* proxy = new QSortFilterProxyModel(parent);
     proxy->setSourceModel(model);
     proxy->setSortRole(SortRole);
     proxy->setSortCaseSensitivity(Qt::CaseInsensitive);
+    return proxy;
+}
 
+// A sortable table over `model`; sortColumn -1 keeps the model's own order until a header is clicked.
+QTableView* makeTableView(QAbstractItemModel* model, int sortColumn, Qt::SortOrder order, QWidget* parent) {
     auto* view = new QTableView(parent);
-    view->setModel(proxy);
+    view->setModel(sortable(model, parent));
     view->setSortingEnabled(true);
     view->sortByColumn(sortColumn, order);
     view->setSelectionBehavior(QAbstractItemView::SelectRows);
+    view->setSelectionMode(QAbstractItemView::SingleSelection);
     view->setAlternatingRowColors(true);
     view->setWordWrap(false);
     view->setTextElideMode(Qt::ElideMiddle);
     view->verticalHeader()->hide();
-    view->verticalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    view->verticalHeader()->setDefaultSectionSize(view->fontMetrics().height() + 6);
     view->horizontalHeader()->setHighlightSections(false);
     return view;
+}
+
+QTreeView* makeTreeView(QAbstractItemModel* model, bool sorted, QWidget* parent) {
+    auto* view = new QTreeView(parent);
+    view->setModel(sorted ? static_cast<QAbstractItemModel*>(sortable(model, parent)) : model);
+    view->setSortingEnabled(sorted);
+    view->setSelectionBehavior(QAbstractItemView::SelectRows);
+    view->setSelectionMode(QAbstractItemView::SingleSelection);
+    view->setAlternatingRowColors(true);
+    view->setUniformRowHeights(true);
+    view->setTextElideMode(Qt::ElideMiddle);
+    view->header()->setStretchLastSection(false);
+    view->header()->setSectionResizeMode(0, QHeaderView::Stretch);
+    return view;
+}
+
+// The source model's index behind a view's (possibly proxied) index.
+QModelIndex sourceIndex(const QModelIndex& index) {
+    if (const auto* proxy = qobject_cast<const QSortFilterProxyModel*>(index.model()))
+        return proxy->mapToSource(index);
+    return index;
 }
 
 }  // namespace
 
 MainWindow::MainWindow(QWidget* parent)
     : QMainWindow(parent),
-      loader_(new ModelLoader(this)),
+      loader_(new ProblemLoader(this)),
+      editor_(new PlanEditor(this)),
+      names_(new NameModel(this)),
+      conflicts_(new ConflictModel(this)),
+      decisions_(new DecisionModel(this)),
       opCounts_(new OpCountModel(this)),
       parameters_(new ParameterModel(this)),
+      graph_(new GraphView(this)),
       chooser_(new QComboBox(this)),
-      stableHlo_(new QPlainTextEdit(this)),
+      findField_(new QLineEdit(this)),
+      expertChooser_(new QComboBox(this)),
       summary_(new SummaryPanel(this)),
+      cost_(new CostPanel(this)),
+      details_(new QTextBrowser(this)),
+      stableHlo_(new QPlainTextEdit(this)),
+      problemEditor_(new ProblemEditor(this)),
+      nameView_(makeTreeView(names_, true, this)),
+      conflictView_(makeTreeView(conflicts_, false, this)),
+      decisionView_(makeTableView(decisions_, -1, Qt::AscendingOrder, this)),
       parameterView_(makeTableView(parameters_, -1, Qt::AscendingOrder, this)),
       opCountView_(makeTableView(opCounts_, OpCountModel::CountColumn, Qt::DescendingOrder, this)),
       progress_(new QProgressBar(this)) {
     setWindowTitle(tr("Shardscope"));
-    resize(1280, 800);
+    resize(1440, 900);
+    spec_.mesh = "data=2,model=4";  // one 8-GPU node, two ways to shard: shows both kinds of decision
+    problemEditor_->setSpec(spec_);
 
+    // --- the model chooser and the toolbar ---
     chooser_->setObjectName(QStringLiteral("modelChooser"));
     chooser_->setEditable(true);
     chooser_->setInsertPolicy(QComboBox::NoInsert);
@@ -87,20 +158,40 @@ MainWindow::MainWindow(QWidget* parent)
     catalogView->setColumnWidth(ZooCatalogModel::SourceColumn,
                                 catalogView->columnWidth(ZooCatalogModel::SourceColumn) + 16);
     chooser_->setMaxVisibleItems(20);
-    chooser_->setMinimumContentsLength(36);
+    chooser_->setMinimumContentsLength(28);
     chooser_->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
     // Inline completion would turn "zoo:gpt" into "zoo:gpt2-small" under the cursor; offer matches instead.
     chooser_->completer()->setCompletionMode(QCompleter::PopupCompletion);
     chooser_->completer()->setCaseSensitivity(Qt::CaseSensitive);
-    chooser_->lineEdit()->setPlaceholderText(tr("zoo:NAME[:key=value,...] or a model file"));
+    chooser_->lineEdit()->setPlaceholderText(tr("zoo:NAME[:key=value,...], a model file or a workspace"));
     chooser_->setToolTip(
-        tr("A zoo preset or family, optionally with options (zoo:gpt:layers=4,d_model=512), "
-           "or the path of a model file; Enter opens it"));
+        tr("A zoo preset or family, optionally with options (zoo:gpt:layers=4,d_model=512), the path of a model "
+           "file, or a workspace file; Enter opens it"));
     // Choosing from the list emits textActivated; Enter in the line edit emits returnPressed, and also
     // textActivated when the text matches an entry: openModel() ignores the repeated request.
     connect(chooser_, &QComboBox::textActivated, this, &MainWindow::openModel);
     connect(chooser_->lineEdit(), &QLineEdit::returnPressed, this,
             [this] { openModel(chooser_->currentText().trimmed()); });
+
+    expertChooser_->setObjectName(QStringLiteral("expertChooser"));
+    expertChooser_->addItem(tr("Start from…"));
+    for (const auto& expert : plan::expertPlans())
+        expertChooser_->addItem(toQString(expert.id), toQString(expert.id));
+    for (int i = 1; i < expertChooser_->count(); ++i)
+        expertChooser_->setItemData(i, toQString(plan::expertPlans()[static_cast<std::size_t>(i - 1)].description),
+                                    Qt::ToolTipRole);
+    expertChooser_->setToolTip(tr("Replace the plan with an expert strategy (your pins and forbidden decisions stay)"));
+    connect(expertChooser_, &QComboBox::activated, this, [this](int i) {
+        if (i > 0)
+            startFromExpert(expertChooser_->itemData(i).toString());
+        expertChooser_->setCurrentIndex(0);
+    });
+
+    findField_->setObjectName(QStringLiteral("findField"));
+    findField_->setPlaceholderText(tr("Find op, tensor or parameter"));
+    findField_->setClearButtonEnabled(true);
+    findField_->setMaximumWidth(260);
+    connect(findField_, &QLineEdit::returnPressed, this, &MainWindow::find);
 
     auto* toolBar = addToolBar(tr("Model"));
     toolBar->setObjectName(QStringLiteral("modelToolBar"));
@@ -109,42 +200,173 @@ MainWindow::MainWindow(QWidget* parent)
     chooserLabel->setContentsMargins(4, 0, 6, 0);
     toolBar->addWidget(chooserLabel);
     toolBar->addWidget(chooser_);
+    toolBar->addSeparator();
+    // Short labels in the toolbar; what would be undone is in the tooltip (and in the Edit menu).
+    QUndoStack* history = editor_->undoStack();
+    auto* undo = new QAction(tr("Undo"), this);
+    auto* redo = new QAction(tr("Redo"), this);
+    undo->setShortcut(QKeySequence::Undo);
+    redo->setShortcut(QKeySequence::Redo);
+    undo->setEnabled(false);
+    redo->setEnabled(false);
+    connect(undo, &QAction::triggered, history, &QUndoStack::undo);
+    connect(redo, &QAction::triggered, history, &QUndoStack::redo);
+    connect(history, &QUndoStack::canUndoChanged, undo, &QAction::setEnabled);
+    connect(history, &QUndoStack::canRedoChanged, redo, &QAction::setEnabled);
+    connect(history, &QUndoStack::undoTextChanged, undo,
+            [undo](const QString& text) { undo->setToolTip(tr("Undo: %1").arg(text)); });
+    connect(history, &QUndoStack::redoTextChanged, redo,
+            [redo](const QString& text) { redo->setToolTip(tr("Redo: %1").arg(text)); });
+    undo->setObjectName(QStringLiteral("undoAction"));
+    redo->setObjectName(QStringLiteral("redoAction"));
+    toolBar->addAction(undo);
+    toolBar->addAction(redo);
+    toolBar->addWidget(expertChooser_);
+    toolBar->addSeparator();
+    toolBar->addAction(tr("Fit"), graph_, &GraphView::fitToView)->setToolTip(tr("Fit the graph in the view (Ctrl+0)"));
+    toolBar->addAction(tr("Expand all"), graph_, &GraphView::expandAll);
+    toolBar->addAction(tr("Collapse all"), graph_, &GraphView::collapseAll);
+    toolBar->addWidget(findField_);
+
+    // --- the graph and the docks ---
+    graph_->setObjectName(QStringLiteral("graphView"));
+    setCentralWidget(graph_);
 
     stableHlo_->setObjectName(QStringLiteral("stableHloView"));
     stableHlo_->setReadOnly(true);
     stableHlo_->setLineWrapMode(QPlainTextEdit::NoWrap);
     stableHlo_->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
     stableHlo_->setPlaceholderText(tr("The model's StableHLO appears here once it is loaded."));
-    setCentralWidget(stableHlo_);
-
+    details_->setObjectName(QStringLiteral("detailsView"));
+    details_->setOpenLinks(false);
+    details_->setPlaceholderText(tr("Select an op, a name or a conflict to see its details."));
     summary_->setObjectName(QStringLiteral("summaryPanel"));
+    cost_->setObjectName(QStringLiteral("costPanel"));
+    problemEditor_->setObjectName(QStringLiteral("problemEditor"));
+    nameView_->setObjectName(QStringLiteral("namesView"));
+    conflictView_->setObjectName(QStringLiteral("conflictsView"));
+    decisionView_->setObjectName(QStringLiteral("decisionsView"));
     parameterView_->setObjectName(QStringLiteral("parametersView"));
     opCountView_->setObjectName(QStringLiteral("opKindsView"));
-    parameterView_->horizontalHeader()->setSectionResizeMode(ParameterModel::NameColumn,
-                                                             QHeaderView::Stretch);
+    parameterView_->horizontalHeader()->setSectionResizeMode(ParameterModel::NameColumn, QHeaderView::Stretch);
     opCountView_->horizontalHeader()->setSectionResizeMode(OpCountModel::KindColumn, QHeaderView::Stretch);
+    nameView_->sortByColumn(NameModel::BytesColumn, Qt::DescendingOrder);
+    for (int column = 1; column < NameModel::ColumnCount; ++column)
+        nameView_->header()->setSectionResizeMode(column, QHeaderView::ResizeToContents);
+    nameView_->setColumnHidden(NameModel::TensorsColumn, true);
+    nameView_->setTextElideMode(Qt::ElideLeft);  // "…mlp.d_ff": a label's end says what it is  // in the details; the dock is narrow
+    nameView_->setContextMenuPolicy(Qt::CustomContextMenu);
+    decisionView_->setContextMenuPolicy(Qt::CustomContextMenu);
+    decisionView_->horizontalHeader()->setStretchLastSection(true);
 
-    // The right-hand docks run the full height; Parameters spans the width under the text.
+    setCorner(Qt::TopLeftCorner, Qt::LeftDockWidgetArea);
+    setCorner(Qt::BottomLeftCorner, Qt::LeftDockWidgetArea);
     setCorner(Qt::TopRightCorner, Qt::RightDockWidgetArea);
     setCorner(Qt::BottomRightCorner, Qt::RightDockWidgetArea);
-    auto* summaryDock =
-        addPanel(tr("Summary"), QStringLiteral("summaryDock"), summary_, Qt::RightDockWidgetArea);
-    auto* opKindsDock =
-        addPanel(tr("Op kinds"), QStringLiteral("opKindsDock"), opCountView_, Qt::RightDockWidgetArea);
-    auto* parametersDock = addPanel(tr("Parameters"), QStringLiteral("parametersDock"), parameterView_,
-                                    Qt::BottomDockWidgetArea);
-    resizeDocks({summaryDock}, {360}, Qt::Horizontal);
-    resizeDocks({summaryDock, opKindsDock}, {190, 610}, Qt::Vertical);
-    resizeDocks({parametersDock}, {240}, Qt::Vertical);
+    auto* namesDock = addPanel(tr("Names"), QStringLiteral("namesDock"), nameView_, Qt::LeftDockWidgetArea);
+    auto* conflictsDock =
+        addPanel(tr("Conflicts"), QStringLiteral("conflictsDock"), conflictView_, Qt::LeftDockWidgetArea);
+    auto* summaryDock = addPanel(tr("Model"), QStringLiteral("summaryDock"), summary_, Qt::LeftDockWidgetArea);
+    // The cost's lines grow with the collectives' kinds: let them scroll rather than be clipped.
+    auto* costScroll = new QScrollArea(this);
+    costScroll->setWidget(cost_);
+    costScroll->setWidgetResizable(true);
+    costScroll->setFrameShape(QFrame::NoFrame);
+    costScroll->setMinimumHeight(320);
+    auto* costDock = addPanel(tr("Cost"), QStringLiteral("costDock"), costScroll, Qt::RightDockWidgetArea);
+    auto* planDock = addPanel(tr("Plan"), QStringLiteral("planDock"), decisionView_, Qt::RightDockWidgetArea);
+    auto* problemDock =
+        addPanel(tr("Mesh and training"), QStringLiteral("problemDock"), problemEditor_, Qt::RightDockWidgetArea);
+    auto* detailsDock = addPanel(tr("Details"), QStringLiteral("detailsDock"), details_, Qt::BottomDockWidgetArea);
+    auto* hloDock = addPanel(tr("StableHLO"), QStringLiteral("stableHloDock"), stableHlo_, Qt::BottomDockWidgetArea);
+    auto* parametersDock =
+        addPanel(tr("Parameters"), QStringLiteral("parametersDock"), parameterView_, Qt::BottomDockWidgetArea);
+    auto* opKindsDock = addPanel(tr("Op kinds"), QStringLiteral("opKindsDock"), opCountView_, Qt::BottomDockWidgetArea);
+    tabifyDockWidget(namesDock, conflictsDock);
+    tabifyDockWidget(planDock, problemDock);
+    tabifyDockWidget(detailsDock, hloDock);
+    tabifyDockWidget(hloDock, parametersDock);
+    tabifyDockWidget(parametersDock, opKindsDock);
+    namesDock->raise();
+    planDock->raise();
+    detailsDock->raise();
+    resizeDocks({namesDock, costDock}, {420, 400}, Qt::Horizontal);
+    resizeDocks({namesDock, summaryDock}, {560, 220}, Qt::Vertical);
+    resizeDocks({costDock, planDock}, {500, 300}, Qt::Vertical);
+    resizeDocks({detailsDock}, {220}, Qt::Vertical);
 
-    progress_->setRange(0, 0);  // busy indicator: loading reports no fraction
+    progress_->setObjectName(QStringLiteral("busyIndicator"));
+    progress_->setRange(0, 0);  // busy indicator: loading and layout report no fraction
     progress_->setMaximumWidth(120);
     progress_->hide();
     statusBar()->addPermanentWidget(progress_);
+    buildMenus();
 
-    connect(loader_, &ModelLoader::busyChanged, this, &MainWindow::showBusy);
-    connect(loader_, &ModelLoader::loaded, this, &MainWindow::showModel);
-    connect(loader_, &ModelLoader::failed, this, &MainWindow::showFailure);
+    // --- wiring ---
+    connect(loader_, &ProblemLoader::busyChanged, this, &MainWindow::showBusy);
+    connect(loader_, &ProblemLoader::loaded, this, &MainWindow::showModel);
+    connect(loader_, &ProblemLoader::failed, this, &MainWindow::showFailure);
+    connect(editor_, &PlanEditor::evaluated, this, &MainWindow::showState);
+    connect(editor_, &PlanEditor::evaluatingChanged, this, [this](bool evaluating) {
+        cost_->setEvaluating(evaluating);
+        showBusy();
+        checkSettled();
+    });
+    connect(editor_, &PlanEditor::evaluationFailed, this, [this](const QString& message) {
+        statusBar()->showMessage(message);
+        checkSettled();
+    });
+    connect(problemEditor_, &ProblemEditor::applied, this, &MainWindow::applySpec);
+
+    connect(graph_, &GraphView::layoutStarted, this, [this] {
+        showBusy();
+        statusBar()->showMessage(tr("Laying out the graph…"));
+    });
+    auto layoutEnded = [this] {
+        showBusy();
+        checkSettled();
+    };
+    connect(graph_, &GraphView::layoutFinished, this, [this, layoutEnded] {
+        statusBar()->clearMessage();
+        layoutEnded();
+    });
+    connect(graph_, &GraphView::layoutCancelled, this, [this, layoutEnded] {
+        statusBar()->showMessage(tr("Layout cancelled; the previous picture stays."));
+        layoutEnded();
+    });
+    connect(graph_, &GraphView::layoutFailed, this, [this, layoutEnded](const QString& message) {
+        statusBar()->showMessage(tr("Cannot lay the graph out: %1").arg(message));
+        layoutEnded();
+    });
+    connect(graph_, &GraphView::opSelected, this, [this](std::size_t body) {
+        detailKind_ = OpDetail;
+        detailIndex_ = body;
+        showDetails(describeOp(*current_, editor_->state().get(), body));
+    });
+    connect(graph_, &GraphView::argumentSelected, this, [this](std::size_t argument) {
+        detailKind_ = ArgumentDetail;
+        detailIndex_ = argument;
+        showDetails(describeArgument(*current_, editor_->state().get(), argument));
+    });
+    connect(graph_, &GraphView::moduleSelected, this, [this](int module) {
+        detailKind_ = ModuleDetail;
+        detailIndex_ = static_cast<std::size_t>(module);
+        showDetails(describeModule(*current_, editor_->state().get(), module));
+    });
+
+    connect(nameView_->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
+            [this](const QModelIndex& current) { nameSelected(current); });
+    connect(nameView_, &QWidget::customContextMenuRequested, this, &MainWindow::nameMenu);
+    connect(conflictView_->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
+            [this](const QModelIndex& current) { conflictActivated(current); });
+    connect(conflictView_, &QAbstractItemView::activated, this, [this](const QModelIndex& index) {
+        if (const auto choice = conflicts_->choiceAt(index))
+            applyConflictChoice(*choice);
+    });
+    connect(decisionView_, &QWidget::customContextMenuRequested, this, &MainWindow::decisionMenu);
+    auto* removeDecision = new QShortcut(QKeySequence::Delete, decisionView_);
+    removeDecision->setContext(Qt::WidgetShortcut);
+    connect(removeDecision, &QShortcut::activated, this, [this] { removeSelectedDecision(); });
 }
 
 MainWindow::~MainWindow() = default;
@@ -160,42 +382,405 @@ QDockWidget* MainWindow::addPanel(const QString& title, const QString& objectNam
     return dock;
 }
 
+void MainWindow::buildMenus() {
+    QMenu* file = menuBar()->addMenu(tr("&File"));
+    QAction* open = file->addAction(tr("&Open…"), this, &MainWindow::chooseFile);
+    open->setShortcut(QKeySequence::Open);
+    file->addAction(tr("Open the &demo"), this, [this] { openModel(defaultModelSource()); });
+    file->addAction(tr("Open a &plan…"), this, [this] {
+        const QString path = QFileDialog::getOpenFileName(this, tr("Open a plan"), QString(),
+                                                          tr("Plans (*.json);;All files (*)"));
+        if (!path.isEmpty())
+            openPlan(path);
+    });
+    file->addAction(tr("&Save the plan as…"), this, [this] {
+        const QString path = QFileDialog::getSaveFileName(this, tr("Save the plan"), QStringLiteral("plan.json"),
+                                                          tr("Plans (*.json)"));
+        if (!path.isEmpty())
+            savePlan(path);
+    });
+    recentMenu_ = file->addMenu(tr("Open &recent"));
+    recentMenu_->setObjectName(QStringLiteral("recentMenu"));
+    refreshRecentMenu();
+    file->addSeparator();
+    QAction* quit = file->addAction(tr("&Quit"), this, &QWidget::close);
+    quit->setShortcut(QKeySequence::Quit);
+
+    QMenu* edit = menuBar()->addMenu(tr("&Edit"));
+    // The menu's entries say what they undo; their shortcuts belong to the toolbar's actions.
+    edit->addAction(editor_->undoStack()->createUndoAction(edit, tr("&Undo")));
+    edit->addAction(editor_->undoStack()->createRedoAction(edit, tr("&Redo")));
+    edit->addSeparator();
+    QAction* findAction = edit->addAction(tr("&Find…"), this, [this] {
+        findField_->setFocus();
+        findField_->selectAll();
+    });
+    findAction->setShortcut(QKeySequence::Find);
+
+    QMenu* plan = menuBar()->addMenu(tr("&Plan"));
+    QMenu* experts = plan->addMenu(tr("Start from an &expert plan"));
+    for (const auto& expert : plan::expertPlans()) {
+        const QString id = toQString(expert.id);
+        experts->addAction(id, this, [this, id] { startFromExpert(id); })->setToolTip(toQString(expert.description));
+    }
+    plan->addAction(tr("&Clear the plan"), this, [this] {
+        editor_->replacePlan({}, tr("Clear the plan"));
+    });
+
+    QMenu* view = menuBar()->addMenu(tr("&View"));
+    QAction* fit = view->addAction(tr("&Fit the graph"), graph_, &GraphView::fitToView);
+    fit->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_0));
+    view->addAction(tr("Zoom &in"), this, [this] { graph_->zoomBy(1.25); })->setShortcut(QKeySequence::ZoomIn);
+    view->addAction(tr("Zoom &out"), this, [this] { graph_->zoomBy(0.8); })->setShortcut(QKeySequence::ZoomOut);
+    view->addAction(tr("&Expand every module"), graph_, &GraphView::expandAll);
+    view->addAction(tr("&Collapse every module"), graph_, &GraphView::collapseAll);
+    view->addSeparator();
+    for (QDockWidget* dock : findChildren<QDockWidget*>())
+        view->addAction(dock->toggleViewAction());
+}
+
 void MainWindow::openModel(const QString& source) {
     if (source.isEmpty() || (loader_->isBusy() && source == requested_))
         return;
-    requested_ = source;
-    if (chooser_->currentText() != source)
-        chooser_->setEditText(source);
-    statusBar()->showMessage(tr("Loading %1…").arg(source));
-    loader_->load(source);
+    ProblemRequest request;
+    request.spec = spec_;
+    if (isWorkspaceFile(source))
+        request.workspace = source;
+    else
+        request.spec.model = source.toStdString();
+    load(request, source);
 }
 
-void MainWindow::showModel(std::shared_ptr<const LoadedModelView> model) {
+void MainWindow::setSpec(const ProblemSpec& spec) {
+    spec_ = spec;
+    problemEditor_->setSpec(spec_);
+}
+
+void MainWindow::applySpec(const ProblemSpec& spec) {
+    if (!current_)
+        return;
+    ProblemRequest request;
+    request.spec = spec;
+    request.spec.model = current_->problem->spec.model;
+    request.spec.dimensions = current_->problem->spec.dimensions;
+    if (!current_->workspacePath.isEmpty()) {
+        request.workspace = current_->workspacePath;
+        request.session = current_->session;
+        request.specFromRequest = true;
+    }
+    request.carriedPlan =
+        plan::toJson(editor_->plan(), current_->problem->costModel->planContext(), current_->mesh());
+    spec_ = request.spec;
+    requested_.clear();
+    load(request, current_->source);
+}
+
+void MainWindow::load(const ProblemRequest& request, const QString& shownAs) {
+    requested_ = shownAs;
+    if (chooser_->currentText() != shownAs)
+        chooser_->setEditText(shownAs);
+    statusBar()->showMessage(tr("Opening %1…").arg(shownAs));
+    awaitingSettle_ = true;
+    loader_->load(request);
+}
+
+void MainWindow::showModel(std::shared_ptr<const ProblemView> model) {
     current_ = std::move(model);
     setWindowTitle(tr("%1 – Shardscope").arg(current_->displayName));
+    spec_ = current_->problem->spec;
+    problemEditor_->setSpec(spec_);
     stableHlo_->setPlainText(current_->stableHlo);
     summary_->showModel(*current_);
-    parameters_->setLoadedModel(current_);
-    opCounts_->setLoadedModel(current_);
+    parameters_->setProblem(current_);
+    opCounts_->setProblem(current_);
+    names_->setProblem(current_);
+    conflicts_->setProblem(current_);
+    decisions_->setProblem(current_);
+    cost_->showState(nullptr, nullptr);
+    detailKind_ = NoDetail;
+    details_->clear();
+    graph_->setProblem(current_);
+    editor_->setProblem(current_);
+    if (!planToOpen_.isEmpty())
+        openPlan(std::exchange(planToOpen_, QString()));
     opCountView_->resizeColumnToContents(OpCountModel::CountColumn);
     for (int column = ParameterModel::RoleColumn; column < ParameterModel::ColumnCount; ++column)
         parameterView_->resizeColumnToContents(column);
-    statusBar()->showMessage(tr("Loaded %1: %L2 ops, %L3 parameter tensors, in %L4 ms")
+    conflictView_->expandToDepth(0);
+    rememberRecent(current_->source);
+    const auto& space = current_->space();
+    statusBar()->showMessage(tr("Opened %1: %L2 ops, %L3 names in %L4 groups, %L5 conflicts, in %L6 ms")
                                  .arg(current_->source)
                                  .arg(current_->statistics.opCount)
-                                 .arg(parameters_->rowCount())
+                                 .arg(space.names.size())
+                                 .arg(space.groups.size())
+                                 .arg(space.conflicts.size())
                                  .arg(current_->loadMilliseconds));
+    for (const QString& warning : current_->warnings)
+        qInfo("%s", qUtf8Printable(warning));
     emit modelShown();
+    checkSettled();
 }
 
 void MainWindow::showFailure(const QString& message) {
     summary_->showError(current_ ? tr("%1\nStill showing %2.").arg(message, current_->source) : message);
     statusBar()->showMessage(message);
+    awaitingSettle_ = false;
     emit modelFailed(message);
 }
 
-void MainWindow::showBusy(bool busy) {
-    progress_->setVisible(busy);
+void MainWindow::showState(std::shared_ptr<const PlanState> state) {
+    if (!current_)
+        return;
+    cost_->showState(current_.get(), state.get());
+    graph_->setPlanState(state);
+    names_->setPlanState(state);
+    conflicts_->setPlanState(state);
+    decisions_->setPlanState(state);
+    decisionView_->resizeColumnsToContents();
+    // The details follow the plan.
+    switch (detailKind_) {
+    case OpDetail: showDetails(describeOp(*current_, state.get(), detailIndex_)); break;
+    case NameDetail:
+        showDetails(describeName(*current_, state.get(), analysis::NameId(static_cast<std::uint32_t>(detailIndex_))));
+        break;
+    case GroupDetail:
+        showDetails(describeGroup(*current_, state.get(), analysis::GroupId(static_cast<std::uint32_t>(detailIndex_))));
+        break;
+    case ArgumentDetail: showDetails(describeArgument(*current_, state.get(), detailIndex_)); break;
+    case ModuleDetail: showDetails(describeModule(*current_, state.get(), static_cast<int>(detailIndex_))); break;
+    default: break;
+    }
+}
+
+void MainWindow::showBusy() {
+    progress_->setVisible(loader_->isBusy() || editor_->isEvaluating() || graph_->isLayoutBusy());
+}
+
+bool MainWindow::isSettled() const {
+    return current_ && !loader_->isBusy() && !editor_->isEvaluating() && !graph_->isLayoutBusy();
+}
+
+void MainWindow::checkSettled() {
+    if (!awaitingSettle_ || !isSettled())
+        return;
+    if (!findOnOpen_.isEmpty()) {
+        findField_->setText(std::exchange(findOnOpen_, QString()));
+        find();
+        if (!isSettled())
+            return;  // the match was in a collapsed module: settled once it is laid out
+    }
+    awaitingSettle_ = false;
+    emit settled();
+}
+
+QStringList MainWindow::recentSources() {
+    return QSettings().value(kRecentKey).toStringList();
+}
+
+void MainWindow::rememberRecent(const QString& source) {
+    QStringList recent = recentSources();
+    // Files by absolute path, so the list works from any directory; zoo names as they are.
+    const QString entry = QFileInfo::exists(source) ? QFileInfo(source).absoluteFilePath() : source;
+    recent.removeAll(entry);
+    recent.prepend(entry);
+    while (recent.size() > kRecentCount)
+        recent.removeLast();
+    QSettings().setValue(kRecentKey, recent);
+    refreshRecentMenu();
+}
+
+void MainWindow::refreshRecentMenu() {
+    if (!recentMenu_)
+        return;
+    recentMenu_->clear();
+    const QStringList recent = recentSources();
+    for (const QString& source : recent)
+        recentMenu_->addAction(source, this, [this, source] { openModel(source); });
+    recentMenu_->setEnabled(!recent.isEmpty());
+}
+
+void MainWindow::chooseFile() {
+    const QString path = QFileDialog::getOpenFileName(
+        this, tr("Open a model or a workspace"), QString(),
+        tr("Models and workspaces (*.mlir *.stablehlo *.onnx *.shardscope);;All files (*)"));
+    if (!path.isEmpty())
+        openModel(path);
+}
+
+void MainWindow::startFromExpert(const QString& id) {
+    openPlan(QStringLiteral("expert:") + id);
+}
+
+bool MainWindow::openPlan(const QString& plan, QString* errorMessage) {
+    auto fail = [&](const QString& message) {
+        statusBar()->showMessage(message);
+        if (errorMessage)
+            *errorMessage = message;
+        return false;
+    };
+    if (!current_)
+        return fail(tr("Open a model before a plan"));
+    if (plan.startsWith(QLatin1String("expert:"))) {
+        const QString id = plan.mid(7);
+        auto expert = plan::expertPlan(id.toStdString(), current_->problem->costModel->planContext(), current_->mesh());
+        if (!expert)
+            return fail(tr("Cannot start from %1: %2").arg(id, toQString(expert.diagnostics().front().message)));
+        editor_->replacePlan(*expert, tr("Start from expert plan %1").arg(id));
+        return true;
+    }
+    QFile file(plan);
+    if (!file.open(QIODevice::ReadOnly))
+        return fail(tr("Cannot read %1: %2").arg(plan, file.errorString()));
+    const QByteArray text = file.readAll();
+    auto parsed = plan::parsePlan(std::string_view(text.constData(), static_cast<std::size_t>(text.size())),
+                                  current_->problem->costModel->planContext(), current_->mesh(), plan.toStdString());
+    if (!parsed)
+        return fail(toQString(parsed.diagnostics().front().toString()));
+    editor_->replacePlan(*parsed, tr("Open plan %1").arg(QFileInfo(plan).fileName()), false);
+    return true;
+}
+
+bool MainWindow::savePlan(const QString& path, QString* errorMessage) {
+    auto fail = [&](const QString& message) {
+        statusBar()->showMessage(message);
+        if (errorMessage)
+            *errorMessage = message;
+        return false;
+    };
+    if (!current_)
+        return fail(tr("There is no plan to save"));
+    const std::string json = plan::toJson(editor_->plan(), current_->problem->costModel->planContext(), current_->mesh());
+    QSaveFile file(path);
+    if (!file.open(QIODevice::WriteOnly) || file.write(json.data(), static_cast<qint64>(json.size())) < 0 || !file.commit())
+        return fail(tr("Cannot write %1: %2").arg(path, file.errorString()));
+    statusBar()->showMessage(tr("Saved the plan to %1").arg(path), 4000);
+    return true;
+}
+
+void MainWindow::nameSelected(const QModelIndex& index) {
+    if (!current_)
+        return;
+    const auto target = names_->targetAt(sourceIndex(index));
+    if (!target) {
+        graph_->setHighlightedName(std::nullopt);
+        return;
+    }
+    if (target->kind == plan::Decision::Target::Name) {
+        const analysis::NameId name(target->index);
+        graph_->setHighlightedName(name);
+        detailKind_ = NameDetail;
+        detailIndex_ = name.index;
+        showDetails(describeName(*current_, editor_->state().get(), name));
+    } else {
+        const analysis::GroupId group(target->index);
+        const auto& names = current_->space().group(group).names;
+        graph_->setHighlightedName(names.empty() ? std::nullopt : std::optional(names.front()));
+        detailKind_ = GroupDetail;
+        detailIndex_ = group.index;
+        showDetails(describeGroup(*current_, editor_->state().get(), group));
+    }
+}
+
+void MainWindow::nameMenu(const QPoint& position) {
+    if (!current_)
+        return;
+    const auto target = names_->targetAt(sourceIndex(nameView_->indexAt(position)));
+    if (!target)
+        return;
+    plan::Decision decision;
+    decision.target = target->kind;
+    decision.index = target->index;
+    QMenu menu(this);
+    const auto& axes = current_->mesh().axes;
+    for (std::size_t a = 0; a < axes.size(); ++a) {
+        decision.axis = static_cast<int>(a);
+        menu.addAction(tr("Shard on %1 (pin)").arg(toQString(axes[a].name)), this,
+                       [this, decision] { editor_->pin(decision); });
+    }
+    menu.addSeparator();
+    for (std::size_t a = 0; a < axes.size(); ++a) {
+        decision.axis = static_cast<int>(a);
+        menu.addAction(tr("Forbid sharding on %1").arg(toQString(axes[a].name)), this,
+                       [this, decision] { editor_->forbid(decision); });
+    }
+    menu.exec(nameView_->viewport()->mapToGlobal(position));
+}
+
+void MainWindow::conflictActivated(const QModelIndex& index) {
+    if (!current_ || !index.isValid())
+        return;
+    if (const auto body = conflicts_->bodyIndexAt(index)) {
+        graph_->showOp(*body);
+        detailKind_ = OpDetail;
+        detailIndex_ = *body;
+        showDetails(describeOp(*current_, editor_->state().get(), *body));
+        return;
+    }
+    const QVariant name = index.data(ConflictModel::NameRole);
+    if (name.isValid()) {
+        const analysis::NameId id(name.toUInt());
+        graph_->setHighlightedName(id);
+        detailKind_ = NameDetail;
+        detailIndex_ = id.index;
+        showDetails(describeName(*current_, editor_->state().get(), id));
+    }
+}
+
+void MainWindow::applyConflictChoice(const ConflictChoice& choice) {
+    if (!current_)
+        return;
+    const QString label = toQString(current_->space().name(choice.name).label);
+    QString text;
+    switch (choice.kind) {
+    case ConflictChoice::Kind::Resolve:
+        text = tr("Give %1's axis to its dimension %2").arg(label).arg(choice.dimension + 1);
+        break;
+    case ConflictChoice::Kind::Shard: text = tr("Shard %1 and gather it where it must be whole").arg(label); break;
+    case ConflictChoice::Kind::LeaveUnsharded: text = tr("Leave %1 unsharded").arg(label); break;
+    }
+    editor_->replacePlan(withChoice(editor_->plan(), choice, current_->mesh()), text, false);
+}
+
+void MainWindow::decisionMenu(const QPoint& position) {
+    const QModelIndex source = sourceIndex(decisionView_->indexAt(position));
+    const auto row = decisions_->decisionAt(source);
+    if (!row)
+        return;
+    QMenu menu(this);
+    if (row->forbidden) {
+        menu.addAction(tr("Allow again"), this, [this, i = row->index] { editor_->allow(i); });
+    } else {
+        const plan::Decision decision = editor_->plan().decisions[row->index];
+        if (row->index >= editor_->plan().pinned)
+            menu.addAction(tr("Pin"), this, [this, decision] { editor_->pin(decision); });
+        menu.addAction(tr("Remove"), this, [this, i = row->index] { editor_->removeDecision(i); });
+        menu.addAction(tr("Forbid"), this, [this, decision] { editor_->forbid(decision); });
+    }
+    menu.exec(decisionView_->viewport()->mapToGlobal(position));
+}
+
+void MainWindow::removeSelectedDecision() {
+    const QModelIndex source = sourceIndex(decisionView_->currentIndex());
+    const auto row = decisions_->decisionAt(source);
+    if (!row)
+        return;
+    if (row->forbidden)
+        editor_->allow(row->index);
+    else
+        editor_->removeDecision(row->index);
+}
+
+void MainWindow::showDetails(const QString& html) {
+    details_->setHtml(html);
+}
+
+void MainWindow::find() {
+    const QString text = findField_->text().trimmed();
+    if (text.isEmpty())
+        return;
+    if (!graph_->find(text))
+        statusBar()->showMessage(tr("Nothing in the graph matches \"%1\"").arg(text), 4000);
 }
 
 void MainWindow::restoreLayout() {

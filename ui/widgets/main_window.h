@@ -1,23 +1,38 @@
-// The explorer's main window: choose a model, read its StableHLO, its summary, parameters and op kinds.
+// The explorer's main window: the graph in the centre, the analysis (names, conflicts), the plan being edited,
+// its cost, the problem's settings and the selection's details around it.
 #pragma once
 
 #include <memory>
 
 #include <QMainWindow>
 
-#include "core/loaded_model_view.h"
+#include "core/plan_state.h"
+#include "core/problem_loader.h"
+#include "core/problem_view.h"
 
 class QComboBox;
 class QDockWidget;
+class QLineEdit;
+class QMenu;
+class QModelIndex;
 class QPlainTextEdit;
 class QProgressBar;
 class QTableView;
+class QTextBrowser;
+class QTreeView;
 
 namespace shardscope::ui {
 
-class ModelLoader;
+class ConflictModel;
+struct ConflictChoice;
+class CostPanel;
+class DecisionModel;
+class GraphView;
+class NameModel;
 class OpCountModel;
 class ParameterModel;
+class PlanEditor;
+class ProblemEditor;
 class SummaryPanel;
 
 class MainWindow : public QMainWindow {
@@ -27,45 +42,105 @@ public:
     explicit MainWindow(QWidget* parent = nullptr);
     ~MainWindow() override;
 
-    // Starts loading `source` in the background; the window stays responsive and shows the model when it
-    // arrives (modelShown) or says why not (modelFailed). Asking again for the model being loaded does
-    // nothing.
+    // Starts opening `source` in the background: a zoo model ("zoo:gpt2-small"), a model file, or a workspace
+    // file (its newest session and best plan). The mesh, hardware and training options are those of the Problem
+    // panel. The window stays responsive and shows the problem when it arrives (modelShown) or says why not
+    // (modelFailed). Asking again for the source being opened does nothing.
     void openModel(const QString& source);
-    // The model shown, or nullptr before the first successful load.
-    std::shared_ptr<const LoadedModelView> currentModel() const { return current_; }
+    // The mesh, hardware, training and cost settings models open with (the model and dimensions are ignored).
+    const ProblemSpec& spec() const { return spec_; }
+    void setSpec(const ProblemSpec& spec);
+    // Plans the model shown again with `spec`'s mesh, hardware and options, keeping the plan where it still applies.
+    void applySpec(const ProblemSpec& spec);
+    // Replaces the plan with `plan`: "expert:ID" or a plan JSON file (as `shardscope-cli evaluate --plan` takes).
+    // Returns false and says why in the status bar (and `errorMessage`) when it cannot.
+    bool openPlan(const QString& plan, QString* errorMessage = nullptr);
+    // Writes the plan being edited to `path` as plan JSON. Returns false with the reason when it cannot.
+    bool savePlan(const QString& path, QString* errorMessage = nullptr);
+    // The plan to open (see openPlan) once the next model has loaded, e.g. from the command line.
+    void setPlanToOpen(const QString& plan) { planToOpen_ = plan; }
+    // What to find in the graph (see GraphView::find) once the next model is shown and laid out.
+    void setFindOnOpen(const QString& text) { findOnOpen_ = text; }
+    // The problem shown, or nullptr before the first successful load.
+    std::shared_ptr<const ProblemView> currentModel() const { return current_; }
+    PlanEditor* planEditor() const { return editor_; }
+    GraphView* graphView() const { return graph_; }
+    // Whether a problem is shown and nothing is pending: no load, no evaluation, no layout (what a screenshot
+    // waits for).
+    bool isSettled() const;
 
     // Restores the geometry and dock layout saved by the last close (QSettings).
     void restoreLayout();
     // Renders the whole window to an image file (format from the suffix). Returns false and sets
     // `errorMessage` when the file cannot be written.
     bool saveScreenshot(const QString& path, QString* errorMessage);
+    // The files and models opened most recently, newest first (at most 10; kept in QSettings).
+    static QStringList recentSources();
 
 signals:
     void modelShown();
     void modelFailed(const QString& message);
+    // Emitted once after each load when the problem is shown, its plan evaluated and its graph laid out.
+    void settled();
 
 protected:
     void closeEvent(QCloseEvent* event) override;
 
 private:
-    QDockWidget* addPanel(const QString& title, const QString& objectName, QWidget* panel,
-                          Qt::DockWidgetArea area);
-    void showModel(std::shared_ptr<const LoadedModelView> model);
+    QDockWidget* addPanel(const QString& title, const QString& objectName, QWidget* panel, Qt::DockWidgetArea area);
+    void buildMenus();
+    void load(const ProblemRequest& request, const QString& shownAs);
+    void showModel(std::shared_ptr<const ProblemView> model);
     void showFailure(const QString& message);
-    void showBusy(bool busy);
+    void showState(std::shared_ptr<const PlanState> state);
+    void showBusy();
+    void checkSettled();
+    void rememberRecent(const QString& source);
+    void refreshRecentMenu();
+    void chooseFile();
+    void startFromExpert(const QString& id);
+    void nameSelected(const QModelIndex& index);
+    void nameMenu(const QPoint& position);
+    void conflictActivated(const QModelIndex& index);
+    void applyConflictChoice(const ConflictChoice& choice);
+    void removeSelectedDecision();
+    void decisionMenu(const QPoint& position);
+    void showDetails(const QString& html);
+    void find();
 
-    ModelLoader* loader_;
+    ProblemLoader* loader_;
+    PlanEditor* editor_;
+    NameModel* names_;
+    ConflictModel* conflicts_;
+    DecisionModel* decisions_;
     OpCountModel* opCounts_;
     ParameterModel* parameters_;
-    std::shared_ptr<const LoadedModelView> current_;
+    std::shared_ptr<const ProblemView> current_;
     QString requested_;
+    ProblemSpec spec_;          // the settings new models open with
+    QString planToOpen_;
+    QString findOnOpen_;
+    bool awaitingSettle_ = false;
+    // What the details panel shows, so it follows the plan: 0 none, 1 op, 2 name, 3 group, 4 argument, 5 module.
+    int detailKind_ = 0;
+    std::size_t detailIndex_ = 0;
 
+    GraphView* graph_;
     QComboBox* chooser_;
-    QPlainTextEdit* stableHlo_;
+    QLineEdit* findField_;
+    QComboBox* expertChooser_;
     SummaryPanel* summary_;
+    CostPanel* cost_;
+    QTextBrowser* details_;
+    QPlainTextEdit* stableHlo_;
+    ProblemEditor* problemEditor_;
+    QTreeView* nameView_;
+    QTreeView* conflictView_;
+    QTableView* decisionView_;
     QTableView* parameterView_;
     QTableView* opCountView_;
     QProgressBar* progress_;
+    QMenu* recentMenu_ = nullptr;
 };
 
 }  // namespace shardscope::ui

@@ -29,7 +29,7 @@ SummaryPanel::SummaryPanel(QWidget* parent)
     layout->addStretch();
 }
 
-void SummaryPanel::showModel(const LoadedModelView& model) {
+void SummaryPanel::showModel(const ProblemView& model) {
     error_->hide();
     while (figures_->rowCount() > 0)
         figures_->removeRow(0);

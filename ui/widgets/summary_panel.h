@@ -8,7 +8,7 @@ class QLabel;
 
 namespace shardscope::ui {
 
-struct LoadedModelView;
+struct ProblemView;
 
 class SummaryPanel : public QWidget {
     Q_OBJECT
@@ -17,7 +17,7 @@ public:
     explicit SummaryPanel(QWidget* parent = nullptr);
 
     // Shows `model`'s figures and hides any error.
-    void showModel(const LoadedModelView& model);
+    void showModel(const ProblemView& model);
     // Shows `message` above the figures, which stay those of the model still shown (if any).
     void showError(const QString& message);
 

@@ -1,0 +1,128 @@
+// shardscope-bench-gui: how long the explorer's UI thread stalls while it opens and lays out a large model.
+//
+// A 2 ms precise timer ticks on the UI thread; every gap between ticks beyond the interval is time the event
+// loop could not run (a stall the user would feel as a frozen window). Each run opens the model (collapsed by
+// module), then expands every module and waits for the full layout. The baseline measured in the same run is the
+// layout's own wall time: what the window would freeze for if the layout ran on the UI thread.
+//   shardscope-bench-gui [MODEL] [RUNS] [--train]   (default: the largest shared model, 5 runs, forward pass)
+#include <algorithm>
+#include <cstdio>
+#include <vector>
+
+#include <QApplication>
+#include <QElapsedTimer>
+#include <QFileInfo>
+#include <QSettings>
+#include <QSignalSpy>
+#include <QTimer>
+
+#include "widgets/graph_view.h"
+#include "widgets/main_window.h"
+
+namespace {
+
+// Records the longest stall of the event loop between start() and stop().
+class StallMeter : public QObject {
+public:
+    StallMeter() {
+        timer_.setTimerType(Qt::PreciseTimer);
+        timer_.setInterval(2);
+        connect(&timer_, &QTimer::timeout, this, [this] {
+            const qint64 now = clock_.nsecsElapsed();
+            worst_ = std::max(worst_, now - last_);
+            last_ = now;
+        });
+    }
+    void start() {
+        worst_ = 0;
+        clock_.start();
+        last_ = 0;
+        timer_.start();
+    }
+    double stop() {  // the longest gap between ticks, in ms
+        timer_.stop();
+        return static_cast<double>(worst_) / 1e6;
+    }
+
+private:
+    QTimer timer_;
+    QElapsedTimer clock_;
+    qint64 last_ = 0, worst_ = 0;
+};
+
+double median(std::vector<double> values) {
+    std::sort(values.begin(), values.end());
+    return values[values.size() / 2];
+}
+
+
+}  // namespace
+
+int main(int argc, char* argv[]) {
+    if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM") && qEnvironmentVariableIsEmpty("DISPLAY"))
+        qputenv("QT_QPA_PLATFORM", "offscreen");
+    QApplication app(argc, argv);
+    QApplication::setOrganizationName(QStringLiteral("Shardscope-bench"));  // keep the user's settings apart
+    QStringList args = QApplication::arguments();
+    const bool train = args.removeAll(QStringLiteral("--train")) > 0;
+    const QString model = args.size() > 1 ? args[1] : QStringLiteral(SHARDSCOPE_SHARED_DIR "/models/stablehlo/pt_bert.mlir");
+    const int runs = args.size() > 2 ? std::max(1, args[2].toInt()) : 5;
+    if (!model.startsWith(QLatin1String("zoo:")) && !QFileInfo::exists(model)) {
+        std::fprintf(stderr, "shardscope-bench-gui: %s does not exist (pass a model or a zoo name)\n", qUtf8Printable(model));
+        return 2;
+    }
+
+    std::vector<double> openStall, openTime, expandStall, expandLayout;
+    int nodes = 0;
+    for (int run = 0; run < runs; ++run) {
+        shardscope::ui::MainWindow window;
+        shardscope::ProblemSpec spec = window.spec();
+        spec.train = train;
+        window.setSpec(spec);
+        window.setAttribute(Qt::WA_DontShowOnScreen);
+        window.show();
+        StallMeter meter;
+        QElapsedTimer clock;
+
+        QSignalSpy settled(&window, &shardscope::ui::MainWindow::settled);
+        QSignalSpy failed(&window, &shardscope::ui::MainWindow::modelFailed);
+        meter.start();
+        clock.start();
+        window.openModel(model);
+        while (settled.isEmpty() && failed.isEmpty())
+            settled.wait(120'000);
+        openStall.push_back(meter.stop());
+        openTime.push_back(static_cast<double>(clock.elapsed()));
+        if (!failed.isEmpty()) {
+            std::fprintf(stderr, "shardscope-bench-gui: %s\n", qUtf8Printable(failed.first().first().toString()));
+            return 1;
+        }
+
+        auto* graph = window.graphView();
+        QSignalSpy finished(graph, &shardscope::ui::GraphView::layoutFinished);
+        meter.start();
+        graph->expandAll();
+        QElapsedTimer layout;
+        layout.start();
+        if (finished.isEmpty() && !finished.wait(600'000)) {
+            std::fprintf(stderr, "shardscope-bench-gui: the full layout did not finish\n");
+            return 1;
+        }
+        expandLayout.push_back(static_cast<double>(layout.elapsed()));
+        // Let the scene swap in and paint before the stall is read.
+        QElapsedTimer settle;
+        settle.start();
+        while (settle.elapsed() < 300)
+            QApplication::processEvents(QEventLoop::AllEvents, 50);
+        expandStall.push_back(meter.stop());
+        nodes = (graph->projection() ? static_cast<int>(graph->projection()->nodes.size()) : 0);
+        std::printf("run %d: open %.0f ms (worst stall %.1f ms); expand all: layout %.0f ms of %d nodes (worst stall %.1f ms)\n",
+                    run + 1, openTime.back(), openStall.back(), expandLayout.back(), nodes, expandStall.back());
+        std::fflush(stdout);
+    }
+    std::printf("\n%s%s, median of %d runs\n", qUtf8Printable(model), train ? " (training step)" : "", runs);
+    std::printf("  open (collapsed by module):   %7.0f ms, worst UI stall %6.1f ms\n", median(openTime), median(openStall));
+    std::printf("  expand all (%d nodes):      layout %6.0f ms, worst UI stall %6.1f ms  (%.3fx of a layout on the UI thread)\n",
+                nodes, median(expandLayout), median(expandStall), median(expandStall) / median(expandLayout));
+    return median(expandStall) < 100 && median(openStall) < 100 ? 0 : 3;
+}

@@ -1,0 +1,307 @@
+// The plan editor (pins, forbids, conflict choices with undo/redo, evaluated in the background) and the problem
+// loader (models, workspaces, plans carried across a change of mesh).
+#include <memory>
+
+#include <QSignalSpy>
+#include <QTemporaryDir>
+#include <QTest>
+#include <QThreadPool>
+#include <QUndoStack>
+
+#include "core/plan_editor.h"
+#include "core/problem_loader.h"
+#include "shardscope/plan/experts.h"
+#include "shardscope/plan/plan_json.h"
+#include "shardscope/store/workspace.h"
+
+using namespace shardscope;
+using namespace shardscope::ui;
+
+namespace {
+
+constexpr int kTimeoutMs = 60'000;
+using ProblemPtr = std::shared_ptr<const ProblemView>;
+using StatePtr = std::shared_ptr<const PlanState>;
+
+ProblemPtr loadOrFail(const ProblemRequest& request) {
+    ProblemLoader loader;
+    QSignalSpy loaded(&loader, &ProblemLoader::loaded);
+    QSignalSpy failed(&loader, &ProblemLoader::failed);
+    loader.load(request);
+    if (!QTest::qWaitFor([&] { return !loaded.isEmpty() || !failed.isEmpty(); }, kTimeoutMs))
+        qFatal("timed out loading");
+    if (!failed.isEmpty()) {
+        qWarning("%s", qUtf8Printable(failed.first().first().toString()));
+        return nullptr;
+    }
+    return loaded.first().first().value<ProblemPtr>();
+}
+
+ProblemRequest demoRequest(const std::string& mesh = "data=2,model=4") {
+    ProblemRequest request;
+    request.spec.model = "zoo:demo";
+    request.spec.mesh = mesh;
+    return request;
+}
+
+// Waits until the editor has evaluated its current plan; returns that state.
+StatePtr settledState(PlanEditor& editor) {
+    if (!QTest::qWaitFor([&] { return !editor.isEvaluating() && editor.state() && editor.state()->plan == editor.plan(); },
+                         kTimeoutMs))
+        qFatal("timed out evaluating");
+    return editor.state();
+}
+
+plan::Decision groupDecision(const ProblemView& problem, const std::string& label, const std::string& axis) {
+    const auto& groups = problem.space().groups;
+    for (std::size_t g = 0; g < groups.size(); ++g)
+        if (groups[g].label == label)
+            return {plan::Decision::Target::Group, static_cast<std::uint32_t>(g), *problem.mesh().axisIndex(axis)};
+    qFatal("no group %s", label.c_str());
+}
+
+}  // namespace
+
+class TestUiPlanEditor : public QObject {
+    Q_OBJECT
+
+private slots:
+    void initTestCase() {
+        demo_ = loadOrFail(demoRequest());
+        QVERIFY(demo_);
+        QVERIFY(!demo_->modules.modules.empty());
+    }
+
+    void evaluatesInTheBackgroundAndMatchesTheEngine() {
+        PlanEditor editor;
+        QSignalSpy evaluated(&editor, &PlanEditor::evaluated);
+        // Whoever hears that an evaluation ended must find its result (the window's "settled" relies on it).
+        int endedWithoutState = 0;
+        connect(&editor, &PlanEditor::evaluatingChanged, this, [&](bool evaluating) {
+            if (!evaluating && (!editor.state() || editor.state()->plan != editor.plan()))
+                ++endedWithoutState;
+        });
+        editor.setProblem(demo_);
+        QVERIFY(editor.isEvaluating());  // setProblem returns before the evaluation
+        const StatePtr empty = settledState(editor);
+        QVERIFY(empty->plan.decisions.empty());
+        QVERIFY(empty->evaluation.stepTime > 0);
+        QCOMPARE(empty->shardings.size(), demo_->graph().values.size());
+
+        // Pin the d_ff group on the model axis: the cost changes, equals a fresh evaluation, and the tensors carry it.
+        const plan::Decision dff = groupDecision(*demo_, "layers.*.mlp.d_ff", "model");
+        editor.pin(dff);
+        QCOMPARE(editor.plan().decisions.size(), std::size_t{1});
+        QCOMPARE(editor.plan().pinned, std::size_t{1});
+        const StatePtr pinned = settledState(editor);
+        QVERIFY(pinned->revision > empty->revision);
+        const cost::Evaluation fresh = cost::evaluate(*demo_->problem->costModel, pinned->plan);
+        QCOMPARE(pinned->evaluation.stepTime, fresh.stepTime);
+        QCOMPARE(pinned->evaluation.peakMemory, fresh.peakMemory);
+        QVERIFY(pinned->evaluation.peakMemory < empty->evaluation.peakMemory);
+        const int model = *demo_->mesh().axisIndex("model");
+        std::size_t carriers = 0;
+        for (const auto& sharding : pinned->shardings)
+            carriers += (sharding.mask() >> model) & 1u;
+        QVERIFY(carriers > 0);
+        QVERIFY(evaluated.count() >= 2);
+        QCOMPARE(endedWithoutState, 0);
+    }
+
+    void undoAndRedoRestorePlansAndCosts() {
+        PlanEditor editor;
+        editor.setProblem(demo_);
+        const double before = settledState(editor)->evaluation.stepTime;
+        const plan::Decision batch = groupDecision(*demo_, "batch", "data");
+        editor.pin(batch);
+        const double after = settledState(editor)->evaluation.stepTime;
+        QVERIFY(after != before);
+        QVERIFY(editor.undoStack()->canUndo());
+        QVERIFY(editor.undoStack()->undoText().contains(QStringLiteral("batch")));
+
+        editor.undoStack()->undo();
+        QVERIFY(editor.plan().decisions.empty());
+        QCOMPARE(settledState(editor)->evaluation.stepTime, before);
+        editor.undoStack()->redo();
+        QCOMPARE(editor.plan().decisions.size(), std::size_t{1});
+        QCOMPARE(settledState(editor)->evaluation.stepTime, after);
+
+        // An edit that changes nothing is not a step.
+        const int steps = editor.undoStack()->count();
+        editor.pin(batch);
+        QCOMPARE(editor.undoStack()->count(), steps);
+    }
+
+    void forbidAllowRemoveAndResolve() {
+        PlanEditor editor;
+        editor.setProblem(demo_);
+        const plan::Decision batch = groupDecision(*demo_, "batch", "data");
+        const plan::Decision dff = groupDecision(*demo_, "layers.*.mlp.d_ff", "model");
+        editor.pin(batch);
+        editor.pin(dff);
+        QCOMPARE(editor.plan().pinned, std::size_t{2});
+        QVERIFY(editor.plan().decisions[0] == batch);  // pins keep the order they were made in
+
+        editor.forbid(dff);
+        QCOMPARE(editor.plan().decisions.size(), std::size_t{1});
+        QCOMPARE(editor.plan().pinned, std::size_t{1});
+        QCOMPARE(editor.plan().forbidden.size(), std::size_t{1});
+        editor.allow(0);
+        QVERIFY(editor.plan().forbidden.empty());
+        editor.removeDecision(0);
+        QVERIFY(editor.plan().decisions.empty());
+        QCOMPARE(editor.plan().pinned, std::size_t{0});
+
+        // Repeated names: choosing the second dimension records a resolution; the first is the default.
+        const auto& conflicts = demo_->space().conflicts;
+        const auto repeated = std::find_if(conflicts.begin(), conflicts.end(), [](const analysis::Conflict& c) {
+            return c.kind == analysis::ConflictKind::RepeatedName;
+        });
+        QVERIFY(repeated != conflicts.end());
+        editor.resolve(repeated->name, 1);
+        QCOMPARE(editor.plan().resolutions.size(), std::size_t{1});
+        QCOMPARE(editor.plan().resolutions[0].dimension, 1);
+        editor.resolve(repeated->name, 0);
+        QVERIFY(editor.plan().resolutions.empty());
+        settledState(editor);
+    }
+
+    void anExpertPlanKeepsThePins() {
+        PlanEditor editor;
+        editor.setProblem(demo_);
+        const plan::Decision batch = groupDecision(*demo_, "batch", "model");  // unusual on purpose
+        editor.pin(batch);
+        auto megatron = plan::expertPlan("megatron", demo_->problem->costModel->planContext(), demo_->mesh());
+        QVERIFY(megatron.ok());
+        editor.replacePlan(*megatron, QStringLiteral("megatron"));
+        QVERIFY(editor.plan().decisions.front() == batch);
+        QCOMPARE(editor.plan().pinned, std::size_t{1});
+        QCOMPARE(editor.plan().decisions.size(), megatron->decisions.size() + 1 -
+                                                     static_cast<std::size_t>(std::count(megatron->decisions.begin(),
+                                                                                         megatron->decisions.end(), batch)));
+        editor.undoStack()->undo();
+        QCOMPARE(editor.plan().decisions.size(), std::size_t{1});
+    }
+
+    void onlyTheNewestPlanReports() {
+        PlanEditor editor;
+        editor.setProblem(demo_);
+        settledState(editor);
+        QSignalSpy evaluated(&editor, &PlanEditor::evaluated);
+        const plan::Decision batch = groupDecision(*demo_, "batch", "data");
+        for (int i = 0; i < 20; ++i) {
+            editor.pin(batch);
+            editor.removeDecision(0);
+        }
+        editor.pin(batch);
+        const StatePtr last = settledState(editor);
+        QVERIFY(last->plan == editor.plan());
+        QTest::qWait(50);
+        // Superseded evaluations are skipped or dropped: far fewer reports than edits, the last one the newest.
+        QVERIFY2(evaluated.count() < 41, qPrintable(QString::number(evaluated.count())));
+        QCOMPARE(evaluated.last().first().value<StatePtr>()->revision, last->revision);
+    }
+
+    void aNewProblemDropsTheOldEvaluation() {
+        PlanEditor editor;
+        editor.setProblem(demo_);
+        editor.setProblem(demo_);  // at once: the first problem's evaluation must not report as the second's
+        const StatePtr state = settledState(editor);
+        QVERIFY(editor.undoStack()->count() == 0);
+        QVERIFY(state);
+    }
+
+    void carriesThePlanAcrossAMeshChange() {
+        auto megatron = plan::expertPlan("dp-tp", demo_->problem->costModel->planContext(), demo_->mesh());
+        QVERIFY(megatron.ok());
+        ProblemRequest request = demoRequest("data=4,model=2");
+        request.carriedPlan = plan::toJson(*megatron, demo_->problem->costModel->planContext(), demo_->mesh());
+        const ProblemPtr wider = loadOrFail(request);
+        QVERIFY(wider);
+        QCOMPARE(wider->initialPlan.decisions.size(), megatron->decisions.size());
+        QVERIFY(wider->warnings.isEmpty());
+
+        // A mesh without the model axis cannot keep it: the problem opens, the plan is dropped with a warning.
+        request = demoRequest("data=8");
+        request.carriedPlan = plan::toJson(*megatron, demo_->problem->costModel->planContext(), demo_->mesh());
+        const ProblemPtr flat = loadOrFail(request);
+        QVERIFY(flat);
+        QVERIFY(flat->initialPlan.decisions.empty());
+        QVERIFY(!flat->warnings.isEmpty());
+        QVERIFY2(flat->warnings.last().contains(QStringLiteral("model")), qUtf8Printable(flat->warnings.last()));
+    }
+
+    void opensAWorkspaceSessionWithItsBestPlan() {
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        const QString path = dir.filePath(QStringLiteral("demo.shardscope"));
+        const auto& context = demo_->problem->costModel->planContext();
+        auto dp = plan::expertPlan("dp", context, demo_->mesh());
+        auto megatron = plan::expertPlan("megatron", context, demo_->mesh());
+        QVERIFY(dp.ok() && megatron.ok());
+        {
+            store::ModelRecord model;
+            model.source = "zoo:demo";
+            auto workspace = store::Workspace::create(path.toStdString(), model);
+            QVERIFY(workspace.ok());
+            const std::string settings = R"({"problem": )" + problemSpecJson(*demo_->problem) + "}";
+            auto session = workspace->addSession("first", settings);
+            QVERIFY(session.ok());
+            for (const auto* candidate : {&*dp, &*megatron}) {
+                const auto evaluation = cost::evaluate(*demo_->problem->costModel, *candidate);
+                store::PlanRecord record;
+                record.session = *session;
+                record.plan = plan::toJson(*candidate, context, demo_->mesh());
+                record.stepTime = evaluation.stepTime;
+                record.peakMemory = evaluation.peakMemory;
+                record.feasible = evaluation.feasible;
+                workspace->savePlan(record);
+            }
+            QVERIFY(workspace->flush().ok());
+        }
+        QVERIFY(isWorkspaceFile(path));
+        QVERIFY(!isWorkspaceFile(QStringLiteral(SHARDSCOPE_SOURCE_DIR "/README.md")));
+        QVERIFY(!isWorkspaceFile(dir.filePath(QStringLiteral("missing"))));
+
+        ProblemRequest request;
+        request.workspace = path;
+        const ProblemPtr opened = loadOrFail(request);
+        QVERIFY(opened);
+        QCOMPARE(opened->workspacePath, path);
+        QCOMPARE(opened->session, std::int64_t{1});
+        QCOMPARE(opened->source, path);
+        const double dpTime = cost::evaluate(*demo_->problem->costModel, *dp).stepTime;
+        const double megatronTime = cost::evaluate(*demo_->problem->costModel, *megatron).stepTime;
+        const auto& best = dpTime <= megatronTime ? *dp : *megatron;
+        QVERIFY(opened->initialPlan == best);
+
+        request.session = 7;
+        ProblemLoader loader;
+        QSignalSpy failed(&loader, &ProblemLoader::failed);
+        loader.load(request);
+        QVERIFY(failed.wait(kTimeoutMs));
+        QVERIFY2(failed.first().first().toString().contains(QStringLiteral("no session 7")),
+                 qUtf8Printable(failed.first().first().toString()));
+    }
+
+    void reportsABadModelByName() {
+        ProblemRequest request = demoRequest();
+        request.spec.model = "zoo:no-such-model";
+        ProblemLoader loader;
+        QSignalSpy failed(&loader, &ProblemLoader::failed);
+        loader.load(request);
+        QVERIFY(failed.wait(kTimeoutMs));
+        QVERIFY(failed.first().first().toString().contains(QStringLiteral("zoo:no-such-model")));
+        request.spec.model = "zoo:demo";
+        request.spec.mesh = "data=3,model=0";
+        loader.load(request);
+        QVERIFY(failed.wait(kTimeoutMs));
+        QVERIFY(failed.last().first().toString().contains(QStringLiteral("model")));
+    }
+
+private:
+    ProblemPtr demo_;
+};
+
+QTEST_GUILESS_MAIN(TestUiPlanEditor)
+#include "tst_ui_plan_editor.moc"

@@ -1,0 +1,227 @@
+#include "core/plan_editor.h"
+
+#include <algorithm>
+#include <exception>
+#include <utility>
+
+#include <QFutureWatcher>
+#include <QThreadPool>
+#include <QUndoStack>
+#include <QtConcurrent/QtConcurrentRun>
+
+#include "core/text.h"
+#include "shardscope/plan/plan_json.h"
+
+namespace shardscope::ui {
+
+// One step of the history: the whole plan before and after. Plans are small (tens of decisions), and whole
+// states make undo exact whatever the edit was.
+class PlanEditor::PlanEdit : public QUndoCommand {
+public:
+    PlanEdit(PlanEditor* editor, plan::Plan before, plan::Plan after, const QString& text)
+        : QUndoCommand(text), editor_(editor), before_(std::move(before)), after_(std::move(after)) {}
+    void undo() override { editor_->setPlan(before_); }
+    void redo() override { editor_->setPlan(after_); }
+
+private:
+    PlanEditor* editor_;
+    plan::Plan before_, after_;
+};
+
+// The evaluation side of one problem, shared with the jobs: jobs run one at a time (the pool has one thread),
+// each skips itself when a newer revision was asked for by the time it starts.
+struct PlanEditor::Worker {
+    explicit Worker(std::shared_ptr<const ProblemView> p)
+        : problem(std::move(p)), evaluator(*problem->problem->costModel) {}
+    std::shared_ptr<const ProblemView> problem;  // keeps the cost model alive while a job runs
+    cost::Evaluator evaluator;                   // used by one job at a time
+    std::atomic<std::uint64_t> newest{0};
+};
+
+namespace {
+
+// The evaluated plan, or nullptr when superseded before it started.
+struct Outcome {
+    std::shared_ptr<const PlanState> state;
+    QString error;
+};
+
+}  // namespace
+
+PlanEditor::PlanEditor(QObject* parent)
+    : QObject(parent), pool_(new QThreadPool(this)), undo_(new QUndoStack(this)) {
+    pool_->setMaxThreadCount(1);
+}
+
+PlanEditor::~PlanEditor() {
+    if (worker_)
+        worker_->newest = ~std::uint64_t{0};  // queued jobs skip themselves
+    pool_->waitForDone();
+}
+
+void PlanEditor::setProblem(std::shared_ptr<const ProblemView> problem) {
+    if (worker_)
+        worker_->newest = ~std::uint64_t{0};
+    problem_ = std::move(problem);
+    worker_ = problem_ ? std::make_shared<Worker>(problem_) : nullptr;
+    state_.reset();
+    undo_->clear();
+    plan_ = problem_ ? problem_->initialPlan : plan::Plan{};
+    emit planChanged();
+    evaluate();
+}
+
+void PlanEditor::edit(plan::Plan after, const QString& text) {
+    if (!problem_ || after == plan_)
+        return;
+    undo_->push(new PlanEdit(this, plan_, std::move(after), text));  // push() calls redo()
+}
+
+void PlanEditor::setPlan(const plan::Plan& plan) {
+    plan_ = plan;
+    emit planChanged();
+    evaluate();
+}
+
+namespace {
+
+bool sameChoice(const plan::Decision& a, const plan::Decision& b) {
+    return a == b;
+}
+
+// Removes every copy of `decision` from the plan's decisions, keeping `pinned` counting the pins left.
+void removeEverywhere(plan::Plan& plan, const plan::Decision& decision) {
+    for (std::size_t i = plan.decisions.size(); i-- > 0;) {
+        if (!sameChoice(plan.decisions[i], decision))
+            continue;
+        plan.decisions.erase(plan.decisions.begin() + static_cast<std::ptrdiff_t>(i));
+        if (i < plan.pinned)
+            --plan.pinned;
+    }
+}
+
+}  // namespace
+
+void PlanEditor::pin(const plan::Decision& decision) {
+    plan::Plan after = plan_;
+    removeEverywhere(after, decision);
+    std::erase(after.forbidden, decision);
+    after.decisions.insert(after.decisions.begin() + static_cast<std::ptrdiff_t>(after.pinned), decision);
+    ++after.pinned;
+    edit(std::move(after), tr("Pin %1").arg(describe(decision)));
+}
+
+void PlanEditor::forbid(const plan::Decision& decision) {
+    plan::Plan after = plan_;
+    removeEverywhere(after, decision);
+    if (std::find(after.forbidden.begin(), after.forbidden.end(), decision) == after.forbidden.end())
+        after.forbidden.push_back(decision);
+    edit(std::move(after), tr("Forbid %1").arg(describe(decision)));
+}
+
+void PlanEditor::removeDecision(std::size_t index) {
+    if (index >= plan_.decisions.size())
+        return;
+    plan::Plan after = plan_;
+    const plan::Decision removed = after.decisions[index];
+    after.decisions.erase(after.decisions.begin() + static_cast<std::ptrdiff_t>(index));
+    if (index < after.pinned)
+        --after.pinned;
+    edit(std::move(after), tr("Remove %1").arg(describe(removed)));
+}
+
+void PlanEditor::allow(std::size_t index) {
+    if (index >= plan_.forbidden.size())
+        return;
+    plan::Plan after = plan_;
+    const plan::Decision allowed = after.forbidden[index];
+    after.forbidden.erase(after.forbidden.begin() + static_cast<std::ptrdiff_t>(index));
+    edit(std::move(after), tr("Allow %1").arg(describe(allowed)));
+}
+
+void PlanEditor::resolve(analysis::NameId name, int dimension) {
+    if (!problem_ || name.index >= problem_->space().names.size())
+        return;
+    plan::Plan after = plan_;
+    std::erase_if(after.resolutions, [&](const plan::Resolution& r) { return r.name == name; });
+    if (dimension != 0)  // dimension 0 is what a plan without a resolution does
+        after.resolutions.push_back({name, dimension});
+    const QString label = toQString(problem_->space().name(name).label);
+    edit(std::move(after), tr("Give %1's axis to its dimension %2").arg(label).arg(dimension + 1));
+}
+
+void PlanEditor::replacePlan(const plan::Plan& plan, const QString& description, bool keepPins) {
+    plan::Plan after = plan;
+    if (keepPins) {
+        std::vector<plan::Decision> pins(plan_.decisions.begin(),
+                                         plan_.decisions.begin() + static_cast<std::ptrdiff_t>(plan_.pinned));
+        for (const auto& pin : pins)
+            removeEverywhere(after, pin);
+        after.decisions.insert(after.decisions.begin(), pins.begin(), pins.end());
+        after.pinned += pins.size();
+        for (const auto& f : plan_.forbidden) {
+            removeEverywhere(after, f);
+            if (std::find(after.forbidden.begin(), after.forbidden.end(), f) == after.forbidden.end())
+                after.forbidden.push_back(f);
+        }
+    }
+    edit(std::move(after), description);
+}
+
+QString PlanEditor::describe(const plan::Decision& decision) const {
+    if (!problem_)
+        return {};
+    const auto& context = problem_->problem->costModel->planContext();
+    return toQString(plan::decisionText(decision, context, problem_->mesh()));
+}
+
+void PlanEditor::evaluate() {
+    if (!worker_)
+        return;
+    const std::uint64_t revision = ++revision_;
+    worker_->newest = revision;
+    setEvaluating(true);
+
+    auto* watcher = new QFutureWatcher<Outcome>(this);
+    connect(watcher, &QFutureWatcherBase::finished, this, [this, watcher, revision, worker = worker_] {
+        watcher->deleteLater();
+        const Outcome outcome = watcher->result();
+        if (worker != worker_ || revision != revision_)
+            return;  // a newer plan or problem owns the stage now
+        // The state first: whoever hears that the evaluation ended finds its result in place.
+        if (outcome.state)
+            state_ = outcome.state;
+        setEvaluating(false);
+        if (outcome.state)
+            emit evaluated(state_);
+        else
+            emit evaluationFailed(outcome.error);
+    });
+    watcher->setFuture(QtConcurrent::run(pool_, [worker = worker_, plan = plan_, revision]() -> Outcome {
+        if (worker->newest.load() != revision)
+            return {};
+        try {
+            auto state = std::make_shared<PlanState>();
+            state->revision = revision;
+            state->plan = plan;
+            state->evaluation = worker->evaluator.evaluate(plan);
+            const auto& space = worker->problem->space();
+            const std::size_t values = worker->problem->graph().values.size();
+            state->shardings.resize(values);
+            for (std::size_t v = 0; v < values && v < space.dimensionAtoms.size(); ++v)
+                state->shardings[v] = worker->evaluator.sharding(ir::ValueId(static_cast<std::uint32_t>(v)));
+            return {std::move(state), {}};
+        } catch (const std::exception& e) {
+            return {nullptr, tr("Cannot evaluate the plan: %1").arg(QString::fromLocal8Bit(e.what()))};
+        }
+    }));
+}
+
+void PlanEditor::setEvaluating(bool evaluating) {
+    if (evaluating_ == evaluating)
+        return;
+    evaluating_ = evaluating;
+    emit evaluatingChanged(evaluating);
+}
+
+}  // namespace shardscope::ui

@@ -1,0 +1,88 @@
+// The plan being edited: pins, forbidden decisions and conflict choices, with undo/redo, each edit re-evaluated in
+// the background.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+
+#include <QObject>
+#include <QString>
+
+#include "core/plan_state.h"
+#include "core/problem_view.h"
+
+class QThreadPool;
+class QUndoStack;
+
+namespace shardscope::ui {
+
+// Holds the problem shown and the plan the user edits. Every edit is one undoable step on undoStack(); after any
+// change of the plan (edit, undo, redo, new problem) the plan is evaluated on a worker thread and `evaluated`
+// reports it. Evaluations run one at a time on one Evaluator (so they are incremental); an edit made while one
+// runs supersedes the queued one, and only the newest plan's evaluation reports.
+class PlanEditor : public QObject {
+    Q_OBJECT
+
+public:
+    explicit PlanEditor(QObject* parent = nullptr);
+    ~PlanEditor() override;
+
+    // Shows `problem`, starting from its initial plan; clears the undo history.
+    void setProblem(std::shared_ptr<const ProblemView> problem);
+    const std::shared_ptr<const ProblemView>& problem() const { return problem_; }
+
+    // The plan as edited (evaluated or not yet).
+    const plan::Plan& plan() const { return plan_; }
+    // The newest evaluated plan, or nullptr before the first evaluation of this problem.
+    const std::shared_ptr<const PlanState>& state() const { return state_; }
+    bool isEvaluating() const { return evaluating_; }
+    QUndoStack* undoStack() const { return undo_; }
+
+    // Edits; each is one undoable step and does nothing when it would not change the plan.
+    // Pins `decision`: it joins the end of the pinned decisions (the search keeps them), and leaves the
+    // forbidden list and any other place in the plan.
+    void pin(const plan::Decision& decision);
+    // Forbids `decision` (the search never adds it) and removes it from the plan.
+    void forbid(const plan::Decision& decision);
+    // Removes decision `index` of the plan (a pin or not).
+    void removeDecision(std::size_t index);
+    // Allows again forbidden decision `index`.
+    void allow(std::size_t index);
+    // Gives repeated name `name`'s axis to its `dimension`-th dimension (counted major to minor) at every site.
+    void resolve(analysis::NameId name, int dimension);
+    // Replaces the whole plan (an expert plan, a plan file, an empty plan), keeping the user's pins first and the
+    // forbidden decisions when `keepPins`.
+    void replacePlan(const plan::Plan& plan, const QString& description, bool keepPins = true);
+
+    // A decision in words for menus and the undo history: "pin layers.*.mlp.d_ff on model".
+    QString describe(const plan::Decision& decision) const;
+
+signals:
+    // plan() changed (an edit, undo or redo, or a new problem).
+    void planChanged();
+    void evaluated(std::shared_ptr<const shardscope::ui::PlanState> state);
+    void evaluatingChanged(bool evaluating);
+    // The evaluation failed (which the engine does not expect); the message says why.
+    void evaluationFailed(const QString& message);
+
+private:
+    class PlanEdit;
+    struct Worker;
+
+    void edit(plan::Plan after, const QString& text);
+    void setPlan(const plan::Plan& plan);  // from undo/redo
+    void evaluate();
+    void setEvaluating(bool evaluating);
+
+    std::shared_ptr<const ProblemView> problem_;
+    plan::Plan plan_;
+    std::uint64_t revision_ = 0;
+    std::shared_ptr<const PlanState> state_;
+    std::shared_ptr<Worker> worker_;  // one per problem: its Evaluator, and the newest revision asked for
+    QThreadPool* pool_;
+    QUndoStack* undo_;
+    bool evaluating_ = false;
+};
+
+}  // namespace shardscope::ui

@@ -1,0 +1,60 @@
+// Loads planning problems off the UI thread: a model with its mesh, hardware and training options, or a
+// workspace session.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include <QObject>
+#include <QString>
+
+#include "core/problem_view.h"
+
+namespace shardscope::ui {
+
+struct ProblemRequest {
+    ProblemSpec spec;          // the model and how to plan it (ignored when `workspace` is set)
+    QString workspace;         // a workspace file: open one of its sessions instead
+    std::int64_t session = 0;  // the session to open; 0 = the newest
+    bool specFromRequest = false;  // with `workspace`: plan the workspace's model with `spec`'s mesh and options
+    // A plan of the previous problem as plan JSON (plan::toJson), carried over by its labels when only the mesh,
+    // hardware or options change. Whatever no longer applies is reported in ProblemView::warnings.
+    std::string carriedPlan;
+};
+
+// Whether `path` names a workspace file (an SQLite database; any extension) rather than a model.
+bool isWorkspaceFile(const QString& path);
+
+// Loads a problem and derives what the explorer shows (statistics, module tree, StableHLO text) on a worker
+// thread, so the window never waits. Only the newest request reports: starting a load supersedes any still
+// running, whose outcome is dropped (and whose work is skipped if it has not started yet).
+class ProblemLoader : public QObject {
+    Q_OBJECT
+
+public:
+    explicit ProblemLoader(QObject* parent = nullptr);
+
+    // Starts loading and returns at once.
+    void load(const ProblemRequest& request);
+    bool isBusy() const { return busy_; }
+
+signals:
+    void busyChanged(bool busy);
+    void loaded(std::shared_ptr<const shardscope::ui::ProblemView> problem);
+    // One line that names the source and says what went wrong.
+    void failed(const QString& message);
+
+private:
+    void setBusy(bool busy);
+
+    // Shared with the worker jobs, which compare it with their own generation to know they are superseded.
+    std::shared_ptr<std::atomic<std::uint64_t>> generation_;
+    bool busy_ = false;
+};
+
+// What the explorer opens when given nothing (the engine's demo model).
+QString defaultModelSource();
+
+}  // namespace shardscope::ui

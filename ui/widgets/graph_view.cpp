@@ -1,0 +1,1109 @@
+#include "widgets/graph_view.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include <QApplication>
+#include <QElapsedTimer>
+#include <QFrame>
+#include <QGraphicsItem>
+#include <QGraphicsScene>
+#include <QGraphicsSceneMouseEvent>
+#include <QHBoxLayout>
+#include <QImage>
+#include <QKeyEvent>
+#include <QLabel>
+#include <QPainter>
+#include <QPushButton>
+#include <QScrollBar>
+#include <QStyleOptionGraphicsItem>
+#include <QTimer>
+#include <QWheelEvent>
+
+#include "core/name_style.h"
+
+namespace shardscope::ui {
+
+namespace {
+
+constexpr qreal kMinZoom = 0.01;
+constexpr qreal kMaxZoom = 4.0;
+// Below these levels of detail, text is not drawn: nobody reads 3-pixel letters, and skipping it keeps
+// painting a 10k-node picture cheap.
+constexpr qreal kTextDetail = 0.4;
+constexpr qreal kEdgeLabelDetail = 0.75;
+// A fitted picture smaller than this is unreadable: the first view of a big graph starts at its top instead.
+constexpr qreal kReadableZoom = 0.35;
+constexpr qreal kOpeningZoom = 0.8;
+// Scene items are built in slices of this many milliseconds, so the UI thread keeps answering.
+constexpr qint64 kSliceMilliseconds = 12;
+constexpr qreal kEdgeLabelWidth = 300;
+constexpr int kCancelDelayMs = 1000;
+
+struct Colours {
+    QColor fill, border;
+};
+
+Colours familyColours(const GraphNode& node) {
+    switch (node.kind) {
+        case GraphNode::Kind::Module:
+            return {QColor(0xe3, 0xe8, 0xf0), QColor(0x6b, 0x7a, 0x90)};
+        case GraphNode::Kind::Arguments:
+            return {QColor(0xff, 0xf5, 0xd6), QColor(0xc4, 0xa9, 0x4a)};
+        case GraphNode::Kind::Output:
+            return {QColor(0xe6, 0xe6, 0xe6), QColor(0x77, 0x77, 0x77)};
+        case GraphNode::Kind::Op:
+            break;
+    }
+    switch (node.family) {
+        case GraphNode::Family::Contraction:
+            return {QColor(0xd6, 0xe6, 0xf7), QColor(0x4f, 0x7f, 0xb5)};
+        case GraphNode::Family::Elementwise:
+            return {QColor(0xf0, 0xf2, 0xf4), QColor(0x9a, 0xa5, 0xb1)};
+        case GraphNode::Family::Layout:
+            return {QColor(0xe4, 0xf2, 0xe4), QColor(0x78, 0xa6, 0x78)};
+        case GraphNode::Family::Reduction:
+            return {QColor(0xfb, 0xe8, 0xcf), QColor(0xc2, 0x8e, 0x4f)};
+        case GraphNode::Family::Indexing:
+            return {QColor(0xee, 0xe2, 0xf5), QColor(0x95, 0x75, 0xb0)};
+        case GraphNode::Family::Control:
+            return {QColor(0xf8, 0xdf, 0xdf), QColor(0xb0, 0x6e, 0x6e)};
+        case GraphNode::Family::Other:
+            break;
+    }
+    return {QColor(0xf1, 0xf1, 0xf1), QColor(0x99, 0x99, 0x99)};
+}
+
+QColor faded(const QColor& colour) {
+    // Blend toward the background rather than use opacity, so overlapping items stay tidy.
+    const qreal keep = 0.3;
+    return QColor::fromRgbF(static_cast<float>(colour.redF() * keep + (1 - keep)),
+                            static_cast<float>(colour.greenF() * keep + (1 - keep)),
+                            static_cast<float>(colour.blueF() * keep + (1 - keep)));
+}
+
+bool carries(const std::vector<analysis::NameId>& names, std::optional<analysis::NameId> name) {
+    return name && std::binary_search(names.begin(), names.end(), *name);
+}
+
+qreal detailOf(const QStyleOptionGraphicsItem* option, const QPainter* painter) {
+    return option->levelOfDetailFromTransform(painter->worldTransform());
+}
+
+}  // namespace
+
+// The scene of one projection, and what its items need to paint.
+class GraphScene : public QGraphicsScene {
+public:
+    GraphScene(const QFont& font, QObject* parent) : QGraphicsScene(parent), fonts(font) {
+        // Items never move; a BSP index would cost a long rebuild on the UI thread for a big graph.
+        setItemIndexMethod(QGraphicsScene::NoIndex);
+    }
+
+    std::shared_ptr<const ProblemView> problem;
+    std::shared_ptr<const PlanState> plan;
+    std::optional<analysis::NameId> highlighted;
+    GraphNodeFonts fonts;
+    std::shared_ptr<const GraphProjection> projection;
+    LayoutRequest request;
+    LayoutResult layout;
+    std::vector<QGraphicsItem*> nodeItems;
+    std::vector<QGraphicsItem*> edgeItems;
+    QHash<QString, QGraphicsItem*> clusterItems;
+    GraphView* view = nullptr;
+
+    const GraphNode& node(int index) const { return projection->nodes[static_cast<std::size_t>(index)]; }
+
+    // Deletes items until `timer` passes `budget` ms; returns true when none are left. Deleting thousands of
+    // items at once would stall the UI thread as long as building them did.
+    bool dropItems(const QElapsedTimer& timer, qint64 budget) {
+        for (auto* items : {&edgeItems, &nodeItems}) {
+            while (!items->empty()) {
+                if ((items->size() & 63) == 0 && timer.elapsed() >= budget)
+                    return false;
+                delete items->back();
+                items->pop_back();
+            }
+        }
+        qDeleteAll(clusterItems);
+        clusterItems.clear();
+        return true;
+    }
+
+    Colours coloursOf(int index) const {
+        const GraphNode& n = node(index);
+        Colours colours = familyColours(n);
+        if (highlighted) {
+            if (carries(n.names, highlighted)) {
+                colours.fill = nameColor(problem->space(), *highlighted);
+                colours.border = colours.fill.darker(190);
+            } else {
+                colours = {faded(colours.fill), faded(colours.border)};
+            }
+        }
+        return colours;
+    }
+
+    QString edgeLabel(int index) const {
+        const GraphEdge& edge = projection->edges[static_cast<std::size_t>(index)];
+        const ir::TensorType& type = problem->graph().type(edge.value);
+        static const plan::TensorSharding kNoSharding;
+        const plan::TensorSharding& sharding = plan && edge.value.index < plan->shardings.size()
+                                                   ? plan->shardings[edge.value.index]
+                                                   : kNoSharding;
+        QString text = shardingText(problem->space(), problem->mesh(), edge.value, type, sharding);
+        if (edge.valueCount > 1)
+            text += QStringLiteral("  +%1").arg(edge.valueCount - 1);
+        return text;
+    }
+};
+
+namespace {
+
+class NodeItem : public QGraphicsItem {
+public:
+    NodeItem(int index, const QRectF& rect) : index_(index), rect_(rect) {
+        setFlag(ItemIsSelectable);
+        setZValue(2);
+    }
+
+    int index() const { return index_; }
+    const QRectF& rect() const { return rect_; }
+    QRectF boundingRect() const override { return rect_.adjusted(-5, -10, 10, 5); }
+
+    void paint(QPainter* painter, const QStyleOptionGraphicsItem* option, QWidget*) override {
+        const auto* graph = static_cast<const GraphScene*>(scene());
+        const GraphNode& node = graph->node(index_);
+        const Colours colours = graph->coloursOf(index_);
+        const qreal detail = detailOf(option, painter);
+        if (detail < 0.15) {
+            painter->fillRect(rect_, isSelected() ? QColor(0x15, 0x65, 0xc0) : colours.border);
+            return;
+        }
+        painter->setRenderHint(QPainter::Antialiasing, detail > 0.3);
+        const bool module = node.kind == GraphNode::Kind::Module;
+        if (module) {
+            // A collapsed module is a stack of boxes.
+            painter->setPen(QPen(colours.border, 1));
+            painter->setBrush(colours.fill.darker(106));
+            painter->drawRoundedRect(rect_.translated(3, 3), 5, 5);
+        }
+        QPen pen(isSelected() ? QColor(0x15, 0x65, 0xc0) : colours.border,
+                 isSelected() ? 2.5 : (module ? 1.4 : 1));
+        painter->setPen(pen);
+        painter->setBrush(colours.fill);
+        const qreal radius = node.kind == GraphNode::Kind::Arguments ? rect_.height() / 2 : 5;
+        painter->drawRoundedRect(rect_, radius, radius);
+        if (node.isConflictSite() && module) {
+            // A box of many ops: a badge with the count of conflict sites inside, not an outline around a
+            // layer that merely contains its attention scores.
+            const QString count = QString::number(node.conflicts);
+            const QFontMetricsF metrics(graph->fonts.label);
+            const qreal width = std::max(metrics.horizontalAdvance(count) + 8, metrics.height());
+            const QRectF badge(rect_.right() - width * 0.6, rect_.top() - metrics.height() * 0.45, width,
+                               metrics.height());
+            painter->setPen(Qt::NoPen);
+            painter->setBrush(QColor(0xd3, 0x2f, 0x2f));
+            painter->drawRoundedRect(badge, badge.height() / 2, badge.height() / 2);
+            if (detail >= kTextDetail) {
+                painter->setPen(Qt::white);
+                painter->setFont(graph->fonts.label);
+                painter->drawText(badge, Qt::AlignCenter, count);
+            }
+        } else if (node.isConflictSite()) {
+            QPen conflict(QColor(0xd3, 0x2f, 0x2f), 1.6, Qt::DashLine);
+            painter->setPen(conflict);
+            painter->setBrush(Qt::NoBrush);
+            painter->drawRoundedRect(rect_.adjusted(-3.5, -3.5, 3.5, 3.5), radius + 2, radius + 2);
+        }
+        if (detail < kTextDetail)
+            return;
+        const QColor ink = graph->highlighted && !carries(node.names, graph->highlighted)
+                               ? QColor(0xa0, 0xa8, 0xb0)
+                               : QColor(0x1f, 0x29, 0x33);
+        const QFontMetricsF titleMetrics(graph->fonts.title);
+        const qreal top = rect_.top() + 5 + (module ? 2 : 0);
+        QRectF titleRect(rect_.left() + 4, top, rect_.width() - 8, titleMetrics.height());
+        painter->setPen(ink);
+        painter->setFont(graph->fonts.title);
+        painter->drawText(titleRect, Qt::AlignCenter, node.title);
+        if (!node.subtitle.isEmpty()) {
+            const QFontMetricsF subtitleMetrics(graph->fonts.subtitle);
+            QRectF subtitleRect(rect_.left() + 4, titleRect.bottom(), rect_.width() - 8,
+                                subtitleMetrics.height());
+            painter->setFont(graph->fonts.subtitle);
+            painter->setPen(graph->highlighted && !carries(node.names, graph->highlighted)
+                                ? ink
+                                : QColor(0x52, 0x60, 0x6d));
+            painter->drawText(
+                subtitleRect, Qt::AlignCenter,
+                subtitleMetrics.elidedText(node.subtitle, Qt::ElideMiddle, subtitleRect.width()));
+        }
+    }
+
+protected:
+    void mouseDoubleClickEvent(QGraphicsSceneMouseEvent* event) override {
+        auto* graph = static_cast<GraphScene*>(scene());
+        const GraphNode& node = graph->node(index_);
+        if (node.kind == GraphNode::Kind::Module && graph->view) {
+            event->accept();
+            graph->view->expandModule(node.module);
+            return;
+        }
+        QGraphicsItem::mouseDoubleClickEvent(event);
+    }
+
+private:
+    int index_;
+    QRectF rect_;
+};
+
+class EdgeItem : public QGraphicsItem {
+public:
+    EdgeItem(int index, QPainterPath path) : index_(index), path_(std::move(path)) {
+        setZValue(1);
+        middle_ = path_.pointAtPercent(0.5);
+        const QPointF tip = path_.pointAtPercent(1);
+        const qreal angle = qDegreesToRadians(path_.angleAtPercent(0.999));
+        // angleAtPercent counts counter-clockwise with y up; scene y grows downwards.
+        const QPointF back(std::cos(angle), -std::sin(angle));
+        const QPointF side(-back.y(), back.x());
+        arrow_ << tip << tip - back * 8 + side * 3.5 << tip - back * 8 - side * 3.5;
+        bounds_ = path_.boundingRect().united(arrow_.boundingRect()).adjusted(-3, -3, 3, 3);
+        bounds_ = bounds_.united(labelArea());
+    }
+
+    QRectF boundingRect() const override { return bounds_; }
+
+    void paint(QPainter* painter, const QStyleOptionGraphicsItem* option, QWidget*) override {
+        const auto* graph = static_cast<const GraphScene*>(scene());
+        const GraphEdge& edge = graph->projection->edges[static_cast<std::size_t>(index_)];
+        const qreal detail = detailOf(option, painter);
+        QColor colour(0x8a, 0x97, 0xa5);
+        qreal width = std::min<qreal>(1 + 0.35 * (edge.valueCount - 1), 3);
+        const bool lit = carries(edge.names, graph->highlighted);
+        if (graph->highlighted)
+            colour =
+                lit ? nameColor(graph->problem->space(), *graph->highlighted).darker(150) : faded(colour);
+        if (lit)
+            width = 2.4;
+        painter->setRenderHint(QPainter::Antialiasing, detail > 0.3);
+        painter->setPen(QPen(colour, width));
+        painter->setBrush(Qt::NoBrush);
+        painter->drawPath(path_);
+        painter->setPen(Qt::NoPen);
+        painter->setBrush(colour);
+        painter->drawPolygon(arrow_);
+        // Long edges cross the view with their middle far away: only labels in sight are worth their text.
+        if (detail < kEdgeLabelDetail)
+            return;
+        const QRectF device(0, 0, painter->device()->width(), painter->device()->height());
+        if (!painter->worldTransform().mapRect(labelArea()).intersects(device))
+            return;
+        const std::uint64_t revision = graph->plan ? graph->plan->revision + 1 : 0;
+        if (label_.isNull() || labelRevision_ != revision || labelPlan_ != graph->plan.get()) {
+            label_ = graph->edgeLabel(index_);
+            labelRevision_ = revision;
+            labelPlan_ = graph->plan.get();
+        }
+        const QFontMetricsF metrics(graph->fonts.label);
+        const QString text = metrics.elidedText(label_, Qt::ElideRight, kEdgeLabelWidth - 8);
+        QRectF box(middle_.x() + 4, middle_.y() - metrics.height() / 2 - 1,
+                   metrics.horizontalAdvance(text) + 8, metrics.height() + 2);
+        painter->setBrush(lit ? nameColor(graph->problem->space(), *graph->highlighted)
+                              : QColor(255, 255, 255, graph->highlighted ? 160 : 225));
+        painter->drawRoundedRect(box, 3, 3);
+        painter->setFont(graph->fonts.label);
+        painter->setPen(graph->highlighted && !lit ? QColor(0xb0, 0xb8, 0xc0) : QColor(0x33, 0x44, 0x55));
+        painter->drawText(box, Qt::AlignCenter, text);
+    }
+
+    QRectF labelArea() const { return {middle_.x() + 4, middle_.y() - 9, kEdgeLabelWidth, 18}; }
+
+    QString label() const { return static_cast<const GraphScene*>(scene())->edgeLabel(index_); }
+
+private:
+    int index_;
+    QPainterPath path_;
+    QPolygonF arrow_;
+    QPointF middle_;
+    QRectF bounds_;
+    mutable QString label_;
+    mutable std::uint64_t labelRevision_ = 0;
+    mutable const PlanState* labelPlan_ = nullptr;
+};
+
+// An open module's frame. Its label tab (above the frame) takes double-clicks to collapse; the inside lets
+// clicks through to the background so panning works.
+class ClusterItem : public QGraphicsItem {
+public:
+    ClusterItem(int module, const QString& label, const QRectF& frame, const QFont& font)
+        : module_(module), label_(label), frame_(frame), font_(font) {
+        setZValue(0);
+        const QFontMetricsF metrics(font_);
+        // As wide as its text (up to a limit), even over a narrow frame: a label cut to "...ops" says
+        // nothing.
+        tab_ = QRectF(frame_.left(), frame_.top() - metrics.height() - 4,
+                      std::min<qreal>(360, metrics.horizontalAdvance(label_ + QStringLiteral("  ⊟")) + 14),
+                      metrics.height() + 4);
+        setToolTip(QObject::tr("%1\nDouble-click the label to collapse").arg(label_));
+    }
+
+    QRectF boundingRect() const override { return frame_.united(tab_).adjusted(-2, -2, 2, 2); }
+    QPainterPath shape() const override {
+        QPainterPath path;
+        path.addRect(tab_);
+        return path;
+    }
+
+    void paint(QPainter* painter, const QStyleOptionGraphicsItem* option, QWidget*) override {
+        const qreal detail = detailOf(option, painter);
+        painter->setRenderHint(QPainter::Antialiasing, detail > 0.3);
+        painter->setPen(QPen(QColor(0xa7, 0xb4, 0xc2), 1.2));
+        painter->setBrush(QColor(0xf5, 0xf7, 0xfa));
+        painter->drawRoundedRect(frame_, 8, 8);
+        if (detail < kTextDetail * 0.6)
+            return;
+        painter->setBrush(QColor(0xe1, 0xe7, 0xee));
+        painter->drawRoundedRect(tab_, 4, 4);
+        painter->setPen(QColor(0x3e, 0x4c, 0x59));
+        painter->setFont(font_);
+        // Deep paths are long: keep their end, which names this frame.
+        const QRectF text = tab_.adjusted(6, 0, -4, 0);
+        painter->drawText(
+            text, Qt::AlignVCenter | Qt::AlignLeft,
+            QFontMetricsF(font_).elidedText(label_ + QStringLiteral("  ⊟"), Qt::ElideLeft, text.width()));
+    }
+
+protected:
+    void mouseDoubleClickEvent(QGraphicsSceneMouseEvent* event) override {
+        auto* graph = static_cast<GraphScene*>(scene());
+        if (graph->view) {
+            event->accept();
+            graph->view->collapseModule(module_);
+        }
+    }
+
+private:
+    int module_;
+    QString label_;
+    QRectF frame_, tab_;
+    QFont font_;
+};
+
+}  // namespace
+
+// The minimap: the whole picture in small (boxes only) and the rectangle the view shows; click or drag to
+// move.
+class GraphOverview : public QWidget {
+public:
+    GraphOverview(GraphView* view, QWidget* parent) : QWidget(parent), view_(view) {
+        // Opaque, so moving the visible rectangle repaints this widget alone, not the big scene beneath it.
+        setAttribute(Qt::WA_OpaquePaintEvent);
+        setCursor(Qt::PointingHandCursor);
+        setToolTip(QObject::tr("Overview: click or drag to move"));
+    }
+
+    void setPicture(const GraphScene* scene) {
+        image_ = QImage();
+        if (!scene)
+            return;
+        bounds_ = scene->layout.bounds;
+        const QSizeF room(width() - 8.0, height() - 8.0);
+        if (bounds_.isEmpty() || room.isEmpty())
+            return;
+        scale_ = std::min(room.width() / bounds_.width(), room.height() / bounds_.height());
+        image_ = QImage(std::max(1, qRound(bounds_.width() * scale_)),
+                        std::max(1, qRound(bounds_.height() * scale_)), QImage::Format_ARGB32_Premultiplied);
+        image_.fill(Qt::transparent);
+        QPainter painter(&image_);
+        painter.scale(scale_, scale_);
+        painter.translate(-bounds_.topLeft());
+        for (auto it = scene->layout.clusters.cbegin(); it != scene->layout.clusters.cend(); ++it)
+            painter.fillRect(it.value(), QColor(0xe6, 0xeb, 0xf1));
+        for (std::size_t i = 0; i < scene->projection->nodes.size(); ++i) {
+            painter.fillRect(static_cast<NodeItem*>(scene->nodeItems[i])->rect(),
+                             scene->coloursOf(static_cast<int>(i)).border);
+        }
+        update();
+    }
+
+    void setVisibleRect(const QRectF& visible) {
+        visible_ = visible;
+        update();
+    }
+
+protected:
+    void paintEvent(QPaintEvent*) override {
+        QPainter painter(this);
+        painter.setPen(QColor(0xb0, 0xbb, 0xc6));
+        painter.setBrush(Qt::white);
+        painter.drawRect(QRectF(rect()).adjusted(0.5, 0.5, -0.5, -0.5));
+        if (image_.isNull())
+            return;
+        painter.drawImage(origin(), image_);
+        QRectF shown((visible_.topLeft() - bounds_.topLeft()) * scale_ + origin(), visible_.size() * scale_);
+        painter.setPen(QPen(QColor(0x15, 0x65, 0xc0), 1.5));
+        painter.setBrush(QColor(0x15, 0x65, 0xc0, 30));
+        painter.drawRect(shown.intersected(QRectF(rect()).adjusted(1, 1, -1, -1)));
+    }
+    void mousePressEvent(QMouseEvent* event) override { moveTo(event->position()); }
+    void mouseMoveEvent(QMouseEvent* event) override {
+        if (event->buttons() & Qt::LeftButton)
+            moveTo(event->position());
+    }
+
+private:
+    QPointF origin() const { return {(width() - image_.width()) / 2.0, (height() - image_.height()) / 2.0}; }
+    void moveTo(const QPointF& point) {
+        if (image_.isNull())
+            return;
+        view_->centerOn((point - origin()) / scale_ + bounds_.topLeft());
+    }
+
+    GraphView* view_;
+    QImage image_;
+    QRectF bounds_, visible_;
+    qreal scale_ = 1;
+};
+
+GraphView::GraphView(QWidget* parent, GraphLayoutService* layoutService) : QGraphicsView(parent) {
+    if (layoutService) {
+        service_ = layoutService;
+    } else {
+        ownService_ = std::make_unique<GraphLayoutService>();
+        service_ = ownService_.get();
+    }
+    tag_ = QStringLiteral("graph-view-%1").arg(reinterpret_cast<quintptr>(this), 0, 16);
+    projector_ = new GraphProjector(this);
+    connect(projector_, &GraphProjector::projected, this, &GraphView::onProjected);
+    connect(service_, &GraphLayoutService::finished, this, &GraphView::onLayoutFinished);
+    connect(service_, &GraphLayoutService::failed, this, &GraphView::onLayoutFailed);
+
+    setRenderHints(QPainter::Antialiasing | QPainter::TextAntialiasing);
+    setDragMode(QGraphicsView::ScrollHandDrag);
+    setTransformationAnchor(QGraphicsView::AnchorUnderMouse);
+    setResizeAnchor(QGraphicsView::AnchorViewCenter);
+    // Thousands of items: tracking their exposed regions one by one costs more than repainting the viewport,
+    // which level of detail keeps cheap.
+    setViewportUpdateMode(QGraphicsView::FullViewportUpdate);
+    setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    setVerticalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    setBackgroundBrush(QColor(0xfc, 0xfc, 0xfd));
+    setFrameShape(QFrame::NoFrame);
+    setScene(new GraphScene(font(), this));
+
+    buildTimer_ = new QTimer(this);
+    buildTimer_->setInterval(0);
+    connect(buildTimer_, &QTimer::timeout, this, &GraphView::buildSlice);
+    retireTimer_ = new QTimer(this);
+    retireTimer_->setInterval(0);
+    connect(retireTimer_, &QTimer::timeout, this, &GraphView::retireSlice);
+
+    overlay_ = new QFrame(this);
+    overlay_->setObjectName(QStringLiteral("graphLayoutOverlay"));
+    // Opaque for the same reason as the overview: its progress text changes while the old picture (maybe a
+    // big one) stays beneath.
+    overlay_->setStyleSheet(
+        QStringLiteral("#graphLayoutOverlay { background: #ffffff; border: 1px solid #b0bbc6; }"));
+    overlay_->setAttribute(Qt::WA_OpaquePaintEvent);
+    overlay_->setAutoFillBackground(true);
+    auto* overlayLayout = new QHBoxLayout(overlay_);
+    overlayLayout->setContentsMargins(10, 4, 6, 4);
+    overlayText_ = new QLabel(overlay_);
+    cancelButton_ = new QPushButton(tr("Cancel"), overlay_);
+    cancelButton_->setObjectName(QStringLiteral("graphLayoutCancel"));
+    overlayLayout->addWidget(overlayText_);
+    overlayLayout->addWidget(cancelButton_);
+    connect(cancelButton_, &QPushButton::clicked, this, &GraphView::cancelLayout);
+    overlay_->hide();
+    cancelDelay_ = new QTimer(this);
+    cancelDelay_->setSingleShot(true);
+    cancelDelay_->setInterval(kCancelDelayMs);
+    connect(cancelDelay_, &QTimer::timeout, this, [this] {
+        cancelButton_->show();
+        updateOverlay();
+    });
+
+    overview_ = new GraphOverview(this, this);
+    overview_->resize(200, 140);
+    overview_->hide();
+}
+
+GraphView::~GraphView() {
+    if (service_)
+        service_->cancel(tag_);
+    delete building_;
+    // The scene is a child of this view: delete it while the view is still whole, without its signals.
+    QGraphicsScene* shown = scene();
+    shown->disconnect(this);
+    setScene(nullptr);
+    delete shown;
+}
+
+GraphScene* GraphView::shownScene() const {
+    return static_cast<GraphScene*>(scene());
+}
+
+void GraphView::setProblem(std::shared_ptr<const ProblemView> problem) {
+    problem_ = std::move(problem);
+    lastFind_.clear();
+    pendingSelection_.reset();
+    if (!problem_) {
+        cancelLayout();
+        GraphScene* old = shownScene();
+        setScene(new GraphScene(font(), this));
+        retire(old);
+        expanded_.clear();
+        shownExpanded_.clear();
+        overview_->setPicture(nullptr);
+        overview_->hide();
+        return;
+    }
+    Anchor anchor;
+    anchor.fit = true;
+    relayout(defaultExpansion(problem_->modules, problem_->graph().body.size()), anchor);
+}
+
+void GraphView::setPlanState(std::shared_ptr<const PlanState> state) {
+    plan_ = std::move(state);
+    // A picture of the previous model (while the new one is laid out) has no use for this model's plan.
+    shownScene()->plan = shownScene()->problem == problem_ ? plan_ : nullptr;
+    if (building_)
+        building_->plan = plan_;
+    viewport()->update();
+}
+
+void GraphView::setHighlightedName(std::optional<analysis::NameId> name) {
+    highlighted_ = name;
+    shownScene()->highlighted = name;
+    if (building_)
+        building_->highlighted = name;
+    viewport()->update();
+    overview_->setPicture(shownScene()->projection ? shownScene() : nullptr);
+    updateOverview();
+}
+
+void GraphView::showOp(std::size_t bodyIndex) {
+    if (!problem_ || bodyIndex >= problem_->graph().body.size())
+        return;
+    const auto shown = projection();
+    if (shown && !busy_) {
+        const int node = shown->nodeOfOp[bodyIndex];
+        if (node >= 0 && shown->nodes[static_cast<std::size_t>(node)].kind == GraphNode::Kind::Op) {
+            selectNode(node, true);
+            return;
+        }
+    }
+    std::vector<bool> expanded = expanded_;
+    expandPath(problem_->modules, problem_->modules.moduleOfOp[bodyIndex], expanded);
+    pendingSelection_ = bodyIndex;
+    if (busy_ && expanded == expanded_)
+        return;  // the picture on its way shows the op
+    Anchor anchor = anchorAtCentre();
+    const int module = problem_->modules.moduleOfOp[bodyIndex];
+    if (shown) {
+        // Keep the collapsed box that held the op where it was.
+        for (int m = module; m > 0; m = problem_->modules.modules[static_cast<std::size_t>(m)].parent)
+            if (shown->nodeIndex.contains(QStringLiteral("m%1").arg(m)))
+                anchor = anchorForModule(m);
+    }
+    relayout(std::move(expanded), anchor);
+}
+
+bool GraphView::find(const QString& text) {
+    if (!problem_)
+        return false;
+    const std::vector<GraphTarget> targets = findInGraph(*problem_, text);
+    if (targets.empty())
+        return false;
+    findCursor_ = text == lastFind_ ? (findCursor_ + 1) % targets.size() : 0;
+    lastFind_ = text;
+    const GraphTarget target = targets[findCursor_];
+    if (target.kind == GraphTarget::Kind::Op) {
+        showOp(target.index);
+        return true;
+    }
+    const auto shown = projection();
+    const int node = shown && !busy_ ? shown->nodeOfArgument[target.index] : -1;
+    if (node >= 0) {
+        selectNode(node, true);
+        return true;
+    }
+    // Not shown: open where it is used.
+    const ir::Graph& graph = problem_->graph();
+    const ir::ValueId value = graph.arguments[target.index].value;
+    for (std::size_t i = 0; i < graph.body.size(); ++i) {
+        const auto& operands = graph.op(graph.body[i]).operands;
+        if (std::find(operands.begin(), operands.end(), value) != operands.end()) {
+            showOp(i);
+            return true;
+        }
+    }
+    return true;
+}
+
+void GraphView::expandModule(int module) {
+    if (!problem_ || module < 0 || static_cast<std::size_t>(module) >= problem_->modules.modules.size())
+        return;
+    std::vector<bool> expanded = expanded_;
+    expandPath(problem_->modules, module, expanded);
+    if (expanded == expanded_)
+        return;
+    relayout(std::move(expanded), anchorForModule(module));
+}
+
+void GraphView::collapseModule(int module) {
+    if (!problem_ || module <= 0 || static_cast<std::size_t>(module) >= expanded_.size() ||
+        !expanded_[module])
+        return;
+    std::vector<bool> expanded = expanded_;
+    expanded[static_cast<std::size_t>(module)] = false;
+    relayout(std::move(expanded), anchorForModule(module));
+}
+
+void GraphView::expandAll() {
+    if (!problem_)
+        return;
+    std::vector<bool> expanded(problem_->modules.modules.size(), true);
+    if (expanded != expanded_)
+        relayout(std::move(expanded), anchorAtCentre());
+}
+
+void GraphView::collapseAll() {
+    if (!problem_)
+        return;
+    std::vector<bool> expanded(problem_->modules.modules.size(), false);
+    if (!expanded.empty())
+        expanded[0] = true;
+    if (expanded != expanded_)
+        relayout(std::move(expanded), anchorAtCentre());
+}
+
+void GraphView::fitToView() {
+    const GraphScene* graph = shownScene();
+    if (!graph->projection || graph->layout.bounds.isEmpty())
+        return;
+    fitInView(graph->layout.bounds.adjusted(-20, -20, 20, 20), Qt::KeepAspectRatio);
+    if (zoom() > 1.0)
+        setTransform(QTransform::fromScale(1.0, 1.0));
+    centerOn(graph->layout.bounds.center());
+    updateOverview();
+}
+
+void GraphView::zoomBy(double factor) {
+    const double target = std::clamp(zoom() * factor, kMinZoom, kMaxZoom);
+    const double applied = target / zoom();
+    scale(applied, applied);
+    updateOverview();
+}
+
+bool GraphView::isLayoutBusy() const {
+    return busy_;
+}
+
+void GraphView::cancelLayout() {
+    if (!busy_)
+        return;
+    service_->cancel(tag_);
+    projector_->cancel();
+    buildTimer_->stop();
+    if (building_)
+        retire(building_);
+    building_ = nullptr;
+    pendingProjection_.reset();
+    pendingSelection_.reset();
+    layoutGeneration_ = 0;
+    expanded_ = shownExpanded_;
+    endBusy();
+    emit layoutCancelled();
+}
+
+std::shared_ptr<const GraphProjection> GraphView::projection() const {
+    return shownScene()->projection;
+}
+
+std::optional<int> GraphView::selectedNode() const {
+    for (QGraphicsItem* item : shownScene()->selectedItems())
+        if (auto* node = dynamic_cast<NodeItem*>(item))
+            return node->index();
+    return std::nullopt;
+}
+
+QColor GraphView::nodeFillColor(int node) const {
+    const GraphScene* graph = shownScene();
+    if (!graph->projection || node < 0 || static_cast<std::size_t>(node) >= graph->projection->nodes.size())
+        return {};
+    return graph->coloursOf(node).fill;
+}
+
+QString GraphView::edgeLabel(int edge) const {
+    const GraphScene* graph = shownScene();
+    if (!graph->projection || edge < 0 || static_cast<std::size_t>(edge) >= graph->projection->edges.size())
+        return {};
+    return graph->edgeLabel(edge);
+}
+
+QRectF GraphView::nodeRect(int node) const {
+    const GraphScene* graph = shownScene();
+    if (node < 0 || static_cast<std::size_t>(node) >= graph->nodeItems.size())
+        return {};
+    return static_cast<NodeItem*>(graph->nodeItems[static_cast<std::size_t>(node)])->rect();
+}
+
+double GraphView::zoom() const {
+    return transform().m11();
+}
+
+void GraphView::wheelEvent(QWheelEvent* event) {
+    const double steps = event->angleDelta().y() / 120.0;
+    if (steps == 0) {
+        QGraphicsView::wheelEvent(event);
+        return;
+    }
+    zoomBy(std::pow(1.2, steps));
+    event->accept();
+}
+
+void GraphView::keyPressEvent(QKeyEvent* event) {
+    if (event->key() == Qt::Key_Escape && busy_) {
+        cancelLayout();
+        return;
+    }
+    if (event->modifiers() & Qt::ControlModifier) {
+        switch (event->key()) {
+            case Qt::Key_0:
+                fitToView();
+                return;
+            case Qt::Key_Plus:
+            case Qt::Key_Equal:
+                zoomBy(1.25);
+                return;
+            case Qt::Key_Minus:
+                zoomBy(0.8);
+                return;
+            default:
+                break;
+        }
+    }
+    QGraphicsView::keyPressEvent(event);
+}
+
+void GraphView::resizeEvent(QResizeEvent* event) {
+    QGraphicsView::resizeEvent(event);
+    updateOverlay();
+    const QRect area = viewport()->geometry();
+    overview_->move(area.right() - overview_->width() - 10, area.bottom() - overview_->height() - 10);
+    updateOverview();
+}
+
+void GraphView::scrollContentsBy(int dx, int dy) {
+    QGraphicsView::scrollContentsBy(dx, dy);
+    updateOverview();
+}
+
+void GraphView::relayout(std::vector<bool> expanded, Anchor anchor) {
+    if (!problem_)
+        return;
+    // Whatever was in flight is superseded.
+    buildTimer_->stop();
+    if (building_)
+        retire(building_);
+    building_ = nullptr;
+    layoutGeneration_ = 0;
+    service_->cancel(tag_);
+
+    expanded_ = std::move(expanded);
+    pendingAnchor_ = anchor;
+    const bool wasBusy = busy_;
+    busy_ = true;
+    projectionGeneration_ = projector_->request(problem_, expanded_, font());
+    overlayText_->setText(tr("Preparing the graph…"));
+    if (!wasBusy) {
+        cancelButton_->hide();
+        cancelDelay_->start();
+        emit layoutStarted();
+    }
+    updateOverlay();
+}
+
+GraphView::Anchor GraphView::anchorAtCentre() const {
+    Anchor anchor;
+    const GraphScene* graph = shownScene();
+    if (!graph->projection)
+        return anchor;
+    const QPointF centre = mapToScene(viewport()->rect().center());
+    double best = std::numeric_limits<double>::max();
+    for (std::size_t i = 0; i < graph->nodeItems.size(); ++i) {
+        const GraphNode& node = graph->projection->nodes[i];
+        if (node.ops.empty())
+            continue;
+        const QPointF at = static_cast<NodeItem*>(graph->nodeItems[i])->rect().center();
+        const double distance = QLineF(at, centre).length();
+        if (distance < best) {
+            best = distance;
+            anchor.op = node.ops.front();
+            anchor.viewportPoint = mapFromScene(at);
+        }
+    }
+    return anchor;
+}
+
+GraphView::Anchor GraphView::anchorForModule(int module) const {
+    Anchor anchor;
+    anchor.module = module;
+    const GraphScene* graph = shownScene();
+    anchor.viewportPoint = QPointF(viewport()->rect().center());
+    if (!graph->projection)
+        return anchor;
+    const int node = graph->projection->nodeIndex.value(QStringLiteral("m%1").arg(module), -1);
+    if (node >= 0) {
+        anchor.viewportPoint = mapFromScene(
+            static_cast<NodeItem*>(graph->nodeItems[static_cast<std::size_t>(node)])->rect().center());
+    } else if (QGraphicsItem* cluster = graph->clusterItems.value(QStringLiteral("c%1").arg(module))) {
+        anchor.viewportPoint = mapFromScene(cluster->boundingRect().center());
+    }
+    return anchor;
+}
+
+void GraphView::onProjected(std::uint64_t generation, std::shared_ptr<const GraphProjection> projection,
+                            const LayoutRequest& request) {
+    if (generation != projectionGeneration_ || !busy_)
+        return;
+    pendingProjection_ = std::move(projection);
+    pendingRequest_ = request;
+    overlayText_->setText(tr("Laying out %n nodes…", nullptr, static_cast<int>(request.nodes.size())));
+    updateOverlay();
+    layoutGeneration_ = service_->request(tag_, request);
+}
+
+void GraphView::onLayoutFinished(const QString& tag, std::uint64_t generation, const LayoutResult& result) {
+    if (tag != tag_ || generation != layoutGeneration_ || !pendingProjection_)
+        return;
+    layoutGeneration_ = 0;
+    building_ = new GraphScene(font(), this);
+    building_->view = this;
+    building_->problem = problem_;
+    building_->plan = plan_;
+    building_->highlighted = highlighted_;
+    building_->projection = std::move(pendingProjection_);
+    building_->request = std::move(pendingRequest_);
+    building_->layout = result;
+    // Room around the picture so any part of it can be brought to the middle of the view.
+    const qreal margin = std::max<qreal>(800, std::max(result.bounds.width(), result.bounds.height()) * 0.5);
+    building_->setSceneRect(result.bounds.adjusted(-margin, -margin, margin, margin));
+    buildCursor_ = 0;
+    overlayText_->setText(
+        tr("Drawing %n nodes…", nullptr, static_cast<int>(building_->projection->nodes.size())));
+    updateOverlay();
+    buildTimer_->start();
+}
+
+void GraphView::onLayoutFailed(const QString& tag, std::uint64_t generation, const QString& message) {
+    if (tag != tag_ || generation != layoutGeneration_)
+        return;
+    layoutGeneration_ = 0;
+    pendingProjection_.reset();
+    pendingSelection_.reset();
+    expanded_ = shownExpanded_;
+    endBusy();
+    emit layoutFailed(message);
+}
+
+void GraphView::buildSlice() {
+    if (!building_) {
+        buildTimer_->stop();
+        return;
+    }
+    GraphScene* graph = building_;
+    const GraphProjection& projection = *graph->projection;
+    const std::size_t clusters = projection.clusters.size();
+    const std::size_t edges = projection.edges.size();
+    const std::size_t nodes = projection.nodes.size();
+    QElapsedTimer timer;
+    timer.start();
+    while (buildCursor_ < clusters + edges + nodes) {
+        if ((buildCursor_ & 63) == 0 && timer.elapsed() >= kSliceMilliseconds)
+            return;
+        const std::size_t i = buildCursor_++;
+        if (i < clusters) {
+            const GraphCluster& cluster = projection.clusters[i];
+            const QRectF frame = graph->layout.clusters.value(cluster.id);
+            if (frame.isEmpty())
+                continue;
+            auto* item = new ClusterItem(cluster.module, cluster.label, frame, graph->fonts.label);
+            graph->addItem(item);
+            graph->clusterItems.insert(cluster.id, item);
+        } else if (i < clusters + edges) {
+            const std::size_t e = i - clusters;
+            if (static_cast<qsizetype>(e) >= graph->layout.edges.size())
+                continue;
+            auto* item = new EdgeItem(static_cast<int>(e), graph->layout.edges[static_cast<qsizetype>(e)]);
+            graph->addItem(item);
+            graph->edgeItems.push_back(item);
+        } else {
+            const std::size_t n = i - clusters - edges;
+            const GraphNode& node = projection.nodes[n];
+            QRectF rect(QPointF(), graph->request.nodes[static_cast<qsizetype>(n)].size);
+            rect.moveCenter(graph->layout.centres.value(node.id));
+            auto* item = new NodeItem(static_cast<int>(n), rect);
+            if (!node.toolTip.isEmpty())
+                item->setToolTip(node.toolTip);
+            graph->addItem(item);
+            graph->nodeItems.push_back(item);
+        }
+    }
+    buildTimer_->stop();
+    swapInBuiltScene();
+}
+
+void GraphView::swapInBuiltScene() {
+    GraphScene* fresh = building_;
+    building_ = nullptr;
+    GraphScene* old = shownScene();
+    const Anchor anchor = pendingAnchor_;
+
+    setScene(fresh);
+    connect(fresh, &QGraphicsScene::selectionChanged, this, &GraphView::onSelectionChanged);
+    shownExpanded_ = expanded_;
+
+    const GraphProjection& projection = *fresh->projection;
+    auto placeAt = [this](const QPointF& scenePoint, const QPointF& viewportPoint) {
+        centerOn(scenePoint);
+        const QPointF now = mapFromScene(scenePoint);
+        centerOn(scenePoint - (viewportPoint - now) / zoom());
+    };
+    if (anchor.fit) {
+        fitToView();
+        if (zoom() < kReadableZoom && !projection.nodes.empty()) {
+            // Too small to read: start readable at the top, where the data comes in.
+            setTransform(QTransform::fromScale(kOpeningZoom, kOpeningZoom));
+            const QRectF first = nodeRect(0);
+            placeAt(first.center(), QPointF(viewport()->width() / 2.0, first.height() * kOpeningZoom + 40));
+        }
+    } else {
+        std::optional<QPointF> target;
+        if (anchor.module >= 0) {
+            if (QGraphicsItem* cluster = fresh->clusterItems.value(QStringLiteral("c%1").arg(anchor.module)))
+                target = cluster->boundingRect().center();
+            else if (const int node =
+                         projection.nodeIndex.value(QStringLiteral("m%1").arg(anchor.module), -1);
+                     node >= 0)
+                target = nodeRect(node).center();
+        }
+        if (!target && anchor.op && *anchor.op < projection.nodeOfOp.size()) {
+            const int node = projection.nodeOfOp[*anchor.op];
+            if (node >= 0)
+                target = nodeRect(node).center();
+        }
+        if (target)
+            placeAt(*target, anchor.viewportPoint);
+    }
+    if (pendingSelection_ && *pendingSelection_ < projection.nodeOfOp.size()) {
+        const int node = projection.nodeOfOp[*pendingSelection_];
+        pendingSelection_.reset();
+        if (node >= 0)
+            selectNode(node, true);
+    }
+    retire(old);
+    overview_->setPicture(fresh);
+    endBusy();
+    updateOverview();
+    emit layoutFinished();
+}
+
+void GraphView::retire(GraphScene* scene) {
+    scene->disconnect(this);
+    scene->view = nullptr;
+    {
+        const QSignalBlocker blocker(scene);
+        scene->clearSelection();
+    }
+    retired_.push_back(scene);
+    retireTimer_->start();
+}
+
+void GraphView::retireSlice() {
+    QElapsedTimer timer;
+    timer.start();
+    while (!retired_.empty()) {
+        GraphScene* scene = retired_.front();
+        if (!scene->dropItems(timer, kSliceMilliseconds))
+            return;
+        delete scene;
+        retired_.erase(retired_.begin());
+    }
+    retireTimer_->stop();
+}
+
+void GraphView::endBusy() {
+    busy_ = false;
+    cancelDelay_->stop();
+    overlay_->hide();
+}
+
+void GraphView::selectNode(int node, bool centre) {
+    GraphScene* graph = shownScene();
+    if (node < 0 || static_cast<std::size_t>(node) >= graph->nodeItems.size())
+        return;
+    QGraphicsItem* item = graph->nodeItems[static_cast<std::size_t>(node)];
+    if (!item->isSelected()) {
+        const QSignalBlocker blocker(graph);
+        graph->clearSelection();
+    }
+    item->setSelected(true);
+    if (centre)
+        centerOn(item);
+    updateOverview();
+}
+
+void GraphView::onSelectionChanged() {
+    const auto selected = selectedNode();
+    if (!selected)
+        return;
+    const GraphNode& node = shownScene()->node(*selected);
+    switch (node.kind) {
+        case GraphNode::Kind::Op:
+            emit opSelected(node.ops.front());
+            break;
+        case GraphNode::Kind::Module:
+            emit moduleSelected(node.module);
+            break;
+        case GraphNode::Kind::Arguments:
+            emit argumentSelected(node.arguments.front());
+            break;
+        case GraphNode::Kind::Output:
+            break;
+    }
+}
+
+void GraphView::updateOverlay() {
+    if (!busy_) {
+        overlay_->hide();
+        return;
+    }
+    overlay_->adjustSize();
+    const QRect area = viewport()->geometry();
+    overlay_->move(area.left() + (area.width() - overlay_->width()) / 2, area.top() + 12);
+    overlay_->show();
+    overlay_->raise();
+}
+
+void GraphView::updateOverview() {
+    const GraphScene* graph = shownScene();
+    if (!graph || !graph->projection) {  // no scene: the view is being destroyed
+        overview_->hide();
+        return;
+    }
+    // Only worth its corner when part of the picture is out of sight.
+    const QRectF visible = mapToScene(viewport()->rect()).boundingRect();
+    const bool whole = visible.contains(graph->layout.bounds);
+    overview_->setVisible(!whole);
+    if (!whole) {
+        overview_->setVisibleRect(visible);
+        overview_->raise();
+    }
+}
+
+}  // namespace shardscope::ui

@@ -1,0 +1,163 @@
+// The explorer's centre: the model graph, collapsed by module, with TOAST's names and the plan's shardings on
+// it.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include <QColor>
+#include <QGraphicsView>
+#include <QPointF>
+#include <QString>
+
+#include "core/graph_layout.h"
+#include "core/graph_projection.h"
+#include "core/plan_state.h"
+#include "core/problem_view.h"
+
+class QLabel;
+class QPushButton;
+class QTimer;
+
+namespace shardscope::ui {
+
+class GraphOverview;
+class GraphScene;
+
+// Draws a ProblemView's graph (GraphProjection) laid out by Graphviz off the UI thread. While a layout runs
+// the previous picture stays, with a progress note and, after a second, a Cancel button; the new scene is
+// built in slices across event-loop turns and swapped in when complete, keeping the zoom and the place the
+// user looked at. Nodes show op kind and location, collapsed modules their op count (double-click expands;
+// double-click a frame's label collapses); edges show their value's sharding under the current plan when
+// zoomed in enough.
+class GraphView : public QGraphicsView {
+    Q_OBJECT
+
+public:
+    // Lays out with `layoutService` (which must outlive the view) when given, else with a service of its own.
+    explicit GraphView(QWidget* parent = nullptr, GraphLayoutService* layoutService = nullptr);
+    ~GraphView() override;
+
+    // A new model: opens small graphs expanded and large ones collapsed by module, lays out, fits when done.
+    // nullptr clears the view.
+    void setProblem(std::shared_ptr<const ProblemView> problem);
+    // Edge labels show each edge value's sharding under `state`'s plan; nullptr shows the names alone.
+    void setPlanState(std::shared_ptr<const PlanState> state);
+    // Colours nodes touching `name` and edges whose value carries it with nameColor(); dims the rest.
+    void setHighlightedName(std::optional<analysis::NameId> name);
+
+    // Expands the op's module if needed, selects the op and centres on it.
+    void showOp(std::size_t bodyIndex);
+    // Finds ops by kind or location name, arguments by name, values by "%12"/"%arg3" (see findInGraph).
+    // Repeated calls with the same text cycle through the matches. Returns false if nothing matches.
+    bool find(const QString& text);
+
+    void expandModule(int module);
+    void collapseModule(int module);
+    void expandAll();
+    void collapseAll();
+    void fitToView();
+    void zoomBy(double factor);
+
+    // True from a change of the picture until its new scene is shown (or the change fails or is cancelled).
+    bool isLayoutBusy() const;
+    // Stops the running layout; the picture (and the expanded modules) stay as they were.
+    void cancelLayout();
+
+    // What is shown now (nullptr before the first layout finishes).
+    std::shared_ptr<const GraphProjection> projection() const;
+    // The modules open in the picture shown (or being laid out).
+    const std::vector<bool>& expandedModules() const { return expanded_; }
+    std::optional<int> selectedNode() const;
+    // The colour node `node` of projection() is filled with now (highlight and dimming included).
+    QColor nodeFillColor(int node) const;
+    // The label edge `edge` of projection() shows when zoomed in.
+    QString edgeLabel(int edge) const;
+    // Where node `node` is, in scene coordinates (empty if unknown).
+    QRectF nodeRect(int node) const;
+    double zoom() const;
+
+signals:
+    void opSelected(std::size_t bodyIndex);
+    void moduleSelected(int module);
+    void argumentSelected(std::size_t argumentIndex);
+    void layoutStarted();
+    void layoutFinished();
+    void layoutFailed(const QString& message);
+    void layoutCancelled();
+
+protected:
+    void wheelEvent(QWheelEvent* event) override;
+    void keyPressEvent(QKeyEvent* event) override;
+    void resizeEvent(QResizeEvent* event) override;
+    void scrollContentsBy(int dx, int dy) override;
+
+private:
+    // What to keep in place when the new picture replaces the old: a module (its box or frame) or an op, at a
+    // point of the viewport.
+    struct Anchor {
+        int module = -1;
+        std::optional<std::size_t> op;
+        QPointF viewportPoint;
+        bool fit = false;
+    };
+
+    void relayout(std::vector<bool> expanded, Anchor anchor);
+    Anchor anchorAtCentre() const;
+    Anchor anchorForModule(int module) const;
+    void onProjected(std::uint64_t generation, std::shared_ptr<const GraphProjection> projection,
+                     const LayoutRequest& request);
+    void onLayoutFinished(const QString& tag, std::uint64_t generation, const LayoutResult& result);
+    void onLayoutFailed(const QString& tag, std::uint64_t generation, const QString& message);
+    void buildSlice();
+    void swapInBuiltScene();
+    void retire(GraphScene* scene);
+    void retireSlice();
+    void endBusy();
+    void selectNode(int node, bool centre);
+    void onSelectionChanged();
+    void updateOverlay();
+    void updateOverview();
+    GraphScene* shownScene() const;
+
+    GraphLayoutService* service_ = nullptr;
+    std::unique_ptr<GraphLayoutService> ownService_;
+    GraphProjector* projector_ = nullptr;
+    QString tag_;
+
+    std::shared_ptr<const ProblemView> problem_;
+    std::shared_ptr<const PlanState> plan_;
+    std::optional<analysis::NameId> highlighted_;
+    std::vector<bool> expanded_;       // of the picture shown or being laid out
+    std::vector<bool> shownExpanded_;  // of the picture shown
+
+    // The change in flight: projection, layout, then the scene built in slices.
+    bool busy_ = false;
+    std::uint64_t projectionGeneration_ = 0;
+    std::uint64_t layoutGeneration_ = 0;
+    std::shared_ptr<const GraphProjection> pendingProjection_;
+    LayoutRequest pendingRequest_;
+    Anchor pendingAnchor_;
+    std::optional<std::size_t> pendingSelection_;
+    GraphScene* building_ = nullptr;
+    std::size_t buildCursor_ = 0;
+    QTimer* buildTimer_ = nullptr;
+    // Scenes replaced, deleted a slice at a time.
+    std::vector<GraphScene*> retired_;
+    QTimer* retireTimer_ = nullptr;
+
+    // find(): the last query and where it got to.
+    QString lastFind_;
+    std::size_t findCursor_ = 0;
+
+    QWidget* overlay_ = nullptr;
+    QLabel* overlayText_ = nullptr;
+    QPushButton* cancelButton_ = nullptr;
+    QTimer* cancelDelay_ = nullptr;
+    GraphOverview* overview_ = nullptr;
+};
+
+}  // namespace shardscope::ui

@@ -1,0 +1,108 @@
+// The problem editor: the hardware, mesh, training step and cost options a model is planned with.
+#pragma once
+
+#include <optional>
+#include <vector>
+
+#include <QString>
+#include <QWidget>
+
+#include "shardscope/mesh/hardware.h"
+#include "shardscope/problem.h"
+
+class QCheckBox;
+class QComboBox;
+class QDoubleSpinBox;
+class QLabel;
+class QPushButton;
+class QTableWidget;
+class QWidget;
+
+namespace shardscope::ui {
+
+// Edits a ProblemSpec, for a dock. The hardware is a built-in profile or a profile file; the mesh is a table
+// of axes (name, size, optional bandwidth in GB/s and latency in µs overriding the link the hardware gives
+// the axis), written out in makeMesh's syntax ("data=8,model=4:bw=4e+11:lat=2e-06") and checked by the engine
+// on every edit: the engine's error shows under the table and Apply stays disabled until the spec is valid.
+// The spec's model and dimensions pass through unchanged. Child widgets carry object names (hardwareCombo,
+// meshTable, addAxisButton, removeAxisButton, deviceCount, errorLabel, trainCheck, optimizerCombo, lossCombo,
+// mixedPrecisionCheck, efficiencySpin, overlapSpin, reserveSpin, launchSpin, applyButton, revertButton).
+class ProblemEditor : public QWidget {
+    Q_OBJECT
+
+public:
+    enum MeshColumn {
+        AxisNameColumn,
+        AxisSizeColumn,
+        BandwidthColumn,
+        LatencyColumn,
+        LinkColumn,
+        MeshColumnCount
+    };
+
+    explicit ProblemEditor(QWidget* parent = nullptr);
+
+    // Shows `spec` for editing (and remembers it for Revert). A mesh given as JSON (inline, as a workspace
+    // session's spec has it, or a .json file) shows its axes, with the links that differ from what the
+    // hardware gives as overrides; spec() then writes it in makeMesh's syntax. Hardware given inline as JSON
+    // stays JSON. A hardware profile or mesh that does not load shows its error.
+    void setSpec(const ProblemSpec& spec);
+    // The spec as edited (whether or not it is valid).
+    ProblemSpec spec() const;
+    // The mesh string the table describes.
+    QString meshText() const;
+    // Why the spec cannot be applied (the engine's message), or "" when it can.
+    QString errorText() const;
+    bool isValid() const { return errorText_.isEmpty(); }
+
+signals:
+    // The user pressed Apply with a valid spec.
+    void applied(shardscope::ProblemSpec spec);
+
+private:
+    // A hardware choice of the combo: a built-in id or a file path, and the profile it loads (or why not).
+    struct HardwareChoice {
+        QString key;
+        std::optional<mesh::HardwareProfile> profile;
+        QString error;
+    };
+
+    QWidget* buildHardwareBox();
+    QWidget* buildMeshBox();
+    QWidget* buildTrainingBox();
+    QWidget* buildCostBox();
+    int addHardwareChoice(const QString& key, const QString& label);
+    void loadHardwareFile();
+    void addAxis(const QString& name, const QString& size, const QString& bandwidth = {},
+                 const QString& latency = {});
+    void removeSelectedAxes();
+    void setMeshRows(const QString& meshSpec);
+    const HardwareChoice* currentHardware() const;
+    // Checks the hardware and mesh with the engine; updates the summary, links, device count, error and
+    // Apply.
+    void revalidate();
+    void updateTrainingEnabled();
+
+    ProblemSpec base_;
+    std::vector<HardwareChoice> hardware_;  // parallel to hardwareCombo_'s items
+    QString errorText_;
+    QString meshSourceError_;  // why the spec's mesh JSON could not be shown, until the user edits the table
+    bool updating_ = false;
+
+    QComboBox* hardwareCombo_ = nullptr;
+    QLabel* hardwareSummary_ = nullptr;
+    QTableWidget* meshTable_ = nullptr;
+    QLabel* deviceCount_ = nullptr;
+    QLabel* errorLabel_ = nullptr;
+    QCheckBox* trainCheck_ = nullptr;
+    QComboBox* optimizerCombo_ = nullptr;
+    QComboBox* lossCombo_ = nullptr;
+    QCheckBox* mixedPrecisionCheck_ = nullptr;
+    QDoubleSpinBox* efficiencySpin_ = nullptr;
+    QDoubleSpinBox* overlapSpin_ = nullptr;
+    QDoubleSpinBox* reserveSpin_ = nullptr;
+    QDoubleSpinBox* launchSpin_ = nullptr;
+    QPushButton* applyButton_ = nullptr;
+};
+
+}  // namespace shardscope::ui
