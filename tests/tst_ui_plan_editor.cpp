@@ -2,6 +2,7 @@
 // loader (models, workspaces, plans carried across a change of mesh).
 #include <memory>
 
+#include <QFile>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
@@ -181,6 +182,38 @@ private slots:
                                                                                          megatron->decisions.end(), batch)));
         editor.undoStack()->undo();
         QCOMPARE(editor.plan().decisions.size(), std::size_t{1});
+    }
+
+    void opensAndSavesPlans() {
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        PlanEditor editor;
+        editor.setProblem(demo_);
+        QCOMPARE(editor.openPlan(QStringLiteral("expert:dp-tp")), QString());
+        QVERIFY(!editor.plan().decisions.empty());
+        const plan::Plan saved = editor.plan();
+        const QString path = dir.filePath(QStringLiteral("plan.json"));
+        QCOMPARE(editor.savePlan(path), QString());
+
+        PlanEditor other;
+        other.setProblem(demo_);
+        QCOMPARE(other.openPlan(path), QString());
+        QVERIFY(other.plan() == saved);
+        QVERIFY(other.undoStack()->canUndo());
+
+        // Each failure says what and where, and leaves the plan as it was.
+        QVERIFY(other.openPlan(QStringLiteral("expert:no-such-expert")).contains(QStringLiteral("no-such-expert")));
+        QVERIFY(other.openPlan(dir.filePath(QStringLiteral("missing.json"))).contains(QStringLiteral("missing.json")));
+        QFile bad(dir.filePath(QStringLiteral("bad.json")));
+        QVERIFY(bad.open(QIODevice::WriteOnly));
+        bad.write(R"({"format": "shardscope-plan", "version": 1, "decisions": [{"group": "no.such.group", "axis": "data"}]})");
+        bad.close();
+        const QString error = other.openPlan(bad.fileName());
+        QVERIFY2(error.contains(QStringLiteral("bad.json")) && error.contains(QStringLiteral("no.such.group")),
+                 qUtf8Printable(error));
+        QVERIFY(other.plan() == saved);
+        QVERIFY(!other.savePlan(dir.filePath(QStringLiteral("missing/plan.json"))).isEmpty());
+        settledState(other);
     }
 
     void onlyTheNewestPlanReports() {

@@ -4,12 +4,16 @@
 #include <exception>
 #include <utility>
 
+#include <QFile>
+#include <QFileInfo>
 #include <QFutureWatcher>
+#include <QSaveFile>
 #include <QThreadPool>
 #include <QUndoStack>
 #include <QtConcurrent/QtConcurrentRun>
 
 #include "core/text.h"
+#include "shardscope/plan/experts.h"
 #include "shardscope/plan/plan_json.h"
 
 namespace shardscope::ui {
@@ -166,6 +170,54 @@ void PlanEditor::replacePlan(const plan::Plan& plan, const QString& description,
         }
     }
     edit(std::move(after), description);
+}
+
+QString PlanEditor::openPlan(const QString& source) {
+    if (!problem_)
+        return tr("Open a model before a plan");
+    const auto& context = problem_->problem->costModel->planContext();
+    if (source.startsWith(QLatin1String("expert:"))) {
+        const QString id = source.mid(7);
+        auto expert = plan::expertPlan(id.toStdString(), context, problem_->mesh());
+        if (!expert)
+            return tr("Cannot start from %1: %2").arg(id, toQString(expert.diagnostics().front().message));
+        replacePlan(*expert, tr("Start from expert plan %1").arg(id));
+        return {};
+    }
+    QFile file(source);
+    if (!file.open(QIODevice::ReadOnly))
+        return tr("Cannot read %1: %2").arg(source, file.errorString());
+    const QByteArray text = file.readAll();
+    auto parsed = plan::parsePlan(std::string_view(text.constData(), static_cast<std::size_t>(text.size())), context,
+                                  problem_->mesh(), source.toStdString());
+    if (!parsed)
+        return toQString(parsed.diagnostics().front().toString());
+    replacePlan(*parsed, tr("Open plan %1").arg(QFileInfo(source).fileName()), false);
+    return {};
+}
+
+QString PlanEditor::savePlan(const QString& path) const {
+    if (!problem_)
+        return tr("There is no plan to save");
+    const std::string json = planJson();
+    QSaveFile file(path);
+    if (!file.open(QIODevice::WriteOnly) || file.write(json.data(), static_cast<qint64>(json.size())) < 0 ||
+        !file.commit())
+        return tr("Cannot write %1: %2").arg(path, file.errorString());
+    return {};
+}
+
+std::string PlanEditor::planJson() const {
+    if (!problem_)
+        return {};
+    return plan::toJson(plan_, problem_->problem->costModel->planContext(), problem_->mesh());
+}
+
+QList<ExpertChoice> expertChoices() {
+    QList<ExpertChoice> choices;
+    for (const auto& expert : plan::expertPlans())
+        choices.append({toQString(expert.id), toQString(expert.description)});
+    return choices;
 }
 
 QString PlanEditor::describe(const plan::Decision& decision) const {

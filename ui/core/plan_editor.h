@@ -5,7 +5,9 @@
 #include <atomic>
 #include <cstdint>
 #include <memory>
+#include <string>
 
+#include <QList>
 #include <QObject>
 #include <QString>
 
@@ -16,6 +18,13 @@ class QThreadPool;
 class QUndoStack;
 
 namespace shardscope::ui {
+
+// The expert plans one can start from: their ids ("megatron") and what each does, in the engine's order.
+struct ExpertChoice {
+    QString id;
+    QString description;
+};
+QList<ExpertChoice> expertChoices();
 
 // Holds the problem shown and the plan the user edits. Every edit is one undoable step on undoStack(); after any
 // change of the plan (edit, undo, redo, new problem) the plan is evaluated on a worker thread and `evaluated`
@@ -54,6 +63,16 @@ public:
     // Replaces the whole plan (an expert plan, a plan file, an empty plan), keeping the user's pins first and the
     // forbidden decisions when `keepPins`.
     void replacePlan(const plan::Plan& plan, const QString& description, bool keepPins = true);
+
+    // Replaces the plan (one undoable step) with `source`: "expert:ID" (an expert plan, keeping the user's pins
+    // and forbidden decisions) or the path of a plan JSON file (as `shardscope-cli evaluate --plan` takes it).
+    // Returns an empty string, or what went wrong in one line naming the plan, file or entry.
+    QString openPlan(const QString& source);
+    // Writes the plan as edited to `path` as plan JSON (atomically). Returns an empty string or the reason.
+    QString savePlan(const QString& path) const;
+
+    // The plan as edited, as plan JSON (what ProblemRequest::carriedPlan takes); empty without a problem.
+    std::string planJson() const;
 
     // A decision in words for menus and the undo history: "pin layers.*.mlp.d_ff on model".
     QString describe(const plan::Decision& decision) const;

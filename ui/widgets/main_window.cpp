@@ -9,7 +9,6 @@
 #include <QCompleter>
 #include <QDockWidget>
 #include <QFileDialog>
-#include <QFile>
 #include <QFileInfo>
 #include <QFontDatabase>
 #include <QHeaderView>
@@ -20,7 +19,6 @@
 #include <QMenu>
 #include <QMenuBar>
 #include <QPlainTextEdit>
-#include <QSaveFile>
 #include <QProgressBar>
 #include <QScrollArea>
 #include <QSettings>
@@ -43,8 +41,6 @@
 #include "core/selection_details.h"
 #include "core/text.h"
 #include "core/zoo_catalog_model.h"
-#include "shardscope/plan/experts.h"
-#include "shardscope/plan/plan_json.h"
 #include "widgets/cost_panel.h"
 #include "widgets/graph_view.h"
 #include "widgets/problem_editor.h"
@@ -175,15 +171,14 @@ MainWindow::MainWindow(QWidget* parent)
 
     expertChooser_->setObjectName(QStringLiteral("expertChooser"));
     expertChooser_->addItem(tr("Start from…"));
-    for (const auto& expert : plan::expertPlans())
-        expertChooser_->addItem(toQString(expert.id), toQString(expert.id));
-    for (int i = 1; i < expertChooser_->count(); ++i)
-        expertChooser_->setItemData(i, toQString(plan::expertPlans()[static_cast<std::size_t>(i - 1)].description),
-                                    Qt::ToolTipRole);
+    for (const ExpertChoice& expert : expertChoices()) {
+        expertChooser_->addItem(expert.id, expert.id);
+        expertChooser_->setItemData(expertChooser_->count() - 1, expert.description, Qt::ToolTipRole);
+    }
     expertChooser_->setToolTip(tr("Replace the plan with an expert strategy (your pins and forbidden decisions stay)"));
     connect(expertChooser_, &QComboBox::activated, this, [this](int i) {
         if (i > 0)
-            startFromExpert(expertChooser_->itemData(i).toString());
+            openPlan(QStringLiteral("expert:") + expertChooser_->itemData(i).toString());
         expertChooser_->setCurrentIndex(0);
     });
 
@@ -419,10 +414,9 @@ void MainWindow::buildMenus() {
 
     QMenu* plan = menuBar()->addMenu(tr("&Plan"));
     QMenu* experts = plan->addMenu(tr("Start from an &expert plan"));
-    for (const auto& expert : plan::expertPlans()) {
-        const QString id = toQString(expert.id);
-        experts->addAction(id, this, [this, id] { startFromExpert(id); })->setToolTip(toQString(expert.description));
-    }
+    for (const ExpertChoice& expert : expertChoices())
+        experts->addAction(expert.id, this, [this, id = expert.id] { openPlan(QStringLiteral("expert:") + id); })
+            ->setToolTip(expert.description);
     plan->addAction(tr("&Clear the plan"), this, [this] {
         editor_->replacePlan({}, tr("Clear the plan"));
     });
@@ -468,8 +462,7 @@ void MainWindow::applySpec(const ProblemSpec& spec) {
         request.session = current_->session;
         request.specFromRequest = true;
     }
-    request.carriedPlan =
-        plan::toJson(editor_->plan(), current_->problem->costModel->planContext(), current_->mesh());
+    request.carriedPlan = editor_->planJson();
     spec_ = request.spec;
     requested_.clear();
     load(request, current_->source);
@@ -608,54 +601,24 @@ void MainWindow::chooseFile() {
         openModel(path);
 }
 
-void MainWindow::startFromExpert(const QString& id) {
-    openPlan(QStringLiteral("expert:") + id);
-}
-
 bool MainWindow::openPlan(const QString& plan, QString* errorMessage) {
-    auto fail = [&](const QString& message) {
-        statusBar()->showMessage(message);
-        if (errorMessage)
-            *errorMessage = message;
-        return false;
-    };
-    if (!current_)
-        return fail(tr("Open a model before a plan"));
-    if (plan.startsWith(QLatin1String("expert:"))) {
-        const QString id = plan.mid(7);
-        auto expert = plan::expertPlan(id.toStdString(), current_->problem->costModel->planContext(), current_->mesh());
-        if (!expert)
-            return fail(tr("Cannot start from %1: %2").arg(id, toQString(expert.diagnostics().front().message)));
-        editor_->replacePlan(*expert, tr("Start from expert plan %1").arg(id));
-        return true;
-    }
-    QFile file(plan);
-    if (!file.open(QIODevice::ReadOnly))
-        return fail(tr("Cannot read %1: %2").arg(plan, file.errorString()));
-    const QByteArray text = file.readAll();
-    auto parsed = plan::parsePlan(std::string_view(text.constData(), static_cast<std::size_t>(text.size())),
-                                  current_->problem->costModel->planContext(), current_->mesh(), plan.toStdString());
-    if (!parsed)
-        return fail(toQString(parsed.diagnostics().front().toString()));
-    editor_->replacePlan(*parsed, tr("Open plan %1").arg(QFileInfo(plan).fileName()), false);
-    return true;
+    return succeeded(editor_->openPlan(plan), errorMessage);
 }
 
 bool MainWindow::savePlan(const QString& path, QString* errorMessage) {
-    auto fail = [&](const QString& message) {
-        statusBar()->showMessage(message);
-        if (errorMessage)
-            *errorMessage = message;
+    if (!succeeded(editor_->savePlan(path), errorMessage))
         return false;
-    };
-    if (!current_)
-        return fail(tr("There is no plan to save"));
-    const std::string json = plan::toJson(editor_->plan(), current_->problem->costModel->planContext(), current_->mesh());
-    QSaveFile file(path);
-    if (!file.open(QIODevice::WriteOnly) || file.write(json.data(), static_cast<qint64>(json.size())) < 0 || !file.commit())
-        return fail(tr("Cannot write %1: %2").arg(path, file.errorString()));
     statusBar()->showMessage(tr("Saved the plan to %1").arg(path), 4000);
     return true;
+}
+
+bool MainWindow::succeeded(const QString& error, QString* errorMessage) {
+    if (error.isEmpty())
+        return true;
+    statusBar()->showMessage(error);
+    if (errorMessage)
+        *errorMessage = error;
+    return false;
 }
 
 void MainWindow::nameSelected(const QModelIndex& index) {

@@ -98,7 +98,8 @@ private:
     void rememberRecent(const QString& source);
     void refreshRecentMenu();
     void chooseFile();
-    void startFromExpert(const QString& id);
+    // Shows `error` in the status bar (and copies it to `errorMessage`) unless it is empty; returns whether it is.
+    bool succeeded(const QString& error, QString* errorMessage);
     void nameSelected(const QModelIndex& index);
     void nameMenu(const QPoint& position);
     void conflictActivated(const QModelIndex& index);
