@@ -38,6 +38,8 @@ constexpr qreal kReadableZoom = 0.35;
 constexpr qreal kOpeningZoom = 0.8;
 // Scene items are built in slices of this many milliseconds, so the UI thread keeps answering.
 constexpr qint64 kSliceMilliseconds = 12;
+// Below this level of detail (device pixels per scene unit) edges are drawn as hairline polylines.
+constexpr qreal kHairlineDetail = 0.25;
 constexpr qreal kEdgeLabelWidth = 300;
 constexpr int kCancelDelayMs = 1000;
 
@@ -272,6 +274,11 @@ public:
         arrow_ << tip << tip - back * 8 + side * 3.5 << tip - back * 8 - side * 3.5;
         bounds_ = path_.boundingRect().united(arrow_.boundingRect()).adjusted(-3, -3, 3, 3);
         bounds_ = bounds_.united(labelArea());
+        // Far out, thousands of curves are stroked on every repaint: a flattened copy drawn with a hairline pen
+        // costs a fraction of that and looks the same at that size.
+        const QList<QPolygonF> flattened = path_.toSubpathPolygons();
+        if (!flattened.isEmpty())
+            polyline_ = flattened.first();
     }
 
     QRectF boundingRect() const override { return bounds_; }
@@ -289,8 +296,15 @@ public:
         if (lit)
             width = 2.4;
         painter->setRenderHint(QPainter::Antialiasing, detail > 0.3);
-        painter->setPen(QPen(colour, width));
         painter->setBrush(Qt::NoBrush);
+        if (detail < kHairlineDetail && !polyline_.isEmpty()) {
+            QPen hairline(colour, lit ? 2 : 1);
+            hairline.setCosmetic(true);
+            painter->setPen(hairline);
+            painter->drawPolyline(polyline_);
+            return;  // arrowheads and labels are too small to see
+        }
+        painter->setPen(QPen(colour, width));
         painter->drawPath(path_);
         painter->setPen(Qt::NoPen);
         painter->setBrush(colour);
@@ -326,6 +340,7 @@ public:
 private:
     int index_;
     QPainterPath path_;
+    QPolygonF polyline_;
     QPolygonF arrow_;
     QPointF middle_;
     QRectF bounds_;

@@ -252,7 +252,9 @@ MainWindow::MainWindow(QWidget* parent)
     nameView_->setTextElideMode(Qt::ElideLeft);  // "…mlp.d_ff": a label's end says what it is  // in the details; the dock is narrow
     nameView_->setContextMenuPolicy(Qt::CustomContextMenu);
     decisionView_->setContextMenuPolicy(Qt::CustomContextMenu);
-    decisionView_->horizontalHeader()->setStretchLastSection(true);
+    for (int column = 0; column < DecisionModel::ColumnCount; ++column)
+        decisionView_->horizontalHeader()->setSectionResizeMode(
+            column, column == DecisionModel::TargetColumn ? QHeaderView::Stretch : QHeaderView::ResizeToContents);
 
     setCorner(Qt::TopLeftCorner, Qt::LeftDockWidgetArea);
     setCorner(Qt::BottomLeftCorner, Qt::LeftDockWidgetArea);
@@ -267,11 +269,16 @@ MainWindow::MainWindow(QWidget* parent)
     costScroll->setWidget(cost_);
     costScroll->setWidgetResizable(true);
     costScroll->setFrameShape(QFrame::NoFrame);
-    costScroll->setMinimumHeight(320);
+    costScroll->setMinimumHeight(260);
     auto* costDock = addPanel(tr("Cost"), QStringLiteral("costDock"), costScroll, Qt::RightDockWidgetArea);
     auto* planDock = addPanel(tr("Plan"), QStringLiteral("planDock"), decisionView_, Qt::RightDockWidgetArea);
+    // The editor is tall; on a small screen it scrolls rather than making the window taller than the screen.
+    auto* problemScroll = new QScrollArea(this);
+    problemScroll->setWidget(problemEditor_);
+    problemScroll->setWidgetResizable(true);
+    problemScroll->setFrameShape(QFrame::NoFrame);
     auto* problemDock =
-        addPanel(tr("Mesh and training"), QStringLiteral("problemDock"), problemEditor_, Qt::RightDockWidgetArea);
+        addPanel(tr("Mesh and training"), QStringLiteral("problemDock"), problemScroll, Qt::RightDockWidgetArea);
     auto* detailsDock = addPanel(tr("Details"), QStringLiteral("detailsDock"), details_, Qt::BottomDockWidgetArea);
     auto* hloDock = addPanel(tr("StableHLO"), QStringLiteral("stableHloDock"), stableHlo_, Qt::BottomDockWidgetArea);
     auto* parametersDock =
@@ -530,7 +537,6 @@ void MainWindow::showState(std::shared_ptr<const PlanState> state) {
     names_->setPlanState(state);
     conflicts_->setPlanState(state);
     decisions_->setPlanState(state);
-    decisionView_->resizeColumnsToContents();
     // The details follow the plan.
     switch (detailKind_) {
     case OpDetail: showDetails(describeOp(*current_, state.get(), detailIndex_)); break;
