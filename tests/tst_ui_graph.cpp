@@ -440,6 +440,36 @@ private slots:
         QCOMPARE(view.nodeFillColor(0), plain);
     }
 
+    // A group lights the nodes of every one of its names (one per layer), in the colour of the first.
+    void highlightingAGroupLightsEveryLayer() {
+        GraphView view;
+        view.resize(800, 600);
+        view.show();
+        QSignalSpy finished(&view, &GraphView::layoutFinished);
+        const auto problem = load("zoo:demo");
+        view.setProblem(problem);
+        QVERIFY(waitForLayout(view, finished));
+        const auto projection = view.projection();
+        const auto& groups = problem->space().groups;
+        const auto dff = std::find_if(groups.begin(), groups.end(),
+                                      [](const analysis::Group& g) { return g.label == "layers.*.mlp.d_ff"; });
+        QVERIFY(dff != groups.end() && dff->names.size() == 2);
+        view.setHighlightedNames(dff->names);
+        const QColor colour = nameColor(problem->space(), dff->names.front());
+        int litPerName[2] = {0, 0};
+        for (std::size_t i = 0; i < projection->nodes.size(); ++i) {
+            const auto& names = projection->nodes[i].names;
+            bool touches = false;
+            for (int k = 0; k < 2; ++k)
+                if (std::find(names.begin(), names.end(), dff->names[static_cast<std::size_t>(k)]) != names.end()) {
+                    ++litPerName[k];
+                    touches = true;
+                }
+            QCOMPARE(view.nodeFillColor(static_cast<int>(i)) == colour, touches);
+        }
+        QVERIFY(litPerName[0] > 0 && litPerName[1] > 0);
+    }
+
     void planShardingsOnEdges() {
         GraphView view;
         view.resize(1000, 700);

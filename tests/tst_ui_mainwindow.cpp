@@ -198,6 +198,27 @@ private slots:
         QCOMPARE(decisions->model()->rowCount(), 0);
     }
 
+    // Mesh and training changes plan the model again and keep the plan where its names and axes still exist.
+    void applyingANewMeshKeepsThePlan() {
+        MainWindow window;
+        QSignalSpy settled(&window, &MainWindow::settled);
+        window.setPlanToOpen(QStringLiteral("expert:dp-tp"));
+        window.openModel(defaultModelSource());
+        QVERIFY(settled.wait(kLoadTimeoutMs));
+        const plan::Plan before = window.planEditor()->plan();
+        QVERIFY(!before.decisions.empty());
+        ProblemSpec spec = window.spec();
+        spec.mesh = "data=4,model=2";
+        spec.train = true;
+        window.applySpec(spec);
+        QVERIFY(settled.wait(kLoadTimeoutMs));
+        const auto problem = window.currentModel();
+        QCOMPARE(problem->mesh().toString(), std::string("data=4,model=2"));
+        QVERIFY(problem->problem->spec.train);
+        QCOMPARE(window.planEditor()->plan().decisions.size(), before.decisions.size());
+        QVERIFY(window.planEditor()->state()->evaluation.modelStates.optimizerState > 0);  // a training step now
+    }
+
     void remembersRecentSources() {
         MainWindow window;
         QSignalSpy shown(&window, &MainWindow::modelShown);

@@ -105,7 +105,8 @@ public:
 
     std::shared_ptr<const ProblemView> problem;
     std::shared_ptr<const PlanState> plan;
-    std::optional<analysis::NameId> highlighted;
+    std::optional<analysis::NameId> highlighted;  // whose colour the highlight takes
+    std::vector<analysis::NameId> highlightedNames;  // sorted: what lights up (a group's names, or one name)
     GraphNodeFonts fonts;
     std::shared_ptr<const GraphProjection> projection;
     LayoutRequest request;
@@ -133,11 +134,19 @@ public:
         return true;
     }
 
+    // Whether a node or edge carrying `names` (sorted) is lit by the highlight.
+    bool lights(const std::vector<analysis::NameId>& names) const {
+        for (const auto name : highlightedNames)
+            if (carries(names, name))
+                return true;
+        return false;
+    }
+
     Colours coloursOf(int index) const {
         const GraphNode& n = node(index);
         Colours colours = familyColours(n);
         if (highlighted) {
-            if (carries(n.names, highlighted)) {
+            if (lights(n.names)) {
                 colours.fill = nameColor(problem->space(), *highlighted);
                 colours.border = colours.fill.darker(190);
             } else {
@@ -221,7 +230,7 @@ public:
         }
         if (detail < kTextDetail)
             return;
-        const QColor ink = graph->highlighted && !carries(node.names, graph->highlighted)
+        const QColor ink = graph->highlighted && !graph->lights(node.names)
                                ? QColor(0xa0, 0xa8, 0xb0)
                                : QColor(0x1f, 0x29, 0x33);
         const QFontMetricsF titleMetrics(graph->fonts.title);
@@ -235,7 +244,7 @@ public:
             QRectF subtitleRect(rect_.left() + 4, titleRect.bottom(), rect_.width() - 8,
                                 subtitleMetrics.height());
             painter->setFont(graph->fonts.subtitle);
-            painter->setPen(graph->highlighted && !carries(node.names, graph->highlighted)
+            painter->setPen(graph->highlighted && !graph->lights(node.names)
                                 ? ink
                                 : QColor(0x52, 0x60, 0x6d));
             painter->drawText(
@@ -289,7 +298,7 @@ public:
         const qreal detail = detailOf(option, painter);
         QColor colour(0x8a, 0x97, 0xa5);
         qreal width = std::min<qreal>(1 + 0.35 * (edge.valueCount - 1), 3);
-        const bool lit = carries(edge.names, graph->highlighted);
+        const bool lit = graph->lights(edge.names);
         if (graph->highlighted)
             colour =
                 lit ? nameColor(graph->problem->space(), *graph->highlighted).darker(150) : faded(colour);
@@ -591,10 +600,19 @@ void GraphView::setPlanState(std::shared_ptr<const PlanState> state) {
 }
 
 void GraphView::setHighlightedName(std::optional<analysis::NameId> name) {
-    highlighted_ = name;
-    shownScene()->highlighted = name;
-    if (building_)
-        building_->highlighted = name;
+    setHighlightedNames(name ? std::vector<analysis::NameId>{*name} : std::vector<analysis::NameId>{});
+}
+
+void GraphView::setHighlightedNames(std::vector<analysis::NameId> names) {
+    highlighted_ = names.empty() ? std::nullopt : std::optional(names.front());
+    std::sort(names.begin(), names.end());
+    highlightedNames_ = std::move(names);
+    for (GraphScene* scene : {shownScene(), building_}) {
+        if (!scene)
+            continue;
+        scene->highlighted = highlighted_;
+        scene->highlightedNames = highlightedNames_;
+    }
     viewport()->update();
     overview_->setPicture(shownScene()->projection ? shownScene() : nullptr);
     updateOverview();
@@ -902,6 +920,7 @@ void GraphView::onLayoutFinished(const QString& tag, std::uint64_t generation, c
     building_->problem = problem_;
     building_->plan = plan_;
     building_->highlighted = highlighted_;
+    building_->highlightedNames = highlightedNames_;
     building_->projection = std::move(pendingProjection_);
     building_->request = std::move(pendingRequest_);
     building_->layout = result;

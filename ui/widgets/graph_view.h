@@ -48,6 +48,8 @@ public:
     void setPlanState(std::shared_ptr<const PlanState> state);
     // Colours nodes touching `name` and edges whose value carries it with nameColor(); dims the rest.
     void setHighlightedName(std::optional<analysis::NameId> name);
+    // The same for several names at once (a group's: one per layer), in the colour of the first.
+    void setHighlightedNames(std::vector<analysis::NameId> names);
 
     // Expands the op's module if needed, selects the op and centres on it.
     void showOp(std::size_t bodyIndex);
@@ -131,6 +133,7 @@ private:
     std::shared_ptr<const ProblemView> problem_;
     std::shared_ptr<const PlanState> plan_;
     std::optional<analysis::NameId> highlighted_;
+    std::vector<analysis::NameId> highlightedNames_;
     std::vector<bool> expanded_;       // of the picture shown or being laid out
     std::vector<bool> shownExpanded_;  // of the picture shown
 

@@ -644,7 +644,7 @@ void MainWindow::nameSelected(const QModelIndex& index) {
     } else {
         const analysis::GroupId group(target->index);
         const auto& names = current_->space().group(group).names;
-        graph_->setHighlightedName(names.empty() ? std::nullopt : std::optional(names.front()));
+        graph_->setHighlightedNames(names);
         detailKind_ = GroupDetail;
         detailIndex_ = group.index;
         showDetails(describeGroup(*current_, editor_->state().get(), group));
