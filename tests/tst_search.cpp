@@ -209,7 +209,96 @@ private slots:
         stopper.join();
         QVERIFY(search.treeSize() > size);
     }
+
+    // SessionRecorder: a recorded search leaves in the workspace the session's settings (problem, search options,
+    // pins), the experts once, every new best plan the search found and the whole tree.
+    void recordsASessionIntoAWorkspace();
 };
+
+// Included after the tests above: its shardscope::Problem would make their local Problem ambiguous.
+#include <QTemporaryDir>
+
+#include "shardscope/search/recording.h"
+
+void TestSearch::recordsASessionIntoAWorkspace() {
+    QTemporaryDir dir;
+    ProblemSpec spec;
+    spec.model = std::string("zoo:") + kSmallGpt;
+    spec.train = true;
+    spec.mesh = "data=2,model=4";
+    auto problem = loadProblem(spec);
+    QVERIFY(problem);
+    const shardscope::Problem& p = **problem;
+    auto record = modelRecord(spec);
+    QVERIFY(record);
+    QVERIFY(record->bytes.empty());  // a zoo model is rebuilt from its name
+    QVERIFY(record->loadOptions.find("\"train\":true") != std::string::npos);
+    const std::string path = dir.filePath("w.shardscope").toStdString();
+    auto workspace = store::Workspace::create(path, *record);
+    QVERIFY(workspace);
+
+    plan::Plan start;
+    for (std::size_t n = 0; n < p.space.names.size(); ++n)
+        if (p.space.names[n].label == "batch")
+            start.decisions.push_back({plan::Decision::Target::Name, static_cast<std::uint32_t>(n), *p.mesh.axisIndex("data")});
+    start.pinned = start.decisions.size();
+    QCOMPARE(start.pinned, std::size_t{1});
+    SearchOptions options;
+    options.budget.iterations = 200;
+    options.seedWithExperts = false;
+    auto recorder = SessionRecorder::start(*workspace, p, start, options, {"first", "", false});
+    QVERIFY(recorder);
+    QCOMPARE((*recorder)->session(), std::int64_t{1});
+    const auto experts = (*recorder)->saveExperts();
+    QVERIFY(experts.size() >= 8);
+
+    // Counts what the search reports, and passes it on to the recorder.
+    struct Counting : SearchObserver {
+        SearchObserver* next = nullptr;
+        int found = 0;
+        void progress(const Progress& pr) override { next->progress(pr); }
+        void newBest(const Found& f) override {
+            found += f.origin == "search";
+            next->newBest(f);
+        }
+    } counting;
+    counting.next = recorder->get();
+    Search search(*p.costModel, start, options);
+    (*recorder)->attach(&search);
+    const Found best = search.run(&counting);
+    QVERIFY((*recorder)->finish());
+    QVERIFY(counting.found >= 1);
+
+    auto opened = store::Workspace::open(path);
+    QVERIFY(opened);
+    const auto sessions = opened->sessions();
+    QCOMPARE(sessions.size(), std::size_t{1});
+    QCOMPARE(sessions[0].name, std::string("first"));
+    for (const char* key : {"\"problem\"", "\"budget\":\"200it\"", "\"threads\"", "\"seed\"", "\"exploration\"", "\"pins\""})
+        QVERIFY2(sessions[0].settings.find(key) != std::string::npos, key);
+    const auto plans = opened->plans(1);
+    std::size_t expertPlans = 0, searchPlans = 0;
+    for (const auto& saved : plans) {
+        if (saved.origin.rfind("expert:", 0) == 0) ++expertPlans;
+        if (saved.origin == "search") ++searchPlans;
+    }
+    QCOMPARE(expertPlans, experts.size());
+    QCOMPARE(searchPlans, static_cast<std::size_t>(counting.found));
+    QCOMPARE(plans.back().stepTime, best.evaluation.stepTime);
+    QVERIFY(plans.back().evaluation.find("memory_breakdown") != std::string::npos);
+    QCOMPARE(opened->nodeCount(1), static_cast<std::int64_t>(search.treeSize()));
+    QVERIFY(!opened->children(1, 0).empty());
+
+    // The budget as the CLI writes it, and a model file that cannot be kept.
+    Budget both;
+    both.seconds = 1.5;
+    both.iterations = 10;
+    QCOMPARE(budgetText(both), std::string("1.5s,10it"));
+    QCOMPARE(budgetText(Budget{}), std::string("none"));
+    ProblemSpec missing;
+    missing.model = dir.filePath("missing.onnx").toStdString();
+    QVERIFY(!modelRecord(missing));
+}
 
 QTEST_GUILESS_MAIN(TestSearch)
 #include "tst_search.moc"

@@ -16,6 +16,7 @@
 #include "shardscope/problem.h"
 #include "shardscope/report/evaluation_report.h"
 #include "shardscope/report/model_report.h"
+#include "shardscope/search/recording.h"
 #include "shardscope/search/search.h"
 #include "shardscope/store/workspace.h"
 
@@ -98,32 +99,23 @@ std::string formatTime(double seconds) {
     return buffer;
 }
 
+// The summary a workspace keeps with each plan (one definition for `search`'s recording and `compare`).
 json summaryJson(const cost::Evaluation& e) {
-    return {{"step_time_s", e.stepTime}, {"peak_memory_bytes", e.peakMemory}, {"feasible", e.feasible}, {"collective_time_s", e.collectiveTime},
-            {"memory_breakdown",
-             {{"parameters", e.atPeak.parameters}, {"gradients", e.atPeak.gradients}, {"optimizer_state", e.atPeak.optimizerState},
-              {"activations", e.atPeak.activations}, {"temporaries", e.atPeak.temporaries}}}};
+    return json::parse(search::evaluationSummaryJson(e));
 }
 
-// Reports progress on stderr: a bar on a terminal, a line a second otherwise. Saves new best plans and the tree.
+// Reports progress on stderr: a bar on a terminal, a line a second otherwise. Passes every report on to the
+// session's recorder, when the search is recorded into a workspace.
 class Reporter : public search::SearchObserver {
 public:
-    Reporter(const Problem& problem, store::Workspace* workspace, std::int64_t session, double seconds, std::int64_t iterations, bool quiet)
-        : problem_(problem), workspace_(workspace), session_(session), seconds_(seconds), iterations_(iterations), quiet_(quiet),
-          terminal_(isatty(STDERR_FILENO) != 0) {}
+    Reporter(search::SessionRecorder* recorder, double seconds, std::int64_t iterations, bool quiet)
+        : recorder_(recorder), seconds_(seconds), iterations_(iterations), quiet_(quiet), terminal_(isatty(STDERR_FILENO) != 0) {}
 
-    // The search whose tree changes are saved with each progress report.
-    void attach(search::Search* search) { search_ = search; }
     const search::Progress& last() const { return last_; }
 
     void progress(const search::Progress& p) override {
         last_ = p;
-        if (workspace_ && search_) {
-            std::vector<store::TreeNodeRecord> nodes;
-            for (const auto& n : search_->changedNodes())
-                nodes.push_back({n.id, n.parent, n.action, n.visits, n.valueSum, n.best, 0, n.status});
-            if (!nodes.empty()) workspace_->saveNodes(session_, std::move(nodes));
-        }
+        if (recorder_) recorder_->progress(p);
         if (quiet_) return;
         const std::string best = p.bestStepTime > 0 ? formatTime(p.bestStepTime) + (p.bestFeasible ? "" : " (does not fit)") : "-";
         if (terminal_) {
@@ -141,19 +133,7 @@ public:
     }
 
     void newBest(const search::Found& f) override {
-        // Expert plans are saved once, before the search, whatever their rank.
-        if (!workspace_ || f.origin.rfind("expert:", 0) == 0) return;
-        store::PlanRecord record;
-        record.session = session_;
-        record.plan = plan::toJson(f.plan, problem_.costModel->planContext(), problem_.mesh);
-        record.evaluation = summaryJson(f.evaluation).dump();
-        record.stepTime = f.evaluation.stepTime;
-        record.peakMemory = f.evaluation.peakMemory;
-        record.feasible = f.evaluation.feasible;
-        record.foundAfterSeconds = f.seconds;
-        record.iteration = f.iteration;
-        record.origin = f.origin;
-        workspace_->savePlan(std::move(record));
+        if (recorder_) recorder_->newBest(f);
     }
 
     void finish() {
@@ -161,11 +141,8 @@ public:
     }
 
 private:
-    const Problem& problem_;
-    search::Search* search_ = nullptr;
+    search::SessionRecorder* recorder_;
     search::Progress last_;
-    store::Workspace* workspace_;
-    std::int64_t session_;
     double seconds_;
     std::int64_t iterations_;
     bool quiet_, terminal_;
@@ -262,17 +239,9 @@ int search(const std::string& source, const import::ImportOptions& options, cons
     if (!report(loaded)) return 1;
     const Problem& problem = **loaded;
     if (!workspacePath.empty() && !workspace) {
-        store::ModelRecord record;
-        record.source = spec.model;
-        if (spec.model.rfind("zoo:", 0) != 0) {
-            bool ok = false;
-            record.bytes = readFile(spec.model, ok);
-        }
-        json dims = json::object();
-        for (const auto& [k, v] : spec.dimensions) dims[k] = v;
-        record.loadOptions = json{{"train", spec.train}, {"optimizer", spec.optimizer}, {"loss", spec.loss}, {"mixed_precision", spec.mixedPrecision},
-                                  {"dimensions", dims}}.dump();
-        auto created = store::Workspace::create(workspacePath, record);
+        auto record = search::modelRecord(spec);
+        if (!report(record)) return 1;
+        auto created = store::Workspace::create(workspacePath, *record);
         if (!report(created)) return 1;
         workspace.emplace(std::move(created).value());
     }
@@ -298,62 +267,44 @@ int search(const std::string& source, const import::ImportOptions& options, cons
     searchOptions.budget = budget;
     searchOptions.maxDecisions = searchFlags.maxDecisions;
     searchOptions.seedWithExperts = !searchFlags.noExperts;
-    std::int64_t session = 0;
+    std::unique_ptr<search::SessionRecorder> recorder;
     if (workspace) {
-        json settings{{"problem", json::parse(problemSpecJson(problem))},
-                      {"search",
-                       {{"budget", searchFlags.budget}, {"threads", searchOptions.threads}, {"seed", searchOptions.seed}, {"exploration", searchOptions.exploration},
-                        {"max_decisions", searchOptions.maxDecisions}, {"exhaustive", searchFlags.exhaustive}}},
-                      {"pins", json::parse(plan::toJson(start, costModel.planContext(), problem.mesh))}};
-        const std::string name = searchFlags.session.empty() ? "session " + std::to_string(workspace->sessions().size() + 1) : searchFlags.session;
-        auto added = workspace->addSession(name, settings.dump());
-        if (!report(added)) return 1;
-        session = *added;
+        auto started = search::SessionRecorder::start(*workspace, problem, start, searchOptions,
+                                                      {searchFlags.session, searchFlags.budget, searchFlags.exhaustive});
+        if (!report(started)) return 1;
+        recorder = std::move(started).value();
     }
     // The experts on the same problem, for comparison (and saved with the session).
+    const auto expertResults = recorder ? recorder->saveExperts() : search::evaluateExperts(costModel);
     json experts = json::array();
     double bestExpertTime = 0;
     std::string bestExpert;
-    for (const auto& expert : plan::expertPlans()) {
-        auto plan = plan::expertPlan(expert.id, costModel.planContext(), costModel.mesh());
-        if (!plan) continue;
-        const auto e = cost::evaluate(costModel, *plan);
+    for (const auto& expert : expertResults) {
+        const auto& e = expert.evaluation;
         experts.push_back({{"id", expert.id}, {"step_time_s", e.stepTime}, {"feasible", e.feasible}, {"peak_memory_bytes", e.peakMemory}});
         if (e.feasible && (bestExpert.empty() || e.stepTime < bestExpertTime)) bestExpert = expert.id, bestExpertTime = e.stepTime;
-        if (workspace) {
-            store::PlanRecord record;
-            record.session = session;
-            record.plan = plan::toJson(*plan, costModel.planContext(), problem.mesh);
-            record.evaluation = summaryJson(e).dump();
-            record.stepTime = e.stepTime;
-            record.peakMemory = e.peakMemory;
-            record.feasible = e.feasible;
-            record.origin = "expert:" + expert.id;
-            workspace->savePlan(std::move(record));
-        }
     }
     search::Found best;
     search::Progress finalProgress;
     std::size_t treeNodes = 0;
+    std::optional<search::Search> engine;  // outlives the recorder's last save of its tree
     if (searchFlags.exhaustive) {
         auto result = search::exhaustiveSearch(costModel, start, searchOptions.maxDecisions);
         if (!report(result)) return 1;
         best = result->best;
         treeNodes = result->states;
-        Reporter reporter(problem, workspace ? &*workspace : nullptr, session, 0, 0, true);
-        reporter.newBest(best);
+        if (recorder) recorder->savePlan(best);
     } else {
-        Reporter reporter(problem, workspace ? &*workspace : nullptr, session, budget.seconds, budget.iterations, asJson);
-        search::Search engine(costModel, start, searchOptions);
-        reporter.attach(&engine);
-        best = engine.run(&reporter);
-        reporter.progress(reporter.last());  // saves the last tree changes
+        Reporter reporter(recorder.get(), budget.seconds, budget.iterations, asJson);
+        engine.emplace(costModel, start, searchOptions);
+        if (recorder) recorder->attach(&*engine);
+        best = engine->run(&reporter);
         reporter.finish();
         finalProgress = reporter.last();
-        treeNodes = engine.treeSize();
+        treeNodes = engine->treeSize();
     }
-    if (workspace) {
-        auto flushed = workspace->flush();
+    if (recorder) {
+        auto flushed = recorder->finish();  // saves the last tree changes too
         if (!report(flushed)) return 1;
     }
     const auto e = cost::evaluate(costModel, best.plan);
@@ -365,7 +316,7 @@ int search(const std::string& source, const import::ImportOptions& options, cons
                     {"search",
                      {{"iterations", finalProgress.iterations}, {"evaluations", finalProgress.evaluations}, {"seconds", finalProgress.seconds},
                       {"tree_nodes", treeNodes}, {"origin", best.origin}, {"found_after_s", best.seconds}, {"exhaustive", searchFlags.exhaustive}}}};
-        if (workspace) result["workspace"] = {{"path", workspace->path()}, {"session", session}};
+        if (recorder) result["workspace"] = {{"path", workspace->path()}, {"session", recorder->session()}};
         std::cout << result.dump(2) << "\n";
         return 0;
     }
@@ -374,7 +325,7 @@ int search(const std::string& source, const import::ImportOptions& options, cons
               << (searchFlags.exhaustive ? " states enumerated" : " tree nodes") << "\n";
     if (!bestExpert.empty())
         std::cout << "best expert   " << bestExpert << " " << formatTime(bestExpertTime) << " (found plan is " << bestExpertTime / e.stepTime << "x as fast)\n";
-    if (workspace) std::cout << "workspace     " << workspace->path() << ", session " << session << "\n";
+    if (recorder) std::cout << "workspace     " << workspace->path() << ", session " << recorder->session() << "\n";
     return 0;
 }
 

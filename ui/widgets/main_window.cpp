@@ -44,13 +44,14 @@
 #include "widgets/cost_panel.h"
 #include "widgets/graph_view.h"
 #include "widgets/problem_editor.h"
+#include "widgets/session_docks.h"
 #include "widgets/summary_panel.h"
 
 namespace shardscope::ui {
 namespace {
 
 // Bump when the docks change, so restoreState() ignores layouts saved by older versions.
-constexpr int kLayoutVersion = 2;
+constexpr int kLayoutVersion = 3;
 constexpr char kGeometryKey[] = "mainWindow/geometry";
 constexpr char kStateKey[] = "mainWindow/state";
 constexpr char kRecentKey[] = "recentSources";
@@ -282,16 +283,26 @@ MainWindow::MainWindow(QWidget* parent)
     auto* detailsDock = addPanel(tr("Details"), QStringLiteral("detailsDock"), details_, Qt::BottomDockWidgetArea);
     auto* hloDock = addPanel(tr("StableHLO"), QStringLiteral("stableHloDock"), stableHlo_, Qt::BottomDockWidgetArea);
     auto* parametersDock =
-        addPanel(tr("Parameters"), QStringLiteral("parametersDock"), parameterView_, Qt::BottomDockWidgetArea);
-    auto* opKindsDock = addPanel(tr("Op kinds"), QStringLiteral("opKindsDock"), opCountView_, Qt::BottomDockWidgetArea);
+        addPanel(tr("Parameters"), QStringLiteral("parametersDock"), parameterView_, Qt::LeftDockWidgetArea);
+    auto* opKindsDock = addPanel(tr("Op kinds"), QStringLiteral("opKindsDock"), opCountView_, Qt::LeftDockWidgetArea);
     tabifyDockWidget(namesDock, conflictsDock);
     tabifyDockWidget(planDock, problemDock);
     tabifyDockWidget(detailsDock, hloDock);
-    tabifyDockWidget(hloDock, parametersDock);
+    tabifyDockWidget(summaryDock, parametersDock);
     tabifyDockWidget(parametersDock, opKindsDock);
+    // The session: search, plans, breakdown, search tree and comparison.
+    session_ = new SessionDocks(this, editor_, graph_);
+    connect(session_, &SessionDocks::message, this, [this](const QString& text) { statusBar()->showMessage(text); });
+    tabifyDockWidget(problemDock, session_->searchDock());
+    QDockWidget* below = hloDock;
+    for (QDockWidget* dock : session_->bottomDocks()) {
+        tabifyDockWidget(below, dock);
+        below = dock;
+    }
     namesDock->raise();
     planDock->raise();
     detailsDock->raise();
+    summaryDock->raise();
     resizeDocks({namesDock, costDock}, {420, 400}, Qt::Horizontal);
     resizeDocks({namesDock, summaryDock}, {560, 220}, Qt::Vertical);
     resizeDocks({costDock, planDock}, {500, 300}, Qt::Vertical);
@@ -503,6 +514,7 @@ void MainWindow::showModel(std::shared_ptr<const ProblemView> model) {
     editor_->setProblem(current_);
     if (!planToOpen_.isEmpty())
         openPlan(std::exchange(planToOpen_, QString()));
+    session_->setProblem(current_);
     opCountView_->resizeColumnToContents(OpCountModel::CountColumn);
     for (int column = ParameterModel::RoleColumn; column < ParameterModel::ColumnCount; ++column)
         parameterView_->resizeColumnToContents(column);

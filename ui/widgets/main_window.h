@@ -33,6 +33,7 @@ class OpCountModel;
 class ParameterModel;
 class PlanEditor;
 class ProblemEditor;
+class SessionDocks;
 class SummaryPanel;
 
 class MainWindow : public QMainWindow {
@@ -65,6 +66,7 @@ public:
     std::shared_ptr<const ProblemView> currentModel() const { return current_; }
     PlanEditor* planEditor() const { return editor_; }
     GraphView* graphView() const { return graph_; }
+    SessionDocks* sessionDocks() const { return session_; }
     // Whether a problem is shown and nothing is pending: no load, no evaluation, no layout (what a screenshot
     // waits for).
     bool isSettled() const;
@@ -141,6 +143,7 @@ private:
     QTableView* parameterView_;
     QTableView* opCountView_;
     QProgressBar* progress_;
+    SessionDocks* session_ = nullptr;
     QMenu* recentMenu_ = nullptr;
 };
 

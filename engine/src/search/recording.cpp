@@ -1,0 +1,152 @@
+#include "shardscope/search/recording.h"
+
+#include <cstdio>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "shardscope/plan/experts.h"
+#include "shardscope/plan/plan_json.h"
+
+namespace shardscope::search {
+
+using nlohmann::json;
+
+std::vector<ExpertEvaluation> evaluateExperts(const cost::CostModel& model) {
+    std::vector<ExpertEvaluation> experts;
+    for (const auto& expert : plan::expertPlans()) {
+        auto built = plan::expertPlan(expert.id, model.planContext(), model.mesh());
+        if (!built)
+            continue;
+        auto evaluation = cost::evaluate(model, *built);
+        experts.push_back({expert.id, std::move(built).value(), std::move(evaluation)});
+    }
+    return experts;
+}
+
+std::string evaluationSummaryJson(const cost::Evaluation& e) {
+    return json{{"step_time_s", e.stepTime},
+                {"peak_memory_bytes", e.peakMemory},
+                {"feasible", e.feasible},
+                {"collective_time_s", e.collectiveTime},
+                {"memory_breakdown",
+                 {{"parameters", e.atPeak.parameters},
+                  {"gradients", e.atPeak.gradients},
+                  {"optimizer_state", e.atPeak.optimizerState},
+                  {"activations", e.atPeak.activations},
+                  {"temporaries", e.atPeak.temporaries}}}}
+        .dump();
+}
+
+std::string budgetText(const Budget& budget) {
+    std::string text;
+    if (budget.seconds > 0) {
+        char buffer[32];
+        std::snprintf(buffer, sizeof buffer, "%gs", budget.seconds);
+        text = buffer;
+    }
+    if (budget.iterations > 0)
+        text += (text.empty() ? "" : ",") + std::to_string(budget.iterations) + "it";
+    return text.empty() ? "none" : text;
+}
+
+Result<store::ModelRecord> modelRecord(const ProblemSpec& spec) {
+    store::ModelRecord record;
+    record.source = spec.model;
+    if (spec.model.rfind("zoo:", 0) != 0) {
+        std::ifstream in(spec.model, std::ios::binary);
+        if (!in)
+            return makeError("search.model_file",
+                             "cannot read the model file '" + spec.model + "' to keep it in the workspace");
+        std::ostringstream bytes;
+        bytes << in.rdbuf();
+        record.bytes = bytes.str();
+    }
+    json dimensions = json::object();
+    for (const auto& [name, value] : spec.dimensions)
+        dimensions[name] = value;
+    record.loadOptions = json{
+        {"train", spec.train},
+        {"optimizer", spec.optimizer},
+        {"loss", spec.loss},
+        {"mixed_precision", spec.mixedPrecision},
+        {"dimensions",
+         dimensions}}.dump();
+    return record;
+}
+
+Result<std::unique_ptr<SessionRecorder>> SessionRecorder::start(store::Workspace& workspace,
+                                                                const Problem& problem,
+                                                                const plan::Plan& start,
+                                                                const SearchOptions& options,
+                                                                const SessionSettings& settings) {
+    const json asked{
+        {"problem", json::parse(problemSpecJson(problem))},
+        {"search",
+         {{"budget", settings.budget.empty() ? budgetText(options.budget) : settings.budget},
+          {"threads", options.threads},
+          {"seed", options.seed},
+          {"exploration", options.exploration},
+          {"max_decisions", options.maxDecisions},
+          {"exhaustive", settings.exhaustive}}},
+        {"pins", json::parse(plan::toJson(start, problem.costModel->planContext(), problem.mesh))}};
+    const std::string name =
+        settings.name.empty() ? "session " + std::to_string(workspace.sessions().size() + 1) : settings.name;
+    auto added = workspace.addSession(name, asked.dump());
+    if (!added)
+        return Result<std::unique_ptr<SessionRecorder>>::failure(added.diagnostics());
+    return std::unique_ptr<SessionRecorder>(new SessionRecorder(workspace, problem, *added));
+}
+
+std::vector<ExpertEvaluation> SessionRecorder::saveExperts() {
+    auto experts = evaluateExperts(*problem_->costModel);
+    for (const auto& expert : experts) {
+        Found found;
+        found.plan = expert.plan;
+        found.evaluation = expert.evaluation;
+        found.origin = "expert:" + expert.id;
+        savePlan(found);
+    }
+    return experts;
+}
+
+void SessionRecorder::progress(const Progress&) {
+    saveTree();
+}
+
+void SessionRecorder::newBest(const Found& found) {
+    if (found.origin.rfind("expert:", 0) == 0)
+        return;
+    savePlan(found);
+}
+
+std::int64_t SessionRecorder::savePlan(const Found& found) {
+    store::PlanRecord record;
+    record.session = session_;
+    record.plan = plan::toJson(found.plan, problem_->costModel->planContext(), problem_->mesh);
+    record.evaluation = evaluationSummaryJson(found.evaluation);
+    record.stepTime = found.evaluation.stepTime;
+    record.peakMemory = found.evaluation.peakMemory;
+    record.feasible = found.evaluation.feasible;
+    record.foundAfterSeconds = found.seconds;
+    record.iteration = found.iteration;
+    record.origin = found.origin;
+    return workspace_->savePlan(std::move(record));
+}
+
+void SessionRecorder::saveTree() {
+    if (!search_)
+        return;
+    std::vector<store::TreeNodeRecord> nodes;
+    for (const auto& n : search_->changedNodes())
+        nodes.push_back({n.id, n.parent, n.action, n.visits, n.valueSum, n.best, 0, n.status});
+    if (!nodes.empty())
+        workspace_->saveNodes(session_, std::move(nodes));
+}
+
+Status SessionRecorder::finish() {
+    saveTree();
+    return workspace_->flush();
+}
+
+}  // namespace shardscope::search

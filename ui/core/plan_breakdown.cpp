@@ -1,0 +1,430 @@
+#include "core/plan_breakdown.h"
+
+#include <algorithm>
+#include <exception>
+#include <utility>
+
+#include <QCoreApplication>
+#include <QFutureWatcher>
+#include <QLocale>
+#include <QThreadPool>
+#include <QtConcurrent/QtConcurrentRun>
+
+#include "core/text.h"
+#include "shardscope/report/model_report.h"
+
+namespace shardscope::ui {
+
+namespace {
+
+QString bytesText(double bytes) {
+    return toQString(report::formatBytes(bytes));
+}
+QString timeText(double seconds) {
+    return toQString(report::formatTime(seconds));
+}
+
+QString axesText(const mesh::Mesh& mesh, std::uint32_t axes) {
+    QStringList names;
+    for (std::size_t a = 0; a < mesh.axes.size(); ++a)
+        if ((axes >> a) & 1u)
+            names.append(toQString(mesh.axes[a].name));
+    return names.join(u',');
+}
+
+void appendModules(const ModuleTree& tree, int module, int depth, std::vector<ModuleTime>& out) {
+    out.push_back({module, depth, tree.modules[static_cast<std::size_t>(module)].opCount, 0, 0, 0, 0});
+    for (int child : tree.modules[static_cast<std::size_t>(module)].children)
+        appendModules(tree, child, depth + 1, out);
+}
+
+}  // namespace
+
+QString bytesLabel(double bytes) {
+    return bytesText(bytes);
+}
+
+QString timeLabel(double seconds) {
+    return timeText(seconds);
+}
+
+QString opText(const ProblemView& problem, std::size_t bodyIndex) {
+    const auto& graph = problem.graph();
+    if (bodyIndex >= graph.body.size())
+        return {};
+    const ir::Op& op = graph.op(graph.body[bodyIndex]);
+    const QString what =
+        op.location.name.empty() ? toQString(ir::mnemonic(op.kind)) : toQString(op.location.name);
+    return QStringLiteral("#%1 %2").arg(bodyIndex).arg(what);
+}
+
+PlanBreakdown computeBreakdown(const ProblemView& problem, cost::Evaluator& evaluator, const plan::Plan& plan,
+                               const std::atomic<bool>* cancelled) {
+    const ir::Graph& graph = problem.graph();
+    PlanBreakdown out;
+    out.plan = plan;
+    out.label = toQString(plan.label);
+    out.evaluation = evaluator.evaluate(plan);
+    const cost::Evaluation& e = out.evaluation;
+    const std::size_t n = graph.body.size();
+
+    std::vector<std::size_t> bodyIndexOfOp(graph.ops.size(), n);
+    for (std::size_t i = 0; i < n; ++i)
+        bodyIndexOfOp[graph.body[i].index] = i;
+
+    out.ops.resize(n);
+    for (std::size_t i = 0; i < n; ++i) {
+        out.ops[i].bodyIndex = i;
+        out.ops[i].compute = i < e.opComputeTime.size() ? e.opComputeTime[i] : 0;
+    }
+    out.collectives.reserve(e.collectives.size());
+    for (const cost::Collective& c : e.collectives) {
+        BreakdownCollective row;
+        row.kind = c.kind;
+        row.axes = axesText(problem.mesh(), c.axes);
+        row.bytes = c.bytes;
+        row.time = c.time;
+        row.bodyIndex = c.op.index < bodyIndexOfOp.size() ? bodyIndexOfOp[c.op.index] : n;
+        if (row.bodyIndex >= n)
+            row.bodyIndex =
+                0;  // the engine attributes collectives to top-level ops; keep a valid index anyway
+        row.opLabel = opText(problem, row.bodyIndex);
+        if (c.value.index < graph.values.size())
+            row.tensor = toQString(graph.type(c.value).toString());
+        OpTime& op = out.ops[row.bodyIndex];
+        op.collectives += c.time;
+        ++op.collectiveCount;
+        out.collectives.push_back(std::move(row));
+    }
+
+    // Modules: self times from their own ops, subtree times summed bottom-up (children come after parents).
+    const ModuleTree& tree = problem.modules;
+    if (!tree.modules.empty()) {
+        appendModules(tree, 0, 0, out.modules);
+        std::vector<std::size_t> rowOfModule(tree.modules.size(), 0);
+        for (std::size_t r = 0; r < out.modules.size(); ++r)
+            rowOfModule[static_cast<std::size_t>(out.modules[r].module)] = r;
+        for (std::size_t i = 0; i < n && i < tree.moduleOfOp.size(); ++i) {
+            ModuleTime& m = out.modules[rowOfModule[static_cast<std::size_t>(tree.moduleOfOp[i])]];
+            m.selfCompute += out.ops[i].compute;
+            m.selfCollectives += out.ops[i].collectives;
+        }
+        for (ModuleTime& m : out.modules) {
+            m.compute = m.selfCompute;
+            m.collectives = m.selfCollectives;
+        }
+        for (std::size_t r = out.modules.size(); r-- > 1;) {
+            const int parent = tree.modules[static_cast<std::size_t>(out.modules[r].module)].parent;
+            if (parent < 0)
+                continue;
+            ModuleTime& p = out.modules[rowOfModule[static_cast<std::size_t>(parent)]];
+            p.compute += out.modules[r].compute;
+            p.collectives += out.modules[r].collectives;
+        }
+    }
+
+    MemoryOverStep& memory = out.memory;
+    memory.opCount = n;
+    memory.capacity = e.capacity;
+    memory.peak = e.peakMemory;
+    memory.peakOp = e.peakOp;
+    memory.atPeak = e.atPeak;
+    if (n <= kMemorySamples) {
+        memory.ops.resize(n);
+        for (std::size_t i = 0; i < n; ++i)
+            memory.ops[i] = i;
+    } else {
+        for (std::size_t s = 0; s < kMemorySamples; ++s)
+            memory.ops.push_back(s * (n - 1) / (kMemorySamples - 1));
+        memory.ops.push_back(e.peakOp);
+        std::sort(memory.ops.begin(), memory.ops.end());
+        memory.ops.erase(std::unique(memory.ops.begin(), memory.ops.end()), memory.ops.end());
+    }
+    memory.bytes.reserve(memory.ops.size());
+    for (std::size_t op : memory.ops) {
+        if (cancelled && cancelled->load(std::memory_order_relaxed))
+            break;
+        memory.bytes.push_back(evaluator.liveAt(op).total());
+    }
+    return out;
+}
+
+// The evaluation side of one problem, shared with the jobs: one job at a time (the pool has one thread) on
+// one Evaluator, so a plan close to the previous one is evaluated incrementally.
+struct PlanInspector::Worker {
+    explicit Worker(std::shared_ptr<const ProblemView> p)
+        : problem(std::move(p)), evaluator(*problem->problem->costModel) {}
+    std::shared_ptr<const ProblemView> problem;
+    cost::Evaluator evaluator;
+    std::atomic<std::uint64_t> newest{0};
+    std::atomic<bool> cancelled{false};  // set when `newest` moves on while a job runs
+};
+
+namespace {
+
+struct Outcome {
+    std::shared_ptr<const PlanBreakdown> breakdown;  // nullptr when superseded or failed
+    QString error;
+};
+
+}  // namespace
+
+PlanInspector::PlanInspector(QObject* parent) : QObject(parent), pool_(new QThreadPool(this)) {
+    qRegisterMetaType<std::shared_ptr<const PlanBreakdown>>();
+    pool_->setMaxThreadCount(1);
+}
+
+PlanInspector::~PlanInspector() {
+    if (worker_) {
+        worker_->newest = ~std::uint64_t{0};
+        worker_->cancelled = true;
+    }
+    pool_->waitForDone();
+}
+
+void PlanInspector::setProblem(std::shared_ptr<const ProblemView> problem) {
+    if (worker_) {
+        worker_->newest = ~std::uint64_t{0};
+        worker_->cancelled = true;
+    }
+    problem_ = std::move(problem);
+    worker_ = problem_ ? std::make_shared<Worker>(problem_) : nullptr;
+    ++generation_;
+    busy_ = false;
+}
+
+std::uint64_t PlanInspector::inspect(const plan::Plan& plan) {
+    const std::uint64_t generation = ++generation_;
+    if (!worker_)
+        return generation;
+    worker_->newest = generation;
+    worker_->cancelled = true;  // the job running now, if any, stops its memory walk
+    busy_ = true;
+
+    auto* watcher = new QFutureWatcher<Outcome>(this);
+    connect(watcher, &QFutureWatcherBase::finished, this, [this, watcher, generation, worker = worker_] {
+        watcher->deleteLater();
+        const Outcome outcome = watcher->result();
+        if (worker != worker_ || generation != generation_)
+            return;  // a newer plan or problem owns the view now
+        busy_ = false;
+        if (outcome.breakdown)
+            emit inspected(outcome.breakdown);
+        else if (!outcome.error.isEmpty())
+            emit failed(outcome.error);
+    });
+    watcher->setFuture(QtConcurrent::run(pool_, [worker = worker_, plan, generation]() -> Outcome {
+        if (worker->newest.load() != generation)
+            return {};
+        worker->cancelled = false;
+        if (worker->newest.load() != generation)  // superseded between the two loads
+            return {};
+        try {
+            auto breakdown = std::make_shared<PlanBreakdown>(
+                computeBreakdown(*worker->problem, worker->evaluator, plan, &worker->cancelled));
+            if (worker->cancelled.load())
+                return {};
+            breakdown->generation = generation;
+            return {std::move(breakdown), {}};
+        } catch (const std::exception& e) {
+            return {nullptr, tr("Cannot break the plan down: %1").arg(QString::fromLocal8Bit(e.what()))};
+        }
+    }));
+    return generation;
+}
+
+// --- PlanCollectiveModel ---
+
+PlanCollectiveModel::PlanCollectiveModel(QObject* parent) : QAbstractTableModel(parent) {}
+
+void PlanCollectiveModel::setBreakdown(std::shared_ptr<const PlanBreakdown> breakdown) {
+    beginResetModel();
+    breakdown_ = std::move(breakdown);
+    endResetModel();
+}
+
+int PlanCollectiveModel::rowCount(const QModelIndex& parent) const {
+    return parent.isValid() || !breakdown_ ? 0 : static_cast<int>(breakdown_->collectives.size());
+}
+
+int PlanCollectiveModel::columnCount(const QModelIndex& parent) const {
+    return parent.isValid() ? 0 : ColumnCount;
+}
+
+QVariant PlanCollectiveModel::data(const QModelIndex& index, int role) const {
+    if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid) || !breakdown_)
+        return {};
+    const BreakdownCollective& c = breakdown_->collectives[static_cast<std::size_t>(index.row())];
+    if (role == BodyIndexRole)
+        return QVariant::fromValue<qulonglong>(c.bodyIndex);
+    const bool sort = role == SortRole;
+    if (role != Qt::DisplayRole && !sort && role != Qt::ToolTipRole && role != Qt::TextAlignmentRole)
+        return {};
+    const int column = index.column();
+    if (role == Qt::TextAlignmentRole)
+        return column == BytesColumn || column == TimeColumn
+                   ? QVariant(int(Qt::AlignRight | Qt::AlignVCenter))
+                   : QVariant();
+    switch (column) {
+        case KindColumn:
+            return toQString(cost::toString(c.kind));
+        case AxesColumn:
+            return c.axes;
+        case BytesColumn:
+            return sort ? QVariant(c.bytes) : QVariant(bytesText(c.bytes));
+        case TimeColumn:
+            return sort ? QVariant(c.time) : QVariant(timeText(c.time));
+        case OpColumn:
+            return sort ? QVariant::fromValue<qulonglong>(c.bodyIndex) : QVariant(c.opLabel);
+        case TensorColumn:
+            return c.tensor;
+        default:
+            return {};
+    }
+}
+
+QVariant PlanCollectiveModel::headerData(int section, Qt::Orientation orientation, int role) const {
+    if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
+        return {};
+    switch (section) {
+        case KindColumn:
+            return tr("Collective");
+        case AxesColumn:
+            return tr("Axes");
+        case BytesColumn:
+            return tr("Bytes");
+        case TimeColumn:
+            return tr("Time");
+        case OpColumn:
+            return tr("Caused by");
+        case TensorColumn:
+            return tr("Tensor");
+        default:
+            return {};
+    }
+}
+
+// --- PlanTimeModel ---
+
+PlanTimeModel::PlanTimeModel(QObject* parent) : QAbstractTableModel(parent) {}
+
+void PlanTimeModel::setBreakdown(std::shared_ptr<const ProblemView> problem,
+                                 std::shared_ptr<const PlanBreakdown> breakdown) {
+    beginResetModel();
+    problem_ = std::move(problem);
+    breakdown_ = problem_ ? std::move(breakdown) : nullptr;
+    endResetModel();
+}
+
+void PlanTimeModel::setGrouping(Grouping grouping) {
+    if (grouping == grouping_)
+        return;
+    beginResetModel();
+    grouping_ = grouping;
+    endResetModel();
+}
+
+int PlanTimeModel::rowCount(const QModelIndex& parent) const {
+    if (parent.isValid() || !breakdown_)
+        return 0;
+    return static_cast<int>(grouping_ == Grouping::Module ? breakdown_->modules.size()
+                                                          : breakdown_->ops.size());
+}
+
+int PlanTimeModel::columnCount(const QModelIndex& parent) const {
+    return parent.isValid() ? 0 : ColumnCount;
+}
+
+QVariant PlanTimeModel::data(const QModelIndex& index, int role) const {
+    if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid) || !breakdown_)
+        return {};
+    const auto row = static_cast<std::size_t>(index.row());
+    QString name;
+    qlonglong ops = 1, bodyIndex = -1;
+    int module = -1;
+    double compute = 0, collectives = 0;
+    if (grouping_ == Grouping::Module) {
+        const ModuleTime& m = breakdown_->modules[row];
+        const Module& tree = problem_->modules.modules[static_cast<std::size_t>(m.module)];
+        const QString label = tree.path.isEmpty() ? tr("(whole step)") : tree.path;
+        name = QString(m.depth * 2, u' ') + label;
+        ops = static_cast<qlonglong>(m.ops);
+        module = m.module;
+        compute = m.compute;
+        collectives = m.collectives;
+        // The module's first op in program order: its own or its first submodule's.
+        for (int at = m.module; at >= 0 && bodyIndex < 0;) {
+            const Module& node = problem_->modules.modules[static_cast<std::size_t>(at)];
+            if (!node.ops.empty())
+                bodyIndex = static_cast<qlonglong>(node.ops.front());
+            at = node.children.empty() ? -1 : node.children.front();
+        }
+        if (role == SortRole && index.column() == NameColumn)
+            return static_cast<int>(row);  // sorting by name keeps the tree's order
+        if (role == Qt::ToolTipRole && index.column() == NameColumn)
+            return tr("%1: compute %2 of its own ops, %3 with its submodules")
+                .arg(label, timeText(m.selfCompute), timeText(m.compute));
+    } else {
+        const OpTime& op = breakdown_->ops[row];
+        name = opText(*problem_, op.bodyIndex);
+        bodyIndex = static_cast<qlonglong>(op.bodyIndex);
+        module = op.bodyIndex < problem_->modules.moduleOfOp.size()
+                     ? problem_->modules.moduleOfOp[op.bodyIndex]
+                     : -1;
+        compute = op.compute;
+        collectives = op.collectives;
+        if (role == SortRole && index.column() == NameColumn)
+            return bodyIndex;
+    }
+    if (role == BodyIndexRole)
+        return bodyIndex;
+    if (role == ModuleRole)
+        return module;
+    const double total = compute + collectives;
+    const double step = breakdown_->evaluation.computeTime + breakdown_->evaluation.collectiveTime;
+    const double share = step > 0 ? total / step : 0;
+    const bool sort = role == SortRole;
+    if (role == Qt::TextAlignmentRole)
+        return index.column() == NameColumn ? QVariant() : QVariant(int(Qt::AlignRight | Qt::AlignVCenter));
+    if (role != Qt::DisplayRole && !sort)
+        return {};
+    switch (index.column()) {
+        case NameColumn:
+            return name;
+        case OpsColumn:
+            return ops;
+        case ComputeColumn:
+            return sort ? QVariant(compute) : QVariant(timeText(compute));
+        case CollectivesColumn:
+            return sort ? QVariant(collectives) : QVariant(timeText(collectives));
+        case TotalColumn:
+            return sort ? QVariant(total) : QVariant(timeText(total));
+        case ShareColumn:
+            return sort ? QVariant(share) : QVariant(QLocale().toString(100 * share, 'f', 1) + u'%');
+        default:
+            return {};
+    }
+}
+
+QVariant PlanTimeModel::headerData(int section, Qt::Orientation orientation, int role) const {
+    if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
+        return {};
+    switch (section) {
+        case NameColumn:
+            return grouping_ == Grouping::Module ? tr("Module") : tr("Op");
+        case OpsColumn:
+            return tr("Ops");
+        case ComputeColumn:
+            return tr("Compute");
+        case CollectivesColumn:
+            return tr("Collectives");
+        case TotalColumn:
+            return tr("Total");
+        case ShareColumn:
+            return tr("Share");
+        default:
+            return {};
+    }
+}
+
+}  // namespace shardscope::ui

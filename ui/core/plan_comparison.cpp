@@ -1,0 +1,511 @@
+#include "core/plan_comparison.h"
+
+#include <algorithm>
+#include <exception>
+#include <utility>
+
+#include <QBrush>
+#include <QColor>
+#include <QFont>
+#include <QFutureWatcher>
+#include <QThreadPool>
+#include <QtConcurrent/QtConcurrentRun>
+
+#include "core/name_style.h"
+#include "core/text.h"
+#include "shardscope/ir/op_kind.h"
+#include "shardscope/plan/plan_json.h"
+#include "shardscope/report/model_report.h"
+
+namespace shardscope::ui {
+
+namespace {
+
+PlanFigures figuresOf(const cost::Evaluation& e) {
+    return {e.stepTime, e.computeTime, e.collectiveTime, e.peakMemory, e.capacity, e.feasible};
+}
+
+// Same graph: the same ops in the same order over the same values. Two loads of one model agree; a forward
+// graph and its training step, or two models, do not.
+bool sameGraph(const ir::Graph& a, const ir::Graph& b) {
+    if (a.values.size() != b.values.size() || a.body.size() != b.body.size() || a.ops.size() != b.ops.size())
+        return false;
+    for (std::size_t i = 0; i < a.body.size(); ++i) {
+        const ir::Op& x = a.ops[a.body[i].index];
+        const ir::Op& y = b.ops[b.body[i].index];
+        if (x.kind != y.kind || x.operands != y.operands || x.results != y.results)
+            return false;
+    }
+    for (std::size_t v = 0; v < a.values.size(); ++v)
+        if (!(a.values[v].type == b.values[v].type))
+            return false;
+    return true;
+}
+
+// A module holds many ops (a layer norm is a dozen): the label and the mnemonic tell them apart.
+QString opLabel(const ir::Op& op) {
+    const QString mnemonic = toQString(ir::mnemonic(op.kind));
+    if (!op.location.name.empty())
+        return QStringLiteral("%1 · %2").arg(toQString(op.location.name), mnemonic);
+    return mnemonic;
+}
+
+// Every value's sharding under `plan`, and the evaluation (one Evaluator: sharding() reads its state).
+struct Evaluated {
+    cost::Evaluation evaluation;
+    std::vector<plan::TensorSharding> shardings;
+};
+
+Evaluated evaluateWithShardings(const ProblemView& view, const plan::Plan& plan) {
+    cost::Evaluator evaluator(*view.problem->costModel);
+    Evaluated out;
+    out.evaluation = evaluator.evaluate(plan);
+    const std::size_t values = std::min(view.graph().values.size(), view.space().dimensionAtoms.size());
+    out.shardings.resize(view.graph().values.size());
+    for (std::size_t v = 0; v < values; ++v)
+        out.shardings[v] = evaluator.sharding(ir::ValueId(static_cast<std::uint32_t>(v)));
+    return out;
+}
+
+}  // namespace
+
+int PlanComparison::onlyA() const {
+    return static_cast<int>(std::count_if(decisions.begin(), decisions.end(), [](const auto& d) {
+        return d.side == DecisionDifference::Side::OnlyA;
+    }));
+}
+
+int PlanComparison::onlyB() const {
+    return static_cast<int>(std::count_if(decisions.begin(), decisions.end(), [](const auto& d) {
+        return d.side == DecisionDifference::Side::OnlyB;
+    }));
+}
+
+bool PlanComparison::opDiffers(std::size_t bodyIndex) const {
+    return std::any_of(ops.begin(), ops.end(), [&](const auto& op) { return op.bodyIndex == bodyIndex; });
+}
+
+QString PlanComparison::timeText(double seconds) {
+    return toQString(report::formatTime(seconds));
+}
+
+QString PlanComparison::bytesText(double bytes) {
+    return toQString(report::formatBytes(bytes));
+}
+
+PlanComparison comparePlans(std::shared_ptr<const ProblemView> a, const plan::Plan& planA,
+                            const QString& nameA, std::shared_ptr<const ProblemView> b,
+                            const plan::Plan& planB, const QString& nameB) {
+    PlanComparison out;
+    out.nameA = nameA;
+    out.nameB = nameB;
+    out.meshA = toQString(a->mesh().toString());
+    out.meshB = toQString(b->mesh().toString());
+    const Evaluated ea = evaluateWithShardings(*a, planA);
+    const Evaluated eb = a == b && planA == planB ? ea : evaluateWithShardings(*b, planB);
+    out.evaluationA = ea.evaluation;
+    out.evaluationB = eb.evaluation;
+    out.a = figuresOf(ea.evaluation);
+    out.b = figuresOf(eb.evaluation);
+
+    // Decisions, matched by their words; a decision repeated in one plan matches as many times as the other
+    // has it.
+    std::vector<QString> textA, textB;
+    for (const auto& d : planA.decisions)
+        textA.push_back(toQString(plan::decisionText(d, a->problem->costModel->planContext(), a->mesh())));
+    for (const auto& d : planB.decisions)
+        textB.push_back(toQString(plan::decisionText(d, b->problem->costModel->planContext(), b->mesh())));
+    std::vector<bool> usedB(textB.size(), false);
+    for (std::size_t i = 0; i < textA.size(); ++i) {
+        DecisionDifference row{textA[i], DecisionDifference::Side::OnlyA, static_cast<int>(i), -1};
+        for (std::size_t j = 0; j < textB.size(); ++j) {
+            if (usedB[j] || textB[j] != textA[i])
+                continue;
+            usedB[j] = true;
+            row.side = DecisionDifference::Side::Both;
+            row.positionB = static_cast<int>(j);
+            break;
+        }
+        out.decisions.push_back(row);
+    }
+    for (std::size_t j = 0; j < textB.size(); ++j)
+        if (!usedB[j])
+            out.decisions.push_back({textB[j], DecisionDifference::Side::OnlyB, -1, static_cast<int>(j)});
+
+    // Collectives per kind.
+    constexpr int kKinds = static_cast<int>(cost::CollectiveKind::CollectivePermute) + 1;
+    std::array<CollectiveKindFigures, kKinds> kinds{};
+    for (int k = 0; k < kKinds; ++k) {
+        kinds[static_cast<std::size_t>(k)].kind = static_cast<cost::CollectiveKind>(k);
+        kinds[static_cast<std::size_t>(k)].name =
+            toQString(cost::toString(static_cast<cost::CollectiveKind>(k)));
+    }
+    for (int side = 0; side < 2; ++side)
+        for (const auto& c : (side == 0 ? ea : eb).evaluation.collectives) {
+            auto& row = kinds[static_cast<std::size_t>(c.kind)];
+            ++row.count[static_cast<std::size_t>(side)];
+            row.bytes[static_cast<std::size_t>(side)] += c.bytes;
+            row.time[static_cast<std::size_t>(side)] += c.time;
+        }
+    for (const auto& row : kinds)
+        if (row.count[0] + row.count[1] > 0)
+            out.collectives.push_back(row);
+
+    // Shardings, per top-level op.
+    const bool sameMesh = a->mesh() == b->mesh();
+    if (!sameMesh)
+        out.notes << QObject::tr(
+                         "The meshes differ (%1 and %2): shardings are compared by axis name, and the "
+                         "figures are each for its own mesh.")
+                         .arg(out.meshA, out.meshB);
+    if (a->problem->hardware.id != b->problem->hardware.id)
+        out.notes << QObject::tr("The hardware differs (%1 and %2).")
+                         .arg(toQString(a->problem->hardware.id), toQString(b->problem->hardware.id));
+    if (!sameGraph(a->graph(), b->graph())) {
+        out.notes << QObject::tr(
+            "The graphs differ (another model, other dimensions, or a forward graph against a "
+            "training step): shardings are not compared, only decisions and figures.");
+        return out;
+    }
+    out.shardingsCompared = true;
+    const ir::Graph& graph = a->graph();
+    std::vector<char> differs(graph.values.size(), 0);
+    for (std::size_t v = 0; v < graph.values.size(); ++v) {
+        const auto& x = ea.shardings[v];
+        const auto& y = eb.shardings[v];
+        differs[v] = sameMesh ? !(x == y) : x.toString(a->mesh()) != y.toString(b->mesh());
+    }
+    for (std::size_t i = 0; i < graph.body.size(); ++i) {
+        const ir::Op& op = graph.ops[graph.body[i].index];
+        OpShardingDifference row;
+        row.bodyIndex = i;
+        for (const auto& list : {&op.operands, &op.results})
+            for (ir::ValueId v : *list)
+                if (differs[v.index] &&
+                    std::find(row.values.begin(), row.values.end(), v) == row.values.end())
+                    row.values.push_back(v);
+        if (row.values.empty())
+            continue;
+        row.op = opLabel(op);
+        const ir::ValueId first = row.values.front();
+        const auto& type = graph.values[first.index].type;
+        row.example = QObject::tr("%1 vs %2")
+                          .arg(shardingText(a->space(), a->mesh(), first, type, ea.shardings[first.index]),
+                               shardingText(b->space(), b->mesh(), first, type, eb.shardings[first.index]));
+        out.ops.push_back(std::move(row));
+    }
+    return out;
+}
+
+// -------------------------------------------------------------------------------------------------
+// PlanComparer
+
+PlanComparer::PlanComparer(QObject* parent)
+    : QObject(parent),
+      newest_(std::make_shared<std::atomic<std::uint64_t>>(0)),
+      pool_(new QThreadPool(this)) {
+    qRegisterMetaType<std::shared_ptr<const PlanComparison>>();
+    pool_->setMaxThreadCount(1);
+}
+
+PlanComparer::~PlanComparer() {
+    *newest_ = ~std::uint64_t{0};  // queued jobs skip themselves
+    pool_->waitForDone();
+}
+
+void PlanComparer::compare(std::shared_ptr<const ProblemView> a, plan::Plan planA, QString nameA,
+                           std::shared_ptr<const ProblemView> b, plan::Plan planB, QString nameB) {
+    if (!a || !b)
+        return;
+    const std::uint64_t generation = ++generation_;
+    *newest_ = generation;
+    if (!comparing_) {
+        comparing_ = true;
+        emit comparingChanged(true);
+    }
+    using Outcome = std::shared_ptr<const PlanComparison>;
+    auto* watcher = new QFutureWatcher<Outcome>(this);
+    connect(watcher, &QFutureWatcherBase::finished, this, [this, watcher, generation] {
+        watcher->deleteLater();
+        if (generation != generation_)
+            return;  // a newer request owns the view
+        result_ = watcher->result();
+        comparing_ = false;
+        emit comparingChanged(false);
+        if (result_)
+            emit compared(result_);
+    });
+    watcher->setFuture(QtConcurrent::run(
+        pool_,
+        [newest = newest_, generation, a = std::move(a), planA = std::move(planA), nameA = std::move(nameA),
+         b = std::move(b), planB = std::move(planB), nameB = std::move(nameB)]() -> Outcome {
+            if (newest->load() != generation)
+                return nullptr;
+            try {
+                auto comparison =
+                    std::make_shared<PlanComparison>(comparePlans(a, planA, nameA, b, planB, nameB));
+                comparison->problemA = a;
+                comparison->problemB = b;
+                return comparison;
+            } catch (const std::exception&) {
+                return nullptr;  // the engine does not throw on valid plans; nothing to show
+            }
+        }));
+}
+
+// ------------------------------------------------------------------------------------------------------
+// models
+
+namespace {
+
+const QColor kOnlyA(0x1f, 0x5f, 0xa8);
+const QColor kOnlyB(0xa8, 0x5a, 0x1f);
+
+}  // namespace
+
+DecisionDifferenceModel::DecisionDifferenceModel(QObject* parent) : QAbstractTableModel(parent) {}
+
+void DecisionDifferenceModel::setComparison(std::shared_ptr<const PlanComparison> comparison) {
+    beginResetModel();
+    comparison_ = std::move(comparison);
+    endResetModel();
+}
+
+int DecisionDifferenceModel::rowCount(const QModelIndex& parent) const {
+    return parent.isValid() || !comparison_ ? 0 : static_cast<int>(comparison_->decisions.size());
+}
+
+int DecisionDifferenceModel::columnCount(const QModelIndex& parent) const {
+    return parent.isValid() ? 0 : ColumnCount;
+}
+
+QVariant DecisionDifferenceModel::data(const QModelIndex& index, int role) const {
+    if (!index.isValid() || !comparison_ || index.row() >= rowCount())
+        return {};
+    const auto& row = comparison_->decisions[static_cast<std::size_t>(index.row())];
+    auto position = [](int p) { return p < 0 ? QString() : QObject::tr("#%1").arg(p + 1); };
+    switch (role) {
+        case Qt::DisplayRole:
+            switch (index.column()) {
+                case DecisionColumn:
+                    return row.text;
+                case InAColumn:
+                    return row.positionA < 0 ? tr("—") : position(row.positionA);
+                case InBColumn:
+                    return row.positionB < 0 ? tr("—") : position(row.positionB);
+            }
+            return {};
+        case SortRole:
+            switch (index.column()) {
+                case DecisionColumn:
+                    return row.text;
+                case InAColumn:
+                    return row.positionA;
+                case InBColumn:
+                    return row.positionB;
+            }
+            return {};
+        case Qt::ForegroundRole:
+            if (row.side == DecisionDifference::Side::OnlyA)
+                return QBrush(kOnlyA);
+            if (row.side == DecisionDifference::Side::OnlyB)
+                return QBrush(kOnlyB);
+            return QBrush(QColor(0x70, 0x70, 0x70));
+        case Qt::ToolTipRole:
+            switch (row.side) {
+                case DecisionDifference::Side::Both:
+                    return tr("Both plans take this decision");
+                case DecisionDifference::Side::OnlyA:
+                    return tr("Only %1 takes this decision").arg(comparison_->nameA);
+                case DecisionDifference::Side::OnlyB:
+                    return tr("Only %1 takes this decision").arg(comparison_->nameB);
+            }
+            return {};
+        case Qt::FontRole:
+            if (row.side != DecisionDifference::Side::Both) {
+                QFont font;
+                font.setBold(true);
+                return font;
+            }
+            return {};
+        default:
+            return {};
+    }
+}
+
+QVariant DecisionDifferenceModel::headerData(int section, Qt::Orientation orientation, int role) const {
+    if (orientation != Qt::Horizontal || section < 0 || section >= ColumnCount)
+        return {};
+    if (role == Qt::ToolTipRole && section != DecisionColumn && comparison_)
+        return tr("The decision's place in %1")
+            .arg(section == InAColumn ? comparison_->nameA : comparison_->nameB);
+    if (role != Qt::DisplayRole)
+        return {};
+    switch (section) {
+        case DecisionColumn:
+            return tr("Decision");
+        case InAColumn:
+            return tr("In A");
+        case InBColumn:
+            return tr("In B");
+    }
+    return {};
+}
+
+CollectiveDifferenceModel::CollectiveDifferenceModel(QObject* parent) : QAbstractTableModel(parent) {}
+
+void CollectiveDifferenceModel::setComparison(std::shared_ptr<const PlanComparison> comparison) {
+    beginResetModel();
+    comparison_ = std::move(comparison);
+    endResetModel();
+}
+
+int CollectiveDifferenceModel::rowCount(const QModelIndex& parent) const {
+    return parent.isValid() || !comparison_ ? 0 : static_cast<int>(comparison_->collectives.size());
+}
+
+int CollectiveDifferenceModel::columnCount(const QModelIndex& parent) const {
+    return parent.isValid() ? 0 : ColumnCount;
+}
+
+QVariant CollectiveDifferenceModel::data(const QModelIndex& index, int role) const {
+    if (!index.isValid() || !comparison_ || index.row() >= rowCount())
+        return {};
+    const auto& row = comparison_->collectives[static_cast<std::size_t>(index.row())];
+    const int column = index.column();
+    const std::size_t side =
+        (column == CountBColumn || column == BytesBColumn || column == TimeBColumn) ? 1 : 0;
+    if (role == Qt::DisplayRole) {
+        switch (column) {
+            case KindColumn:
+                return row.name;
+            case CountAColumn:
+            case CountBColumn:
+                return QString::number(row.count[side]);
+            case BytesAColumn:
+            case BytesBColumn:
+                return PlanComparison::bytesText(row.bytes[side]);
+            case TimeAColumn:
+            case TimeBColumn:
+                return PlanComparison::timeText(row.time[side]);
+        }
+        return {};
+    }
+    if (role == SortRole) {
+        switch (column) {
+            case KindColumn:
+                return static_cast<int>(row.kind);
+            case CountAColumn:
+            case CountBColumn:
+                return row.count[side];
+            case BytesAColumn:
+            case BytesBColumn:
+                return row.bytes[side];
+            case TimeAColumn:
+            case TimeBColumn:
+                return row.time[side];
+        }
+        return {};
+    }
+    if (role == Qt::TextAlignmentRole && column != KindColumn)
+        return QVariant::fromValue(Qt::AlignRight | Qt::AlignVCenter);
+    if (role == Qt::ForegroundRole && column != KindColumn && row.count[0] != row.count[1])
+        return QBrush(side == 0 ? kOnlyA : kOnlyB);
+    return {};
+}
+
+QVariant CollectiveDifferenceModel::headerData(int section, Qt::Orientation orientation, int role) const {
+    if (orientation != Qt::Horizontal || section < 0 || section >= ColumnCount)
+        return {};
+    // Short headers (plan names can be long); the tooltip names the plan.
+    const bool b = section == CountBColumn || section == BytesBColumn || section == TimeBColumn;
+    if (role == Qt::ToolTipRole && section != KindColumn && comparison_)
+        return b ? comparison_->nameB : comparison_->nameA;
+    if (role != Qt::DisplayRole)
+        return {};
+    switch (section) {
+        case KindColumn:
+            return tr("Kind");
+        case CountAColumn:
+            return tr("Count A");
+        case CountBColumn:
+            return tr("Count B");
+        case BytesAColumn:
+            return tr("Bytes A");
+        case BytesBColumn:
+            return tr("Bytes B");
+        case TimeAColumn:
+            return tr("Time A");
+        case TimeBColumn:
+            return tr("Time B");
+    }
+    return {};
+}
+
+ShardingDifferenceModel::ShardingDifferenceModel(QObject* parent) : QAbstractTableModel(parent) {}
+
+void ShardingDifferenceModel::setComparison(std::shared_ptr<const PlanComparison> comparison) {
+    beginResetModel();
+    comparison_ = std::move(comparison);
+    endResetModel();
+}
+
+int ShardingDifferenceModel::rowCount(const QModelIndex& parent) const {
+    return parent.isValid() || !comparison_ ? 0 : static_cast<int>(comparison_->ops.size());
+}
+
+int ShardingDifferenceModel::columnCount(const QModelIndex& parent) const {
+    return parent.isValid() ? 0 : ColumnCount;
+}
+
+QVariant ShardingDifferenceModel::data(const QModelIndex& index, int role) const {
+    if (!index.isValid() || !comparison_ || index.row() >= rowCount())
+        return {};
+    const auto& row = comparison_->ops[static_cast<std::size_t>(index.row())];
+    switch (role) {
+        case Qt::DisplayRole:
+            switch (index.column()) {
+                case OpColumn:
+                    return row.op;
+                case ValuesColumn:
+                    return QString::number(row.values.size());
+                case ExampleColumn:
+                    return row.example;
+            }
+            return {};
+        case SortRole:
+            switch (index.column()) {
+                case OpColumn:
+                    return QVariant::fromValue<qulonglong>(row.bodyIndex);
+                case ValuesColumn:
+                    return static_cast<int>(row.values.size());
+                case ExampleColumn:
+                    return row.example;
+            }
+            return {};
+        case BodyIndexRole:
+            return QVariant::fromValue<qulonglong>(row.bodyIndex);
+        case Qt::ToolTipRole:
+            if (index.column() == ExampleColumn)
+                return row.example;
+            return tr("Op #%1 %2: click to show it on the graph").arg(row.bodyIndex).arg(row.op);
+        default:
+            return {};
+    }
+}
+
+QVariant ShardingDifferenceModel::headerData(int section, Qt::Orientation orientation, int role) const {
+    if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
+        return {};
+    switch (section) {
+        case OpColumn:
+            return tr("Op");
+        case ValuesColumn:
+            return tr("Values");
+        case ExampleColumn:
+            return tr("First difference (A vs B)");
+    }
+    return {};
+}
+
+}  // namespace shardscope::ui

@@ -1,0 +1,188 @@
+#include "widgets/plan_breakdown_view.h"
+
+#include <QComboBox>
+#include <QHeaderView>
+#include <QLabel>
+#include <QLocale>
+#include <QSortFilterProxyModel>
+#include <QTabWidget>
+#include <QTableView>
+#include <QVBoxLayout>
+
+#include "widgets/memory_chart.h"
+
+namespace shardscope::ui {
+
+namespace {
+
+QTableView* makeTable(QAbstractItemModel* model, QWidget* parent) {
+    auto* table = new QTableView(parent);
+    table->setModel(model);
+    table->setSortingEnabled(true);
+    table->setSelectionBehavior(QAbstractItemView::SelectRows);
+    table->setSelectionMode(QAbstractItemView::SingleSelection);
+    table->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    table->verticalHeader()->hide();
+    table->verticalHeader()->setDefaultSectionSize(table->fontMetrics().height() + 6);
+    table->horizontalHeader()->setStretchLastSection(true);
+    table->setWordWrap(false);
+    return table;
+}
+
+QSortFilterProxyModel* sorted(QAbstractItemModel* model, QObject* parent) {
+    auto* proxy = new QSortFilterProxyModel(parent);
+    proxy->setSourceModel(model);
+    proxy->setSortRole(SortRole);
+    return proxy;
+}
+
+}  // namespace
+
+PlanBreakdownView::PlanBreakdownView(QWidget* parent)
+    : QWidget(parent),
+      inspector_(new PlanInspector(this)),
+      collectives_(new PlanCollectiveModel(this)),
+      times_(new PlanTimeModel(this)),
+      collectivesSorted_(sorted(collectives_, this)),
+      timesSorted_(sorted(times_, this)),
+      tabs_(new QTabWidget(this)),
+      collectiveTable_(makeTable(collectivesSorted_, this)),
+      timeTable_(makeTable(timesSorted_, this)),
+      grouping_(new QComboBox(this)),
+      status_(new QLabel(this)),
+      collectiveSummary_(new QLabel(this)),
+      chart_(new MemoryChart(this)),
+      peak_(new QLabel(this)) {
+    setObjectName(QStringLiteral("planBreakdown"));
+    status_->setStyleSheet(QStringLiteral("QLabel { color: #666; }"));
+
+    auto* collectivesPage = new QWidget(this);
+    auto* collectivesLayout = new QVBoxLayout(collectivesPage);
+    collectivesLayout->setContentsMargins(0, 4, 0, 0);
+    collectivesLayout->addWidget(collectiveSummary_);
+    collectivesLayout->addWidget(collectiveTable_);
+    collectiveTable_->setToolTip(tr("Click a collective to show the op that causes it"));
+    tabs_->addTab(collectivesPage, tr("Collectives"));
+
+    auto* timePage = new QWidget(this);
+    auto* timeLayout = new QVBoxLayout(timePage);
+    timeLayout->setContentsMargins(0, 4, 0, 0);
+    grouping_->addItem(tr("Per module"));
+    grouping_->addItem(tr("Per op"));
+    auto* groupingRow = new QHBoxLayout;
+    groupingRow->addWidget(new QLabel(tr("Time"), timePage));
+    groupingRow->addWidget(grouping_);
+    groupingRow->addStretch();
+    timeLayout->addLayout(groupingRow);
+    timeLayout->addWidget(timeTable_);
+    tabs_->addTab(timePage, tr("Time"));
+
+    auto* memoryPage = new QWidget(this);
+    auto* memoryLayout = new QVBoxLayout(memoryPage);
+    memoryLayout->setContentsMargins(0, 4, 0, 0);
+    memoryLayout->addWidget(chart_, 1);
+    peak_->setWordWrap(true);
+    peak_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    memoryLayout->addWidget(peak_);
+    tabs_->addTab(memoryPage, tr("Memory"));
+
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->addWidget(status_);
+    layout->addWidget(tabs_);
+
+    connect(inspector_, &PlanInspector::inspected, this, &PlanBreakdownView::display);
+    connect(inspector_, &PlanInspector::failed, this,
+            [this](const QString& message) { status_->setText(message); });
+    connect(collectiveTable_, &QTableView::clicked, this,
+            [this](const QModelIndex& index) { locate(index, PlanCollectiveModel::BodyIndexRole); });
+    connect(timeTable_, &QTableView::clicked, this,
+            [this](const QModelIndex& index) { locate(index, PlanTimeModel::BodyIndexRole); });
+    connect(grouping_, &QComboBox::currentIndexChanged, this, [this](int index) {
+        times_->setGrouping(index == 0 ? PlanTimeModel::Grouping::Module : PlanTimeModel::Grouping::Op);
+        // Per module reads best in the tree's order; per op, slowest first.
+        if (index == 0)
+            timeTable_->sortByColumn(-1, Qt::AscendingOrder);
+        else
+            timeTable_->sortByColumn(PlanTimeModel::TotalColumn, Qt::DescendingOrder);
+    });
+    timeTable_->sortByColumn(-1, Qt::AscendingOrder);
+    collectiveTable_->sortByColumn(-1, Qt::AscendingOrder);
+    setProblem(nullptr);
+}
+
+void PlanBreakdownView::setProblem(std::shared_ptr<const ProblemView> problem) {
+    problem_ = std::move(problem);
+    inspector_->setProblem(problem_);
+    chart_->setOpText([keep = problem_](std::size_t op) { return keep ? opText(*keep, op) : QString(); });
+    display(nullptr);
+    status_->setText(problem_ ? tr("Select a plan to see its breakdown") : tr("No model open"));
+}
+
+void PlanBreakdownView::showPlan(const plan::Plan& plan) {
+    if (!problem_)
+        return;
+    inspector_->inspect(plan);
+    status_->setText(tr("Computing the breakdown…"));
+}
+
+void PlanBreakdownView::display(std::shared_ptr<const PlanBreakdown> breakdown) {
+    breakdown_ = std::move(breakdown);
+    collectives_->setBreakdown(breakdown_);
+    times_->setBreakdown(problem_, breakdown_);
+    for (int c = 0; c < PlanCollectiveModel::ColumnCount - 1; ++c)
+        collectiveTable_->resizeColumnToContents(c);
+    for (int c = 0; c < PlanTimeModel::ColumnCount - 1; ++c)
+        timeTable_->resizeColumnToContents(c);
+    if (!breakdown_) {
+        chart_->setCurves({}, 0);
+        peak_->clear();
+        collectiveSummary_->clear();
+        return;
+    }
+    const cost::Evaluation& e = breakdown_->evaluation;
+    const QString label = breakdown_->label.isEmpty() ? tr("this plan") : breakdown_->label;
+    status_->setText(tr("Breakdown of %1").arg(label));
+
+    double moved = 0, spent = 0;
+    for (const auto& c : breakdown_->collectives) {
+        moved += c.bytes;
+        spent += c.time;
+    }
+    collectiveSummary_->setText(
+        breakdown_->collectives.empty()
+            ? tr("No collectives: every op runs on local data")
+            : tr("%n collective(s), %1 moved", nullptr, static_cast<int>(breakdown_->collectives.size()))
+                      .arg(bytesLabel(moved)) +
+                  tr(", %1").arg(timeLabel(spent)));
+
+    const MemoryOverStep& m = breakdown_->memory;
+    chart_->setCurves({memoryCurveOf(m, label)}, m.opCount);
+
+    const cost::MemoryBreakdown& p = m.atPeak;
+    const QString part =
+        QStringLiteral("<tr><td style='padding-right:12px'>%1</td><td align=right>%2</td></tr>");
+    QString table = QStringLiteral("<b>") +
+                    tr("Peak %1 of %2 at %3")
+                        .arg(bytesLabel(m.peak), bytesLabel(m.capacity),
+                             problem_ ? opText(*problem_, m.peakOp).toHtmlEscaped() : QString()) +
+                    QStringLiteral("</b>") + (e.feasible ? QString() : tr(" — does not fit")) +
+                    QStringLiteral("<table>");
+    table += part.arg(tr("parameters"), bytesLabel(p.parameters));
+    table += part.arg(tr("gradients"), bytesLabel(p.gradients));
+    table += part.arg(tr("optimizer state"), bytesLabel(p.optimizerState));
+    table += part.arg(tr("activations"), bytesLabel(p.activations));
+    table += part.arg(tr("temporaries"), bytesLabel(p.temporaries));
+    table += QStringLiteral("</table>");
+    peak_->setText(table);
+    emit breakdownShown();
+}
+
+void PlanBreakdownView::locate(const QModelIndex& index, int role) {
+    bool ok = false;
+    const qlonglong body = index.data(role).toLongLong(&ok);
+    if (ok && body >= 0)
+        emit locateOp(static_cast<std::size_t>(body));
+}
+
+}  // namespace shardscope::ui

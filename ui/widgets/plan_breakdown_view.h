@@ -1,0 +1,68 @@
+// A plan's breakdown as tabs: its collectives (click one to locate its op), its time per module or per op,
+// and its memory over the step with the peak's breakdown. Computed in the background; the view never blocks.
+#pragma once
+
+#include <cstddef>
+#include <memory>
+
+#include <QWidget>
+
+#include "core/plan_breakdown.h"
+
+class QComboBox;
+class QLabel;
+class QSortFilterProxyModel;
+class QTabWidget;
+class QTableView;
+
+namespace shardscope::ui {
+
+class MemoryChart;
+
+class PlanBreakdownView : public QWidget {
+    Q_OBJECT
+
+public:
+    explicit PlanBreakdownView(QWidget* parent = nullptr);
+
+    // Shows nothing until the next showPlan(); nullptr empties the view.
+    void setProblem(std::shared_ptr<const ProblemView> problem);
+    // Computes `plan`'s breakdown in the background and shows it when done (a newer call supersedes it).
+    void showPlan(const plan::Plan& plan);
+    // The breakdown shown, or nullptr.
+    const std::shared_ptr<const PlanBreakdown>& breakdown() const { return breakdown_; }
+    bool isComputing() const { return inspector_->isBusy(); }
+
+    PlanCollectiveModel* collectiveModel() const { return collectives_; }
+    PlanTimeModel* timeModel() const { return times_; }
+    MemoryChart* memoryChart() const { return chart_; }
+    QTabWidget* tabs() const { return tabs_; }
+
+signals:
+    // The user clicked a collective or an op: show body op `bodyIndex` on the graph.
+    void locateOp(std::size_t bodyIndex);
+    // A breakdown is shown (after showPlan()).
+    void breakdownShown();
+
+private:
+    void display(std::shared_ptr<const PlanBreakdown> breakdown);
+    void locate(const QModelIndex& index, int role);
+
+    std::shared_ptr<const ProblemView> problem_;
+    std::shared_ptr<const PlanBreakdown> breakdown_;
+    PlanInspector* inspector_;
+    PlanCollectiveModel* collectives_;
+    PlanTimeModel* times_;
+    QSortFilterProxyModel* collectivesSorted_;
+    QSortFilterProxyModel* timesSorted_;
+    QTabWidget* tabs_;
+    QTableView* collectiveTable_;
+    QTableView* timeTable_;
+    QComboBox* grouping_;
+    QLabel* status_;
+    QLabel* collectiveSummary_;
+    MemoryChart* chart_;
+    QLabel* peak_;
+};
+
+}  // namespace shardscope::ui

@@ -1,0 +1,297 @@
+#include "widgets/session_docks.h"
+
+#include <algorithm>
+
+#include <QDateTime>
+#include <QDir>
+#include <QDockWidget>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QFutureWatcher>
+#include <QHeaderView>
+#include <QMainWindow>
+#include <QMenu>
+#include <QRegularExpression>
+#include <QSortFilterProxyModel>
+#include <QStandardPaths>
+#include <QTableView>
+#include <QTreeView>
+#include <QtConcurrent/QtConcurrentRun>
+
+#include "core/plan_breakdown.h"
+#include "core/plan_editor.h"
+#include "core/plan_table_model.h"
+#include "core/problem_loader.h"
+#include "core/search_runner.h"
+#include "core/search_tree_model.h"
+#include "core/text.h"
+#include "shardscope/store/workspace.h"
+#include "widgets/compare_view.h"
+#include "widgets/graph_view.h"
+#include "widgets/memory_chart.h"
+#include "widgets/plan_breakdown_view.h"
+#include "widgets/search_panel.h"
+
+namespace shardscope::ui {
+namespace {
+
+// A workspace opened for reading, or why not.
+struct OpenedWorkspace {
+    std::shared_ptr<const store::Workspace> workspace;
+    QString error;
+};
+
+QDockWidget* makeDock(QMainWindow* window, const QString& title, const QString& name, QWidget* panel,
+                      Qt::DockWidgetArea area) {
+    auto* dock = new QDockWidget(title, window);
+    dock->setObjectName(name);
+    dock->setFeatures(QDockWidget::DockWidgetMovable | QDockWidget::DockWidgetFloatable |
+                      QDockWidget::DockWidgetClosable);
+    dock->setWidget(panel);
+    window->addDockWidget(area, dock);
+    return dock;
+}
+
+// Where a search of a model that has no workspace yet is recorded: a new file per model and day in the user's
+// data folder, so nothing found is lost and the file can be reopened from File ▸ Open recent.
+QString newWorkspacePath(const ProblemView& problem) {
+    const QString folder = QStandardPaths::writableLocation(QStandardPaths::AppDataLocation) + QStringLiteral("/workspaces");
+    QDir().mkpath(folder);
+    QString name = problem.displayName;
+    name.replace(QRegularExpression(QStringLiteral("[^A-Za-z0-9_.-]+")), QStringLiteral("-"));
+    return folder + u'/' + name + u'-' + QDateTime::currentDateTime().toString(QStringLiteral("yyyyMMdd-HHmmss")) +
+           QStringLiteral(".shardscope");
+}
+
+}  // namespace
+
+SessionDocks::SessionDocks(QMainWindow* window, PlanEditor* editor, GraphView* graph)
+    : QObject(window),
+      window_(window),
+      editor_(editor),
+      graph_(graph),
+      search_(new SearchPanel(window)),
+      plans_(new PlanTableModel(this)),
+      planView_(new QTableView(window)),
+      tree_(new SearchTreeModel(this)),
+      treeView_(new QTreeView(window)),
+      breakdown_(new PlanBreakdownView(window)),
+      compare_(new CompareView(window)),
+      compareChart_(new MemoryChart),
+      compareA_(new PlanInspector(this)),
+      compareB_(new PlanInspector(this)),
+      otherWorkspace_(new ProblemLoader(this)) {
+    search_->setObjectName(QStringLiteral("searchPanel"));
+    auto* proxy = new QSortFilterProxyModel(this);
+    proxy->setSourceModel(plans_);
+    proxy->setSortRole(SortRole);
+    planView_->setObjectName(QStringLiteral("plansView"));
+    planView_->setModel(proxy);
+    planView_->setSortingEnabled(true);
+    planView_->sortByColumn(-1, Qt::AscendingOrder);
+    planView_->setSelectionBehavior(QAbstractItemView::SelectRows);
+    planView_->setSelectionMode(QAbstractItemView::ExtendedSelection);
+    planView_->setAlternatingRowColors(true);
+    planView_->verticalHeader()->hide();
+    planView_->horizontalHeader()->setStretchLastSection(true);
+    planView_->setContextMenuPolicy(Qt::CustomContextMenu);
+    planView_->setToolTip(tr("Select a plan to show it; select two and right-click to compare them"));
+    treeView_->setObjectName(QStringLiteral("searchTreeView"));
+    treeView_->setModel(tree_);
+    treeView_->setUniformRowHeights(true);
+    treeView_->setAlternatingRowColors(true);
+    treeView_->setToolTip(tr("Double-click a node to show the plan it stands for"));
+    treeView_->header()->setSectionResizeMode(0, QHeaderView::Stretch);
+    breakdown_->setObjectName(QStringLiteral("planBreakdown"));
+    compare_->setObjectName(QStringLiteral("compareView"));
+    compare_->setMemoryChart(compareChart_);
+
+    searchDock_ = makeDock(window, tr("Search"), QStringLiteral("searchDock"), search_, Qt::RightDockWidgetArea);
+    plansDock_ = makeDock(window, tr("Plans"), QStringLiteral("plansDock"), planView_, Qt::BottomDockWidgetArea);
+    breakdownDock_ =
+        makeDock(window, tr("Breakdown"), QStringLiteral("breakdownDock"), breakdown_, Qt::BottomDockWidgetArea);
+    treeDock_ = makeDock(window, tr("Search tree"), QStringLiteral("searchTreeDock"), treeView_,
+                         Qt::BottomDockWidgetArea);
+    compareDock_ = makeDock(window, tr("Compare"), QStringLiteral("compareDock"), compare_, Qt::BottomDockWidgetArea);
+
+    // The search starts from the edited plan's pins and forbidden decisions; its plans join the table.
+    connect(editor_, &PlanEditor::planChanged, this, [this] { search_->setStartPlan(editor_->plan()); });
+    connect(search_, &SearchPanel::applyPlanRequested, this,
+            [this](const plan::Plan& plan, const QString& description) { editor_->replacePlan(plan, description); });
+    SearchRunner* runner = search_->runner();
+    connect(runner, &SearchRunner::recording, this, [this](const QString& path, qint64 session) {
+        emit message(tr("Recording the search into %1, session %2").arg(path).arg(session));
+        showSession(path, session);
+    });
+    connect(runner, &SearchRunner::newBest, this, &SessionDocks::showFound);
+    connect(runner, &SearchRunner::finished, this, [this] {
+        // The saved rows carry their ids and the tree its final figures.
+        if (!search_->runner()->workspacePath().isEmpty())
+            showSession(search_->runner()->workspacePath(), search_->runner()->session());
+    });
+    connect(runner, &SearchRunner::failed, this, &SessionDocks::message);
+
+    connect(planView_->selectionModel(), &QItemSelectionModel::selectionChanged, this, &SessionDocks::planSelected);
+    connect(planView_, &QWidget::customContextMenuRequested, this, &SessionDocks::planMenu);
+    connect(plans_, &PlanTableModel::loadFailed, this, &SessionDocks::message);
+    connect(treeView_, &QAbstractItemView::activated, this,
+            [this](const QModelIndex& index) { tree_->requestNodePlan(index, problem_); });
+    connect(tree_, &SearchTreeModel::nodePlanReady, this, [this](qint64 node, const plan::Plan& plan) {
+        editor_->replacePlan(plan, tr("Show the plan of search tree node %1").arg(node), false);
+        breakdown_->showPlan(plan);
+    });
+    connect(tree_, &SearchTreeModel::nodePlanFailed, this,
+            [this](qint64 node, const QString& why) { emit message(tr("Node %1: %2").arg(node).arg(why)); });
+    connect(tree_, &SearchTreeModel::readFailed, this, &SessionDocks::message);
+    connect(breakdown_, &PlanBreakdownView::locateOp, graph_, &GraphView::showOp);
+    connect(compare_, &CompareView::locateOp, graph_, &GraphView::showOp);
+
+    // Both memory curves of a comparison, once both breakdowns are in.
+    auto showCurves = [this] {
+        if (compareA_->isBusy() || compareB_->isBusy() || !compareCurves_[0] || !compareCurves_[1])
+            return;
+        compareChart_->setCurves({memoryCurveOf(compareCurves_[0]->memory, compareNames_[0]),
+                                  memoryCurveOf(compareCurves_[1]->memory, compareNames_[1])},
+                                 std::max(compareCurves_[0]->memory.opCount, compareCurves_[1]->memory.opCount));
+    };
+    connect(compareA_, &PlanInspector::inspected, this,
+            [this, showCurves](std::shared_ptr<const PlanBreakdown> b) {
+                compareCurves_[0] = std::move(b);
+                showCurves();
+            });
+    connect(compareB_, &PlanInspector::inspected, this,
+            [this, showCurves](std::shared_ptr<const PlanBreakdown> b) {
+                compareCurves_[1] = std::move(b);
+                showCurves();
+            });
+    connect(otherWorkspace_, &ProblemLoader::loaded, this, [this](std::shared_ptr<const ProblemView> other) {
+        compare(other, editor_->plan(), tr("the edited plan"), other->initialPlan,
+                tr("best of %1").arg(QFileInfo(other->workspacePath).fileName()));
+    });
+    connect(otherWorkspace_, &ProblemLoader::failed, this, &SessionDocks::message);
+}
+
+SessionDocks::~SessionDocks() = default;
+
+QList<QDockWidget*> SessionDocks::bottomDocks() const {
+    return {plansDock_, breakdownDock_, treeDock_, compareDock_};
+}
+
+QString SessionDocks::workspacePath() const {
+    return search_->workspacePath();
+}
+
+void SessionDocks::setProblem(std::shared_ptr<const ProblemView> problem) {
+    problem_ = std::move(problem);
+    ++openGeneration_;
+    search_->setProblem(problem_);
+    search_->setStartPlan(editor_->plan());
+    plans_->setProblem(problem_);
+    breakdown_->setProblem(problem_);
+    tree_->setSession(nullptr, 0);
+    if (!problem_)
+        return;
+    tree_->setLowerBoundTime(problem_->problem->costModel->lowerBoundTime());
+    if (!problem_->workspacePath.isEmpty()) {
+        search_->setWorkspacePath(problem_->workspacePath);
+        showSession(problem_->workspacePath, problem_->session);
+    } else {
+        search_->setWorkspacePath(newWorkspacePath(*problem_));
+    }
+    breakdown_->showPlan(editor_->plan());
+}
+
+void SessionDocks::showSession(const QString& path, std::int64_t session) {
+    plans_->setProblem(problem_);  // the table starts again from the file: saved rows carry their ids
+    plans_->loadWorkspace(path, session);
+    // The tree reads through a Workspace of its own, opened off the UI thread (it checks the file).
+    const std::uint64_t generation = ++openGeneration_;
+    auto* watcher = new QFutureWatcher<OpenedWorkspace>(this);
+    connect(watcher, &QFutureWatcherBase::finished, this, [this, watcher, generation, session] {
+        watcher->deleteLater();
+        if (generation != openGeneration_)
+            return;
+        const OpenedWorkspace opened = watcher->result();
+        if (!opened.workspace) {
+            emit message(opened.error);
+            return;
+        }
+        tree_->setSession(opened.workspace, session);
+    });
+    watcher->setFuture(QtConcurrent::run([path]() -> OpenedWorkspace {
+        auto workspace = store::Workspace::open(path.toStdString());
+        if (!workspace)
+            return {nullptr, toQString(workspace.diagnostics().front().message)};
+        return {std::make_shared<const store::Workspace>(std::move(workspace).value()), {}};
+    }));
+}
+
+void SessionDocks::showFound(const FoundPlan& found) {
+    plans_->addPlan(planRowOf(found.plan, found.evaluation, found.origin, found.seconds, found.iteration, 0));
+    tree_->refresh();
+}
+
+void SessionDocks::planSelected() {
+    const QModelIndexList rows = planView_->selectionModel()->selectedRows();
+    if (rows.size() != 1)
+        return;
+    const int row = rows.first().data(PlanTableModel::RowRole).toInt();
+    const auto plan = plans_->planAt(row);
+    if (!plan)
+        return;
+    editor_->replacePlan(*plan, tr("Show plan %1").arg(plans_->planIdAt(row)), false);
+    breakdown_->showPlan(*plan);
+}
+
+void SessionDocks::planMenu(const QPoint& position) {
+    const QModelIndexList rows = planView_->selectionModel()->selectedRows();
+    QMenu menu;
+    if (rows.size() == 2) {
+        const int a = rows[0].data(PlanTableModel::RowRole).toInt();
+        const int b = rows[1].data(PlanTableModel::RowRole).toInt();
+        menu.addAction(tr("Compare these two plans"), this, [this, a, b] { compareRows(a, b); });
+    }
+    menu.addAction(tr("Compare the edited plan with a workspace's best plan…"), this, [this] {
+        const QString path = QFileDialog::getOpenFileName(window_, tr("A workspace of the same model"), QString(),
+                                                          tr("Workspaces (*.shardscope);;All files (*)"));
+        if (!path.isEmpty())
+            compareWithWorkspace(path);
+    });
+    menu.exec(planView_->viewport()->mapToGlobal(position));
+}
+
+void SessionDocks::compareRows(int rowA, int rowB) {
+    const auto a = plans_->planAt(rowA);
+    const auto b = plans_->planAt(rowB);
+    if (!a || !b) {
+        emit message(tr("Those plans are still being read"));
+        return;
+    }
+    compare(problem_, *a, tr("plan %1").arg(plans_->planIdAt(rowA)), *b, tr("plan %1").arg(plans_->planIdAt(rowB)));
+}
+
+void SessionDocks::compareWithWorkspace(const QString& path) {
+    if (!problem_)
+        return;
+    ProblemRequest request;
+    request.workspace = path;
+    otherWorkspace_->load(request);
+    emit message(tr("Opening %1 to compare…").arg(path));
+}
+
+void SessionDocks::compare(std::shared_ptr<const ProblemView> b, const plan::Plan& planA, const QString& nameA,
+                           const plan::Plan& planB, const QString& nameB) {
+    compare_->compare(problem_, planA, nameA, b, planB, nameB);
+    compareCurves_[0].reset();
+    compareCurves_[1].reset();
+    compareNames_[0] = nameA;
+    compareNames_[1] = nameB;
+    compareA_->setProblem(problem_);
+    compareB_->setProblem(b);
+    compareA_->inspect(planA);
+    compareB_->inspect(planB);
+    compareDock_->show();
+    compareDock_->raise();
+}
+
+}  // namespace shardscope::ui

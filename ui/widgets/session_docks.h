@@ -1,0 +1,111 @@
+// The explorer's work with a workspace session (DESIGN.md §6-§9): the live search, the plans of the session,
+// a plan's breakdown, the stored search tree and the comparison of two plans, as docks of the main window.
+#pragma once
+
+#include <memory>
+#include <optional>
+
+#include <QObject>
+#include <QString>
+
+#include "core/plan_state.h"
+#include "core/problem_view.h"
+
+class QDockWidget;
+class QMainWindow;
+class QTableView;
+class QTreeView;
+
+namespace shardscope::store {
+class Workspace;
+}
+
+namespace shardscope::ui {
+
+class CompareView;
+class GraphView;
+class MemoryChart;
+class PlanBreakdownView;
+class PlanEditor;
+class PlanInspector;
+class PlanTableModel;
+class ProblemLoader;
+class SearchPanel;
+class SearchTreeModel;
+struct FoundPlan;
+struct PlanBreakdown;
+
+// Creates its docks in `window` and wires them to the plan being edited and the graph:
+// - the search starts from the edited plan's pins and records into the problem's workspace, or into a new one
+//   under the user's data folder; its new best plans join the Plans table;
+// - selecting a plan (in the table, the tree, or "Apply best plan") makes it the edited plan (one undoable step)
+//   and shows its breakdown; "locate" in the breakdown or the comparison shows the op on the graph;
+// - two plans selected in the table, or the edited plan and a workspace file's best plan, are compared.
+class SessionDocks : public QObject {
+    Q_OBJECT
+
+public:
+    SessionDocks(QMainWindow* window, PlanEditor* editor, GraphView* graph);
+    ~SessionDocks() override;
+
+    // A new problem: the session's plans and tree when it comes from a workspace, else empty tables.
+    void setProblem(std::shared_ptr<const ProblemView> problem);
+    // Where searches are recorded (the problem's workspace, or a new file in the user's data folder).
+    QString workspacePath() const;
+
+    SearchPanel* searchPanel() const { return search_; }
+    PlanTableModel* plans() const { return plans_; }
+    QTableView* planTable() const { return planView_; }
+    SearchTreeModel* tree() const { return tree_; }
+    PlanBreakdownView* breakdown() const { return breakdown_; }
+    CompareView* compareView() const { return compare_; }
+    QDockWidget* searchDock() const { return searchDock_; }
+    // The docks to tabify with the window's bottom docks.
+    QList<QDockWidget*> bottomDocks() const;
+
+    // Compares the plans of two rows of the Plans table (model rows).
+    void compareRows(int rowA, int rowB);
+    // Compares the edited plan with the best plan of a workspace file (its newest session).
+    void compareWithWorkspace(const QString& path);
+
+signals:
+    // One line for the status bar.
+    void message(const QString& text);
+
+private:
+    void showSession(const QString& path, std::int64_t session);
+    void planSelected();
+    void planMenu(const QPoint& position);
+    void showFound(const FoundPlan& found);
+    void compare(std::shared_ptr<const ProblemView> b, const plan::Plan& planA, const QString& nameA,
+                 const plan::Plan& planB, const QString& nameB);
+
+    QMainWindow* window_;
+    PlanEditor* editor_;
+    GraphView* graph_;
+    std::shared_ptr<const ProblemView> problem_;
+    QString defaultWorkspace_;
+
+    SearchPanel* search_;
+    PlanTableModel* plans_;
+    QTableView* planView_;
+    SearchTreeModel* tree_;
+    QTreeView* treeView_;
+    PlanBreakdownView* breakdown_;
+    CompareView* compare_;
+    MemoryChart* compareChart_;
+    PlanInspector* compareA_;
+    PlanInspector* compareB_;
+    ProblemLoader* otherWorkspace_;
+    QDockWidget* searchDock_;
+    QDockWidget* plansDock_;
+    QDockWidget* breakdownDock_;
+    QDockWidget* treeDock_;
+    QDockWidget* compareDock_;
+    // The comparison's two breakdowns (for its memory curves) and their names.
+    std::shared_ptr<const PlanBreakdown> compareCurves_[2];
+    QString compareNames_[2];
+    std::uint64_t openGeneration_ = 0;
+};
+
+}  // namespace shardscope::ui
