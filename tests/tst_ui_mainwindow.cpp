@@ -4,6 +4,12 @@
 
 #include <QAbstractItemModel>
 #include <QComboBox>
+#include <QDialogButtonBox>
+#include <QDir>
+#include <QFile>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QDockWidget>
 #include <QImage>
 #include <QLabel>
 #include <QLineEdit>
@@ -25,7 +31,14 @@
 #include "core/plan_editor.h"
 #include "core/problem_loader.h"
 #include "widgets/cost_panel.h"
+#include "core/plan_export.h"
+#include "core/plan_table_model.h"
+#include "core/search_runner.h"
+#include "core/search_tree_model.h"
+#include "widgets/export_dialog.h"
 #include "widgets/graph_view.h"
+#include "widgets/search_panel.h"
+#include "widgets/session_docks.h"
 #include "shardscope/report/model_report.h"
 #include "widgets/main_window.h"
 
@@ -217,6 +230,107 @@ private slots:
         QVERIFY(problem->problem->spec.train);
         QCOMPARE(window.planEditor()->plan().decisions.size(), before.decisions.size());
         QVERIFY(window.planEditor()->state()->evaluation.modelStates.optimizerState > 0);  // a training step now
+    }
+
+    // Issue 9's must-show: a search fills the Plans table as it runs; its workspace, closed and reopened, shows
+    // the same plans and the same tree.
+    void aSearchIsSavedAndReopens() {
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        const QString path = dir.filePath(QStringLiteral("demo.shardscope"));
+        int plansFound = 0;
+        std::int64_t nodes = 0;
+        {
+            MainWindow window;
+            QSignalSpy settled(&window, &MainWindow::settled);
+            window.openModel(defaultModelSource());
+            QVERIFY(settled.wait(kLoadTimeoutMs));
+            SessionDocks* session = window.sessionDocks();
+            SearchPanel* panel = session->searchPanel();
+            panel->setWorkspacePath(path);
+            search::SearchOptions options = panel->options();
+            options.budget.seconds = 1.0;
+            options.threads = 1;
+            panel->setOptions(options);
+            QSignalSpy finished(panel->runner(), &SearchRunner::finished);
+            QSignalSpy best(panel->runner(), &SearchRunner::newBest);
+            QVERIFY(panel->startSearch());
+            QVERIFY(finished.wait(kLoadTimeoutMs));
+            QVERIFY(!best.isEmpty());
+            // The table fills from the workspace once the search has ended (experts and the plans found).
+            QTRY_VERIFY_WITH_TIMEOUT(!session->plans()->isLoading() && session->plans()->rowCount() > 0, kLoadTimeoutMs);
+            plansFound = session->plans()->rowCount();
+            QTRY_VERIFY_WITH_TIMEOUT(session->tree()->storedNodeCount() > 0, kLoadTimeoutMs);
+            nodes = session->tree()->storedNodeCount();
+        }
+        MainWindow reopened;
+        QSignalSpy settled(&reopened, &MainWindow::settled);
+        reopened.openModel(path);
+        QVERIFY(settled.wait(kLoadTimeoutMs));
+        QCOMPARE(reopened.currentModel()->workspacePath, path);
+        SessionDocks* session = reopened.sessionDocks();
+        QTRY_VERIFY_WITH_TIMEOUT(!session->plans()->isLoading() && session->plans()->rowCount() == plansFound,
+                                 kLoadTimeoutMs);
+        QTRY_COMPARE_WITH_TIMEOUT(session->tree()->storedNodeCount(), nodes, kLoadTimeoutMs);
+        // The session's best plan is the one shown.
+        QVERIFY(!reopened.planEditor()->plan().decisions.empty());
+    }
+
+    // Pictures of each panel, for the README and for a look at them (in build/tests/ui_screenshot/).
+    void picturesEachPanel() {
+        MainWindow window;
+        window.setAttribute(Qt::WA_DontShowOnScreen);
+        window.show();
+        QSignalSpy settled(&window, &MainWindow::settled);
+        window.setPlanToOpen(QStringLiteral("expert:dp-tp"));
+        window.openModel(defaultModelSource());
+        QVERIFY(settled.wait(kLoadTimeoutMs));
+        const QString folder = QStringLiteral(SHARDSCOPE_BINARY_DIR "/tests/ui_screenshot");
+        QDir().mkpath(folder);
+        for (QDockWidget* dock : window.findChildren<QDockWidget*>()) {
+            dock->raise();
+            QCoreApplication::processEvents();
+            const QImage image = dock->widget()->grab().toImage();
+            QVERIFY2(!image.isNull() && image.width() > 0, qPrintable(dock->objectName()));
+            QVERIFY(image.save(folder + u'/' + dock->objectName() + QStringLiteral(".png")));
+        }
+    }
+
+    // File ▸ Export writes every format the engine offers; a file it cannot write is named in the dialog.
+    void exportsEveryFormat() {
+        MainWindow window;
+        QSignalSpy settled(&window, &MainWindow::settled);
+        window.setPlanToOpen(QStringLiteral("expert:dp-tp"));
+        window.openModel(defaultModelSource());
+        QVERIFY(settled.wait(kLoadTimeoutMs));
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        for (const ExportFormat& format : exportFormats()) {
+            ExportDialog dialog(window.currentModel(), window.planEditor()->plan());
+            QSignalSpy exported(&dialog, &ExportDialog::exported);
+            const QString path = dir.filePath(format.id + u'.' + format.suffix);
+            dialog.setFormat(format.id);
+            dialog.setPath(path);
+            dialog.findChild<QDialogButtonBox*>()->accepted();
+            QVERIFY2(exported.wait(kLoadTimeoutMs), qUtf8Printable(dialog.errorText()));
+            QFile file(path);
+            QVERIFY(file.open(QIODevice::ReadOnly));
+            const QByteArray text = file.readAll();
+            if (format.id == QLatin1String("evaluation-json"))
+                QVERIFY(QJsonDocument::fromJson(text).object().contains(QStringLiteral("step_time_s")));
+            else if (format.id == QLatin1String("evaluation-text"))
+                QVERIFY(text.contains("step time"));
+            else {
+                PlanEditor editor;
+                editor.setProblem(window.currentModel());
+                QCOMPARE(editor.openPlan(path), QString());
+                QVERIFY(editor.plan() == window.planEditor()->plan());
+            }
+        }
+        ExportDialog dialog(window.currentModel(), window.planEditor()->plan());
+        dialog.setPath(dir.filePath(QStringLiteral("missing/plan.json")));
+        dialog.findChild<QDialogButtonBox*>()->accepted();
+        QTRY_VERIFY_WITH_TIMEOUT(dialog.errorText().contains(QStringLiteral("missing/plan.json")), kLoadTimeoutMs);
     }
 
     void remembersRecentSources() {

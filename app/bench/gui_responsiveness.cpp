@@ -5,6 +5,8 @@
 // module), then expands every module and waits for the full layout. The baseline measured in the same run is the
 // layout's own wall time: what the window would freeze for if the layout ran on the UI thread.
 //   shardscope-bench-gui [MODEL] [RUNS] [--train] [--collapsed]
+//   shardscope-bench-gui --search [MODEL] [RUNS]: a 10 s search runs while the user pans the graph and selects
+//   names every 40 ms (default zoo:demo); the worst stall over the search is reported
 // (default: the largest shared model, 5 runs, forward pass; --collapsed skips expanding every module, which
 // Graphviz cannot lay out in minutes for training steps of 10k+ ops)
 #include <algorithm>
@@ -16,7 +18,14 @@
 #include <QFileInfo>
 #include <QSettings>
 #include <QSignalSpy>
+#include <QScrollBar>
+#include <QTemporaryDir>
 #include <QTimer>
+#include <QTreeView>
+
+#include "core/search_runner.h"
+#include "widgets/search_panel.h"
+#include "widgets/session_docks.h"
 
 #include "widgets/graph_view.h"
 #include "widgets/main_window.h"
@@ -58,6 +67,62 @@ double median(std::vector<double> values) {
 }
 
 
+// A search on MODEL runs for 10 s while, every 40 ms, the graph is panned and another name selected.
+int benchSearch(const QStringList& args) {
+    const QString model = args.size() > 1 ? args[1] : QStringLiteral("zoo:demo");
+    const int runs = args.size() > 2 ? std::max(1, args[2].toInt()) : 3;
+    QTemporaryDir dir;
+    std::vector<double> stalls, iterations;
+    for (int run = 0; run < runs; ++run) {
+        shardscope::ui::MainWindow window;
+        window.setAttribute(Qt::WA_DontShowOnScreen);
+        window.show();
+        QSignalSpy settled(&window, &shardscope::ui::MainWindow::settled);
+        window.openModel(model);
+        if (!settled.wait(120'000)) {
+            std::fprintf(stderr, "shardscope-bench-gui: %s did not open\n", qUtf8Printable(model));
+            return 1;
+        }
+        auto* panel = window.sessionDocks()->searchPanel();
+        panel->setWorkspacePath(dir.filePath(QStringLiteral("run%1.shardscope").arg(run)));
+        shardscope::search::SearchOptions options = panel->options();
+        options.budget.seconds = 10;
+        options.threads = 2;
+        panel->setOptions(options);
+        auto* names = window.findChild<QTreeView*>(QStringLiteral("namesView"));
+        auto* graph = window.graphView();
+        QSignalSpy finished(panel->runner(), &shardscope::ui::SearchRunner::finished);
+        StallMeter meter;
+        meter.start();
+        if (!panel->startSearch())
+            return 1;
+        int step = 0;
+        QTimer user;
+        user.setInterval(40);
+        QObject::connect(&user, &QTimer::timeout, &window, [&] {
+            ++step;
+            graph->horizontalScrollBar()->setValue(graph->horizontalScrollBar()->value() + ((step / 10) % 2 ? -25 : 25));
+            graph->verticalScrollBar()->setValue(graph->verticalScrollBar()->value() + ((step / 7) % 2 ? -25 : 25));
+            const int rows = names->model()->rowCount();
+            if (rows > 0)
+                names->setCurrentIndex(names->model()->index(step % rows, 0));
+        });
+        user.start();
+        if (finished.isEmpty() && !finished.wait(120'000))
+            return 1;
+        user.stop();
+        stalls.push_back(meter.stop());
+        iterations.push_back(static_cast<double>(panel->runner()->lastProgress().iterations));
+        std::printf("run %d: %d user actions, %.0f search iterations, worst UI stall %.1f ms\n", run + 1, step,
+                    iterations.back(), stalls.back());
+        std::fflush(stdout);
+    }
+    std::printf("\n%s: a 10 s search (2 threads) while panning and selecting, median of %d runs\n",
+                qUtf8Printable(model), runs);
+    std::printf("  worst UI stall %.1f ms, %.0f iterations\n", median(stalls), median(iterations));
+    return median(stalls) < 100 ? 0 : 3;
+}
+
 }  // namespace
 
 int main(int argc, char* argv[]) {
@@ -66,6 +131,8 @@ int main(int argc, char* argv[]) {
     QApplication app(argc, argv);
     QApplication::setOrganizationName(QStringLiteral("Shardscope-bench"));  // keep the user's settings apart
     QStringList args = QApplication::arguments();
+    if (args.removeAll(QStringLiteral("--search")) > 0)
+        return benchSearch(args);
     const bool train = args.removeAll(QStringLiteral("--train")) > 0;
     const bool collapsedOnly = args.removeAll(QStringLiteral("--collapsed")) > 0;
     const QString model = args.size() > 1 ? args[1] : QStringLiteral(SHARDSCOPE_SHARED_DIR "/models/stablehlo/pt_bert.mlir");

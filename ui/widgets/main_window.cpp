@@ -42,6 +42,7 @@
 #include "core/text.h"
 #include "core/zoo_catalog_model.h"
 #include "widgets/cost_panel.h"
+#include "widgets/export_dialog.h"
 #include "widgets/graph_view.h"
 #include "widgets/problem_editor.h"
 #include "widgets/session_docks.h"
@@ -405,6 +406,15 @@ void MainWindow::buildMenus() {
                                                           tr("Plans (*.json);;All files (*)"));
         if (!path.isEmpty())
             openPlan(path);
+    });
+    file->addAction(tr("&Export the plan…"), this, [this] {
+        if (!current_)
+            return;
+        auto* dialog = new ExportDialog(current_, editor_->plan(), this);
+        dialog->setAttribute(Qt::WA_DeleteOnClose);
+        connect(dialog, &ExportDialog::exported, this,
+                [this](const QString& path) { statusBar()->showMessage(tr("Exported the plan to %1").arg(path), 4000); });
+        dialog->open();
     });
     file->addAction(tr("&Save the plan as…"), this, [this] {
         const QString path = QFileDialog::getSaveFileName(this, tr("Save the plan"), QStringLiteral("plan.json"),

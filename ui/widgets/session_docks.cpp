@@ -93,6 +93,7 @@ SessionDocks::SessionDocks(QMainWindow* window, PlanEditor* editor, GraphView* g
     planView_->setSelectionMode(QAbstractItemView::ExtendedSelection);
     planView_->setAlternatingRowColors(true);
     planView_->verticalHeader()->hide();
+    planView_->verticalHeader()->setDefaultSectionSize(planView_->fontMetrics().height() + 6);
     planView_->horizontalHeader()->setStretchLastSection(true);
     planView_->setContextMenuPolicy(Qt::CustomContextMenu);
     planView_->setToolTip(tr("Select a plan to show it; select two and right-click to compare them"));
@@ -121,7 +122,10 @@ SessionDocks::SessionDocks(QMainWindow* window, PlanEditor* editor, GraphView* g
     SearchRunner* runner = search_->runner();
     connect(runner, &SearchRunner::recording, this, [this](const QString& path, qint64 session) {
         emit message(tr("Recording the search into %1, session %2").arg(path).arg(session));
-        showSession(path, session);
+        // The experts are in the file now; the tree is read once the search has stored some of it (at the end).
+        plans_->setProblem(problem_);
+        plans_->loadWorkspace(path, session);
+        tree_->setSession(nullptr, 0);
     });
     connect(runner, &SearchRunner::newBest, this, &SessionDocks::showFound);
     connect(runner, &SearchRunner::finished, this, [this] {
