@@ -249,12 +249,15 @@ private slots:
             SearchPanel* panel = session->searchPanel();
             panel->setWorkspacePath(path);
             search::SearchOptions options = panel->options();
-            options.budget.seconds = 1.0;
+            options.budget.seconds = 3.0;
             options.threads = 1;
             panel->setOptions(options);
             QSignalSpy finished(panel->runner(), &SearchRunner::finished);
             QSignalSpy best(panel->runner(), &SearchRunner::newBest);
             QVERIFY(panel->startSearch());
+            // The table fills while the search runs: the expert seeds once the session is recorded.
+            QTRY_VERIFY_WITH_TIMEOUT(session->plans()->rowCount() > 0 || !finished.isEmpty(), kLoadTimeoutMs);
+            QVERIFY2(finished.isEmpty(), "the search ended before the table had a row");
             QVERIFY(finished.wait(kLoadTimeoutMs));
             QVERIFY(!best.isEmpty());
             // The table fills from the workspace once the search has ended (experts and the plans found).

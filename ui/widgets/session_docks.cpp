@@ -255,6 +255,16 @@ void SessionDocks::planMenu(const QPoint& position) {
         const int b = rows[1].data(PlanTableModel::RowRole).toInt();
         menu.addAction(tr("Compare these two plans"), this, [this, a, b] { compareRows(a, b); });
     }
+    // Other sessions of this workspace: their best plans against the edited one.
+    if (const auto& workspace = tree_->workspace(); workspace && problem_) {
+        QMenu* sessions = menu.addMenu(tr("Compare the edited plan with the best plan of session"));
+        for (const store::SessionRecord& session : workspace->sessions()) {
+            sessions->addAction(tr("%1: %2").arg(session.id).arg(toQString(session.name)), this,
+                                [this, path = toQString(workspace->path()), id = session.id] {
+                                    compareWithWorkspace(path, id);
+                                });
+        }
+    }
     menu.addAction(tr("Compare the edited plan with a workspace's best plan…"), this, [this] {
         const QString path = QFileDialog::getOpenFileName(window_, tr("A workspace of the same model"), QString(),
                                                           tr("Workspaces (*.shardscope);;All files (*)"));
@@ -274,11 +284,12 @@ void SessionDocks::compareRows(int rowA, int rowB) {
     compare(problem_, *a, tr("plan %1").arg(plans_->planIdAt(rowA)), *b, tr("plan %1").arg(plans_->planIdAt(rowB)));
 }
 
-void SessionDocks::compareWithWorkspace(const QString& path) {
+void SessionDocks::compareWithWorkspace(const QString& path, std::int64_t session) {
     if (!problem_)
         return;
     ProblemRequest request;
     request.workspace = path;
+    request.session = session;
     otherWorkspace_->load(request);
     emit message(tr("Opening %1 to compare…").arg(path));
 }

@@ -65,8 +65,8 @@ public:
 
     // Compares the plans of two rows of the Plans table (model rows).
     void compareRows(int rowA, int rowB);
-    // Compares the edited plan with the best plan of a workspace file (its newest session).
-    void compareWithWorkspace(const QString& path);
+    // Compares the edited plan with the best plan of a session of a workspace file (0: its newest session).
+    void compareWithWorkspace(const QString& path, std::int64_t session = 0);
 
 signals:
     // One line for the status bar.
