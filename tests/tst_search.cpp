@@ -288,6 +288,12 @@ void TestSearch::recordsASessionIntoAWorkspace() {
     QVERIFY(plans.back().evaluation.find("memory_breakdown") != std::string::npos);
     QCOMPARE(opened->nodeCount(1), static_cast<std::int64_t>(search.treeSize()));
     QVERIFY(!opened->children(1, 0).empty());
+    // The root links the best plan found, whose step time is the search's best.
+    const auto root = opened->node(1, 0);
+    QVERIFY(root && root->plan > 0);
+    const auto linked = opened->plan(root->plan);
+    QVERIFY(linked);
+    QCOMPARE(linked->stepTime, best.evaluation.stepTime);
 
     // The budget as the CLI writes it, and a model file that cannot be kept.
     Budget both;

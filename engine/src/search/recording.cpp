@@ -105,7 +105,7 @@ std::vector<ExpertEvaluation> SessionRecorder::saveExperts() {
         found.plan = expert.plan;
         found.evaluation = expert.evaluation;
         found.origin = "expert:" + expert.id;
-        savePlan(found);
+        expertPlans_[found.origin] = savePlan(found);
     }
     return experts;
 }
@@ -115,9 +115,12 @@ void SessionRecorder::progress(const Progress&) {
 }
 
 void SessionRecorder::newBest(const Found& found) {
-    if (found.origin.rfind("expert:", 0) == 0)
+    if (found.origin.rfind("expert:", 0) == 0) {
+        const auto saved = expertPlans_.find(found.origin);
+        bestPlan_ = saved == expertPlans_.end() ? 0 : saved->second;
         return;
-    savePlan(found);
+    }
+    bestPlan_ = savePlan(found);
 }
 
 std::int64_t SessionRecorder::savePlan(const Found& found) {
@@ -139,7 +142,7 @@ void SessionRecorder::saveTree() {
         return;
     std::vector<store::TreeNodeRecord> nodes;
     for (const auto& n : search_->changedNodes())
-        nodes.push_back({n.id, n.parent, n.action, n.visits, n.valueSum, n.best, 0, n.status});
+        nodes.push_back({n.id, n.parent, n.action, n.visits, n.valueSum, n.best, n.id == 0 ? bestPlan_ : 0, n.status});
     if (!nodes.empty())
         workspace_->saveNodes(session_, std::move(nodes));
 }

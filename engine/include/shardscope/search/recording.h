@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -74,7 +75,8 @@ public:
     // (nullptr) saves no tree.
     void attach(Search* search) { search_ = search; }
 
-    // Saves the tree nodes changed since the last report.
+    // Saves the tree nodes changed since the last report. The root is linked to the best plan so far
+    // (TreeNodeRecord::plan); other nodes are not linked yet (their plan is their path of actions).
     void progress(const Progress& progress) override;
     // Saves a new best plan found by the search (origin "search"); those the search reports from its expert
     // seeds are not saved again (saveExperts() has them).
@@ -95,6 +97,8 @@ private:
     const Problem* problem_;
     std::int64_t session_;
     Search* search_ = nullptr;
+    std::map<std::string, std::int64_t> expertPlans_;  // "expert:ID" -> its saved plan id
+    std::int64_t bestPlan_ = 0;                        // the saved id of the best plan so far, 0 before one
 };
 
 }  // namespace shardscope::search
