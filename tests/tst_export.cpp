@@ -1,5 +1,13 @@
 // Shardings as the runtimes write them: Shardy attributes and GSPMD strings (DESIGN.md §8).
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QSet>
 #include <QTest>
+
+#include "shardscope/export/trace.h"
+#include "shardscope/plan/experts.h"
+#include "shardscope/problem.h"
 
 #include "shardscope/export/sharding_text.h"
 #include "test_support.h"
@@ -78,6 +86,68 @@ private slots:
         const std::string text =
             exporting::gspmdSharding(shardingOf(m, axes), static_cast<int>(axes.size()), m);
         QCOMPARE(QString::fromStdString(text), expected);
+    }
+
+    // The trace is Chrome's trace-event format (checked field by field, as its schema asks) and tells the step the
+    // evaluation tells: the compute adds up, every collective is there, and it ends at the step time.
+    void chromeTraceOfTheSimulatedStep() {
+        ProblemSpec spec;
+        spec.model = "zoo:demo";
+        spec.mesh = "data=2,model=4";
+        spec.train = true;
+        auto problem = loadProblem(spec);
+        QVERIFY(problem.ok());
+        const cost::CostModel& model = *(*problem)->costModel;
+        auto plan = plan::expertPlan("dp-tp", model.planContext(), model.mesh());
+        QVERIFY(plan.ok());
+        const cost::Evaluation evaluation = cost::evaluate(model, *plan);
+        QVERIFY(!evaluation.collectives.empty());
+
+        QJsonParseError error;
+        const QJsonDocument document =
+            QJsonDocument::fromJson(QByteArray::fromStdString(exporting::chromeTrace(model, evaluation)), &error);
+        QVERIFY2(error.error == QJsonParseError::NoError, qPrintable(error.errorString()));
+        QVERIFY(document.isObject());
+        const QJsonObject root = document.object();
+        QVERIFY(root.value(QStringLiteral("traceEvents")).isArray());
+        QCOMPARE(root.value(QStringLiteral("displayTimeUnit")).toString(), QStringLiteral("ms"));
+        double compute = 0, end = 0;
+        int computeEvents = 0, collectiveEvents = 0;
+        QSet<int> namedThreads;
+        for (const QJsonValue& value : root.value(QStringLiteral("traceEvents")).toArray()) {
+            QVERIFY(value.isObject());
+            const QJsonObject event = value.toObject();
+            QVERIFY(event.value(QStringLiteral("name")).isString());
+            QVERIFY(event.value(QStringLiteral("pid")).isDouble() && event.value(QStringLiteral("tid")).isDouble());
+            const QString phase = event.value(QStringLiteral("ph")).toString();
+            if (phase == QLatin1String("M")) {
+                QVERIFY(event.value(QStringLiteral("args")).toObject().value(QStringLiteral("name")).isString());
+                if (event.value(QStringLiteral("name")).toString() == QLatin1String("thread_name")) {
+                    QVERIFY(!namedThreads.contains(event.value(QStringLiteral("tid")).toInt()));  // one name each
+                    namedThreads.insert(event.value(QStringLiteral("tid")).toInt());
+                }
+                continue;
+            }
+            QCOMPARE(phase, QStringLiteral("X"));
+            QVERIFY(event.value(QStringLiteral("cat")).isString());
+            const double ts = event.value(QStringLiteral("ts")).toDouble(-1);
+            const double dur = event.value(QStringLiteral("dur")).toDouble(-1);
+            QVERIFY(ts >= 0 && dur >= 0);
+            QVERIFY(namedThreads.contains(event.value(QStringLiteral("tid")).toInt()));
+            end = std::max(end, ts + dur);
+            if (event.value(QStringLiteral("cat")).toString() == QLatin1String("compute")) {
+                compute += dur;
+                ++computeEvents;
+            } else {
+                ++collectiveEvents;
+                QVERIFY(event.value(QStringLiteral("args")).toObject().value(QStringLiteral("bytes")).toDouble() > 0);
+            }
+        }
+        QCOMPARE(computeEvents, static_cast<int>(model.graph().body.size()));
+        QCOMPARE(collectiveEvents, static_cast<int>(evaluation.collectives.size()));
+        QVERIFY(std::abs(compute - evaluation.computeTime * 1e6) <= 1e-6 * evaluation.computeTime * 1e6);
+        QVERIFY2(std::abs(end - evaluation.stepTime * 1e6) <= 1e-6 * evaluation.stepTime * 1e6,
+                 qPrintable(QStringLiteral("%1 vs %2").arg(end).arg(evaluation.stepTime * 1e6)));
     }
 };
 
