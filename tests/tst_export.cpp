@@ -5,6 +5,7 @@
 #include <QSet>
 #include <QTest>
 
+#include "shardscope/export/framework_plans.h"
 #include "shardscope/export/trace.h"
 #include "shardscope/plan/experts.h"
 #include "shardscope/problem.h"
@@ -86,6 +87,44 @@ private slots:
         const std::string text =
             exporting::gspmdSharding(shardingOf(m, axes), static_cast<int>(axes.size()), m);
         QCOMPARE(QString::fromStdString(text), expected);
+    }
+
+    // The parameters' shardings as JAX PartitionSpecs and DTensor placements, on the demo under dp-tp (d_ff and
+    // heads on "model", batch on "data": parameters carry d_ff/heads but not the batch).
+    void frameworkSnippets() {
+        ProblemSpec spec;
+        spec.model = "zoo:demo";
+        spec.mesh = "data=2,model=4";
+        auto problem = loadProblem(spec);
+        QVERIFY(problem.ok());
+        const cost::CostModel& model = *(*problem)->costModel;
+        auto plan = plan::expertPlan("dp-tp", model.planContext(), model.mesh());
+        QVERIFY(plan.ok());
+        const auto applied = plan::applyPlan(model.planContext(), model.mesh(), *plan);
+        std::vector<plan::TensorSharding> shardings;
+        for (std::size_t v = 0; v < model.graph().values.size(); ++v)
+            shardings.push_back(applied.sharding(model.space(), ir::ValueId(static_cast<std::uint32_t>(v))));
+        const auto parameters = exporting::parameterShardings(model.graph(), shardings);
+        QVERIFY(!parameters.empty());
+        const auto fc = std::find_if(parameters.begin(), parameters.end(),
+                                     [](const auto& p) { return p.name == "layers.0.mlp.fc.weight"; });
+        QVERIFY(fc != parameters.end());  // [d_model, d_ff]: d_ff on model
+
+        const QString jax = QString::fromStdString(exporting::jaxSnippet(model.mesh(), parameters));
+        QVERIFY(jax.contains(QStringLiteral("shape, names = (2, 4), (\"data\", \"model\")")));
+        QVERIFY2(jax.contains(QStringLiteral("\"layers.0.mlp.fc.weight\": P(None, \"model\"),")), qPrintable(jax));
+        QCOMPARE(jax.count(QStringLiteral(": P(")), static_cast<int>(parameters.size()));
+        const QString torch = QString::fromStdString(exporting::dtensorSnippet(model.mesh(), parameters));
+        QVERIFY(torch.contains(QStringLiteral("init_device_mesh(\"cuda\", shape, mesh_dim_names=names)")));
+        QVERIFY2(torch.contains(QStringLiteral("\"layers.0.mlp.fc.weight\": (Replicate(), Shard(1)),")),
+                 qPrintable(torch));
+
+        // Several axes on one dimension become a tuple (JAX) and a Shard on each mesh dimension (DTensor).
+        exporting::ParameterSharding both{"w", fc->type, shardingOf(model.mesh(), {{"data", "model"}, {}})};
+        QVERIFY(QString::fromStdString(exporting::jaxSnippet(model.mesh(), {both}))
+                    .contains(QStringLiteral("\"w\": P((\"data\", \"model\"), None)")));
+        QVERIFY(QString::fromStdString(exporting::dtensorSnippet(model.mesh(), {both}))
+                    .contains(QStringLiteral("\"w\": (Shard(0), Shard(0)),")));
     }
 
     // The trace is Chrome's trace-event format (checked field by field, as its schema asks) and tells the step the
