@@ -323,6 +323,12 @@ private slots:
                 QVERIFY(QJsonDocument::fromJson(text).object().contains(QStringLiteral("step_time_s")));
             else if (format.id == QLatin1String("evaluation-text"))
                 QVERIFY(text.contains("step time"));
+            else if (format.id == QLatin1String("trace"))
+                QVERIFY(QJsonDocument::fromJson(text).object().value(QStringLiteral("traceEvents")).isArray());
+            else if (format.id == QLatin1String("jax"))
+                QVERIFY(text.contains("PartitionSpec") && text.contains("\"layers.0.mlp.fc.weight\": P("));
+            else if (format.id == QLatin1String("dtensor"))
+                QVERIFY(text.contains("init_device_mesh") && text.contains("\"layers.0.mlp.fc.weight\": ("));
             else {
                 PlanEditor editor;
                 editor.setProblem(window.currentModel());

@@ -5,6 +5,8 @@
 #include <QCoreApplication>
 #include <QSaveFile>
 
+#include "shardscope/export/framework_plans.h"
+#include "shardscope/export/trace.h"
 #include "shardscope/plan/plan_json.h"
 #include "shardscope/report/evaluation_report.h"
 
@@ -21,6 +23,10 @@ QList<ExportFormat> exportFormats() {
         {QStringLiteral("evaluation-json"), tr("Plan with its evaluation (JSON, as shardscope-cli evaluate --json)"),
          QStringLiteral("json")},
         {QStringLiteral("evaluation-text"), tr("Evaluation report (text)"), QStringLiteral("txt")},
+        {QStringLiteral("jax"), tr("JAX: the mesh and the parameters' PartitionSpecs (Python)"), QStringLiteral("py")},
+        {QStringLiteral("dtensor"), tr("PyTorch: the DeviceMesh and the parameters' DTensor placements (Python)"),
+         QStringLiteral("py")},
+        {QStringLiteral("trace"), tr("Trace of the simulated step (Chrome/Perfetto JSON)"), QStringLiteral("json")},
     };
 }
 
@@ -34,6 +40,17 @@ QString exportPlan(const ProblemView& problem, const plan::Plan& plan, const QSt
         text = formatId == QLatin1String("evaluation-json")
                    ? report::evaluationJson(problem.problem->model, costModel, plan, evaluation)
                    : report::evaluationText(problem.problem->model, costModel, plan, evaluation, 0);
+    } else if (formatId == QLatin1String("jax") || formatId == QLatin1String("dtensor")) {
+        const auto applied = plan::applyPlan(costModel.planContext(), problem.mesh(), plan);
+        std::vector<plan::TensorSharding> shardings;
+        shardings.reserve(problem.graph().values.size());
+        for (std::size_t v = 0; v < problem.graph().values.size(); ++v)
+            shardings.push_back(applied.sharding(problem.space(), ir::ValueId(static_cast<std::uint32_t>(v))));
+        const auto parameters = exporting::parameterShardings(problem.graph(), shardings);
+        text = formatId == QLatin1String("jax") ? exporting::jaxSnippet(problem.mesh(), parameters)
+                                                : exporting::dtensorSnippet(problem.mesh(), parameters);
+    } else if (formatId == QLatin1String("trace")) {
+        text = exporting::chromeTrace(costModel, cost::evaluate(costModel, plan));
     } else {
         return tr("Unknown export format %1").arg(formatId);
     }
