@@ -163,6 +163,28 @@ private slots:
         for (const char* id : {"dp", "zero1", "zero2", "zero3", "megatron", "megatron-sp", "dp-tp", "fsdp-tp"}) QVERIFY2(all.out.contains(id), id);
     }
 
+    // `export` writes the plan into the model's StableHLO (Shardy or GSPMD), which the importer reads back.
+    void exportShardyAndGspmd() {
+        QTemporaryDir dir;
+        const QString shardy = dir.filePath("demo.sdy.mlir");
+        const Run a = cli({"export", "zoo:demo", "--mesh", "data=4,model=2", "--plan", "expert:dp-tp", "--format", "shardy",
+                           "-o", shardy});
+        QCOMPARE(a.exitCode, 0);
+        QFile file(shardy);
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        const QString text = QString::fromUtf8(file.readAll());
+        QVERIFY(text.contains(R"(sdy.mesh @mesh = <["data"=4, "model"=2]>)"));
+        QVERIFY(text.contains(R"(#sdy.sharding<@mesh, [{}, {"model"}]>)"));  // fc.weight: [d_model, d_ff@model]
+        const Run back = cli({"info", shardy});
+        QCOMPARE(back.exitCode, 0);
+        const Run gspmd = cli({"export", "zoo:demo", "--mesh", "data=4,model=2", "--plan", "expert:dp-tp", "--format", "gspmd"});
+        QCOMPARE(gspmd.exitCode, 0);
+        QVERIFY(gspmd.out.contains(R"(mhlo.sharding = "{devices=[1,2,4]<=[4,2]T(1,0) last_tile_dim_replicate}")"));
+        const Run bad = cli({"export", "zoo:demo", "--plan", "expert:dp", "--format", "xla"});
+        QCOMPARE(bad.exitCode, 2);
+        QVERIFY(bad.err.contains("shardy or gspmd"));
+    }
+
     // `search` keeps its session in a workspace; the same seed on one thread gives the same plan; `plans` lists
     // it, `compare` puts two plans side by side; pins are honoured.
     void searchPlansAndCompare() {

@@ -8,12 +8,9 @@ shardscope_add_test(tst_ui_graph SOURCES tst_ui_graph.cpp LIBRARIES shardscope::
 shardscope_add_test(tst_ui_panels SOURCES tst_ui_panels.cpp
                     LIBRARIES shardscope::ui_widgets Qt6::Widgets LABELS ui shared)
 
-# issue 9: search tests (helper S)
 shardscope_add_test(tst_ui_search SOURCES tst_ui_search.cpp
                     LIBRARIES shardscope::ui_widgets Qt6::Widgets LABELS ui TIMEOUT 300)
-# issue 9: plans tests (helper P)
 shardscope_add_test(tst_ui_plans SOURCES tst_ui_plans.cpp LIBRARIES shardscope::ui_widgets Qt6::Widgets LABELS ui)
-# issue 9: tree and compare tests (helper T)
 shardscope_add_test(tst_ui_compare SOURCES tst_ui_compare.cpp LIBRARIES shardscope::ui_widgets Qt6::Widgets LABELS ui)
 
 # Opens every model of ../shared in the window and pictures the largest (label `shared`: skips without it).

@@ -9,6 +9,8 @@
 #include "shardscope/cost/cost_model.h"
 #include "shardscope/diagnostic.h"
 #include "shardscope/import/options.h"
+#include "shardscope/plan/plan.h"
+#include "shardscope/problem.h"
 
 namespace cli {
 
@@ -54,5 +56,14 @@ int search(const std::string& source, const shardscope::import::ImportOptions& o
 int plans(const std::string& workspace, bool json);
 int compare(const std::string& a, const std::string& b, bool json);
 int label(const std::string& plan, const std::string& text, const std::string& note);
+// export.cpp: the plan written into the model's StableHLO, `format` shardy or gspmd, to `output` (or stdout).
+// The problem the planning commands share: MODEL with the training and problem flags.
+shardscope::ProblemSpec specOf(const std::string& source, const shardscope::import::ImportOptions& options,
+                               const TrainingFlags& training, const ProblemFlags& flags);
+// A --plan argument: none, expert:ID, or a plan .json file, for `model`'s problem.
+shardscope::Result<shardscope::plan::Plan> planArgument(const std::string& argument, const shardscope::cost::CostModel& model);
+
+int exportPlan(const std::string& source, const shardscope::import::ImportOptions& options, const TrainingFlags& training,
+               const ProblemFlags& problem, const std::string& plan, const std::string& format, const std::string& output);
 
 }  // namespace cli

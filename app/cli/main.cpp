@@ -276,6 +276,15 @@ int main(int argc, char** argv) {
     compareCommand->add_option("B", second, "a plan: WORKSPACE.shardscope:PLAN_ID (the same or another workspace of the same model)")->required();
     compareCommand->add_flag("--json", json, "machine-readable output");
 
+    std::string exportFormat = "shardy", exportOutput;
+    auto* exportCommand = app.add_subcommand("export", "write a plan into the model's StableHLO as Shardy or GSPMD shardings");
+    exportCommand->add_option("MODEL", source, kModelHelp)->required();
+    exportCommand->add_option("--plan", planArgument, "none, expert:ID or a plan .json file")->required();
+    exportCommand->add_option("--format", exportFormat, "shardy (sdy.mesh + sdy.sharding) or gspmd (mhlo.sharding strings)")
+        ->capture_default_str();
+    exportCommand->add_option("-o,--output", exportOutput, "file to write (default: stdout)");
+    addProblemFlags(exportCommand);
+
     auto* zooCommand = app.add_subcommand("zoo", "list the built-in model families, their options and presets");
     zooCommand->add_flag("--json", json, "machine-readable output");
 
@@ -286,7 +295,7 @@ int main(int argc, char** argv) {
         for (const auto* sub : app.get_subcommands({})) known = known || sub->get_name() == command;
         if (!known) {
             std::cerr << "shardscope-cli: error: unknown command '" << command
-                      << "' (commands: info, print, analyze, evaluate, search, plans, compare, label, rules, zoo; run with --help for usage)\n";
+                      << "' (commands: info, print, analyze, evaluate, search, plans, compare, label, rules, export, zoo; run with --help for usage)\n";
             return 2;
         }
     }
@@ -313,6 +322,7 @@ int main(int argc, char** argv) {
     if (*plansCommand) return cli::plans(workspacePath, json);
     if (*compareCommand) return cli::compare(first, second, json);
     if (*labelCommand) return cli::label(labelPlan, labelText, labelNote);
+    if (*exportCommand) return cli::exportPlan(source, options, training, problem, planArgument, exportFormat, exportOutput);
     if (*zooCommand) return listZoo(json);
     return 2;
 }

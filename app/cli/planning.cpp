@@ -27,19 +27,6 @@ using nlohmann::json;
 
 namespace {
 
-ProblemSpec specOf(const std::string& source, const import::ImportOptions& options, const TrainingFlags& training, const ProblemFlags& flags) {
-    ProblemSpec spec;
-    spec.model = source;
-    for (const auto& [k, v] : options.dimensions) spec.dimensions[k] = v;
-    spec.train = training.enabled;
-    spec.optimizer = training.optimizer;
-    spec.loss = training.loss;
-    spec.mixedPrecision = training.mixedPrecision;
-    spec.mesh = flags.mesh;
-    spec.hardware = flags.hardware;
-    spec.cost = flags.cost;
-    return spec;
-}
 
 std::string readFile(const std::string& path, bool& ok) {
     std::ifstream in(path, std::ios::binary);
@@ -49,19 +36,6 @@ std::string readFile(const std::string& path, bool& ok) {
     return buffer.str();
 }
 
-// A plan argument: none, expert:ID, or a plan file.
-Result<plan::Plan> planArgument(const std::string& argument, const cost::CostModel& model) {
-    if (argument == "none") {
-        plan::Plan empty;
-        empty.label = "replicated";
-        return empty;
-    }
-    if (argument.rfind("expert:", 0) == 0) return plan::expertPlan(argument.substr(7), model.planContext(), model.mesh());
-    bool ok = false;
-    const std::string text = readFile(argument, ok);
-    if (!ok) return makeError("cli.plan-file", "cannot read plan file '" + argument + "' (--plan takes none, expert:ID, experts or a plan .json file)");
-    return plan::parsePlan(text, model.planContext(), model.mesh(), argument);
-}
 
 // "LABEL=AXIS" as a decision on a group (or else a name) of that label.
 Result<plan::Decision> decisionArgument(const std::string& text, const Problem& problem, const char* flag) {
@@ -151,6 +125,33 @@ private:
 
 
 }  // namespace
+
+ProblemSpec specOf(const std::string& source, const import::ImportOptions& options, const TrainingFlags& training, const ProblemFlags& flags) {
+    ProblemSpec spec;
+    spec.model = source;
+    for (const auto& [k, v] : options.dimensions) spec.dimensions[k] = v;
+    spec.train = training.enabled;
+    spec.optimizer = training.optimizer;
+    spec.loss = training.loss;
+    spec.mixedPrecision = training.mixedPrecision;
+    spec.mesh = flags.mesh;
+    spec.hardware = flags.hardware;
+    spec.cost = flags.cost;
+    return spec;
+}
+
+Result<plan::Plan> planArgument(const std::string& argument, const cost::CostModel& model) {
+    if (argument == "none") {
+        plan::Plan empty;
+        empty.label = "replicated";
+        return empty;
+    }
+    if (argument.rfind("expert:", 0) == 0) return plan::expertPlan(argument.substr(7), model.planContext(), model.mesh());
+    bool ok = false;
+    const std::string text = readFile(argument, ok);
+    if (!ok) return makeError("cli.plan-file", "cannot read plan file '" + argument + "' (--plan takes none, expert:ID, experts or a plan .json file)");
+    return plan::parsePlan(text, model.planContext(), model.mesh(), argument);
+}
 
 int evaluate(const std::string& source, const import::ImportOptions& options, const TrainingFlags& training, const ProblemFlags& flags,
              const std::string& planText, bool asJson) {

@@ -1,0 +1,85 @@
+// `shardscope-cli export`: a plan written into the model's StableHLO with Shardy or GSPMD shardings. Wiring
+// only; the work is the engine's (export/stablehlo_export.h).
+#include <cctype>
+#include <fstream>
+#include <sstream>
+
+#include "cli.h"
+#include "shardscope/export/stablehlo_export.h"
+#include "shardscope/import/format.h"
+#include "shardscope/ir/printer.h"
+#include "shardscope/plan/experts.h"
+#include "shardscope/plan/plan_json.h"
+#include "shardscope/problem.h"
+
+namespace cli {
+
+using namespace shardscope;
+
+int exportPlan(const std::string& source, const import::ImportOptions& options, const TrainingFlags& training,
+               const ProblemFlags& flags, const std::string& planText, const std::string& format,
+               const std::string& output) {
+    exporting::ShardingFormat shardingFormat;
+    if (format == "shardy")
+        shardingFormat = exporting::ShardingFormat::Shardy;
+    else if (format == "gspmd")
+        shardingFormat = exporting::ShardingFormat::Gspmd;
+    else {
+        std::cerr << "shardscope-cli: error: --format expects shardy or gspmd, got '" << format << "'\n";
+        return 2;
+    }
+    // The user's own bytes when the model is a StableHLO file, so the export patches exactly what they gave.
+    std::string bytes;
+    if (source.rfind("zoo:", 0) != 0) {
+        std::ifstream in(source, std::ios::binary);
+        if (!in) {
+            std::cerr << "shardscope-cli: error: cannot read model file '" << source << "'\n";
+            return 1;
+        }
+        std::ostringstream buffer;
+        buffer << in.rdbuf();
+        bytes = buffer.str();
+    }
+    const ProblemSpec spec = specOf(source, options, training, flags);
+    auto loaded = loadProblem(spec, bytes.empty() ? nullptr : &bytes);
+    if (!report(loaded))
+        return 1;
+    const Problem& problem = **loaded;
+    const auto& context = problem.costModel->planContext();
+
+    auto chosen = planArgument(planText, *problem.costModel);
+    if (!report(chosen))
+        return 1;
+
+    // A training step, an ONNX file or a zoo model has no StableHLO of the user's: print the graph and patch
+    // that.
+    std::string text = bytes, file = source;
+    if (training.enabled || bytes.empty() || import::detectFormat(bytes) != import::ModelFormat::StableHlo) {
+        ir::PrintOptions printing;
+        printing.moduleName = problem.model.displayName;
+        for (char& c : printing.moduleName)
+            if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_')
+                c = '_';
+        text = ir::printStableHlo(problem.model.graph, printing);
+        file = source + " (as StableHLO)";
+    }
+    const auto applied = plan::applyPlan(context, problem.mesh, *chosen);
+    const auto shardings = exporting::entryShardings(problem.model.graph, problem.space, applied);
+    auto exported =
+        exporting::exportStableHlo(text, file, problem.model.graph, problem.mesh, shardings, shardingFormat);
+    if (!report(exported))
+        return 1;
+    if (output.empty() || output == "-") {
+        std::cout << *exported;
+        return 0;
+    }
+    std::ofstream out(output, std::ios::binary);
+    out << *exported;
+    if (!out) {
+        std::cerr << "shardscope-cli: error: cannot write '" << output << "'\n";
+        return 1;
+    }
+    return 0;
+}
+
+}  // namespace cli

@@ -1,0 +1,565 @@
+// Patches StableHLO text in place: a small scanner that knows just enough MLIR syntax (strings, comments,
+// nested brackets, function signatures, attribute dictionaries) to find the places a sharding goes, so every
+// byte it does not need to change is copied through.
+#include "shardscope/export/stablehlo_export.h"
+
+#include <algorithm>
+#include <cctype>
+#include <optional>
+#include <set>
+
+#include "shardscope/export/sharding_text.h"
+
+namespace shardscope::exporting {
+
+EntryShardings entryShardings(const ir::Graph& graph, const analysis::DecisionSpace& space,
+                              const plan::AppliedPlan& applied) {
+    EntryShardings out;
+    for (const auto& a : graph.arguments)
+        out.arguments.push_back(applied.sharding(space, a.value));
+    for (const auto& o : graph.outputs)
+        out.results.push_back(applied.sharding(space, o.value));
+    return out;
+}
+
+namespace {
+
+// Thrown inside the scanner only; exportStableHlo turns it into a Diagnostic.
+struct ScanError {
+    std::size_t at;
+    std::string message;
+};
+
+struct Edit {
+    std::size_t begin, end;
+    std::string replacement;
+};
+
+// A range [begin, end) of the text.
+struct Span {
+    std::size_t begin = 0, end = 0;
+};
+
+// One argument or result of a signature: its type and, if present, its attribute dictionary.
+struct SignatureItem {
+    std::size_t at = 0;  // where the item starts (an argument's %name)
+    Span type;
+    std::optional<Span> attributes;  // from '{' to after '}'
+};
+
+struct Signature {
+    std::vector<SignatureItem> arguments;
+    std::vector<SignatureItem> results;
+    bool resultsParenthesised = true;
+    std::size_t argumentsAt = 0;
+};
+
+bool isIdentifierChar(char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.' || c == '$' || c == '-';
+}
+
+class Scanner {
+public:
+    explicit Scanner(std::string_view text) : text_(text) {}
+
+    std::string_view text() const { return text_; }
+
+    [[noreturn]] void fail(std::size_t at, std::string message) const {
+        throw ScanError{at, std::move(message)};
+    }
+
+    std::size_t skipTrivia(std::size_t pos) const {
+        while (pos < text_.size()) {
+            if (std::isspace(static_cast<unsigned char>(text_[pos])))
+                ++pos;
+            else if (text_.compare(pos, 2, "//") == 0) {
+                while (pos < text_.size() && text_[pos] != '\n')
+                    ++pos;
+            } else
+                break;
+        }
+        return pos;
+    }
+
+    // From an opening quote to after the closing one.
+    std::size_t skipString(std::size_t pos) const {
+        const std::size_t start = pos++;
+        while (pos < text_.size() && text_[pos] != '"')
+            pos += text_[pos] == '\\' ? 2 : 1;
+        if (pos >= text_.size())
+            fail(start, "unterminated string");
+        return pos + 1;
+    }
+
+    // From an opening bracket ( [ { < to after its matching closer; strings and `->` are stepped over.
+    std::size_t skipBracketed(std::size_t pos) const {
+        std::vector<char> closers;
+        const std::size_t start = pos;
+        while (pos < text_.size()) {
+            const char c = text_[pos];
+            if (c == '"') {
+                pos = skipString(pos);
+                continue;
+            }
+            if (c == '-' && pos + 1 < text_.size() && text_[pos + 1] == '>') {
+                pos += 2;
+                continue;
+            }
+            if (c == '/' && text_.compare(pos, 2, "//") == 0) {
+                pos = skipTrivia(pos);
+                continue;
+            }
+            if (c == '(' || c == '[' || c == '{' || c == '<')
+                closers.push_back(c == '(' ? ')' : c == '[' ? ']' : c == '{' ? '}' : '>');
+            else if (c == ')' || c == ']' || c == '}' || c == '>') {
+                if (closers.empty() || closers.back() != c)
+                    fail(pos, std::string("unbalanced '") + c + "'");
+                closers.pop_back();
+                if (closers.empty())
+                    return pos + 1;
+            }
+            ++pos;
+        }
+        fail(start, std::string("'") + text_[start] + "' is never closed");
+    }
+
+    // Positions of `word` as a whole token outside strings and comments, at bracket depth `depth` counting
+    // only { } (module and function bodies). depth < 0: any depth.
+    std::vector<std::size_t> find(std::string_view word, int depth) const {
+        std::vector<std::size_t> hits;
+        int level = 0;
+        std::size_t pos = 0;
+        while (pos < text_.size()) {
+            const char c = text_[pos];
+            if (c == '"') {
+                pos = skipString(pos);
+                continue;
+            }
+            if (c == '/' && text_.compare(pos, 2, "//") == 0) {
+                pos = skipTrivia(pos);
+                continue;
+            }
+            if (c == '{')
+                ++level;
+            if (c == '}')
+                --level;
+            if (text_.compare(pos, word.size(), word) == 0 &&
+                (pos == 0 || !isIdentifierChar(text_[pos - 1])) &&
+                (pos + word.size() >= text_.size() || !isIdentifierChar(text_[pos + word.size()])) &&
+                (depth < 0 || level == depth)) {
+                hits.push_back(pos);
+                pos += word.size();
+                continue;
+            }
+            ++pos;
+        }
+        return hits;
+    }
+
+    // A symbol `@name` or `@"name"` at pos (after trivia); returns the name and moves pos past it.
+    std::optional<std::string> symbol(std::size_t& pos) const {
+        pos = skipTrivia(pos);
+        if (pos >= text_.size() || text_[pos] != '@')
+            return std::nullopt;
+        ++pos;
+        if (pos < text_.size() && text_[pos] == '"') {
+            const std::size_t end = skipString(pos);
+            std::string name(text_.substr(pos + 1, end - pos - 2));
+            pos = end;
+            return name;
+        }
+        const std::size_t start = pos;
+        while (pos < text_.size() && isIdentifierChar(text_[pos]))
+            ++pos;
+        return std::string(text_.substr(start, pos - start));
+    }
+
+    // A type (`tensor<4xf32>`, `!stablehlo.token`, `tuple<...>`) starting at pos (after trivia).
+    Span type(std::size_t pos) const {
+        pos = skipTrivia(pos);
+        const std::size_t start = pos;
+        while (pos < text_.size()) {
+            const char c = text_[pos];
+            if (c == '<')
+                pos = skipBracketed(pos);
+            else if (isIdentifierChar(c) || c == '!')
+                ++pos;
+            else
+                break;
+        }
+        if (pos == start)
+            fail(start, "expected a type");
+        return {start, pos};
+    }
+
+    // After a type: an optional attribute dictionary and an optional loc(...). Returns the position after
+    // them.
+    std::size_t attributesAndLocation(std::size_t pos, SignatureItem& item) const {
+        pos = skipTrivia(pos);
+        if (pos < text_.size() && text_[pos] == '{') {
+            const std::size_t end = skipBracketed(pos);
+            item.attributes = Span{pos, end};
+            pos = skipTrivia(end);
+        }
+        if (text_.compare(pos, 4, "loc(") == 0)
+            pos = skipTrivia(skipBracketed(pos + 3));
+        return pos;
+    }
+
+    // The signature whose argument list opens at `pos`.
+    Signature signature(std::size_t pos) const {
+        Signature s;
+        s.argumentsAt = pos;
+        ++pos;
+        pos = skipTrivia(pos);
+        if (pos < text_.size() && text_[pos] == ')')
+            ++pos;
+        else
+            while (true) {
+                pos = skipTrivia(pos);
+                if (pos >= text_.size() || text_[pos] != '%')
+                    fail(pos, "expected an argument (%name: type)");
+                SignatureItem item;
+                item.at = pos;
+                while (pos < text_.size() && text_[pos] != ':') {
+                    if (text_[pos] == ',' || text_[pos] == ')')
+                        fail(pos, "expected ':' after the argument's name");
+                    ++pos;
+                }
+                item.type = type(pos + 1);
+                pos = attributesAndLocation(item.type.end, item);
+                s.arguments.push_back(item);
+                if (pos < text_.size() && text_[pos] == ',') {
+                    ++pos;
+                    continue;
+                }
+                if (pos < text_.size() && text_[pos] == ')') {
+                    ++pos;
+                    break;
+                }
+                fail(pos, "expected ',' or ')' in the argument list");
+            }
+        pos = skipTrivia(pos);
+        if (text_.compare(pos, 2, "->") != 0)
+            return s;
+        pos = skipTrivia(pos + 2);
+        if (pos < text_.size() && text_[pos] == '(') {
+            pos = skipTrivia(pos + 1);
+            if (pos < text_.size() && text_[pos] == ')')
+                return s;
+            while (true) {
+                SignatureItem item;
+                item.type = type(pos);
+                pos = attributesAndLocation(item.type.end, item);
+                s.results.push_back(item);
+                if (pos < text_.size() && text_[pos] == ',') {
+                    pos = skipTrivia(pos + 1);
+                    continue;
+                }
+                if (pos < text_.size() && text_[pos] == ')')
+                    break;
+                fail(pos, "expected ',' or ')' in the result list");
+            }
+        } else {
+            SignatureItem item;
+            item.type = type(pos);
+            s.results.push_back(item);
+            s.resultsParenthesised = false;
+        }
+        return s;
+    }
+
+    // The top-level entries of a dictionary `{a = 1, b}`, each trimmed.
+    std::vector<Span> entries(Span dictionary) const {
+        std::vector<Span> out;
+        std::size_t pos = dictionary.begin + 1;
+        const std::size_t close = dictionary.end - 1;
+        std::size_t start = skipTrivia(pos);
+        while (pos < close) {
+            const char c = text_[pos];
+            if (c == '"')
+                pos = skipString(pos);
+            else if (c == '(' || c == '[' || c == '{' || c == '<')
+                pos = skipBracketed(pos);
+            else if (c == '-' && pos + 1 < close && text_[pos + 1] == '>')
+                pos += 2;
+            else if (c == ',') {
+                out.push_back(trimmed({start, pos}));
+                start = skipTrivia(++pos);
+            } else
+                ++pos;
+        }
+        const Span last = trimmed({start, close});
+        if (last.end > last.begin)
+            out.push_back(last);
+        return out;
+    }
+
+    Span trimmed(Span s) const {
+        while (s.begin < s.end && std::isspace(static_cast<unsigned char>(text_[s.begin])))
+            ++s.begin;
+        while (s.end > s.begin && std::isspace(static_cast<unsigned char>(text_[s.end - 1])))
+            --s.end;
+        return s;
+    }
+
+    // An entry's key (quotes removed).
+    std::string key(Span entry) const {
+        std::size_t pos = entry.begin;
+        if (pos < entry.end && text_[pos] == '"') {
+            const std::size_t end = skipString(pos);
+            return std::string(text_.substr(pos + 1, end - pos - 2));
+        }
+        while (pos < entry.end && isIdentifierChar(text_[pos]))
+            ++pos;
+        return std::string(text_.substr(entry.begin, pos - entry.begin));
+    }
+
+    int lineOf(std::size_t at) const {
+        at = std::min(at, text_.size());
+        return 1 + static_cast<int>(
+                       std::count(text_.begin(), text_.begin() + static_cast<std::ptrdiff_t>(at), '\n'));
+    }
+
+private:
+    std::string_view text_;
+};
+
+bool isShardingKey(const std::string& key) {
+    return key == "sdy.sharding" || key == "mhlo.sharding";
+}
+
+// The edit that gives one argument or result `attribute` ("key = value").
+Edit attributeEdit(const Scanner& scanner, const SignatureItem& item, const std::string& attribute) {
+    const auto text = scanner.text();
+    if (!item.attributes)
+        return {item.type.end, item.type.end, " {" + attribute + "}"};
+    std::string dictionary = "{";
+    bool placed = false;
+    for (const Span& entry : scanner.entries(*item.attributes)) {
+        std::string piece;
+        if (isShardingKey(scanner.key(entry))) {
+            if (placed)
+                continue;
+            piece = attribute;
+            placed = true;
+        } else {
+            piece = std::string(text.substr(entry.begin, entry.end - entry.begin));
+        }
+        dictionary += (dictionary.size() > 1 ? ", " : "") + piece;
+    }
+    if (!placed)
+        dictionary += (dictionary.size() > 1 ? ", " : "") + attribute;
+    return {item.attributes->begin, item.attributes->end, dictionary + "}"};
+}
+
+std::optional<std::size_t> entryFunction(const Scanner& scanner, const std::string& preferred,
+                                         std::size_t& argumentsAt) {
+    struct Function {
+        std::string name;
+        bool isPublic = true;
+        std::size_t arguments = 0;
+    };
+    std::vector<Function> functions;
+    const auto text = scanner.text();
+    for (std::size_t at : scanner.find("func.func", -1)) {
+        std::size_t pos = scanner.skipTrivia(at + 9);
+        Function f;
+        for (std::string_view visibility : {"public", "private", "nested"})
+            if (text.compare(pos, visibility.size(), visibility) == 0 &&
+                !isIdentifierChar(text[pos + visibility.size()])) {
+                f.isPublic = visibility == "public";
+                pos += visibility.size();
+            }
+        auto name = scanner.symbol(pos);
+        if (!name)
+            scanner.fail(pos, "expected the function's @name after func.func");
+        pos = scanner.skipTrivia(pos);
+        if (pos >= text.size() || text[pos] != '(')
+            scanner.fail(pos, "expected '(' to open @" + *name + "'s arguments");
+        f.name = *name;
+        f.arguments = pos;
+        functions.push_back(f);
+    }
+    for (const std::string& wanted : {preferred, std::string("main")})
+        for (const auto& f : functions)
+            if (f.name == wanted) {
+                argumentsAt = f.arguments;
+                return f.arguments;
+            }
+    std::vector<const Function*> publics;
+    for (const auto& f : functions)
+        if (f.isPublic)
+            publics.push_back(&f);
+    if (publics.size() == 1)
+        return argumentsAt = publics.front()->arguments;
+    if (functions.size() == 1)
+        return argumentsAt = functions.front().arguments;
+    return std::nullopt;
+}
+
+// The names of the module's sdy.mesh declarations, and where the first top-level op begins (where a new mesh
+// declaration goes).
+struct ModuleLayout {
+    std::vector<std::pair<std::string, std::size_t>> meshes;  // name, position of `sdy.mesh`
+    std::size_t bodyStart = 0;                                // where to insert a declaration line
+    std::optional<Span> attributes;                           // the module's `attributes {...}`
+};
+
+ModuleLayout moduleLayout(const Scanner& scanner) {
+    ModuleLayout layout;
+    const auto text = scanner.text();
+    for (std::size_t at : scanner.find("sdy.mesh", -1)) {
+        std::size_t pos = at + 8;
+        if (auto name = scanner.symbol(pos))
+            layout.meshes.emplace_back(*name, at);
+    }
+    const auto modules = scanner.find("module", 0);
+    if (modules.empty()) {
+        const auto functions = scanner.find("func.func", 0);
+        layout.bodyStart = functions.empty() ? 0 : functions.front();
+        // Back to the start of the line, so the declaration takes a line of its own.
+        while (layout.bodyStart > 0 && text[layout.bodyStart - 1] != '\n')
+            --layout.bodyStart;
+        return layout;
+    }
+    std::size_t pos = modules.front() + 6;
+    scanner.symbol(pos);
+    pos = scanner.skipTrivia(pos);
+    if (text.compare(pos, 10, "attributes") == 0) {
+        pos = scanner.skipTrivia(pos + 10);
+        if (pos >= text.size() || text[pos] != '{')
+            scanner.fail(pos, "expected '{' after the module's attributes");
+        const std::size_t end = scanner.skipBracketed(pos);
+        layout.attributes = Span{pos, end};
+        pos = scanner.skipTrivia(end);
+    }
+    if (pos >= text.size() || text[pos] != '{')
+        scanner.fail(pos, "expected '{' to open the module body");
+    layout.bodyStart = pos + 1;
+    while (layout.bodyStart < text.size() && text[layout.bodyStart] != '\n' &&
+           std::isspace(static_cast<unsigned char>(text[layout.bodyStart])))
+        ++layout.bodyStart;
+    if (layout.bodyStart < text.size() && text[layout.bodyStart] == '\n')
+        ++layout.bodyStart;
+    return layout;
+}
+
+// `mhlo.num_partitions = N : i32` with N replaced by `devices`, if the module has the attribute.
+std::optional<Edit> numPartitionsEdit(const Scanner& scanner, const ModuleLayout& layout,
+                                      std::int64_t devices) {
+    if (!layout.attributes)
+        return std::nullopt;
+    const auto text = scanner.text();
+    for (const Span& entry : scanner.entries(*layout.attributes)) {
+        if (scanner.key(entry) != "mhlo.num_partitions")
+            continue;
+        const std::size_t eq = text.find('=', entry.begin);
+        if (eq == std::string_view::npos || eq >= entry.end)
+            return std::nullopt;
+        const std::size_t begin = scanner.skipTrivia(eq + 1);
+        std::size_t end = begin;
+        while (end < entry.end && std::isdigit(static_cast<unsigned char>(text[end])))
+            ++end;
+        if (end == begin)
+            return std::nullopt;
+        return Edit{begin, end, std::to_string(devices)};
+    }
+    return std::nullopt;
+}
+
+}  // namespace
+
+Result<std::string> exportStableHlo(std::string_view moduleText, const std::string& fileName,
+                                    const ir::Graph& graph, const mesh::Mesh& mesh,
+                                    const EntryShardings& shardings, ShardingFormat format) {
+    const Scanner scanner(moduleText);
+    auto error = [&](std::size_t at, const std::string& message) {
+        return makeError("export.stablehlo", message, SourceLocation{fileName, scanner.lineOf(at), 0, {}});
+    };
+    if (shardings.arguments.size() != graph.arguments.size() ||
+        shardings.results.size() != graph.outputs.size())
+        return makeError(
+            "export.stablehlo",
+            "the shardings do not match the graph: " + std::to_string(shardings.arguments.size()) +
+                " argument(s) and " + std::to_string(shardings.results.size()) + " result(s) for " +
+                std::to_string(graph.arguments.size()) + " and " + std::to_string(graph.outputs.size()),
+            SourceLocation{fileName, 0, 0, {}});
+    try {
+        std::size_t argumentsAt = 0;
+        if (!entryFunction(scanner, graph.name, argumentsAt))
+            return error(
+                0, "no entry function: expected @" + graph.name + ", @main or a single public func.func");
+        const Signature signature = scanner.signature(argumentsAt);
+        if (signature.arguments.size() != shardings.arguments.size())
+            return error(argumentsAt, "the entry function has " + std::to_string(signature.arguments.size()) +
+                                          " argument(s), the plan " +
+                                          std::to_string(shardings.arguments.size()));
+        if (signature.results.size() != shardings.results.size())
+            return error(argumentsAt, "the entry function has " + std::to_string(signature.results.size()) +
+                                          " result(s), the plan " + std::to_string(shardings.results.size()));
+        // A text other than the graph's source would put shardings on the wrong arguments: where the graph
+        // knows its arguments' lines in this file, they must be where the text has them.
+        for (std::size_t i = 0; i < graph.arguments.size(); ++i) {
+            const auto& location = graph.arguments[i].location;
+            if (location.file != fileName || location.line <= 0)
+                continue;
+            if (const int line = scanner.lineOf(signature.arguments[i].at); line != location.line)
+                return error(signature.arguments[i].at,
+                             "argument " + std::to_string(i) + " is on line " + std::to_string(line) +
+                                 " here but on line " + std::to_string(location.line) +
+                                 " in the graph: the text is not the one the graph was imported from");
+        }
+        const ModuleLayout layout = moduleLayout(scanner);
+        std::vector<Edit> edits;
+        std::string meshName = "mesh";
+        if (format == ShardingFormat::Shardy) {
+            std::set<std::string> taken;
+            bool declared = false;
+            for (const auto& [name, at] : layout.meshes)
+                taken.insert(name);
+            if (taken.count(meshName) > 0) {
+                std::vector<std::pair<std::string, std::int64_t>> axes;
+                for (const auto& a : mesh.axes)
+                    axes.emplace_back(a.name, a.size);
+                for (const auto& m : graph.meshes)
+                    declared = declared || (m.name == meshName && m.axes == axes);
+                for (int n = 1; !declared && taken.count(meshName) > 0; ++n)
+                    meshName = "mesh_" + std::to_string(n);
+            }
+            if (!declared)
+                edits.push_back(
+                    {layout.bodyStart, layout.bodyStart, "  " + shardyMesh(mesh, meshName) + "\n"});
+        }
+        if (auto edit = numPartitionsEdit(scanner, layout, mesh.devices()))
+            edits.push_back(*edit);
+        auto attribute = [&](const plan::TensorSharding& sharding, ir::ValueId value) {
+            if (format == ShardingFormat::Shardy)
+                return "sdy.sharding = " + shardySharding(sharding, mesh, meshName);
+            return "mhlo.sharding = \"" + gspmdSharding(sharding, graph.type(value).rank(), mesh) + "\"";
+        };
+        for (std::size_t i = 0; i < signature.arguments.size(); ++i)
+            edits.push_back(attributeEdit(scanner, signature.arguments[i],
+                                          attribute(shardings.arguments[i], graph.arguments[i].value)));
+        for (std::size_t i = 0; i < signature.results.size(); ++i) {
+            Edit edit = attributeEdit(scanner, signature.results[i],
+                                      attribute(shardings.results[i], graph.outputs[i].value));
+            if (!signature.resultsParenthesised) {
+                const Span t = signature.results[i].type;
+                edit = {
+                    t.begin, t.end,
+                    "(" + std::string(moduleText.substr(t.begin, t.end - t.begin)) + edit.replacement + ")"};
+            }
+            edits.push_back(std::move(edit));
+        }
+        std::sort(edits.begin(), edits.end(), [](const Edit& a, const Edit& b) { return a.begin > b.begin; });
+        std::string out(moduleText);
+        for (const auto& e : edits)
+            out.replace(e.begin, e.end - e.begin, e.replacement);
+        return out;
+    } catch (const ScanError& e) {
+        return error(e.at, e.message);
+    }
+}
+
+}  // namespace shardscope::exporting
