@@ -182,7 +182,15 @@ private slots:
         QVERIFY(gspmd.out.contains(R"(mhlo.sharding = "{devices=[1,2,4]<=[4,2]T(1,0) last_tile_dim_replicate}")"));
         const Run bad = cli({"export", "zoo:demo", "--plan", "expert:dp", "--format", "xla"});
         QCOMPARE(bad.exitCode, 2);
-        QVERIFY(bad.err.contains("shardy or gspmd"));
+        QVERIFY(bad.err.contains("shardy, gspmd, jax"));
+        // The other formats: a JAX snippet, DTensor placements, the trace, the plan and its evaluation.
+        const QStringList common{"export", "zoo:demo", "--mesh", "data=4,model=2", "--plan", "expert:dp-tp", "--format"};
+        QVERIFY(cli(common + QStringList{"jax"}).out.contains(R"("layers.0.mlp.fc.weight": P(None, "model"))"));
+        QVERIFY(cli(common + QStringList{"dtensor"}).out.contains(R"("layers.0.mlp.fc.weight": (Replicate(), Shard(1)))"));
+        QVERIFY(QJsonDocument::fromJson(cli(common + QStringList{"trace"}).out.toUtf8()).object().contains("traceEvents"));
+        QVERIFY(QJsonDocument::fromJson(cli(common + QStringList{"plan"}).out.toUtf8()).object().value("format").toString() ==
+                "shardscope-plan");
+        QVERIFY(QJsonDocument::fromJson(cli(common + QStringList{"evaluation"}).out.toUtf8()).object().contains("step_time_s"));
     }
 
     // `search` keeps its session in a workspace; the same seed on one thread gives the same plan; `plans` lists

@@ -1,16 +1,20 @@
 // `shardscope-cli export`: a plan written into the model's StableHLO with Shardy or GSPMD shardings. Wiring
 // only; the work is the engine's (export/stablehlo_export.h).
+#include <algorithm>
 #include <cctype>
 #include <fstream>
 #include <sstream>
 
 #include "cli.h"
+#include "shardscope/export/framework_plans.h"
 #include "shardscope/export/stablehlo_export.h"
+#include "shardscope/export/trace.h"
 #include "shardscope/import/format.h"
 #include "shardscope/ir/printer.h"
 #include "shardscope/plan/experts.h"
 #include "shardscope/plan/plan_json.h"
 #include "shardscope/problem.h"
+#include "shardscope/report/evaluation_report.h"
 
 namespace cli {
 
@@ -19,15 +23,14 @@ using namespace shardscope;
 int exportPlan(const std::string& source, const import::ImportOptions& options, const TrainingFlags& training,
                const ProblemFlags& flags, const std::string& planText, const std::string& format,
                const std::string& output) {
-    exporting::ShardingFormat shardingFormat;
-    if (format == "shardy")
-        shardingFormat = exporting::ShardingFormat::Shardy;
-    else if (format == "gspmd")
-        shardingFormat = exporting::ShardingFormat::Gspmd;
-    else {
-        std::cerr << "shardscope-cli: error: --format expects shardy or gspmd, got '" << format << "'\n";
+    static const char* const kFormats[] = {"shardy", "gspmd", "jax", "dtensor", "trace", "plan", "evaluation"};
+    if (std::find(std::begin(kFormats), std::end(kFormats), format) == std::end(kFormats)) {
+        std::cerr << "shardscope-cli: error: --format expects shardy, gspmd, jax, dtensor, trace, plan or evaluation, "
+                     "got '" << format << "'\n";
         return 2;
     }
+    const exporting::ShardingFormat shardingFormat =
+        format == "gspmd" ? exporting::ShardingFormat::Gspmd : exporting::ShardingFormat::Shardy;
     // The user's own bytes when the model is a StableHLO file, so the export patches exactly what they gave.
     std::string bytes;
     if (source.rfind("zoo:", 0) != 0) {
@@ -51,6 +54,37 @@ int exportPlan(const std::string& source, const import::ImportOptions& options, 
     if (!report(chosen))
         return 1;
 
+    // The formats that need no StableHLO text.
+    const auto write = [&](const std::string& content) {
+        if (output.empty() || output == "-") {
+            std::cout << content;
+            return 0;
+        }
+        std::ofstream out(output, std::ios::binary);
+        out << content;
+        if (!out) {
+            std::cerr << "shardscope-cli: error: cannot write '" << output << "'\n";
+            return 1;
+        }
+        return 0;
+    };
+    if (format == "jax" || format == "dtensor") {
+        const auto applied = plan::applyPlan(context, problem.mesh, *chosen);
+        std::vector<plan::TensorSharding> all;
+        for (std::size_t v = 0; v < problem.model.graph.values.size(); ++v)
+            all.push_back(applied.sharding(problem.space, ir::ValueId(static_cast<std::uint32_t>(v))));
+        const auto parameters = exporting::parameterShardings(problem.model.graph, all);
+        return write(format == "jax" ? exporting::jaxSnippet(problem.mesh, parameters)
+                                     : exporting::dtensorSnippet(problem.mesh, parameters));
+    }
+    if (format == "trace")
+        return write(exporting::chromeTrace(*problem.costModel, cost::evaluate(*problem.costModel, *chosen)));
+    if (format == "plan")
+        return write(plan::toJson(*chosen, context, problem.mesh) + "\n");
+    if (format == "evaluation")
+        return write(report::evaluationJson(problem.model, *problem.costModel, *chosen,
+                                            cost::evaluate(*problem.costModel, *chosen)) + "\n");
+
     // A training step, an ONNX file or a zoo model has no StableHLO of the user's: print the graph and patch
     // that.
     std::string text = bytes, file = source;
@@ -69,17 +103,7 @@ int exportPlan(const std::string& source, const import::ImportOptions& options, 
         exporting::exportStableHlo(text, file, problem.model.graph, problem.mesh, shardings, shardingFormat);
     if (!report(exported))
         return 1;
-    if (output.empty() || output == "-") {
-        std::cout << *exported;
-        return 0;
-    }
-    std::ofstream out(output, std::ios::binary);
-    out << *exported;
-    if (!out) {
-        std::cerr << "shardscope-cli: error: cannot write '" << output << "'\n";
-        return 1;
-    }
-    return 0;
+    return write(*exported);
 }
 
 }  // namespace cli

@@ -280,7 +280,9 @@ int main(int argc, char** argv) {
     auto* exportCommand = app.add_subcommand("export", "write a plan into the model's StableHLO as Shardy or GSPMD shardings");
     exportCommand->add_option("MODEL", source, kModelHelp)->required();
     exportCommand->add_option("--plan", planArgument, "none, expert:ID or a plan .json file")->required();
-    exportCommand->add_option("--format", exportFormat, "shardy (sdy.mesh + sdy.sharding) or gspmd (mhlo.sharding strings)")
+    exportCommand->add_option("--format", exportFormat, "shardy (StableHLO with sdy.mesh + sdy.sharding), gspmd (StableHLO with mhlo.sharding strings), jax "
+                                                   "(PartitionSpecs), dtensor (DTensor placements), trace (Chrome/Perfetto JSON), "
+                                                   "plan (plan JSON) or evaluation (evaluate --json)")
         ->capture_default_str();
     exportCommand->add_option("-o,--output", exportOutput, "file to write (default: stdout)");
     addProblemFlags(exportCommand);
