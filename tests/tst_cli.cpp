@@ -193,6 +193,36 @@ private slots:
         QVERIFY(QJsonDocument::fromJson(cli(common + QStringList{"evaluation"}).out.toUtf8()).object().contains("step_time_s"));
     }
 
+    // `--plan reference`: the shardings the model carries, evaluated like any other plan.
+    void evaluateTheReferencePlan() {
+        QTemporaryDir dir;
+        const QString path = dir.filePath("annotated.mlir");
+        QFile file(path);
+        QVERIFY(file.open(QIODevice::WriteOnly));
+        file.write(R"(module @m {
+  func.func @main(%arg0: tensor<64x256xf32> {mhlo.sharding = "{devices=[4,1,2]<=[8] last_tile_dim_replicate}"},
+                  %arg1: tensor<256x512xf32> {mhlo.sharding = "{devices=[1,2,4]<=[4,2]T(1,0) last_tile_dim_replicate}"})
+      -> tensor<64x512xf32> {
+    %0 = stablehlo.dot_general %arg0, %arg1, contracting_dims = [1] x [0] : (tensor<64x256xf32>, tensor<256x512xf32>) -> tensor<64x512xf32>
+    return %0 : tensor<64x512xf32>
+  }
+}
+)");
+        file.close();
+        const Run r = cli({"evaluate", path, "--mesh", "data=4,model=2", "--plan", "reference", "--json"});
+        QCOMPARE(r.exitCode, 0);
+        const QJsonObject o = QJsonDocument::fromJson(r.out.toUtf8()).object();
+        const QJsonArray decisions = o.value("plan").toObject().value("decisions").toArray();
+        QCOMPARE(decisions.size(), 2);  // the rows on data, the columns on model
+        QStringList axes;
+        for (const QJsonValue& d : decisions) axes << d.toObject().value("axis").toString();
+        axes.sort();
+        QCOMPARE(axes, (QStringList{"data", "model"}));
+        const Run none = cli({"evaluate", path, "--mesh", "data=4,model=2", "--plan", "none", "--json"});
+        QVERIFY(QJsonDocument::fromJson(none.out.toUtf8()).object().value("peak_memory_bytes").toDouble() >
+                o.value("peak_memory_bytes").toDouble());
+    }
+
     // `search` keeps its session in a workspace; the same seed on one thread gives the same plan; `plans` lists
     // it, `compare` puts two plans side by side; pins are honoured.
     void searchPlansAndCompare() {

@@ -213,6 +213,9 @@ private slots:
                  qUtf8Printable(error));
         QVERIFY(other.plan() == saved);
         QVERIFY(!other.savePlan(dir.filePath(QStringLiteral("missing/plan.json"))).isEmpty());
+        // The demo carries no shardings: its reference plan is empty, and one undoable step.
+        QCOMPARE(other.openPlan(QStringLiteral("reference")), QString());
+        QVERIFY(other.plan().decisions.empty());
         settledState(other);
     }
 

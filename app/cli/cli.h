@@ -60,7 +60,7 @@ int label(const std::string& plan, const std::string& text, const std::string& n
 // The problem the planning commands share: MODEL with the training and problem flags.
 shardscope::ProblemSpec specOf(const std::string& source, const shardscope::import::ImportOptions& options,
                                const TrainingFlags& training, const ProblemFlags& flags);
-// A --plan argument: none, expert:ID, or a plan .json file, for `model`'s problem.
+// A --plan argument: none, expert:ID, reference (the shardings the model carries), or a plan .json file.
 shardscope::Result<shardscope::plan::Plan> planArgument(const std::string& argument, const shardscope::cost::CostModel& model);
 
 int exportPlan(const std::string& source, const shardscope::import::ImportOptions& options, const TrainingFlags& training,

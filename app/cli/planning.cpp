@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "cli.h"
+#include "shardscope/export/reference_plan.h"
 #include "shardscope/plan/experts.h"
 #include "shardscope/plan/plan_json.h"
 #include "shardscope/problem.h"
@@ -147,9 +148,10 @@ Result<plan::Plan> planArgument(const std::string& argument, const cost::CostMod
         return empty;
     }
     if (argument.rfind("expert:", 0) == 0) return plan::expertPlan(argument.substr(7), model.planContext(), model.mesh());
+    if (argument == "reference") return exporting::referencePlan(model.graph(), model.space(), model.mesh());
     bool ok = false;
     const std::string text = readFile(argument, ok);
-    if (!ok) return makeError("cli.plan-file", "cannot read plan file '" + argument + "' (--plan takes none, expert:ID, experts or a plan .json file)");
+    if (!ok) return makeError("cli.plan-file", "cannot read plan file '" + argument + "' (--plan takes none, expert:ID, experts, reference or a plan .json file)");
     return plan::parsePlan(text, model.planContext(), model.mesh(), argument);
 }
 

@@ -13,6 +13,7 @@
 #include <QtConcurrent/QtConcurrentRun>
 
 #include "core/text.h"
+#include "shardscope/export/reference_plan.h"
 #include "shardscope/plan/experts.h"
 #include "shardscope/plan/plan_json.h"
 
@@ -182,6 +183,18 @@ QString PlanEditor::openPlan(const QString& source) {
         if (!expert)
             return tr("Cannot start from %1: %2").arg(id, toQString(expert.diagnostics().front().message));
         replacePlan(*expert, tr("Start from expert plan %1").arg(id));
+        return {};
+    }
+    if (source == QLatin1String("reference")) {
+        auto reference = exporting::referencePlan(problem_->graph(), problem_->space(), problem_->mesh());
+        if (!reference)
+            return toQString(reference.diagnostics().front().message);
+        int warnings = 0;
+        for (const auto& d : reference.diagnostics())
+            warnings += d.severity == Severity::Warning ? 1 : 0;
+        replacePlan(*reference, warnings == 0 ? tr("Start from the model's own shardings")
+                                              : tr("Start from the model's own shardings (%n not expressible)", nullptr,
+                                                   warnings));
         return {};
     }
     QFile file(source);

@@ -65,7 +65,8 @@ public:
     void replacePlan(const plan::Plan& plan, const QString& description, bool keepPins = true);
 
     // Replaces the plan (one undoable step) with `source`: "expert:ID" (an expert plan, keeping the user's pins
-    // and forbidden decisions) or the path of a plan JSON file (as `shardscope-cli evaluate --plan` takes it).
+    // and forbidden decisions), "reference" (the shardings the model carries, exporting::referencePlan) or the path
+    // of a plan JSON file (as `shardscope-cli evaluate --plan` takes it).
     // Returns an empty string, or what went wrong in one line naming the plan, file or entry.
     QString openPlan(const QString& source);
     // Writes the plan as edited to `path` as plan JSON (atomically). Returns an empty string or the reason.

@@ -174,13 +174,17 @@ MainWindow::MainWindow(QWidget* parent)
     expertChooser_->setObjectName(QStringLiteral("expertChooser"));
     expertChooser_->addItem(tr("Start from…"));
     for (const ExpertChoice& expert : expertChoices()) {
-        expertChooser_->addItem(expert.id, expert.id);
+        expertChooser_->addItem(expert.id, QStringLiteral("expert:") + expert.id);
         expertChooser_->setItemData(expertChooser_->count() - 1, expert.description, Qt::ToolTipRole);
     }
+    expertChooser_->addItem(tr("reference"), QStringLiteral("reference"));
+    expertChooser_->setItemData(expertChooser_->count() - 1,
+                                tr("The shardings the model already carries (mhlo.sharding, sdy.sharding)"),
+                                Qt::ToolTipRole);
     expertChooser_->setToolTip(tr("Replace the plan with an expert strategy (your pins and forbidden decisions stay)"));
     connect(expertChooser_, &QComboBox::activated, this, [this](int i) {
         if (i > 0)
-            openPlan(QStringLiteral("expert:") + expertChooser_->itemData(i).toString());
+            openPlan(expertChooser_->itemData(i).toString());
         expertChooser_->setCurrentIndex(0);
     });
 
