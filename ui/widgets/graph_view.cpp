@@ -34,7 +34,7 @@ constexpr qreal kMaxZoom = 4.0;
 constexpr qreal kTextDetail = 0.4;
 constexpr qreal kEdgeLabelDetail = 0.75;
 // A fitted picture smaller than this is unreadable: the first view of a big graph starts at its top instead.
-constexpr qreal kReadableZoom = 0.35;
+constexpr qreal kReadableZoom = kTextDetail;  // a first view must show its labels
 constexpr qreal kOpeningZoom = 0.8;
 // Scene items are built in slices of this many milliseconds, so the UI thread keeps answering.
 constexpr qint64 kSliceMilliseconds = 12;
