@@ -8,6 +8,9 @@
 #include <vector>
 
 #include "shardscope/ir/graph.h"
+#include "shardscope/mesh/hardware.h"
+#include "shardscope/mesh/mesh.h"
+#include "shardscope/plan/plan.h"
 
 namespace std {
 inline char* toString(const std::string& s) { return qstrdup(s.c_str()); }
@@ -34,3 +37,27 @@ char* toString(const std::map<K, V>& m) {
 namespace shardscope::ir {
 inline char* toString(const TensorType& t) { return qstrdup(t.toString().c_str()); }
 }  // namespace shardscope::ir
+
+namespace shardscope::testing {
+
+// The mesh `text` ("data=4,model=2") on H100s; a bad mesh ends the test program.
+inline mesh::Mesh meshOf(const std::string& text) {
+    auto made = mesh::makeMesh(text, *mesh::loadHardware("h100"));
+    if (!made)
+        qFatal("mesh %s", text.c_str());
+    return *made;
+}
+
+// A sharding from axis names per dimension: {{"data"}, {}} is P('data', None).
+inline plan::TensorSharding shardingOf(const mesh::Mesh& mesh, const std::vector<std::vector<std::string>>& dims) {
+    plan::TensorSharding sharding;
+    for (const auto& axes : dims) {
+        plan::AxisList list;
+        for (const auto& name : axes)
+            list.push(*mesh.axisIndex(name));
+        sharding.dimensions.push_back(list);
+    }
+    return sharding;
+}
+
+}  // namespace shardscope::testing

@@ -17,24 +17,10 @@ using namespace shardscope;
 
 namespace {
 
-mesh::Mesh meshOf(const std::string& text) {
-    auto made = mesh::makeMesh(text, *mesh::loadHardware("h100"));
-    if (!made)
-        qFatal("mesh %s", text.c_str());
-    return *made;
-}
+using testing::meshOf;
+using testing::shardingOf;
 
-// A sharding from axis names per dimension, e.g. {{"data"}, {}} for P('data', None).
-plan::TensorSharding shardingOf(const mesh::Mesh& mesh, const std::vector<std::vector<std::string>>& dims) {
-    plan::TensorSharding sharding;
-    for (const auto& axes : dims) {
-        plan::AxisList list;
-        for (const auto& name : axes)
-            list.push(*mesh.axisIndex(name));
-        sharding.dimensions.push_back(list);
-    }
-    return sharding;
-}
+
 
 }  // namespace
 

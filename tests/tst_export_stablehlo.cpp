@@ -21,23 +21,10 @@ using exporting::ShardingFormat;
 
 namespace {
 
-mesh::Mesh meshOf(const std::string& text) {
-    auto made = mesh::makeMesh(text, *mesh::loadHardware("h100"));
-    if (!made)
-        qFatal("mesh %s", text.c_str());
-    return *made;
-}
+using testing::meshOf;
+using testing::shardingOf;
 
-plan::TensorSharding shardingOf(const mesh::Mesh& mesh, const std::vector<std::vector<std::string>>& dims) {
-    plan::TensorSharding sharding;
-    for (const auto& axes : dims) {
-        plan::AxisList list;
-        for (const auto& name : axes)
-            list.push(*mesh.axisIndex(name));
-        sharding.dimensions.push_back(list);
-    }
-    return sharding;
-}
+
 
 ir::Graph imported(const std::string& text) {
     auto g = import::importStableHlo(text, "test.mlir");

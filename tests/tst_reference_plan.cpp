@@ -13,12 +13,8 @@ using namespace shardscope;
 
 namespace {
 
-mesh::Mesh meshOf(const std::string& text) {
-    auto made = mesh::makeMesh(text, *mesh::loadHardware("h100"));
-    if (!made)
-        qFatal("mesh %s", text.c_str());
-    return *made;
-}
+using testing::meshOf;
+
 
 ir::Graph imported(const std::string& text) {
     auto g = import::importStableHlo(text, "test.mlir");

@@ -28,30 +28,26 @@
 #include "test_support.h"
 #include "widgets/compare_view.h"
 
+#include "ui_test_support.h"
+
 using namespace shardscope;
 using namespace shardscope::ui;
 
 namespace {
 
-constexpr int kTimeoutMs = 60'000;
-using ViewPtr = std::shared_ptr<const ProblemView>;
+using fixtures::viewOf;
 
-ViewPtr viewOf(std::unique_ptr<Problem> problem, const QString& name) {
-    auto view = std::make_shared<ProblemView>();
-    view->problem = std::shared_ptr<const Problem>(std::move(problem));
-    view->displayName = name;
-    return view;
-}
-
-ViewPtr loadView(const std::string& model, const std::string& mesh) {
+fixtures::ViewPtr loadView(const std::string& model, const std::string& mesh) {
     ProblemSpec spec;
     spec.model = model;
     spec.mesh = mesh;
-    auto problem = loadProblem(spec);
-    if (!problem)
-        qFatal("cannot load %s: %s", model.c_str(), problem.errorMessage().c_str());
-    return viewOf(std::move(problem).value(), QString::fromStdString(model));
+    return fixtures::loadView(spec);
 }
+
+constexpr int kTimeoutMs = 60'000;
+using ViewPtr = std::shared_ptr<const ProblemView>;
+
+
 
 plan::Plan expert(const ProblemView& view, const char* id) {
     auto plan = plan::expertPlan(id, view.problem->costModel->planContext(), view.mesh());

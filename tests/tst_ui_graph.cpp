@@ -25,6 +25,8 @@
 #include "shardscope/problem.h"
 #include "widgets/graph_view.h"
 
+#include "ui_test_support.h"
+
 using namespace shardscope;
 using namespace shardscope::ui;
 
@@ -36,17 +38,10 @@ std::shared_ptr<const ProblemView> load(const std::string& model, bool train = f
     ProblemSpec spec;
     spec.model = model;
     spec.mesh = "data=2,model=4";
-    spec.hardware = "h100";
     spec.train = train;
-    auto loaded = loadProblem(spec);
-    if (!loaded)
-        qFatal("cannot load %s: %s", model.c_str(), loaded.errorMessage().c_str());
-    auto view = std::make_shared<ProblemView>();
-    view->problem = std::shared_ptr<const Problem>(std::move(*loaded));
-    view->modules = buildModuleTree(view->graph(), view->space());
-    view->displayName = QString::fromStdString(model);
-    return view;
+    return fixtures::loadView(spec);
 }
+
 
 QString sharedModel(const char* relative) {
     return QDir(QStringLiteral(SHARDSCOPE_SHARED_DIR)).filePath(QString::fromLatin1(relative));

@@ -260,11 +260,12 @@ private slots:
             QVERIFY2(finished.isEmpty(), "the search ended before the table had a row");
             QVERIFY(finished.wait(kLoadTimeoutMs));
             QVERIFY(!best.isEmpty());
-            // The table fills from the workspace once the search has ended (experts and the plans found).
-            QTRY_VERIFY_WITH_TIMEOUT(!session->plans()->isLoading() && session->plans()->rowCount() > 0, kLoadTimeoutMs);
-            plansFound = session->plans()->rowCount();
+            // Once the search has ended the file is read again: the tree, and the table (experts and the plans
+            // found, now with their ids).
             QTRY_VERIFY_WITH_TIMEOUT(session->tree()->storedNodeCount() > 0, kLoadTimeoutMs);
             nodes = session->tree()->storedNodeCount();
+            QTRY_VERIFY_WITH_TIMEOUT(!session->plans()->isLoading() && session->plans()->rowCount() > 0, kLoadTimeoutMs);
+            plansFound = session->plans()->rowCount();
         }
         MainWindow reopened;
         QSignalSpy settled(&reopened, &MainWindow::settled);

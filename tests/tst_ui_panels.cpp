@@ -24,6 +24,8 @@
 #include "shardscope/plan/experts.h"
 #include "widgets/problem_editor.h"
 
+#include "ui_test_support.h"
+
 using namespace shardscope;
 using namespace shardscope::ui;
 
@@ -39,18 +41,9 @@ ProblemSpec specOf(const std::string& model, const std::string& meshSpec,
     return spec;
 }
 
-std::shared_ptr<const ProblemView> loadView(const ProblemSpec& spec) {
-    auto problem = loadProblem(spec);
-    if (!problem)
-        qFatal("cannot load %s: %s", spec.model.c_str(), problem.errorMessage().c_str());
-    auto view = std::make_shared<ProblemView>();
-    view->problem = std::shared_ptr<const Problem>(std::move(problem.value()));
-    view->displayName = QString::fromStdString(spec.model);
-    return view;
-}
 
 std::shared_ptr<const ProblemView> demo() {
-    static const auto view = loadView(specOf("zoo:demo", "data=2,model=4"));
+    static const auto view = fixtures::loadView(specOf("zoo:demo", "data=2,model=4"));
     return view;
 }
 
@@ -162,7 +155,7 @@ class TestUiPanels : public QObject {
 
 private slots:
     void modelsPassTheTesterOnZooModels() {
-        exerciseModels(demo(), loadView(specOf("zoo:llama3-8b:layers=2", "data=4,model=2", "h100", true)));
+        exerciseModels(demo(), fixtures::loadView(specOf("zoo:llama3-8b:layers=2", "data=4,model=2", "h100", true)));
     }
 
     void modelsPassTheTesterOnBert() {
@@ -171,7 +164,7 @@ private slots:
             QSKIP("pt_bert.mlir not found (SHARDSCOPE_SHARED_DIR missing)");
         QElapsedTimer timer;
         timer.start();
-        const auto bert = loadView(specOf(path.toStdString(), "data=8,model=2"));
+        const auto bert = fixtures::loadView(specOf(path.toStdString(), "data=8,model=2"));
         qInfo("pt_bert loaded in %lld ms", timer.elapsed());
         exerciseModels(bert, demo());
     }

@@ -11,6 +11,7 @@
 
 #include "core/plan_editor.h"
 #include "core/problem_loader.h"
+#include "ui_test_support.h"
 #include "shardscope/plan/experts.h"
 #include "shardscope/plan/plan_json.h"
 #include "shardscope/store/workspace.h"
@@ -24,19 +25,6 @@ constexpr int kTimeoutMs = 60'000;
 using ProblemPtr = std::shared_ptr<const ProblemView>;
 using StatePtr = std::shared_ptr<const PlanState>;
 
-ProblemPtr loadOrFail(const ProblemRequest& request) {
-    ProblemLoader loader;
-    QSignalSpy loaded(&loader, &ProblemLoader::loaded);
-    QSignalSpy failed(&loader, &ProblemLoader::failed);
-    loader.load(request);
-    if (!QTest::qWaitFor([&] { return !loaded.isEmpty() || !failed.isEmpty(); }, kTimeoutMs))
-        qFatal("timed out loading");
-    if (!failed.isEmpty()) {
-        qWarning("%s", qUtf8Printable(failed.first().first().toString()));
-        return nullptr;
-    }
-    return loaded.first().first().value<ProblemPtr>();
-}
 
 ProblemRequest demoRequest(const std::string& mesh = "data=2,model=4") {
     ProblemRequest request;
@@ -68,7 +56,7 @@ class TestUiPlanEditor : public QObject {
 
 private slots:
     void initTestCase() {
-        demo_ = loadOrFail(demoRequest());
+        demo_ = fixtures::loadThroughLoader(demoRequest());
         QVERIFY(demo_);
         QVERIFY(!demo_->modules.modules.empty());
     }
@@ -252,7 +240,7 @@ private slots:
         QVERIFY(megatron.ok());
         ProblemRequest request = demoRequest("data=4,model=2");
         request.carriedPlan = plan::toJson(*megatron, demo_->problem->costModel->planContext(), demo_->mesh());
-        const ProblemPtr wider = loadOrFail(request);
+        const ProblemPtr wider = fixtures::loadThroughLoader(request);
         QVERIFY(wider);
         QCOMPARE(wider->initialPlan.decisions.size(), megatron->decisions.size());
         QVERIFY(wider->warnings.isEmpty());
@@ -260,7 +248,7 @@ private slots:
         // A mesh without the model axis cannot keep it: the problem opens, the plan is dropped with a warning.
         request = demoRequest("data=8");
         request.carriedPlan = plan::toJson(*megatron, demo_->problem->costModel->planContext(), demo_->mesh());
-        const ProblemPtr flat = loadOrFail(request);
+        const ProblemPtr flat = fixtures::loadThroughLoader(request);
         QVERIFY(flat);
         QVERIFY(flat->initialPlan.decisions.empty());
         QVERIFY(!flat->warnings.isEmpty());
@@ -301,7 +289,7 @@ private slots:
 
         ProblemRequest request;
         request.workspace = path;
-        const ProblemPtr opened = loadOrFail(request);
+        const ProblemPtr opened = fixtures::loadThroughLoader(request);
         QVERIFY(opened);
         QCOMPARE(opened->workspacePath, path);
         QCOMPARE(opened->session, std::int64_t{1});

@@ -18,6 +18,7 @@
 #include "core/plan_breakdown.h"
 #include "core/plan_table_model.h"
 #include "core/problem_loader.h"
+#include "ui_test_support.h"
 #include "shardscope/plan/experts.h"
 #include "shardscope/plan/plan_json.h"
 #include "shardscope/store/workspace.h"
@@ -33,19 +34,6 @@ constexpr int kTimeoutMs = 60'000;
 using ProblemPtr = std::shared_ptr<const ProblemView>;
 const auto kReport = QAbstractItemModelTester::FailureReportingMode::QtTest;
 
-ProblemPtr loadOrFail(const ProblemRequest& request) {
-    ProblemLoader loader;
-    QSignalSpy loaded(&loader, &ProblemLoader::loaded);
-    QSignalSpy failed(&loader, &ProblemLoader::failed);
-    loader.load(request);
-    if (!QTest::qWaitFor([&] { return !loaded.isEmpty() || !failed.isEmpty(); }, kTimeoutMs))
-        qFatal("timed out loading");
-    if (!failed.isEmpty()) {
-        qWarning("%s", qUtf8Printable(failed.first().first().toString()));
-        return nullptr;
-    }
-    return loaded.first().first().value<ProblemPtr>();
-}
 
 bool near(double a, double b) {
     return std::abs(a - b) <= 1e-9 * std::max({1.0, std::abs(a), std::abs(b)});
@@ -68,7 +56,7 @@ private slots:
         ProblemRequest request;
         request.spec.model = "zoo:demo";
         request.spec.mesh = "data=2,model=4";
-        demo_ = loadOrFail(request);
+        demo_ = fixtures::loadThroughLoader(request);
         QVERIFY(demo_);
         const auto& context = demo_->problem->costModel->planContext();
         auto megatron = plan::expertPlan("megatron", context, demo_->mesh());
@@ -374,7 +362,7 @@ private slots:
             qEnvironmentVariable("SHARDSCOPE_PLANS_MODEL", QStringLiteral("zoo:gpt:layers=4")).toStdString();
         request.spec.train = true;
         request.spec.mesh = "data=2,model=4";
-        const ProblemPtr problem = loadOrFail(request);
+        const ProblemPtr problem = fixtures::loadThroughLoader(request);
         QVERIFY(problem);
         auto megatron =
             plan::expertPlan("megatron", problem->problem->costModel->planContext(), problem->mesh());

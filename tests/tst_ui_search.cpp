@@ -12,6 +12,7 @@
 #include <QTest>
 
 #include "core/problem_loader.h"
+#include "ui_test_support.h"
 #include "core/search_runner.h"
 #include "shardscope/plan/plan_json.h"
 #include "shardscope/store/workspace.h"
@@ -25,19 +26,6 @@ namespace {
 constexpr int kTimeoutMs = 60'000;
 using ProblemPtr = std::shared_ptr<const ProblemView>;
 
-ProblemPtr loadOrFail(const ProblemRequest& request) {
-    ProblemLoader loader;
-    QSignalSpy loaded(&loader, &ProblemLoader::loaded);
-    QSignalSpy failed(&loader, &ProblemLoader::failed);
-    loader.load(request);
-    if (!QTest::qWaitFor([&] { return !loaded.isEmpty() || !failed.isEmpty(); }, kTimeoutMs))
-        qFatal("timed out loading");
-    if (!failed.isEmpty()) {
-        qWarning("%s", qUtf8Printable(failed.first().first().toString()));
-        return nullptr;
-    }
-    return loaded.first().first().value<ProblemPtr>();
-}
 
 search::SearchOptions quick(double seconds, int threads = 1) {
     search::SearchOptions options;
@@ -66,7 +54,7 @@ private slots:
         request.spec.model = "zoo:demo";
         request.spec.mesh = "data=2,model=4";
         request.spec.train = true;
-        demo_ = loadOrFail(request);
+        demo_ = fixtures::loadThroughLoader(request);
         QVERIFY(demo_);
     }
 

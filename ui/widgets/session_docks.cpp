@@ -206,9 +206,7 @@ void SessionDocks::setProblem(std::shared_ptr<const ProblemView> problem) {
 }
 
 void SessionDocks::showSession(const QString& path, std::int64_t session) {
-    plans_->setProblem(problem_);  // the table starts again from the file: saved rows carry their ids
-    plans_->loadWorkspace(path, session);
-    // The tree reads through a Workspace of its own, opened off the UI thread (it checks the file).
+    // The file is opened once, off the UI thread (opening checks it), and read by both the table and the tree.
     const std::uint64_t generation = ++openGeneration_;
     auto* watcher = new QFutureWatcher<OpenedWorkspace>(this);
     connect(watcher, &QFutureWatcherBase::finished, this, [this, watcher, generation, session] {
@@ -220,6 +218,8 @@ void SessionDocks::showSession(const QString& path, std::int64_t session) {
             emit message(opened.error);
             return;
         }
+        plans_->setProblem(problem_);  // the table starts again from the file: saved rows carry their ids
+        plans_->loadWorkspace(opened.workspace, session);
         tree_->setSession(opened.workspace, session);
     });
     watcher->setFuture(QtConcurrent::run([path]() -> OpenedWorkspace {

@@ -1,0 +1,50 @@
+// Problems as the UI tests need them: built at once (for models and views), or through the ProblemLoader (as the
+// window gets them).
+#pragma once
+
+#include <memory>
+
+#include <QSignalSpy>
+#include <QTest>
+
+#include "core/problem_loader.h"
+#include "core/problem_view.h"
+
+namespace shardscope::ui::fixtures {
+
+using ViewPtr = std::shared_ptr<const ProblemView>;
+
+// `problem` as a ProblemView with its module tree, named `name`.
+inline ViewPtr viewOf(std::unique_ptr<Problem> problem, const QString& name) {
+    auto view = std::make_shared<ProblemView>();
+    view->problem = std::shared_ptr<const Problem>(std::move(problem));
+    view->modules = buildModuleTree(view->graph(), view->space());
+    view->displayName = name;
+    return view;
+}
+
+// The problem of `spec`, built on the calling thread; a load error ends the test program.
+inline ViewPtr loadView(const ProblemSpec& spec) {
+    auto problem = loadProblem(spec);
+    if (!problem)
+        qFatal("cannot load %s: %s", spec.model.c_str(), problem.errorMessage().c_str());
+    return viewOf(std::move(problem).value(), QString::fromStdString(spec.model));
+}
+
+// `request` loaded by a ProblemLoader (off the UI thread, as the window loads); nullptr, with the loader's
+// message as a warning, when it fails.
+inline ViewPtr loadThroughLoader(const ProblemRequest& request, int timeoutMs = 60'000) {
+    ProblemLoader loader;
+    QSignalSpy loaded(&loader, &ProblemLoader::loaded);
+    QSignalSpy failed(&loader, &ProblemLoader::failed);
+    loader.load(request);
+    if (!QTest::qWaitFor([&] { return !loaded.isEmpty() || !failed.isEmpty(); }, timeoutMs))
+        qFatal("timed out loading");
+    if (!failed.isEmpty()) {
+        qWarning("%s", qUtf8Printable(failed.first().first().toString()));
+        return nullptr;
+    }
+    return loaded.first().first().value<ViewPtr>();
+}
+
+}  // namespace shardscope::ui::fixtures
