@@ -193,6 +193,55 @@ private slots:
         QVERIFY(QJsonDocument::fromJson(cli(common + QStringList{"evaluation"}).out.toUtf8()).object().contains("step_time_s"));
     }
 
+    // `export --constraints`: sharding constraints on key ops of the user's own file (found by the ops'
+    // locations), read back as a reference plan; and `--format parallelize`.
+    void exportConstraintsAndParallelize() {
+        QTemporaryDir dir;
+        const QString path = dir.filePath("annotated.mlir");
+        QFile file(path);
+        QVERIFY(file.open(QIODevice::WriteOnly));
+        file.write(R"(module @m {
+  func.func @main(%arg0: tensor<64x256xf32> {mhlo.sharding = "{devices=[4,1,2]<=[8] last_tile_dim_replicate}"},
+                  %arg1: tensor<256x512xf32> {mhlo.sharding = "{devices=[1,2,4]<=[4,2]T(1,0) last_tile_dim_replicate}"})
+      -> tensor<64x512xf32> {
+    %0 = stablehlo.dot_general %arg0, %arg1, contracting_dims = [1] x [0] : (tensor<64x256xf32>, tensor<256x512xf32>) -> tensor<64x512xf32>
+    %1 = stablehlo.negate %0 : tensor<64x512xf32>
+    return %1 : tensor<64x512xf32>
+  }
+}
+)");
+        file.close();
+        const QStringList common{"export", path, "--mesh", "data=4,model=2", "--plan", "reference"};
+        const Run key = cli(common + QStringList{"--format", "shardy"});  // --constraints key by default
+        QCOMPARE(key.exitCode, 0);
+        QVERIFY2(key.out.contains("    %sharded_0 = sdy.sharding_constraint %0 <@mesh, [{\"data\"}, {\"model\"}]> : "
+                                  "tensor<64x512xf32>\n    %1 = stablehlo.negate %sharded_0 :"),
+                 qPrintable(key.out));
+        QCOMPARE(key.out.count("sharding_constraint"), 1);
+        const QString exported = dir.filePath("exported.mlir");
+        QCOMPARE(cli(common + QStringList{"--format", "shardy", "-o", exported}).exitCode, 0);
+        const Run again = cli({"evaluate", exported, "--mesh", "data=4,model=2", "--plan", "reference", "--json"});
+        QCOMPARE(again.exitCode, 0);
+        QVERIFY2(!again.err.contains("reference.unexpressible"), qPrintable(again.err));
+        QCOMPARE(QJsonDocument::fromJson(again.out.toUtf8()).object().value("plan").toObject().value("decisions").toArray().size(),
+                 2);
+        const Run all = cli(common + QStringList{"--format", "gspmd", "--constraints", "all"});
+        QCOMPARE(all.exitCode, 0);
+        QCOMPARE(all.out.count("stablehlo.custom_call @Sharding("), 2);
+        QVERIFY(all.out.contains("@Sharding(%0) {mhlo.sharding = \"{devices=[4,2]<=[8]}\"} : (tensor<64x512xf32>) -> tensor<64x512xf32>"));
+        const Run none = cli(common + QStringList{"--format", "shardy", "--constraints", "none"});
+        QCOMPARE(none.exitCode, 0);
+        QVERIFY(!none.out.contains("sharding_constraint"));
+        const Run bad = cli(common + QStringList{"--format", "shardy", "--constraints", "some"});
+        QCOMPARE(bad.exitCode, 2);
+        QVERIFY(bad.err.contains("none, key or all"));
+
+        const Run torch = cli({"export", "zoo:demo", "--mesh", "data=2,model=4", "--plan", "expert:dp-tp", "--format", "parallelize"});
+        QCOMPARE(torch.exitCode, 0);
+        QVERIFY2(torch.out.contains("    \"layers.0.mlp.fc\": ColwiseParallel(),\n"), qPrintable(torch.out));
+        QVERIFY(torch.out.contains("parallelize_module(model, mesh[\"model\"], model_plan)"));
+    }
+
     // `--plan reference`: the shardings the model carries, evaluated like any other plan.
     void evaluateTheReferencePlan() {
         QTemporaryDir dir;
@@ -319,6 +368,49 @@ private slots:
         QTest::newRow("zoo") << QStringList{"zoo", "--help"} << "--json";
         QTest::newRow("print") << QStringList{"print", "--help"} << "MODEL";
     }
+    // simulate: a plan run on a simulated mesh matches the unsharded run, with the collectives the cost model
+    // priced; on a zoo training step and on a user's annotated StableHLO (its reference plan).
+    void simulateChecksPlansNumerically() {
+        const QString model = "zoo:gpt:layers=1,d_model=16,heads=4,d_ff=32,seq=4,batch=4,vocab=16,dtype=f32";
+        const Run r = cli({"simulate", model, "--train", "--mesh", "data=2,model=2", "--plan", "expert:megatron-sp",
+                           "--integers", "16", "--json"});
+        QCOMPARE(r.exitCode, 0);
+        const QJsonObject o = QJsonDocument::fromJson(r.out.toUtf8()).object();
+        QCOMPARE(o.value("version").toInt(), 1);
+        QCOMPARE(o.value("devices").toInt(), 4);
+        QVERIFY(o.value("match").toBool());
+        QVERIFY(o.value("max_scaled_difference").toDouble() < 1e-4);
+        const QJsonObject collectives = o.value("collectives").toObject();
+        QVERIFY(collectives.value("same").toBool());
+        QVERIFY(collectives.value("executed").toInt() > 0);
+        QCOMPARE(collectives.value("executed").toInt(), collectives.value("priced").toInt());
+
+        QTemporaryDir dir;
+        const QString path = dir.filePath("annotated.mlir");
+        QFile file(path);
+        QVERIFY(file.open(QIODevice::WriteOnly));
+        file.write(R"(module @m {
+  func.func @main(%arg0: tensor<8x16xf32> {mhlo.sharding = "{devices=[4,1,2]<=[8] last_tile_dim_replicate}"},
+                  %arg1: tensor<16x8xf32> {mhlo.sharding = "{devices=[1,2,4]<=[4,2]T(1,0) last_tile_dim_replicate}"})
+      -> tensor<8x8xf32> {
+    %0 = stablehlo.dot_general %arg0, %arg1, contracting_dims = [1] x [0] : (tensor<8x16xf32>, tensor<16x8xf32>) -> tensor<8x8xf32>
+    %1 = stablehlo.tanh %0 : tensor<8x8xf32>
+    return %1 : tensor<8x8xf32>
+  }
+}
+)");
+        file.close();
+        const Run text = cli({"simulate", path, "--mesh", "data=4,model=2", "--plan", "reference"});
+        QCOMPARE(text.exitCode, 0);
+        QVERIFY2(text.out.contains("(8 devices)"), qPrintable(text.out));
+        QVERIFY2(text.out.contains(": match"), qPrintable(text.out));
+        QVERIFY2(text.out.contains("(the same, tensor by tensor)"), qPrintable(text.out));
+
+        const Run bad = cli({"simulate", model, "--mesh", "data=2,model=2", "--plan", "expert:ep"});
+        QCOMPARE(bad.exitCode, 1);
+        QVERIFY2(bad.err.contains("[plan."), qPrintable(bad.err));
+    }
+
     void helpEverywhere() {
         QFETCH(QStringList, arguments);
         QFETCH(QString, mentions);

@@ -10,6 +10,7 @@
 
 #include "shardscope/analysis/decision_space.h"
 #include "shardscope/cost/cost_model.h"
+#include "shardscope/ir/builder.h"
 #include "shardscope/mesh/hardware.h"
 #include "shardscope/mesh/mesh.h"
 #include "shardscope/plan/experts.h"
@@ -304,7 +305,8 @@ private slots:
         QCOMPARE(error("{\"format\": \"shardscope-plan\", \"version\": 9}"),
                  std::string("my.json: plan format version 9 is newer than this Shardscope reads (1)"));
         QCOMPARE(error("{\"format\": \"shardscope-plan\", \"version\": 1, \"decisions\": [{\"group\": \"nope\", \"axis\": \"data\"}]}"),
-                 std::string("my.json: decisions[0]: unknown group 'nope' (run `shardscope-cli analyze` for this model's groups)"));
+                 std::string("my.json: decisions[0]: unknown group 'nope': this model has no group of that label (is the plan for another model? "
+                             "run `shardscope-cli analyze` for this model's groups)"));
         QCOMPARE(error("{\"format\": \"shardscope-plan\", \"version\": 1, \"decisions\": [{\"group\": \"batch\", \"axis\": \"model\"}]}"),
                  std::string("my.json: decisions[0]: unknown mesh axis 'model' (the mesh has data)"));
         QCOMPARE(error("{\"format\": \"shardscope-plan\", \"version\": 1, \"decisions\": [{\"group\": \"batch\", \"axis\": \"data\", \"tensors\": [\"weights\"]}]}"),
@@ -312,6 +314,53 @@ private slots:
     }
 
     // Incremental re-evaluation gives exactly what a fresh evaluation gives, over a random walk of plans.
+    // Which axes a reshard gathers and exchanges: a kept axis keeps its blocks only when it stays the major part
+    // of its dimension in the same order (the SPMD simulation checks that the data is then within the group).
+    void reshardAxes() {
+        auto list = [](std::initializer_list<int> axes) {
+            AxisList l;
+            for (int a : axes) l.push(a);
+            return l;
+        };
+        using R = cost::ReshardAxes;
+        QCOMPARE(cost::reshardAxes({list({0}), {}}, {{}, {}}), (R{1, 0}));              // drop: all-gather
+        QCOMPARE(cost::reshardAxes({{}, {}}, {list({0}), {}}), (R{0, 0}));              // add: a slice
+        QCOMPARE(cost::reshardAxes({list({0}), {}}, {{}, list({0})}), (R{0, 1}));       // move: all-to-all
+        QCOMPARE(cost::reshardAxes({list({0, 1})}, {list({0})}), (R{2, 0}));            // drop the minor axis
+        QCOMPARE(cost::reshardAxes({list({0, 1})}, {list({1})}), (R{1, 2}));            // drop the major one
+        QCOMPARE(cost::reshardAxes({list({1})}, {list({0, 1})}), (R{0, 2}));            // add a major one
+        QCOMPARE(cost::reshardAxes({list({1})}, {list({1, 0})}), (R{0, 0}));            // add a minor one
+        QCOMPARE(cost::reshardAxes({list({0, 1})}, {list({1, 0})}), (R{0, 3}));         // swap
+        // A reduce-scatter leaves the scattered axes minor to those the op computed with.
+        QVERIFY(cost::scatteredLayout({{}, list({1})}, {{}, list({0, 1})}, 1u) ==
+                (std::vector<AxisList>{{}, list({1, 0})}));
+    }
+
+    // A sharding constraint (custom_call @Sharding) computes nothing and holds no memory of its own.
+    void shardingConstraintsAreFree() {
+        auto graphOf = [](bool constrained) {
+            ir::GraphBuilder b("constrained");
+            const ir::TensorType type{{256, 256}, ir::ElementType::F32};
+            auto x = b.argument(ir::ArgumentRole::Input, "x", type);
+            auto w = b.argument(ir::ArgumentRole::Parameter, "w", type);
+            auto y = b.einsum("ij,jk->ik", x, w);
+            if (constrained)
+                y = b.op(ir::OpKind::CustomCall, {y}, ir::CustomCallAttributes{"Sharding", ""}, "constraint", {}, {type}).front();
+            b.output(b.unary(ir::OpKind::Tanh, y), "y");
+            auto g = std::move(b).finish();
+            if (!g) qFatal("%s", g.errorMessage().c_str());
+            return std::move(g).value();
+        };
+        auto hw = mesh::loadHardware("h100");
+        auto m = mesh::makeMesh("data=2", *hw);
+        const ir::Graph plain = graphOf(false), constrained = graphOf(true);
+        const auto plainSpace = analysis::analyze(plain), constrainedSpace = analysis::analyze(constrained);
+        cost::CostModel a(plain, plainSpace, *m, *hw), b(constrained, constrainedSpace, *m, *hw);
+        const auto ea = cost::evaluate(a, Plan{}), eb = cost::evaluate(b, Plan{});
+        QCOMPARE(eb.stepTime, ea.stepTime);
+        QCOMPARE(eb.peakMemory, ea.peakMemory);
+    }
+
     void incrementalMatchesFull() {
         Problem p("gpt:layers=2,d_model=128,heads=4,seq=64,batch=8,vocab=512,dtype=bf16", "data=2,model=4");
         cost::Evaluator incremental(*p.model);

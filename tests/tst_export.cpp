@@ -7,6 +7,7 @@
 
 #include "shardscope/export/framework_plans.h"
 #include "shardscope/export/trace.h"
+#include "shardscope/import/stablehlo.h"
 #include "shardscope/plan/experts.h"
 #include "shardscope/problem.h"
 
@@ -19,6 +20,25 @@ namespace {
 
 using testing::meshOf;
 using testing::shardingOf;
+
+// The parallelize_module plan of `model` on `mesh` under the expert plan `expert`.
+exporting::ParallelizePlan parallelizeOf(const std::string& model, const std::string& mesh, const std::string& expert) {
+    ProblemSpec spec;
+    spec.model = model;
+    spec.mesh = mesh;
+    auto problem = loadProblem(spec);
+    if (!problem)
+        qFatal("%s", problem.errorMessage().c_str());
+    const cost::CostModel& costModel = *(*problem)->costModel;
+    auto plan = plan::expertPlan(expert, costModel.planContext(), costModel.mesh());
+    if (!plan)
+        qFatal("%s", plan.errorMessage().c_str());
+    const auto applied = plan::applyPlan(costModel.planContext(), costModel.mesh(), *plan);
+    std::vector<plan::TensorSharding> shardings;
+    for (std::size_t v = 0; v < costModel.graph().values.size(); ++v)
+        shardings.push_back(applied.sharding(costModel.space(), ir::ValueId(static_cast<std::uint32_t>(v))));
+    return exporting::parallelizePlan(costModel.graph(), costModel.mesh(), shardings);
+}
 
 
 
@@ -111,6 +131,121 @@ private slots:
                     .contains(QStringLiteral("\"w\": P((\"data\", \"model\"), None)")));
         QVERIFY(QString::fromStdString(exporting::dtensorSnippet(model.mesh(), {both}))
                     .contains(QStringLiteral("\"w\": (Shard(0), Shard(0)),")));
+    }
+
+    // parallelize_module plans for the zoo GPT: Megatron gives colwise q/k/v and fc, rowwise out-projection and
+    // proj, and nothing left over; tensor + sequence parallelism adds SequenceParallel on every norm, the
+    // sequence-sharded input of the colwise layers and output of the rowwise ones.
+    void parallelizeModulePlans_data() {
+        QTest::addColumn<QString>("expert");
+        QTest::newRow("megatron") << "megatron";
+        QTest::newRow("megatron-sp") << "megatron-sp";
+    }
+    void parallelizeModulePlans() {
+        QFETCH(QString, expert);
+        const bool sequence = expert == QLatin1String("megatron-sp");
+        const auto plan = parallelizeOf("zoo:gpt:layers=2,d_model=64,heads=4,seq=16,batch=2,vocab=128",
+                                        "model=4", expert.toStdString());
+        using Kind = exporting::ModuleStyle::Kind;
+        std::vector<exporting::ModuleStyle> expected;
+        const std::string in = sequence ? "Shard(1)" : "", out = sequence ? "Shard(1)" : "";
+        for (const std::string layer : {"layers.0.", "layers.1."}) {
+            if (sequence)
+                expected.push_back({layer + "attn_norm", Kind::Sequence, 0, "", "", 1});
+            for (const char* projection : {"q_proj", "k_proj", "v_proj"})
+                expected.push_back({layer + "attn." + projection, Kind::Colwise, 0, in, "", 1});
+            expected.push_back({layer + "attn.o_proj", Kind::Rowwise, 0, "", out, 1});
+            if (sequence)
+                expected.push_back({layer + "mlp_norm", Kind::Sequence, 0, "", "", 1});
+            expected.push_back({layer + "mlp.fc", Kind::Colwise, 0, in, "", 1});
+            expected.push_back({layer + "mlp.proj", Kind::Rowwise, 0, "", out, 1});
+        }
+        if (sequence)
+            expected.push_back({"final_norm", Kind::Sequence, 0, "", "", 1});
+        QCOMPARE(plan.styles.size(), expected.size());
+        for (std::size_t i = 0; i < expected.size(); ++i)
+            QVERIFY2(plan.styles[i] == expected[i], plan.styles[i].module.c_str());
+        std::vector<std::string> leftover;
+        for (const auto& p : plan.leftover)
+            leftover.push_back(p.name);
+        // Sequence parallelism shards the position embedding's rows too: no parallelize_module style says that.
+        QCOMPARE(leftover, sequence ? std::vector<std::string>{"pos_embed.weight"} : std::vector<std::string>{});
+        QCOMPARE(plan.notes.size(), leftover.size());
+
+        const QString python = QString::fromStdString(exporting::parallelizeSnippet(meshOf("model=4"), plan));
+        QVERIFY(python.contains(QStringLiteral("from torch.distributed.tensor.parallel import (")));
+        QVERIFY(python.contains(QStringLiteral("parallelize_module(model, mesh[\"model\"], model_plan)")));
+        if (sequence) {
+            QVERIFY2(python.contains(QStringLiteral("    \"layers.1.mlp.fc\": ColwiseParallel(input_layouts=Shard(1)),\n")),
+                     qPrintable(python));
+            QVERIFY(python.contains(QStringLiteral("    \"layers.1.mlp.proj\": RowwiseParallel(output_layouts=Shard(1)),\n")));
+            QVERIFY(python.contains(QStringLiteral("    \"final_norm\": SequenceParallel(),\n")));
+            QVERIFY(python.contains(QStringLiteral("    \"pos_embed.weight\": (Shard(0),),  # tensor<")));
+        } else {
+            QVERIFY2(python.contains(QStringLiteral("    \"layers.0.attn.q_proj\": ColwiseParallel(),\n")), qPrintable(python));
+            QVERIFY(python.contains(QStringLiteral("    \"layers.0.attn.o_proj\": RowwiseParallel(),\n")));
+            QVERIFY(!python.contains(QStringLiteral("placements = {")));
+        }
+    }
+
+    // FSDP x tensor parallel: the styles on "model", and the FSDP shardings over "data" left over as placements.
+    void parallelizeLeavesDataParallelAxesOver() {
+        const auto plan = parallelizeOf("zoo:gpt:layers=1,d_model=64,heads=4,seq=16,batch=4,vocab=128",
+                                        "data=2,model=4", "fsdp-tp");
+        QCOMPARE(plan.styles.size(), std::size_t{6});
+        for (const auto& style : plan.styles)
+            QCOMPARE(style.axis, 1);
+        const auto fc = std::find_if(plan.leftover.begin(), plan.leftover.end(),
+                                     [](const auto& p) { return p.name == "layers.0.mlp.fc.weight"; });
+        QVERIFY(fc != plan.leftover.end());
+        QVERIFY(std::any_of(plan.notes.begin(), plan.notes.end(), [](const std::string& n) {
+            return n.rfind("layers.0.mlp.fc.weight sharded over data: beyond its module's tensor-parallel style", 0) == 0;
+        }));
+        const QString python = QString::fromStdString(exporting::parallelizeSnippet(meshOf("data=2,model=4"), plan));
+        QVERIFY2(python.contains(QStringLiteral("    \"layers.0.mlp.fc.weight\": (Shard(0), Shard(1)),  # tensor<")),
+                 qPrintable(python));
+    }
+
+    // torch.nn.Linear stores its weight [out, in] and the graph transposes it before the dot_general: the
+    // contracting dimension, not the storage order, says which dimension is the input features.
+    void parallelizeReadsTorchWeightLayout() {
+        auto graph = import::importStableHlo(R"(
+func.func @main(%x: tensor<4x8xf32> {shardscope.role = "input"},
+                %w: tensor<16x8xf32> {shardscope.name = "fc.weight", shardscope.role = "parameter"},
+                %v: tensor<8x16xf32> {shardscope.name = "proj.weight", shardscope.role = "parameter"}) -> tensor<4x8xf32> {
+  %0 = stablehlo.transpose %w, dims = [1, 0] : (tensor<16x8xf32>) -> tensor<8x16xf32>
+  %1 = stablehlo.dot_general %x, %0, contracting_dims = [1] x [0] : (tensor<4x8xf32>, tensor<8x16xf32>) -> tensor<4x16xf32>
+  %2 = stablehlo.transpose %v, dims = [1, 0] : (tensor<8x16xf32>) -> tensor<16x8xf32>
+  %3 = stablehlo.dot_general %1, %2, contracting_dims = [1] x [0] : (tensor<4x16xf32>, tensor<16x8xf32>) -> tensor<4x8xf32>
+  return %3 : tensor<4x8xf32>
+})", "torch.mlir");
+        QVERIFY2(graph.ok(), graph.errorMessage().c_str());
+        const auto mesh = meshOf("tp=2");
+        // Megatron by hand: the hidden width (16) over "tp" everywhere it appears.
+        std::vector<plan::TensorSharding> shardings(graph->values.size());
+        auto set = [&](ir::ValueId v, std::vector<std::vector<std::string>> dims) {
+            shardings[v.index] = shardingOf(mesh, dims);
+        };
+        const auto& body = graph->body;
+        set(graph->arguments[1].value, {{"tp"}, {}});  // w [out=16, in=8]: out sharded
+        set(graph->arguments[2].value, {{}, {"tp"}});  // v [out=8, in=16]: in sharded
+        set(graph->op(body[0]).results[0], {{}, {"tp"}});
+        set(graph->op(body[1]).results[0], {{}, {"tp"}});
+        set(graph->op(body[2]).results[0], {{"tp"}, {}});
+        const auto plan = exporting::parallelizePlan(*graph, mesh, shardings);
+        QCOMPARE(plan.styles.size(), std::size_t{2});
+        QCOMPARE(plan.styles[0].module, std::string("fc"));
+        QCOMPARE(int(plan.styles[0].kind), int(exporting::ModuleStyle::Kind::Colwise));
+        QCOMPARE(plan.styles[1].module, std::string("proj"));
+        QCOMPARE(int(plan.styles[1].kind), int(exporting::ModuleStyle::Kind::Rowwise));
+        QVERIFY(plan.leftover.empty());
+
+        // The weight sharded on its input features while the activation is not: FSDP-like, no style.
+        set(graph->arguments[1].value, {{}, {"tp"}});
+        const auto fsdp = exporting::parallelizePlan(*graph, mesh, shardings);
+        QCOMPARE(fsdp.styles.size(), std::size_t{1});
+        QCOMPARE(fsdp.leftover.size(), std::size_t{1});
+        QCOMPARE(fsdp.leftover[0].name, std::string("fc.weight"));
     }
 
     // The trace is Chrome's trace-event format (checked field by field, as its schema asks) and tells the step the

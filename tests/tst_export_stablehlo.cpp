@@ -3,11 +3,16 @@
 #include <QDir>
 #include <QFile>
 #include <QtTest>
+#include <map>
+#include <set>
+#include <optional>
+#include <regex>
 #include <sstream>
 
 #include "test_support.h"
 
 #include "shardscope/analysis/decision_space.h"
+#include "shardscope/export/reference_plan.h"
 #include "shardscope/export/sharding_text.h"
 #include "shardscope/export/stablehlo_export.h"
 #include "shardscope/import/stablehlo.h"
@@ -96,24 +101,67 @@ plan::Plan shardingPlan(const plan::PlanContext& context, const mesh::Mesh& mesh
     qFatal("no plan shards any argument or result");
 }
 
-// Exports `graph` (imported from or printed as `text`) under a sharding plan in `format`, re-imports it and
-// checks the round trip: the same annotations, the same op count, and only the module header, the entry
-// signature and the mesh declaration changed.
+bool isShardingCall(const ir::Op& op) {
+    const auto* call = std::get_if<ir::CustomCallAttributes>(&op.attributes);
+    return op.kind == ir::OpKind::CustomCall && call && call->target == "Sharding";
+}
+
+// The value a statement inserted by the export constrains and the name it gives it: `%new = sdy.sharding_constraint
+// %old <...>` or `%new = stablehlo.custom_call @Sharding(%old) ...`; nullopt for other lines.
+std::optional<std::pair<std::string, std::string>> insertedConstraint(const std::string& line) {
+    static const std::regex shardy(R"(^\s*(%sharded_[\w$.-]*) = sdy\.sharding_constraint (%[\w$.#-]+) <)");
+    static const std::regex gspmd(R"(^\s*(%sharded_[\w$.-]*) = stablehlo\.custom_call @Sharding\((%[\w$.#-]+)\))");
+    std::smatch m;
+    if (std::regex_search(line, m, shardy) || std::regex_search(line, m, gspmd))
+        return std::make_pair(m[1].str(), m[2].str());
+    return std::nullopt;
+}
+
+// `line` with the constrained names put back (`%sharded_5` -> `%5`), token by token.
+std::string withOldNames(const std::string& line, const std::map<std::string, std::string>& oldNames) {
+    static const std::regex token(R"(%sharded_[\w$.-]*)");
+    std::string out;
+    std::size_t last = 0;
+    for (auto it = std::sregex_iterator(line.begin(), line.end(), token); it != std::sregex_iterator(); ++it) {
+        const auto found = oldNames.find(it->str());
+        out += line.substr(last, static_cast<std::size_t>(it->position()) - last);
+        out += found != oldNames.end() ? found->second : it->str();
+        last = static_cast<std::size_t>(it->position() + it->length());
+    }
+    return out + line.substr(last);
+}
+
+// Exports `graph` (imported from or printed as `text`) under a sharding plan in `format` with `constraints`,
+// re-imports it and checks the round trip: the same annotations on arguments and results, every constraint
+// back as a Sharding op on the value it constrains with the plan's sharding, the same ops otherwise, and only
+// the module header, the entry signature, the mesh declaration, the inserted constraints and the renamed uses
+// changed.
 void checkRoundTrip(const std::string& text, const ir::Graph& graph, const std::string& what,
-                    ShardingFormat format) {
+                    ShardingFormat format, exporting::ConstraintChoice constraints, bool printed) {
     const auto mesh = meshOf("data=4,model=2");
     const auto space = analysis::analyze(graph);
     const plan::PlanContext context(graph, space);
     const auto applied = plan::applyPlan(context, mesh, shardingPlan(context, mesh));
-    const auto shardings = exporting::entryShardings(graph, space, applied);
+    const auto shardings = exporting::entryShardings(graph, space, applied, constraints);
+    if (constraints != exporting::ConstraintChoice::None)
+        QVERIFY2(!shardings.constraints.empty(), what.c_str());
     auto exported = exporting::exportStableHlo(text, what, graph, mesh, shardings, format);
     QVERIFY2(exported.ok(), exported.errorMessage().c_str());
+    // The constraints not written (ops of a called function whose calls the plan shards differently) are
+    // counted in a warning.
+    std::size_t unplaced = 0;
+    for (const auto& d : exported.diagnostics()) {
+        QCOMPARE(d.code, std::string("export.constraint"));
+        unplaced = std::stoul(d.message);
+    }
+    QVERIFY2(unplaced <= shardings.constraints.size() / 2, (what + ": " + std::to_string(unplaced)).c_str());
     auto again = import::importStableHlo(*exported, what + " (exported)");
     QVERIFY2(again.ok(), again.errorMessage().c_str());
     QCOMPARE(again->arguments.size(), graph.arguments.size());
     QCOMPARE(again->outputs.size(), graph.outputs.size());
-    QCOMPARE(again->ops.size(), graph.ops.size());
-    QCOMPARE(again->body.size(), graph.body.size());
+    const std::size_t written = shardings.constraints.size() - unplaced;
+    QCOMPARE(again->ops.size(), graph.ops.size() + written);
+    QCOMPARE(again->body.size(), graph.body.size() + written);
 
     std::string meshName = "mesh";
     if (format == ShardingFormat::Shardy) {
@@ -149,10 +197,63 @@ void checkRoundTrip(const std::string& text, const ir::Graph& graph, const std::
     }
     QVERIFY(sharded > 0);
 
-    // Nothing else changed: line by line, apart from the inserted mesh line, only the module header and the
-    // entry signature differ.
+    // The constraints: walking both bodies, every op of the re-imported one is the next op of the original or
+    // a new Sharding op whose operand is a constrained value of the original, annotated as the plan has it and
+    // read back (annotationOnMesh) to exactly that sharding.
+    std::map<std::uint32_t, plan::TensorSharding> wanted;  // ValueId index -> constraint
+    for (const auto& c : shardings.constraints)
+        wanted[c.value.index] = c.sharding;
+    std::map<std::uint32_t, ir::ValueId> original;  // re-imported ValueId index -> original value
+    for (std::size_t i = 0; i < graph.arguments.size(); ++i)
+        original[again->arguments[i].value.index] = graph.arguments[i].value;
+    std::size_t next = 0, found = 0;
+    for (const ir::OpId id : again->body) {
+        const ir::Op& op = again->op(id);
+        const bool isNew = isShardingCall(op) && (next >= graph.body.size() ||
+                                                  !isShardingCall(graph.op(graph.body[next])));
+        if (!isNew) {
+            QVERIFY(next < graph.body.size());
+            const ir::Op& before = graph.op(graph.body[next++]);
+            QCOMPARE(int(op.kind), int(before.kind));
+            QCOMPARE(op.results.size(), before.results.size());
+            for (std::size_t r = 0; r < op.results.size(); ++r)
+                original[op.results[r].index] = before.results[r];
+            continue;
+        }
+        QCOMPARE(op.operands.size(), std::size_t{1});
+        const auto source = original.find(op.operands[0].index);
+        QVERIFY2(source != original.end(), (what + ": a constraint on an unknown value").c_str());
+        const auto constraint = wanted.find(source->second.index);
+        QVERIFY2(constraint != wanted.end(), (what + ": a constraint on a value the plan did not choose").c_str());
+        QVERIFY2(op.sharding.has_value(), what.c_str());
+        QCOMPARE(op.sharding->text, expected(constraint->second, source->second).text);
+        auto read = exporting::annotationOnMesh(*op.sharding, graph.type(source->second).rank(), again->meshes, mesh);
+        QVERIFY2(read.ok(), read.errorMessage().c_str());
+        QCOMPARE(read->toString(mesh), constraint->second.toString(mesh));
+        original[op.results[0].index] = source->second;  // later ops read the constrained value
+        wanted.erase(constraint);
+        ++found;
+    }
+    QCOMPARE(found, written);
+    if (printed)  // a printed graph's statements are its ops, one to one: every constraint is written
+        QCOMPARE(unplaced, std::size_t{0});
+
+    // Nothing else changed: line by line, apart from the inserted mesh line and constraint statements (and the
+    // renamed uses, undone here), only the module header and the entry signature differ.
     auto before = linesOf(text);
     auto after = linesOf(*exported);
+    std::map<std::string, std::string> oldNames;
+    for (auto it = after.begin(); it != after.end();) {
+        if (auto inserted = insertedConstraint(*it)) {
+            QVERIFY2(oldNames.emplace(inserted->first, inserted->second).second, it->c_str());
+            it = after.erase(it);
+        } else {
+            ++it;
+        }
+    }
+    QVERIFY(oldNames.size() <= written);  // a called function's statement stands for every call
+    for (auto& line : after)
+        line = withOldNames(line, oldNames);
     if (format == ShardingFormat::Shardy && after.size() == before.size() + 1) {
         const std::string declaration = "  " + exporting::shardyMesh(mesh, meshName);
         auto it = std::find(after.begin(), after.end(), declaration);
@@ -319,15 +420,260 @@ private slots:
                  out.errorMessage().c_str());
     }
 
+    // Constraints go on the line after the defining statement; later uses, and only they, take the new name:
+    // `%10` and a comment's "%1" stay, a multi-result op's `%2#1` is renamed where it is written so (in a while
+    // body too) and `%2#0` is not, and a multi-line while is one statement.
+    void constraintsInTheUsersText() {
+        const std::string text = R"(module @m {
+  func.func @main(%arg0: tensor<8x4xf32>, %arg1: tensor<4x6xf32>) -> (tensor<8x6xf32>, tensor<8x6xf32>) {
+    %c0 = stablehlo.constant dense<0> : tensor<i32>
+    %1 = stablehlo.dot_general %arg0, %arg1, contracting_dims = [1] x [0] : (tensor<8x4xf32>, tensor<4x6xf32>) -> tensor<8x6xf32>
+    %10 = stablehlo.negate %1 : tensor<8x6xf32>
+    %2:2 = stablehlo.optimization_barrier %1, %10 : tensor<8x6xf32>, tensor<8x6xf32>
+    %3:2 = stablehlo.while(%iterArg = %c0, %iterArg_1 = %2#0) : tensor<i32>, tensor<8x6xf32>
+     cond {
+      %c3 = stablehlo.constant dense<3> : tensor<i32>
+      %4 = stablehlo.compare  LT, %iterArg, %c3,  SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+      stablehlo.return %4 : tensor<i1>
+    } do {
+      %c1 = stablehlo.constant dense<1> : tensor<i32>
+      %5 = stablehlo.add %iterArg, %c1 : tensor<i32>
+      %6 = stablehlo.add %iterArg_1, %2#1 : tensor<8x6xf32>
+      stablehlo.return %5, %6 : tensor<i32>, tensor<8x6xf32>
+    }
+    %7 = stablehlo.add %3#1, %10 : tensor<8x6xf32> // %1 stays in comments
+    return %7, %1 : tensor<8x6xf32>, tensor<8x6xf32>
+  }
+}
+)";
+        const auto mesh = meshOf("data=4,model=2");
+        const auto graph = imported(text);
+        const ir::Op* dot = nullptr;
+        const ir::Op* barrier = nullptr;
+        for (const ir::OpId id : graph.body) {
+            const ir::Op& op = graph.op(id);
+            if (op.kind == ir::OpKind::DotGeneral)
+                dot = &op;
+            if (op.kind == ir::OpKind::OptimizationBarrier)
+                barrier = &op;
+        }
+        QVERIFY(dot && barrier && barrier->results.size() == 2);
+        exporting::EntryShardings s;
+        s.arguments = {shardingOf(mesh, {{"data"}, {}}), shardingOf(mesh, {{}, {"model"}})};
+        s.results = {shardingOf(mesh, {{"data"}, {"model"}}), shardingOf(mesh, {{"data"}, {"model"}})};
+        s.constraints = {{dot->results[0], shardingOf(mesh, {{"data"}, {"model"}})},
+                         {barrier->results[1], shardingOf(mesh, {{"data"}, {}})}};
+        auto out = exporting::exportStableHlo(text, "test.mlir", graph, mesh, s, ShardingFormat::Shardy);
+        QVERIFY2(out.ok(), out.errorMessage().c_str());
+        QVERIFY(out.diagnostics().empty());
+        std::string expected = text;
+        auto replace = [&](const std::string& from, const std::string& to) {
+            const auto at = expected.find(from);
+            QVERIFY2(at != std::string::npos, from.c_str());
+            expected.replace(at, from.size(), to);
+        };
+        replace("module @m {\n", "module @m {\n  sdy.mesh @mesh = <[\"data\"=4, \"model\"=2]>\n");
+        replace("%arg0: tensor<8x4xf32>, %arg1: tensor<4x6xf32>) -> (tensor<8x6xf32>, tensor<8x6xf32>)",
+                R"(%arg0: tensor<8x4xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"data"}, {}]>}, )"
+                R"(%arg1: tensor<4x6xf32> {sdy.sharding = #sdy.sharding<@mesh, [{}, {"model"}]>}) -> )"
+                R"((tensor<8x6xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"data"}, {"model"}]>}, )"
+                R"(tensor<8x6xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"data"}, {"model"}]>}))");
+        replace("-> tensor<8x6xf32>\n    %10 = stablehlo.negate %1 :",
+                "-> tensor<8x6xf32>\n"
+                "    %sharded_1 = sdy.sharding_constraint %1 <@mesh, [{\"data\"}, {\"model\"}]> : tensor<8x6xf32>\n"
+                "    %10 = stablehlo.negate %sharded_1 :");
+        replace("optimization_barrier %1, %10 : tensor<8x6xf32>, tensor<8x6xf32>\n",
+                "optimization_barrier %sharded_1, %10 : tensor<8x6xf32>, tensor<8x6xf32>\n"
+                "    %sharded_2_1 = sdy.sharding_constraint %2#1 <@mesh, [{\"data\"}, {}]> : tensor<8x6xf32>\n");
+        replace("%iterArg_1, %2#1 :", "%iterArg_1, %sharded_2_1 :");
+        replace("return %7, %1 :", "return %7, %sharded_1 :");
+        QCOMPARE(*out, expected);
+
+        // Re-imported, the constraints are Sharding ops on the values they constrain, used where the text uses
+        // them (the while body reads the constrained %2#1), and the reference plan reads them.
+        const auto again = imported(*out);
+        std::vector<const ir::Op*> constraints;
+        for (const ir::OpId id : again.body)
+            if (isShardingCall(again.op(id)))
+                constraints.push_back(&again.op(id));
+        QCOMPARE(constraints.size(), std::size_t{2});
+        QCOMPARE(constraints[0]->sharding->text, std::string(R"(#sdy.sharding<@mesh, [{"data"}, {"model"}]>)"));
+        QCOMPARE(constraints[1]->sharding->text, std::string(R"(#sdy.sharding<@mesh, [{"data"}, {}]>)"));
+        QCOMPARE(int(again.op(again.value(constraints[0]->operands[0]).producer).kind), int(ir::OpKind::DotGeneral));
+        const ir::Op& barrierAgain = again.op(again.value(constraints[1]->operands[0]).producer);
+        QCOMPARE(int(barrierAgain.kind), int(ir::OpKind::OptimizationBarrier));
+        QCOMPARE(again.value(constraints[1]->operands[0]).resultIndex, std::uint32_t{1});
+        bool readInLoop = false;
+        for (const ir::OpId id : again.allOpsInOrder())
+            for (const ir::ValueId v : again.op(id).operands)
+                readInLoop = readInLoop || (v == constraints[1]->results[0] &&
+                                            std::find(again.body.begin(), again.body.end(), id) == again.body.end());
+        QVERIFY(readInLoop);
+        QCOMPARE(again.outputs[1].value, constraints[0]->results[0]);
+        std::vector<Diagnostic> warnings;
+        const auto annotated = exporting::annotatedTensors(again, mesh, warnings);
+        QVERIFY(warnings.empty());
+        QCOMPARE(annotated.size(), std::size_t{2 + 2 + 2});
+
+        // GSPMD: the custom call XLA's Shardy export and JAX's with_sharding_constraint write.
+        auto gspmd = exporting::exportStableHlo(text, "test.mlir", graph, mesh, s, ShardingFormat::Gspmd);
+        QVERIFY2(gspmd.ok(), gspmd.errorMessage().c_str());
+        QVERIFY2(gspmd->find("\n    %sharded_1 = stablehlo.custom_call @Sharding(%1) {mhlo.sharding = \"{devices=[4,2]<=[8]}\"} "
+                             ": (tensor<8x6xf32>) -> tensor<8x6xf32>\n    %10 = stablehlo.negate %sharded_1 :") !=
+                     std::string::npos,
+                 gspmd->c_str());
+        const auto gspmdAgain = imported(*gspmd);
+        int calls = 0;
+        for (const ir::OpId id : gspmdAgain.body)
+            if (const ir::Op& op = gspmdAgain.op(id); isShardingCall(op)) {
+                ++calls;
+                QCOMPARE(op.sharding->format, ir::ShardingAnnotation::Format::Gspmd);
+            }
+        QCOMPARE(calls, 2);
+    }
+
+    // An op of a called function is constrained in that function, which every call shares: written when all its
+    // inlined copies are constrained alike, else counted in a warning.
+    void constraintsInCalledFunctions() {
+        const std::string text = R"(module @m {
+  func.func @main(%arg0: tensor<8x4xf32>, %arg1: tensor<8x4xf32>) -> (tensor<8x4xf32>, tensor<8x4xf32>) {
+    %0 = call @neg(%arg0) : (tensor<8x4xf32>) -> tensor<8x4xf32>
+    %1 = call @neg(%arg1) : (tensor<8x4xf32>) -> tensor<8x4xf32>
+    return %0, %1 : tensor<8x4xf32>, tensor<8x4xf32>
+  }
+  func.func private @neg(%a: tensor<8x4xf32>) -> tensor<8x4xf32> {
+    %0 = stablehlo.negate %a : tensor<8x4xf32>
+    %1 = stablehlo.exponential %0 : tensor<8x4xf32>
+    return %1 : tensor<8x4xf32>
+  }
+  func.func private @declared(tensor<8x4xf32>) -> tensor<8x4xf32>
+}
+)";
+        const auto mesh = meshOf("data=4,model=2");
+        const auto graph = imported(text);
+        std::vector<ir::ValueId> negates;
+        for (const ir::OpId id : graph.body)
+            if (graph.op(id).kind == ir::OpKind::Negate)
+                negates.push_back(graph.op(id).results[0]);
+        QCOMPARE(negates.size(), std::size_t{2});
+        exporting::EntryShardings s;
+        s.arguments = {shardingOf(mesh, {{"data"}, {}}), shardingOf(mesh, {{"data"}, {}})};
+        s.results = s.arguments;
+        s.constraints = {{negates[0], shardingOf(mesh, {{"data"}, {}})}, {negates[1], shardingOf(mesh, {{"data"}, {}})}};
+        auto out = exporting::exportStableHlo(text, "test.mlir", graph, mesh, s, ShardingFormat::Shardy);
+        QVERIFY2(out.ok(), out.errorMessage().c_str());
+        QVERIFY(out.diagnostics().empty());
+        QVERIFY2(out->find("    %0 = stablehlo.negate %a : tensor<8x4xf32>\n"
+                           "    %sharded_0 = sdy.sharding_constraint %0 <@mesh, [{\"data\"}, {}]> : tensor<8x4xf32>\n"
+                           "    %1 = stablehlo.exponential %sharded_0 : tensor<8x4xf32>\n") != std::string::npos,
+                 out->c_str());
+        QVERIFY(out->find("%0 = call @neg(%arg0)") != std::string::npos);  // @main's %0 is another value
+        const auto again = imported(*out);
+        int calls = 0;
+        for (const ir::OpId id : again.body)
+            calls += isShardingCall(again.op(id));
+        QCOMPARE(calls, 2);  // once per call
+
+        s.constraints[1].sharding = shardingOf(mesh, {{"model"}, {}});
+        out = exporting::exportStableHlo(text, "test.mlir", graph, mesh, s, ShardingFormat::Shardy);
+        QVERIFY2(out.ok(), out.errorMessage().c_str());
+        QVERIFY(out->find("sharding_constraint") == std::string::npos);
+        QCOMPARE(out.diagnostics().size(), std::size_t{1});
+        QCOMPARE(out.diagnostics().front().code, std::string("export.constraint"));
+        QCOMPARE(out.diagnostics().front().severity, Severity::Warning);
+        QVERIFY2(out.diagnostics().front().message.rfind("2 of 2 sharding constraint(s) not written", 0) == 0,
+                 out.diagnostics().front().message.c_str());
+    }
+
+    // sdy.manual_computation imports with identity ops for its in_shardings at its own location: a constraint
+    // on its result still finds its statement, and the boundary shardings survive the export.
+    void constraintOnManualComputation() {
+        const std::string text = R"(module @m {
+  sdy.mesh @mesh = <["data"=4, "model"=2]>
+  func.func @main(%arg0: tensor<8x16xf32>, %arg1: tensor<16x32xf32>) -> tensor<8x32xf32> {
+    %0 = sdy.manual_computation(%arg0, %arg1) in_shardings=[<@mesh, [{"data"}, {}]>, <@mesh, [{}, {"model"}]>] out_shardings=[<@mesh, [{"data"}, {"model"}]>] manual_axes={"data"} (%a: tensor<2x16xf32>, %b: tensor<16x32xf32>) {
+      %1 = stablehlo.dot_general %a, %b, contracting_dims = [1] x [0] : (tensor<2x16xf32>, tensor<16x32xf32>) -> tensor<2x32xf32>
+      sdy.return %1 : tensor<2x32xf32>
+    } : (tensor<8x16xf32>, tensor<16x32xf32>) -> tensor<8x32xf32>
+    %2 = stablehlo.negate %0 : tensor<8x32xf32>
+    return %2 : tensor<8x32xf32>
+  }
+}
+)";
+        const auto mesh = meshOf("data=4,model=2");
+        const auto graph = imported(text);
+        const ir::Op& manual = graph.op(graph.body[2]);
+        QCOMPARE(int(manual.kind), int(ir::OpKind::Opaque));
+        exporting::EntryShardings s;
+        s.arguments = {shardingOf(mesh, {{"data"}, {}}), shardingOf(mesh, {{}, {"model"}})};
+        s.results = {shardingOf(mesh, {{"data"}, {"model"}})};
+        s.constraints = {{manual.results[0], shardingOf(mesh, {{"data"}, {"model"}})}};
+        auto out = exporting::exportStableHlo(text, "test.mlir", graph, mesh, s, ShardingFormat::Shardy);
+        QVERIFY2(out.ok(), out.errorMessage().c_str());
+        QVERIFY(out.diagnostics().empty());
+        QVERIFY2(out->find("    } : (tensor<8x16xf32>, tensor<16x32xf32>) -> tensor<8x32xf32>\n"
+                           "    %sharded_0 = sdy.sharding_constraint %0 <@mesh, [{\"data\"}, {\"model\"}]> : tensor<8x32xf32>\n"
+                           "    %2 = stablehlo.negate %sharded_0 :") != std::string::npos,
+                 out->c_str());
+        const auto again = imported(*out);
+        QCOMPARE(again.body.size(), graph.body.size() + 1);
+        QCOMPARE(again.op(again.body[2]).sharding, manual.sharding);
+        QCOMPARE(again.op(again.body[0]).sharding, graph.op(graph.body[0]).sharding);
+    }
+
+    // Key constraints on the zoo GPT under Megatron: every dot_general result, and nothing fully replicated.
+    void keyConstraintsOfMegatron() {
+        auto loaded = loadModel("zoo:gpt:layers=2,d_model=64,heads=4,seq=16,batch=2");
+        QVERIFY2(loaded.ok(), loaded.errorMessage().c_str());
+        const ir::Graph& graph = loaded->graph;
+        const auto mesh = meshOf("model=4");
+        const auto space = analysis::analyze(graph);
+        const plan::PlanContext context(graph, space);
+        auto megatron = plan::expertPlan("megatron", context, mesh);
+        QVERIFY2(megatron.ok(), megatron.errorMessage().c_str());
+        const auto applied = plan::applyPlan(context, mesh, *megatron);
+        const auto key = exporting::entryShardings(graph, space, applied, exporting::ConstraintChoice::Key);
+        const auto all = exporting::entryShardings(graph, space, applied, exporting::ConstraintChoice::All);
+        const auto none = exporting::entryShardings(graph, space, applied, exporting::ConstraintChoice::None);
+        QVERIFY(none.constraints.empty());
+        QVERIFY(key.constraints.size() < all.constraints.size());
+        std::set<std::uint32_t> chosen;
+        for (const auto& c : key.constraints) {
+            chosen.insert(c.value.index);
+            QCOMPARE(c.sharding, applied.sharding(space, c.value));
+        }
+        int dots = 0;
+        for (const ir::OpId id : graph.body) {
+            const ir::Op& op = graph.op(id);
+            if (op.kind != ir::OpKind::DotGeneral)
+                continue;
+            bool sharded = applied.sharding(space, op.results[0]).mask() != 0;
+            for (const ir::ValueId v : op.operands)
+                sharded = sharded || applied.sharding(space, v).mask() != 0;
+            QCOMPARE(chosen.count(op.results[0].index) > 0, sharded);
+            dots += sharded;
+        }
+        QVERIFY(dots >= 2 * 8);  // q, k, v, scores, context, out-projection, fc, proj per layer
+        for (const auto& c : all.constraints)
+            QVERIFY(graph.op(graph.value(c.value).producer).kind != ir::OpKind::Constant);
+    }
+
     void roundTripSharedModels_data() {
         QTest::addColumn<QString>("path");
         QTest::addColumn<int>("format");
+        QTest::addColumn<int>("constraints");
         const QString dir = sharedModels();
         if (dir.isEmpty())
             return;
+        using exporting::ConstraintChoice;
         for (const auto& name : QDir(dir).entryList({"*.mlir"}, QDir::Files, QDir::Name)) {
-            QTest::newRow(qPrintable(name + " shardy")) << dir + "/" + name << int(ShardingFormat::Shardy);
-            QTest::newRow(qPrintable(name + " gspmd")) << dir + "/" + name << int(ShardingFormat::Gspmd);
+            for (auto c : {ConstraintChoice::None, ConstraintChoice::Key, ConstraintChoice::All}) {
+                const QString choice = QString::fromLatin1(exporting::toString(c).data());
+                QTest::newRow(qPrintable(name + " shardy " + choice))
+                    << dir + "/" + name << int(ShardingFormat::Shardy) << int(c);
+                QTest::newRow(qPrintable(name + " gspmd " + choice))
+                    << dir + "/" + name << int(ShardingFormat::Gspmd) << int(c);
+            }
         }
     }
     void roundTripSharedModels() {
@@ -335,29 +681,38 @@ private slots:
             QSKIP("../shared/models/stablehlo is absent (a user's clone has no ../shared)");
         QFETCH(QString, path);
         QFETCH(int, format);
+        QFETCH(int, constraints);
         QFile file(path);
         QVERIFY(file.open(QIODevice::ReadOnly));
         const std::string text = file.readAll().toStdString();
         auto model = loadModelBytes(text, path.toStdString());
         QVERIFY2(model.ok(), model.errorMessage().c_str());
-        checkRoundTrip(text, model->graph, path.toStdString(), static_cast<ShardingFormat>(format));
+        checkRoundTrip(text, model->graph, path.toStdString(), static_cast<ShardingFormat>(format),
+                       static_cast<exporting::ConstraintChoice>(constraints), false);
     }
 
     void roundTripZoo_data() {
         QTest::addColumn<QString>("model");
         QTest::addColumn<bool>("train");
         QTest::addColumn<int>("format");
+        QTest::addColumn<int>("constraints");
+        using exporting::ConstraintChoice;
         for (const char* model : {"zoo:demo", "zoo:gpt2-small"})
             for (int format : {int(ShardingFormat::Shardy), int(ShardingFormat::Gspmd)})
-                QTest::newRow(qPrintable(QString("%1 %2").arg(model, format == 0 ? "shardy" : "gspmd")))
-                    << QString(model) << false << format;
-        QTest::newRow("zoo:demo training step shardy")
-            << QString("zoo:demo") << true << int(ShardingFormat::Shardy);
+                for (auto c : {ConstraintChoice::None, ConstraintChoice::Key, ConstraintChoice::All})
+                    QTest::newRow(qPrintable(QString("%1 %2 %3").arg(model, format == 0 ? "shardy" : "gspmd",
+                                                                      exporting::toString(c).data())))
+                        << QString(model) << false << format << int(c);
+        QTest::newRow("zoo:demo training step shardy key")
+            << QString("zoo:demo") << true << int(ShardingFormat::Shardy) << int(ConstraintChoice::Key);
+        QTest::newRow("zoo:demo training step gspmd all")
+            << QString("zoo:demo") << true << int(ShardingFormat::Gspmd) << int(ConstraintChoice::All);
     }
     void roundTripZoo() {
         QFETCH(QString, model);
         QFETCH(bool, train);
         QFETCH(int, format);
+        QFETCH(int, constraints);
         auto loaded = loadModel(model.toStdString());
         QVERIFY2(loaded.ok(), loaded.errorMessage().c_str());
         ir::Graph graph = loaded->graph;
@@ -368,7 +723,8 @@ private slots:
         }
         // The zoo has no source text: the printed graph is the text the plan is written into.
         checkRoundTrip(ir::printStableHlo(graph), graph, model.toStdString(),
-                       static_cast<ShardingFormat>(format));
+                       static_cast<ShardingFormat>(format), static_cast<exporting::ConstraintChoice>(constraints),
+                       true);
     }
 };
 

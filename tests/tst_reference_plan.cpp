@@ -355,6 +355,47 @@ module @m {
         QCOMPARE(reference->decisions[0].axis, *m.axisIndex("data"));
     }
 
+    // sdy.manual_computation's boundary shardings: in_shardings on identity ops (Sharding custom calls, as a
+    // sharding_constraint imports) feeding its operands, out_shardings on its results; the reference plan
+    // reproduces them all.
+    void manualComputationShardings() {
+        const auto g = imported(R"(
+module @m {
+  sdy.mesh @mesh = <["data"=4, "model"=2]>
+  func.func @main(%arg0: tensor<8x16xf32>, %arg1: tensor<16x32xf32>) -> tensor<8x32xf32> {
+    %0 = sdy.manual_computation(%arg0, %arg1) in_shardings=[<@mesh, [{"data"}, {}]>, <@mesh, [{}, {"model"}]>] out_shardings=[<@mesh, [{"data"}, {"model"}]>] manual_axes={"data"} (%a: tensor<2x16xf32>, %b: tensor<16x32xf32>) {
+      %1 = stablehlo.dot_general %a, %b, contracting_dims = [1] x [0] : (tensor<2x16xf32>, tensor<16x32xf32>) -> tensor<2x32xf32>
+      sdy.return %1 : tensor<2x32xf32>
+    } : (tensor<8x16xf32>, tensor<16x32xf32>) -> tensor<8x32xf32>
+    return %0 : tensor<8x32xf32>
+  }
+})");
+        QVERIFY(!g.partitioned);  // manual over "data" only
+        QCOMPARE(g.body.size(), std::size_t{3});
+        const ir::Op& manual = g.op(g.body.back());
+        QCOMPARE(int(manual.kind), int(ir::OpKind::Opaque));
+        QVERIFY(manual.sharding.has_value());
+        for (std::size_t i = 0; i < 2; ++i) {
+            const ir::Op& identity = g.op(g.body[i]);
+            QCOMPARE(int(identity.kind), int(ir::OpKind::CustomCall));
+            QCOMPARE(std::get<ir::CustomCallAttributes>(identity.attributes).target, std::string("Sharding"));
+            QCOMPARE(identity.operands.front(), g.arguments[i].value);
+            QCOMPARE(manual.operands[i], identity.results.front());
+        }
+        QCOMPARE(g.op(g.body[0]).sharding->text, std::string(R"(#sdy.sharding<@mesh, [{"data"}, {}]>)"));
+        QCOMPARE(g.op(g.body[1]).sharding->text, std::string(R"(#sdy.sharding<@mesh, [{}, {"model"}]>)"));
+
+        const auto m = meshOf("data=4,model=2");
+        std::vector<Diagnostic> warnings;
+        const auto tensors = exporting::annotatedTensors(g, m, warnings);
+        QVERIFY(warnings.empty());
+        QCOMPARE(tensors.size(), std::size_t{3});
+        QCOMPARE(tensors[2].sharding.toString(m), std::string(R"([{"data"}, {"model"}])"));
+        verifyReproduces(g, m, 3);
+        const auto reference = exporting::referencePlan(g, analysis::analyze(g), m);
+        QCOMPARE(reference->decisions.size(), std::size_t{4});  // two per side of the opaque manual computation
+    }
+
     void noAnnotationsGiveAnEmptyPlan() {
         const auto g = imported(R"(
 func.func @main(%arg0: tensor<8xf32> {mhlo.sharding = "{replicated}"}) -> tensor<8xf32> {

@@ -172,6 +172,20 @@ private slots:
         QVERIFY(recorder.reports.back().seconds < 30);
     }
 
+    // A long search stays in bounded memory: the tree stops at maxTreeNodes and the search goes on from its leaves.
+    void theTreeStopsGrowingAtItsCap() {  // helper C, issue 11 (soak)
+        Problem p(kSmallGpt, "data=2,model=4");
+        SearchOptions options;
+        options.maxTreeNodes = 64;
+        options.budget.iterations = 3000;
+        Recorder recorder;
+        Search search(*p.model, plan::Plan{}, options);
+        const Found f = search.run(&recorder);
+        QCOMPARE(search.treeSize(), std::size_t{64});
+        QCOMPARE(recorder.reports.back().iterations, std::int64_t{3000});
+        QVERIFY(f.evaluation.stepTime > 0);
+    }
+
     void exhaustiveRefusesLargeSpaces() {
         Problem p(kSmallGpt, "data=2,model=4");
         auto r = exhaustiveSearch(*p.model, plan::Plan{}, 8, 100);

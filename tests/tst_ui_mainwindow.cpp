@@ -330,6 +330,10 @@ private slots:
                 QVERIFY(text.contains("PartitionSpec") && text.contains("\"layers.0.mlp.fc.weight\": P("));
             else if (format.id == QLatin1String("dtensor"))
                 QVERIFY(text.contains("init_device_mesh") && text.contains("\"layers.0.mlp.fc.weight\": ("));
+            else if (format.id == QLatin1String("parallelize"))
+                QVERIFY(text.contains("parallelize_module(model, mesh[") && text.contains("\"layers.0.mlp.fc\": ColwiseParallel("));
+            else if (format.id == QLatin1String("shardy") || format.id == QLatin1String("gspmd"))
+                QVERIFY(text.contains(format.id == QLatin1String("shardy") ? "= sdy.sharding_constraint %" : "= stablehlo.custom_call @Sharding(%"));
             else {
                 PlanEditor editor;
                 editor.setProblem(window.currentModel());

@@ -437,7 +437,7 @@ private slots:
             writeFile(path, text);
             auto workspace = Workspace::open(path);
             QVERIFY(!workspace);
-            QCOMPARE(firstMessage(workspace.diagnostics()), "'" + path + "' is not a Shardscope workspace");
+            QVERIFY(firstMessage(workspace.diagnostics()).rfind("'" + path + "' is not a Shardscope workspace", 0) == 0);
             QCOMPARE(readFile(path), text);
         }
     }
@@ -489,7 +489,8 @@ private slots:
             auto workspace = Workspace::open(copy);
             QVERIFY(!workspace);
             QCOMPARE(firstMessage(workspace.diagnostics()),
-                     "'" + copy + "' is damaged (truncated or corrupted) and cannot be opened");
+                     "'" + copy + "' is damaged (truncated or corrupted) and cannot be opened" +
+                     "; it is left as it was (restore a copy, or start a new workspace from the model)");
             QCOMPARE(workspace.diagnostics().size(), 2u);  // and a note with SQLite's report
             QCOMPARE(workspace.diagnostics()[1].severity, Severity::Note);
             QVERIFY(!workspace.diagnostics()[1].message.empty());
@@ -503,13 +504,15 @@ private slots:
         auto workspace = Workspace::open(path);
         QVERIFY(!workspace);
         QCOMPARE(firstMessage(workspace.diagnostics()),
-                 "'" + path + "' is damaged: the model's bytes do not match their SHA-256");
+                 "'" + path + "' is damaged: the model's bytes do not match their SHA-256" +
+                     "; it is left as it was (restore a copy, or start a new workspace from the model)");
 
         sqlite(path, "UPDATE model_chunk SET data = x'78da0102'");
         workspace = Workspace::open(path);
         QVERIFY(!workspace);
         QCOMPARE(firstMessage(workspace.diagnostics()),
-                 "'" + path + "' is damaged: the model's bytes cannot be decompressed");
+                 "'" + path + "' is damaged: the model's bytes cannot be decompressed" +
+                     "; it is left as it was (restore a copy, or start a new workspace from the model)");
     }
 
     // --- threads, crashes, full disks ---

@@ -28,3 +28,7 @@ set(_ui_screenshot_dir ${CMAKE_CURRENT_BINARY_DIR}/ui_screenshot)
 file(MAKE_DIRECTORY ${_ui_screenshot_dir})
 add_test(NAME ui_screenshot_demo COMMAND shardscope --screenshot ${_ui_screenshot_dir}/demo.png)
 set_tests_properties(ui_screenshot_demo PROPERTIES LABELS ui TIMEOUT 120 ENVIRONMENT "QT_QPA_PLATFORM=offscreen")
+
+# Bad input in the explorer: failed opens, plans of another model, a mesh that cannot be applied keep the prior work.
+shardscope_add_test(tst_ui_bad_input SOURCES tst_ui_bad_input.cpp
+                    LIBRARIES shardscope::ui_widgets Qt6::Widgets LABELS ui TIMEOUT 300)

@@ -1,14 +1,19 @@
 // shardscope-bench: timings of the engine's stages on zoo models. Each figure is the median of several runs;
 // ratios are against copying the same graph in the same run (a memory-bound baseline).
+#include <unistd.h>
+
 #include <algorithm>
 #include <chrono>
+#include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <mutex>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "shardscope/analysis/decision_space.h"
@@ -17,7 +22,9 @@
 #include "shardscope/mesh/mesh.h"
 #include "shardscope/plan/experts.h"
 #include "shardscope/problem.h"
+#include "shardscope/search/recording.h"
 #include "shardscope/search/search.h"
+#include "shardscope/store/workspace.h"
 #include "shardscope/import/onnx.h"
 #include "shardscope/import/stablehlo.h"
 #include "shardscope/ir/printer.h"
@@ -323,16 +330,223 @@ int benchSearch(double seconds) {
     return 0;
 }
 
+// --- soak: one long search recorded into a workspace, its memory and file sampled as it goes ---
+
+namespace {
+
+// VmRSS and VmHWM of this process, in bytes (0 when /proc is not there).
+std::pair<double, double> residentBytes() {
+    std::ifstream status("/proc/self/status");
+    std::string line;
+    double rss = 0, peak = 0;
+    while (std::getline(status, line)) {
+        if (line.rfind("VmRSS:", 0) == 0) rss = std::atof(line.c_str() + 6) * 1024;
+        if (line.rfind("VmHWM:", 0) == 0) peak = std::atof(line.c_str() + 6) * 1024;
+    }
+    return {rss, peak};
+}
+
+double fileBytes(const std::string& path) {
+    std::error_code error;
+    const auto size = std::filesystem::file_size(path, error);
+    return error ? 0.0 : static_cast<double>(size);
+}
+
+// The least-squares slope of y over x (0 with fewer than two points).
+double slope(const std::vector<std::pair<double, double>>& points) {
+    if (points.size() < 2) return 0;
+    double mx = 0, my = 0;
+    for (const auto& [x, y] : points) mx += x, my += y;
+    mx /= static_cast<double>(points.size()), my /= static_cast<double>(points.size());
+    double sxy = 0, sxx = 0;
+    for (const auto& [x, y] : points) sxy += (x - mx) * (y - my), sxx += (x - mx) * (x - mx);
+    return sxx > 0 ? sxy / sxx : 0;
+}
+
+struct SoakSample {
+    double seconds = 0, rss = 0, peakRss = 0, workspace = 0, wal = 0;  // workspace = the file and its WAL
+    std::size_t treeNodes = 0;
+    std::int64_t iterations = 0, evaluations = 0;
+    double bestStepTime = 0;
+    bool bestFeasible = false;
+};
+
+// Forwards the search's reports to the session's recorder and keeps the latest for the sampler.
+class SoakObserver : public shardscope::search::SearchObserver {
+public:
+    explicit SoakObserver(shardscope::search::SessionRecorder& recorder) : recorder_(recorder) {}
+    void progress(const shardscope::search::Progress& p) override {
+        recorder_.progress(p);
+        std::lock_guard lock(mutex_);
+        last_ = p;
+    }
+    void newBest(const shardscope::search::Found& f) override { recorder_.newBest(f); }
+    shardscope::search::Progress last() const {
+        std::lock_guard lock(mutex_);
+        return last_;
+    }
+
+private:
+    shardscope::search::SessionRecorder& recorder_;
+    mutable std::mutex mutex_;
+    shardscope::search::Progress last_;
+};
+
+}  // namespace
+
+// `--soak MINUTES MODEL`: one MCTS search (one thread, seed 1) of the model's Adam training step on
+// data=4,model=2 of H100s for MINUTES, recorded into a fresh workspace as `shardscope-cli search --workspace`
+// records it. Every SHARDSCOPE_SOAK_SAMPLE_S seconds (30 unless set) it samples RSS, the tree, the iterations,
+// the best step time and the workspace's size (file + WAL); at the end it prints the table and the growth rates.
+int benchSoak(double minutes, const std::string& model, const std::string& mesh) {
+    using namespace shardscope;
+    double every = 30;
+    if (const char* s = std::getenv("SHARDSCOPE_SOAK_SAMPLE_S")) every = std::max(1.0, std::atof(s));
+    std::printf("== soak: %.1f min search of %s (training step, Adam), mesh %s on h100, 1 thread, seed 1\n", minutes,
+                model.c_str(), mesh.c_str());
+    std::fflush(stdout);
+    ProblemSpec spec;
+    spec.model = model;
+    spec.train = true;  // Adam, the model's own precision (pt_bert is f32: mixed precision needs 16-bit parameters)
+    spec.mesh = mesh;
+    spec.hardware = "h100";
+    auto problem = loadProblem(spec);
+    if (!problem) {
+        std::fprintf(stderr, "%s\n", problem.errorMessage().c_str());
+        return 1;
+    }
+    const auto& costModel = *(*problem)->costModel;
+    const auto [loadedRss, loadedPeak] = residentBytes();
+    std::printf("problem: %zu ops, %zu names, %zu groups; RSS after loading %.1f MB (peak %.1f MB)\n", costModel.graph().body.size(),
+                (*problem)->space.names.size(), (*problem)->space.groups.size(), loadedRss / 1e6, loadedPeak / 1e6);
+
+    const std::string path = (std::filesystem::temp_directory_path() / ("shardscope-soak-" + std::to_string(::getpid()) + ".shardscope")).string();
+    auto record = search::modelRecord(spec);
+    if (!record) {
+        std::fprintf(stderr, "%s\n", record.errorMessage().c_str());
+        return 1;
+    }
+    auto created = store::Workspace::create(path, *record);
+    if (!created) {
+        std::fprintf(stderr, "%s\n", created.errorMessage().c_str());
+        return 1;
+    }
+    store::Workspace workspace = std::move(created).value();
+    search::SearchOptions options;
+    options.threads = 1;
+    options.seed = 1;
+    options.budget.seconds = minutes * 60;
+    if (const char* cap = std::getenv("SHARDSCOPE_SOAK_MAX_NODES")) options.maxTreeNodes = static_cast<std::size_t>(std::atoll(cap));
+    auto started = search::SessionRecorder::start(workspace, **problem, plan::Plan{}, options, {"soak", {}, false});
+    if (!started) {
+        std::fprintf(stderr, "%s\n", started.errorMessage().c_str());
+        return 1;
+    }
+    auto& recorder = **started;
+    recorder.saveExperts();
+    search::Search search(costModel, plan::Plan{}, options);
+    recorder.attach(&search);
+    SoakObserver observer(recorder);
+
+    std::vector<SoakSample> samples;
+    auto sample = [&](double seconds) {
+        const auto [rss, peak] = residentBytes();
+        const auto p = observer.last();
+        const double wal = fileBytes(path + "-wal");
+        samples.push_back({seconds, rss, peak, fileBytes(path) + wal, wal, search.treeSize(), p.iterations, p.evaluations, p.bestStepTime,
+                           p.bestFeasible});
+        const auto& s = samples.back();
+        std::fprintf(stderr, "soak: %6.0f s  RSS %7.1f MB  tree %8zu  it %9lld  workspace %7.2f MB\n", s.seconds, s.rss / 1e6, s.treeNodes,
+                     static_cast<long long>(s.iterations), s.workspace / 1e6);
+    };
+    const auto start = std::chrono::steady_clock::now();
+    auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); };
+    std::mutex doneMutex;
+    std::condition_variable doneCondition;
+    bool done = false;
+    search::Found best;
+    std::thread runner([&] {
+        best = search.run(&observer);
+        std::lock_guard lock(doneMutex);
+        done = true;
+        doneCondition.notify_all();
+    });
+    sample(0);
+    for (int k = 1;; ++k) {
+        std::unique_lock lock(doneMutex);
+        const auto due = start + std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(k * every));
+        if (doneCondition.wait_until(lock, due, [&] { return done; })) break;
+        lock.unlock();
+        sample(elapsed());
+    }
+    runner.join();
+    const auto flushed = recorder.finish();
+    sample(elapsed());
+    const search::Progress last = observer.last();
+
+    std::printf("\n%9s %9s %9s %9s %11s %9s %12s %12s %8s\n", "elapsed s", "RSS MB", "peak MB", "tree", "iterations", "it/s", "best ms",
+                "workspace MB", "WAL MB");
+    for (std::size_t i = 0; i < samples.size(); ++i) {
+        const auto& s = samples[i];
+        const double rate = i == 0 ? 0.0
+                                   : static_cast<double>(s.iterations - samples[i - 1].iterations) /
+                                         std::max(1e-9, s.seconds - samples[i - 1].seconds);
+        char bestText[32] = "-";
+        if (s.bestStepTime > 0) std::snprintf(bestText, sizeof bestText, "%.3f%s", s.bestStepTime * 1e3, s.bestFeasible ? "" : "*");
+        const bool afterRun = i + 1 == samples.size();
+        std::printf("%9.0f %9.1f %9.1f %9zu %11lld %9.1f %12s %12.2f %8.2f%s\n", s.seconds, s.rss / 1e6, s.peakRss / 1e6, s.treeNodes,
+                    static_cast<long long>(s.iterations), rate, bestText, s.workspace / 1e6, s.wal / 1e6, afterRun ? "  (search returned, flushed)" : "");
+    }
+    // Growth after the warm-up: the first 5 minutes (the first third of shorter runs) are left out.
+    const double warmUp = std::min(300.0, samples.back().seconds / 3);
+    std::vector<std::pair<double, double>> rss, file;
+    // The last sample is taken after run() has returned (its worker's evaluator freed) and the workspace flushed: it
+    // counts for the file only.
+    for (std::size_t i = 0; i < samples.size(); ++i) {
+        const auto& s = samples[i];
+        if (s.seconds < warmUp) continue;
+        if (i + 1 < samples.size()) rss.emplace_back(s.seconds / 3600, s.rss / 1e6);
+        file.emplace_back(s.seconds / 3600, s.workspace / 1e6);
+    }
+    std::printf("\nRSS growth after %.0f s: %.1f MB/h (least squares over %zu samples); peak RSS %.1f MB\n", warmUp, slope(rss), rss.size(),
+                samples.back().peakRss / 1e6);
+    std::printf("workspace growth after %.0f s: %.2f MB/h; final size %.2f MB (%s)\n", warmUp, slope(file), samples.back().workspace / 1e6,
+                path.c_str());
+    std::printf("iterations: %lld in %.0f s = %.1f it/s; %lld evaluations (%lld cache hits); tree %zu nodes (cap %zu)\n",
+                static_cast<long long>(last.iterations), last.seconds, last.seconds > 0 ? static_cast<double>(last.iterations) / last.seconds : 0.0,
+                static_cast<long long>(last.evaluations), static_cast<long long>(last.cacheHits), search.treeSize(), options.maxTreeNodes);
+    std::printf("best plan: %.3f ms%s, found after %.0f s (%s); workspace flush: %s\n", best.evaluation.stepTime * 1e3,
+                best.evaluation.feasible ? "" : " (does not fit)", best.seconds, best.origin.c_str(),
+                flushed ? "ok" : flushed.errorMessage().c_str());
+    if (!std::getenv("SHARDSCOPE_SOAK_KEEP")) {
+        std::error_code ignored;
+        for (const char* suffix : {"", "-wal", "-shm"}) std::filesystem::remove(path + suffix, ignored);
+    }
+    return flushed ? 0 : 1;
+}
+
 int main(int argc, char** argv) {
     int runs = 7;
     if (const char* r = std::getenv("SHARDSCOPE_BENCH_RUNS")) runs = std::max(1, std::atoi(r));
     std::vector<std::string> models{"gpt2-small", "llama3-8b", "mixtral-8x7b", "gpt3-175b", "llama3-70b"};
     std::string sharedDir = SHARDSCOPE_SHARED_DIR;
     const std::string what = argc > 1 ? argv[1] : "all";
+    if (what == "--soak" || what == "soak") {
+        // The largest shared model: pt_bert's forward graph has 3,502 ops (12,773 in its training step), more than any
+        // other model in ../shared/models (`shardscope-cli info`).
+        const double minutes = argc > 2 ? std::atof(argv[2]) : 30.0;
+        const std::string model = argc > 3 ? argv[3] : sharedDir + "/models/stablehlo/pt_bert.mlir";
+        const std::string mesh = argc > 4 ? argv[4] : "data=4,model=2";
+        if (minutes <= 0) {
+            std::puts("usage: shardscope-bench --soak [MINUTES] [MODEL] [MESH]");
+            return 2;
+        }
+        return benchSoak(minutes, model, mesh);
+    }
     if (what == "--help" || (what != "all" && what != "zoo" && what != "import" && what != "train" && what != "analysis" &&
                               what != "evaluate" && what != "search")) {
         std::puts("usage: shardscope-bench [all | zoo [PRESET...] | import [SHARED_DIR] | train [MODEL...] | analysis [LAYERS...] | evaluate [MODEL...] | "
-                  "search [SECONDS]]");
+                  "search [SECONDS] | --soak [MINUTES] [MODEL] [MESH]]");
         return what == "--help" ? 0 : 2;
     }
     if (what == "zoo" && argc > 2) models.assign(argv + 2, argv + argc);

@@ -64,6 +64,13 @@ shardscope::ProblemSpec specOf(const std::string& source, const shardscope::impo
 shardscope::Result<shardscope::plan::Plan> planArgument(const std::string& argument, const shardscope::cost::CostModel& model);
 
 int exportPlan(const std::string& source, const shardscope::import::ImportOptions& options, const TrainingFlags& training,
-               const ProblemFlags& problem, const std::string& plan, const std::string& format, const std::string& output);
+               const ProblemFlags& problem, const std::string& plan, const std::string& format, const std::string& output,
+               const std::string& constraints = "key");
 
+// simulate.cpp: runs the model unsharded and under the plan on a simulated mesh with arguments drawn from `seed`
+// (integers in [0, integerRange)); 0 when the outputs agree within `tolerance` (scaled difference) and the
+// executed collectives are the priced ones, 1 otherwise or on error.
+int simulate(const std::string& source, const shardscope::import::ImportOptions& options, const TrainingFlags& training,
+             const ProblemFlags& problem, const std::string& plan, std::uint64_t seed, std::int64_t integerRange,
+             double tolerance, bool json);
 }  // namespace cli

@@ -1,5 +1,5 @@
-// `shardscope-cli export`: a plan written into the model's StableHLO with Shardy or GSPMD shardings. Wiring
-// only; the work is the engine's (export/stablehlo_export.h).
+// `shardscope-cli export`: a plan written into the model's StableHLO with Shardy or GSPMD shardings (and
+// sharding constraints), or in a framework's words. Wiring only; the work is the engine's (export/).
 #include <algorithm>
 #include <cctype>
 #include <fstream>
@@ -22,11 +22,16 @@ using namespace shardscope;
 
 int exportPlan(const std::string& source, const import::ImportOptions& options, const TrainingFlags& training,
                const ProblemFlags& flags, const std::string& planText, const std::string& format,
-               const std::string& output) {
-    static const char* const kFormats[] = {"shardy", "gspmd", "jax", "dtensor", "trace", "plan", "evaluation"};
+               const std::string& output, const std::string& constraintsText) {
+    static const char* const kFormats[] = {"shardy", "gspmd", "jax", "dtensor", "parallelize", "trace", "plan", "evaluation"};
     if (std::find(std::begin(kFormats), std::end(kFormats), format) == std::end(kFormats)) {
-        std::cerr << "shardscope-cli: error: --format expects shardy, gspmd, jax, dtensor, trace, plan or evaluation, "
-                     "got '" << format << "'\n";
+        std::cerr << "shardscope-cli: error: --format expects shardy, gspmd, jax, dtensor, parallelize, trace, plan or "
+                     "evaluation, got '" << format << "'\n";
+        return 2;
+    }
+    const auto constraints = exporting::parseConstraintChoice(constraintsText);
+    if (!constraints) {
+        std::cerr << "shardscope-cli: error: --constraints expects none, key or all, got '" << constraintsText << "'\n";
         return 2;
     }
     const exporting::ShardingFormat shardingFormat =
@@ -68,11 +73,14 @@ int exportPlan(const std::string& source, const import::ImportOptions& options, 
         }
         return 0;
     };
-    if (format == "jax" || format == "dtensor") {
+    if (format == "jax" || format == "dtensor" || format == "parallelize") {
         const auto applied = plan::applyPlan(context, problem.mesh, *chosen);
         std::vector<plan::TensorSharding> all;
         for (std::size_t v = 0; v < problem.model.graph.values.size(); ++v)
             all.push_back(applied.sharding(problem.space, ir::ValueId(static_cast<std::uint32_t>(v))));
+        if (format == "parallelize")
+            return write(exporting::parallelizeSnippet(
+                problem.mesh, exporting::parallelizePlan(problem.model.graph, problem.mesh, all)));
         const auto parameters = exporting::parameterShardings(problem.model.graph, all);
         return write(format == "jax" ? exporting::jaxSnippet(problem.mesh, parameters)
                                      : exporting::dtensorSnippet(problem.mesh, parameters));
@@ -98,7 +106,7 @@ int exportPlan(const std::string& source, const import::ImportOptions& options, 
         file = source + " (as StableHLO)";
     }
     const auto applied = plan::applyPlan(context, problem.mesh, *chosen);
-    const auto shardings = exporting::entryShardings(problem.model.graph, problem.space, applied);
+    const auto shardings = exporting::entryShardings(problem.model.graph, problem.space, applied, *constraints);
     auto exported =
         exporting::exportStableHlo(text, file, problem.model.graph, problem.mesh, shardings, shardingFormat);
     if (!report(exported))

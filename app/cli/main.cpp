@@ -1,6 +1,7 @@
 // shardscope-cli: the headless front end. Argument parsing and wiring only; the work is the engine's.
 #include <CLI/CLI.hpp>
 #include <cctype>
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -179,6 +180,9 @@ int listZoo(bool json) {
 }  // namespace
 
 int main(int argc, char** argv) {
+    // A file-size limit (ulimit -f) must fail a write with EFBIG, which the workspace reports, not kill the process
+    // with SIGXFSZ and lose the search's result.
+    std::signal(SIGXFSZ, SIG_IGN);
     CLI::App app{"Shardscope: plans and explains how to shard ML models across accelerator meshes.", "shardscope-cli"};
     app.set_version_flag("--version", "shardscope-cli 0.1.0");
     app.require_subcommand(1);
@@ -276,16 +280,34 @@ int main(int argc, char** argv) {
     compareCommand->add_option("B", second, "a plan: WORKSPACE.shardscope:PLAN_ID (the same or another workspace of the same model)")->required();
     compareCommand->add_flag("--json", json, "machine-readable output");
 
-    std::string exportFormat = "shardy", exportOutput;
+    std::string exportFormat = "shardy", exportOutput, exportConstraints = "key";
     auto* exportCommand = app.add_subcommand("export", "write a plan into the model's StableHLO as Shardy or GSPMD shardings");
     exportCommand->add_option("MODEL", source, kModelHelp)->required();
     exportCommand->add_option("--plan", planArgument, "none, expert:ID or a plan .json file")->required();
     exportCommand->add_option("--format", exportFormat, "shardy (StableHLO with sdy.mesh + sdy.sharding), gspmd (StableHLO with mhlo.sharding strings), jax "
-                                                   "(PartitionSpecs), dtensor (DTensor placements), trace (Chrome/Perfetto JSON), "
+                                                   "(PartitionSpecs), dtensor (DTensor placements), parallelize (PyTorch parallelize_module plan), trace (Chrome/Perfetto JSON), "
                                                    "plan (plan JSON) or evaluation (evaluate --json)")
         ->capture_default_str();
     exportCommand->add_option("-o,--output", exportOutput, "file to write (default: stdout)");
+    exportCommand->add_option("--constraints", exportConstraints, "shardy/gspmd: sharding constraints on intermediate values: none, key "
+                                                                  "(dot_general/convolution results and reshards) or all")
+        ->capture_default_str();
     addProblemFlags(exportCommand);
+
+    std::uint64_t simulateSeed = 1;
+    std::int64_t simulateIntegers = 2;
+    double simulateTolerance = 1e-4;
+    auto* simulateCommand = app.add_subcommand("simulate", "check a plan numerically: run the model unsharded and under the plan on a simulated mesh "
+                                                           "(one shard per device, explicit collectives) and compare");
+    simulateCommand->add_option("MODEL", source, kModelHelp)->required();
+    simulateCommand->add_option("--plan", planArgument, "none, expert:ID, reference or a plan .json file")->required();
+    simulateCommand->add_option("--seed", simulateSeed, "seed of the random arguments")->capture_default_str();
+    simulateCommand->add_option("--integers", simulateIntegers, "integer arguments (token ids, labels) are drawn from [0, N)")
+        ->check(CLI::PositiveNumber)
+        ->capture_default_str();
+    simulateCommand->add_option("--tolerance", simulateTolerance, "largest scaled difference accepted")->capture_default_str();
+    simulateCommand->add_flag("--json", json, "machine-readable output (versioned JSON object)");
+    addProblemFlags(simulateCommand);
 
     auto* zooCommand = app.add_subcommand("zoo", "list the built-in model families, their options and presets");
     zooCommand->add_flag("--json", json, "machine-readable output");
@@ -297,7 +319,7 @@ int main(int argc, char** argv) {
         for (const auto* sub : app.get_subcommands({})) known = known || sub->get_name() == command;
         if (!known) {
             std::cerr << "shardscope-cli: error: unknown command '" << command
-                      << "' (commands: info, print, analyze, evaluate, search, plans, compare, label, rules, export, zoo; run with --help for usage)\n";
+                      << "' (commands: info, print, analyze, evaluate, search, plans, compare, label, rules, export, simulate, zoo; run with --help for usage)\n";
             return 2;
         }
     }
@@ -324,7 +346,9 @@ int main(int argc, char** argv) {
     if (*plansCommand) return cli::plans(workspacePath, json);
     if (*compareCommand) return cli::compare(first, second, json);
     if (*labelCommand) return cli::label(labelPlan, labelText, labelNote);
-    if (*exportCommand) return cli::exportPlan(source, options, training, problem, planArgument, exportFormat, exportOutput);
+    if (*exportCommand) return cli::exportPlan(source, options, training, problem, planArgument, exportFormat, exportOutput, exportConstraints);
+    if (*simulateCommand)
+        return cli::simulate(source, options, training, problem, planArgument, simulateSeed, simulateIntegers, simulateTolerance, json);
     if (*zooCommand) return listZoo(json);
     return 2;
 }

@@ -38,6 +38,18 @@ std::string readFile(const std::string& path, bool& ok) {
 }
 
 
+// What `search` says when its workspace could not be written at the end: why (the engine's reason), what the
+// workspace still holds, and that the result follows.
+std::string unsavedSearchMessage(const Diagnostic& failure, const std::string& path, std::int64_t session, std::size_t plans) {
+    // The engine's message: "cannot save to 'PATH': REASON; N unsaved changes are kept ...": keep the reason.
+    std::string reason = failure.message;
+    const std::string prefix = "cannot save to '" + path + "': ";
+    if (reason.rfind(prefix, 0) == 0) reason = reason.substr(prefix.size());
+    if (const auto semicolon = reason.find("; "); semicolon != std::string::npos) reason = reason.substr(0, semicolon);
+    return "cannot save the end of the search to '" + path + "': " + reason + "; session " + std::to_string(session) + " keeps the " +
+           std::to_string(plans) + " plans saved before, and the search's result is still printed [" + failure.code + "]";
+}
+
 // "LABEL=AXIS" as a decision on a group (or else a name) of that label.
 Result<plan::Decision> decisionArgument(const std::string& text, const Problem& problem, const char* flag) {
     const auto eq = text.rfind('=');
@@ -147,7 +159,12 @@ Result<plan::Plan> planArgument(const std::string& argument, const cost::CostMod
         empty.label = "replicated";
         return empty;
     }
-    if (argument.rfind("expert:", 0) == 0) return plan::expertPlan(argument.substr(7), model.planContext(), model.mesh());
+    if (argument.rfind("expert:", 0) == 0) {
+        auto expert = plan::expertPlan(argument.substr(7), model.planContext(), model.mesh());
+        if (expert)
+            for (auto& warning : plan::checkDivisibility(*expert, model.planContext(), model.mesh(), argument)) expert.addDiagnostic(std::move(warning));
+        return expert;
+    }
     if (argument == "reference") return exporting::referencePlan(model.graph(), model.space(), model.mesh());
     bool ok = false;
     const std::string text = readFile(argument, ok);
@@ -227,11 +244,22 @@ int search(const std::string& source, const import::ImportOptions& options, cons
                 spec.mixedPrecision = recorded.value("mixed_precision", spec.mixedPrecision);
                 if (recorded.contains("dimensions") && recorded["dimensions"].is_object())
                     for (auto it = recorded["dimensions"].begin(); it != recorded["dimensions"].end(); ++it)
-                        spec.dimensions[it.key()] = it.value().get<std::int64_t>();
+                        if (it.value().is_number_integer()) spec.dimensions[it.key()] = it.value().get<std::int64_t>();
             }
         } else if (model.source != source) {
-            std::cerr << "shardscope-cli: error: " << workspacePath << " holds the model '" << model.source << "', not '" << source << "'\n";
+            std::cerr << "shardscope-cli: error: '" << workspacePath << "' holds the model '" << model.source << "', not '" << source
+                      << "' (search its model with `shardscope-cli search " << workspacePath << "`, or give another --workspace)\n";
             return 1;
+        } else if (!model.bytes.empty()) {
+            // The same path, but is it the same model? The workspace keeps the bytes it was made from.
+            bool readable = false;
+            const std::string now = readFile(source, readable);
+            if (readable && now != model.bytes) {
+                std::cerr << "shardscope-cli: error: '" << source << "' has changed since '" << workspacePath
+                          << "' was made from it (search the workspace's copy with `shardscope-cli search " << workspacePath
+                          << "`, or give another --workspace)\n";
+                return 1;
+            }
         }
         if (!model.bytes.empty()) bytes = &model.bytes;
     } else if (modelIsWorkspace) {
@@ -263,6 +291,9 @@ int search(const std::string& source, const import::ImportOptions& options, cons
     }
     start.pinned = start.decisions.size();
     const cost::CostModel& costModel = *problem.costModel;
+    // A pin the mesh cannot apply anywhere is kept (the user asked for it) but said.
+    for (const auto& warning : plan::checkDivisibility(start, costModel.planContext(), costModel.mesh(), "--pin"))
+        std::cerr << "shardscope-cli: " << warning.toString() << "\n";
     search::SearchOptions searchOptions;
     searchOptions.exploration = searchFlags.exploration;
     searchOptions.threads = std::max(1, searchFlags.threads);
@@ -306,9 +337,17 @@ int search(const std::string& source, const import::ImportOptions& options, cons
         finalProgress = reporter.last();
         treeNodes = engine->treeSize();
     }
+    // A workspace that cannot be written (a full disk) loses this search's unsaved changes, not the search: the
+    // result is still printed, the failure said once, and the exit status is 1.
+    int status = 0;
     if (recorder) {
         auto flushed = recorder->finish();  // saves the last tree changes too
-        if (!report(flushed)) return 1;
+        if (!flushed) {
+            status = 1;
+            const auto kept = workspace->plans(recorder->session(), store::PlanContent::Summary).size();
+            std::cerr << "shardscope-cli: error: " << unsavedSearchMessage(flushed.diagnostics().front(), workspace->path(), recorder->session(), kept)
+                      << "\n";
+        }
     }
     const auto e = cost::evaluate(costModel, best.plan);
     if (asJson) {
@@ -319,17 +358,18 @@ int search(const std::string& source, const import::ImportOptions& options, cons
                     {"search",
                      {{"iterations", finalProgress.iterations}, {"evaluations", finalProgress.evaluations}, {"seconds", finalProgress.seconds},
                       {"tree_nodes", treeNodes}, {"origin", best.origin}, {"found_after_s", best.seconds}, {"exhaustive", searchFlags.exhaustive}}}};
-        if (recorder) result["workspace"] = {{"path", workspace->path()}, {"session", recorder->session()}};
+        if (recorder) result["workspace"] = {{"path", workspace->path()}, {"session", recorder->session()}, {"saved", status == 0}};
         std::cout << result.dump(2) << "\n";
-        return 0;
+        return status;
     }
     std::cout << report::evaluationText(problem.model, costModel, best.plan, e);
     std::cout << "found         by " << best.origin << " after " << best.seconds << " s (iteration " << best.iteration << "); " << treeNodes
               << (searchFlags.exhaustive ? " states enumerated" : " tree nodes") << "\n";
     if (!bestExpert.empty())
         std::cout << "best expert   " << bestExpert << " " << formatTime(bestExpertTime) << " (found plan is " << bestExpertTime / e.stepTime << "x as fast)\n";
-    if (recorder) std::cout << "workspace     " << workspace->path() << ", session " << recorder->session() << "\n";
-    return 0;
+    if (recorder)
+        std::cout << "workspace     " << workspace->path() << ", session " << recorder->session() << (status == 0 ? "" : " (not all saved)") << "\n";
+    return status;
 }
 
 int plans(const std::string& path, bool asJson) {
@@ -430,7 +470,9 @@ int compare(const std::string& a, const std::string& b, bool asJson) {
     const auto& ma = sides[0].workspace->model();
     const auto& mb = sides[1].workspace->model();
     if (ma.source != mb.source || ma.sha256 != mb.sha256) {
-        std::cerr << "shardscope-cli: error: the two plans are for different models ('" << ma.source << "' and '" << mb.source << "')\n";
+        std::cerr << "shardscope-cli: error: the two plans are for different models: '" << sides[0].workspace->path() << "' holds '" << ma.source
+                  << "', '" << sides[1].workspace->path() << "' holds '" << mb.source
+                  << (ma.source == mb.source ? "' with other bytes" : "'") << " (compare plans of workspaces of the same model)\n";
         return 1;
     }
     auto byKind = [](const cost::Evaluation& e) {

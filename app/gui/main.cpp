@@ -25,6 +25,8 @@ int main(int argc, char* argv[]) {
     QApplication::setApplicationName(QStringLiteral("Shardscope"));
     QApplication::setApplicationVersion(QStringLiteral(SHARDSCOPE_VERSION));
     QApplication::setWindowIcon(QIcon(QStringLiteral(":/icons/shardscope-256.png")));
+    // The installed desktop entry's id (packaging/): Wayland compositors match the window to it and its icon.
+    QGuiApplication::setDesktopFileName(QStringLiteral("io.github.shardscope.Shardscope"));
 
     QCommandLineParser parser;
     parser.setApplicationDescription(

@@ -91,7 +91,9 @@ std::string problemSpecJson(const Problem& problem) {
         {"cost",
          {{"efficiency", s.cost.efficiency}, {"launch_s", s.cost.launchTime}, {"overlap", s.cost.overlap}, {"memory_reserve", s.cost.memoryReserve}}},
     };
-    return out.dump(2) + "\n";
+    // A file path need not be UTF-8 (Linux allows any bytes); JSON must be: replace such bytes with U+FFFD rather
+    // than throw (the workspace keeps the model's bytes, so the path is only a reminder of where it came from).
+    return out.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
 }
 
 Result<ProblemSpec> parseProblemSpec(std::string_view text, std::string_view origin) {

@@ -203,8 +203,8 @@ QString PlanEditor::openPlan(const QString& source) {
     const QByteArray text = file.readAll();
     auto parsed = plan::parsePlan(std::string_view(text.constData(), static_cast<std::size_t>(text.size())), context,
                                   problem_->mesh(), source.toStdString());
-    if (!parsed)
-        return toQString(parsed.diagnostics().front().toString());
+    if (!parsed)  // the message names the file, the entry and the label
+        return tr("Cannot open the plan %1").arg(toQString(parsed.diagnostics().front().message));
     replacePlan(*parsed, tr("Open plan %1").arg(QFileInfo(source).fileName()), false);
     return {};
 }

@@ -41,6 +41,7 @@
 #include "core/selection_details.h"
 #include "core/text.h"
 #include "core/zoo_catalog_model.h"
+#include "shardscope/plan/plan_json.h"
 #include "widgets/cost_panel.h"
 #include "widgets/export_dialog.h"
 #include "widgets/graph_view.h"
@@ -495,7 +496,7 @@ void MainWindow::applySpec(const ProblemSpec& spec) {
         request.specFromRequest = true;
     }
     request.carriedPlan = editor_->planJson();
-    spec_ = request.spec;
+    // spec_ changes once the problem arrives (showModel): settings that fail to load leave the next open alone.
     requested_.clear();
     load(request, current_->source);
 }
@@ -634,7 +635,19 @@ void MainWindow::chooseFile() {
 }
 
 bool MainWindow::openPlan(const QString& plan, QString* errorMessage) {
-    return succeeded(editor_->openPlan(plan), errorMessage);
+    if (!succeeded(editor_->openPlan(plan), errorMessage))
+        return false;
+    // A plan whose decisions the mesh cannot apply opens (the user may change the mesh next), and says so.
+    if (current_) {
+        const auto& model = *current_->problem->costModel;
+        const auto warnings = plan::checkDivisibility(editor_->plan(), model.planContext(), model.mesh(), plan.toStdString());
+        if (!warnings.empty())
+            statusBar()->showMessage(warnings.size() == 1
+                                         ? toQString(warnings.front().message)
+                                         : tr("%1 (and %n more such decision(s))", nullptr, int(warnings.size()) - 1)
+                                               .arg(toQString(warnings.front().message)));
+    }
+    return true;
 }
 
 bool MainWindow::savePlan(const QString& path, QString* errorMessage) {

@@ -35,6 +35,19 @@
 namespace shardscope::ui {
 namespace {
 
+// Whether plans of one problem mean the same in the other: the same names and groups, label by label.
+bool sameDecisionSpace(const analysis::DecisionSpace& a, const analysis::DecisionSpace& b) {
+    if (a.names.size() != b.names.size() || a.groups.size() != b.groups.size())
+        return false;
+    for (std::size_t i = 0; i < a.names.size(); ++i)
+        if (a.names[i].label != b.names[i].label || a.names[i].size != b.names[i].size)
+            return false;
+    for (std::size_t i = 0; i < a.groups.size(); ++i)
+        if (a.groups[i].label != b.groups[i].label)
+            return false;
+    return true;
+}
+
 // A workspace opened for reading, or why not.
 struct OpenedWorkspace {
     std::shared_ptr<const store::Workspace> workspace;
@@ -169,6 +182,15 @@ SessionDocks::SessionDocks(QMainWindow* window, PlanEditor* editor, GraphView* g
                 showCurves();
             });
     connect(otherWorkspace_, &ProblemLoader::loaded, this, [this](std::shared_ptr<const ProblemView> other) {
+        if (!problem_)
+            return;
+        // Plans name their decisions by the model's names and groups: another model's plans mean nothing here.
+        if (!sameDecisionSpace(problem_->space(), other->space())) {
+            emit message(tr("Cannot compare with %1: it holds the model %2, not %3 (compare with a workspace of the same "
+                            "model)")
+                             .arg(other->workspacePath, other->displayName, problem_->displayName));
+            return;
+        }
         compare(other, editor_->plan(), tr("the edited plan"), other->initialPlan,
                 tr("best of %1").arg(QFileInfo(other->workspacePath).fileName()));
     });

@@ -81,6 +81,14 @@ double workOf(const ir::Graph& graph, const ir::Op& op) {
 // Ops XLA fuses into their consumers and never writes out: they take no memory and no time of their own.
 bool rematerialized(ir::OpKind kind) { return kind == ir::OpKind::BroadcastInDim || kind == ir::OpKind::Iota; }
 
+// A sharding constraint (custom_call @Sharding, as sdy.sharding_constraint and with_sharding_constraint import)
+// only says how a value is laid out: it computes nothing and takes no memory of its own (the value lives on in its
+// place); a reshard it needs is priced like any other.
+bool shardingConstraint(const ir::Op& op) {
+    const auto* call = std::get_if<ir::CustomCallAttributes>(&op.attributes);
+    return op.kind == ir::OpKind::CustomCall && call && call->target == "Sharding";
+}
+
 double collectiveTime(CollectiveKind kind, double bytes, const mesh::AxisGroupLink& group) {
     const double n = static_cast<double>(group.devices);
     if (n <= 1) return 0;
@@ -152,7 +160,7 @@ struct CostModel::Data {
             if (!op.operands.empty()) info.element = g.type(op.operands.front()).element;
             else if (!op.results.empty()) info.element = g.type(op.results.front()).element;
             info.free = op.kind == ir::OpKind::Constant || op.kind == ir::OpKind::Reshape || op.kind == ir::OpKind::OptimizationBarrier ||
-                        op.kind == ir::OpKind::BitcastConvert || rematerialized(op.kind);
+                        op.kind == ir::OpKind::BitcastConvert || rematerialized(op.kind) || shardingConstraint(op);
             info.linear = op.kind == ir::OpKind::Add || op.kind == ir::OpKind::Subtract || op.kind == ir::OpKind::Negate ||
                           op.kind == ir::OpKind::Reshape || op.kind == ir::OpKind::Transpose;
             auto addTensors = [&](const std::vector<ValueId>& values, const std::vector<analysis::TensorFactors>& factors, bool result) {
@@ -244,7 +252,7 @@ struct CostModel::Data {
         // Broadcasts and iotas are recomputed where they are used: their operands live on in their place.
         for (std::size_t i = g.body.size(); i-- > 0;) {
             const ir::Op& op = g.op(g.body[i]);
-            if (!rematerialized(op.kind)) continue;
+            if (!rematerialized(op.kind) && !shardingConstraint(op)) continue;
             for (ValueId r : op.results) {
                 materialized[r.index] = 0;
                 for (ValueId o : op.operands) lastUse[o.index] = std::max(lastUse[o.index], lastUse[r.index]);
@@ -256,6 +264,40 @@ struct CostModel::Data {
 
     double devices(std::uint32_t mask) const { return static_cast<double>(groupLinks[mask].devices); }
 };
+
+std::vector<AxisList> scatteredLayout(const std::vector<AxisList>& required, const std::vector<AxisList>& have,
+                                     std::uint32_t scattered) {
+    std::vector<AxisList> produced = required;
+    for (std::size_t k = 0; k < produced.size() && k < have.size(); ++k)
+        for (int i = 0; i < have[k].size(); ++i)
+            if ((scattered >> have[k][i]) & 1u) produced[k].push(have[k][i]);
+    return produced;
+}
+
+ReshardAxes reshardAxes(const std::vector<AxisList>& from, const std::vector<AxisList>& to) {
+    std::uint32_t a = 0, r = 0;
+    for (const auto& list : from) a |= list.mask();
+    for (const auto& list : to) r |= list.mask();
+    const std::uint32_t common = a & r;
+    ReshardAxes axes;
+    axes.gathered = a & ~r;
+    const std::size_t rank = std::max(from.size(), to.size());
+    for (std::size_t k = 0; k < rank; ++k) {
+        const AxisList f = k < from.size() ? from[k] : AxisList{};
+        const AxisList t = k < to.size() ? to[k] : AxisList{};
+        AxisList x, y;
+        for (int i = 0; i < f.size(); ++i)
+            if ((common >> f[i]) & 1u) x.push(f[i]);
+        for (int i = 0; i < t.size(); ++i)
+            if ((common >> t[i]) & 1u) y.push(t[i]);
+        // Kept axes keep their blocks only when they stay in the same order as the major part of both lists.
+        bool prefix = x == y;
+        for (int i = 0; i < x.size() && prefix; ++i)
+            prefix = f[i] == x[i] && t[i] == x[i];
+        if (!prefix) axes.exchanged |= x.mask() | y.mask();
+    }
+    return axes;
+}
 
 CostModel::CostModel(const ir::Graph& graph, const analysis::DecisionSpace& space, mesh::Mesh mesh, mesh::HardwareProfile hardware,
                      CostOptions options)
@@ -330,18 +372,8 @@ struct Evaluator::State {
     // Adds the collectives that turn layout `from` into `to` of value v (all-gather the dropped axes, all-to-all
     // the moved ones, slice the added ones for free). Returns their time.
     double reshard(const DimAxes& from, const DimAxes& to, ValueId v, ir::OpId op, std::vector<Collective>* out) const {
-        const std::uint32_t a = maskOf(from), r = maskOf(to);
-        const std::uint32_t dropped = a & ~r;
-        const std::uint32_t common = a & r;
-        std::uint32_t moved = 0;
-        for (std::size_t k = 0; k < from.size() && k < to.size(); ++k) {
-            AxisList x, y;
-            for (int i = 0; i < from[k].size(); ++i)
-                if ((common >> from[k][i]) & 1u) x.push(from[k][i]);
-            for (int i = 0; i < to[k].size(); ++i)
-                if ((common >> to[k][i]) & 1u) y.push(to[k][i]);
-            if (!(x == y)) moved |= (x.mask() | y.mask());
-        }
+        const auto [dropped, moved] = reshardAxes(from, to);
+        const std::uint32_t common = maskOf(from) & maskOf(to);
         double time = 0;
         const double kept = local(v, common);
         if (dropped) {
@@ -388,8 +420,10 @@ struct Evaluator::State {
                         // Another op resharding this value alike shares the copy (the sweep counts it once).
                         std::uint64_t key = (static_cast<std::uint64_t>(ti.value.index) + 1) * 0x9E3779B97F4A7C15ull;
                         for (const auto& list : required) key = (key ^ list.bits()) * 0x100000001B3ull;
+                        // One key per collective of the reshard (an all-gather and an all-to-all are both kept).
                         record->shareKeys.resize(before, 0);
-                        record->shareKeys.resize(out->size(), key | 1);
+                        for (std::size_t j = before; j < out->size(); ++j)
+                            record->shareKeys.push_back((key + (j - before) * 0xD6E8FEB86659FD93ull) | 1);
                     }
                     temp += localRequired;
                 }
@@ -415,19 +449,7 @@ struct Evaluator::State {
                 if (out) out->push_back({CollectiveKind::CollectivePermute, permutation, localRequired, t2, info.id, ti.value});
             }
             if (!(required == have) || reduction) {
-                // After the reduce-scatter the scattered axes sit where the result wants them.
-                DimAxes produced = required;
-                if (scatter) {
-                    for (std::size_t k = 0; k < produced.size() && k < have.size(); ++k) {
-                        const std::uint32_t here = required[k].mask() | scatter;
-                        AxisList list;
-                        for (int i = 0; i < have[k].size(); ++i)
-                            if ((here >> have[k][i]) & 1u) list.push(have[k][i]);
-                        for (int i = 0; i < required[k].size(); ++i)
-                            if (!list.contains(required[k][i])) list.push(required[k][i]);
-                        produced[k] = list;
-                    }
-                }
+                DimAxes produced = scatteredLayout(required, have, scatter);
                 time += reshard(produced, have, ti.value, info.id, out);
                 temp += localRequired;
             }

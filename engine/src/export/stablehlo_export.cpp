@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <map>
 #include <optional>
 #include <set>
 
@@ -12,13 +13,79 @@
 
 namespace shardscope::exporting {
 
+std::string_view toString(ConstraintChoice choice) {
+    switch (choice) {
+        case ConstraintChoice::None:
+            return "none";
+        case ConstraintChoice::Key:
+            return "key";
+        case ConstraintChoice::All:
+            return "all";
+    }
+    return "none";
+}
+
+std::optional<ConstraintChoice> parseConstraintChoice(std::string_view text) {
+    for (ConstraintChoice c : {ConstraintChoice::None, ConstraintChoice::Key, ConstraintChoice::All})
+        if (toString(c) == text)
+            return c;
+    return std::nullopt;
+}
+
+namespace {
+
+bool isShardingCall(const ir::Op& op) {
+    const auto* call = std::get_if<ir::CustomCallAttributes>(&op.attributes);
+    return op.kind == ir::OpKind::CustomCall && call && call->target == "Sharding";
+}
+
+}  // namespace
+
 EntryShardings entryShardings(const ir::Graph& graph, const analysis::DecisionSpace& space,
-                              const plan::AppliedPlan& applied) {
+                              const plan::AppliedPlan& applied, ConstraintChoice constraints) {
     EntryShardings out;
     for (const auto& a : graph.arguments)
         out.arguments.push_back(applied.sharding(space, a.value));
     for (const auto& o : graph.outputs)
         out.results.push_back(applied.sharding(space, o.value));
+    if (constraints == ConstraintChoice::None)
+        return out;
+    // Values an existing constraint already pins.
+    std::set<std::uint32_t> constrained;
+    for (const ir::OpId id : graph.body)
+        if (const ir::Op& op = graph.op(id); isShardingCall(op))
+            for (const ir::ValueId v : op.operands)
+                constrained.insert(v.index);
+    for (const ir::OpId id : graph.body) {
+        const ir::Op& op = graph.op(id);
+        if (op.kind == ir::OpKind::Constant || op.kind == ir::OpKind::Iota || isShardingCall(op))
+            continue;
+        for (const ir::ValueId result : op.results) {
+            const ir::TensorType& type = graph.type(result);
+            if (type.element == ir::ElementType::Token || constrained.count(result.index) > 0 ||
+                result.index >= space.dimensionAtoms.size())
+                continue;
+            plan::TensorSharding sharding = applied.sharding(space, result);
+            if (constraints == ConstraintChoice::Key) {
+                bool key = op.kind == ir::OpKind::DotGeneral || op.kind == ir::OpKind::Convolution;
+                bool sameShape = false, sameSharding = false, operandsSharded = false;
+                for (const ir::ValueId operand : op.operands) {
+                    if (operand.index >= space.dimensionAtoms.size())
+                        continue;
+                    const plan::TensorSharding o = applied.sharding(space, operand);
+                    operandsSharded = operandsSharded || o.mask() != 0;
+                    if (graph.type(operand).shape == type.shape) {
+                        sameShape = true;
+                        sameSharding = sameSharding || o == sharding;
+                    }
+                }
+                key = key || (sameShape && !sameSharding);
+                if (!key || (sharding.mask() == 0 && !operandsSharded))
+                    continue;
+            }
+            out.constraints.push_back({result, std::move(sharding)});
+        }
+    }
     return out;
 }
 
@@ -52,6 +119,7 @@ struct Signature {
     std::vector<SignatureItem> results;
     bool resultsParenthesised = true;
     std::size_t argumentsAt = 0;
+    std::size_t end = 0;  // after the result list (or the argument list without results)
 };
 
 bool isIdentifierChar(char c) {
@@ -240,13 +308,16 @@ public:
                 fail(pos, "expected ',' or ')' in the argument list");
             }
         pos = skipTrivia(pos);
+        s.end = pos;
         if (text_.compare(pos, 2, "->") != 0)
             return s;
         pos = skipTrivia(pos + 2);
         if (pos < text_.size() && text_[pos] == '(') {
             pos = skipTrivia(pos + 1);
-            if (pos < text_.size() && text_[pos] == ')')
+            if (pos < text_.size() && text_[pos] == ')') {
+                s.end = pos + 1;
                 return s;
+            }
             while (true) {
                 SignatureItem item;
                 item.type = type(pos);
@@ -260,11 +331,13 @@ public:
                     break;
                 fail(pos, "expected ',' or ')' in the result list");
             }
+            s.end = pos + 1;
         } else {
             SignatureItem item;
             item.type = type(pos);
             s.results.push_back(item);
             s.resultsParenthesised = false;
+            s.end = item.type.end;
         }
         return s;
     }
@@ -468,6 +541,373 @@ std::optional<Edit> numPartitionsEdit(const Scanner& scanner, const ModuleLayout
     return std::nullopt;
 }
 
+// One statement of a function body, as far as constraints need it.
+struct Statement {
+    std::size_t begin = 0;             // its first character (after the indentation)
+    std::size_t lineStart = 0;         // the start of its first line
+    std::size_t next = 0;              // the start of the line after it: where a new statement goes
+    std::vector<std::string> results;  // "%5"; "%3#0", "%3#1" for `%3:2`; "%a", "%b" for `%a, %b`
+    std::string opName;                // "stablehlo.add", "sdy.sharding_constraint", "return"
+};
+
+bool isTerminator(const std::string& opName) {
+    return opName == "return" || opName == "func.return" || opName == "stablehlo.return" ||
+           opName == "sdy.return";
+}
+
+// `%name` at pos (pos at '%'); returns the end.
+std::size_t valueNameEnd(std::string_view text, std::size_t pos) {
+    ++pos;
+    while (pos < text.size() && isIdentifierChar(text[pos]))
+        ++pos;
+    return pos;
+}
+
+// The top-level statements of the body `body` (from its '{' to after its '}').
+std::vector<Statement> statementsOf(const Scanner& scanner, Span body) {
+    const auto text = scanner.text();
+    const std::size_t close = body.end - 1;
+    std::vector<Statement> out;
+    // Does a new statement start at q (after a line break at depth 0)? Continuation lines (`cond {`, `do {`,
+    // `: type`, `loc(...)`) do not.
+    auto startsStatement = [&](std::size_t q) {
+        if (q >= close)
+            return true;
+        const char c = text[q];
+        if (c == '%' || c == '"' || c == '}' || c == '^')
+            return true;
+        std::size_t e = q;
+        while (e < text.size() && isIdentifierChar(text[e]))
+            ++e;
+        const std::string_view word = text.substr(q, e - q);
+        return word == "return" || word.find('.') != std::string_view::npos;
+    };
+    std::size_t pos = scanner.skipTrivia(body.begin + 1);
+    while (pos < close) {
+        Statement st;
+        st.begin = pos;
+        st.lineStart = pos;
+        while (st.lineStart > 0 && text[st.lineStart - 1] != '\n')
+            --st.lineStart;
+        std::size_t p = pos;
+        if (text[p] == '%') {
+            std::vector<std::string> names;
+            while (p < close && text[p] == '%') {
+                const std::size_t end = valueNameEnd(text, p);
+                const std::string name(text.substr(p, end - p));
+                p = scanner.skipTrivia(end);
+                std::size_t count = 1;
+                bool packed = false;
+                if (p < close && text[p] == ':') {
+                    p = scanner.skipTrivia(p + 1);
+                    std::size_t digits = p;
+                    while (digits < close && std::isdigit(static_cast<unsigned char>(text[digits])))
+                        ++digits;
+                    if (digits > p) {
+                        count = std::stoul(std::string(text.substr(p, digits - p)));
+                        packed = true;
+                    }
+                    p = scanner.skipTrivia(digits);
+                }
+                for (std::size_t i = 0; i < count; ++i)
+                    names.push_back(packed ? name + "#" + std::to_string(i) : name);
+                if (p < close && text[p] == ',')
+                    p = scanner.skipTrivia(p + 1);
+            }
+            if (p < close && text[p] == '=') {
+                st.results = std::move(names);
+                p = scanner.skipTrivia(p + 1);
+            }
+        }
+        if (p < close && text[p] == '"') {
+            const std::size_t end = scanner.skipString(p);
+            st.opName = std::string(text.substr(p + 1, end - p - 2));
+        } else {
+            std::size_t e = p;
+            while (e < close && isIdentifierChar(text[e]))
+                ++e;
+            st.opName = std::string(text.substr(p, e - p));
+        }
+        // The statement's end: a line break outside brackets that a new statement follows.
+        int depth = 0;
+        st.next = close;
+        while (p < close) {
+            const char c = text[p];
+            if (c == '"') {
+                p = scanner.skipString(p);
+                continue;
+            }
+            if (c == '/' && text.compare(p, 2, "//") == 0) {
+                while (p < close && text[p] != '\n')
+                    ++p;
+                continue;
+            }
+            if (c == '(' || c == '[' || c == '{')
+                ++depth;
+            else if (c == ')' || c == ']' || c == '}')
+                --depth;
+            else if (c == '\n' && depth <= 0 && startsStatement(scanner.skipTrivia(p + 1))) {
+                st.next = p + 1;
+                break;
+            }
+            ++p;
+        }
+        out.push_back(std::move(st));
+        pos = scanner.skipTrivia(out.back().next);
+    }
+    return out;
+}
+
+// Can `statement` be the text of `op` (when matched by program order)?
+bool sameOp(const Statement& statement, const ir::Op& op) {
+    if (statement.results.size() != op.results.size())
+        return false;
+    if (op.kind == ir::OpKind::Opaque || op.kind == ir::OpKind::OtherElementwise ||
+        op.kind == ir::OpKind::CustomCall)
+        return true;
+    std::string_view name = statement.opName;
+    for (std::string_view prefix : {"stablehlo.", "mhlo."})
+        if (name.substr(0, prefix.size()) == prefix)
+            name.remove_prefix(prefix.size());
+    return name == ir::mnemonic(op.kind) || (op.kind == ir::OpKind::DotGeneral && name == "dot");
+}
+
+// The bodies of the module's functions (from '{' to after '}'), in text order; declarations without a body
+// are left out.
+struct FunctionBody {
+    std::size_t signatureAt = 0;  // the '(' of its argument list
+    Span body;
+};
+
+std::vector<FunctionBody> functionBodies(const Scanner& scanner) {
+    const auto text = scanner.text();
+    std::vector<FunctionBody> out;
+    for (std::size_t at : scanner.find("func.func", -1)) {
+        std::size_t pos = scanner.skipTrivia(at + 9);
+        for (std::string_view visibility : {"public", "private", "nested"})
+            if (text.compare(pos, visibility.size(), visibility) == 0 &&
+                !isIdentifierChar(text[pos + visibility.size()]))
+                pos = scanner.skipTrivia(pos + visibility.size());
+        if (!scanner.symbol(pos))
+            continue;
+        pos = scanner.skipTrivia(pos);
+        if (pos >= text.size() || text[pos] != '(')
+            continue;
+        FunctionBody f;
+        f.signatureAt = pos;
+        try {
+            pos = scanner.skipTrivia(scanner.signature(pos).end);
+        } catch (const ScanError&) {
+            continue;  // a declaration without argument names (`func.func private @f(tensor<4xf32>)`)
+        }
+        if (text.compare(pos, 10, "attributes") == 0) {
+            pos = scanner.skipTrivia(pos + 10);
+            if (pos < text.size() && text[pos] == '{')
+                pos = scanner.skipTrivia(scanner.skipBracketed(pos));
+        }
+        if (pos >= text.size() || text[pos] != '{')
+            continue;
+        f.body = {pos, scanner.skipBracketed(pos)};
+        out.push_back(f);
+    }
+    return out;
+}
+
+// The edits that write `constraints` into the module: one inserted statement per constrained result of a
+// statement and the renamed uses after it in its function. The statement of a constrained value is found by
+// its op's location (any function: an op inlined from a called function is constrained in that function,
+// which all its calls share, so every inlined copy must be constrained alike) or, for ops from elsewhere, by
+// program order in the entry function. Returns how many constraints were not written.
+std::size_t constraintEdits(const Scanner& scanner, std::size_t entryAt, const std::string& fileName,
+                            const ir::Graph& graph, const mesh::Mesh& mesh,
+                            const std::vector<ValueSharding>& constraints, ShardingFormat format,
+                            const std::string& meshName, std::vector<Edit>& edits) {
+    if (constraints.empty())
+        return 0;
+    const auto text = scanner.text();
+    const std::vector<FunctionBody> functions = functionBodies(scanner);
+    std::vector<std::vector<Statement>> statements;
+    for (const auto& f : functions)
+        statements.push_back(statementsOf(scanner, f.body));
+    const auto entry = std::find_if(functions.begin(), functions.end(),
+                                    [&](const FunctionBody& f) { return f.signatureAt == entryAt; });
+    if (entry == functions.end())
+        return constraints.size();
+    const std::size_t entryIndex = static_cast<std::size_t>(entry - functions.begin());
+
+    // Where each statement is (line, column), as the importer records an op's location.
+    using Where = std::pair<std::size_t, std::size_t>;  // function, statement
+    std::vector<std::size_t> lineStarts{0};
+    for (std::size_t i = 0; i < text.size(); ++i)
+        if (text[i] == '\n')
+            lineStarts.push_back(i + 1);
+    std::map<std::pair<int, int>, Where> byPosition;
+    std::map<int, std::vector<Where>> byLine;
+    for (std::size_t f = 0; f < statements.size(); ++f)
+        for (std::size_t i = 0; i < statements[f].size(); ++i) {
+            const std::size_t at = statements[f][i].begin;
+            const auto line = std::upper_bound(lineStarts.begin(), lineStarts.end(), at) - lineStarts.begin();
+            const int column = static_cast<int>(at - lineStarts[static_cast<std::size_t>(line - 1)]) + 1;
+            byPosition[{static_cast<int>(line), column}] = {f, i};
+            byLine[static_cast<int>(line)].push_back({f, i});
+        }
+    // By program order, when the entry function's statements and the graph's top-level ops correspond one to
+    // one.
+    const auto& entryStatements = statements[entryIndex];
+    std::vector<std::size_t> ordered;
+    for (std::size_t i = 0; i < entryStatements.size(); ++i)
+        if (!isTerminator(entryStatements[i].opName))
+            ordered.push_back(i);
+    bool inOrder = ordered.size() == graph.body.size();
+    for (std::size_t i = 0; inOrder && i < ordered.size(); ++i)
+        inOrder = sameOp(entryStatements[ordered[i]], graph.op(graph.body[i]));
+    std::map<std::uint32_t, std::size_t> bodyIndex;  // OpId index -> position in graph.body
+    for (std::size_t i = 0; i < graph.body.size(); ++i)
+        bodyIndex[graph.body[i].index] = i;
+
+    auto statementOf = [&](const ir::Op& op, ir::OpId id) -> std::optional<Where> {
+        const SourceLocation& location = op.location;
+        std::optional<Where> where;
+        if (location.file == fileName && location.line > 0) {
+            if (auto it = byPosition.find({location.line, location.column}); it != byPosition.end())
+                where = it->second;
+            else if (auto l = byLine.find(location.line);
+                     location.column == 0 && l != byLine.end() && l->second.size() == 1)
+                where = l->second.front();
+        } else if (inOrder) {
+            if (auto it = bodyIndex.find(id.index); it != bodyIndex.end())
+                where = Where{entryIndex, ordered[it->second]};
+        }
+        if (where && statements[where->first][where->second].results.size() != op.results.size())
+            where.reset();
+        return where;
+    };
+    // How many top-level ops each statement stands for (a called function's statements, once per call).
+    // The identity ops that sdy.manual_computation's in_shardings import as share its statement: not copies.
+    std::map<Where, std::size_t> copies;
+    for (const ir::OpId id : graph.body)
+        if (auto where = statementOf(graph.op(id), id);
+            where && !(isShardingCall(graph.op(id)) &&
+                       statements[where->first][where->second].opName == "sdy.manual_computation"))
+            ++copies[*where];
+
+    // The constraints of each statement's results; a result is written when every copy of it is constrained,
+    // and alike.
+    std::map<std::pair<Where, std::uint32_t>, std::vector<const ValueSharding*>> wanted;
+    std::size_t unplaced = 0;
+    for (const ValueSharding& c : constraints) {
+        const ir::Value& value = graph.value(c.value);
+        std::optional<Where> where;
+        if (value.producer.valid())
+            where = statementOf(graph.op(value.producer), value.producer);
+        if (!where) {
+            ++unplaced;
+            continue;
+        }
+        wanted[{*where, value.resultIndex}].push_back(&c);
+    }
+
+    // Every value name in the text, so that new names are unique.
+    std::set<std::string> names;
+    for (std::size_t p = 0; p < text.size(); ++p)
+        if (text[p] == '%') {
+            const std::size_t end = valueNameEnd(text, p);
+            names.insert(std::string(text.substr(p, end - p)));
+            p = end - 1;
+        }
+
+    struct Renaming {
+        std::string to;
+        std::size_t from;  // uses at or after this position are renamed
+    };
+    std::vector<std::map<std::string, Renaming>> renamings(functions.size());
+    std::map<Where, std::string> inserted;  // the new lines after each statement
+    for (const auto& [key, list] : wanted) {
+        const auto& [where, resultIndex] = key;
+        const bool alike = std::all_of(list.begin(), list.end(), [&](const ValueSharding* c) {
+            return c->sharding == list.front()->sharding;
+        });
+        if (list.size() != copies[where] || !alike) {
+            unplaced += list.size();
+            continue;
+        }
+        const ValueSharding& c = *list.front();
+        const Statement& st = statements[where.first][where.second];
+        const std::string& old = st.results[resultIndex];
+        std::string base = "%sharded_" + old.substr(1);
+        std::replace(base.begin(), base.end(), '#', '_');
+        std::string fresh = base;
+        for (int n = 1; names.count(fresh) > 0; ++n)
+            fresh = base + "_" + std::to_string(n);
+        names.insert(fresh);
+        renamings[where.first][old] = {fresh, st.next};
+
+        const std::string type = graph.type(c.value).toString();
+        const std::string indent(text.substr(st.lineStart, st.begin - st.lineStart));
+        std::string line = indent + fresh + " = ";
+        if (format == ShardingFormat::Shardy) {
+            const std::string attribute = shardySharding(c.sharding, mesh, meshName);  // #sdy.sharding<...>
+            line +=
+                "sdy.sharding_constraint " + old + " " + attribute.substr(attribute.find('<')) + " : " + type;
+        } else {
+            line += "stablehlo.custom_call @Sharding(" + old + ") {mhlo.sharding = \"" +
+                    gspmdSharding(c.sharding, graph.type(c.value).rank(), mesh) + "\"} : (" + type + ") -> " +
+                    type;
+        }
+        std::string& lines = inserted[where];
+        // A statement that shares its last line with the body's '}' gets a line break first.
+        if (st.next == functions[where.first].body.end - 1 && lines.empty())
+            lines += "\n";
+        lines += line + "\n";
+    }
+    for (const auto& [where, lines] : inserted) {
+        const std::size_t at = statements[where.first][where.second].next;
+        edits.push_back({at, at, lines});
+    }
+
+    // Later uses take the constrained value: every `%name` token (outside strings and comments) to the end of
+    // the function's body.
+    for (std::size_t f = 0; f < functions.size(); ++f) {
+        if (renamings[f].empty())
+            continue;
+        const Span body = functions[f].body;
+        std::size_t first = body.end;
+        for (const auto& [name, r] : renamings[f])
+            first = std::min(first, r.from);
+        for (std::size_t p = first; p < body.end;) {
+            const char c = text[p];
+            if (c == '"') {
+                p = scanner.skipString(p);
+                continue;
+            }
+            if (c == '/' && text.compare(p, 2, "//") == 0) {
+                while (p < body.end && text[p] != '\n')
+                    ++p;
+                continue;
+            }
+            if (c != '%') {
+                ++p;
+                continue;
+            }
+            std::size_t end = valueNameEnd(text, p);
+            std::string token(text.substr(p, end - p));
+            if (end < body.end && text[end] == '#') {
+                std::size_t digits = end + 1;
+                while (digits < body.end && std::isdigit(static_cast<unsigned char>(text[digits])))
+                    ++digits;
+                if (digits > end + 1) {
+                    token = std::string(text.substr(p, digits - p));
+                    end = digits;
+                }
+            }
+            if (auto it = renamings[f].find(token); it != renamings[f].end() && p >= it->second.from)
+                edits.push_back({p, end, it->second.to});
+            p = end;
+        }
+    }
+    return unplaced;
+}
+
 }  // namespace
 
 Result<std::string> exportStableHlo(std::string_view moduleText, const std::string& fileName,
@@ -541,6 +981,8 @@ Result<std::string> exportStableHlo(std::string_view moduleText, const std::stri
         for (std::size_t i = 0; i < signature.arguments.size(); ++i)
             edits.push_back(attributeEdit(scanner, signature.arguments[i],
                                           attribute(shardings.arguments[i], graph.arguments[i].value)));
+        const std::size_t unplaced = constraintEdits(scanner, argumentsAt, fileName, graph, mesh,
+                                                     shardings.constraints, format, meshName, edits);
         for (std::size_t i = 0; i < signature.results.size(); ++i) {
             Edit edit = attributeEdit(scanner, signature.results[i],
                                       attribute(shardings.results[i], graph.outputs[i].value));
@@ -552,11 +994,20 @@ Result<std::string> exportStableHlo(std::string_view moduleText, const std::stri
             }
             edits.push_back(std::move(edit));
         }
-        std::sort(edits.begin(), edits.end(), [](const Edit& a, const Edit& b) { return a.begin > b.begin; });
+        std::stable_sort(edits.begin(), edits.end(),
+                         [](const Edit& a, const Edit& b) { return a.begin > b.begin; });
         std::string out(moduleText);
         for (const auto& e : edits)
             out.replace(e.begin, e.end - e.begin, e.replacement);
-        return out;
+        Result<std::string> result(std::move(out));
+        if (unplaced > 0)
+            result.addDiagnostics({makeWarning(
+                "export.constraint",
+                std::to_string(unplaced) + " of " + std::to_string(shardings.constraints.size()) +
+                    " sharding constraint(s) not written: their ops are not statements of the entry function "
+                    "(inlined from a called function, or the text is not the graph's source)",
+                SourceLocation{fileName, 0, 0, {}})});
+        return result;
     } catch (const ScanError& e) {
         return error(e.at, e.message);
     }

@@ -15,6 +15,7 @@
 #include <map>
 #include <set>
 #include <unordered_map>
+#include <utility>
 
 #include "shardscope/import/stablehlo.h"
 #include "shardscope/ir/verifier.h"
@@ -23,6 +24,12 @@ namespace shardscope::import {
 namespace {
 
 using namespace ir;
+
+std::string trimmedCopy(const std::string& text) {
+    const auto begin = text.find_first_not_of(" \t\r\n");
+    if (begin == std::string::npos) return {};
+    return text.substr(begin, text.find_last_not_of(" \t\r\n") - begin + 1);
+}
 
 struct ParseError {
     std::size_t offset;
@@ -50,7 +57,22 @@ struct Attr {
         return nullptr;
     }
     bool isIntegerLike() const { return kind == Kind::Integer || kind == Kind::Bool; }
+
+    // Declared here, defaulted below where Attr is complete: clang (with libstdc++) cannot define them inside
+    // the class, since `fields` holds pairs of the still incomplete Attr.
+    Attr();
+    Attr(const Attr&);
+    Attr(Attr&&) noexcept;
+    Attr& operator=(const Attr&);
+    Attr& operator=(Attr&&) noexcept;
+    ~Attr();
 };
+Attr::Attr() = default;
+Attr::Attr(const Attr&) = default;
+Attr::Attr(Attr&&) noexcept = default;
+Attr& Attr::operator=(const Attr&) = default;
+Attr& Attr::operator=(Attr&&) noexcept = default;
+Attr::~Attr() = default;
 
 using AttrDict = std::vector<std::pair<std::string, Attr>>;
 
@@ -1749,14 +1771,14 @@ std::vector<ValueId> Parser::prettyOperation(const std::string& name, std::size_
         expect("(");
         p.operands = operandList(')');
         expect(")");
-        std::string manualAxes;
+        std::string manualAxes, inShardings, outShardings;
         while (!lookingAt("(") && !eof()) {
             const std::string key = identifier("in_shardings, out_shardings or manual_axes");
             expect("=");
             skip();
             if (peek() == '[') {
                 ++pos_;
-                balanced('[', ']');
+                (key == "out_shardings" ? outShardings : inShardings) = balanced('[', ']');
             } else if (peek() == '{') {
                 ++pos_;
                 manualAxes = balanced('{', '}');
@@ -1798,7 +1820,33 @@ std::vector<ValueId> Parser::prettyOperation(const std::string& name, std::size_
             if (!mesh.axes.empty() && axes / 2 >= mesh.axes.size()) graph_.partitioned = true;
         p.kind = OpKind::Opaque;
         p.attributes = OpaqueAttributes{name};
-        return emit(std::move(p), located(), resultCount, at);
+        // The shardings at the boundary become annotations the reference plan reads: out_shardings on the
+        // results, in_shardings on identity ops (as sdy.sharding_constraint imports) feeding the operands.
+        if (!outShardings.empty() && !p.sharding)
+            p.sharding = ShardingAnnotation{ShardingAnnotation::Format::Shardy,
+                                            "#sdy.sharding_per_value<[" + outShardings + "]>"};
+        const SourceLocation location = located();
+        const std::string alias = std::exchange(pendingAlias_, std::string());
+        std::size_t operand = 0, start = 0;
+        int depth = 0;
+        for (std::size_t i = 0; i <= inShardings.size() && operand < p.operands.size(); ++i) {
+            const char c = i < inShardings.size() ? inShardings[i] : ',';
+            if (c == '<' || c == '[' || c == '{') ++depth;
+            if (c == '>' || c == ']' || c == '}') --depth;
+            if (c != ',' || depth != 0) continue;
+            const std::string item = trimmedCopy(inShardings.substr(start, i - start));
+            start = i + 1;
+            if (item.empty()) continue;
+            Pending identity;
+            identity.kind = OpKind::CustomCall;
+            identity.attributes = CustomCallAttributes{"Sharding", ""};
+            identity.operands = {p.operands[operand]};
+            identity.resultTypes = {graph_.type(p.operands[operand])};
+            identity.sharding = ShardingAnnotation{ShardingAnnotation::Format::Shardy, "#sdy.sharding" + item};
+            p.operands[operand++] = emit(std::move(identity), location, 1, at).front();
+        }
+        pendingAlias_ = alias;
+        return emit(std::move(p), location, resultCount, at);
     }
 
     std::optional<OpKind> kind;

@@ -343,9 +343,9 @@ std::optional<UnaryKernel> chloUnary(const std::string& name) {
     if (name == "chlo.is_inf")
         return [](double x) { return std::isinf(x) ? 1.0 : 0.0; };
     if (name == "chlo.is_pos_inf")
-        return [kInf](double x) { return x == kInf ? 1.0 : 0.0; };
+        return [](double x) { return x == kInf ? 1.0 : 0.0; };
     if (name == "chlo.is_neg_inf")
-        return [kInf](double x) { return x == -kInf ? 1.0 : 0.0; };
+        return [](double x) { return x == -kInf ? 1.0 : 0.0; };
     return std::nullopt;
 }
 

@@ -133,6 +133,11 @@ private:
     Result<Tensors> whileLoop(const ir::Op& op, const Operands& operands);
     Result<Tensors> branch(const ir::Op& op, const Operands& operands);
 
+public:
+    // Runs one op on the given operands (see OpRunner).
+    Result<Tensors> runSingle(const ir::Op& op, const Operands& operands);
+
+private:
     const ir::Graph& graph_;
     Options options_;
     std::vector<std::optional<Tensor>> values_;  // by ValueId; regions overwrite their values on every run
@@ -346,6 +351,25 @@ Result<Tensors> Evaluator::evaluateStructural(const ir::Op& op, const Operands& 
     }
 }
 
+Result<Tensors> Evaluator::runSingle(const ir::Op& op, const Operands& operands) {
+    if (operands.size() != op.operands.size())
+        return opError(op, "takes " + std::to_string(op.operands.size()) + " operands, given " +
+                               std::to_string(operands.size()), "interpret.internal");
+    for (std::size_t i = 0; i < operands.size(); ++i)
+        values_[op.operands[i].index] = *operands[i];
+    Status done = runOp(op);
+    for (ir::ValueId v : op.operands)
+        values_[v.index].reset();
+    if (!done)
+        return Result<Tensors>::failure(done.diagnostics());
+    Tensors results;
+    for (ir::ValueId v : op.results) {
+        results.push_back(std::move(*values_[v.index]));
+        values_[v.index].reset();
+    }
+    return results;
+}
+
 Result<Tensors> Evaluator::runRegion(const ir::Op& op, const ir::Region& region, Tensors arguments) {
     if (arguments.size() != region.arguments.size())
         return opError(op, "a region takes " + std::to_string(region.arguments.size()) +
@@ -484,6 +508,18 @@ Result<Tensors> Evaluator::branch(const ir::Op& op, const Operands& operands) {
 Result<std::vector<Tensor>> run(const ir::Graph& graph, const std::vector<Tensor>& arguments,
                                 const Options& options) {
     return Evaluator(graph, options).run(arguments);
+}
+
+struct OpRunner::Impl {
+    Evaluator evaluator;
+};
+
+OpRunner::OpRunner(const ir::Graph& graph, const Options& options)
+    : impl_(std::make_unique<Impl>(Impl{Evaluator(graph, options)})) {}
+OpRunner::~OpRunner() = default;
+
+Result<Tensors> OpRunner::run(const ir::Op& op, const Operands& operands) {
+    return impl_->evaluator.runSingle(op, operands);
 }
 
 }  // namespace shardscope::interpret

@@ -9,6 +9,7 @@
 #pragma once
 
 #include <functional>
+#include <memory>
 #include <random>
 #include <span>
 #include <string>
@@ -34,6 +35,24 @@ std::string displayName(const ir::Op& op);
 Diagnostic opError(const ir::Op& op, const std::string& message, std::string code = "interpret.invalid-op");
 // "the interpreter cannot run <name> (at <location>)", with ": <why>" when given.
 Diagnostic unsupportedOp(const ir::Op& op, const std::string& why = {});
+
+// Runs single ops of one graph, as run() would run them in place, with its own rng stream (seeded from
+// Options::rngSeed, drawn in call order). Assumes the graph passed ir::verifyGraph. Region bodies must not use
+// values defined outside the op (the runner knows only the operands it is given).
+class OpRunner {
+public:
+    OpRunner(const ir::Graph& graph, const Options& options);
+    ~OpRunner();
+    OpRunner(const OpRunner&) = delete;
+    OpRunner& operator=(const OpRunner&) = delete;
+    // The results of `op` (an op of the graph) on `operands` (one per op operand, of the operand's type),
+    // rounded to their element types; or the error run() would report for it.
+    Result<Tensors> run(const ir::Op& op, const Operands& operands);
+
+private:
+    struct Impl;
+    std::unique_ptr<Impl> impl_;
+};
 
 // A tensor of `type` with every value 0.
 Tensor zeros(const ir::TensorType& type);

@@ -1,6 +1,9 @@
 #include "shardscope/plan/plan_json.h"
 
+#include <algorithm>
+#include <map>
 #include <nlohmann/json.hpp>
+#include <set>
 
 namespace shardscope::plan {
 
@@ -27,7 +30,9 @@ std::string axesList(const mesh::Mesh& mesh) {
     return out;
 }
 
-Result<Decision> parseDecision(const json& j, const PlanContext& context, const mesh::Mesh& mesh, const std::string& where) {
+// `planMesh` is the mesh the plan file says it was made for ("" when it does not say).
+Result<Decision> parseDecision(const json& j, const PlanContext& context, const mesh::Mesh& mesh, const std::string& where,
+                               const std::string& planMesh) {
     auto fail = [&](const std::string& message) { return makeError("plan.bad-decision", where + ": " + message); };
     if (!j.is_object()) return fail("expected an object {\"group\" or \"name\", \"axis\"}");
     Decision d;
@@ -37,19 +42,23 @@ Result<Decision> parseDecision(const json& j, const PlanContext& context, const 
         bool found = false;
         for (std::size_t g = 0; g < space.groups.size() && !found; ++g)
             if (space.groups[g].label == label) d = {Decision::Target::Group, static_cast<std::uint32_t>(g), 0, kAllTensorClasses}, found = true;
-        if (!found) return fail("unknown group '" + label + "' (run `shardscope-cli analyze` for this model's groups)");
+        if (!found)
+            return fail("unknown group '" + label + "': this model has no group of that label (is the plan for another model? run `shardscope-cli analyze` for this model's groups)");
     } else if (j.contains("name") && j["name"].is_string()) {
         const auto label = j["name"].get<std::string>();
         bool found = false;
         for (std::size_t n = 0; n < space.names.size() && !found; ++n)
             if (space.names[n].label == label) d = {Decision::Target::Name, static_cast<std::uint32_t>(n), 0, kAllTensorClasses}, found = true;
-        if (!found) return fail("unknown name '" + label + "' (run `shardscope-cli analyze --all` for this model's names)");
+        if (!found)
+            return fail("unknown name '" + label + "': this model has no name of that label (is the plan for another model? run `shardscope-cli analyze --all` for this model's names)");
     } else {
         return fail("needs a \"group\" or a \"name\" (a string)");
     }
     if (!j.contains("axis") || !j["axis"].is_string()) return fail("needs an \"axis\" (a string)");
     const auto axis = mesh.axisIndex(j["axis"].get<std::string>());
-    if (!axis) return fail("unknown mesh axis '" + j["axis"].get<std::string>() + "' (the mesh has " + axesList(mesh) + ")");
+    if (!axis)
+        return fail("unknown mesh axis '" + j["axis"].get<std::string>() + "' (the mesh has " + axesList(mesh) +
+                    (planMesh.empty() || planMesh == mesh.toString() ? std::string() : "; the plan was made for " + planMesh) + ")");
     d.axis = *axis;
     if (j.contains("tensors")) {
         if (!j["tensors"].is_array()) return fail("\"tensors\" must be a list of tensor classes");
@@ -113,11 +122,12 @@ Result<Plan> parsePlan(std::string_view text, const PlanContext& context, const 
                                              std::to_string(kPlanJsonVersion) + ")");
     Plan plan;
     if (j.contains("label") && j["label"].is_string()) plan.label = j["label"].get<std::string>();
+    const std::string planMesh = j.contains("mesh") && j["mesh"].is_string() ? j["mesh"].get<std::string>() : std::string();
     auto readList = [&](const char* key, std::vector<Decision>& into) -> Status {
         if (!j.contains(key)) return Success{};
         if (!j[key].is_array()) return makeError("plan.bad-decision", where + ": \"" + key + "\" must be a list");
         for (std::size_t i = 0; i < j[key].size(); ++i) {
-            auto d = parseDecision(j[key][i], context, mesh, where + ": " + key + "[" + std::to_string(i) + "]");
+            auto d = parseDecision(j[key][i], context, mesh, where + ": " + key + "[" + std::to_string(i) + "]", planMesh);
             if (!d) return Status::failure(d.diagnostics());
             into.push_back(*d);
         }
@@ -141,11 +151,61 @@ Result<Plan> parsePlan(std::string_view text, const PlanContext& context, const 
             const auto label = r["name"].get<std::string>();
             const auto& names = context.space().names;
             auto it = std::find_if(names.begin(), names.end(), [&](const analysis::Name& n) { return n.label == label; });
-            if (it == names.end()) return makeError("plan.resolution", at + ": unknown name '" + label + "'");
-            plan.resolutions.push_back({analysis::NameId{static_cast<std::uint32_t>(it - names.begin())}, r["dimension"].get<int>()});
+            if (it == names.end())
+                return makeError("plan.resolution", at + ": unknown name '" + label + "': this model has no name of that label (is the plan for another model?)");
+            // A resolution picks one of the dimensions a tensor gives the name: at most as many as any tensor has.
+            const analysis::NameId name{static_cast<std::uint32_t>(it - names.begin())};
+            std::size_t most = 0;
+            {
+                std::map<std::uint32_t, std::set<int>> dimensions;
+                for (auto a : context.atomsOf(name)) dimensions[context.space().atom(a).value.index].insert(context.space().atom(a).dimension);
+                for (const auto& [value, dims] : dimensions) most = std::max(most, dims.size());
+            }
+            const auto dimension = r["dimension"].get<std::uint64_t>();
+            if (dimension >= most)
+                return makeError("plan.resolution", at + ": name '" + label + "' has no dimension " + std::to_string(dimension) + " to choose (" +
+                                                        (most < 2 ? std::string("it is not repeated on any tensor") : "choose 0 to " + std::to_string(most - 1)) +
+                                                        ")");
+            plan.resolutions.push_back({name, static_cast<int>(dimension)});
         }
     }
-    return plan;
+    Result<Plan> result(std::move(plan));
+    for (auto& warning : checkDivisibility(result.value(), context, mesh, where)) result.addDiagnostic(std::move(warning));
+    return result;
+}
+
+std::vector<Diagnostic> checkDivisibility(const Plan& plan, const PlanContext& context, const mesh::Mesh& mesh, std::string_view origin) {
+    std::vector<Diagnostic> out;
+    if (plan.decisions.empty()) return out;
+    const AppliedPlan applied = applyPlan(context, mesh, plan);
+    std::vector<std::size_t> notDivisible(plan.decisions.size(), 0), otherwise(plan.decisions.size(), 0);
+    for (const auto& site : applied.competitions) {
+        if (site.decision >= plan.decisions.size()) continue;
+        (site.reason == CompetitionSite::Reason::NotDivisible ? notDivisible : otherwise)[site.decision]++;
+    }
+    // Occurrences a decision reached: the atoms of its names (in its tensor classes) that carry its axis.
+    for (std::size_t i = 0; i < plan.decisions.size(); ++i) {
+        if (notDivisible[i] == 0 || otherwise[i] > 0) continue;
+        const Decision& d = plan.decisions[i];
+        if (d.axis < 0 || static_cast<std::size_t>(d.axis) >= mesh.axes.size()) continue;
+        bool reached = false;
+        std::int64_t size = 0;
+        for (auto name : context.namesOf(d)) {
+            size = std::max(size, context.space().name(name).size);
+            for (auto a : context.atomsOf(name)) {
+                const auto& axes = applied.atomAxes[a.index];
+                for (int k = 0; k < axes.size() && !reached; ++k) reached = axes[k] == d.axis;
+            }
+        }
+        if (reached) continue;
+        const auto& axis = mesh.axes[static_cast<std::size_t>(d.axis)];
+        const std::string axisText = axis.name + "=" + std::to_string(axis.size);
+        out.push_back(makeWarning("plan.not-divisible",
+                                  std::string(origin) + ": decision " + std::to_string(i + 1) + " " + decisionText(d, context, mesh) +
+                                      " shards nothing: " + axisText + " divides no dimension of " + context.targetLabel(d) + " (size " +
+                                      std::to_string(size) + "); use an axis whose size divides " + std::to_string(size) + ", or another mesh"));
+    }
+    return out;
 }
 
 }  // namespace shardscope::plan

@@ -147,7 +147,8 @@ struct CacheEntry {
 // Evaluations shared by all threads: a transposition cache keyed by the shardings.
 class Evaluations {
 public:
-    Evaluations(const cost::CostModel& model) : model_(model), lowerBound_(model.lowerBoundTime()) {}
+    Evaluations(const cost::CostModel& model, std::size_t capacity)
+        : model_(model), lowerBound_(model.lowerBoundTime()), capacity_(capacity) {}
 
     // Returns the reward; `fresh` is set when this call evaluated it (then `evaluation` is filled).
     double evaluate(cost::Evaluator& evaluator, const Plan& plan, bool& fresh, cost::Evaluation* evaluation) {
@@ -166,7 +167,7 @@ public:
         const double r = reward(e, lowerBound_);
         if (evaluation) *evaluation = e;
         std::lock_guard lock(mutex_);
-        cache_.emplace(key, CacheEntry{r});
+        if (cache_.size() < capacity_) cache_.emplace(key, CacheEntry{r});
         ++evaluations_;
         fresh = true;
         return r;
@@ -185,6 +186,7 @@ public:
 private:
     const cost::CostModel& model_;
     double lowerBound_;
+    std::size_t capacity_;
     mutable std::mutex mutex_;
     std::unordered_map<std::uint64_t, CacheEntry> cache_;
     std::int64_t evaluations_ = 0, hits_ = 0;
@@ -227,7 +229,7 @@ struct Search::Impl {
     double low = 1e300, high = -1e300;  // rewards seen (under the tree lock)
 
     Impl(const cost::CostModel& m, Plan s, SearchOptions o)
-        : model(m), start(std::move(s)), options(o), actions(m, o.maxGroups), evaluations(m) {
+        : model(m), start(std::move(s)), options(o), actions(m, o.maxGroups), evaluations(m, o.maxCachedStates) {
         start.pinned = start.decisions.size();
         Node root;
         root.hash = evaluations.hashOf(start);
@@ -268,13 +270,16 @@ struct Search::Impl {
         while (true) {
             Node& node = nodes[static_cast<std::size_t>(current)];
             if (node.terminal) break;
+            // A full tree grows no more: the walk ends at a leaf, whose rollout starts from its plan.
+            const bool full = nodes.size() >= std::max<std::size_t>(1, options.maxTreeNodes);
+            if (full && !node.expanded) break;
             if (!node.expanded) {
                 node.untried = actionsOf(planOf(current), node.depth);
                 std::reverse(node.untried.begin(), node.untried.end());  // pop_back takes the best ranked first
                 node.expanded = true;
             }
             bool created = false;
-            while (!node.untried.empty()) {
+            while (!full && !node.untried.empty()) {
                 const Action action = node.untried.back();
                 node.untried.pop_back();
                 Node child;
@@ -300,7 +305,7 @@ struct Search::Impl {
             if (created) break;
             Node& parent = nodes[static_cast<std::size_t>(current)];
             if (parent.children.empty()) {
-                parent.terminal = true;
+                if (parent.untried.empty()) parent.terminal = true;
                 break;
             }
             // UCT over the children (virtual losses count as visits with value 0).
@@ -574,7 +579,7 @@ std::vector<TreeNode> Search::changedNodes() {
 Result<ExhaustiveResult> exhaustiveSearch(const cost::CostModel& model, const Plan& start, int maxDecisions, std::size_t maxStates,
                                           std::size_t maxGroups) {
     ActionSpace actions(model, maxGroups);
-    Evaluations evaluations(model);
+    Evaluations evaluations(model, maxStates + 1);
     cost::Evaluator evaluator(model);
     ExhaustiveResult result;
     std::unordered_set<std::uint64_t> seen;

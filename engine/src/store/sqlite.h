@@ -17,6 +17,17 @@ inline constexpr const char* kDiskFull = "workspace.disk-full";          // SQLI
 inline constexpr const char* kNotADatabase = "workspace.not-workspace";  // SQLITE_NOTADB
 inline constexpr const char* kDamaged = "workspace.damaged";             // SQLITE_CORRUPT
 inline constexpr const char* kFailed = "workspace.sqlite";               // anything else
+// A write refused because this process may not make the file larger (EFBIG: `ulimit -f`, RLIMIT_FSIZE).
+inline constexpr const char* kFileTooLarge = "workspace.file-size-limit";
+
+// Whether a failure with `code` means there is no room to write (a full disk or quota, a file-size limit): the
+// same write may succeed once room is made.
+inline bool isNoRoom(std::string_view code) {
+    return code == kDiskFull || code == kFileTooLarge;
+}
+// What a no-room failure says after "cannot save to 'x': ": "the disk is full", "the file size limit ... is
+// reached".
+std::string noRoomReason(const Diagnostic& failure);
 
 class Statement {
 public:

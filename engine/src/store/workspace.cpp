@@ -25,9 +25,17 @@ Diagnostic notAWorkspace(const std::string& path) {
     return makeError("workspace.not-workspace", quoted(path) + " is not a Shardscope workspace");
 }
 
-// The file is damaged; `report`, when given, is SQLite's own account, kept in a note.
+Diagnostic notSqlite(const std::string& path) {
+    return makeError("workspace.not-workspace", quoted(path) + " is not a Shardscope workspace: it is not an SQLite database (another "
+                                                               "kind of file, or a workspace whose first page is damaged)");
+}
+
+// The file is damaged; `report`, when given, is SQLite's own account, kept in a note. open() writes nothing to a
+// file it refuses, and the message says so and what the user can do.
 Result<Success> damaged(const std::string& path, const std::string& what, const std::string& report = {}) {
-    auto result = Status::failure({makeError(sqlite::kDamaged, quoted(path) + " is damaged" + what)});
+    auto result = Status::failure({makeError(
+        sqlite::kDamaged, quoted(path) + " is damaged" + what +
+                              "; it is left as it was (restore a copy, or start a new workspace from the model)")});
     if (!report.empty())
         result.addDiagnostic(Diagnostic{Severity::Note, sqlite::kDamaged, {}, report});
     return result;
@@ -37,8 +45,8 @@ const std::string kTruncatedOrCorrupted = " (truncated or corrupted) and cannot 
 
 // Rewords a failure of SQLite met while creating, opening or saving to `path`.
 Diagnostic failedOn(const std::string& verb, const std::string& path, const Diagnostic& failure) {
-    if (failure.code == sqlite::kDiskFull)
-        return makeError(failure.code, "cannot " + verb + " " + quoted(path) + ": the disk is full");
+    if (sqlite::isNoRoom(failure.code))
+        return makeError(failure.code, "cannot " + verb + " " + quoted(path) + ": " + sqlite::noRoomReason(failure));
     return makeError(failure.code, "cannot " + verb + " " + quoted(path) + ": " + failure.message);
 }
 
@@ -73,8 +81,8 @@ Result<int> checkIdentity(sqlite::Connection& db, const std::string& path) {
     auto id = db.integer("PRAGMA application_id");
     if (!id) {
         const Diagnostic& failure = id.diagnostics().front();
-        if (failure.code == sqlite::kNotADatabase)
-            return notAWorkspace(path);  // not SQLite at all
+        if (failure.code == sqlite::kNotADatabase)  // not SQLite at all, or its header is gone
+            return notSqlite(path);
         // SQLite refuses to read a file shorter than its header says before anything else.
         if (failure.code == sqlite::kDamaged)
             return Result<int>::failure(damaged(path, kTruncatedOrCorrupted, failure.message).diagnostics());
@@ -346,6 +354,13 @@ Result<Workspace> Workspace::open(const std::string& path) {
     if (!std::filesystem::exists(path, error))
         return makeError("workspace.open", quoted(path) + " does not exist");
 
+    // SQLite takes an empty file for an empty database and a file shorter than its header for garbage: say what
+    // they are before SQLite sees them.
+    const auto size = std::filesystem::file_size(path, error);
+    if (!error && size == 0)
+        return makeError("workspace.not-workspace", quoted(path) + " is not a Shardscope workspace: it is empty");
+    if (!error && size < 100)
+        return notSqlite(path);
     auto connection = sqlite::Connection::open(path, SQLITE_OPEN_READWRITE);
     auto fail = [&](const std::vector<Diagnostic>& failure) {
         return Result<Workspace>::failure(failedOn("open", path, failure));

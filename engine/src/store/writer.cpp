@@ -131,9 +131,9 @@ Status Writer::flush() {
     if (durable_ < target) {
         const std::size_t kept = queue_.size();
         const std::string keptText = count(kept, "unsaved change is", "unsaved changes are") + " kept";
-        const std::string message = lastError_.code == sqlite::kDiskFull
-                                        ? "cannot save to '" + path_ + "': the disk is full; " + keptText +
-                                              " and will be written once there is room"
+        const std::string message = sqlite::isNoRoom(lastError_.code)
+                                        ? "cannot save to '" + path_ + "': " + sqlite::noRoomReason(lastError_) +
+                                              "; " + keptText + " and will be written once there is room"
                                         : "cannot save to '" + path_ + "': " + lastError_.message + "; " +
                                               keptText + " and will be written at the next flush";
         errors.insert(errors.begin(), makeError(lastError_.code, message));

@@ -56,6 +56,25 @@ struct Collective {
     friend bool operator==(const Collective&, const Collective&) = default;
 };
 
+// The device groups of the collectives that turn a tensor laid out as `from` into `to` (one AxisList per
+// dimension, major first): the axes to all-gather (in `from`, not in `to`) and the axes to exchange all-to-all
+// (kept, but holding different blocks afterwards: moved to another dimension or another position in theirs, or
+// with a dropped axis major to them in `from` or an added axis major to them in `to`, which renumbers their
+// blocks). Axes only in `to` are a local slice. Every device finds the data it needs on the devices that share
+// its coordinates outside `gathered | exchanged` (the SPMD simulation checks this).
+struct ReshardAxes {
+    std::uint32_t gathered = 0, exchanged = 0;
+    friend bool operator==(const ReshardAxes&, const ReshardAxes&) = default;
+};
+ReshardAxes reshardAxes(const std::vector<plan::AxisList>& from, const std::vector<plan::AxisList>& to);
+
+// The layout a reduce-scatter over `scattered` leaves a result in that an op produced as `required` and that is
+// to be laid out as `have`: each device keeps its piece of its own block, so the scattered axes come minor to
+// the required ones, in the dimensions (and order) `have` puts them in. Resharding that to `have` may still
+// need an exchange (reshardAxes).
+std::vector<plan::AxisList> scatteredLayout(const std::vector<plan::AxisList>& required,
+                                            const std::vector<plan::AxisList>& have, std::uint32_t scattered);
+
 // Bytes per device, at the peak or in total.
 struct MemoryBreakdown {
     double parameters = 0, gradients = 0, optimizerState = 0, activations = 0, temporaries = 0;

@@ -2,6 +2,7 @@
 // JAX snippet of PartitionSpecs and as PyTorch DTensor placements.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -33,5 +34,48 @@ std::string jaxSnippet(const mesh::Mesh& mesh, const std::vector<ParameterShardi
 // mesh axis, else `Replicate()`. A dimension split over several axes is sharded on each of them, major axis first
 // (DTensor's order is mesh order, so a dimension whose axes are not in mesh order is flagged in a comment).
 std::string dtensorSnippet(const mesh::Mesh& mesh, const std::vector<ParameterSharding>& parameters);
+
+// One module's tensor-parallel style in a PyTorch `parallelize_module` plan.
+struct ModuleStyle {
+    enum class Kind : std::uint8_t { Colwise, Rowwise, Sequence };
+    std::string module;  // the module's path: the parameter names' common prefix ("layers.0.attn.q_proj")
+    Kind kind = Kind::Colwise;
+    int axis = 0;                // the mesh axis the style parallelises over (its 1-D sub-mesh)
+    std::string inputLayouts;    // Colwise: "Shard(d)" when the input arrives sharded on dimension d; else ""
+    std::string outputLayouts;   // Rowwise: "Shard(d)" when the output leaves sharded on dimension d; else ""
+    int sequenceDim = 1;         // Sequence: the activation dimension sharded over the axis
+    friend bool operator==(const ModuleStyle&, const ModuleStyle&) = default;
+};
+
+// A plan's parameters as PyTorch's tensor parallelism says them.
+struct ParallelizePlan {
+    std::vector<ModuleStyle> styles;          // in parameter order
+    std::vector<ParameterSharding> leftover;  // sharded parameters no style covers (their DTensor placements)
+    std::vector<std::string> notes;           // why each left-over parameter is left over, one line each
+};
+
+// Reads tensor-parallel styles off the plan (shardings indexed by ValueId::index) and the module structure of
+// the parameter names (`layers.0.mlp.fc.weight`: module `layers.0.mlp.fc`):
+// - a Linear is a module with a 2-D weight that a dot_general consumes (through convert, transpose and
+//   sharding constraints): the weight's contracting dimension there is its input features, the other its
+//   output features, so [in, out] (JAX, the zoo) and [out, in] (torch.nn.Linear) weights read alike;
+// - ColwiseParallel on axis a when the output-feature dimension and the dot's matching result dimension carry
+//   a; RowwiseParallel when the input-feature dimension and the activation's contracting dimension carry a (a
+//   sharded contraction: partial sums, as Megatron's row-parallel layer). input_layouts (Colwise) and
+//   output_layouts (Rowwise) are set when the activation going in, or the result coming out, is sharded on
+//   another dimension over a (sequence parallelism: `Shard(1)`). A bias sharded like the style shards it
+//   (Colwise: on its features; Rowwise: replicated) is covered by the style;
+// - SequenceParallel on axis a for a module whose parameters are all 1-D (a norm) when a is an axis some
+//   Linear is tensor-parallel on, the parameters are replicated over a, and the activation they scale carries
+//   a on a dimension other than its last (sequence_dim, 1 by default);
+// - anything else sharded (weights of other ops, embeddings, data-parallel or FSDP axes, a module parallel on
+//   two axes, parameters without a module path) is left over, with a note.
+ParallelizePlan parallelizePlan(const ir::Graph& graph, const mesh::Mesh& mesh,
+                                const std::vector<plan::TensorSharding>& shardings);
+
+// Python for PyTorch: the DeviceMesh, one `parallelize_module(model, mesh["axis"], plan)` per tensor-parallel
+// axis with its dict of module path to ColwiseParallel/RowwiseParallel/SequenceParallel, and the left-over
+// parameters' DTensor placements (as dtensorSnippet writes them) with the notes as comments.
+std::string parallelizeSnippet(const mesh::Mesh& mesh, const ParallelizePlan& plan);
 
 }  // namespace shardscope::exporting

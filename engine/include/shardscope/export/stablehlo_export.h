@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -20,17 +21,48 @@ enum class ShardingFormat : std::uint8_t {
     Gspmd,   // `mhlo.sharding = "{devices=[...]...}"`
 };
 
-// The shardings an export writes: one per entry argument and one per result, in the graph's order.
+// Which intermediate values get a sharding constraint (`sdy.sharding_constraint`, or GSPMD's
+// `stablehlo.custom_call @Sharding`), so that Shardy/GSPMD propagation keeps the plan's choices inside the
+// function rather than re-deriving them from the arguments and results alone:
+// - None: arguments and results only;
+// - Key (the default of the CLI and the GUI): the results of dot_general and convolution (where propagation
+// has
+//   to choose between the contracting, batch and free dimensions, and a tensor-parallel plan differs from a
+//   data parallel one), and the results of ops where the plan reshards: a result that has the shape of one of
+//   its operands but none of those operands' shardings. A key value whose sharding and whose operands'
+//   shardings are all replicated says nothing and is left out;
+// - All: every tensor result of every top-level op.
+// In every choice, constants and iotas are left out, and so are existing constraints (the results of
+// `Sharding` custom calls, which sdy.sharding_constraint imports as) and the values they already constrain;
+// the export keeps such constraints as the text has them.
+enum class ConstraintChoice : std::uint8_t { None, Key, All };
+
+// "none", "key", "all"; and back (nullopt for anything else).
+std::string_view toString(ConstraintChoice choice);
+std::optional<ConstraintChoice> parseConstraintChoice(std::string_view text);
+
+// An intermediate value and the sharding a constraint pins it to.
+struct ValueSharding {
+    ir::ValueId value;
+    plan::TensorSharding sharding;
+    friend bool operator==(const ValueSharding&, const ValueSharding&) = default;
+};
+
+// The shardings an export writes: one per entry argument and one per result, in the graph's order, and the
+// constraints on intermediate values in program order.
 struct EntryShardings {
     std::vector<plan::TensorSharding> arguments;
     std::vector<plan::TensorSharding> results;
+    std::vector<ValueSharding> constraints;
     friend bool operator==(const EntryShardings&, const EntryShardings&) = default;
 };
 
-// The shardings `applied` gives the graph's arguments and outputs (AppliedPlan::sharding of their values).
+// The shardings `applied` gives the graph's arguments and outputs (AppliedPlan::sharding of their values),
+// and the results of the top-level ops that `constraints` chooses (see ConstraintChoice), in program order.
 // Assumes `space` is the analysis of `graph` that `applied` was made on.
 EntryShardings entryShardings(const ir::Graph& graph, const analysis::DecisionSpace& space,
-                              const plan::AppliedPlan& applied);
+                              const plan::AppliedPlan& applied,
+                              ConstraintChoice constraints = ConstraintChoice::None);
 
 // Returns `moduleText` (the module `graph` was imported from, or ir::printStableHlo(graph)) with the
 // shardings written in `format`:
@@ -41,7 +73,22 @@ EntryShardings entryShardings(const ir::Graph& graph, const analysis::DecisionSp
 // - Shardy: an `sdy.mesh` declaration of `mesh` is added at the top of the module, named "mesh", unless the
 //   module already declares that name: then the existing declaration is used when its axes equal `mesh`'s,
 //   else the new mesh takes the first free name of "mesh_1", "mesh_2", ...;
-// - an `mhlo.num_partitions` module attribute, if present, becomes mesh.devices() (its type suffix kept).
+// - an `mhlo.num_partitions` module attribute, if present, becomes mesh.devices() (its type suffix kept);
+// - each constraint becomes a statement of its own on the line after the statement that defines the value:
+//   `%sharded_5 = sdy.sharding_constraint %5 <@mesh, [{"data"}, {}]> : tensor<8x4xf32>` (Shardy) or
+//   `%sharded_5 = stablehlo.custom_call @Sharding(%5) {mhlo.sharding = "{...}"} : (tensor<8x4xf32>) ->
+//   tensor<8x4xf32>` (GSPMD, the form XLA's Shardy export and JAX's with_sharding_constraint write), and
+//   every later use of the value up to the end of its function, nested regions included, is renamed to the
+//   constrained value, token by token (`%5` never touches `%50`; a result `%3#1` of a multi-result op is
+//   renamed only where it is written `%3#1`; strings and comments are left alone). The new name is
+//   `%sharded_`
+//   + the old one (`#` as `_`), made unique in the text. The defining statement is found by the op's location
+//   when the op comes from `fileName` (in any function: an op inlined from a called function is constrained
+//   in that function, which every call shares, so it is written only when all its inlined copies are
+//   constrained alike), else by program order when the entry function's statements and the graph's
+//   top-level ops correspond one to one (a printed graph). A constraint that finds no statement, or whose
+//   copies disagree, is not written: a warning (code export.constraint, "N of M sharding constraint(s) not
+//   written ...") counts them.
 // Every other byte is kept: attributes and ops the engine does not model survive. Shardings are read with
 // the mesh's axes, so their axis indices must be < mesh.axes.size().
 // Errors (code export.stablehlo, naming fileName:line): no entry function, a signature that cannot be read

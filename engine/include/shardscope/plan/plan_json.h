@@ -11,6 +11,7 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "shardscope/diagnostic.h"
 #include "shardscope/plan/plan.h"
@@ -23,8 +24,18 @@ inline constexpr int kPlanJsonVersion = 1;
 std::string toJson(const Plan& plan, const PlanContext& context, const mesh::Mesh& mesh);
 
 // Parses a plan for this model and mesh. Errors name `origin` and the entry: not JSON, another format, a newer
-// version, an unknown group, name, axis or tensor class (listing the mesh's axes), a bad resolution.
+// version, an unknown group, name, axis or tensor class (listing the mesh's axes and the plan's own mesh, for
+// a plan of another model or mesh), a bad resolution (an unknown name, a dimension the name does not have).
+// Warnings: those of checkDivisibility.
 Result<Plan> parsePlan(std::string_view json, const PlanContext& context, const mesh::Mesh& mesh, std::string_view origin);
+
+// Warnings (code "plan.not-divisible") for the decisions of `plan` that shard nothing because the mesh does not
+// divide their names: every occurrence the decision reaches was skipped as not divisible (DESIGN.md §4), e.g.
+// "plan.json: decision 1 (batch, data) shards nothing: data=3 divides no dimension of batch (size 8); use an
+// axis whose size divides 8, or another mesh". Decisions that lose their axis to an earlier one are not
+// reported (that is the plan's priority at work). `origin` starts each message: a file, "--pin", "expert:dp".
+std::vector<Diagnostic> checkDivisibility(const Plan& plan, const PlanContext& context, const mesh::Mesh& mesh,
+                                          std::string_view origin);
 
 // The same objects inside a larger document (evaluation and search output): a decision in words.
 std::string decisionText(const Decision& decision, const PlanContext& context, const mesh::Mesh& mesh);

@@ -78,6 +78,14 @@ struct SearchOptions {
     bool seedWithExperts = true;  // evaluate every expert plan first; the best is the first best
     double virtualLoss = 1.0;
     std::size_t maxGroups = 16;
+    // Memory bounds for long searches. Once the tree holds maxTreeNodes nodes it stops growing: selection still
+    // descends it by UCT and rollouts still start from its leaves, so the search goes on in constant memory (and
+    // the workspace's copy of the tree stops growing too). The transposition cache keeps at most maxCachedStates
+    // evaluations; states met after that are evaluated again when met again. A node takes about 1 KB with its
+    // untried actions (measured on pt_bert's training step), so the default tree stays under about 200 MB; a
+    // cached state takes about 60 bytes.
+    std::size_t maxTreeNodes = 200000;
+    std::size_t maxCachedStates = 1000000;
 };
 
 // What the search reports as it goes (called from search threads, one call at a time).

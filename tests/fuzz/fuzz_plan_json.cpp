@@ -1,0 +1,11 @@
+// libFuzzer target: the plan JSON reader (plan/plan_json.h). What it does with an input: fuzz_inputs.h.
+#include <cstddef>
+#include <cstdint>
+#include <string_view>
+
+#include "fuzz_inputs.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+    shardscope::fuzz::planJson(std::string_view(reinterpret_cast<const char*>(data), size));
+    return 0;
+}
