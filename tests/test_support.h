@@ -1,6 +1,10 @@
 // Lets QCOMPARE print engine values when a comparison fails (Qt Test finds toString by argument lookup).
 #pragma once
 
+#include <QCryptographicHash>
+#include <QDateTime>
+#include <QFile>
+#include <QFileInfo>
 #include <QtTest>
 #include <map>
 #include <sstream>
@@ -58,6 +62,33 @@ inline plan::TensorSharding shardingOf(const mesh::Mesh& mesh, const std::vector
         sharding.dimensions.push_back(list);
     }
     return sharding;
+}
+
+}  // namespace shardscope::testing
+
+namespace shardscope::testing {
+
+inline QByteArray readAll(const QString& path) {
+    QFile file(path);
+    if (!file.open(QIODevice::ReadOnly)) qFatal("cannot read %s", qPrintable(path));
+    return file.readAll();
+}
+
+inline void writeAll(const QString& path, const QByteArray& bytes) {
+    QFile file(path);
+    if (!file.open(QIODevice::WriteOnly | QIODevice::Truncate)) qFatal("cannot write %s", qPrintable(path));
+    file.write(bytes);
+}
+
+// A file's bytes and modification time: what "left as it was" compares.
+struct Snapshot {
+    QByteArray hash;
+    QDateTime modified;
+    bool operator==(const Snapshot&) const = default;
+};
+inline Snapshot snapshot(const QString& path) {
+    return {QCryptographicHash::hash(readAll(path), QCryptographicHash::Sha256),
+            QFileInfo(path).fileTime(QFileDevice::FileModificationTime)};
 }
 
 }  // namespace shardscope::testing

@@ -16,6 +16,8 @@
 #include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QtTest>
+
+#include "test_support.h"
 #include <sqlite3.h>
 
 #include "shardscope/mesh/hardware.h"
@@ -28,6 +30,11 @@
 using namespace shardscope;
 
 namespace {
+
+using shardscope::testing::readAll;
+using shardscope::testing::snapshot;
+using shardscope::testing::Snapshot;
+using shardscope::testing::writeAll;
 
 // Small enough to search in a moment; batch 8 and 4 heads, so data=3 divides nothing.
 const QString kModel = QStringLiteral("zoo:gpt:layers=2,d_model=64,heads=4,seq=32,batch=8,vocab=128");
@@ -53,30 +60,6 @@ Run cli(const QStringList& arguments) {
     return runProgram(QStringLiteral(SHARDSCOPE_CLI), arguments);
 }
 
-QByteArray readAll(const QString& path) {
-    QFile file(path);
-    if (!file.open(QIODevice::ReadOnly))
-        qFatal("cannot read %s", qPrintable(path));
-    return file.readAll();
-}
-
-void writeAll(const QString& path, const QByteArray& bytes) {
-    QFile file(path);
-    if (!file.open(QIODevice::WriteOnly | QIODevice::Truncate))
-        qFatal("cannot write %s", qPrintable(path));
-    file.write(bytes);
-}
-
-// A file's bytes and modification time: what "left as it was" compares.
-struct Snapshot {
-    QByteArray hash;
-    QDateTime modified;
-    bool operator==(const Snapshot&) const = default;
-};
-Snapshot snapshot(const QString& path) {
-    return {QCryptographicHash::hash(readAll(path), QCryptographicHash::Sha256),
-            QFileInfo(path).fileTime(QFileDevice::FileModificationTime)};
-}
 
 // Runs `sql` on `path` with SQLite itself; returns the first column of every row.
 QStringList sqlite(const QString& path, const QString& sql) {

@@ -17,6 +17,7 @@
 #include "shardscope/plan/experts.h"
 #include "shardscope/plan/plan_json.h"
 #include "shardscope/store/workspace.h"
+#include "test_support.h"
 #include "ui_test_support.h"
 #include "widgets/main_window.h"
 #include "widgets/session_docks.h"
@@ -26,33 +27,15 @@ using namespace shardscope::ui;
 
 namespace {
 
+using shardscope::testing::readAll;
+using shardscope::testing::snapshot;
+using shardscope::testing::Snapshot;
+using shardscope::testing::writeAll;
+
 constexpr int kLoadTimeoutMs = 60'000;
 // batch 8: a data axis of 3 divides nothing of it.
 const QString kModel = QStringLiteral("zoo:gpt:layers=2,d_model=64,heads=4,seq=32,batch=8,vocab=128");
 
-QByteArray readAll(const QString& path) {
-    QFile file(path);
-    if (!file.open(QIODevice::ReadOnly))
-        qFatal("cannot read %s", qPrintable(path));
-    return file.readAll();
-}
-
-void writeAll(const QString& path, const QByteArray& bytes) {
-    QFile file(path);
-    if (!file.open(QIODevice::WriteOnly | QIODevice::Truncate))
-        qFatal("cannot write %s", qPrintable(path));
-    file.write(bytes);
-}
-
-struct Snapshot {
-    QByteArray hash;
-    QDateTime modified;
-    bool operator==(const Snapshot&) const = default;
-};
-Snapshot snapshot(const QString& path) {
-    return {QCryptographicHash::hash(readAll(path), QCryptographicHash::Sha256),
-            QFileInfo(path).fileTime(QFileDevice::FileModificationTime)};
-}
 
 // What the window holds that a failure must not touch.
 struct Work {
