@@ -29,6 +29,14 @@ Run cli(const QStringList& arguments) {
             QString::fromUtf8(process.readAllStandardOutput()), QString::fromUtf8(process.readAllStandardError())};
 }
 
+// Writes `text` to `name` in `dir` and returns the path; a failure ends the test program.
+QString writeFile(const QTemporaryDir& dir, const QString& name, const QByteArray& text) {
+    const QString path = dir.filePath(name);
+    QFile file(path);
+    if (!file.open(QIODevice::WriteOnly) || file.write(text) != text.size()) qFatal("cannot write %s", qPrintable(path));
+    return path;
+}
+
 }  // namespace
 
 class TestCli : public QObject {
@@ -197,10 +205,7 @@ private slots:
     // locations), read back as a reference plan; and `--format parallelize`.
     void exportConstraintsAndParallelize() {
         QTemporaryDir dir;
-        const QString path = dir.filePath("annotated.mlir");
-        QFile file(path);
-        QVERIFY(file.open(QIODevice::WriteOnly));
-        file.write(R"(module @m {
+        const QString path = writeFile(dir, "annotated.mlir", R"(module @m {
   func.func @main(%arg0: tensor<64x256xf32> {mhlo.sharding = "{devices=[4,1,2]<=[8] last_tile_dim_replicate}"},
                   %arg1: tensor<256x512xf32> {mhlo.sharding = "{devices=[1,2,4]<=[4,2]T(1,0) last_tile_dim_replicate}"})
       -> tensor<64x512xf32> {
@@ -210,7 +215,6 @@ private slots:
   }
 }
 )");
-        file.close();
         const QStringList common{"export", path, "--mesh", "data=4,model=2", "--plan", "reference"};
         const Run key = cli(common + QStringList{"--format", "shardy"});  // --constraints key by default
         QCOMPARE(key.exitCode, 0);
@@ -245,10 +249,7 @@ private slots:
     // `--plan reference`: the shardings the model carries, evaluated like any other plan.
     void evaluateTheReferencePlan() {
         QTemporaryDir dir;
-        const QString path = dir.filePath("annotated.mlir");
-        QFile file(path);
-        QVERIFY(file.open(QIODevice::WriteOnly));
-        file.write(R"(module @m {
+        const QString path = writeFile(dir, "annotated.mlir", R"(module @m {
   func.func @main(%arg0: tensor<64x256xf32> {mhlo.sharding = "{devices=[4,1,2]<=[8] last_tile_dim_replicate}"},
                   %arg1: tensor<256x512xf32> {mhlo.sharding = "{devices=[1,2,4]<=[4,2]T(1,0) last_tile_dim_replicate}"})
       -> tensor<64x512xf32> {
@@ -257,7 +258,6 @@ private slots:
   }
 }
 )");
-        file.close();
         const Run r = cli({"evaluate", path, "--mesh", "data=4,model=2", "--plan", "reference", "--json"});
         QCOMPARE(r.exitCode, 0);
         const QJsonObject o = QJsonDocument::fromJson(r.out.toUtf8()).object();
@@ -386,10 +386,7 @@ private slots:
         QCOMPARE(collectives.value("executed").toInt(), collectives.value("priced").toInt());
 
         QTemporaryDir dir;
-        const QString path = dir.filePath("annotated.mlir");
-        QFile file(path);
-        QVERIFY(file.open(QIODevice::WriteOnly));
-        file.write(R"(module @m {
+        const QString path = writeFile(dir, "annotated.mlir", R"(module @m {
   func.func @main(%arg0: tensor<8x16xf32> {mhlo.sharding = "{devices=[4,1,2]<=[8] last_tile_dim_replicate}"},
                   %arg1: tensor<16x8xf32> {mhlo.sharding = "{devices=[1,2,4]<=[4,2]T(1,0) last_tile_dim_replicate}"})
       -> tensor<8x8xf32> {
@@ -399,7 +396,6 @@ private slots:
   }
 }
 )");
-        file.close();
         const Run text = cli({"simulate", path, "--mesh", "data=4,model=2", "--plan", "reference"});
         QCOMPARE(text.exitCode, 0);
         QVERIFY2(text.out.contains("(8 devices)"), qPrintable(text.out));
