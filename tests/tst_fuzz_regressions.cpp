@@ -13,6 +13,8 @@
 #include <string>
 
 #include "fuzz/fuzz_inputs.h"
+#include "shardscope/cost/cost_model.h"
+#include "shardscope/plan/plan_json.h"
 #include "shardscope/problem.h"
 
 using namespace shardscope;
@@ -38,6 +40,8 @@ private slots:
     void replay_data();
     void replay();
     void problemSpecOfAPathThatIsNotUtf8();
+    void fieldsOfAnotherTypeAreFormatErrors_data();
+    void fieldsOfAnotherTypeAreFormatErrors();
 };
 
 void TestFuzzRegressions::replay_data() {
@@ -100,6 +104,55 @@ void TestFuzzRegressions::problemSpecOfAPathThatIsNotUtf8() {
     const QString model = QString::fromStdString(reread->model);
     QVERIFY2(model.startsWith(dir.path() + "/model") && model.endsWith(".mlir") && model.contains(QChar(0xFFFD)),
              qPrintable(model));
+}
+
+// Found by fuzz_plan_json (regressions/fuzz_plan_json-format-not-a-string.json): nlohmann's json::value() throws
+// when a field holds another type, so a plan file with `"format": [...]` aborted `shardscope-cli evaluate --plan`
+// and the explorer's Open plan. The problem description a workspace keeps had the same reads, and read an
+// out-of-range float as an integer (undefined behaviour). Each is now an error that names the file.
+void TestFuzzRegressions::fieldsOfAnotherTypeAreFormatErrors_data() {
+    QTest::addColumn<QString>("kind");
+    QTest::addColumn<QString>("json");
+    QTest::addColumn<QString>("message");
+    QTest::newRow("plan format a list") << "plan" << R"({"format": [1], "version": 1})"
+                                        << R"(f.json: not a Shardscope plan (expected "format": "shardscope-plan"))";
+    QTest::newRow("plan format a number") << "plan" << R"({"format": 7})"
+                                          << R"(f.json: not a Shardscope plan (expected "format": "shardscope-plan"))";
+    QTest::newRow("problem format an object") << "problem" << R"({"format": {}})"
+                                              << "f.json: not a Shardscope problem description";
+    const QString head = R"({"format": "shardscope-problem", "model": "zoo:demo", "mesh": "data=2", "hardware": "h100", "cost": {})";
+    QTest::newRow("problem version a string") << "problem" << head + R"(, "version": "1"})"
+                                              << R"(f.json: problem version "1" is not one this Shardscope reads (1))";
+    QTest::newRow("problem version too new") << "problem" << head + R"(, "version": 2})"
+                                             << "f.json: problem version 2 is not one this Shardscope reads (1)";
+    QTest::newRow("problem dimension a huge float") << "problem" << head + R"(, "dimensions": {"batch": 1e300}})"
+                                                    << "f.json: dimension 'batch' is not an integer";
+    QTest::newRow("problem train a string") << "problem" << head + R"(, "train": "yes"})"
+                                            << "f.json: [json.exception.type_error.302] type must be boolean, but is string";
+}
+
+void TestFuzzRegressions::fieldsOfAnotherTypeAreFormatErrors() {
+    QFETCH(QString, kind);
+    QFETCH(QString, json);
+    QFETCH(QString, message);
+    const std::string text = json.toStdString();
+    std::vector<Diagnostic> diagnostics;
+    if (kind == "plan") {
+        fuzz::planJson(text);  // aborted before the fix
+        ProblemSpec spec;
+        spec.model = "zoo:demo";
+        spec.mesh = "data=2";
+        auto problem = loadProblem(spec);
+        QVERIFY(problem.ok());
+        auto plan = plan::parsePlan(text, (*problem)->costModel->planContext(), (*problem)->mesh, "f.json");
+        QVERIFY(!plan.ok());
+        diagnostics = plan.diagnostics();
+    } else {
+        auto spec = parseProblemSpec(text, "f.json");
+        QVERIFY(!spec.ok());
+        diagnostics = spec.diagnostics();
+    }
+    QCOMPARE(QString::fromStdString(diagnostics.front().message), message);
 }
 
 QTEST_GUILESS_MAIN(TestFuzzRegressions)

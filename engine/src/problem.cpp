@@ -99,14 +99,20 @@ std::string problemSpecJson(const Problem& problem) {
 Result<ProblemSpec> parseProblemSpec(std::string_view text, std::string_view origin) {
     const std::string where(origin);
     const auto j = nlohmann::json::parse(text, nullptr, false);
-    if (j.is_discarded() || !j.is_object() || j.value("format", "") != "shardscope-problem")
+    if (j.is_discarded() || !j.is_object() || !j.contains("format") || j["format"] != "shardscope-problem")
         return makeError("problem.format", where + ": not a Shardscope problem description");
-    if (j.value("version", 0) > 1) return makeError("problem.version", where + ": problem version " + std::to_string(j.value("version", 0)) + " is newer than this Shardscope reads (1)");
     ProblemSpec s;
     try {
+        // json::value() and get() throw when a field has another type: inside the try, that is a format error.
+        if (j.contains("version") && (!j["version"].is_number_unsigned() || j["version"].get<std::uint64_t>() > 1))
+            return makeError("problem.version", where + ": problem version " + j["version"].dump() + " is not one this Shardscope reads (1)");
         s.model = j.at("model").get<std::string>();
         if (j.contains("dimensions") && j["dimensions"].is_object())
-            for (auto it = j["dimensions"].begin(); it != j["dimensions"].end(); ++it) s.dimensions[it.key()] = it.value().get<std::int64_t>();
+            for (auto it = j["dimensions"].begin(); it != j["dimensions"].end(); ++it) {
+                if (!it.value().is_number_integer())  // get<>() would convert a float, past int64's range too
+                    return makeError("problem.format", where + ": dimension '" + it.key() + "' is not an integer");
+                s.dimensions[it.key()] = it.value().get<std::int64_t>();
+            }
         s.train = j.value("train", false);
         s.optimizer = j.value("optimizer", "adam");
         s.loss = j.value("loss", "auto");

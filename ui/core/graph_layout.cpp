@@ -331,13 +331,11 @@ void GraphLayoutService::run() {
         if (outcome.cancelled)
             continue;
         // Posted to the service's own thread, where live_ says whether this generation may still report. A
-        // service destroyed meanwhile discards the posted call with itself.
-        QMetaObject::invokeMethod(
-            this,
-            [this, tag = std::move(job.tag), generation = job.generation, outcome = std::move(outcome)]() mutable {
-                deliver(tag, generation, std::move(outcome));
-            },
-            Qt::QueuedConnection);
+        // service destroyed meanwhile discards the posted call with its mailbox.
+        mailbox_.post([this, tag = std::move(job.tag), generation = job.generation,
+                       outcome = std::make_shared<LayoutOutcome>(std::move(outcome))] {
+            deliver(tag, generation, std::move(*outcome));
+        });
     }
 }
 

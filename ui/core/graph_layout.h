@@ -18,6 +18,8 @@
 #include <QString>
 #include <QVector>
 
+#include "core/job_queue.h"
+
 class QThread;
 
 namespace shardscope::ui {
@@ -110,6 +112,7 @@ private:
     std::shared_ptr<std::atomic<bool>> runningCancel_;
     bool stopping_ = false;
 
+    Mailbox mailbox_;  // the worker's results, to the owner thread
     QThread* thread_ = nullptr;
 };
 

@@ -6,8 +6,6 @@
 #include <unordered_set>
 
 #include <QFontMetricsF>
-#include <QFutureWatcher>
-#include <QtConcurrent/QtConcurrentRun>
 
 #include "core/text.h"
 
@@ -516,27 +514,29 @@ std::vector<GraphTarget> findInGraph(const ProblemView& view, const QString& tex
     return found;
 }
 
-GraphProjector::GraphProjector(QObject* parent) : QObject(parent) {}
+GraphProjector::GraphProjector(QObject* parent)
+    : QObject(parent), newest_(std::make_shared<std::atomic<std::uint64_t>>(0)) {}
 
-// A job still running keeps its ProblemView alive through its own shared_ptr and reports to nobody.
-GraphProjector::~GraphProjector() = default;
+GraphProjector::~GraphProjector() {
+    *newest_ = ~std::uint64_t{0};  // jobs_ (destroyed next) waits only for the running projection
+}
 
 std::uint64_t GraphProjector::request(std::shared_ptr<const ProblemView> view, std::vector<bool> expanded,
                                       const QFont& font) {
     const std::uint64_t generation = ++generation_;
-    auto* watcher = new QFutureWatcher<Projected>(this);
-    connect(watcher, &QFutureWatcherBase::finished, this, [this, watcher, generation] {
-        watcher->deleteLater();
-        if (generation != generation_)
-            return;
-        const Projected result = watcher->result();
-        emit projected(generation, result.projection, result.request);
-    });
-    watcher->setFuture(QtConcurrent::run([view = std::move(view), expanded = std::move(expanded), font] {
-        auto projection = std::make_shared<const GraphProjection>(projectGraph(*view, expanded));
-        LayoutRequest request = layoutRequestFor(*projection, GraphNodeFonts(font));
-        return Projected{std::move(projection), std::move(request)};
-    }));
+    *newest_ = generation;
+    jobs_.run(
+        [newest = newest_, generation, view = std::move(view), expanded = std::move(expanded), font] {
+            if (newest->load() != generation)
+                return Projected{};
+            auto projection = std::make_shared<const GraphProjection>(projectGraph(*view, expanded));
+            LayoutRequest request = layoutRequestFor(*projection, GraphNodeFonts(font));
+            return Projected{std::move(projection), std::move(request)};
+        },
+        [this, generation](const Projected& result) {
+            if (generation == generation_ && result.projection)
+                emit projected(generation, result.projection, result.request);
+        });
     return generation;
 }
 

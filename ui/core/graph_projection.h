@@ -2,6 +2,7 @@
 // values between them as edges, for one ProblemView and one set of expanded modules.
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -15,6 +16,7 @@
 #include <QString>
 
 #include "core/graph_layout.h"
+#include "core/job_queue.h"
 #include "core/problem_view.h"
 #include "shardscope/analysis/decision_space.h"
 #include "shardscope/ir/graph.h"
@@ -112,7 +114,8 @@ struct GraphTarget {
 std::vector<GraphTarget> findInGraph(const ProblemView& view, const QString& text);
 
 // Projects and measures off the UI thread (a training step's full projection takes a few hundred ms): the
-// graph view's first stage before the layout service. Only the newest request reports.
+// graph view's first stage before the layout service. One request at a time; one superseded before it starts
+// is skipped, and only the newest request reports.
 class GraphProjector : public QObject {
     Q_OBJECT
 
@@ -124,7 +127,7 @@ public:
     std::uint64_t request(std::shared_ptr<const ProblemView> view, std::vector<bool> expanded,
                           const QFont& font);
     // Forgets the running request: it will not report.
-    void cancel() { ++generation_; }
+    void cancel() { *newest_ = ++generation_; }
 
 signals:
     void projected(std::uint64_t generation,
@@ -133,6 +136,8 @@ signals:
 
 private:
     std::uint64_t generation_ = 0;
+    std::shared_ptr<std::atomic<std::uint64_t>> newest_;  // generation_, for the jobs
+    JobQueue jobs_{"graph projector"};                  // last: destroyed first
 };
 
 }  // namespace shardscope::ui

@@ -5,10 +5,7 @@
 #include <utility>
 
 #include <QCoreApplication>
-#include <QFutureWatcher>
 #include <QLocale>
-#include <QThreadPool>
-#include <QtConcurrent/QtConcurrentRun>
 
 #include "core/text.h"
 #include "shardscope/report/model_report.h"
@@ -149,8 +146,7 @@ PlanBreakdown computeBreakdown(const ProblemView& problem, cost::Evaluator& eval
     return out;
 }
 
-// The evaluation side of one problem, shared with the jobs: one job at a time (the pool has one thread) on
-// one Evaluator, so a plan close to the previous one is evaluated incrementally.
+// The evaluation side of one problem, shared with the jobs: one job at a time (on jobs_) on one Evaluator, so a plan close to the previous one is evaluated incrementally.
 struct PlanInspector::Worker {
     explicit Worker(std::shared_ptr<const ProblemView> p)
         : problem(std::move(p)), evaluator(*problem->problem->costModel) {}
@@ -169,17 +165,13 @@ struct Outcome {
 
 }  // namespace
 
-PlanInspector::PlanInspector(QObject* parent) : QObject(parent), pool_(new QThreadPool(this)) {
+PlanInspector::PlanInspector(QObject* parent) : QObject(parent) {
     qRegisterMetaType<std::shared_ptr<const PlanBreakdown>>();
-    pool_->setMaxThreadCount(1);
 }
 
 PlanInspector::~PlanInspector() {
-    if (worker_) {
-        worker_->newest = ~std::uint64_t{0};
-        worker_->cancelled = true;
-    }
-    pool_->waitForDone();
+    if (worker_)
+        worker_->cancelled = true;  // the running job stops its memory walk; jobs_ waits for it
 }
 
 void PlanInspector::setProblem(std::shared_ptr<const ProblemView> problem) {
@@ -201,10 +193,7 @@ std::uint64_t PlanInspector::inspect(const plan::Plan& plan) {
     worker_->cancelled = true;  // the job running now, if any, stops its memory walk
     busy_ = true;
 
-    auto* watcher = new QFutureWatcher<Outcome>(this);
-    connect(watcher, &QFutureWatcherBase::finished, this, [this, watcher, generation, worker = worker_] {
-        watcher->deleteLater();
-        const Outcome outcome = watcher->result();
+    auto done = [this, generation, worker = worker_](const Outcome& outcome) {
         if (worker != worker_ || generation != generation_)
             return;  // a newer plan or problem owns the view now
         busy_ = false;
@@ -212,8 +201,8 @@ std::uint64_t PlanInspector::inspect(const plan::Plan& plan) {
             emit inspected(outcome.breakdown);
         else if (!outcome.error.isEmpty())
             emit failed(outcome.error);
-    });
-    watcher->setFuture(QtConcurrent::run(pool_, [worker = worker_, plan, generation]() -> Outcome {
+    };
+    jobs_.run([worker = worker_, plan, generation]() -> Outcome {
         if (worker->newest.load() != generation)
             return {};
         worker->cancelled = false;
@@ -229,7 +218,7 @@ std::uint64_t PlanInspector::inspect(const plan::Plan& plan) {
         } catch (const std::exception& e) {
             return {nullptr, tr("Cannot break the plan down: %1").arg(QString::fromLocal8Bit(e.what()))};
         }
-    }));
+    }, std::move(done));
     return generation;
 }
 

@@ -12,11 +12,11 @@
 #include <QObject>
 #include <QString>
 
+#include "core/job_queue.h"
 #include "core/problem_view.h"
 #include "shardscope/cost/cost_model.h"
 #include "shardscope/plan/plan.h"
 
-class QThreadPool;
 
 namespace shardscope::ui {
 
@@ -110,8 +110,8 @@ private:
     std::shared_ptr<const ProblemView> problem_;
     std::shared_ptr<Worker> worker_;
     std::uint64_t generation_ = 0;
-    QThreadPool* pool_;
     bool busy_ = false;
+    JobQueue jobs_{"plan breakdown"};  // last: destroyed first
 };
 
 // The collectives of a breakdown, one row each. SortRole gives numbers; BodyIndexRole the causing op.

@@ -7,9 +7,6 @@
 #include <QBrush>
 #include <QColor>
 #include <QFont>
-#include <QFutureWatcher>
-#include <QThreadPool>
-#include <QtConcurrent/QtConcurrentRun>
 
 #include "core/name_style.h"
 #include "core/text.h"
@@ -201,17 +198,11 @@ PlanComparison comparePlans(std::shared_ptr<const ProblemView> a, const plan::Pl
 // PlanComparer
 
 PlanComparer::PlanComparer(QObject* parent)
-    : QObject(parent),
-      newest_(std::make_shared<std::atomic<std::uint64_t>>(0)),
-      pool_(new QThreadPool(this)) {
+    : QObject(parent), newest_(std::make_shared<std::atomic<std::uint64_t>>(0)) {
     qRegisterMetaType<std::shared_ptr<const PlanComparison>>();
-    pool_->setMaxThreadCount(1);
 }
 
-PlanComparer::~PlanComparer() {
-    *newest_ = ~std::uint64_t{0};  // queued jobs skip themselves
-    pool_->waitForDone();
-}
+PlanComparer::~PlanComparer() = default;  // jobs_ goes first: it drops the queued jobs, waits for the running one
 
 void PlanComparer::compare(std::shared_ptr<const ProblemView> a, plan::Plan planA, QString nameA,
                            std::shared_ptr<const ProblemView> b, plan::Plan planB, QString nameB) {
@@ -224,19 +215,16 @@ void PlanComparer::compare(std::shared_ptr<const ProblemView> a, plan::Plan plan
         emit comparingChanged(true);
     }
     using Outcome = std::shared_ptr<const PlanComparison>;
-    auto* watcher = new QFutureWatcher<Outcome>(this);
-    connect(watcher, &QFutureWatcherBase::finished, this, [this, watcher, generation] {
-        watcher->deleteLater();
+    auto done = [this, generation](Outcome outcome) {
         if (generation != generation_)
             return;  // a newer request owns the view
-        result_ = watcher->result();
+        result_ = std::move(outcome);
         comparing_ = false;
         emit comparingChanged(false);
         if (result_)
             emit compared(result_);
-    });
-    watcher->setFuture(QtConcurrent::run(
-        pool_,
+    };
+    jobs_.run(
         [newest = newest_, generation, a = std::move(a), planA = std::move(planA), nameA = std::move(nameA),
          b = std::move(b), planB = std::move(planB), nameB = std::move(nameB)]() -> Outcome {
             if (newest->load() != generation)
@@ -250,7 +238,8 @@ void PlanComparer::compare(std::shared_ptr<const ProblemView> a, plan::Plan plan
             } catch (const std::exception&) {
                 return nullptr;  // the engine does not throw on valid plans; nothing to show
             }
-        }));
+        },
+        std::move(done));
 }
 
 // ------------------------------------------------------------------------------------------------------

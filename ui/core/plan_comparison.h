@@ -13,11 +13,11 @@
 #include <QString>
 #include <QStringList>
 
+#include "core/job_queue.h"
 #include "core/problem_view.h"
 #include "shardscope/cost/cost_model.h"
 #include "shardscope/plan/plan.h"
 
-class QThreadPool;
 
 namespace shardscope::ui {
 
@@ -112,7 +112,7 @@ private:
     std::shared_ptr<std::atomic<std::uint64_t>> newest_;
     std::uint64_t generation_ = 0;
     bool comparing_ = false;
-    QThreadPool* pool_;
+    JobQueue jobs_{"plan comparison"};  // last: destroyed first
 };
 
 // The decisions of a comparison: one row per decision of either plan.

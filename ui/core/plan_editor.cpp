@@ -6,11 +6,8 @@
 
 #include <QFile>
 #include <QFileInfo>
-#include <QFutureWatcher>
 #include <QSaveFile>
-#include <QThreadPool>
 #include <QUndoStack>
-#include <QtConcurrent/QtConcurrentRun>
 
 #include "core/text.h"
 #include "shardscope/export/reference_plan.h"
@@ -33,8 +30,8 @@ private:
     plan::Plan before_, after_;
 };
 
-// The evaluation side of one problem, shared with the jobs: jobs run one at a time (the pool has one thread),
-// each skips itself when a newer revision was asked for by the time it starts.
+// The evaluation side of one problem, shared with the jobs: jobs run one at a time (on jobs_), each skips itself
+// when a newer revision was asked for by the time it starts.
 struct PlanEditor::Worker {
     explicit Worker(std::shared_ptr<const ProblemView> p)
         : problem(std::move(p)), evaluator(*problem->problem->costModel) {}
@@ -53,16 +50,9 @@ struct Outcome {
 
 }  // namespace
 
-PlanEditor::PlanEditor(QObject* parent)
-    : QObject(parent), pool_(new QThreadPool(this)), undo_(new QUndoStack(this)) {
-    pool_->setMaxThreadCount(1);
-}
+PlanEditor::PlanEditor(QObject* parent) : QObject(parent), undo_(new QUndoStack(this)) {}
 
-PlanEditor::~PlanEditor() {
-    if (worker_)
-        worker_->newest = ~std::uint64_t{0};  // queued jobs skip themselves
-    pool_->waitForDone();
-}
+PlanEditor::~PlanEditor() = default;  // jobs_ goes first: it drops the queued jobs and waits for the running one
 
 void PlanEditor::setProblem(std::shared_ptr<const ProblemView> problem) {
     if (worker_)
@@ -247,10 +237,7 @@ void PlanEditor::evaluate() {
     worker_->newest = revision;
     setEvaluating(true);
 
-    auto* watcher = new QFutureWatcher<Outcome>(this);
-    connect(watcher, &QFutureWatcherBase::finished, this, [this, watcher, revision, worker = worker_] {
-        watcher->deleteLater();
-        const Outcome outcome = watcher->result();
+    auto done = [this, revision, worker = worker_](const Outcome& outcome) {
         if (worker != worker_ || revision != revision_)
             return;  // a newer plan or problem owns the stage now
         // The state first: whoever hears that the evaluation ended finds its result in place.
@@ -261,8 +248,8 @@ void PlanEditor::evaluate() {
             emit evaluated(state_);
         else
             emit evaluationFailed(outcome.error);
-    });
-    watcher->setFuture(QtConcurrent::run(pool_, [worker = worker_, plan = plan_, revision]() -> Outcome {
+    };
+    jobs_.run([worker = worker_, plan = plan_, revision]() -> Outcome {
         if (worker->newest.load() != revision)
             return {};
         try {
@@ -279,7 +266,7 @@ void PlanEditor::evaluate() {
         } catch (const std::exception& e) {
             return {nullptr, tr("Cannot evaluate the plan: %1").arg(QString::fromLocal8Bit(e.what()))};
         }
-    }));
+    }, std::move(done));
 }
 
 void PlanEditor::setEvaluating(bool evaluating) {

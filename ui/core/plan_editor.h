@@ -11,10 +11,10 @@
 #include <QObject>
 #include <QString>
 
+#include "core/job_queue.h"
 #include "core/plan_state.h"
 #include "core/problem_view.h"
 
-class QThreadPool;
 class QUndoStack;
 
 namespace shardscope::ui {
@@ -100,9 +100,9 @@ private:
     std::uint64_t revision_ = 0;
     std::shared_ptr<const PlanState> state_;
     std::shared_ptr<Worker> worker_;  // one per problem: its Evaluator, and the newest revision asked for
-    QThreadPool* pool_;
     QUndoStack* undo_;
     bool evaluating_ = false;
+    JobQueue jobs_{"plan evaluator"};  // last: destroyed first
 };
 
 }  // namespace shardscope::ui

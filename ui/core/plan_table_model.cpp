@@ -11,7 +11,6 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QLocale>
-#include <QThreadPool>
 
 #include "core/text.h"
 #include "shardscope/plan/plan_json.h"
@@ -84,14 +83,11 @@ struct PlanTableModel::Load {
     std::atomic<bool> cancelled{false};
 };
 
-PlanTableModel::PlanTableModel(QObject* parent) : QAbstractTableModel(parent), pool_(new QThreadPool(this)) {
-    pool_->setMaxThreadCount(1);
-}
+PlanTableModel::PlanTableModel(QObject* parent) : QAbstractTableModel(parent) {}
 
 PlanTableModel::~PlanTableModel() {
     if (load_)
-        load_->cancelled = true;
-    pool_->waitForDone();  // the job posts to this object: it must end before the object does
+        load_->cancelled = true;  // the running job stops soon; jobs_ waits for it
 }
 
 void PlanTableModel::setProblem(std::shared_ptr<const ProblemView> problem) {
@@ -134,19 +130,12 @@ void PlanTableModel::startLoad(std::function<std::shared_ptr<const store::Worksp
     load_ = std::make_shared<Load>();
     const std::uint64_t generation = ++generation_;
     loading_ = true;
-    pool_->start([this, load = load_, problem = problem_, open = std::move(open), session, generation] {
+    jobs_.run([this, load = load_, problem = problem_, open = std::move(open), session, generation] {
         auto post = [this](auto member, std::uint64_t gen, std::vector<PlanRow> rows) {
-            QMetaObject::invokeMethod(
-                this,
-                [this, member, gen, rows = std::move(rows)]() mutable {
-                    (this->*member)(gen, std::move(rows));
-                },
-                Qt::QueuedConnection);
+            jobs_.post([this, member, gen, rows = std::move(rows)]() mutable { (this->*member)(gen, std::move(rows)); });
         };
         auto finish = [this, generation](int count, const QString& error) {
-            QMetaObject::invokeMethod(
-                this, [this, generation, count, error] { finishLoad(generation, count, error); },
-                Qt::QueuedConnection);
+            jobs_.post([this, generation, count, error] { finishLoad(generation, count, error); });
         };
         QString error;
         std::shared_ptr<const store::Workspace> workspace;

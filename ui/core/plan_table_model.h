@@ -12,11 +12,11 @@
 #include <QAbstractTableModel>
 #include <QString>
 
+#include "core/job_queue.h"
 #include "core/problem_view.h"
 #include "shardscope/cost/cost_model.h"
 #include "shardscope/plan/plan.h"
 
-class QThreadPool;
 
 namespace shardscope::store {
 class Workspace;
@@ -117,8 +117,8 @@ private:
     std::vector<PlanRow> rows_;
     std::uint64_t generation_ = 0;
     std::shared_ptr<Load> load_;
-    QThreadPool* pool_;
     bool loading_ = false;
+    JobQueue jobs_{"plan table"};  // last: destroyed first, so its job ends before what it posts to
 };
 
 }  // namespace shardscope::ui

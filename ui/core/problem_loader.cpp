@@ -7,8 +7,6 @@
 #include <QElapsedTimer>
 #include <QFile>
 #include <QFileInfo>
-#include <QFutureWatcher>
-#include <QtConcurrent/QtConcurrentRun>
 
 #include "core/text.h"
 #include "shardscope/ir/printer.h"
@@ -154,21 +152,20 @@ void ProblemLoader::load(const ProblemRequest& request) {
     const std::uint64_t generation = ++*generation_;
     setBusy(true);
 
-    auto* watcher = new QFutureWatcher<Outcome>(this);
-    connect(watcher, &QFutureWatcherBase::finished, this, [this, watcher, generation] {
-        watcher->deleteLater();
-        if (generation != generation_->load())
-            return;  // a newer load() owns the stage now
-        const Outcome outcome = watcher->result();
-        setBusy(false);
-        if (outcome.problem)
-            emit loaded(outcome.problem);
-        else
-            emit failed(outcome.error);
-    });
-    watcher->setFuture(QtConcurrent::run([request, latest = generation_, generation] {
-        return loadProblemView(request, *latest, generation);
-    }));
+    jobs_.run([request, latest = generation_, generation] { return loadProblemView(request, *latest, generation); },
+              [this, generation](const Outcome& outcome) {
+                  if (generation != generation_->load())
+                      return;  // a newer load() owns the stage now
+                  setBusy(false);
+                  if (outcome.problem)
+                      emit loaded(outcome.problem);
+                  else
+                      emit failed(outcome.error);
+              });
+}
+
+ProblemLoader::~ProblemLoader() {
+    ++*generation_;  // the load under way stops at its next stage; jobs_ (destroyed next) waits for it
 }
 
 void ProblemLoader::setBusy(bool busy) {

@@ -10,6 +10,7 @@
 #include <QObject>
 #include <QString>
 
+#include "core/job_queue.h"
 #include "core/problem_view.h"
 
 namespace shardscope::ui {
@@ -28,13 +29,14 @@ struct ProblemRequest {
 bool isWorkspaceFile(const QString& path);
 
 // Loads a problem and derives what the explorer shows (statistics, module tree, StableHLO text) on a worker
-// thread, so the window never waits. Only the newest request reports: starting a load supersedes any still
-// running, whose outcome is dropped (and whose work is skipped if it has not started yet).
+// thread, so the window never waits. Only the newest request reports: starting a load supersedes the others,
+// whose outcome is dropped; one not started yet is skipped, and one under way stops at its next stage.
 class ProblemLoader : public QObject {
     Q_OBJECT
 
 public:
     explicit ProblemLoader(QObject* parent = nullptr);
+    ~ProblemLoader() override;
 
     // Starts loading and returns at once.
     void load(const ProblemRequest& request);
@@ -52,6 +54,7 @@ private:
     // Shared with the worker jobs, which compare it with their own generation to know they are superseded.
     std::shared_ptr<std::atomic<std::uint64_t>> generation_;
     bool busy_ = false;
+    JobQueue jobs_{"problem loader"};  // last: destroyed first
 };
 
 // What the explorer opens when given nothing (the engine's demo model).

@@ -38,13 +38,10 @@ struct SearchRunner::Job {
         std::lock_guard lock(mutex);
         if (!owner)
             return;
-        QMetaObject::invokeMethod(
-            owner,
-            [target = owner, generation = generation, f = std::move(f)] {
-                if (target->generation_ == generation)
-                    f(target);
-            },
-            Qt::QueuedConnection);
+        owner->mailbox_.post([target = owner, generation = generation, f = std::move(f)] {
+            if (target->generation_ == generation)
+                f(target);
+        });
     }
     void run();
 };

@@ -10,6 +10,7 @@
 #include <QObject>
 #include <QString>
 
+#include "core/job_queue.h"
 #include "core/problem_view.h"
 #include "shardscope/cost/cost_model.h"
 #include "shardscope/plan/plan.h"
@@ -106,6 +107,7 @@ private:
     void onRecording(const QString& path, std::int64_t session);
     void onEnded(const std::optional<FoundPlan>& best, const QString& error);
 
+    Mailbox mailbox_;  // the search thread's reports, to this object's thread
     std::shared_ptr<Job> job_;
     std::uint64_t generation_ = 0;
     State state_ = State::Idle;

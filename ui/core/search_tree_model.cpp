@@ -7,11 +7,8 @@
 
 #include <QBrush>
 #include <QColor>
-#include <QFutureWatcher>
 #include <QJsonDocument>
 #include <QJsonObject>
-#include <QThreadPool>
-#include <QtConcurrent/QtConcurrentRun>
 
 #include "core/text.h"
 #include "shardscope/plan/plan_json.h"
@@ -42,18 +39,12 @@ bool isLeafByKind(const store::TreeNodeRecord& record) {
 
 }  // namespace
 
-SearchTreeModel::SearchTreeModel(QObject* parent)
-    : QAbstractItemModel(parent), top_(std::make_unique<Item>()), pool_(new QThreadPool(this)) {
-    // One reader: levels arrive in the order they were asked for, and a browsing user never holds two cores.
-    pool_->setMaxThreadCount(1);
+SearchTreeModel::SearchTreeModel(QObject* parent) : QAbstractItemModel(parent), top_(std::make_unique<Item>()) {
     top_->record.id = -1;
     byId_[-1] = top_.get();
 }
 
-SearchTreeModel::~SearchTreeModel() {
-    ++generation_;
-    pool_->waitForDone();
-}
+SearchTreeModel::~SearchTreeModel() = default;  // jobs_ goes first: it drops the queued reads, waits for the running one
 
 void SearchTreeModel::setSession(std::shared_ptr<const store::Workspace> workspace, std::int64_t session) {
     beginResetModel();
@@ -90,13 +81,10 @@ void SearchTreeModel::read(Item* item) {
     ++pending_;
     const std::uint64_t generation = generation_;
     const std::int64_t parentId = item->record.id;
-    auto* watcher = new QFutureWatcher<Level>(this);
-    connect(watcher, &QFutureWatcherBase::finished, this, [this, watcher, generation, parentId, first] {
-        watcher->deleteLater();
+    auto done = [this, generation, parentId, first](Level level) {
         if (generation != generation_)
             return;  // another session is shown now
         --pending_;
-        Level level = watcher->result();
         if (level.storedNodes >= 0)
             storedNodes_ = level.storedNodes;
         if (parentId == -1 && first && level.children.empty())
@@ -104,14 +92,16 @@ void SearchTreeModel::read(Item* item) {
                                 .arg(session_)
                                 .arg(toQString(workspace_->path())));
         merge(parentId, std::move(level.children));
-    });
-    watcher->setFuture(QtConcurrent::run(pool_, [workspace = workspace_, session = session_, parentId] {
-        Level level;
-        level.children = workspace->children(session, parentId);
-        if (parentId == -1)
-            level.storedNodes = workspace->nodeCount(session);
-        return level;
-    }));
+    };
+    jobs_.run(
+        [workspace = workspace_, session = session_, parentId] {
+            Level level;
+            level.children = workspace->children(session, parentId);
+            if (parentId == -1)
+                level.storedNodes = workspace->nodeCount(session);
+            return level;
+        },
+        std::move(done));
 }
 
 void SearchTreeModel::merge(std::int64_t parentId, std::vector<store::TreeNodeRecord> children) {
@@ -218,19 +208,15 @@ void SearchTreeModel::requestNodePlan(const QModelIndex& index, std::shared_ptr<
     const std::uint64_t request = ++planRequest_;
     const std::uint64_t generation = generation_;
     const qint64 node = itemOf(index)->record.id;
-    auto* watcher = new QFutureWatcher<Outcome>(this);
-    connect(watcher, &QFutureWatcherBase::finished, this, [this, watcher, request, generation, node] {
-        watcher->deleteLater();
+    auto done = [this, request, generation, node](const Outcome& outcome) {
         if (request != planRequest_ || generation != generation_)
             return;  // the user has moved on
-        const Outcome outcome = watcher->result();
         if (outcome.error.isEmpty())
             emit nodePlanReady(node, outcome.plan);
         else
             emit nodePlanFailed(node, outcome.error);
-    });
-    watcher->setFuture(QtConcurrent::run(
-        pool_,
+    };
+    jobs_.run(
         [workspace = workspace_, session = session_, problem = std::move(problem), path = actionPath(index),
          node]() -> Outcome {
             const cost::CostModel& model = *problem->problem->costModel;
@@ -247,8 +233,9 @@ void SearchTreeModel::requestNodePlan(const QModelIndex& index, std::shared_ptr<
             if (!plan)
                 return {{}, tr("Node %1: %2").arg(node).arg(toQString(plan.errorMessage()))};
             plan->label = "node " + std::to_string(node);
-            return {std::move(plan).value(), {}};
-        }));
+            return Outcome{std::move(plan).value(), {}};
+        },
+        std::move(done));
 }
 
 QString SearchTreeModel::statusText(const QString& status) {

@@ -10,13 +10,13 @@
 #include <QAbstractItemModel>
 #include <QString>
 
+#include "core/job_queue.h"
 #include "core/problem_view.h"
 #include "shardscope/cost/cost_model.h"
 #include "shardscope/diagnostic.h"
 #include "shardscope/plan/plan.h"
 #include "shardscope/store/workspace.h"
 
-class QThreadPool;
 
 namespace shardscope::ui {
 
@@ -115,7 +115,8 @@ private:
     std::uint64_t generation_ = 0;
     int pending_ = 0;
     std::uint64_t planRequest_ = 0;
-    QThreadPool* pool_;
+    // One reader: levels arrive in the order they were asked for, and a browsing user never holds two cores.
+    JobQueue jobs_{"search tree"};  // last: destroyed first
 };
 
 // The start of a session's search: the pins, forbidden decisions and resolutions its settings record

@@ -5,12 +5,10 @@
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QFormLayout>
-#include <QFutureWatcher>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QLineEdit>
 #include <QPushButton>
-#include <QtConcurrent/QtConcurrentRun>
 
 #include "core/plan_export.h"
 
@@ -89,21 +87,18 @@ void ExportDialog::exportNow() {
     }
     buttons_->setEnabled(false);
     error_->setText(tr("Exporting…"));
-    auto* watcher = new QFutureWatcher<QString>(this);
-    connect(watcher, &QFutureWatcherBase::finished, this, [this, watcher, path] {
-        watcher->deleteLater();
-        buttons_->setEnabled(true);
-        const QString error = watcher->result();
-        error_->setText(error);
-        if (!error.isEmpty())
-            return;
-        emit exported(path);
-        accept();
-    });
-    watcher->setFuture(QtConcurrent::run(
+    jobs_.run(
         [problem = problem_, plan = plan_, format = format_->currentData().toString(), path] {
             return exportPlan(*problem, plan, format, path);
-        }));
+        },
+        [this, path](const QString& error) {
+            buttons_->setEnabled(true);
+            error_->setText(error);
+            if (!error.isEmpty())
+                return;
+            emit exported(path);
+            accept();
+        });
 }
 
 }  // namespace shardscope::ui

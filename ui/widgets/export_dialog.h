@@ -5,6 +5,7 @@
 
 #include <QDialog>
 
+#include "core/job_queue.h"
 #include "core/problem_view.h"
 
 class QComboBox;
@@ -39,6 +40,7 @@ private:
     QLineEdit* path_;
     QLabel* error_;
     QDialogButtonBox* buttons_;
+    JobQueue jobs_{"export"};  // last: destroyed first
 };
 
 }  // namespace shardscope::ui

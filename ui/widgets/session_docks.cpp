@@ -7,7 +7,6 @@
 #include <QDockWidget>
 #include <QFileDialog>
 #include <QFileInfo>
-#include <QFutureWatcher>
 #include <QHeaderView>
 #include <QMainWindow>
 #include <QMenu>
@@ -16,7 +15,6 @@
 #include <QStandardPaths>
 #include <QTableView>
 #include <QTreeView>
-#include <QtConcurrent/QtConcurrentRun>
 
 #include "core/plan_breakdown.h"
 #include "core/plan_editor.h"
@@ -230,12 +228,9 @@ void SessionDocks::setProblem(std::shared_ptr<const ProblemView> problem) {
 void SessionDocks::showSession(const QString& path, std::int64_t session) {
     // The file is opened once, off the UI thread (opening checks it), and read by both the table and the tree.
     const std::uint64_t generation = ++openGeneration_;
-    auto* watcher = new QFutureWatcher<OpenedWorkspace>(this);
-    connect(watcher, &QFutureWatcherBase::finished, this, [this, watcher, generation, session] {
-        watcher->deleteLater();
+    auto done = [this, generation, session](const OpenedWorkspace& opened) {
         if (generation != openGeneration_)
             return;
-        const OpenedWorkspace opened = watcher->result();
         if (!opened.workspace) {
             emit message(opened.error);
             return;
@@ -243,13 +238,15 @@ void SessionDocks::showSession(const QString& path, std::int64_t session) {
         plans_->setProblem(problem_);  // the table starts again from the file: saved rows carry their ids
         plans_->loadWorkspace(opened.workspace, session);
         tree_->setSession(opened.workspace, session);
-    });
-    watcher->setFuture(QtConcurrent::run([path]() -> OpenedWorkspace {
-        auto workspace = store::Workspace::open(path.toStdString());
-        if (!workspace)
-            return {nullptr, toQString(workspace.diagnostics().front().message)};
-        return {std::make_shared<const store::Workspace>(std::move(workspace).value()), {}};
-    }));
+    };
+    jobs_.run(
+        [path]() -> OpenedWorkspace {
+            auto workspace = store::Workspace::open(path.toStdString());
+            if (!workspace)
+                return {nullptr, toQString(workspace.diagnostics().front().message)};
+            return {std::make_shared<const store::Workspace>(std::move(workspace).value()), {}};
+        },
+        std::move(done));
 }
 
 void SessionDocks::showFound(const FoundPlan& found) {

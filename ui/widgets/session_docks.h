@@ -8,6 +8,7 @@
 #include <QObject>
 #include <QString>
 
+#include "core/job_queue.h"
 #include "core/plan_state.h"
 #include "core/problem_view.h"
 
@@ -106,6 +107,7 @@ private:
     std::shared_ptr<const PlanBreakdown> compareCurves_[2];
     QString compareNames_[2];
     std::uint64_t openGeneration_ = 0;
+    JobQueue jobs_{"workspace open"};  // last: destroyed first
 };
 
 }  // namespace shardscope::ui

@@ -824,9 +824,8 @@ std::size_t constraintEdits(const Scanner& scanner, std::size_t entryAt, const s
     std::map<Where, std::string> inserted;  // the new lines after each statement
     for (const auto& [key, list] : wanted) {
         const auto& [where, resultIndex] = key;
-        const bool alike = std::all_of(list.begin(), list.end(), [&](const ValueSharding* c) {
-            return c->sharding == list.front()->sharding;
-        });
+        const auto& first = list.front()->sharding;  // clang 14 cannot capture a structured binding
+        const bool alike = std::all_of(list.begin(), list.end(), [&first](const ValueSharding* c) { return c->sharding == first; });
         if (list.size() != copies[where] || !alike) {
             unplaced += list.size();
             continue;

@@ -113,7 +113,7 @@ Result<Plan> parsePlan(std::string_view text, const PlanContext& context, const 
     const std::string where(origin);
     json j = json::parse(text, nullptr, false);
     if (j.is_discarded()) return makeError("plan.not-json", where + ": not a JSON document");
-    if (!j.is_object() || j.value("format", "") != "shardscope-plan")
+    if (!j.is_object() || !j.contains("format") || j["format"] != "shardscope-plan")
         return makeError("plan.format", where + ": not a Shardscope plan (expected \"format\": \"shardscope-plan\")");
     if (!j.contains("version") || !j["version"].is_number_integer()) return makeError("plan.version", where + ": missing \"version\"");
     const int version = j["version"].get<int>();

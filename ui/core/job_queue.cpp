@@ -1,0 +1,89 @@
+#include "core/job_queue.h"
+
+#include <QMetaObject>
+#include <QPointer>
+
+#include <pthread.h>
+
+namespace shardscope::ui {
+
+Mailbox::Mailbox(QObject* parent) : QObject(parent) {}
+
+void Mailbox::post(std::function<void()> letter) {
+    bool wake = false;
+    {
+        std::lock_guard lock(mutex_);
+        wake = letters_.empty();
+        letters_.push_back(std::move(letter));
+    }
+    // One wake-up per batch: deliver() takes every letter posted until it runs. Invoked by name, so that the
+    // event Qt queues is built inside Qt and holds nothing of ours.
+    if (wake)
+        QMetaObject::invokeMethod(this, "deliver", Qt::QueuedConnection);
+}
+
+void Mailbox::deliver() {
+    std::vector<std::function<void()>> letters;
+    {
+        std::lock_guard lock(mutex_);
+        letters.swap(letters_);
+    }
+    // A letter may destroy the mailbox's owner, and with it the mailbox: the rest are dropped then.
+    const QPointer<Mailbox> alive(this);
+    for (auto& letter : letters) {
+        if (!alive)
+            return;
+        letter();
+    }
+}
+
+JobQueue::JobQueue(const std::string& name) {
+    thread_ = std::thread([this] { loop(); });
+    pthread_setname_np(thread_.native_handle(), name.substr(0, 15).c_str());
+}
+
+JobQueue::~JobQueue() {
+    {
+        std::lock_guard lock(mutex_);
+        stopping_ = true;
+        jobs_.clear();
+    }
+    wake_.notify_all();
+    thread_.join();
+}
+
+void JobQueue::run(std::function<void()> job) {
+    {
+        std::lock_guard lock(mutex_);
+        jobs_.push_back(std::move(job));
+    }
+    wake_.notify_one();
+}
+
+void JobQueue::waitForDone() {
+    std::unique_lock lock(mutex_);
+    idle_.wait(lock, [this] { return jobs_.empty() && !running_; });
+}
+
+void JobQueue::loop() {
+    std::unique_lock lock(mutex_);
+    for (;;) {
+        wake_.wait(lock, [this] { return stopping_ || !jobs_.empty(); });
+        if (stopping_)
+            break;
+        std::function<void()> job = std::move(jobs_.front());
+        jobs_.pop_front();
+        running_ = true;
+        lock.unlock();
+        job();
+        job = nullptr;  // what the job holds is released before the queue says it is idle
+        lock.lock();
+        running_ = false;
+        if (jobs_.empty())
+            idle_.notify_all();
+    }
+    running_ = false;
+    idle_.notify_all();
+}
+
+}  // namespace shardscope::ui
