@@ -1,6 +1,7 @@
 # UI tests: Qt Test executables on the offscreen platform, and the explorer's --screenshot mode end to end.
 find_package(Qt6 REQUIRED COMPONENTS Widgets)
 
+shardscope_add_test(tst_ui_job_queue SOURCES tst_ui_job_queue.cpp LIBRARIES shardscope::ui_core LABELS ui)
 shardscope_add_test(tst_ui_models SOURCES tst_ui_models.cpp LIBRARIES shardscope::ui_core LABELS ui)
 shardscope_add_test(tst_ui_layout SOURCES tst_ui_layout.cpp LIBRARIES shardscope::ui_core LABELS ui)
 shardscope_add_test(tst_ui_plan_editor SOURCES tst_ui_plan_editor.cpp LIBRARIES shardscope::ui_core LABELS ui)
@@ -32,3 +33,10 @@ set_tests_properties(ui_screenshot_demo PROPERTIES LABELS ui TIMEOUT 120 ENVIRON
 # Bad input in the explorer: failed opens, plans of another model, a mesh that cannot be applied keep the prior work.
 shardscope_add_test(tst_ui_bad_input SOURCES tst_ui_bad_input.cpp
                     LIBRARIES shardscope::ui_widgets Qt6::Widgets LABELS ui TIMEOUT 300)
+
+# The ThreadSanitizer job's canary (a deliberate race; .ci/sanitizers thread expects its report): only in that build.
+if(SHARDSCOPE_SANITIZE MATCHES "thread")
+  add_executable(tsan_canary sanitizers/tsan_canary.cpp)
+  target_link_libraries(tsan_canary PRIVATE shardscope::ui_core)
+  shardscope_target_defaults(tsan_canary)
+endif()

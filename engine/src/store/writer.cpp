@@ -192,6 +192,20 @@ void Writer::writeQueued(std::unique_lock<std::mutex>& lock) {
     flushRequested_ = false;
     lock.unlock();
     Status written = write(batch);
+    if (!written && sqlite::isNoRoom(written.diagnostics().front().code) && !batch.plans.empty() &&
+        !batch.nodes.empty()) {
+        // No room for the whole batch: the plans (and their labels) are what a user reopens a workspace for, and
+        // few; the tree's nodes are many and can wait. Try the plans alone.
+        ChangeBatch plans;
+        plans.plans = std::move(batch.plans);
+        plans.labels = std::move(batch.labels);
+        batch.plans.clear();
+        batch.labels.clear();
+        if (!write(plans)) {
+            batch.plans = std::move(plans.plans);
+            batch.labels = std::move(plans.labels);
+        }
+    }
     lock.lock();
     if (written) {
         durable_ = upTo;

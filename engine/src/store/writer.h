@@ -71,7 +71,8 @@ private:
 
     Writer(sqlite::Connection connection, std::string path);
     void loop();
-    // Writes the queue as one batch; called with `lock` held, releases it while writing.
+    // Writes the queue as one batch (on no room, its plans and labels alone); called with `lock` held, releases
+    // it while writing.
     void writeQueued(std::unique_lock<std::mutex>& lock);
     Status write(const ChangeBatch& batch);
     Status inTransaction(const Job& job);

@@ -8,8 +8,10 @@
 // Plans, tree nodes and labels are written in batches: the calls queue them and return at once; one writer
 // thread writes everything queued in one transaction when the oldest queued change is flushInterval old, or
 // when flush() asks. A process killed at any moment loses at most what was queued in the last flush interval,
-// and the file stays intact (SQLite WAL journal, synced commits). Reads come from the file, so they see a
-// change once it has been written: call flush() first to read your own writes.
+// and the file stays intact (SQLite WAL journal, synced commits). When the disk has no room for a batch, its
+// plans and labels are written alone (they are few, and what a reopened workspace is for) and the tree's nodes
+// wait for room. Reads come from the file, so they see a change once it has been written: call flush() first
+// to read your own writes.
 //
 // One Workspace writes a file at a time (plan ids are handed out from memory); reads are safe from any
 // thread.
