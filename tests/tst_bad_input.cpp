@@ -330,6 +330,39 @@ private slots:
         }
     }
 
+    // A plan carried to a mesh that lacks some of its axes (the explorer's Apply of a new mesh) keeps the rest:
+    // decisions and forbidden decisions on a missing axis are left out with a warning each, the pins among them
+    // shorten the pinned prefix, and anything else wrong still fails.
+    void aPlanCarriedToAnotherMeshKeepsWhatApplies() {
+        ProblemSpec spec;
+        spec.model = kModel.toStdString();
+        spec.mesh = "data=8";
+        auto problem = loadProblem(spec);
+        QVERIFY2(problem, problem.errorMessage().c_str());
+        const auto& model = *(*problem)->costModel;
+        const std::string json = R"({"format": "shardscope-plan", "version": 1, "mesh": "data=2,model=4", "pinned": 2,
+            "decisions": [{"group": "batch", "axis": "model"}, {"group": "batch", "axis": "data"}, {"name": "seq", "axis": "model"}],
+            "forbidden": [{"group": "batch", "axis": "pipeline"}]})";
+        auto carried = plan::parsePlan(json, model.planContext(), model.mesh(), "the plan", plan::MissingAxes::Drop);
+        QVERIFY2(carried, carried.errorMessage().c_str());
+        QCOMPARE(carried->decisions.size(), std::size_t{1});
+        QCOMPARE(plan::decisionText(carried->decisions.front(), model.planContext(), model.mesh()), std::string("(batch, data)"));
+        QCOMPARE(carried->pinned, std::size_t{1});
+        QVERIFY(carried->forbidden.empty());
+        QStringList warnings;
+        for (const auto& d : carried.diagnostics())
+            if (d.code == "plan.axis-dropped") warnings << QString::fromStdString(d.message);
+        QCOMPARE(warnings, (QStringList{"the plan: decisions[0] (batch, model) is left out: the mesh has no axis 'model' (it has data)",
+                                        "the plan: decisions[2] (seq, model) is left out: the mesh has no axis 'model' (it has data)",
+                                        "the plan: forbidden[0] (batch, pipeline) is left out: the mesh has no axis 'pipeline' (it has data)"}));
+        // Without Drop the same plan fails on its first missing axis; with it, an unknown label still fails.
+        QVERIFY(!plan::parsePlan(json, model.planContext(), model.mesh(), "the plan"));
+        auto unknown = plan::parsePlan(R"({"format": "shardscope-plan", "version": 1, "decisions": [{"group": "experts", "axis": "model"}]})",
+                                       model.planContext(), model.mesh(), "the plan", plan::MissingAxes::Drop);
+        QVERIFY(!unknown);
+        QCOMPARE(unknown.diagnostics().front().code, std::string("plan.bad-decision"));
+    }
+
     // --- d. meshes that do not divide the tensors ---
 
     // A decision whose axis divides no dimension of its name shards nothing: the plan is still evaluated, and a

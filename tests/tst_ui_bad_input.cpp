@@ -193,9 +193,9 @@ private slots:
         window.applySpec(spec);
         QVERIFY(failed.wait(kLoadTimeoutMs));
         const QString message = failed.first().first().toString();
-        QVERIFY2(message.startsWith("Cannot open " + kModel + ": "), qPrintable(message));
+        QVERIFY2(message.startsWith("Cannot apply the settings to " + kModel + ": "), qPrintable(message));
         if (!reason.isEmpty())
-            QCOMPARE(message, "Cannot open " + kModel + ": " + reason);
+            QCOMPARE(message, "Cannot apply the settings to " + kModel + ": " + reason);
         else
             QVERIFY2(message.contains(hardware), qPrintable(message));
         compareWork(workOf(window), work);
@@ -204,6 +204,47 @@ private slots:
         window.openModel(QStringLiteral("zoo:demo"));
         QVERIFY(settled.wait(kLoadTimeoutMs));
         QCOMPARE(window.currentModel()->mesh().toString(), std::string("data=2,model=2"));
+    }
+
+    // Apply of a mesh that lacks one of the plan's axes keeps the decisions (and pins) on the axes it has, and the
+    // status bar says which decisions were left out and why. (Before, the whole plan was dropped.)
+    void aMeshLackingAnAxisOfThePlanKeepsTheRest() {
+        MainWindow window;
+        window.show();
+        openWithWork(window);
+        const plan::Plan before = window.planEditor()->plan();
+        const mesh::Mesh oldMesh = window.currentModel()->mesh();
+        std::vector<std::string> kept, left;
+        std::size_t keptPins = 0;
+        for (std::size_t i = 0; i < before.decisions.size(); ++i) {
+            const auto& d = before.decisions[i];
+            const std::string axis = oldMesh.axes[static_cast<std::size_t>(d.axis)].name;
+            const std::string label = window.currentModel()->problem->costModel->planContext().targetLabel(d);
+            (axis == "data" ? kept : left).push_back(label + "@" + axis);
+            if (axis == "data" && i < before.pinned) ++keptPins;
+        }
+        QVERIFY2(!kept.empty() && !left.empty(), "the fixture's plan must use both axes");
+        QSignalSpy settled(&window, &MainWindow::settled);
+        ProblemSpec spec = window.spec();
+        spec.mesh = "data=4";
+        window.applySpec(spec);
+        QVERIFY(settled.wait(kLoadTimeoutMs));
+        QCOMPARE(window.currentModel()->mesh().toString(), std::string("data=4"));
+        const plan::Plan after = window.planEditor()->plan();
+        std::vector<std::string> now;
+        for (const auto& d : after.decisions)
+            now.push_back(window.currentModel()->problem->costModel->planContext().targetLabel(d) + "@" +
+                          window.currentModel()->mesh().axes[static_cast<std::size_t>(d.axis)].name);
+        QCOMPARE(now, kept);
+        QCOMPARE(after.pinned, keptPins);
+        const QString message = window.statusBar()->currentMessage();
+        const QString first = QString::fromStdString(left.front());
+        const QString label = first.left(first.indexOf('@'));
+        QVERIFY2(message.startsWith("the plan: decisions[") &&
+                     message.contains("] (" + label + ", model) is left out: the mesh has no axis 'model' (it has data)"),
+                 qPrintable(message));
+        if (left.size() > 1)
+            QVERIFY2(message.endsWith(QStringLiteral(" (and %1 more)").arg(left.size() - 1)), qPrintable(message));
     }
 
     // An expert plan on a mesh that divides nothing of its name opens (the user may change the mesh next) and the

@@ -29,7 +29,7 @@ QString lineOf(const Diagnostic& diagnostic) {
     return QStringLiteral("%1: %2").arg(toQString(diagnostic.location.toString()), message);
 }
 
-QString failureMessage(const QString& source, const std::vector<Diagnostic>& diagnostics) {
+QString failureMessage(const QString& source, const std::vector<Diagnostic>& diagnostics, bool settingsChange) {
     QString first;
     int errors = 0;
     for (const auto& d : diagnostics) {
@@ -40,7 +40,8 @@ QString failureMessage(const QString& source, const std::vector<Diagnostic>& dia
     }
     if (first.isEmpty())
         first = ProblemLoader::tr("unknown error");
-    QString message = ProblemLoader::tr("Cannot open %1: %2").arg(source, first);
+    QString message = settingsChange ? ProblemLoader::tr("Cannot apply the settings to %1: %2").arg(source, first)
+                                     : ProblemLoader::tr("Cannot open %1: %2").arg(source, first);
     if (errors > 1)
         message += ProblemLoader::tr(" (and %n more error(s))", nullptr, errors - 1);
     return message;
@@ -105,7 +106,7 @@ Outcome loadProblemView(const ProblemRequest& request, const std::atomic<std::ui
         auto loaded = request.workspace.isEmpty() ? loadProblem(request.spec)
                                                   : loadFromWorkspace(request, *view, &planJson);
         if (!loaded.ok())
-            return {nullptr, failureMessage(source, loaded.diagnostics())};
+            return {nullptr, failureMessage(source, loaded.diagnostics(), request.settingsChange)};
         if (superseded())
             return {};
 
@@ -120,13 +121,18 @@ Outcome loadProblemView(const ProblemRequest& request, const std::atomic<std::ui
         for (const auto& d : problem->warnings)
             view->warnings.append(lineOf(d));
         if (!planJson.empty()) {
-            auto plan =
-                plan::parsePlan(planJson, problem->costModel->planContext(), problem->mesh, "the plan");
+            // A plan carried to another mesh keeps the decisions whose axes the new mesh has.
+            auto plan = plan::parsePlan(planJson, problem->costModel->planContext(), problem->mesh, "the plan",
+                                        plan::MissingAxes::Drop);
+            for (const auto& d : plan.diagnostics())
+                if (d.code == "plan.axis-dropped")
+                    view->planWarnings.append(lineOf(d));
             if (plan)
                 view->initialPlan = std::move(plan).value();
             else
-                view->warnings.append(
+                view->planWarnings.append(
                     ProblemLoader::tr("The plan was not kept: %1").arg(lineOf(plan.diagnostics().front())));
+            view->warnings += view->planWarnings;
         }
         view->loadMilliseconds = timer.elapsed();
         return {std::move(view), {}};

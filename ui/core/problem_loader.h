@@ -23,6 +23,9 @@ struct ProblemRequest {
     // A plan of the previous problem as plan JSON (plan::toJson), carried over by its labels when only the mesh,
     // hardware or options change. Whatever no longer applies is reported in ProblemView::warnings.
     std::string carriedPlan;
+    // The settings (mesh, hardware, options) of the problem shown change: a failure says "Cannot apply the
+    // settings to <source>: ..." rather than "Cannot open <source>: ...".
+    bool settingsChange = false;
 };
 
 // Whether `path` names a workspace file (an SQLite database; any extension) rather than a model.

@@ -346,7 +346,10 @@ MainWindow::MainWindow(QWidget* parent)
         checkSettled();
     };
     connect(graph_, &GraphView::layoutFinished, this, [this, layoutEnded] {
-        statusBar()->clearMessage();
+        if (notice_.isEmpty())
+            statusBar()->clearMessage();
+        else
+            statusBar()->showMessage(notice_);
         layoutEnded();
     });
     connect(graph_, &GraphView::layoutCancelled, this, [this, layoutEnded] {
@@ -496,6 +499,7 @@ void MainWindow::applySpec(const ProblemSpec& spec) {
         request.specFromRequest = true;
     }
     request.carriedPlan = editor_->planJson();
+    request.settingsChange = true;
     // spec_ changes once the problem arrives (showModel): settings that fail to load leave the next open alone.
     requested_.clear();
     load(request, current_->source);
@@ -545,6 +549,16 @@ void MainWindow::showModel(std::shared_ptr<const ProblemView> model) {
                                  .arg(current_->loadMilliseconds));
     for (const QString& warning : current_->warnings)
         qInfo("%s", qUtf8Printable(warning));
+    // What of the user's plan did not survive the new settings is said where they look, and stays there
+    // through the layout.
+    notice_.clear();
+    if (!current_->planWarnings.isEmpty()) {
+        notice_ = current_->planWarnings.size() == 1
+                      ? current_->planWarnings.front()
+                      : tr("%1 (and %n more)", nullptr, int(current_->planWarnings.size()) - 1)
+                            .arg(current_->planWarnings.front());
+        statusBar()->showMessage(notice_);
+    }
     emit modelShown();
     checkSettled();
 }

@@ -120,6 +120,7 @@ private:
     ParameterModel* parameters_;
     std::shared_ptr<const ProblemView> current_;
     QString requested_;
+    QString notice_;  // what the status bar says of the problem shown once the layout is done ("" for nothing)
     ProblemSpec spec_;          // the settings new models open with
     QString planToOpen_;
     QString findOnOpen_;

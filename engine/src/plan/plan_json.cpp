@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <nlohmann/json.hpp>
 #include <set>
 
@@ -31,8 +32,10 @@ std::string axesList(const mesh::Mesh& mesh) {
 }
 
 // `planMesh` is the mesh the plan file says it was made for ("" when it does not say).
-Result<Decision> parseDecision(const json& j, const PlanContext& context, const mesh::Mesh& mesh, const std::string& where,
-                               const std::string& planMesh) {
+// No decision (nullopt) when it is left out under MissingAxes::Drop: the result then carries the
+// "plan.axis-dropped" warning.
+Result<std::optional<Decision>> parseDecision(const json& j, const PlanContext& context, const mesh::Mesh& mesh, const std::string& where,
+                               const std::string& planMesh, MissingAxes missingAxes) {
     auto fail = [&](const std::string& message) { return makeError("plan.bad-decision", where + ": " + message); };
     if (!j.is_object()) return fail("expected an object {\"group\" or \"name\", \"axis\"}");
     Decision d;
@@ -56,6 +59,13 @@ Result<Decision> parseDecision(const json& j, const PlanContext& context, const 
     }
     if (!j.contains("axis") || !j["axis"].is_string()) return fail("needs an \"axis\" (a string)");
     const auto axis = mesh.axisIndex(j["axis"].get<std::string>());
+    if (!axis && missingAxes == MissingAxes::Drop) {
+        Result<std::optional<Decision>> left(std::nullopt);
+        left.addDiagnostic(makeWarning("plan.axis-dropped", where + " (" + context.targetLabel(d) + ", " + j["axis"].get<std::string>() +
+                                                    ") is left out: the mesh has no axis '" + j["axis"].get<std::string>() +
+                                                    "' (it has " + axesList(mesh) + ")"));
+        return left;
+    }
     if (!axis)
         return fail("unknown mesh axis '" + j["axis"].get<std::string>() + "' (the mesh has " + axesList(mesh) +
                     (planMesh.empty() || planMesh == mesh.toString() ? std::string() : "; the plan was made for " + planMesh) + ")");
@@ -71,7 +81,7 @@ Result<Decision> parseDecision(const json& j, const PlanContext& context, const 
             d.tensors |= maskOf(*parsed);
         }
     }
-    return d;
+    return std::optional<Decision>(d);
 }
 
 }  // namespace
@@ -109,7 +119,8 @@ std::string toJson(const Plan& plan, const PlanContext& context, const mesh::Mes
     return out.dump(2) + "\n";
 }
 
-Result<Plan> parsePlan(std::string_view text, const PlanContext& context, const mesh::Mesh& mesh, std::string_view origin) {
+Result<Plan> parsePlan(std::string_view text, const PlanContext& context, const mesh::Mesh& mesh, std::string_view origin,
+                       MissingAxes missingAxes) {
     const std::string where(origin);
     json j = json::parse(text, nullptr, false);
     if (j.is_discarded()) return makeError("plan.not-json", where + ": not a JSON document");
@@ -123,22 +134,31 @@ Result<Plan> parsePlan(std::string_view text, const PlanContext& context, const 
     Plan plan;
     if (j.contains("label") && j["label"].is_string()) plan.label = j["label"].get<std::string>();
     const std::string planMesh = j.contains("mesh") && j["mesh"].is_string() ? j["mesh"].get<std::string>() : std::string();
+    std::vector<Diagnostic> dropped;     // "plan.axis-dropped" warnings
+    std::vector<std::size_t> droppedAt;  // the indices of the decisions left out
     auto readList = [&](const char* key, std::vector<Decision>& into) -> Status {
         if (!j.contains(key)) return Success{};
         if (!j[key].is_array()) return makeError("plan.bad-decision", where + ": \"" + key + "\" must be a list");
         for (std::size_t i = 0; i < j[key].size(); ++i) {
-            auto d = parseDecision(j[key][i], context, mesh, where + ": " + key + "[" + std::to_string(i) + "]", planMesh);
+            auto d = parseDecision(j[key][i], context, mesh, where + ": " + key + "[" + std::to_string(i) + "]", planMesh, missingAxes);
             if (!d) return Status::failure(d.diagnostics());
-            into.push_back(*d);
+            if (!*d) {
+                dropped.insert(dropped.end(), d.diagnostics().begin(), d.diagnostics().end());
+                if (&into == &plan.decisions) droppedAt.push_back(i);
+                continue;
+            }
+            into.push_back(**d);
         }
         return Success{};
     };
     if (auto s = readList("decisions", plan.decisions); !s) return Result<Plan>::failure(s.diagnostics());
     if (auto s = readList("forbidden", plan.forbidden); !s) return Result<Plan>::failure(s.diagnostics());
     if (j.contains("pinned")) {
-        if (!j["pinned"].is_number_unsigned() || j["pinned"].get<std::size_t>() > plan.decisions.size())
-            return makeError("plan.pinned", where + ": \"pinned\" must count leading decisions (0 to " + std::to_string(plan.decisions.size()) + ")");
-        plan.pinned = j["pinned"].get<std::size_t>();
+        const std::size_t listed = plan.decisions.size() + droppedAt.size();
+        if (!j["pinned"].is_number_unsigned() || j["pinned"].get<std::size_t>() > listed)
+            return makeError("plan.pinned", where + ": \"pinned\" must count leading decisions (0 to " + std::to_string(listed) + ")");
+        const auto pinned = j["pinned"].get<std::size_t>();
+        plan.pinned = pinned - static_cast<std::size_t>(std::count_if(droppedAt.begin(), droppedAt.end(), [&](std::size_t i) { return i < pinned; }));
     }
     if (j.contains("resolutions")) {
         if (!j["resolutions"].is_array()) return makeError("plan.resolution", where + ": \"resolutions\" must be a list");
@@ -170,6 +190,7 @@ Result<Plan> parsePlan(std::string_view text, const PlanContext& context, const 
         }
     }
     Result<Plan> result(std::move(plan));
+    for (auto& warning : dropped) result.addDiagnostic(std::move(warning));
     for (auto& warning : checkDivisibility(result.value(), context, mesh, where)) result.addDiagnostic(std::move(warning));
     return result;
 }

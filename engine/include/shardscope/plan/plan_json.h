@@ -27,7 +27,14 @@ std::string toJson(const Plan& plan, const PlanContext& context, const mesh::Mes
 // version, an unknown group, name, axis or tensor class (listing the mesh's axes and the plan's own mesh, for
 // a plan of another model or mesh), a bad resolution (an unknown name, a dimension the name does not have).
 // Warnings: those of checkDivisibility.
-Result<Plan> parsePlan(std::string_view json, const PlanContext& context, const mesh::Mesh& mesh, std::string_view origin);
+//
+// With `missingAxes` = Drop (carrying a plan to another mesh of the same model), a decision or forbidden decision
+// whose axis the mesh lacks is left out instead, with a warning (code "plan.axis-dropped") that names it, e.g.
+// "the plan: decisions[1] (layers.*.mlp.d_ff, model) is left out: the mesh has no axis 'model' (it has data)";
+// pins left out shorten the pinned prefix. Every other error still fails.
+enum class MissingAxes : std::uint8_t { Fail, Drop };
+Result<Plan> parsePlan(std::string_view json, const PlanContext& context, const mesh::Mesh& mesh, std::string_view origin,
+                       MissingAxes missingAxes = MissingAxes::Fail);
 
 // Warnings (code "plan.not-divisible") for the decisions of `plan` that shard nothing because the mesh does not
 // divide their names: every occurrence the decision reaches was skipped as not divisible (DESIGN.md §4), e.g.
