@@ -58,6 +58,16 @@ Run runProgram(const QString& program, const QStringList& arguments, int timeout
             QString::fromUtf8(process.readAllStandardOutput()), QString::fromUtf8(process.readAllStandardError())};
 }
 
+// kModel's problem on `mesh`: what the plan cases parse against.
+std::unique_ptr<Problem> problemOn(const std::string& mesh) {
+    ProblemSpec spec;
+    spec.model = kModel.toStdString();
+    spec.mesh = mesh;
+    auto problem = loadProblem(spec);
+    if (!problem) qFatal("cannot load %s on %s: %s", qPrintable(kModel), mesh.c_str(), problem.errorMessage().c_str());
+    return std::move(problem).value();
+}
+
 Run cli(const QStringList& arguments) {
     return runProgram(QStringLiteral(SHARDSCOPE_CLI), arguments);
 }
@@ -311,12 +321,8 @@ private slots:
         QFETCH(QString, code);
         const QString path = file("plan.json");
         writeAll(path, json);
-        ProblemSpec spec;
-        spec.model = kModel.toStdString();
-        spec.mesh = "data=8";
-        auto problem = loadProblem(spec);
-        QVERIFY2(problem, problem.errorMessage().c_str());
-        const auto& model = *(*problem)->costModel;
+        const auto problem = problemOn("data=8");
+        const auto& model = *problem->costModel;
         auto parsed = plan::parsePlan(json.toStdString(), model.planContext(), model.mesh(), path.toStdString());
         QVERIFY(!parsed);
         QCOMPARE(QString::fromStdString(firstError(parsed.diagnostics())), path + ": " + message);
@@ -334,12 +340,8 @@ private slots:
     // decisions and forbidden decisions on a missing axis are left out with a warning each, the pins among them
     // shorten the pinned prefix, and anything else wrong still fails.
     void aPlanCarriedToAnotherMeshKeepsWhatApplies() {
-        ProblemSpec spec;
-        spec.model = kModel.toStdString();
-        spec.mesh = "data=8";
-        auto problem = loadProblem(spec);
-        QVERIFY2(problem, problem.errorMessage().c_str());
-        const auto& model = *(*problem)->costModel;
+        const auto problem = problemOn("data=8");
+        const auto& model = *problem->costModel;
         const std::string json = R"({"format": "shardscope-plan", "version": 1, "mesh": "data=2,model=4", "pinned": 2,
             "decisions": [{"group": "batch", "axis": "model"}, {"group": "batch", "axis": "data"}, {"name": "seq", "axis": "model"}],
             "forbidden": [{"group": "batch", "axis": "pipeline"}]})";
@@ -406,12 +408,8 @@ private slots:
 
     // The engine's check, on its own: only decisions that reach nothing because of divisibility are reported.
     void theDivisibilityCheckReportsOnlyWhatReachesNothing() {
-        ProblemSpec spec;
-        spec.model = kModel.toStdString();
-        spec.mesh = "data=3,model=2";
-        auto problem = loadProblem(spec);
-        QVERIFY2(problem, problem.errorMessage().c_str());
-        const auto& model = *(*problem)->costModel;
+        const auto problem = problemOn("data=3,model=2");
+        const auto& model = *problem->costModel;
         auto parsed = plan::parsePlan(R"({"format": "shardscope-plan", "version": 1, "decisions": [
             {"group": "batch", "axis": "data"}, {"group": "batch", "axis": "model"}, {"group": "layers.*.mlp.d_ff", "axis": "model"}]})",
                                       model.planContext(), model.mesh(), "p.json");
