@@ -5,6 +5,7 @@
 #include <QtTest>
 #include <set>
 
+#include "test_paths.h"
 #include "test_support.h"
 
 #include "shardscope/analysis/decision_space.h"
@@ -167,7 +168,7 @@ private slots:
     // Every shared real model analyses, and the analysis finds names in each.
     void sharedModels_data() {
         QTest::addColumn<QString>("path");
-        const QDir root(QStringLiteral(SHARDSCOPE_SHARED_DIR "/models"));
+        const QDir root(shardscope::testing::sharedDir() + QStringLiteral("/models"));
         if (!root.exists()) QTest::newRow("absent") << QString();
         for (const char* sub : {"stablehlo", "onnx"}) {
             const QDir dir(root.filePath(sub));

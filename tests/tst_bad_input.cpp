@@ -19,6 +19,7 @@
 
 #include <algorithm>
 
+#include "test_paths.h"
 #include "test_support.h"
 #include <sqlite3.h>
 
@@ -69,7 +70,7 @@ std::unique_ptr<Problem> problemOn(const std::string& mesh) {
 }
 
 Run cli(const QStringList& arguments) {
-    return runProgram(QStringLiteral(SHARDSCOPE_CLI), arguments);
+    return runProgram(shardscope::testing::cliPath(), arguments);
 }
 
 
@@ -465,7 +466,7 @@ private slots:
         // iterations (about 2,000 nodes on three axes: 250 KiB without a limit).
         const QStringList search = {"search", kModel, "--train", "--mesh", "data=2,model=2,pipe=2", "--budget", "3000it",
                                     "--threads", "1", "--max-decisions", "8", "--workspace"};
-        const Run r = runProgram(prlimit, QStringList{"--fsize=196608", QStringLiteral(SHARDSCOPE_CLI)} + search + QStringList{path});
+        const Run r = runProgram(prlimit, QStringList{"--fsize=196608", shardscope::testing::cliPath()} + search + QStringList{path});
         QCOMPARE(r.exitCode, 1);
         QVERIFY2(r.out.contains("step time"), qPrintable(r.out));  // the result
         QVERIFY2(r.out.contains("workspace     " + path + ", session 1 (not all saved)"), qPrintable(r.out));

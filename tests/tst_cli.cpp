@@ -10,6 +10,7 @@
 #include <QtTest>
 #include <sqlite3.h>
 
+#include "test_paths.h"
 #include "shardscope/store/workspace.h"
 
 using namespace shardscope;
@@ -23,7 +24,7 @@ struct Run {
 
 Run cli(const QStringList& arguments) {
     QProcess process;
-    process.start(QStringLiteral(SHARDSCOPE_CLI), arguments);
+    process.start(shardscope::testing::cliPath(), arguments);
     if (!process.waitForFinished(120000)) qFatal("shardscope-cli did not finish");
     return {process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -1,
             QString::fromUtf8(process.readAllStandardOutput()), QString::fromUtf8(process.readAllStandardError())};
@@ -331,7 +332,7 @@ private slots:
         QTemporaryDir dir;
         const QString workspace = dir.filePath("killed.shardscope");
         QProcess process;
-        process.start(QStringLiteral(SHARDSCOPE_CLI), {"search", "zoo:gpt:layers=2,d_model=64,heads=4,seq=32,batch=8,vocab=128", "--train", "--mesh",
+        process.start(shardscope::testing::cliPath(), {"search", "zoo:gpt:layers=2,d_model=64,heads=4,seq=32,batch=8,vocab=128", "--train", "--mesh",
                                                        "data=2,model=2", "--budget", "120s", "--workspace", workspace});
         QVERIFY(process.waitForStarted());
         int lines = 0;

@@ -9,6 +9,7 @@
 #include <regex>
 #include <sstream>
 
+#include "test_paths.h"
 #include "test_support.h"
 
 #include "shardscope/analysis/decision_space.h"
@@ -275,7 +276,7 @@ void checkRoundTrip(const std::string& text, const ir::Graph& graph, const std::
 }
 
 QString sharedModels() {
-    const QString dir = QStringLiteral(SHARDSCOPE_SHARED_DIR "/models/stablehlo");
+    const QString dir = shardscope::testing::sharedDir() + QStringLiteral("/models/stablehlo");
     return QDir(dir).exists() ? dir : QString();
 }
 

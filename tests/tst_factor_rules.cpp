@@ -11,6 +11,7 @@
 #include <set>
 #include <variant>
 
+#include "test_paths.h"
 #include "test_support.h"
 
 #include "shardscope/analysis/factor_rule.h"
@@ -25,7 +26,7 @@ using ir::OpKind;
 
 namespace {
 
-const QString kSharedDir = QStringLiteral(SHARDSCOPE_SHARED_DIR);
+const QString kSharedDir = shardscope::testing::sharedDir();
 
 FactorRule parsed(std::string_view text) {
     auto rule = parseFactorRule(text);

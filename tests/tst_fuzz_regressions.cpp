@@ -12,6 +12,7 @@
 #include <fstream>
 #include <string>
 
+#include "test_paths.h"
 #include "fuzz/fuzz_inputs.h"
 #include "shardscope/cost/cost_model.h"
 #include "shardscope/plan/plan_json.h"
@@ -21,8 +22,8 @@ using namespace shardscope;
 
 namespace {
 
-const QStringList kInputDirs = {QStringLiteral(SHARDSCOPE_SOURCE_DIR "/tests/fuzz/seeds"),
-                                 QStringLiteral(SHARDSCOPE_SOURCE_DIR "/tests/fuzz/regressions")};
+const QStringList kInputDirs = {(shardscope::testing::sourceDir() + QStringLiteral("/tests/fuzz/seeds")),
+                                 (shardscope::testing::sourceDir() + QStringLiteral("/tests/fuzz/regressions"))};
 
 std::string readFile(const QString& path) {
     QFile file(path);

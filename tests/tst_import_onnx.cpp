@@ -3,6 +3,7 @@
 // symbolic dimensions, opaque ops, and the refusal of truncated or garbled bytes.
 #include <QtTest>
 
+#include "test_paths.h"
 #include "test_support.h"
 
 #include <QDir>
@@ -188,7 +189,7 @@ std::vector<const Diagnostic*> withSeverity(const std::vector<Diagnostic>& ds, S
 // ----------------------------------------------------------------------------------------
 
 QString sharedModelDir() {
-    return QStringLiteral(SHARDSCOPE_SHARED_DIR) + "/models/onnx";
+    return shardscope::testing::sharedDir() + "/models/onnx";
 }
 
 std::string readFile(const QString& path) {

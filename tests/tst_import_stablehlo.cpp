@@ -7,6 +7,7 @@
 #include <functional>
 #include <random>
 
+#include "test_paths.h"
 #include "test_support.h"
 
 #include "shardscope/import/stablehlo.h"
@@ -463,7 +464,7 @@ module {
     // Every shared StableHLO model imports, and its op counts per kind match the file's text.
     void sharedModels_data() {
         QTest::addColumn<QString>("path");
-        const QDir dir(QStringLiteral(SHARDSCOPE_SHARED_DIR "/models/stablehlo"));
+        const QDir dir(shardscope::testing::sharedDir() + QStringLiteral("/models/stablehlo"));
         if (!dir.exists()) QTest::newRow("absent") << QString();
         for (const QString& name : dir.entryList({"*.mlir"}, QDir::Files, QDir::Name))
             QTest::newRow(qPrintable(name)) << dir.filePath(name);

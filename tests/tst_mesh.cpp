@@ -6,6 +6,7 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include "test_paths.h"
 #include "test_support.h"
 
 #include "shardscope/mesh/hardware.h"
@@ -17,7 +18,7 @@ using ir::ElementType;
 
 namespace {
 
-const QString kHardwareDir = QStringLiteral(SHARDSCOPE_SOURCE_DIR "/resources/hardware");
+const QString kHardwareDir = shardscope::testing::sourceDir() + QStringLiteral("/resources/hardware");
 
 std::string readFile(const QString& path) {
     QFile file(path);

@@ -19,6 +19,8 @@
 #include <QXmlStreamReader>
 #include <QtTest>
 
+#include "test_paths.h"
+
 namespace {
 
 const QString kAppId = QStringLiteral(SHARDSCOPE_APP_ID);
@@ -119,7 +121,7 @@ private slots:
             QSKIP("dpkg-shlibdeps is not installed (Debian package dpkg-dev): cpack cannot compute Depends");
         if (QStandardPaths::findExecutable(QStringLiteral("appstreamcli")).isEmpty())
             QSKIP("appstreamcli is not installed (Debian package appstream)");
-        const QString cpack = QStringLiteral(SHARDSCOPE_CPACK);
+        const QString cpack = shardscope::testing::cpackPath();
         if (!QFileInfo(cpack).isExecutable())
             QSKIP("cpack is not beside the cmake that configured this build");
 
@@ -129,7 +131,7 @@ private slots:
         timer.start();
         const Run packed =
             run(cpack,
-                {QStringLiteral("--config"), QStringLiteral(SHARDSCOPE_BINARY_DIR "/CPackConfig.cmake"),
+                {QStringLiteral("--config"), (shardscope::testing::binaryDir() + QStringLiteral("/CPackConfig.cmake")),
                  QStringLiteral("-G"), QStringLiteral("DEB"), QStringLiteral("-B"), out},
                 600000);
         QVERIFY2(packed.exitCode == 0, qPrintable(packed.out + packed.err));
@@ -205,7 +207,7 @@ private slots:
                          QStringLiteral("%1 missing from Depends: %2").arg(QLatin1String(library), depends)));
         QVERIFY2(depends.contains(QRegularExpression(QStringLiteral("libqt6widgets6 \\(>= [0-9]"))),
                  qPrintable("libqt6widgets6 without the version its shlibs give: " + depends));
-        QFile config(QStringLiteral(SHARDSCOPE_BINARY_DIR "/CPackConfig.cmake"));
+        QFile config(shardscope::testing::binaryDir() + QStringLiteral("/CPackConfig.cmake"));
         QVERIFY(config.open(QIODevice::ReadOnly));
         const QString settings = QString::fromUtf8(config.readAll());
         QVERIFY(settings.contains(QLatin1String("set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS \"ON\")")));

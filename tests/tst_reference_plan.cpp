@@ -4,6 +4,7 @@
 #include <QFile>
 #include <QTest>
 
+#include "test_paths.h"
 #include "shardscope/export/reference_plan.h"
 #include "shardscope/export/sharding_text.h"
 #include "shardscope/import/stablehlo.h"
@@ -411,7 +412,7 @@ func.func @main(%arg0: tensor<8xf32> {mhlo.sharding = "{replicated}"}) -> tensor
     // The shared StableHLO models that carry shardings (or meshes) all give a reference plan without
     // warnings; the fully replicated ones an empty plan.
     void sharedModels() {
-        const QDir dir(QStringLiteral(SHARDSCOPE_SHARED_DIR "/models/stablehlo"));
+        const QDir dir(shardscope::testing::sharedDir() + QStringLiteral("/models/stablehlo"));
         if (!dir.exists())
             QSKIP("../shared/models/stablehlo is absent (a user's clone has no ../shared)");
         int annotatedModels = 0;

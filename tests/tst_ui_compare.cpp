@@ -18,6 +18,7 @@
 #include <QTest>
 #include <QTreeView>
 
+#include "test_paths.h"
 #include "core/plan_comparison.h"
 #include "core/search_tree_model.h"
 #include "shardscope/plan/experts.h"
@@ -582,7 +583,7 @@ private slots:
         QCOMPARE(locate.size(), 1);
         QCOMPARE(locate.first().first().value<std::size_t>(), view.comparison()->ops.front().bodyIndex);
         const QString out =
-            QDir(QStringLiteral(SHARDSCOPE_BINARY_DIR)).filePath(QStringLiteral("compare_view.png"));
+            QDir(shardscope::testing::binaryDir()).filePath(QStringLiteral("compare_view.png"));
         QVERIFY(view.grab().save(out));
 
         // And the tree, as a user sees it.
@@ -606,7 +607,7 @@ private slots:
         QVERIFY(tree.visualRect(model.index(0, 0, child)).isValid());
         tree.header()->resizeSection(0, 330);
         QVERIFY(tree.grab().save(
-            QDir(QStringLiteral(SHARDSCOPE_BINARY_DIR)).filePath(QStringLiteral("search_tree.png"))));
+            QDir(shardscope::testing::binaryDir()).filePath(QStringLiteral("search_tree.png"))));
     }
 
 private:

@@ -14,6 +14,7 @@
 #include <QTest>
 #include <QTimer>
 
+#include "test_paths.h"
 #include "core/graph_projection.h"
 #include "core/module_tree.h"
 #include "core/name_style.h"
@@ -44,7 +45,7 @@ std::shared_ptr<const ProblemView> load(const std::string& model, bool train = f
 
 
 QString sharedModel(const char* relative) {
-    return QDir(QStringLiteral(SHARDSCOPE_SHARED_DIR)).filePath(QString::fromLatin1(relative));
+    return QDir(shardscope::testing::sharedDir()).filePath(QString::fromLatin1(relative));
 }
 
 // Every body op in exactly one module, modules' ops in program order, counts adding up.

@@ -28,6 +28,7 @@
 #include <QTest>
 #include <QThreadPool>
 
+#include "test_paths.h"
 #include "core/plan_editor.h"
 #include "core/problem_loader.h"
 #include "widgets/cost_panel.h"
@@ -63,7 +64,7 @@ bool runGui(QProcess& gui, const QStringList& arguments) {
     QProcessEnvironment environment = QProcessEnvironment::systemEnvironment();
     environment.insert(QStringLiteral("QT_QPA_PLATFORM"), QStringLiteral("offscreen"));
     gui.setProcessEnvironment(environment);
-    gui.start(QStringLiteral(SHARDSCOPE_GUI), arguments);
+    gui.start(shardscope::testing::guiPath(), arguments);
     return gui.waitForFinished(kLoadTimeoutMs);
 }
 
@@ -289,7 +290,7 @@ private slots:
         window.setPlanToOpen(QStringLiteral("expert:dp-tp"));
         window.openModel(defaultModelSource());
         QVERIFY(settled.wait(kLoadTimeoutMs));
-        const QString folder = QStringLiteral(SHARDSCOPE_BINARY_DIR "/tests/ui_screenshot");
+        const QString folder = shardscope::testing::binaryDir() + QStringLiteral("/tests/ui_screenshot");
         QDir().mkpath(folder);
         for (QDockWidget* dock : window.findChildren<QDockWidget*>()) {
             dock->raise();

@@ -16,6 +16,7 @@
 #include <QTest>
 #include <QTreeView>
 
+#include "test_paths.h"
 #include "core/conflict_model.h"
 #include "core/decision_model.h"
 #include "core/name_model.h"
@@ -159,7 +160,7 @@ private slots:
     }
 
     void modelsPassTheTesterOnBert() {
-        const QString path = QStringLiteral(SHARDSCOPE_SHARED_DIR "/models/stablehlo/pt_bert.mlir");
+        const QString path = shardscope::testing::sharedDir() + QStringLiteral("/models/stablehlo/pt_bert.mlir");
         if (!QFileInfo::exists(path))
             QSKIP("pt_bert.mlir not found (SHARDSCOPE_SHARED_DIR missing)");
         QElapsedTimer timer;

@@ -9,6 +9,7 @@
 #include <QThreadPool>
 #include <QUndoStack>
 
+#include "test_paths.h"
 #include "core/plan_editor.h"
 #include "core/problem_loader.h"
 #include "ui_test_support.h"
@@ -299,7 +300,7 @@ private slots:
             QVERIFY(workspace->flush().ok());
         }
         QVERIFY(isWorkspaceFile(path));
-        QVERIFY(!isWorkspaceFile(QStringLiteral(SHARDSCOPE_SOURCE_DIR "/README.md")));
+        QVERIFY(!isWorkspaceFile(shardscope::testing::sourceDir() + QStringLiteral("/README.md")));
         QVERIFY(!isWorkspaceFile(dir.filePath(QStringLiteral("missing"))));
 
         ProblemRequest request;

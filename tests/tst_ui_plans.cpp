@@ -15,6 +15,7 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include "test_paths.h"
 #include "core/plan_breakdown.h"
 #include "core/plan_table_model.h"
 #include "core/problem_loader.h"
@@ -41,7 +42,7 @@ bool near(double a, double b) {
 
 // Where the tests leave their pictures (the build tree), to look at.
 QString shotPath(const QString& name) {
-    QDir dir(QStringLiteral(SHARDSCOPE_BINARY_DIR "/ui_screenshot"));
+    QDir dir(shardscope::testing::binaryDir() + QStringLiteral("/ui_screenshot"));
     dir.mkpath(QStringLiteral("."));
     return dir.filePath(name);
 }

@@ -7,6 +7,7 @@
 #include <QSignalSpy>
 #include <QTest>
 
+#include "test_paths.h"
 #include "core/plan_editor.h"
 #include "core/problem_loader.h"
 #include "widgets/graph_view.h"
@@ -18,7 +19,7 @@ namespace {
 
 constexpr int kTimeoutMs = 120'000;
 
-QString sharedModels() { return QStringLiteral(SHARDSCOPE_SHARED_DIR "/models"); }
+QString sharedModels() { return (shardscope::testing::sharedDir() + QStringLiteral("/models")); }
 
 QStringList modelFiles() {
     QStringList files;
@@ -39,7 +40,7 @@ private slots:
     void initTestCase() {
         if (!QDir(sharedModels()).exists())
             QSKIP("../shared/models is absent (a user's clone): nothing to open");
-        QDir().mkpath(QStringLiteral(SHARDSCOPE_BINARY_DIR "/tests/ui_screenshot"));
+        QDir().mkpath(shardscope::testing::binaryDir() + QStringLiteral("/tests/ui_screenshot"));
     }
 
     void opensEverySharedModel_data() {
@@ -87,7 +88,7 @@ private slots:
         QSignalSpy settled(&window, &MainWindow::settled);
         window.openModel(largest);
         QVERIFY(settled.wait(kTimeoutMs));
-        const QString file = QStringLiteral(SHARDSCOPE_BINARY_DIR "/tests/ui_screenshot/%1.png")
+        const QString file = (shardscope::testing::binaryDir() + QStringLiteral("/tests/ui_screenshot/%1.png"))
                                  .arg(QFileInfo(largest).completeBaseName());
         QString error;
         QVERIFY2(window.saveScreenshot(file, &error), qUtf8Printable(error));

@@ -16,6 +16,7 @@
 #include <set>
 #include <thread>
 
+#include "test_paths.h"
 #include "test_support.h"
 
 #include "shardscope/store/workspace.h"
@@ -572,7 +573,7 @@ private slots:
     void aKilledWriterLeavesASoundFileWithEveryFlushedPlan() {
         const std::string path = file("killed.shardscope");
         QProcess writer;
-        writer.start(QStringLiteral(SHARDSCOPE_WORKSPACE_WRITER), {QString::fromStdString(path)});
+        writer.start(shardscope::testing::workspaceWriterPath(), {QString::fromStdString(path)});
         QVERIFY(writer.waitForStarted());
         long long flushed = 0;
         int lines = 0;

@@ -22,7 +22,6 @@ shardscope_add_test(tst_ui_shared_models SOURCES tst_ui_shared_models.cpp
 shardscope_add_test(tst_ui_mainwindow SOURCES tst_ui_mainwindow.cpp
                     LIBRARIES shardscope::ui_widgets Qt6::Widgets LABELS ui)
 add_dependencies(tst_ui_mainwindow shardscope)
-target_compile_definitions(tst_ui_mainwindow PRIVATE SHARDSCOPE_GUI="$<TARGET_FILE:shardscope>")
 
 # The way the README and packaging take pictures of the explorer.
 set(_ui_screenshot_dir ${CMAKE_CURRENT_BINARY_DIR}/ui_screenshot)
