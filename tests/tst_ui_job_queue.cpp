@@ -88,19 +88,6 @@ private slots:
         QCOMPARE(delivered, 0);
     }
 
-    void waitForDoneBlocksUntilTheQueueIsDry() {
-        JobQueue jobs("test wait");
-        std::atomic<int> ran{0};
-        for (int i = 0; i < 10; ++i)
-            jobs.run([&] {
-                std::this_thread::sleep_for(2ms);
-                ++ran;
-            });
-        jobs.waitForDone();
-        QCOMPARE(ran.load(), 10);
-        jobs.waitForDone();  // idle already: returns at once
-    }
-
     // A letter that destroys the mailbox's owner ends the delivery: later letters of the batch are dropped.
     void aLetterMayDestroyItsMailbox() {
         auto* mailbox = new Mailbox;

@@ -60,11 +60,6 @@ void JobQueue::run(std::function<void()> job) {
     wake_.notify_one();
 }
 
-void JobQueue::waitForDone() {
-    std::unique_lock lock(mutex_);
-    idle_.wait(lock, [this] { return jobs_.empty() && !running_; });
-}
-
 void JobQueue::loop() {
     std::unique_lock lock(mutex_);
     for (;;) {
@@ -73,17 +68,11 @@ void JobQueue::loop() {
             break;
         std::function<void()> job = std::move(jobs_.front());
         jobs_.pop_front();
-        running_ = true;
         lock.unlock();
         job();
-        job = nullptr;  // what the job holds is released before the queue says it is idle
+        job = nullptr;  // what the job holds is released outside the lock
         lock.lock();
-        running_ = false;
-        if (jobs_.empty())
-            idle_.notify_all();
     }
-    running_ = false;
-    idle_.notify_all();
 }
 
 }  // namespace shardscope::ui

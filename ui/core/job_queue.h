@@ -70,18 +70,13 @@ public:
     // Thread-safe (from a job, usually): calls `f` on the creating thread, after what was posted before it.
     void post(std::function<void()> f) { mailbox_.post(std::move(f)); }
 
-    // Blocks until every job queued so far has run (their results may still be on their way).
-    void waitForDone();
-
 private:
     void loop();
 
     Mailbox mailbox_;
     std::mutex mutex_;
     std::condition_variable wake_;  // a job was queued, or the queue stops
-    std::condition_variable idle_;  // the queue ran dry
     std::deque<std::function<void()>> jobs_;
-    bool running_ = false;
     bool stopping_ = false;
     std::thread thread_;
 };

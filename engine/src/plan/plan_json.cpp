@@ -58,16 +58,17 @@ Result<std::optional<Decision>> parseDecision(const json& j, const PlanContext& 
         return fail("needs a \"group\" or a \"name\" (a string)");
     }
     if (!j.contains("axis") || !j["axis"].is_string()) return fail("needs an \"axis\" (a string)");
-    const auto axis = mesh.axisIndex(j["axis"].get<std::string>());
+    const auto axisName = j["axis"].get<std::string>();
+    const auto axis = mesh.axisIndex(axisName);
     if (!axis && missingAxes == MissingAxes::Drop) {
         Result<std::optional<Decision>> left(std::nullopt);
-        left.addDiagnostic(makeWarning("plan.axis-dropped", where + " (" + context.targetLabel(d) + ", " + j["axis"].get<std::string>() +
-                                                    ") is left out: the mesh has no axis '" + j["axis"].get<std::string>() +
-                                                    "' (it has " + axesList(mesh) + ")"));
+        left.addDiagnostic(makeWarning("plan.axis-dropped", where + " (" + context.targetLabel(d) + ", " + axisName +
+                                                                ") is left out: the mesh has no axis '" + axisName + "' (it has " +
+                                                                axesList(mesh) + ")"));
         return left;
     }
     if (!axis)
-        return fail("unknown mesh axis '" + j["axis"].get<std::string>() + "' (the mesh has " + axesList(mesh) +
+        return fail("unknown mesh axis '" + axisName + "' (the mesh has " + axesList(mesh) +
                     (planMesh.empty() || planMesh == mesh.toString() ? std::string() : "; the plan was made for " + planMesh) + ")");
     d.axis = *axis;
     if (j.contains("tensors")) {
