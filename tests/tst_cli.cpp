@@ -88,6 +88,62 @@ private slots:
         QVERIFY(o["presets"].toArray().size() >= 9);
     }
 
+    void calibratePrintsRunsAndTheSummary() {
+        const Run r = cli({"calibrate", "--run", "korthikanti-22b-selective-sp"});
+        QCOMPARE(r.exitCode, 0);
+        QVERIFY2(r.err.isEmpty(), qPrintable(r.err));
+        const QRegularExpression row(
+            R"(korthikanti-22b-selective-sp\s+korthikanti-22b\s+8\s+megatron-sp\s+selective\*\s+\d+\.\d{3} s\s+1\.100 s\s+\d+\.\d\d\s+\d+\.\d\s+(yes|no))");
+        QVERIFY2(row.match(r.out).hasMatch(), qPrintable(r.out));
+        QVERIFY2(r.out.contains(QRegularExpression(R"(median \|error\| \d+\.\d%, worst \d+\.\d% \(korthikanti-22b-selective-sp\) over 1 predicted runs)")),
+                 qPrintable(r.out));
+        QVERIFY(r.out.contains("* predicted without rematerialization"));
+
+        const Run pipeline = cli({"calibrate", "--run", "megatron-177b"});
+        QCOMPARE(pipeline.exitCode, 0);
+        QVERIFY2(pipeline.out.contains("5.259 s  needs pipeline (6 stages)"), qPrintable(pipeline.out));
+        QVERIFY(pipeline.out.contains("no run was predicted"));
+
+        const Run json = cli({"calibrate", "--run", "megatron-70b", "--json"});
+        QCOMPARE(json.exitCode, 0);
+        const QJsonObject o = QJsonDocument::fromJson(json.out.toUtf8()).object();
+        QCOMPARE(o["version"].toInt(), 1);
+        const QJsonObject run = o["runs"].toArray().first().toObject();
+        QCOMPARE(run["status"].toString(), QString("needs-pipeline"));
+        QVERIFY(run["needs_pipeline"].toBool());
+        QCOMPARE(run["measured_step_s"].toDouble(), 2.1770);
+        QCOMPARE(o["summary"].toObject()["predicted"].toInt(), 0);
+
+        const Run unknown = cli({"calibrate", "--run", "nope"});
+        QCOMPARE(unknown.exitCode, 1);
+        QVERIFY2(unknown.err.startsWith("shardscope-cli: error: no calibration run 'nope' (runs: korthikanti-22b-selective-sp, "),
+                 qPrintable(unknown.err));
+    }
+
+    // A run that cannot be predicted shows its error on its row; a malformed runs file fails the command.
+    void calibrateKeepsARunsErrorOnItsRow() {
+        QTemporaryDir dir;
+        const QByteArray run = R"({"id": "ID", "source": "a test", "model": "zoo:gpt:layers=2,d_model=64,heads=4,seq=32,batch=8,vocab=128",
+            "train": {"optimizer": "adam", "mixed_precision": true}, "hardware": "HW", "mesh": "data=8", "devices": 8,
+            "pipeline_parallel": 1, "plan": "dp", "remat": "none", "global_batch": 8, "micro_batch": 1,
+            "measured": {"value": 0.01, "unit": "s/iter"}, "measured_step_s": 0.01, "derivation": "as published"})";
+        QByteArray good = run, bad = run;
+        good.replace("ID", "good").replace("HW", "h100");
+        bad.replace("ID", "bad").replace("HW", "no-such-gpu");
+        const QString path = writeFile(dir, "runs.json", R"({"format": "shardscope-calibration-runs", "version": 1, "runs": [)" + good + "," + bad + "]}");
+        const Run r = cli({"calibrate", "--runs", path});
+        QCOMPARE(r.exitCode, 0);
+        QVERIFY2(r.out.contains(QRegularExpression(R"(\nbad .* error: run bad: .*no-such-gpu)")), qPrintable(r.out));
+        QVERIFY2(r.out.contains("over 1 predicted runs"), qPrintable(r.out));
+
+        const QString broken = writeFile(dir, "broken.json", R"({"format": "shardscope-calibration-runs", "version": 1, "runs": [)" +
+                                                                 QByteArray(run).replace("\"dp\"", "7") + "]}");
+        const Run failed = cli({"calibrate", "--runs", broken});
+        QCOMPARE(failed.exitCode, 1);
+        QVERIFY2(failed.err.contains(broken + ": run 1 (ID): 'plan' must be a non-empty string"), qPrintable(failed.err));
+        QVERIFY(failed.out.isEmpty());
+    }
+
     void printWritesStableHlo() {
         const Run r = cli({"print", "zoo:demo"});
         QCOMPARE(r.exitCode, 0);

@@ -1,6 +1,9 @@
 // Hardware profiles and meshes: every built-in profile parses, cites every figure and carries DESIGN.md §4's
 // numbers; profiles and meshes survive a trip through JSON; meshes put each axis on the link its layout
 // implies; every malformed profile, mesh spec and mesh file is refused with its exact message.
+#include <cmath>
+#include <limits>
+
 #include <QDir>
 #include <QFile>
 #include <QTemporaryDir>
@@ -64,6 +67,15 @@ const std::string kToy = R"({
   "citations": [{"what": "peak_flops_per_s, memory_bytes", "source": "made up for this test"}]
 })";
 
+// The toy profile with efficiency tables, for the efficiency cases.
+const std::string kToyEfficiency = replaced(kToy, R"(,
+  "citations")", R"(,
+  "efficiency": {
+    "matmul": [[16, 0.1], [64, 0.3], [256, 0.6], [1024, 0.8]],
+    "memory": [[65536, 0.05], [1048576, 0.4], [268435456, 0.9]]
+  },
+  "citations")");
+
 const std::string kUsage = "--mesh expects name=size,... (e.g. data=8,model=4)";
 
 }  // namespace
@@ -75,10 +87,11 @@ private slots:
 
     void builtinProfilesAreTheResourceFiles() {
         const QStringList files = QDir(kHardwareDir).entryList({"*.json"}, QDir::Files, QDir::Name);
-        QCOMPARE(files.size(), 6);
+        QCOMPARE(files.size(), 7);
         std::vector<std::string> ids;
         for (const auto& p : builtinHardware()) ids.push_back(p.id);
-        QCOMPARE(ids, (std::vector<std::string>{"a100", "h100", "h200", "tpu-v4", "tpu-v5e", "tpu-v5p"}));
+        QCOMPARE(ids, (std::vector<std::string>{"a100", "h100", "h100-96gb-500w", "h200", "tpu-v4", "tpu-v5e",
+                                                "tpu-v5p"}));
         for (const QString& file : files) {
             auto parsed = parseHardware(readFile(kHardwareDir + "/" + file), file.toStdString());
             QVERIFY2(parsed.ok(), parsed.errorMessage().c_str());
@@ -193,8 +206,8 @@ private slots:
         QCOMPARE(r.diagnostics().front().code, std::string("hardware.unknown"));
         QCOMPARE(
             firstMessage(r.diagnostics()),
-            std::string("unknown hardware 'b200' (built-in: a100, h100, h200, tpu-v4, tpu-v5e, tpu-v5p; or "
-                        "give the path of a JSON profile)"));
+            std::string("unknown hardware 'b200' (built-in: a100, h100, h100-96gb-500w, h200, tpu-v4, "
+                        "tpu-v5e, tpu-v5p; or give the path of a JSON profile)"));
     }
 
     void missingFileNamesThePath() {
@@ -328,6 +341,273 @@ private slots:
         const std::string message = firstMessage(r.diagnostics());
         QVERIFY2(message.starts_with("toy.json: invalid JSON: parse error at line 3, column"),
                  message.c_str());
+    }
+
+    // --- efficiency tables ---
+
+    void efficiencyCurveIsLinearInLog2AndClamped() {
+        const EfficiencyCurve curve{{{64, 0.2}, {256, 0.6}, {1024, 0.8}}};
+        QCOMPARE(curve.at(64), 0.2);
+        QCOMPARE(curve.at(256), 0.6);
+        QCOMPARE(curve.at(1024), 0.8);
+        QCOMPARE(curve.at(128), 0.4);  // halfway between 64 and 256 in log2
+        QCOMPARE(curve.at(512), 0.7);
+        QVERIFY(qFuzzyCompare(curve.at(96), 0.2 + 0.4 * std::log2(96.0 / 64) / 2));
+        // Flat beyond both ends, and at sizes that are no size.
+        QCOMPARE(curve.at(16), 0.2);
+        QCOMPARE(curve.at(1), 0.2);
+        QCOMPARE(curve.at(0), 0.2);
+        QCOMPARE(curve.at(-8), 0.2);
+        QCOMPARE(curve.at(std::nan("")), 0.2);
+        QCOMPARE(curve.at(1e12), 0.8);
+        QCOMPARE(curve.at(std::numeric_limits<double>::infinity()), 0.8);
+        // One point is a constant; no points is no derating.
+        QCOMPARE((EfficiencyCurve{{{128, 0.5}}}.at(4)), 0.5);
+        QCOMPARE((EfficiencyCurve{{{128, 0.5}}}.at(4096)), 0.5);
+        QCOMPARE(EfficiencyCurve{}.at(100), 1.0);
+    }
+
+    void matmulEfficiencyKeysOnTheSmallestDimension() {
+        const auto parsed = parseHardware(kToyEfficiency, "toy.json");
+        QVERIFY2(parsed.ok(), parsed.errorMessage().c_str());
+        const HardwareProfile& p = *parsed;
+        QVERIFY(p.efficiency.has_value());
+        QCOMPARE(p.efficiency->matmul.points.size(), std::size_t{4});
+        QVERIFY((p.efficiency->matmul.points[1] == EfficiencyPoint{64, 0.3}));
+        QCOMPARE(p.matmulEfficiency(8192, 8192, 8192), 0.8);
+        QCOMPARE(p.matmulEfficiency(8192, 64, 4096), 0.3);  // skinny in n
+        QCOMPARE(p.matmulEfficiency(64, 8192, 4096), 0.3);  // in m
+        QCOMPARE(p.matmulEfficiency(8192, 4096, 64), 0.3);  // in k
+        QCOMPARE(p.matmulEfficiency(4096, 128, 256), 0.45);
+        QCOMPARE(p.matmulEfficiency(1, 4096, 4096), 0.1);
+        QCOMPARE(p.memoryEfficiency(1048576), 0.4);
+        QCOMPARE(p.memoryEfficiency(1e3), 0.05);
+        QCOMPARE(p.memoryEfficiency(1e12), 0.9);
+        QCOMPARE(p.memoryEfficiency(16777216), 0.65);  // halfway between 2^20 and 2^28 in log2
+        QVERIFY(&p.efficiencyTables() == &*p.efficiency);
+    }
+
+    void defaultEfficiencyWhenTheProfileHasNone() {
+        const auto parsed = parseHardware(kToy, "toy.json");
+        QVERIFY2(parsed.ok(), parsed.errorMessage().c_str());
+        const HardwareProfile& p = *parsed;
+        QVERIFY(!p.efficiency.has_value());
+        QVERIFY(&p.efficiencyTables() == &defaultEfficiency());
+        QVERIFY(toJson(p).find("efficiency") == std::string::npos);  // nothing to write back
+
+        // The documented curves: 0.7 on large GEMMs and transfers, less on small and skinny ones.
+        const EfficiencyTables& d = defaultEfficiency();
+        QCOMPARE(d.matmul.points.size(), std::size_t{12});
+        QCOMPARE(d.memory.points.size(), std::size_t{8});
+        QCOMPARE(p.matmulEfficiency(8192, 8192, 8192), 0.7);
+        QCOMPARE(p.matmulEfficiency(8192, 2048, 8192), 0.7);
+        auto tile = [](double x) { return x < 128 ? x / 192 : x / (x + 64); };
+        for (double x : {1.0, 16.0, 64.0, 128.0, 256.0, 1024.0})
+            QVERIFY(qFuzzyCompare(p.matmulEfficiency(8192, x, 8192), 0.7 * tile(x) / tile(2048)));
+        QVERIFY(p.matmulEfficiency(8192, 64, 8192) < 0.5 * 0.7);
+        QVERIFY(qFuzzyCompare(p.memoryEfficiency(1048576), 0.7 * 1048576 / (1048576 + 2.1e6)));
+        QVERIFY(qFuzzyCompare(p.memoryEfficiency(1073741824), 0.7 * 1073741824 / (1073741824 + 2.1e6)));
+        QCOMPARE(p.memoryEfficiency(1e15), p.memoryEfficiency(1073741824));
+        QCOMPARE(p.memoryEfficiency(1), p.memoryEfficiency(65536));
+        for (const EfficiencyCurve* c : {&d.matmul, &d.memory})
+            for (std::size_t i = 0; i < c->points.size(); ++i) {
+                QVERIFY(c->points[i].efficiency > 0 && c->points[i].efficiency <= 0.7 + 1e-12);
+                if (i > 0)
+                    QVERIFY(c->points[i].x > c->points[i - 1].x &&
+                            c->points[i].efficiency >= c->points[i - 1].efficiency);
+            }
+    }
+
+    void efficiencyTablesRoundTrip() {
+        const auto parsed = parseHardware(kToyEfficiency, "toy.json");
+        QVERIFY2(parsed.ok(), parsed.errorMessage().c_str());
+        const std::string text = toJson(*parsed);
+        QVERIFY2(text.find(R"("efficiency": {)") != std::string::npos, text.c_str());
+        const auto back = parseHardware(text, "round-trip.json");
+        QVERIFY2(back.ok(), back.errorMessage().c_str());
+        QVERIFY2(*back == *parsed, text.c_str());
+        QCOMPARE(toJson(*back), text);
+
+        // operator== sees the tables: an edited entry, a missing table set.
+        HardwareProfile edited = *parsed;
+        edited.efficiency->memory.points[2].efficiency = 0.85;
+        QVERIFY(!(edited == *parsed));
+        HardwareProfile none = *parsed;
+        none.efficiency.reset();
+        QVERIFY(!(none == *parsed));
+        // Numbers survive exactly, however many digits they carry.
+        edited.efficiency->matmul.points[0] = {3.0, 1.0 / 3};
+        const auto exact = parseHardware(toJson(edited), "exact.json");
+        QVERIFY2(exact.ok(), exact.errorMessage().c_str());
+        QVERIFY(*exact == edited);
+    }
+
+    void efficiencyCitations() {
+        const auto uncited = [](const std::string& what) {
+            const std::string cited = "\"what\": \"peak_flops_per_s, memory_bytes";
+            const auto p =
+                parseHardware(replaced(kToyEfficiency, cited + "\"", cited + what + "\""), "toy.json");
+            if (!p) qFatal("%s", p.errorMessage().c_str());
+            return uncitedFigures(*p);
+        };
+        const std::vector<std::string> links = {"hbm_bandwidth_bytes_per_s",       "devices_per_domain",
+                                                "fast_link.bandwidth_bytes_per_s", "fast_link.latency_s",
+                                                "slow_link.bandwidth_bytes_per_s", "slow_link.latency_s"};
+        auto plus = [&](std::initializer_list<const char*> more) {
+            std::vector<std::string> v = links;
+            v.insert(v.end(), more.begin(), more.end());
+            return v;
+        };
+        // The tables are figures like any other, listed after the links.
+        QCOMPARE(uncited(""), plus({"efficiency.matmul", "efficiency.memory"}));
+        QCOMPARE(uncited(", efficiency"), links);
+        QCOMPARE(uncited(", efficiency.matmul"), plus({"efficiency.memory"}));
+        QCOMPARE(uncited(", efficiency.memory, efficiency.matmul"), links);
+    }
+
+    // Every built-in profile carries its own curves, cited, shaped as the issue asks: large square GEMMs near
+    // the measured fraction of peak, a dimension of 64 well under half of it, large copies near 90% of HBM.
+    void builtinEfficiencyTablesAreCitedAndShaped_data() { builtinProfilesArePositiveAndCited_data(); }
+    void builtinEfficiencyTablesAreCitedAndShaped() {
+        QFETCH(QString, id);
+        const HardwareProfile p = hardware(id.toStdString());
+        QVERIFY(p.efficiency.has_value());
+        QCOMPARE(uncitedFigures(p), std::vector<std::string>{});
+        bool matmulCited = false, memoryCited = false;
+        for (const auto& c : p.citations) {
+            matmulCited = matmulCited || c.what.find("efficiency.matmul") != std::string::npos;
+            memoryCited = memoryCited || c.what.find("efficiency.memory") != std::string::npos;
+            if (c.what.starts_with("efficiency")) QVERIFY2(!c.note.empty(), c.what.c_str());
+        }
+        QVERIFY(matmulCited && memoryCited);
+        for (const EfficiencyCurve* c : {&p.efficiency->matmul, &p.efficiency->memory})
+            for (std::size_t i = 1; i < c->points.size(); ++i)
+                QVERIFY(c->points[i].efficiency >= c->points[i - 1].efficiency);  // never worse when larger
+
+        const double large = p.matmulEfficiency(8192, 8192, 8192);
+        QVERIFY2(large >= 0.55 && large <= 0.9, std::to_string(large).c_str());
+        QVERIFY(p.matmulEfficiency(8192, 64, 8192) <= 0.5 * large);
+        QVERIFY(p.matmulEfficiency(8192, 16, 8192) < 0.15 * large);
+        // A GEMV costs no less time than a 16-wide GEMM: tile quantization, not free small work.
+        QVERIFY(p.matmulEfficiency(1, 8192, 8192) <= p.matmulEfficiency(16, 8192, 8192) / 8);
+        const double copy = p.memoryEfficiency(4e9);
+        QVERIFY2(copy >= 0.85 && copy <= 0.92, std::to_string(copy).c_str());
+        QVERIFY(p.memoryEfficiency(65536) < 0.1);
+        QVERIFY(p.memoryEfficiency(1 << 20) < p.memoryEfficiency(1 << 24));
+    }
+
+    void builtinEfficiencyFigures() {
+        // The measured plateaus (stas00/ml-engineering MAMF table; MaxText MFU for the TPUs).
+        QCOMPARE(hardware("h100").matmulEfficiency(16384, 4096, 4096), 0.803);
+        QCOMPARE(hardware("h200").matmulEfficiency(16384, 4096, 4096), 0.803);
+        QCOMPARE(hardware("a100").matmulEfficiency(16384, 1024, 4096), 0.869);
+        QCOMPARE(hardware("tpu-v5p").matmulEfficiency(16384, 4096, 4096), 0.715);
+        QCOMPARE(hardware("tpu-v5e").matmulEfficiency(16384, 4096, 4096), 0.669);
+        QCOMPARE(hardware("tpu-v4").matmulEfficiency(16384, 4096, 4096), 0.567);
+        QCOMPARE(hardware("tpu-v5p").matmulEfficiency(16384, 64, 4096), 0.3575);  // the MXU is 128 wide
+        QCOMPARE(hardware("h100").matmulEfficiency(16384, 64, 4096), 0.276);
+        QCOMPARE(hardware("h100").memoryEfficiency(1073741824), 0.897);
+        QCOMPARE(hardware("a100").memoryEfficiency(1073741824), 0.879);
+    }
+
+    // The TorchTitan benchmark hardware (calibration/published_runs.md, section C).
+    void torchTitanHardware() {
+        const auto p = hardware("h100-96gb-500w");
+        const auto h100 = hardware("h100");
+        QCOMPARE(p.peak(ElementType::BF16), 887e12);  // between the NVL (835.5) and the SXM (989.5) at 500 W
+        QVERIFY(p.peak(ElementType::BF16) < h100.peak(ElementType::BF16));
+        QCOMPARE(p.peak(ElementType::F8E4M3FN), 1773e12);
+        QCOMPARE(p.hbmBandwidth, 2.4e12);
+        QCOMPARE(p.memoryBytes, 96.0 * (1 << 30));
+        QCOMPARE(p.devicesPerDomain, std::int64_t{8});
+        QVERIFY(p.fastLink == h100.fastLink);
+        QCOMPARE(p.slowLink.bandwidth, 50e9);  // 400 Gb/s RDMA per GPU
+        QVERIFY(p.efficiency->matmul == h100.efficiency->matmul);
+        QCOMPARE(hardware("H100-96GB-500W").id, std::string("h100-96gb-500w"));
+    }
+
+    void badEfficiencyTablesAreRefused_data() {
+        QTest::addColumn<QString>("from");
+        QTest::addColumn<QString>("to");
+        QTest::addColumn<QString>("message");
+        auto row = [](const char* tag, const char* from, const char* to, const char* message) {
+            QTest::newRow(tag) << QString(from) << QString(to) << QString(message);
+        };
+        const char* matmul = R"("matmul": [[16, 0.1], [64, 0.3], [256, 0.6], [1024, 0.8]])";
+        const char* memory = R"("memory": [[65536, 0.05], [1048576, 0.4], [268435456, 0.9]])";
+        const char* matmulUsage =
+            "toy.json: 'efficiency.matmul' must be an array of 1 to 64 [smallest GEMM dimension, fraction of "
+            "peak] pairs";
+        const char* memoryUsage =
+            "toy.json: 'efficiency.memory' must be an array of 1 to 64 [bytes moved, fraction of HBM "
+            "bandwidth] pairs";
+        row("not an object", R"("efficiency": {)", R"("efficiency": 0.7, "_x": {)",
+            R"(toy.json: 'efficiency' must be an object with a "matmul" and a "memory" table)");
+        row("unknown table", matmul, R"("gemm": [], "matmul": [[16, 0.1]])",
+            "toy.json: unknown key 'efficiency.gemm'");
+        row("missing memory table", R"(,
+    "memory": [[65536, 0.05], [1048576, 0.4], [268435456, 0.9]])", "", memoryUsage);
+        row("missing matmul table", R"("matmul": [[16, 0.1], [64, 0.3], [256, 0.6], [1024, 0.8]],)", "",
+            matmulUsage);
+        row("empty table", matmul, R"("matmul": [])", matmulUsage);
+        row("table not an array", memory, R"("memory": {"65536": 0.05})", memoryUsage);
+        row("entry missing its efficiency", "[64, 0.3]", "[64]",
+            "toy.json: 'efficiency.matmul[1]' must be a pair [smallest GEMM dimension, fraction of peak]");
+        row("entry of three", "[1048576, 0.4]", "[1048576, 0.4, 1]",
+            "toy.json: 'efficiency.memory[1]' must be a pair [bytes moved, fraction of HBM bandwidth]");
+        row("entry an object", "[64, 0.3]", R"({"x": 64, "efficiency": 0.3})",
+            "toy.json: 'efficiency.matmul[1]' must be a pair [smallest GEMM dimension, fraction of peak]");
+        row("zero dimension", "[16, 0.1]", "[0, 0.1]",
+            "toy.json: 'efficiency.matmul[0]': the smallest GEMM dimension must be a positive number");
+        row("negative bytes", "[65536, 0.05]", "[-65536, 0.05]",
+            "toy.json: 'efficiency.memory[0]': the bytes moved must be a positive number");
+        row("dimension as text", "[256, 0.6]", R"(["256", 0.6])",
+            "toy.json: 'efficiency.matmul[2]': the smallest GEMM dimension must be a positive number");
+        row("efficiency null", "[256, 0.6]", "[256, null]",
+            "toy.json: 'efficiency.matmul[2]': the efficiency must be a number in (0, 1]");
+        row("zero efficiency", "[256, 0.6]", "[256, 0]",
+            "toy.json: 'efficiency.matmul[2]': the efficiency must be a number in (0, 1]");
+        row("negative efficiency", "[65536, 0.05]", "[65536, -0.05]",
+            "toy.json: 'efficiency.memory[0]': the efficiency must be a number in (0, 1]");
+        row("efficiency above one", "[1024, 0.8]", "[1024, 1.2]",
+            "toy.json: 'efficiency.matmul[3]': the efficiency must be a number in (0, 1]");
+        row("efficiency as a percentage", "[268435456, 0.9]", "[268435456, 90]",
+            "toy.json: 'efficiency.memory[2]': the efficiency must be a number in (0, 1]");
+        row("repeated dimension", "[256, 0.6]", "[64, 0.6]",
+            "toy.json: 'efficiency.matmul[2]': the sizes must increase strictly (64 follows 64)");
+        row("decreasing bytes", "[1048576, 0.4]", "[1000, 0.4]",
+            "toy.json: 'efficiency.memory[1]': the sizes must increase strictly (1000 follows 65536)");
+        row("citation of an unknown table", R"("what": "peak_flops_per_s, memory_bytes")",
+            R"("what": "peak_flops_per_s, efficiency.gemm")",
+            "toy.json: 'citations[0].what' names 'efficiency.gemm', which is not a figure of the format "
+            "(e.g. memory_bytes, peak_flops_per_s.bf16, fast_link.latency_s)");
+    }
+    void badEfficiencyTablesAreRefused() {
+        QFETCH(QString, from);
+        QFETCH(QString, to);
+        QFETCH(QString, message);
+        const auto r =
+            parseHardware(replaced(kToyEfficiency, from.toStdString(), to.toStdString()), "toy.json");
+        QVERIFY(!r.ok());
+        QCOMPARE(r.diagnostics().front().code, std::string("hardware.parse"));
+        QCOMPARE(firstMessage(r.diagnostics()), message.toStdString());
+    }
+
+    void tooManyEfficiencyEntriesAreRefused() {
+        std::string entries;
+        for (int i = 1; i <= 65; ++i) entries += (i > 1 ? ", [" : "[") + std::to_string(i) + ", 0.5]";
+        const std::string text = replaced(kToyEfficiency, "[[16, 0.1], [64, 0.3], [256, 0.6], [1024, 0.8]]",
+                                          "[" + entries + "]");
+        const auto r = parseHardware(text, "toy.json");
+        QVERIFY(!r.ok());
+        QCOMPARE(firstMessage(r.diagnostics()),
+                 std::string("toy.json: 'efficiency.matmul' must be an array of 1 to 64 [smallest GEMM "
+                             "dimension, fraction of peak] pairs"));
+        // 64 is allowed.
+        const std::string fits = replaced(text, ", [65, 0.5]", "");
+        const auto ok = parseHardware(fits, "toy.json");
+        QVERIFY2(ok.ok(), ok.errorMessage().c_str());
+        QCOMPARE(ok->efficiency->matmul.points.size(), std::size_t{64});
     }
 
     // --- meshes ---

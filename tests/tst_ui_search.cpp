@@ -203,6 +203,7 @@ private slots:
         // anyway).
         search::SearchOptions options = quick(0.5);
         options.seedWithExperts = false;
+        newBest.clear();  // the bests of the unrecorded search above are not in the file
         QVERIFY(runner.start(demo_, start, options, path));
         QVERIFY(waitIdle(runner));
         QVERIFY2(failed.isEmpty(), failed.isEmpty() ? "" : qPrintable(failed.first().first().toString()));

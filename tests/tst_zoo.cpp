@@ -103,7 +103,29 @@ private slots:
         const double error = std::abs(count - p->publishedParameters) / p->publishedParameters;
         qInfo("%-14s %16.0f parameters, published %.4g (%s): %+.3f%%", p->name.c_str(), count, p->publishedParameters,
               p->source.c_str(), 100.0 * (count - p->publishedParameters) / p->publishedParameters);
-        QVERIFY2(error <= 0.01, qPrintable(QString("off by %1%").arg(100 * error)));
+        // Published sizes are within 1%, except a model's name rounded further than that: Megatron-LM's "1.7B"
+        // is the 1.754 B model (d_ff = 4 x hidden, learned positions, untied output layer; calibrationPresetCounts).
+        const double tolerance = p->name == "megatron-1.7b" ? 0.035 : 0.01;
+        QVERIFY2(error <= tolerance, qPrintable(QString("off by %1%").arg(100 * error)));
+    }
+
+    // The calibration runs' models (resources/calibration/published_runs.json), counted from their architecture:
+    // 12·h² + 13·h per layer, token and position embeddings, final norm, and the output layer when untied.
+    void calibrationPresetCounts() {
+        auto gpt = [](std::int64_t layers, std::int64_t h, std::int64_t seq, std::int64_t vocab, bool tied) {
+            return layers * (12 * h * h + 13 * h) + vocab * h + seq * h + 2 * h + (tied ? 0 : h * vocab);
+        };
+        QCOMPARE(computeStatistics(buildModel("korthikanti-22b")).parameterCount, gpt(48, 6144, 2048, 51200, true));
+        QCOMPARE(gpt(48, 6144, 2048, 51200, true), std::int64_t{22074273792});
+        QCOMPARE(computeStatistics(buildModel("megatron-1.7b")).parameterCount, gpt(24, 2048, 4096, 131072, false));
+        QCOMPARE(gpt(24, 2048, 4096, 131072, false), std::int64_t{1753862144});
+        QCOMPARE(computeStatistics(buildModel("megatron-7.1b")).parameterCount, gpt(30, 4096, 4096, 131072, false));
+        QCOMPARE(computeStatistics(buildModel("megatron-16b")).parameterCount, gpt(32, 6144, 4096, 131072, false));
+        QCOMPARE(computeStatistics(buildModel("megatron-70b")).parameterCount, gpt(84, 8192, 4096, 131072, false));
+        QCOMPARE(computeStatistics(buildModel("megatron-177b")).parameterCount, gpt(96, 12288, 4096, 131072, false));
+        QCOMPARE(gpt(96, 12288, 4096, 131072, false), std::int64_t{177233092608});
+        // TorchTitan's Llama 3.1 8B has Llama 3 8B's shapes (only the rotary scaling differs, which costs nothing).
+        QCOMPARE(computeStatistics(buildModel("llama3-8b:seq=8192")).parameterCount, std::int64_t{8030261248});
     }
 
     // Exact counts from the architectures, pinned so a change to a block shows up.

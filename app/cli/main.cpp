@@ -22,6 +22,12 @@
 #include "shardscope/train/training_step.h"
 #include "shardscope/zoo/zoo.h"
 
+namespace cli {
+// calibrate.cpp: the `calibrate` command; its options live in the subcommand it adds.
+CLI::App* addCalibrateCommand(CLI::App& app);
+int calibrate(const CLI::App& command);
+}  // namespace cli
+
 namespace {
 
 using cli::report;
@@ -228,6 +234,12 @@ int main(int argc, char** argv) {
             ->capture_default_str();
         command->add_option("--hardware", problem.hardware, "hardware profile: h100, h200, a100, tpu-v4, tpu-v5e, tpu-v5p, or a profile .json file")
             ->capture_default_str();
+        command->add_option("--fusion", problem.fusion, "how ops become kernels: xla (producer-consumer fusion) or none (one kernel per op)")
+            ->check(CLI::IsMember({"xla", "none"}))
+            ->capture_default_str();
+        command->add_option("--attention", problem.attention, "attention priced as a flash-attention kernel (fused) or as its ops (materialized)")
+            ->check(CLI::IsMember({"fused", "materialized"}))
+            ->capture_default_str();
         command->add_option("--efficiency", problem.cost.efficiency, "fraction of peak FLOP/s and HBM bandwidth reached")->capture_default_str();
         command->add_option("--launch", problem.cost.launchTime, "per-op launch time, seconds")->capture_default_str();
         command->add_option("--overlap", problem.cost.overlap, "fraction of collective time hidden by compute")->capture_default_str();
@@ -312,6 +324,8 @@ int main(int argc, char** argv) {
     auto* zooCommand = app.add_subcommand("zoo", "list the built-in model families, their options and presets");
     zooCommand->add_flag("--json", json, "machine-readable output");
 
+    auto* calibrateCommand = cli::addCalibrateCommand(app);
+
     // CLI11 would only say that a subcommand is required; name the word it did not know instead.
     if (argc > 1 && argv[1][0] != '-') {
         const std::string command = argv[1];
@@ -319,7 +333,7 @@ int main(int argc, char** argv) {
         for (const auto* sub : app.get_subcommands({})) known = known || sub->get_name() == command;
         if (!known) {
             std::cerr << "shardscope-cli: error: unknown command '" << command
-                      << "' (commands: info, print, analyze, evaluate, search, plans, compare, label, rules, export, simulate, zoo; run with --help for usage)\n";
+                      << "' (commands: info, print, analyze, evaluate, search, plans, compare, label, rules, export, simulate, zoo, calibrate; run with --help for usage)\n";
             return 2;
         }
     }
@@ -350,5 +364,6 @@ int main(int argc, char** argv) {
     if (*simulateCommand)
         return cli::simulate(source, options, training, problem, planArgument, simulateSeed, simulateIntegers, simulateTolerance, json);
     if (*zooCommand) return listZoo(json);
+    if (*calibrateCommand) return cli::calibrate(*calibrateCommand);
     return 2;
 }

@@ -150,6 +150,9 @@ ProblemSpec specOf(const std::string& source, const import::ImportOptions& optio
     spec.mesh = flags.mesh;
     spec.hardware = flags.hardware;
     spec.cost = flags.cost;
+    // CLI11 checked both against their lists.
+    spec.cost.fusion = cost::parseFusion(flags.fusion).value_or(cost::Fusion::Xla);
+    spec.cost.attention = cost::parseAttention(flags.attention).value_or(cost::Attention::Fused);
     return spec;
 }
 

@@ -89,7 +89,12 @@ std::string problemSpecJson(const Problem& problem) {
         {"mesh", nlohmann::json::parse(mesh::toJson(problem.mesh))},
         {"hardware", nlohmann::json::parse(mesh::toJson(problem.hardware))},
         {"cost",
-         {{"efficiency", s.cost.efficiency}, {"launch_s", s.cost.launchTime}, {"overlap", s.cost.overlap}, {"memory_reserve", s.cost.memoryReserve}}},
+         {{"fusion", std::string(cost::toString(s.cost.fusion))},
+          {"attention", std::string(cost::toString(s.cost.attention))},
+          {"efficiency", s.cost.efficiency},
+          {"launch_s", s.cost.launchTime},
+          {"overlap", s.cost.overlap},
+          {"memory_reserve", s.cost.memoryReserve}}},
     };
     // A file path need not be UTF-8 (Linux allows any bytes); JSON must be: replace such bytes with U+FFFD rather
     // than throw (the workspace keeps the model's bytes, so the path is only a reminder of where it came from).
@@ -124,6 +129,12 @@ Result<ProblemSpec> parseProblemSpec(std::string_view text, std::string_view ori
         s.cost.launchTime = c.value("launch_s", s.cost.launchTime);
         s.cost.overlap = c.value("overlap", s.cost.overlap);
         s.cost.memoryReserve = c.value("memory_reserve", s.cost.memoryReserve);
+        // Sessions written before fusion and fused attention were priced without them.
+        const std::string fusion = c.value("fusion", "none"), attention = c.value("attention", "materialized");
+        if (auto f = cost::parseFusion(fusion)) s.cost.fusion = *f;
+        else return makeError("problem.format", where + ": unknown fusion \"" + fusion + "\" (xla, none)");
+        if (auto a = cost::parseAttention(attention)) s.cost.attention = *a;
+        else return makeError("problem.format", where + ": unknown attention \"" + attention + "\" (fused, materialized)");
     } catch (const nlohmann::json::exception& e) {
         return makeError("problem.format", where + ": " + e.what());
     }

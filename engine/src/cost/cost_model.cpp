@@ -5,6 +5,7 @@
 #include <cmath>
 #include <unordered_set>
 
+#include "cost/kernels.h"
 #include "shardscope/ir/statistics.h"
 
 namespace shardscope::cost {
@@ -24,6 +25,19 @@ std::string_view toString(CollectiveKind kind) {
         case CollectiveKind::CollectivePermute: return "collective-permute";
     }
     return "?";
+}
+
+std::string_view toString(Fusion fusion) { return fusion == Fusion::Xla ? "xla" : "none"; }
+std::string_view toString(Attention attention) { return attention == Attention::Fused ? "fused" : "materialized"; }
+std::optional<Fusion> parseFusion(std::string_view text) {
+    if (text == "xla") return Fusion::Xla;
+    if (text == "none") return Fusion::None;
+    return std::nullopt;
+}
+std::optional<Attention> parseAttention(std::string_view text) {
+    if (text == "fused") return Attention::Fused;
+    if (text == "materialized") return Attention::Materialized;
+    return std::nullopt;
 }
 
 namespace {
@@ -112,7 +126,7 @@ struct CostModel::Data {
     std::vector<std::int32_t> lastUse;                 // body index of the last top-level use, -1 when unused
     std::vector<char> topLevel;                        // value of the function body (not inside a region)
     std::vector<char> output, donated;                 // a function result; an argument a result is donated to
-    std::vector<char> materialized;                    // takes memory (broadcasts and iotas do not, see rematerialized)
+    detail::KernelPlan kernels;                        // which ops run together and which values take memory
     std::vector<double> fullBytes;
     std::vector<ValueId> modelStateValues[3];          // parameters, gradients, optimizer states
     double totalFlops = 0;
@@ -132,7 +146,6 @@ struct CostModel::Data {
         topLevel.assign(nv, 0);
         output.assign(nv, 0);
         donated.assign(nv, 0);
-        materialized.assign(nv, 1);
         fullBytes.assign(nv, 0);
         for (std::size_t v = 0; v < nv; ++v) {
             fullBytes[v] = static_cast<double>(g.values[v].type.bytes());
@@ -249,15 +262,23 @@ struct CostModel::Data {
             };
             nested(nested, op);
         }
-        // Broadcasts and iotas are recomputed where they are used: their operands live on in their place.
-        for (std::size_t i = g.body.size(); i-- > 0;) {
+        std::vector<char> freeOp(ops.size()), transparentOp(ops.size());
+        for (std::size_t i = 0; i < ops.size(); ++i) {
             const ir::Op& op = g.op(g.body[i]);
-            if (!rematerialized(op.kind) && !shardingConstraint(op)) continue;
-            for (ValueId r : op.results) {
-                materialized[r.index] = 0;
-                for (ValueId o : op.operands) lastUse[o.index] = std::max(lastUse[o.index], lastUse[r.index]);
-            }
+            freeOp[i] = ops[i].free;
+            const bool bitcast = op.kind == ir::OpKind::Reshape || op.kind == ir::OpKind::BitcastConvert || op.kind == ir::OpKind::OptimizationBarrier;
+            transparentOp[i] = rematerialized(op.kind) || shardingConstraint(op) || (options.fusion == Fusion::Xla && bitcast);
         }
+        detail::KernelInputs in;
+        in.graph = &g;
+        in.producer = &producer;
+        in.lastUse = &lastUse;
+        in.output = &output;
+        in.donated = &donated;
+        in.topLevel = &topLevel;
+        in.freeOp = &freeOp;
+        in.transparentOp = &transparentOp;
+        kernels = detail::planKernels(in, options.fusion, options.attention);
         groupLinks.resize(std::size_t{1} << mesh.axes.size());
         for (std::size_t m = 0; m < groupLinks.size(); ++m) groupLinks[m] = mesh::groupLink(mesh, static_cast<std::uint32_t>(m));
     }
@@ -309,6 +330,8 @@ const mesh::Mesh& CostModel::mesh() const { return data_->mesh; }
 const mesh::HardwareProfile& CostModel::hardware() const { return data_->hardware; }
 const CostOptions& CostModel::options() const { return data_->options; }
 const plan::PlanContext& CostModel::planContext() const { return data_->planContext; }
+bool CostModel::takesMemory(ir::ValueId value) const { return data_->topLevel[value.index] && data_->kernels.stored[value.index]; }
+std::size_t CostModel::fusedAttentions() const { return data_->kernels.attentionKernels; }
 double CostModel::lowerBoundTime() const {
     const double peak = data_->hardware.peak(ir::ElementType::BF16);
     return data_->totalFlops / (data_->devices((1u << data_->mesh.axes.size()) - 1) * (peak > 0 ? peak : 1));
@@ -662,11 +685,10 @@ struct Evaluator::State {
         // Collectives in program order, each op's lazily reduced results after its own collectives; an operand
         // reshard another op already made (same value, same layout) is not made again.
         shared.clear();
+        kernelTimes();
         for (std::size_t i = 0; i < d->ops.size(); ++i) {
             const OpInfo& info = d->ops[i];
             const OpRecord& rec = record(i);
-            e.computeTime += rec.execution.computeTime;
-            e.opComputeTime[i] = rec.execution.computeTime;
             for (std::size_t k = 0; k < rec.collectives.size(); ++k) {
                 if (rec.shareKeys[k] && !shared.insert(rec.shareKeys[k]).second) continue;
                 e.collectives.push_back(rec.collectives[k]);
@@ -685,12 +707,39 @@ struct Evaluator::State {
         memory();
     }
 
+    // Each kernel's time, charged to the op that launches it (its last). A kernel of one op keeps the op's own
+    // price; a fused one reads its inputs and writes its outputs once.
+    void kernelTimes() {
+        const auto& hw = d->hardware;
+        const auto& options = d->options;
+        Evaluation& e = evaluation;
+        std::fill(e.opComputeTime.begin(), e.opComputeTime.end(), 0.0);
+        for (const auto& kernel : d->kernels.kernels) {
+            double time = 0;
+            if (kernel.kind == detail::KernelKind::Op) {
+                for (std::uint32_t i : kernel.ops) time += record(i).execution.computeTime;
+            } else {
+                double flops = 0, bytes = 0;
+                for (std::uint32_t i : kernel.ops) flops += record(i).execution.flops;
+                if (kernel.recomputedOp >= 0) flops += record(static_cast<std::size_t>(kernel.recomputedOp)).execution.flops;
+                for (ValueId v : kernel.reads) bytes += localBytes[v.index];
+                for (ValueId v : kernel.writes) bytes += localBytes[v.index];
+                const double peak = hw.peak(d->ops[kernel.ops.front()].element);
+                const double flopTime = peak > 0 ? flops / (peak * options.efficiency) : 0;
+                const double memTime = hw.hbmBandwidth > 0 ? bytes / (hw.hbmBandwidth * options.efficiency) : 0;
+                time = std::max(flopTime, memTime) + options.launchTime;
+            }
+            e.opComputeTime[kernel.ops.back()] = time;
+            e.computeTime += time;
+        }
+    }
+
     // The top-level ops during which value v is live (from its producer to its last use, DESIGN.md §5), and its
     // memory category (0 parameters, 1 gradients, 2 optimizer state, 3 activations).
     std::pair<std::int32_t, std::int32_t> lifetime(std::size_t v) const {
         const std::int32_t end = static_cast<std::int32_t>(d->ops.size()) - 1;
         std::int32_t from = d->producer[v] < 0 ? 0 : d->producer[v];
-        std::int32_t to = d->lastUse[v];
+        std::int32_t to = d->kernels.lastUse[v];
         if (d->producer[v] < 0 && !d->donated[v]) to = end;  // arguments live the whole step unless donated
         if (d->output[v]) to = end;
         return {from, std::max(from, to)};
@@ -707,7 +756,7 @@ struct Evaluator::State {
     MemoryBreakdown liveAt(std::size_t i) const {
         std::array<double, 5> live{};
         for (std::size_t v = 0; v < d->graph->values.size(); ++v) {
-            if (!d->topLevel[v] || !d->materialized[v]) continue;
+            if (!d->topLevel[v] || !d->kernels.stored[v]) continue;
             const auto [from, to] = lifetime(v);
             if (static_cast<std::int32_t>(i) >= from && static_cast<std::int32_t>(i) <= to) live[static_cast<std::size_t>(category(v))] += localBytes[v];
         }
@@ -721,7 +770,7 @@ struct Evaluator::State {
         // Categories: 0 parameters, 1 gradients, 2 optimizer state, 3 activations, 4 temporaries.
         delta.assign(n + 1, std::array<double, 5>{});
         for (std::size_t v = 0; v < g.values.size(); ++v) {
-            if (!d->topLevel[v] || !d->materialized[v] || n == 0) continue;
+            if (!d->topLevel[v] || !d->kernels.stored[v] || n == 0) continue;
             const auto [from, to] = lifetime(v);
             const int c = category(v);
             delta[static_cast<std::size_t>(from)][static_cast<std::size_t>(c)] += localBytes[v];

@@ -1,8 +1,11 @@
 #include "shardscope/mesh/hardware.h"
 
 #include <algorithm>
+#include <array>
 #include <cctype>
 #include <cerrno>
+#include <charconv>
+#include <cmath>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -23,6 +26,34 @@ namespace {
 constexpr std::string_view kFormat = "shardscope-hardware";
 constexpr std::int64_t kVersion = 1;
 const std::string kParseCode = "hardware.parse";
+constexpr std::size_t kMaxEfficiencyPoints = 64;
+
+// What an efficiency table's entries are, for messages.
+struct TableWords {
+    const char* key;   // "matmul"
+    const char* size;  // "smallest GEMM dimension"
+    const char* of;    // "peak"
+};
+constexpr TableWords kMatmulWords{"matmul", "smallest GEMM dimension", "peak"};
+constexpr TableWords kMemoryWords{"memory", "bytes moved", "HBM bandwidth"};
+
+// The shortest text that reads back as `value` ("64", "0.275", "1e+06").
+std::string shortest(double value) {
+    std::array<char, 32> buffer{};
+    const auto [end, error] = std::to_chars(buffer.data(), buffer.data() + buffer.size(), value);
+    return error == std::errc{} ? std::string(buffer.data(), end) : std::to_string(value);
+}
+
+// defaultEfficiency(), tabulated from the formulas in hardware.h.
+EfficiencyTables makeDefaultEfficiency() {
+    EfficiencyTables t;
+    auto tile = [](double d) { return d < 128 ? d / 192 : d / (d + 64); };
+    for (double d = 1; d <= 2048; d *= 2)
+        t.matmul.points.push_back({d, 0.7 * tile(d) / tile(2048)});
+    for (double bytes = 65536; bytes <= 1073741824; bytes *= 4)
+        t.memory.points.push_back({bytes, 0.7 * bytes / (bytes + 2.1e6)});
+    return t;
+}
 
 std::string lower(std::string_view text) {
     std::string out(text);
@@ -61,7 +92,10 @@ bool isFigurePath(const std::string& path) {
                                          "fast_link.latency_s",
                                          "slow_link",
                                          "slow_link.bandwidth_bytes_per_s",
-                                         "slow_link.latency_s"};
+                                         "slow_link.latency_s",
+                                         "efficiency",
+                                         "efficiency.matmul",
+                                         "efficiency.memory"};
     for (const char* p : kPaths)
         if (path == p) return true;
     const std::string peakPrefix = "peak_flops_per_s.";
@@ -80,7 +114,7 @@ public:
         if (auto unknown =
                 detail::unknownKey(doc, {"format", "version", "id", "display_name", "peak_flops_per_s",
                                          "hbm_bandwidth_bytes_per_s", "memory_bytes", "devices_per_domain",
-                                         "fast_link", "slow_link", "citations"}))
+                                         "fast_link", "slow_link", "efficiency", "citations"}))
             return fail("unknown key '" + *unknown + "'");
         if (detail::stringAt(doc, "format") != std::string(kFormat))
             return fail("'format' must be \"" + std::string(kFormat) + "\"");
@@ -101,6 +135,7 @@ public:
         p.devicesPerDomain = *domain;
         if (!link(doc, "fast_link", p.fastLink, p.fastLinkName)) return error();
         if (!link(doc, "slow_link", p.slowLink, p.slowLinkName)) return error();
+        if (!efficiency(doc, p.efficiency)) return error();
         if (!citations(doc, p.citations)) return error();
         return p;
     }
@@ -184,6 +219,65 @@ private:
         return true;
     }
 
+    // The optional "efficiency" object: both tables, each checked entry by entry.
+    bool efficiency(const nlohmann::json& doc, std::optional<EfficiencyTables>& out) {
+        const auto it = doc.find("efficiency");
+        if (it == doc.end()) return true;
+        if (!it->is_object()) {
+            fail("'efficiency' must be an object with a \"matmul\" and a \"memory\" table");
+            return false;
+        }
+        if (auto unknown = detail::unknownKey(*it, {"matmul", "memory"})) {
+            fail("unknown key 'efficiency." + *unknown + "'");
+            return false;
+        }
+        EfficiencyTables tables;
+        if (!curve(*it, kMatmulWords, tables.matmul) || !curve(*it, kMemoryWords, tables.memory))
+            return false;
+        out = std::move(tables);
+        return true;
+    }
+
+    bool curve(const nlohmann::json& object, const TableWords& words, EfficiencyCurve& out) {
+        const std::string path = std::string("efficiency.") + words.key;
+        const auto it = object.find(words.key);
+        if (it == object.end() || !it->is_array() || it->empty() || it->size() > kMaxEfficiencyPoints) {
+            fail("'" + path + "' must be an array of 1 to " + std::to_string(kMaxEfficiencyPoints) + " [" +
+                 words.size + ", fraction of " + words.of + "] pairs");
+            return false;
+        }
+        for (std::size_t i = 0; i < it->size(); ++i) {
+            const nlohmann::json& entry = (*it)[i];
+            const std::string where = "'" + path + "[" + std::to_string(i) + "]'";
+            if (!entry.is_array() || entry.size() != 2) {
+                fail(where + " must be a pair [" + words.size + ", fraction of " + words.of + "]");
+                return false;
+            }
+            auto finite = [](const nlohmann::json& v) -> std::optional<double> {
+                if (!v.is_number()) return std::nullopt;
+                const double d = v.get<double>();
+                return std::isfinite(d) ? std::optional<double>(d) : std::nullopt;
+            };
+            const auto x = finite(entry[0]);
+            if (!x || !(*x > 0)) {
+                fail(where + ": the " + words.size + " must be a positive number");
+                return false;
+            }
+            const auto fraction = finite(entry[1]);
+            if (!fraction || !(*fraction > 0) || *fraction > 1) {
+                fail(where + ": the efficiency must be a number in (0, 1]");
+                return false;
+            }
+            if (!out.points.empty() && !(*x > out.points.back().x)) {
+                fail(where + ": the sizes must increase strictly (" + shortest(*x) + " follows " +
+                     shortest(out.points.back().x) + ")");
+                return false;
+            }
+            out.points.push_back({*x, *fraction});
+        }
+        return true;
+    }
+
     bool citations(const nlohmann::json& doc, std::vector<Citation>& out) {
         const auto it = doc.find("citations");
         if (it == doc.end()) return true;
@@ -237,6 +331,12 @@ nlohmann::ordered_json linkJson(const std::string& name, const Link& link) {
     j["bandwidth_bytes_per_s"] = link.bandwidth;
     j["latency_s"] = link.latency;
     return j;
+}
+
+nlohmann::ordered_json curveJson(const EfficiencyCurve& curve) {
+    nlohmann::ordered_json points = nlohmann::ordered_json::array();
+    for (const auto& p : curve.points) points.push_back(nlohmann::ordered_json::array({p.x, p.efficiency}));
+    return points;
 }
 
 std::string builtinIds() {
@@ -293,6 +393,37 @@ double HardwareProfile::peak(ir::ElementType type) const {
     return smallest;
 }
 
+double EfficiencyCurve::at(double x) const {
+    if (points.empty()) return 1;
+    if (!(x > points.front().x)) return points.front().efficiency;
+    for (std::size_t i = 1; i < points.size(); ++i) {
+        const EfficiencyPoint& hi = points[i];
+        if (x < hi.x) {
+            const EfficiencyPoint& lo = points[i - 1];
+            const double t = std::log2(x / lo.x) / std::log2(hi.x / lo.x);
+            return lo.efficiency + t * (hi.efficiency - lo.efficiency);
+        }
+    }
+    return points.back().efficiency;
+}
+
+const EfficiencyTables& defaultEfficiency() {
+    static const EfficiencyTables tables = makeDefaultEfficiency();
+    return tables;
+}
+
+const EfficiencyTables& HardwareProfile::efficiencyTables() const {
+    return efficiency ? *efficiency : defaultEfficiency();
+}
+
+double HardwareProfile::matmulEfficiency(double m, double n, double k) const {
+    return efficiencyTables().matmul.at(std::min({m, n, k}));
+}
+
+double HardwareProfile::memoryEfficiency(double bytes) const {
+    return efficiencyTables().memory.at(bytes);
+}
+
 const std::vector<HardwareProfile>& builtinHardware() {
     static const std::vector<HardwareProfile> profiles = [] {
         std::vector<HardwareProfile> out;
@@ -347,6 +478,12 @@ std::string toJson(const HardwareProfile& p) {
     j["devices_per_domain"] = p.devicesPerDomain;
     j["fast_link"] = linkJson(p.fastLinkName, p.fastLink);
     j["slow_link"] = linkJson(p.slowLinkName, p.slowLink);
+    if (p.efficiency) {
+        nlohmann::ordered_json tables;
+        tables["matmul"] = curveJson(p.efficiency->matmul);
+        tables["memory"] = curveJson(p.efficiency->memory);
+        j["efficiency"] = std::move(tables);
+    }
     nlohmann::ordered_json citations = nlohmann::ordered_json::array();
     for (const auto& c : p.citations) {
         nlohmann::ordered_json entry;
@@ -367,6 +504,10 @@ std::vector<std::string> uncitedFigures(const HardwareProfile& p) {
                           "fast_link.bandwidth_bytes_per_s", "fast_link.latency_s",
                           "slow_link.bandwidth_bytes_per_s", "slow_link.latency_s"})
         figures.emplace_back(f);
+    if (p.efficiency) {
+        figures.emplace_back("efficiency.matmul");
+        figures.emplace_back("efficiency.memory");
+    }
     std::vector<std::string> cited;
     for (const auto& c : p.citations)
         for (auto& item : splitWhat(c.what)) cited.push_back(std::move(item));

@@ -161,6 +161,22 @@ const std::vector<Preset>& presets() {
          "OpenAI gpt-2 release, checkpoint '1558M' (Radford et al. 2019)", "GPT-2 XL"},
         {"gpt3-175b", "gpt", "layers=96,d_model=12288,heads=96,seq=2048,vocab=50257", 175.0e9,
          "Brown et al. 2020, Language Models are Few-Shot Learners, Table 2.1", "GPT-3 175B"},
+        // The calibration runs' models (resources/calibration/published_runs.json). Korthikanti et al. trained with
+        // Megatron-LM's tied embedding; the Megatron-Core weak-scaling GPTs untie it (their published sizes count
+        // the output layer: 7.13 B, 16.1 B, 69.8 B, 177.2 B; "1.7B" is the 1.754 B model's name, truncated).
+        {"korthikanti-22b", "gpt", "layers=48,d_model=6144,heads=64,seq=2048,vocab=51200", 22e9,
+         "Korthikanti et al. 2022, Reducing Activation Recomputation in Large Transformer Models, Table 3 (22B)",
+         "GPT 22B of Korthikanti et al. (Megatron-LM, A100)"},
+        {"megatron-1.7b", "gpt", "layers=24,d_model=2048,heads=16,seq=4096,vocab=131072,tied=false", 1.7e9,
+         "Megatron-LM README, weak-scaling model table on H100 (1.7B)", "Megatron-Core weak-scaling GPT 1.7B"},
+        {"megatron-7.1b", "gpt", "layers=30,d_model=4096,heads=32,seq=4096,vocab=131072,tied=false", 7.1e9,
+         "Megatron-LM README, weak-scaling model table on H100 (7.1B)", "Megatron-Core weak-scaling GPT 7.1B"},
+        {"megatron-16b", "gpt", "layers=32,d_model=6144,heads=48,seq=4096,vocab=131072,tied=false", 16e9,
+         "Megatron-LM README, weak-scaling model table on H100 (16B)", "Megatron-Core weak-scaling GPT 16B"},
+        {"megatron-70b", "gpt", "layers=84,d_model=8192,heads=64,seq=4096,vocab=131072,tied=false", 70e9,
+         "Megatron-LM README, weak-scaling model table on H100 (70B)", "Megatron-Core weak-scaling GPT 70B"},
+        {"megatron-177b", "gpt", "layers=96,d_model=12288,heads=96,seq=4096,vocab=131072,tied=false", 177e9,
+         "Megatron-LM README, weak-scaling model table on H100 (177B)", "Megatron-Core weak-scaling GPT 177B"},
         {"llama3-8b", "llama",
          "layers=32,d_model=4096,heads=32,kv_heads=8,d_ff=14336,vocab=128256,rope_theta=500000", 8.03e9,
          "Meta Llama 3 model card (meta-llama/Meta-Llama-3-8B: 8.03B parameters)", "Llama 3 8B"},

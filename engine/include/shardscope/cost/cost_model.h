@@ -17,13 +17,15 @@
 //   op that holds the region); arguments live the whole step unless a result is donated to them, then until
 //   their last use; results live to the end. Temporaries (resharded operands, results before their reduction)
 //   live for their op.
-// - Broadcasts and iotas are fused into their consumers, as XLA does: they take no memory and no time, and the
-//   operand of a broadcast lives until the broadcast's last use instead. Other elementwise chains are not
-//   fused: every intermediate the backward pass uses stays live (the README compares this with Korthikanti et al.).
+// - Ops run as kernels (CostOptions::fusion, ::attention; the rules are in engine/src/cost/kernels.h): a fused
+//   kernel reads its stored inputs and writes its stored outputs once and takes
+//   max(FLOPs / (peak·eff), bytes / (HBM·eff)) + one launch; only stored values take memory. Broadcasts and
+//   iotas are always folded into their users: their operands live on in their place.
 #pragma once
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -35,7 +37,19 @@
 
 namespace shardscope::cost {
 
+// How ops become kernels (engine/src/cost/kernels.h states the rules): XLA's producer-consumer fusion with
+// recomputation of cheap values, or one kernel per op with every value stored (the model before fusion).
+enum class Fusion : std::uint8_t { Xla, None };
+// Scaled-dot-product attention priced as a flash-attention kernel, or as the ops of the graph.
+enum class Attention : std::uint8_t { Fused, Materialized };
+std::string_view toString(Fusion fusion);        // "xla", "none"
+std::string_view toString(Attention attention);  // "fused", "materialized"
+std::optional<Fusion> parseFusion(std::string_view text);
+std::optional<Attention> parseAttention(std::string_view text);
+
 struct CostOptions {
+    Fusion fusion = Fusion::Xla;
+    Attention attention = Attention::Fused;
     double efficiency = 0.7;     // fraction of peak FLOP/s and HBM bandwidth an op reaches
     double launchTime = 5e-6;    // per op, seconds
     double overlap = 0.0;        // fraction of collective time hidden behind compute
@@ -126,6 +140,10 @@ public:
     const plan::PlanContext& planContext() const;
     // FLOPs of one step divided by (devices × peak): the lower bound of DESIGN.md §6's reward.
     double lowerBoundTime() const;
+    // Whether a value takes memory of its own (kernels.h: fusion outputs, kernel results, arguments), and the
+    // attentions priced as flash-attention kernels.
+    bool takesMemory(ir::ValueId value) const;
+    std::size_t fusedAttentions() const;
 
     struct Data;
     const Data& data() const { return *data_; }

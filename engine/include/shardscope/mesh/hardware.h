@@ -13,16 +13,32 @@
 //     "devices_per_domain": 8,
 //     "fast_link": {"name": "NVLink 4", "bandwidth_bytes_per_s": 450e9, "latency_s": 2e-6},
 //     "slow_link": {"name": "InfiniBand NDR", "bandwidth_bytes_per_s": 50e9, "latency_s": 8e-6},
+//     "efficiency": {                               // optional: defaultEfficiency() when absent
+//       "matmul": [[1, 0.00431], ..., [64, 0.276], [128, 0.552], ..., [2048, 0.803]],  // [min(m,n,k), eff]
+//       "memory": [[65536, 0.0191], ..., [1073741824, 0.897]]                          // [bytes, eff]
+//     },
 //     "citations": [{"what": "memory_bytes, hbm_bandwidth_bytes_per_s", "source": "https://...", "note":
 //     "..."}]
 //   }
 //
-// Every key is required except "citations" and a citation's "note"; keys starting with '_' are comments and
-// are ignored; any other unknown key is an error (it is usually a misspelt one).
+// Every key is required except "efficiency", "citations" and a citation's "note"; keys starting with '_'
+// are comments and are ignored; any other unknown key is an error (it is usually a misspelt one).
+//
+// "efficiency" holds two curves of the fraction of peak a kernel reaches, as [size, fraction] pairs:
+//  - "matmul": size = the smallest of a dot's local m (rows, every batch dimension folded in), n (columns)
+//    and k (contraction); the fraction applies to peak(dtype). Small or skinny GEMMs reach less of peak
+//    (tile quantization, pipeline fill); the curve is written for the other two dimensions being large.
+//  - "memory": size = bytes the kernel reads and writes in HBM; the fraction applies to
+//    hbm_bandwidth_bytes_per_s (small transfers do not cover the memory latency and ramp).
+// Between two entries the fraction is linear in log2(size); below the first and above the last entry it
+// stays at that entry's value. Each table has 1 to 64 entries; each entry is a pair of finite numbers,
+// size > 0 strictly increasing, fraction in (0, 1]. A citation whose `what` names "efficiency" covers both
+// tables, "efficiency.matmul" or "efficiency.memory" one of them.
 #pragma once
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -50,6 +66,42 @@ struct Citation {
     friend bool operator==(const Citation&, const Citation&) = default;
 };
 
+// One entry of an efficiency curve: a kernel of size `x` reaches `efficiency` of the peak.
+struct EfficiencyPoint {
+    double x = 0;           // matmul: smallest local GEMM dimension; memory: bytes moved
+    double efficiency = 0;  // fraction of peak, in (0, 1]
+    friend bool operator==(const EfficiencyPoint&, const EfficiencyPoint&) = default;
+};
+
+// A curve through its points, piecewise linear in log2(x) and flat beyond both ends.
+struct EfficiencyCurve {
+    std::vector<EfficiencyPoint> points;  // x strictly increasing
+
+    // The fraction at size `x`: the first point's for x at or below the first x (also for x <= 0 or NaN),
+    // the last point's at or above the last x, else interpolated linearly in log2(x) between the two
+    // neighbouring points. 1 when there are no points. Allocates nothing; walks the points once.
+    double at(double x) const;
+
+    friend bool operator==(const EfficiencyCurve&, const EfficiencyCurve&) = default;
+};
+
+struct EfficiencyTables {
+    EfficiencyCurve matmul;  // keyed on min(m, n, k) of the local GEMM
+    EfficiencyCurve memory;  // keyed on the bytes a kernel moves
+    friend bool operator==(const EfficiencyTables&, const EfficiencyTables&) = default;
+};
+
+// The curves of a profile without an "efficiency" key: a generic GPU-like accelerator reaching 0.7 of
+// peak (DESIGN.md §5's former single efficiency) on large GEMMs and large transfers.
+//  - matmul: 0.7 for a smallest dimension of 2048 or more; below, 0.7 · r(d) / r(2048) with
+//    r(d) = d / (d + 64) for d >= 128 (a fixed per-tile pipeline cost of about one 64-deep K block) and
+//    r(d) = d / 192 below 128 (tile quantization: a 128-wide tile does full work for d useful rows, so the
+//    time stops falling). Tabulated at every power of two from 1 to 2048: 0.24 at 64, 0.48 at 128.
+//  - memory: 0.7 · B / (B + 2.1e6): a fixed 1 µs of latency and ramp per kernel at 0.7 · 3 TB/s,
+//    tabulated at 4^8 .. 4^15 bytes (64 KiB .. 1 GiB): 0.23 at 1 MiB, 0.62 at 16 MiB, 0.7 at 1 GiB.
+// The built-in profiles carry their own, cited curves.
+const EfficiencyTables& defaultEfficiency();
+
 struct HardwareProfile {
     std::string id;           // "h100"
     std::string displayName;  // "NVIDIA H100 SXM5 80 GB"
@@ -62,6 +114,7 @@ struct HardwareProfile {
     Link slowLink;                      // InfiniBand / DCN across domains
     std::string fastLinkName;           // "NVLink 4 through NVSwitch"
     std::string slowLinkName;           // "InfiniBand NDR, 400 Gb/s per GPU"
+    std::optional<EfficiencyTables> efficiency;  // the profile's "efficiency"; nullopt: defaultEfficiency()
     std::vector<Citation> citations;
 
     // The peak FLOP/s of an op computing in `type`. A type with its own entry gets it; otherwise:
@@ -75,17 +128,27 @@ struct HardwareProfile {
     // the table is empty.
     double peak(ir::ElementType type) const;
 
+    // The fraction of peak(type) a GEMM with local sizes m (rows, batch dimensions folded in), n (columns)
+    // and k (contraction) reaches: the matmul curve at min(m, n, k). Fast: no allocation, one short walk.
+    double matmulEfficiency(double m, double n, double k) const;
+    // The fraction of hbmBandwidth a kernel moving `bytes` (read plus written) reaches: the memory curve
+    // at `bytes`. Fast: no allocation, one short walk.
+    double memoryEfficiency(double bytes) const;
+    // The tables in effect: `efficiency` when the profile has them, else defaultEfficiency().
+    const EfficiencyTables& efficiencyTables() const;
+
     friend bool operator==(const HardwareProfile&, const HardwareProfile&) = default;
 };
 
-// The profiles under resources/hardware/, parsed once on first use, sorted by id (a100, h100, h200, tpu-v4,
-// tpu-v5e, tpu-v5p). Thread-safe.
+// The profiles under resources/hardware/, parsed once on first use, sorted by id (a100, h100,
+// h100-96gb-500w, h200, tpu-v4, tpu-v5e, tpu-v5p). Thread-safe.
 const std::vector<HardwareProfile>& builtinHardware();
 
 // Parses a profile in the format above. `origin` names the text in errors ("h100.json: 'memory_bytes' must be
-// a positive number"). Checks that every number is finite and positive (latencies may be 0),
-// devices_per_domain a positive integer, every peak key an element type, and every citation's `what` a key
-// path of the format.
+// a positive number", "h100.json: 'efficiency.matmul[2]': the efficiency must be a number in (0, 1]").
+// Checks that every number is finite and positive (latencies may be 0), devices_per_domain a positive
+// integer, every peak key an element type, the efficiency tables as described above, and every citation's
+// `what` a key path of the format.
 Result<HardwareProfile> parseHardware(std::string_view jsonText, std::string_view origin);
 
 // A built-in profile by id, compared case-insensitively ("H100"), or else the profile in the JSON file at
@@ -96,8 +159,9 @@ Result<HardwareProfile> loadHardware(std::string_view idOrPath);
 // returns p.
 std::string toJson(const HardwareProfile& profile);
 
-// The key paths of the figures ("peak_flops_per_s.bf16", "fast_link.latency_s", ...) that no citation covers,
-// in file order; empty when every number is cited.
+// The key paths of the figures ("peak_flops_per_s.bf16", "fast_link.latency_s", "efficiency.matmul", ...)
+// that no citation covers, in file order; empty when every number is cited. The efficiency tables count
+// only when the profile has them (the default curves are documented here, not cited per profile).
 std::vector<std::string> uncitedFigures(const HardwareProfile& profile);
 
 }  // namespace shardscope::mesh
