@@ -137,6 +137,7 @@ Result<TrainingStep> buildTrainingStep(const Graph& forward, const OptimizerOpti
     std::vector<Output> gradientOutputs = gg.graph.outputs;
     const std::vector<std::size_t> order = gg.differentiated;
     Graph graph = std::move(gg.graph);
+    graph.backwardStart = step.forwardOps;
     graph.outputs.clear();
     GraphBuilder b(std::move(graph));
     ValueId counter;

@@ -107,6 +107,9 @@ public:
     // training-step builder; empty for imported graphs. The cost model counts these tensors as gradients
     // (DESIGN.md §5 memory breakdown, ZeRO's model states).
     std::vector<std::pair<ValueId, std::size_t>> gradients;
+    // For a training step: the index into `body` of the first op of the backward pass (the forward and the loss
+    // come before it). 0 when unknown (imported graphs); rematerialization needs it.
+    std::size_t backwardStart = 0;
 
     const Value& value(ValueId id) const { return values[id.index]; }
     Value& value(ValueId id) { return values[id.index]; }

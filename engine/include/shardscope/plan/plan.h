@@ -10,7 +10,9 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "shardscope/analysis/decision_space.h"
@@ -93,12 +95,51 @@ struct Resolution {
     friend bool operator==(const Resolution&, const Resolution&) = default;
 };
 
+// Rematerialization (DESIGN.md §4): which forward values of a block of layers stay in memory until the backward
+// pass; the others are recomputed there (their ops run twice). Never changes a sharding.
+//  - none: every forward value the backward reads is kept;
+//  - selective (Korthikanti et al. 2022): the attention core (the score-sized values between q·kᵀ and ·v) is
+//    recomputed; with fused attention it is never stored anyway, so selective equals none there;
+//  - full: only the block's inputs are kept; the block's forward runs again before its backward;
+//  - dots-saveable (JAX's checkpoint_policies.dots_saveable): the results of dot_general and convolution are
+//    kept, everything else of the block is recomputed.
+enum class Remat : std::uint8_t { None, Selective, Full, DotsSaveable };
+inline constexpr int kRematCount = 4;
+std::string_view toString(Remat policy);  // "none", "selective", "full", "dots-saveable"
+std::optional<Remat> parseRemat(std::string_view text);
+
+// The repeated blocks of a model, found from the ops' source names: an op whose location name has a component
+// that is a decimal index after a path ("layers.3.mlp.fc", "encoder.layer.11.attention") belongs to block
+// "layers.3" (the path up to the first such index) of family "layers.*". Blocks and families are numbered in
+// order of first appearance. Ops whose name has no index belong to no block.
+struct LayerBlocks {
+    std::vector<std::string> families;          // "layers.*"
+    std::vector<std::string> blocks;            // "layers.3"
+    std::vector<std::uint32_t> familyOfBlock;   // per block
+    std::vector<std::int32_t> blockOfOp;        // per top-level op (index into graph.body); -1: no block
+    friend bool operator==(const LayerBlocks&, const LayerBlocks&) = default;
+};
+LayerBlocks layerBlocks(const ir::Graph& graph);
+
+// A rematerialization decision: `policy` for the blocks `target` names, a family ("layers.*") or one block
+// ("layers.3").
+struct RematDecision {
+    std::string target;
+    Remat policy = Remat::None;
+    friend bool operator==(const RematDecision&, const RematDecision&) = default;
+};
+
+// The policy of every block (indexed like LayerBlocks::blocks): the last decision naming the block or its family,
+// none where no decision does. Targets that name no block are ignored (plans are validated when parsed).
+std::vector<Remat> rematPerBlock(const LayerBlocks& blocks, const std::vector<RematDecision>& remat);
+
 struct Plan {
     std::string label;
     std::vector<Decision> decisions;   // priority order: an earlier decision wins a competition for an axis
     std::size_t pinned = 0;            // the first `pinned` decisions are the user's pins (the search keeps them)
     std::vector<Decision> forbidden;   // decisions the user forbade (the search never adds them)
     std::vector<Resolution> resolutions;
+    std::vector<RematDecision> remat;  // in order: a later decision overrides an earlier one for the blocks both name
     friend bool operator==(const Plan&, const Plan&) = default;
 };
 
