@@ -240,7 +240,10 @@ int main(int argc, char** argv) {
         command->add_option("--attention", problem.attention, "attention priced as a flash-attention kernel (fused) or as its ops (materialized)")
             ->check(CLI::IsMember({"fused", "materialized"}))
             ->capture_default_str();
-        command->add_option("--efficiency", problem.cost.efficiency, "fraction of peak FLOP/s and HBM bandwidth reached")->capture_default_str();
+        command->add_option("--efficiency", problem.cost.efficiency,
+                            "fraction of peak FLOP/s and HBM bandwidth every kernel reaches; 0: the hardware profile's tables, by kernel shape")
+            ->check(CLI::Range(0.0, 1.0))
+            ->capture_default_str();
         command->add_option("--launch", problem.cost.launchTime, "per-op launch time, seconds")->capture_default_str();
         command->add_option("--overlap", problem.cost.overlap, "fraction of collective time hidden by compute")->capture_default_str();
         command->add_option("--reserve", problem.cost.memoryReserve, "fraction of device memory kept free")->capture_default_str();

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <map>
 #include <unordered_set>
 
 #include "cost/kernels.h"
@@ -71,6 +72,10 @@ struct OpInfo {
     ir::ElementType element = ir::ElementType::F32;
     bool free = false;    // costs nothing (constants, reshapes)
     bool linear = false;  // keeps partial sums partial (add, subtract, negate, reshape, transpose)
+    // A dot_general or convolution: each factor's role in the GEMM it runs as (kernel efficiency depends on the
+    // local m, n, k): rows (batch folded in), columns, contraction; empty for other ops.
+    enum class Gemm : std::uint8_t { Rows, Columns, Contraction };
+    std::vector<Gemm> gemm;
 };
 
 // FLOPs of one execution of `op`, control-flow regions included: while bodies trip-count times (the condition
@@ -127,6 +132,23 @@ struct CostModel::Data {
     std::vector<char> topLevel;                        // value of the function body (not inside a region)
     std::vector<char> output, donated;                 // a function result; an argument a result is donated to
     detail::KernelPlan kernels;                        // which ops run together and which values take memory
+    // Rematerialization (plan::Remat), for a training step: per block of layers and policy, the kernels that run
+    // again before the block's backward and the forward values that are then not kept in between.
+    struct RematBlock {
+        std::int32_t firstBackward = -1;  // body index of the block's first backward op: where the recompute runs
+        std::array<std::vector<std::uint32_t>, plan::kRematCount> kernels;  // kernels each policy runs again
+        std::array<bool, plan::kRematCount> drops{};                         // the policy drops any value
+        // Per policy: the stored values its recompute reads that it does not compute itself (the block's inputs,
+        // and for dots-saveable the saved dot results), kept until the recompute.
+        std::array<std::vector<ValueId>, plan::kRematCount> sources;
+    };
+    plan::LayerBlocks blocks;
+    std::vector<RematBlock> rematBlocks;
+    std::vector<std::int32_t> rematBlockOf;  // per value: the block whose forward produced it and whose backward reads it
+    std::vector<std::uint8_t> rematDrops;    // per value: bit p set when policy p recomputes it instead of keeping it
+    std::vector<std::int32_t> forwardEnd;    // per value: its last use in the forward pass
+    std::vector<std::uint8_t> recomputedBy;  // per body op: bit p set when policy p runs it again
+    std::vector<std::int32_t> bodyIndexOf;   // per OpId: its index in graph.body (-1 inside regions)
     std::vector<double> fullBytes;
     std::vector<ValueId> modelStateValues[3];          // parameters, gradients, optimizer states
     double totalFlops = 0;
@@ -192,6 +214,17 @@ struct CostModel::Data {
             for (std::size_t f = 0; f < rule.factors.size(); ++f) {
                 info.factors[f].size = rule.factors[f].size;
                 info.factors[f].kind = rule.factors[f].kind;
+            }
+            if ((op.kind == ir::OpKind::DotGeneral || op.kind == ir::OpKind::Convolution) && info.tensors.size() >= 3) {
+                // Rows: factors of the lhs (batch dimensions too); columns: the rhs's alone; contraction: reductions.
+                info.gemm.assign(rule.factors.size(), OpInfo::Gemm::Rows);
+                std::vector<char> inLhs(rule.factors.size(), 0);
+                for (const auto& dim : info.tensors[0].dimensionFactors)
+                    for (int f : dim) inLhs[static_cast<std::size_t>(f)] = 1;
+                for (std::size_t f = 0; f < rule.factors.size(); ++f) {
+                    if (rule.factors[f].kind == FactorKind::Reduction) info.gemm[f] = OpInfo::Gemm::Contraction;
+                    else if (!inLhs[f]) info.gemm[f] = OpInfo::Gemm::Columns;
+                }
             }
             for (std::size_t t = 0; t < info.tensors.size(); ++t) {
                 const auto& ti = info.tensors[t];
@@ -279,11 +312,115 @@ struct CostModel::Data {
         in.freeOp = &freeOp;
         in.transparentOp = &transparentOp;
         kernels = detail::planKernels(in, options.fusion, options.attention);
+        bodyIndexOf.assign(g.ops.size(), -1);
+        for (std::size_t i = 0; i < g.body.size(); ++i) bodyIndexOf[g.body[i].index] = static_cast<std::int32_t>(i);
+        buildRemat();
+        largeGemmEfficiency = hardware.matmulEfficiency(1e9, 1e9, 1e9);
         groupLinks.resize(std::size_t{1} << mesh.axes.size());
         for (std::size_t m = 0; m < groupLinks.size(); ++m) groupLinks[m] = mesh::groupLink(mesh, static_cast<std::uint32_t>(m));
     }
 
     double devices(std::uint32_t mask) const { return static_cast<double>(groupLinks[mask].devices); }
+
+    // The time of one kernel computing `flops` in `element` and moving `bytes` of HBM (DESIGN.md §5.0):
+    // max(FLOPs / (peak·matmul efficiency), bytes / (HBM·memory efficiency)) + launch. The efficiencies come
+    // from the hardware profile's tables at the kernel's local GEMM shape (rows, columns, contraction; none:
+    // the table's large-GEMM plateau) and bytes, or are options.efficiency for everything when that is set.
+    double kernelTime(ir::ElementType element, double flops, double bytes, const double* gemm) const {
+        const double peak = hardware.peak(element);
+        double flopEfficiency = options.efficiency, memoryEfficiency = options.efficiency;
+        if (options.efficiency <= 0) {
+            flopEfficiency = gemm ? hardware.matmulEfficiency(gemm[0], gemm[1], gemm[2]) : largeGemmEfficiency;
+            memoryEfficiency = hardware.memoryEfficiency(bytes);
+        }
+        const double flopTime = peak > 0 && flopEfficiency > 0 ? flops / (peak * flopEfficiency) : 0;
+        const double memTime = hardware.hbmBandwidth > 0 && memoryEfficiency > 0 ? bytes / (hardware.hbmBandwidth * memoryEfficiency) : 0;
+        return std::max(flopTime, memTime) + options.launchTime;
+    }
+    double largeGemmEfficiency = 0;
+
+    // What each policy recomputes (plan.h): full everything the block's forward computed, dots-saveable all but
+    // the results of dots and convolutions, selective the attention core (its values other than the dots').
+    void buildRemat() {
+        const ir::Graph& g = *graph;
+        const std::size_t n = g.body.size(), start = g.backwardStart;
+        const std::size_t nv = g.values.size();
+        rematBlockOf.assign(nv, -1);
+        rematDrops.assign(nv, 0);
+        recomputedBy.assign(n, 0);
+        if (start == 0 || start >= n) return;
+        blocks = plan::layerBlocks(g);
+        rematBlocks.assign(blocks.blocks.size(), {});
+        for (std::size_t i = start; i < n; ++i) {
+            const std::int32_t b = blocks.blockOfOp[i];
+            if (b >= 0 && rematBlocks[static_cast<std::size_t>(b)].firstBackward < 0) rematBlocks[static_cast<std::size_t>(b)].firstBackward = static_cast<std::int32_t>(i);
+        }
+        forwardEnd.assign(nv, -1);
+        for (std::size_t v = 0; v < nv; ++v)
+            for (std::uint32_t i : valueOps[v])
+                if (i < start) forwardEnd[v] = std::max(forwardEnd[v], static_cast<std::int32_t>(i));
+        auto isDot = [&](std::size_t i) {
+            const auto kind = g.op(g.body[i]).kind;
+            return kind == ir::OpKind::DotGeneral || kind == ir::OpKind::Convolution;
+        };
+        constexpr auto kSelective = static_cast<std::size_t>(plan::Remat::Selective), kFull = static_cast<std::size_t>(plan::Remat::Full),
+                       kDots = static_cast<std::size_t>(plan::Remat::DotsSaveable);
+        for (std::size_t i = 0; i < start; ++i) {
+            const std::int32_t b = blocks.blockOfOp[i];
+            if (b < 0) continue;
+            RematBlock& block = rematBlocks[static_cast<std::size_t>(b)];
+            if (block.firstBackward < 0) continue;
+            const ir::Op& op = g.op(g.body[i]);
+            for (ValueId r : op.results) {
+                if (!kernels.stored[r.index] || output[r.index] || kernels.lastUse[r.index] < block.firstBackward) continue;
+                std::uint8_t drops = 1u << kFull;
+                if (!isDot(i)) drops |= 1u << kDots;
+                // A fused attention keeps only its statistics: selective has nothing to drop there.
+                const std::int32_t k = kernels.kernelOf[i];
+                const bool fused = k >= 0 && kernels.kernels[static_cast<std::size_t>(k)].kind == detail::KernelKind::AttentionForward;
+                if (kernels.attentionCore[i] && !isDot(i) && !fused) drops |= 1u << kSelective;
+                rematBlockOf[r.index] = b;
+                rematDrops[r.index] = drops;
+                for (std::size_t p = 0; p < plan::kRematCount; ++p)
+                    if ((drops >> p) & 1u) block.drops[p] = true;
+            }
+        }
+        // The kernels run again: those wholly in one block's forward, when the policy drops something there.
+        for (std::size_t k = 0; k < kernels.kernels.size(); ++k) {
+            const auto& kernel = kernels.kernels[k];
+            const std::int32_t b = blocks.blockOfOp[kernel.ops.front()];
+            if (b < 0 || kernel.ops.back() >= start) continue;
+            bool one = true, dot = false, core = false;
+            for (std::uint32_t i : kernel.ops) {
+                one = one && blocks.blockOfOp[i] == b;
+                dot = dot || isDot(i);
+                core = core || kernels.attentionCore[i];
+            }
+            RematBlock& block = rematBlocks[static_cast<std::size_t>(b)];
+            if (!one || block.firstBackward < 0) continue;
+            auto add = [&](std::size_t p) {
+                if (!block.drops[p]) return;
+                block.kernels[p].push_back(static_cast<std::uint32_t>(k));
+                for (std::uint32_t i : kernel.ops) recomputedBy[i] |= static_cast<std::uint8_t>(1u << p);
+            };
+            add(kFull);
+            if (!dot) add(kDots);
+            if (core) add(kSelective);
+        }
+        std::vector<char> recomputed(g.values.size(), 0);
+        for (auto& block : rematBlocks)
+            for (std::size_t p = 0; p < plan::kRematCount; ++p) {
+                for (std::uint32_t k : block.kernels[p])
+                    for (ValueId v : kernels.kernels[k].writes) recomputed[v.index] = 1;
+                for (std::uint32_t k : block.kernels[p])
+                    for (ValueId v : kernels.kernels[k].reads)
+                        if (!recomputed[v.index] && producer[v.index] >= 0 &&
+                            std::find(block.sources[p].begin(), block.sources[p].end(), v) == block.sources[p].end())
+                            block.sources[p].push_back(v);
+                for (std::uint32_t k : block.kernels[p])
+                    for (ValueId v : kernels.kernels[k].writes) recomputed[v.index] = 0;
+            }
+    }
 };
 
 std::vector<AxisList> scatteredLayout(const std::vector<AxisList>& required, const std::vector<AxisList>& have,
@@ -331,7 +468,7 @@ const mesh::HardwareProfile& CostModel::hardware() const { return data_->hardwar
 const CostOptions& CostModel::options() const { return data_->options; }
 const plan::PlanContext& CostModel::planContext() const { return data_->planContext; }
 bool CostModel::takesMemory(ir::ValueId value) const { return data_->topLevel[value.index] && data_->kernels.stored[value.index]; }
-std::size_t CostModel::fusedAttentions() const { return data_->kernels.attentionKernels; }
+std::size_t CostModel::fusedAttentions() const { return data_->options.attention == Attention::Fused ? data_->kernels.attentions : 0; }
 double CostModel::lowerBoundTime() const {
     const double peak = data_->hardware.peak(ir::ElementType::BF16);
     return data_->totalFlops / (data_->devices((1u << data_->mesh.axes.size()) - 1) * (peak > 0 ? peak : 1));
@@ -366,6 +503,12 @@ struct Evaluator::State {
     std::vector<std::uint32_t> pending, reduceAxes;
     std::vector<std::array<double, 5>> delta;
     std::unordered_set<std::uint64_t> shared;
+    std::vector<plan::RematDecision> remat;   // the plan's, as last evaluated
+    std::vector<plan::Remat> blockPolicy;     // per block of layers
+    bool rematSet = false;
+    std::vector<std::int32_t> keptUntil;      // per value: a block's recompute needs it until then (-1: no)
+    std::vector<double> kernelTime;           // per kernel, of the last sweep
+    std::vector<Collective> recomputed;       // collectives of recomputed ops, run again
     // Each op's current record and the one before it, with the local shardings they were priced for; an entry
     // counts only in the epoch it was made (reset() starts a new one).
     struct Memo {
@@ -414,8 +557,6 @@ struct Evaluator::State {
 
     // Costs one candidate: factor axes `choice`. Fills `record` when given.
     double costCandidate(const OpInfo& info, const std::vector<AxisList>& choice, const std::vector<DimAxes>& actuals, OpRecord* record) const {
-        const auto& hw = d->hardware;
-        const auto& options = d->options;
         double time = 0, bytes = 0, temp = 0;
         std::uint32_t all = 0, reduction = 0, permutation = 0;
         for (std::size_t f = 0; f < info.factors.size(); ++f) {
@@ -481,10 +622,10 @@ struct Evaluator::State {
         const double flops = info.flops / devicesAll;
         double compute = 0;
         if (!info.free) {
-            const double peak = hw.peak(info.element);
-            const double flopTime = peak > 0 ? flops / (peak * options.efficiency) : 0;
-            const double memTime = hw.hbmBandwidth > 0 ? bytes / (hw.hbmBandwidth * options.efficiency) : 0;
-            compute = std::max(flopTime, memTime) + options.launchTime;
+            double gemm[3] = {1, 1, 1};
+            for (std::size_t f = 0; f < info.gemm.size(); ++f)
+                gemm[static_cast<std::size_t>(info.gemm[f])] *= static_cast<double>(info.factors[f].size) / d->devices(choice[f].mask());
+            compute = d->kernelTime(info.element, flops, bytes, info.gemm.empty() ? nullptr : gemm);
         }
         if (record) {
             record->shareKeys.resize(record->collectives.size(), 0);
@@ -685,15 +826,19 @@ struct Evaluator::State {
         // Collectives in program order, each op's lazily reduced results after its own collectives; an operand
         // reshard another op already made (same value, same layout) is not made again.
         shared.clear();
+        kernelTime.resize(d->kernels.kernels.size());
         kernelTimes();
+        recomputed.clear();
         for (std::size_t i = 0; i < d->ops.size(); ++i) {
             const OpInfo& info = d->ops[i];
             const OpRecord& rec = record(i);
+            const std::size_t firstOfOp = e.collectives.size();
             for (std::size_t k = 0; k < rec.collectives.size(); ++k) {
                 if (rec.shareKeys[k] && !shared.insert(rec.shareKeys[k]).second) continue;
                 e.collectives.push_back(rec.collectives[k]);
                 e.collectiveTime += rec.collectives[k].time;
             }
+            const std::int32_t rerun = blockPolicy.empty() ? -1 : rerunAt(info.id);
             for (std::size_t r = 0; r < rec.partial.size(); ++r) {
                 const ValueId v = info.tensors[info.operandCount + r].value;
                 if (!needsReduce[v.index]) continue;
@@ -702,6 +847,19 @@ struct Evaluator::State {
                 e.collectives.push_back({CollectiveKind::AllReduce, reduceAxes[v.index], b, t, info.id, v});
                 e.collectiveTime += t;
             }
+            if (rerun >= 0)
+                for (std::size_t k = firstOfOp; k < e.collectives.size(); ++k) {
+                    Collective again = e.collectives[k];
+                    again.op = g.body[static_cast<std::size_t>(rerun)];
+                    recomputed.push_back(again);
+                }
+        }
+        if (!recomputed.empty()) {
+            // In program order: a recomputed collective runs where its block's backward begins.
+            for (const auto& c : recomputed) e.collectiveTime += c.time;
+            e.collectives.insert(e.collectives.end(), recomputed.begin(), recomputed.end());
+            std::stable_sort(e.collectives.begin(), e.collectives.end(),
+                             [&](const Collective& a, const Collective& b) { return d->bodyIndexOf[a.op.index] < d->bodyIndexOf[b.op.index]; });
         }
         e.stepTime = e.computeTime + e.collectiveTime * (1 - d->options.overlap);
         memory();
@@ -710,8 +868,6 @@ struct Evaluator::State {
     // Each kernel's time, charged to the op that launches it (its last). A kernel of one op keeps the op's own
     // price; a fused one reads its inputs and writes its outputs once.
     void kernelTimes() {
-        const auto& hw = d->hardware;
-        const auto& options = d->options;
         Evaluation& e = evaluation;
         std::fill(e.opComputeTime.begin(), e.opComputeTime.end(), 0.0);
         for (const auto& kernel : d->kernels.kernels) {
@@ -724,25 +880,84 @@ struct Evaluator::State {
                 if (kernel.recomputedOp >= 0) flops += record(static_cast<std::size_t>(kernel.recomputedOp)).execution.flops;
                 for (ValueId v : kernel.reads) bytes += localBytes[v.index];
                 for (ValueId v : kernel.writes) bytes += localBytes[v.index];
-                const double peak = hw.peak(d->ops[kernel.ops.front()].element);
-                const double flopTime = peak > 0 ? flops / (peak * options.efficiency) : 0;
-                const double memTime = hw.hbmBandwidth > 0 ? bytes / (hw.hbmBandwidth * options.efficiency) : 0;
-                time = std::max(flopTime, memTime) + options.launchTime;
+                // An attention kernel runs its GEMMs at the shape of q·kᵀ (its contraction is the head size).
+                const double* gemm = nullptr;
+                double shape[3] = {1, 1, 1};
+                const std::size_t first = kernel.recomputedOp >= 0 ? static_cast<std::size_t>(kernel.recomputedOp) : kernel.ops.front();
+                if (kernel.kind != detail::KernelKind::Fusion && !d->ops[first].gemm.empty()) {
+                    const auto& info = d->ops[first];
+                    const auto& axes = record(first).execution.factorAxes;
+                    for (std::size_t f = 0; f < info.gemm.size() && f < axes.size(); ++f)
+                        shape[static_cast<std::size_t>(info.gemm[f])] *= static_cast<double>(info.factors[f].size) / d->devices(axes[f].mask());
+                    gemm = shape;
+                }
+                time = d->kernelTime(d->ops[kernel.ops.front()].element, flops, bytes, gemm);
             }
             e.opComputeTime[kernel.ops.back()] = time;
+            e.computeTime += time;
+            kernelTime[static_cast<std::size_t>(&kernel - d->kernels.kernels.data())] = time;
+        }
+        // Rematerialization: the kernels a block's policy runs again, charged to its first backward op.
+        for (std::size_t b = 0; b < blockPolicy.size(); ++b) {
+            const auto p = static_cast<std::size_t>(blockPolicy[b]);
+            const auto& block = d->rematBlocks[b];
+            double time = 0;
+            for (std::uint32_t k : block.kernels[p]) time += kernelTime[k];
+            if (time == 0) continue;
+            e.opComputeTime[static_cast<std::size_t>(block.firstBackward)] += time;
             e.computeTime += time;
         }
     }
 
+    // The plan's rematerialization per block, and how long each block's recompute keeps values.
+    void setRemat(const std::vector<plan::RematDecision>& next) {
+        if (rematSet && next == remat) return;
+        rematSet = true;
+        remat = next;
+        blockPolicy = plan::rematPerBlock(d->blocks, remat);
+        keptUntil.assign(d->graph->values.size(), -1);
+        for (std::size_t b = 0; b < blockPolicy.size(); ++b) {
+            const auto& block = d->rematBlocks[b];
+            const auto p = static_cast<std::size_t>(blockPolicy[b]);
+            if (!block.drops[p]) continue;
+            for (ValueId v : block.sources[p]) keptUntil[v.index] = std::max(keptUntil[v.index], block.firstBackward);
+        }
+    }
+
+    // The op a rematerialized op's collective runs again at (its block's first backward op), or -1.
+    std::int32_t rerunAt(ir::OpId op) const {
+        const std::int32_t i = d->bodyIndexOf[op.index];
+        if (i < 0 || d->recomputedBy.empty()) return -1;
+        const std::int32_t b = d->blocks.blockOfOp.empty() ? -1 : d->blocks.blockOfOp[static_cast<std::size_t>(i)];
+        if (b < 0) return -1;
+        const auto p = static_cast<unsigned>(blockPolicy[static_cast<std::size_t>(b)]);
+        return (d->recomputedBy[static_cast<std::size_t>(i)] >> p) & 1u ? d->rematBlocks[static_cast<std::size_t>(b)].firstBackward : -1;
+    }
+
     // The top-level ops during which value v is live (from its producer to its last use, DESIGN.md §5), and its
     // memory category (0 parameters, 1 gradients, 2 optimizer state, 3 activations).
-    std::pair<std::int32_t, std::int32_t> lifetime(std::size_t v) const {
+    // A value its block's rematerialization recomputes lives twice: in the forward pass, and again from the
+    // block's recompute to its last use (`second`, else {-1, -1}).
+    struct Lifetime {
+        std::int32_t from = 0, to = 0;
+        std::pair<std::int32_t, std::int32_t> second{-1, -1};
+    };
+    Lifetime lifetime(std::size_t v) const {
         const std::int32_t end = static_cast<std::int32_t>(d->ops.size()) - 1;
         std::int32_t from = d->producer[v] < 0 ? 0 : d->producer[v];
         std::int32_t to = d->kernels.lastUse[v];
         if (d->producer[v] < 0 && !d->donated[v]) to = end;  // arguments live the whole step unless donated
         if (d->output[v]) to = end;
-        return {from, std::max(from, to)};
+        if (!keptUntil.empty()) to = std::max(to, keptUntil[v]);
+        Lifetime life{from, std::max(from, to)};
+        const std::int32_t b = d->rematBlockOf.empty() ? -1 : d->rematBlockOf[v];
+        if (b >= 0 && !blockPolicy.empty() && ((d->rematDrops[v] >> static_cast<unsigned>(blockPolicy[static_cast<std::size_t>(b)])) & 1u)) {
+            const std::int32_t again = d->rematBlocks[static_cast<std::size_t>(b)].firstBackward;
+            life.to = std::max(from, std::min(life.to, d->forwardEnd[v]));
+            if (again <= life.to) life.to = std::max(life.to, d->kernels.lastUse[v]);
+            else life.second = {again, std::max(again, d->kernels.lastUse[v])};
+        }
+        return life;
     }
     int category(std::size_t v) const {
         switch (d->planContext.classes()[v]) {
@@ -757,8 +972,10 @@ struct Evaluator::State {
         std::array<double, 5> live{};
         for (std::size_t v = 0; v < d->graph->values.size(); ++v) {
             if (!d->topLevel[v] || !d->kernels.stored[v]) continue;
-            const auto [from, to] = lifetime(v);
-            if (static_cast<std::int32_t>(i) >= from && static_cast<std::int32_t>(i) <= to) live[static_cast<std::size_t>(category(v))] += localBytes[v];
+            const Lifetime life = lifetime(v);
+            const auto at = static_cast<std::int32_t>(i);
+            if ((at >= life.from && at <= life.to) || (at >= life.second.first && at <= life.second.second))
+                live[static_cast<std::size_t>(category(v))] += localBytes[v];
         }
         if (i < memos.size()) live[4] = record(i).execution.temporaryBytes;
         return {live[0], live[1], live[2], live[3], live[4]};
@@ -771,10 +988,14 @@ struct Evaluator::State {
         delta.assign(n + 1, std::array<double, 5>{});
         for (std::size_t v = 0; v < g.values.size(); ++v) {
             if (!d->topLevel[v] || !d->kernels.stored[v] || n == 0) continue;
-            const auto [from, to] = lifetime(v);
-            const int c = category(v);
-            delta[static_cast<std::size_t>(from)][static_cast<std::size_t>(c)] += localBytes[v];
-            delta[static_cast<std::size_t>(to) + 1][static_cast<std::size_t>(c)] -= localBytes[v];
+            const Lifetime life = lifetime(v);
+            const auto c = static_cast<std::size_t>(category(v));
+            delta[static_cast<std::size_t>(life.from)][c] += localBytes[v];
+            delta[static_cast<std::size_t>(life.to) + 1][c] -= localBytes[v];
+            if (life.second.first >= 0) {
+                delta[static_cast<std::size_t>(life.second.first)][c] += localBytes[v];
+                delta[static_cast<std::size_t>(life.second.second) + 1][c] -= localBytes[v];
+            }
         }
         for (std::size_t i = 0; i < n; ++i) {
             delta[i][4] += record(i).execution.temporaryBytes;
@@ -847,9 +1068,13 @@ Evaluator::~Evaluator() = default;
 Evaluator::Evaluator(Evaluator&&) noexcept = default;
 Evaluator& Evaluator::operator=(Evaluator&&) noexcept = default;
 const Evaluation& Evaluator::evaluate(const plan::Plan& plan) {
+    state_->setRemat(plan.remat);
     return state_->evaluate(plan::applyPlan(state_->d->planContext, state_->d->mesh, plan));
 }
-const Evaluation& Evaluator::evaluate(const plan::Plan&, plan::AppliedPlan applied) { return state_->evaluate(std::move(applied)); }
+const Evaluation& Evaluator::evaluate(const plan::Plan& plan, plan::AppliedPlan applied) {
+    state_->setRemat(plan.remat);
+    return state_->evaluate(std::move(applied));
+}
 void Evaluator::reset() {
     state_->valid = false;
     ++state_->epoch;

@@ -38,6 +38,7 @@ struct Builder {
     std::vector<std::vector<std::uint32_t>> directUsers;
     std::vector<std::int32_t> base;          // last uses, through transparent ops
     std::vector<std::int64_t> scoreElements;  // per attention kernel
+    std::vector<char> taken;                  // per body op: part of an attention found
     KernelPlan out;
 
     explicit Builder(const KernelInputs& inputs) : in(inputs), g(*inputs.graph), n(inputs.graph->body.size()) {
@@ -153,7 +154,7 @@ struct Builder {
         bool exponential = false, reduction = false;
         std::vector<std::uint32_t> core{first};
         for (std::uint32_t i = first + 1; i < n && i <= horizon; ++i) {
-            if (isFree(i) || out.kernelOf[i] != kNone) {
+            if (isFree(i) || taken[i]) {
                 // Free ops pass reached values on.
                 const ir::Op& op = bodyOp(i);
                 bool any = false;
@@ -199,7 +200,7 @@ struct Builder {
                     throughFree(o, behind);
                     for (ValueId v : behind) {
                         const std::int32_t p = (*in.producer)[v.index];
-                        if (p < 0 || elements(v) != scores || out.kernelOf[static_cast<std::size_t>(p)] != kNone) continue;
+                        if (p < 0 || elements(v) != scores || taken[static_cast<std::size_t>(p)]) continue;
                         const auto up = static_cast<std::uint32_t>(p);
                         if (std::find(ops.begin(), ops.end(), up) != ops.end() || std::find(add.begin(), add.end(), up) != add.end()) continue;
                         bool inside = true;
@@ -242,7 +243,7 @@ struct Builder {
                     for (std::uint32_t u : users[r.index]) horizon = std::max(horizon, u);
                 continue;
             }
-            if (out.kernelOf[i] != kNone) continue;
+            if (taken[i]) continue;
             if (!fusible(op) && op.kind != OpKind::DotGeneral) continue;
             ops.push_back(i);
             // A dot's non-score result (dQ, dK, dV) leaves the kernel; everything else flows on.
@@ -256,16 +257,22 @@ struct Builder {
         return absorbSideInputs(ops, scores, static_cast<std::uint32_t>(n));
     }
 
-    void attention() {
+    // Finds every attention; prices each as flash-attention kernels when `fuse`.
+    void attention(bool fuse) {
+        taken.assign(n, 0);
+        out.attentionCore.assign(n, 0);
         for (std::uint32_t i = 0; i < n; ++i) {
-            if (out.kernelOf[i] != kNone || !scoresDot(bodyOp(i))) continue;
+            if (taken[i] || !scoresDot(bodyOp(i))) continue;
             Match m = matchForward(i);
             if (m.forward.empty()) continue;
+            ++out.attentions;
+            for (std::uint32_t op : m.forward) taken[op] = 1, out.attentionCore[op] = 1;
+            auto backward = matchBackward(m.forward, m.scoreElements);
+            for (std::uint32_t op : backward) taken[op] = 1;
+            if (!fuse) continue;
             const std::uint32_t fk = newKernel(KernelKind::AttentionForward, m.scoreElements);
             for (std::uint32_t op : m.forward) out.kernelOf[op] = static_cast<std::int32_t>(fk);
             out.kernels[fk].ops = m.forward;
-            ++out.attentionKernels;
-            auto backward = matchBackward(m.forward, m.scoreElements);
             if (backward.empty()) continue;
             const std::uint32_t bk = newKernel(KernelKind::AttentionBackward, m.scoreElements);
             for (std::uint32_t op : backward) out.kernelOf[op] = static_cast<std::int32_t>(bk);
@@ -422,7 +429,7 @@ struct Builder {
 
 KernelPlan planKernels(const KernelInputs& in, Fusion fusion, Attention attention) {
     Builder b(in);
-    if (attention == Attention::Fused) b.attention();
+    b.attention(attention == Attention::Fused);
     b.loops(fusion == Fusion::Xla);
     b.storage(fusion == Fusion::Xla);
     b.finish();

@@ -51,7 +51,8 @@ struct KernelPlan {
     std::vector<std::int32_t> kernelOf;   // per body op; -1 for free ops
     std::vector<char> stored;             // per value
     std::vector<std::int32_t> lastUse;    // per value: the last body index it must stay in memory for
-    std::size_t attentionKernels = 0;     // forward kernels recognised
+    std::vector<char> attentionCore;      // per body op: the forward of an attention (q·kᵀ to ·v), fused or not
+    std::size_t attentions = 0;           // attentions found (fused into kernels under Attention::Fused)
 };
 
 struct KernelInputs {

@@ -50,7 +50,9 @@ std::optional<Attention> parseAttention(std::string_view text);
 struct CostOptions {
     Fusion fusion = Fusion::Xla;
     Attention attention = Attention::Fused;
-    double efficiency = 0.7;     // fraction of peak FLOP/s and HBM bandwidth an op reaches
+    // Fraction of peak FLOP/s and HBM bandwidth a kernel reaches: 0 takes them from the hardware profile's
+    // efficiency tables at each kernel's local shape (mesh/hardware.h); a value in (0, 1] is used for every kernel.
+    double efficiency = 0;
     double launchTime = 5e-6;    // per op, seconds
     double overlap = 0.0;        // fraction of collective time hidden behind compute
     double memoryReserve = 0.1;  // fraction of device memory kept free: feasible when peak <= memory·(1 - reserve)
