@@ -263,8 +263,17 @@ private slots:
         QCOMPARE(prediction->ratio, prediction->stepSeconds / 0.32);
         QVERIFY(prediction->peakBytes > 0 && prediction->capacityBytes > prediction->peakBytes);
         QVERIFY(prediction->feasible);
-        QVERIFY(!prediction->rematIgnored);
         QVERIFY2(prediction->plan.starts_with("(layers.*.attn.heads, model)"), prediction->plan.c_str());
+        QVERIFY2(prediction->plan.find("remat") == std::string::npos, prediction->plan.c_str());  // "none": no decision
+    }
+
+    // A run's remat policy becomes the plan's, for every block family (the cost model prices it).
+    void predictsWithTheRunsRemat() {
+        auto runs = parseRuns(document(replaced(kToyRun, R"("remat": "none")", R"("remat": "full")")), "runs.json");
+        QVERIFY(runs.ok());
+        const auto prediction = predict(runs->front());
+        QVERIFY2(prediction.ok(), prediction.errorMessage().c_str());
+        QVERIFY2(prediction->plan.ends_with(", remat layers.*: full"), prediction->plan.c_str());
     }
 
     // An error of one run (here an unknown hardware profile) is that run's: it names the run, and others

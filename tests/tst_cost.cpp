@@ -294,6 +294,48 @@ private slots:
         QVERIFY(near(forward, 7.7e-3, 0.15));
     }
 
+    // The step is a simulated schedule: never shorter than its compute or the busiest group's collectives, never
+    // longer than all of them in sequence; prefetching FSDP's gathers hides more of them; fusion changes no FLOP.
+    void scheduleBoundsAndFusionKeepsFlops() {
+        for (const std::string spec : {"gpt:layers=3,d_model=256,heads=4,seq=128,batch=8,vocab=512,dtype=bf16",
+                                       "llama:layers=2,d_model=256,heads=4,kv_heads=2,d_ff=512,seq=128,batch=8,vocab=512,dtype=bf16"}) {
+            cost::CostOptions none;
+            none.fusion = cost::Fusion::None;
+            none.attention = cost::Attention::Materialized;
+            Problem fused(spec, "data=2,model=4", true), unfused(spec, "data=2,model=4", true, "h100", none);
+            for (const std::string id : {"dp", "zero3", "megatron-sp", "fsdp-tp"}) {
+                cost::Evaluator e(*fused.model), u(*unfused.model);
+                const auto& evaluation = e.evaluate(fused.expert(id));
+                std::map<std::uint32_t, double> perGroup;
+                for (const auto& c : evaluation.collectives) perGroup[c.axes] += c.time;
+                double busiest = 0;
+                for (const auto& [axes, time] : perGroup) busiest = std::max(busiest, time);
+                const double slack = 1e-12 + 1e-9 * evaluation.stepTime;
+                QVERIFY2(evaluation.stepTime >= std::max(evaluation.computeTime, busiest) - slack, id.c_str());
+                QVERIFY2(evaluation.stepTime <= evaluation.computeTime + evaluation.collectiveTime + slack, id.c_str());
+                QCOMPARE(evaluation.collectiveStart.size(), evaluation.collectives.size());
+                for (std::size_t j = 0; j < evaluation.collectives.size(); ++j)
+                    QVERIFY(evaluation.collectiveEnd[j] <= evaluation.stepTime + slack);
+                u.evaluate(unfused.expert(id));
+                double flopsFused = 0, flopsUnfused = 0;
+                for (std::size_t i = 0; i < fused.graph().body.size(); ++i) {
+                    flopsFused += e.execution(i).flops;
+                    flopsUnfused += u.execution(i).flops;
+                }
+                QCOMPARE(flopsFused, flopsUnfused);
+            }
+        }
+        cost::CostOptions eager;
+        eager.prefetch = 0;
+        Problem ahead("gpt:layers=4,d_model=512,heads=8,seq=256,batch=8,vocab=512,dtype=bf16", "data=8", true);
+        Problem late("gpt:layers=4,d_model=512,heads=8,seq=256,batch=8,vocab=512,dtype=bf16", "data=8", true, "h100", eager);
+        const auto a = cost::evaluate(*ahead.model, ahead.expert("zero3")), b = cost::evaluate(*late.model, late.expert("zero3"));
+        qInfo("zero3: step %.3f ms with prefetch 1, %.3f ms without (compute %.3f, collectives %.3f)", a.stepTime * 1e3, b.stepTime * 1e3,
+              a.computeTime * 1e3, a.collectiveTime * 1e3);
+        QCOMPARE(a.computeTime, b.computeTime);
+        QVERIFY(a.stepTime < b.stepTime);
+    }
+
     // Rematerialization trades memory for compute and never changes a sharding or a FLOP of the forward.
     void rematerializationTradesMemoryForCompute() {
         Problem p("gpt:layers=4,d_model=256,heads=4,seq=256,batch=8,vocab=512,dtype=bf16", "data=2,model=4");
@@ -375,6 +417,36 @@ private slots:
         QCOMPARE(flat.expert("fsdp"), flat.expert("zero3"));
     }
 
+    // "ID+POLICY": the expert with that remat policy for every block family; the fallbacks in order.
+    void expertRematVariants() {
+        Problem p("gpt:layers=2,d_model=128,heads=4,seq=64,batch=8,vocab=512,dtype=bf16", "data=2,model=4");
+        const Plan plain = p.expert("megatron-sp");
+        Plan full = p.expert("megatron-sp+full");
+        QCOMPARE(full.label, std::string("megatron-sp+full"));
+        QCOMPARE(full.remat, (std::vector<RematDecision>{{"layers.*", Remat::Full}}));
+        full.remat.clear();
+        full.label = plain.label;
+        QCOMPARE(full, plain);  // the same shardings
+        QCOMPARE(p.expert("fsdp+dots-saveable").remat, (std::vector<RematDecision>{{"layers.*", Remat::DotsSaveable}}));
+        QCOMPARE(p.expert("fsdp+dots-saveable").label, std::string("zero3+dots-saveable"));
+        QVERIFY(p.expert("dp+none").remat.empty());
+        QCOMPARE(rematVariants("fsdp", p.context()),
+                 (std::vector<std::string>{"zero3+selective", "zero3+dots-saveable", "zero3+full"}));
+        auto unknown = expertPlan("fsdp+some", p.context(), p.model->mesh());
+        QVERIFY(!unknown);
+        QCOMPARE(unknown.diagnostics().front().message, std::string("expert plan 'fsdp+some': unknown remat policy 'some' (none, selective, full or dots-saveable)"));
+        QVERIFY(!expertPlan("zero4+full", p.context(), p.model->mesh()));
+        // A forward graph keeps nothing for a backward pass: no variants, and asking for one is an error.
+        auto forward = zoo::build(*zoo::parseModelSpec("gpt:layers=2,d_model=128,heads=4,seq=64,batch=8,vocab=512,dtype=bf16"));
+        QVERIFY(forward);
+        const auto space = analysis::analyze(*forward);
+        const PlanContext context(*forward, space);
+        QVERIFY(rematVariants("dp", context).empty());
+        auto needsTraining = expertPlan("dp+full", context, p.model->mesh());
+        QVERIFY(!needsTraining);
+        QVERIFY2(needsTraining.errorMessage().find("use a training step: --train") != std::string::npos, needsTraining.errorMessage().c_str());
+    }
+
     void feasibility() {
         Problem p("gpt:layers=2,d_model=128,heads=4,seq=64,batch=8,vocab=512,dtype=bf16", "data=8");
         const auto e = cost::evaluate(*p.model, p.expert("dp"));
@@ -392,11 +464,21 @@ private slots:
                                                                                          : analysis::NameId{p.decide("seq", "data").index},
                              1}};
         plan.decisions.back().tensors = maskOf(TensorClass::Gradient) | maskOf(TensorClass::OptimizerState);
+        // Without remat decisions the file has no "remat" (plans written before remat read and write alike).
+        QVERIFY(toJson(plan, p.context(), p.model->mesh()).find("\"remat\"") == std::string::npos);
+        // A family, then one of its blocks overriding it, then a repeat: kept in order, as written.
+        plan.remat = {{"layers.*", Remat::Full}, {"layers.1", Remat::None}, {"layers.*", Remat::DotsSaveable}, {"layers.0", Remat::Selective}};
         const std::string text = toJson(plan, p.context(), p.model->mesh());
+        QVERIFY2(text.find("\"remat\": [") != std::string::npos, text.c_str());
+        QVERIFY2(text.find("\"target\": \"layers.*\"") != std::string::npos && text.find("\"policy\": \"dots-saveable\"") != std::string::npos,
+                 text.c_str());
         auto back = parsePlan(text, p.context(), p.model->mesh(), "plan.json");
         QVERIFY2(back, back.errorMessage().c_str());
         QCOMPARE(*back, plan);
         QCOMPARE(toJson(*back, p.context(), p.model->mesh()), text);
+        // The blocks a caller keeps give the same plan.
+        const LayerBlocks blocks = layerBlocks(p.graph());
+        QCOMPARE(*parsePlan(text, p.context(), p.model->mesh(), "plan.json", MissingAxes::Fail, &blocks), plan);
     }
 
     void planJsonErrors() {
@@ -416,6 +498,36 @@ private slots:
                  std::string("my.json: decisions[0]: unknown mesh axis 'model' (the mesh has data)"));
         QCOMPARE(error("{\"format\": \"shardscope-plan\", \"version\": 1, \"decisions\": [{\"group\": \"batch\", \"axis\": \"data\", \"tensors\": [\"weights\"]}]}"),
                  std::string("my.json: decisions[0]: unknown tensor class \"weights\" (activation, parameter, gradient, optimizer_state, optimizer_update)"));
+        // Remat decisions: the policy, the target (a block or family of this model) and the types.
+        const std::string head = "{\"format\": \"shardscope-plan\", \"version\": 1, \"remat\": ";
+        QCOMPARE(error(head + "[{\"target\": \"layers.*\", \"policy\": \"some\"}]}"),
+                 std::string("my.json: remat[0]: unknown remat policy \"some\" (none, selective, full or dots-saveable)"));
+        QCOMPARE(error(head + "[{\"target\": \"layers.0\", \"policy\": \"full\"}, {\"target\": \"blocks.*\", \"policy\": \"full\"}]}"),
+                 std::string("my.json: remat[1]: unknown remat target \"blocks.*\": it names no block or family of blocks (this model's "
+                             "families are layers.*; its blocks are named like layers.0)"));
+        QCOMPARE(error(head + "[{\"target\": \"layers.1\", \"policy\": \"full\"}]}"),  // the model has one layer
+                 std::string("my.json: remat[0]: unknown remat target \"layers.1\": it names no block or family of blocks (this model's "
+                             "families are layers.*; its blocks are named like layers.0)"));
+        QCOMPARE(error(head + "{\"layers.*\": \"full\"}}"), std::string("my.json: \"remat\" must be a list"));
+        QCOMPARE(error(head + "[{\"target\": \"layers.*\", \"policy\": 2}]}"),
+                 std::string("my.json: remat[0]: expected {\"target\": a block family like \"layers.*\" or a block like \"layers.3\", "
+                             "\"policy\": a string}"));
+        QCOMPARE(error(head + "[\"full\"]}"),
+                 std::string("my.json: remat[0]: expected {\"target\": a block family like \"layers.*\" or a block like \"layers.3\", "
+                             "\"policy\": a string}"));
+        QCOMPARE(error(head + "[{\"target\": \"layers.*\", \"policy\": \"full\"}]}"), std::string("(parsed)"));
+    }
+
+    // A model without blocks of layers says so when a plan names one.
+    void planJsonRematWithoutBlocks() {
+        Problem p("mlp:layers=1,d_model=64,d_ff=128,batch=8,dtype=f32", "data=2");
+        const LayerBlocks none;
+        auto r = parsePlan(R"({"format": "shardscope-plan", "version": 1, "remat": [{"target": "layers.*", "policy": "full"}]})", p.context(),
+                           p.model->mesh(), "my.json", MissingAxes::Fail, &none);
+        QVERIFY(!r);
+        QCOMPARE(r.diagnostics().front().message,
+                 std::string("my.json: remat[0]: unknown remat target \"layers.*\": it names no block or family of blocks (this model has no "
+                             "repeated blocks of layers (no op name has an index, like layers.3))"));
     }
 
     // Incremental re-evaluation gives exactly what a fresh evaluation gives, over a random walk of plans.

@@ -44,6 +44,8 @@ struct Problem {
 };
 
 const char* kSmallGpt = "gpt:layers=2,d_model=128,heads=4,seq=64,batch=8,vocab=512,dtype=bf16";
+// Activations too large for a 16 GB TPU v5e under zero3 unless some are recomputed.
+const char* kTightGpt = "gpt:layers=4,d_model=1024,heads=8,seq=4096,batch=128,vocab=512,dtype=bf16";
 
 struct Recorder : SearchObserver {
     std::vector<Found> found;
@@ -75,6 +77,8 @@ private slots:
         QCOMPARE(a.reward, b.reward);
         QCOMPARE(treeA.size(), treeB.size());
         QVERIFY(treeA.size() > 50);
+        // A training step's tree holds remat actions too.
+        QVERIFY(std::any_of(treeA.begin(), treeA.end(), [](const TreeNode& n) { return n.action.rfind("remat layers.*: ", 0) == 0; }));
         for (std::size_t i = 0; i < treeA.size(); ++i) {
             QCOMPARE(treeA[i].action, treeB[i].action);
             QCOMPARE(treeA[i].visits, treeB[i].visits);
@@ -156,6 +160,56 @@ private slots:
         QVERIFY(exhaustive->best.evaluation.feasible && f.evaluation.feasible);
         QVERIFY(f.evaluation.stepTime <= exhaustive->best.evaluation.stepTime * 1.01);
         QVERIFY(f.reward <= exhaustive->best.reward + 1e-12);
+    }
+
+    // Remat actions: one per policy other than none for each block family the plan does not set yet; setting one
+    // replaces the family's decision; the transposition cache tells plans apart by their remat.
+    void rematActionsAndTheCache() {
+        Problem p(kSmallGpt, "data=2,model=4");
+        const ActionSpace space(*p.model);
+        QCOMPARE(space.blocks().families, std::vector<std::string>{"layers.*"});
+        const auto remat = space.rematActions(plan::Plan{});
+        QCOMPARE(remat.size(), std::size_t{3});
+        QCOMPARE(space.describe(remat[0]), std::string("remat layers.*: selective"));
+        QCOMPARE(space.describe(remat[1]), std::string("remat layers.*: full"));
+        QCOMPARE(space.describe(remat[2]), std::string("remat layers.*: dots-saveable"));
+        const plan::Plan full = withAction(plan::Plan{}, remat[1]);
+        QCOMPARE(full.remat, (std::vector<plan::RematDecision>{{"layers.*", plan::Remat::Full}}));
+        QVERIFY(space.rematActions(full).empty());  // set once on a path
+        const plan::Plan replaced = withAction(full, remat[2]);
+        QCOMPARE(replaced.remat, (std::vector<plan::RematDecision>{{"layers.*", plan::Remat::DotsSaveable}}));
+        // With no decision to take, the exhaustive search still visits the start and each policy: four states
+        // with equal shardings, which a cache keyed by shardings alone would take for one.
+        auto states = exhaustiveSearch(*p.model, plan::Plan{}, 0);
+        QVERIFY2(states, states.errorMessage().c_str());
+        QCOMPARE(states->states, std::size_t{4});
+        auto one = exhaustiveSearch(*p.model, plan::Plan{}, 1);
+        QVERIFY(one);
+        QVERIFY(one->states > 4 * space.legal(plan::Plan{}).size() / 2);
+    }
+
+    // The search's expert seeds fall back to a remat variant when the expert does not fit, so the best expert
+    // reported is a feasible one.
+    void expertSeedsFallBackToRemat() {
+        Problem p(kTightGpt, "data=2,model=4", "tpu-v5e");
+        const auto plain = cost::evaluate(*p.model, *plan::expertPlan("zero3", p.model->planContext(), p.model->mesh()));
+        QVERIFY2(!plain.feasible, "the problem is meant to be too large for zero3 without remat");
+        const auto variant = fittingRematVariant("zero3", *p.model, [&](const plan::Plan& x) { return cost::evaluate(*p.model, x); });
+        QVERIFY(variant);
+        QVERIFY2(variant->evaluation.feasible, variant->id.c_str());
+        QCOMPARE(variant->plan.remat.size(), std::size_t{1});
+        QCOMPARE(variant->id, "zero3+" + std::string(plan::toString(variant->plan.remat.front().policy)));
+        SearchOptions options;
+        options.budget.iterations = 1;
+        Recorder recorder;
+        Search search(*p.model, plan::Plan{}, options);
+        search.run(&recorder);
+        const bool seededVariant = std::any_of(recorder.found.begin(), recorder.found.end(), [](const Found& f) {
+            return f.origin.rfind("expert:", 0) == 0 && f.origin.find('+') != std::string::npos && f.evaluation.feasible &&
+                   !f.plan.remat.empty();
+        });
+        QVERIFY(seededVariant);
+        QVERIFY(search.best()->evaluation.feasible);
     }
 
     // No improvement for K iterations ends the search.

@@ -497,6 +497,40 @@ private slots:
         checkModels(c);
     }
 
+    // A remat decision one plan has and the other has not is a difference, as a sharding decision is.
+    void countsARematDifference() {
+        PlanComparer comparer;
+        const plan::Plan megatron = expert(*demo_, "megatron");
+        plan::Plan recomputed = megatron;
+        recomputed.remat = {{"layers.*", plan::Remat::Full}};
+        const auto c = compareAndWait(comparer, demo_, megatron, demo_, recomputed);
+        QCOMPARE(c->onlyA(), 0);
+        QCOMPARE(c->onlyB(), 1);
+        QCOMPARE(c->decisions.back().text, QStringLiteral("remat layers.*: full"));
+        QCOMPARE(c->decisions.back().side, DecisionDifference::Side::OnlyB);
+        QCOMPARE(c->decisions.back().positionB, 0);
+        checkModels(c);
+    }
+
+    // A search tree's remat actions ("remat layers.*: full") rebuild into the plan's remat decisions.
+    void pathsRebuildRematActions() {
+        ProblemSpec spec;
+        spec.model = "zoo:demo";
+        spec.mesh = "data=2,model=4";
+        spec.train = true;
+        const auto training = fixtures::loadView(spec);
+        const cost::CostModel& costModel = *training->problem->costModel;
+        const search::ActionSpace space(costModel);
+        const auto first = space.candidates().front().decision;
+        auto plan = planOfPath(costModel, {},
+                               {space.describe({search::Action::Kind::Decide, first, {}, {}}), "remat layers.*: dots-saveable", "stop"});
+        QVERIFY2(plan.ok(), plan.errorMessage().c_str());
+        QCOMPARE(plan->decisions, std::vector<plan::Decision>{first});
+        QCOMPARE(plan->remat, (std::vector<plan::RematDecision>{{"layers.*", plan::Remat::DotsSaveable}}));
+        // A family is set once on a path: a second remat action for it is no action of the tree.
+        QVERIFY(!planOfPath(costModel, {}, {"remat layers.*: full", "remat layers.*: none"}).ok());
+    }
+
     void comparesTwoSessionsOnDifferentMeshes() {
         // Each side as the explorer opens it: the session's own problem from the workspace, its best plan.
         std::vector<ViewPtr> views;

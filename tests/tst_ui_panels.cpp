@@ -15,6 +15,7 @@
 #include <QTableWidget>
 #include <QTest>
 #include <QTreeView>
+#include <QUndoStack>
 
 #include "test_paths.h"
 #include "core/conflict_model.h"
@@ -23,7 +24,10 @@
 #include "core/name_style.h"
 #include "shardscope/cost/cost_model.h"
 #include "shardscope/plan/experts.h"
+#include "core/plan_editor.h"
+#include "core/remat_choices.h"
 #include "widgets/problem_editor.h"
+#include "widgets/remat_panel.h"
 
 #include "ui_test_support.h"
 
@@ -349,6 +353,48 @@ private slots:
         QCOMPARE(stateAt(second), ConflictModel::OptionState::NotChosen);
     }
 
+    // The plan dock's remat choices: a combo box per block family of a training step, set on the edited plan as
+    // an undoable edit, following undo, redo and plans opened; a forward graph has none and says why.
+    void rematPanelSetsAFamilysPolicy() {
+        const auto view = fixtures::loadView(specOf("zoo:demo", "data=2,model=4", "h100", true));
+        PlanEditor editor;
+        RematPanel panel(&editor);
+        editor.setProblem(view);
+        QComboBox* combo = panel.findChild<QComboBox*>(QStringLiteral("remat:layers.*"));
+        QVERIFY(combo);
+        QCOMPARE(panel.comboOf(QStringLiteral("layers.*")), combo);
+        QCOMPARE(combo->count(), 4);
+        QCOMPARE(combo->currentText(), QStringLiteral("none"));
+        QCOMPARE(rematFamilies(*view, editor.plan()).front().blocks, static_cast<int>(std::count(
+                     view->blocks.familyOfBlock.begin(), view->blocks.familyOfBlock.end(), 0u)));
+        // As the user chooses "full".
+        combo->setCurrentIndex(2);
+        emit combo->activated(2);
+        QCOMPARE(editor.plan().remat, (std::vector<plan::RematDecision>{{"layers.*", plan::Remat::Full}}));
+        QCOMPARE(editor.undoStack()->undoText(), QStringLiteral("Rematerialize layers.*: full"));
+        editor.undoStack()->undo();
+        QVERIFY(editor.plan().remat.empty());
+        QCOMPARE(combo->currentIndex(), 0);
+        editor.undoStack()->redo();
+        QCOMPARE(combo->currentText(), QStringLiteral("full"));
+        // Another policy replaces the family's decision; none removes it.
+        editor.setRemat(QStringLiteral("layers.*"), 3);
+        QCOMPARE(editor.plan().remat, (std::vector<plan::RematDecision>{{"layers.*", plan::Remat::DotsSaveable}}));
+        QCOMPARE(combo->currentText(), QStringLiteral("dots-saveable"));
+        editor.setRemat(QStringLiteral("layers.*"), 0);
+        QVERIFY(editor.plan().remat.empty());
+        // An expert's remat variant shows in the panel, and the evaluation is of the plan with its remat.
+        QCOMPARE(editor.openPlan(QStringLiteral("expert:fsdp+selective")), QString());
+        QCOMPARE(combo->currentText(), QStringLiteral("selective"));
+        QVERIFY(QTest::qWaitFor([&] { return !editor.isEvaluating() && editor.state() && editor.state()->plan == editor.plan(); }, 60'000));
+        QCOMPARE(editor.state()->plan.remat.size(), std::size_t{1});
+        // A forward graph: no families, a note.
+        editor.setProblem(demo());
+        QVERIFY(!panel.findChild<QComboBox*>(QStringLiteral("remat:layers.*")));
+        auto* note = panel.findChild<QLabel*>(QStringLiteral("rematNote"));
+        QVERIFY(note && note->text().contains(QStringLiteral("training step")));
+    }
+
     void decisionRowsShowPinsForbidsAndReach() {
         const auto view = demo();
         const auto& space = view->space();
@@ -422,7 +468,7 @@ private slots:
         spec.optimizer = "adamw";
         spec.loss = "sum";
         spec.mixedPrecision = true;
-        spec.cost = {.efficiency = 0.55, .launchTime = 7e-6, .overlap = 0.25, .memoryReserve = 0.15};
+        spec.cost = {.efficiency = 0.55, .launchTime = 7e-6, .prefetch = 2, .memoryReserve = 0.15};
         editor.setSpec(spec);
         QVERIFY2(editor.isValid(), qPrintable(editor.errorText()));
         const ProblemSpec back = editor.spec();

@@ -64,13 +64,10 @@ void printText(const std::vector<Run>& runs, const std::vector<Outcome>& outcome
               pw = static_cast<int>(planWidth);
     std::cout << printed("%-*s  %-*s  %5s  %-*s  %-10s  %10s  %10s  %6s  %14s  %s\n", iw, "id", mw, "model",
                          "GPUs", pw, "plan", "remat", "predicted", "measured", "ratio", "peak GiB", "fits");
-    bool anyRematIgnored = false;
     for (std::size_t i = 0; i < runs.size(); ++i) {
         const Run& run = runs[i];
         const Outcome& outcome = outcomes[i];
-        const bool ignored = outcome.status == Outcome::Status::Predicted && outcome.prediction.rematIgnored;
-        anyRematIgnored = anyRematIgnored || ignored;
-        const std::string remat = run.remat + (ignored ? "*" : "");
+        const std::string& remat = run.remat;
         std::cout << printed("%-*s  %-*s  %5lld  %-*s  %-10s  ", iw, run.id.c_str(), mw,
                              modelName(run.model).c_str(), static_cast<long long>(run.devices), pw,
                              run.plan.c_str(), remat.c_str());
@@ -95,8 +92,6 @@ void printText(const std::vector<Run>& runs, const std::vector<Outcome>& outcome
             p.feasible ? "yes" : printed("no (%.1f GiB usable)", p.capacityBytes / kGiB).c_str());
     }
     std::cout << "\nratio = predicted / measured step time; peak GiB per GPU, predicted (published)\n";
-    if (anyRematIgnored)
-        std::cout << "* predicted without rematerialization: the cost model does not recompute yet\n";
     if (summary.predicted == 0) {
         std::cout << "no run was predicted\n";
         return;
@@ -140,7 +135,6 @@ void printJson(const std::vector<Run>& runs, const std::vector<Outcome>& outcome
                                 {"peak_memory_bytes", p.peakBytes},
                                 {"capacity_bytes", p.capacityBytes},
                                 {"feasible", p.feasible},
-                                {"remat_ignored", p.rematIgnored},
                                 {"decisions", p.plan}};
         }
         if (outcome.status == Outcome::Status::Failed) {

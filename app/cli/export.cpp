@@ -80,10 +80,10 @@ int exportPlan(const std::string& source, const import::ImportOptions& options, 
             all.push_back(applied.sharding(problem.space, ir::ValueId(static_cast<std::uint32_t>(v))));
         if (format == "parallelize")
             return write(exporting::parallelizeSnippet(
-                problem.mesh, exporting::parallelizePlan(problem.model.graph, problem.mesh, all)));
+                problem.mesh, exporting::parallelizePlan(problem.model.graph, problem.mesh, all), chosen->remat));
         const auto parameters = exporting::parameterShardings(problem.model.graph, all);
-        return write(format == "jax" ? exporting::jaxSnippet(problem.mesh, parameters)
-                                     : exporting::dtensorSnippet(problem.mesh, parameters));
+        return write(format == "jax" ? exporting::jaxSnippet(problem.mesh, parameters, chosen->remat)
+                                     : exporting::dtensorSnippet(problem.mesh, parameters, chosen->remat));
     }
     if (format == "trace")
         return write(exporting::chromeTrace(*problem.costModel, cost::evaluate(*problem.costModel, *chosen)));

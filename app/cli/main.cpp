@@ -232,7 +232,7 @@ int main(int argc, char** argv) {
     auto addProblemFlags = [&](CLI::App* command) {
         command->add_option("--mesh", problem.mesh, "mesh axes major to minor, e.g. data=8,model=4 (per axis :bw=BYTES/S:lat=S), or a mesh .json file")
             ->capture_default_str();
-        command->add_option("--hardware", problem.hardware, "hardware profile: h100, h200, a100, tpu-v4, tpu-v5e, tpu-v5p, or a profile .json file")
+        command->add_option("--hardware", problem.hardware, "hardware profile: h100, h100-96gb-500w, h200, a100, tpu-v4, tpu-v5e, tpu-v5p, or a profile .json file")
             ->capture_default_str();
         command->add_option("--fusion", problem.fusion, "how ops become kernels: xla (producer-consumer fusion) or none (one kernel per op)")
             ->check(CLI::IsMember({"xla", "none"}))
@@ -245,7 +245,9 @@ int main(int argc, char** argv) {
             ->check(CLI::Range(0.0, 1.0))
             ->capture_default_str();
         command->add_option("--launch", problem.cost.launchTime, "per-op launch time, seconds")->capture_default_str();
-        command->add_option("--overlap", problem.cost.overlap, "fraction of collective time hidden by compute")->capture_default_str();
+        command->add_option("--prefetch", problem.cost.prefetch, "blocks of layers a parameter all-gather may run ahead of its use (FSDP prefetch)")
+            ->check(CLI::Range(0, 1000))
+            ->capture_default_str();
         command->add_option("--reserve", problem.cost.memoryReserve, "fraction of device memory kept free")->capture_default_str();
         command->add_option("--dim", dims, dimHelp);
         addTrainingFlags(command);
@@ -255,6 +257,7 @@ int main(int argc, char** argv) {
     evaluateCommand->add_option("MODEL", source, kModelHelp)->required();
     evaluateCommand->add_option("--plan", planArgument,
                                 "none, expert:ID (dp, zero1, zero2, zero3 or fsdp, megatron, megatron-sp, dp-tp, fsdp-tp, ep), "
+                                "expert:ID+REMAT (with selective, full or dots-saveable rematerialization, e.g. expert:fsdp+full), "
                                 "experts (compare them all), or a plan .json file")
         ->capture_default_str();
     evaluateCommand->add_flag("--json", json, "machine-readable output (versioned JSON object)");

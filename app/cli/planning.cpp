@@ -1,6 +1,7 @@
 // The planning commands: evaluate, search, plans and compare. Wiring and output only; the work is the engine's.
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -182,25 +183,46 @@ int evaluate(const std::string& source, const import::ImportOptions& options, co
     const Problem& p = **problem;
     const cost::CostModel& costModel = *p.costModel;
     if (planText == "experts") {
+        // Each expert; one that does not fit is followed by its first remat variant that does (marked).
         json rows = json::array();
-        if (!asJson) std::printf("%-12s %14s %14s %14s  %s\n", "plan", "step time", "peak memory", "collectives", "fits");
+        bool anyVariant = false;
+        if (!asJson) std::printf("%-30s %14s %14s %14s  %s\n", "plan", "step time", "peak memory", "collectives", "fits");
+        auto show = [&](const std::string& id, const plan::Plan& plan, const cost::Evaluation& e, const std::string& variantOf, const char* fits) {
+            if (asJson) {
+                json row{{"id", id}, {"step_time_s", e.stepTime}, {"peak_memory_bytes", e.peakMemory}, {"feasible", e.feasible},
+                         {"collective_time_s", e.collectiveTime}};
+                if (!variantOf.empty()) row["remat_variant_of"] = variantOf;
+                json remat = json::array();
+                for (const auto& r : plan.remat) remat.push_back({{"target", r.target}, {"policy", std::string(plan::toString(r.policy))}});
+                row["remat"] = remat;
+                rows.push_back(std::move(row));
+                return;
+            }
+            const std::string shown = variantOf.empty() ? id : "  " + id + " *";
+            std::printf("%-30s %14s %14s %14s  %s\n", shown.c_str(), formatTime(e.stepTime).c_str(), report::formatBytes(e.peakMemory).c_str(),
+                        formatTime(e.collectiveTime).c_str(), fits);
+        };
+        auto evaluateOne = [&](const plan::Plan& candidate) { return cost::evaluate(costModel, candidate); };
         for (const auto& expert : plan::expertPlans()) {
             auto plan = plan::expertPlan(expert.id, costModel.planContext(), costModel.mesh());
             if (!plan) {
                 if (asJson) rows.push_back({{"id", expert.id}, {"error", plan.diagnostics().front().message}});
-                else std::printf("%-12s %s\n", expert.id.c_str(), plan.diagnostics().front().message.c_str());
+                else std::printf("%-30s %s\n", expert.id.c_str(), plan.diagnostics().front().message.c_str());
                 continue;
             }
-            const auto e = cost::evaluate(costModel, *plan);
-            if (asJson) {
-                rows.push_back({{"id", expert.id}, {"step_time_s", e.stepTime}, {"peak_memory_bytes", e.peakMemory}, {"feasible", e.feasible},
-                                {"collective_time_s", e.collectiveTime}});
-            } else {
-                std::printf("%-12s %14s %14s %14s  %s\n", expert.id.c_str(), formatTime(e.stepTime).c_str(), report::formatBytes(e.peakMemory).c_str(),
-                            formatTime(e.collectiveTime).c_str(), e.feasible ? "yes" : "no");
+            const auto e = evaluateOne(*plan);
+            const auto variant = e.feasible ? std::nullopt : search::fittingRematVariant(expert.id, costModel, evaluateOne);
+            const bool tried = !e.feasible && !plan::rematVariants(expert.id, costModel.planContext()).empty();
+            show(expert.id, *plan, e, "", e.feasible ? "yes" : tried && !variant ? "no (nor with remat)" : "no");
+            if (variant) {
+                anyVariant = true;
+                show(variant->id, variant->plan, variant->evaluation, expert.id, "yes");
             }
         }
         if (asJson) std::cout << json{{"version", report::kEvaluationJsonVersion}, {"experts", rows}}.dump(2) << "\n";
+        else if (anyVariant)
+            std::printf("* the expert above with rematerialization (ID+POLICY, for --plan expert:ID+POLICY): the first of selective, "
+                        "dots-saveable, full that fits\n");
         return 0;
     }
     auto chosen = planArgument(planText, costModel);
@@ -318,7 +340,9 @@ int search(const std::string& source, const import::ImportOptions& options, cons
     std::string bestExpert;
     for (const auto& expert : expertResults) {
         const auto& e = expert.evaluation;
-        experts.push_back({{"id", expert.id}, {"step_time_s", e.stepTime}, {"feasible", e.feasible}, {"peak_memory_bytes", e.peakMemory}});
+        json row{{"id", expert.id}, {"step_time_s", e.stepTime}, {"feasible", e.feasible}, {"peak_memory_bytes", e.peakMemory}};
+        if (expert.rematVariant) row["remat_variant_of"] = expert.id.substr(0, expert.id.find('+'));
+        experts.push_back(std::move(row));
         if (e.feasible && (bestExpert.empty() || e.stepTime < bestExpertTime)) bestExpert = expert.id, bestExpertTime = e.stepTime;
     }
     search::Found best;
@@ -434,6 +458,7 @@ int compare(const std::string& a, const std::string& b, bool asJson) {
         plan::Plan plan;
         cost::Evaluation evaluation;
         std::vector<std::string> decisions;
+        std::vector<std::string> remat;  // the rematerialization decisions in words ("layers.*: full")
     };
     Side sides[2];
     sides[0].argument = a;
@@ -469,6 +494,7 @@ int compare(const std::string& a, const std::string& b, bool asJson) {
         side.plan = *parsed;
         side.evaluation = cost::evaluate(*side.problem->costModel, side.plan);
         for (const auto& d : side.plan.decisions) side.decisions.push_back(plan::decisionText(d, side.problem->costModel->planContext(), side.problem->mesh));
+        for (const auto& r : side.plan.remat) side.remat.push_back(plan::rematText(r));
     }
     const auto& ma = sides[0].workspace->model();
     const auto& mb = sides[1].workspace->model();
@@ -494,7 +520,8 @@ int compare(const std::string& a, const std::string& b, bool asJson) {
             const auto& e = sides[i].evaluation;
             json kinds = json::object();
             for (const auto& [k, v] : byKind(e)) kinds[k] = {{"count", v.first}, {"time_s", v.second}};
-            out[i == 0 ? "a" : "b"] = {{"plan", sides[i].argument}, {"decisions", sides[i].decisions}, {"summary", summaryJson(e)}, {"collectives_by_kind", kinds}};
+            out[i == 0 ? "a" : "b"] = {{"plan", sides[i].argument}, {"decisions", sides[i].decisions}, {"remat", sides[i].remat},
+                                       {"summary", summaryJson(e)}, {"collectives_by_kind", kinds}};
         }
         std::cout << out.dump(2) << "\n";
         return 0;
@@ -509,6 +536,17 @@ int compare(const std::string& a, const std::string& b, bool asJson) {
         const std::string x = i < sides[0].decisions.size() ? sides[0].decisions[i] : "";
         const std::string y = i < sides[1].decisions.size() ? sides[1].decisions[i] : "";
         row(i == 0 ? "decisions" : "", (x == y ? "  " : "* ") + x, (x == y ? "  " : "* ") + y);
+    }
+    // Rematerialization: a decision one plan has and the other has not (in words, order aside) is a difference.
+    const auto& ra = sides[0].remat;
+    const auto& rb = sides[1].remat;
+    const std::size_t nr = std::max(ra.size(), rb.size());
+    for (std::size_t i = 0; i < nr; ++i) {
+        const std::string x = i < ra.size() ? ra[i] : "";
+        const std::string y = i < rb.size() ? rb[i] : "";
+        const bool xShared = !x.empty() && std::find(rb.begin(), rb.end(), x) != rb.end();
+        const bool yShared = !y.empty() && std::find(ra.begin(), ra.end(), y) != ra.end();
+        row(i == 0 ? "remat" : "", (xShared || x.empty() ? "  " : "* ") + x, (yShared || y.empty() ? "  " : "* ") + y);
     }
     row("step time", formatTime(ea.stepTime), formatTime(eb.stepTime));
     row("  compute", formatTime(ea.computeTime), formatTime(eb.computeTime));

@@ -48,7 +48,8 @@ int main(int argc, char* argv[]) {
     const QCommandLineOption planOption(
         QStringLiteral("plan"),
         QStringLiteral("Start from PLAN: expert:ID (dp, zero1, zero2, zero3, fsdp, megatron, megatron-sp, dp-tp, "
-                       "fsdp-tp, ep) or a plan JSON file."),
+                       "fsdp-tp, ep), expert:ID+REMAT (REMAT: selective, full or dots-saveable for every block "
+                       "family, e.g. expert:fsdp+full) or a plan JSON file."),
         QStringLiteral("PLAN"));
     parser.addOption(planOption);
     const QCommandLineOption meshOption(
@@ -58,7 +59,7 @@ int main(int argc, char* argv[]) {
         QStringLiteral("MESH"));
     const QCommandLineOption hardwareOption(
         QStringLiteral("hardware"),
-        QStringLiteral("A built-in hardware profile (h100, h200, a100, tpu-v4, tpu-v5e, tpu-v5p) or a profile .json "
+        QStringLiteral("A built-in hardware profile (h100, h100-96gb-500w, h200, a100, tpu-v4, tpu-v5e, tpu-v5p) or a profile .json "
                        "file (default h100)."),
         QStringLiteral("HARDWARE"));
     const QCommandLineOption trainOption(QStringLiteral("train"),

@@ -93,7 +93,7 @@ std::string problemSpecJson(const Problem& problem) {
           {"attention", std::string(cost::toString(s.cost.attention))},
           {"efficiency", s.cost.efficiency},
           {"launch_s", s.cost.launchTime},
-          {"overlap", s.cost.overlap},
+          {"prefetch", s.cost.prefetch},
           {"memory_reserve", s.cost.memoryReserve}}},
     };
     // A file path need not be UTF-8 (Linux allows any bytes); JSON must be: replace such bytes with U+FFFD rather
@@ -127,7 +127,9 @@ Result<ProblemSpec> parseProblemSpec(std::string_view text, std::string_view ori
         const auto& c = j.at("cost");
         s.cost.efficiency = c.value("efficiency", s.cost.efficiency);
         s.cost.launchTime = c.value("launch_s", s.cost.launchTime);
-        s.cost.overlap = c.value("overlap", s.cost.overlap);
+        // "overlap" (a fraction of collective time hidden, before the schedule simulation) is no longer read.
+        s.cost.prefetch = c.value("prefetch", s.cost.prefetch);
+        if (s.cost.prefetch < 0 || s.cost.prefetch > 1000) return makeError("problem.format", where + ": prefetch must be in [0, 1000]");
         s.cost.memoryReserve = c.value("memory_reserve", s.cost.memoryReserve);
         // Sessions written before fusion and fused attention were priced without them.
         const std::string fusion = c.value("fusion", "none"), attention = c.value("attention", "materialized");

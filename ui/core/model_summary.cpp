@@ -59,9 +59,9 @@ CostSummary costSummaryOf(const ProblemView& problem, const PlanState& state) {
 
     const auto& mesh = problem.mesh();
     summary.lines.append({tr("Step time"), summary.stepTime,
-                          tr("compute %1 + collectives %2 (%3% hidden behind compute)")
-                              .arg(time(e.computeTime), time(e.collectiveTime))
-                              .arg(static_cast<int>(problem.problem->costModel->options().overlap * 100))});
+                          tr("compute %1 + collectives %2, of which %3 run behind compute (simulated schedule)")
+                              .arg(time(e.computeTime), time(e.collectiveTime),
+                                   time(std::max(0.0, e.computeTime + e.collectiveTime - e.stepTime)))});
     summary.lines.append({tr("Compute"), time(e.computeTime), tr("Sum of every op's time on one device")});
     summary.lines.append(
         {tr("Collectives"), time(e.collectiveTime),

@@ -106,28 +106,36 @@ PlanComparison comparePlans(std::shared_ptr<const ProblemView> a, const plan::Pl
     out.b = figuresOf(eb.evaluation);
 
     // Decisions, matched by their words; a decision repeated in one plan matches as many times as the other
-    // has it.
-    std::vector<QString> textA, textB;
+    // has it. Then the remat decisions the same way ("remat layers.*: full").
+    auto match = [&out](const std::vector<QString>& textA, const std::vector<QString>& textB) {
+        std::vector<bool> usedB(textB.size(), false);
+        for (std::size_t i = 0; i < textA.size(); ++i) {
+            DecisionDifference row{textA[i], DecisionDifference::Side::OnlyA, static_cast<int>(i), -1};
+            for (std::size_t j = 0; j < textB.size(); ++j) {
+                if (usedB[j] || textB[j] != textA[i])
+                    continue;
+                usedB[j] = true;
+                row.side = DecisionDifference::Side::Both;
+                row.positionB = static_cast<int>(j);
+                break;
+            }
+            out.decisions.push_back(row);
+        }
+        for (std::size_t j = 0; j < textB.size(); ++j)
+            if (!usedB[j])
+                out.decisions.push_back({textB[j], DecisionDifference::Side::OnlyB, -1, static_cast<int>(j)});
+    };
+    std::vector<QString> textA, textB, rematA, rematB;
     for (const auto& d : planA.decisions)
         textA.push_back(toQString(plan::decisionText(d, a->problem->costModel->planContext(), a->mesh())));
     for (const auto& d : planB.decisions)
         textB.push_back(toQString(plan::decisionText(d, b->problem->costModel->planContext(), b->mesh())));
-    std::vector<bool> usedB(textB.size(), false);
-    for (std::size_t i = 0; i < textA.size(); ++i) {
-        DecisionDifference row{textA[i], DecisionDifference::Side::OnlyA, static_cast<int>(i), -1};
-        for (std::size_t j = 0; j < textB.size(); ++j) {
-            if (usedB[j] || textB[j] != textA[i])
-                continue;
-            usedB[j] = true;
-            row.side = DecisionDifference::Side::Both;
-            row.positionB = static_cast<int>(j);
-            break;
-        }
-        out.decisions.push_back(row);
-    }
-    for (std::size_t j = 0; j < textB.size(); ++j)
-        if (!usedB[j])
-            out.decisions.push_back({textB[j], DecisionDifference::Side::OnlyB, -1, static_cast<int>(j)});
+    for (const auto& r : planA.remat)
+        rematA.push_back(QStringLiteral("remat ") + toQString(plan::rematText(r)));
+    for (const auto& r : planB.remat)
+        rematB.push_back(QStringLiteral("remat ") + toQString(plan::rematText(r)));
+    match(textA, textB);
+    match(rematA, rematB);
 
     // Collectives per kind.
     constexpr int kKinds = static_cast<int>(cost::CollectiveKind::CollectivePermute) + 1;

@@ -29,12 +29,13 @@ struct PlanFigures {
 };
 
 // One decision of either plan. Decisions are matched by their words (target label, axis name and tensor
-// classes), so plans of two ProblemViews of the same model compare even on different meshes.
+// classes), so plans of two ProblemViews of the same model compare even on different meshes. Remat decisions
+// are rows too, after the sharding decisions, matched the same way ("remat layers.*: full").
 struct DecisionDifference {
     enum class Side { Both, OnlyA, OnlyB };
-    QString text;  // "layers.*.mlp.d_ff on model"
+    QString text;  // "(layers.*.mlp.d_ff, model)", "remat layers.*: full"
     Side side = Side::Both;
-    int positionA = -1;  // index into plan A's decisions, -1 when A does not have it
+    int positionA = -1;  // index into plan A's decisions (or remat decisions), -1 when A does not have it
     int positionB = -1;
 };
 
@@ -59,7 +60,8 @@ struct PlanComparison {
     QString nameA, nameB;
     QString meshA, meshB;  // "data=2,model=4"
     PlanFigures a, b;
-    std::vector<DecisionDifference> decisions;       // A's decisions in order, then those only B has
+    // A's decisions in order, then those only B has; then the same for the remat decisions.
+    std::vector<DecisionDifference> decisions;
     std::vector<CollectiveKindFigures> collectives;  // kinds either plan has, in the engine's kind order
     // Whether the value shardings could be compared (the same graph); `ops` is empty when not.
     bool shardingsCompared = false;

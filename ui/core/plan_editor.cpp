@@ -145,6 +145,18 @@ void PlanEditor::resolve(analysis::NameId name, int dimension) {
     edit(std::move(after), tr("Give %1's axis to its dimension %2").arg(label).arg(dimension + 1));
 }
 
+void PlanEditor::setRemat(const QString& family, int policy) {
+    if (policy < 0 || policy >= plan::kRematCount)
+        return;
+    const std::string target = family.toStdString();
+    plan::Plan after = plan_;
+    std::erase_if(after.remat, [&](const plan::RematDecision& r) { return r.target == target; });
+    const auto remat = static_cast<plan::Remat>(policy);
+    if (remat != plan::Remat::None)
+        after.remat.push_back({target, remat});
+    edit(std::move(after), tr("Rematerialize %1: %2").arg(family, toQString(plan::toString(remat))));
+}
+
 void PlanEditor::replacePlan(const plan::Plan& plan, const QString& description, bool keepPins) {
     plan::Plan after = plan;
     if (keepPins) {
@@ -192,7 +204,7 @@ QString PlanEditor::openPlan(const QString& source) {
         return tr("Cannot read %1: %2").arg(source, file.errorString());
     const QByteArray text = file.readAll();
     auto parsed = plan::parsePlan(std::string_view(text.constData(), static_cast<std::size_t>(text.size())), context,
-                                  problem_->mesh(), source.toStdString());
+                                  problem_->mesh(), source.toStdString(), plan::MissingAxes::Fail, &problem_->blocks);
     if (!parsed)  // the message names the file, the entry and the label
         return tr("Cannot open the plan %1").arg(toQString(parsed.diagnostics().front().message));
     replacePlan(*parsed, tr("Open plan %1").arg(QFileInfo(source).fileName()), false);

@@ -60,6 +60,10 @@ public:
     void allow(std::size_t index);
     // Gives repeated name `name`'s axis to its `dimension`-th dimension (counted major to minor) at every site.
     void resolve(analysis::NameId name, int dimension);
+    // Sets the rematerialization policy of block family `family` ("layers.*"; `policy` indexes
+    // rematPolicyNames()): the plan's remat decisions naming exactly the family are replaced by one at the end,
+    // or removed for none. Decisions naming single blocks of the family stay (they override it).
+    void setRemat(const QString& family, int policy);
     // Replaces the whole plan (an expert plan, a plan file, an empty plan), keeping the user's pins first and the
     // forbidden decisions when `keepPins`.
     void replacePlan(const plan::Plan& plan, const QString& description, bool keepPins = true);

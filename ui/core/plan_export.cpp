@@ -86,7 +86,8 @@ QString exportPlan(const ProblemView& problem, const plan::Plan& plan, const QSt
         for (std::size_t v = 0; v < problem.graph().values.size(); ++v)
             shardings.push_back(applied.sharding(problem.space(), ir::ValueId(static_cast<std::uint32_t>(v))));
         text = exporting::parallelizeSnippet(problem.mesh(),
-                                             exporting::parallelizePlan(problem.graph(), problem.mesh(), shardings));
+                                             exporting::parallelizePlan(problem.graph(), problem.mesh(), shardings),
+                                             plan.remat);
     } else if (formatId == QLatin1String("jax") || formatId == QLatin1String("dtensor")) {
         const auto applied = plan::applyPlan(costModel.planContext(), problem.mesh(), plan);
         std::vector<plan::TensorSharding> shardings;
@@ -94,8 +95,8 @@ QString exportPlan(const ProblemView& problem, const plan::Plan& plan, const QSt
         for (std::size_t v = 0; v < problem.graph().values.size(); ++v)
             shardings.push_back(applied.sharding(problem.space(), ir::ValueId(static_cast<std::uint32_t>(v))));
         const auto parameters = exporting::parameterShardings(problem.graph(), shardings);
-        text = formatId == QLatin1String("jax") ? exporting::jaxSnippet(problem.mesh(), parameters)
-                                                : exporting::dtensorSnippet(problem.mesh(), parameters);
+        text = formatId == QLatin1String("jax") ? exporting::jaxSnippet(problem.mesh(), parameters, plan.remat)
+                                                : exporting::dtensorSnippet(problem.mesh(), parameters, plan.remat);
     } else if (formatId == QLatin1String("trace")) {
         text = exporting::chromeTrace(costModel, cost::evaluate(costModel, plan));
     } else {

@@ -169,7 +169,8 @@ void PlanTableModel::startLoad(std::function<std::shared_ptr<const store::Worksp
             if (!record)
                 continue;
             auto parsed =
-                plan::parsePlan(record->plan, context, problem->mesh(), "plan " + std::to_string(row.id));
+                plan::parsePlan(record->plan, context, problem->mesh(), "plan " + std::to_string(row.id),
+                                plan::MissingAxes::Fail, &problem->blocks);
             if (parsed)
                 row.plan = *parsed;
             row.collectiveBytes = statedCollectiveBytes(record->evaluation);

@@ -21,6 +21,7 @@ struct ProblemView {
     std::shared_ptr<const Problem> problem;
     ir::GraphStatistics statistics;  // of the graph planned (the training step when spec.train)
     ModuleTree modules;              // the body's ops by module/layer, for the graph view to collapse
+    plan::LayerBlocks blocks;        // the blocks of layers remat decisions name (plan::layerBlocks of the graph)
     QString source;                  // what the user opened: a model source or a workspace path
     QString displayName;
     QString description;

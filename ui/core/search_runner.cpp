@@ -233,6 +233,7 @@ bool SearchRunner::start(std::shared_ptr<const ProblemView> problem, const plan:
     job->problem = std::move(problem);
     job->start = start;
     job->start.decisions.resize(start.pinned);  // the search adds its own decisions after the pins
+    // (and keeps the plan's remat decisions: it searches only the block families they leave unset)
     job->options = options;
     job->workspacePath = workspacePath;
     job->owner = this;

@@ -454,8 +454,15 @@ Result<plan::Plan> planOfPath(const cost::CostModel& model, const plan::Plan& st
             matched = true;
             break;
         }
+        for (const auto& action : matched ? std::vector<search::Action>{} : space.rematActions(plan)) {
+            if (space.describe(action) != want)
+                continue;
+            plan = search::withAction(std::move(plan), action);
+            matched = true;
+            break;
+        }
         for (std::size_t c = 0; !matched && c < space.candidates().size(); ++c) {
-            const search::Action action{search::Action::Kind::Decide, space.candidates()[c].decision, {}};
+            const search::Action action{search::Action::Kind::Decide, space.candidates()[c].decision, {}, {}};
             if (space.describe(action) != want)
                 continue;
             plan.decisions.push_back(action.decision);

@@ -126,7 +126,8 @@ Result<plan::Plan> sessionStartPlan(const store::SessionRecord& session, const c
 
 // The plan a node of the search tree stands for: `start` followed by the node's actions (actionPath()), each
 // matched against the words the search uses for its candidates (search::ActionSpace::describe), resolutions
-// against those the plan calls for at that point, "stop" ending the path. The action space is built over
+// against those the plan calls for at that point, remat actions ("remat layers.*: full") against those it offers,
+// "stop" ending the path. The action space is built over
 // every group of the model, so paths recorded with any maxGroups match. Takes milliseconds on large models:
 // call it off the UI thread there. Errors: an action no candidate describes (the model or mesh is not the
 // session's).

@@ -31,6 +31,7 @@
 #include <QToolBar>
 #include <QTreeView>
 #include <QUndoStack>
+#include <QVBoxLayout>
 
 #include "core/conflict_model.h"
 #include "core/decision_model.h"
@@ -46,6 +47,7 @@
 #include "widgets/export_dialog.h"
 #include "widgets/graph_view.h"
 #include "widgets/problem_editor.h"
+#include "widgets/remat_panel.h"
 #include "widgets/session_docks.h"
 #include "widgets/summary_panel.h"
 
@@ -278,7 +280,16 @@ MainWindow::MainWindow(QWidget* parent)
     costScroll->setFrameShape(QFrame::NoFrame);
     costScroll->setMinimumHeight(260);
     auto* costDock = addPanel(tr("Cost"), QStringLiteral("costDock"), costScroll, Qt::RightDockWidgetArea);
-    auto* planDock = addPanel(tr("Plan"), QStringLiteral("planDock"), decisionView_, Qt::RightDockWidgetArea);
+    // The plan: its decisions, and under them its rematerialization per block family.
+    auto* planPanel = new QWidget(this);
+    auto* planLayout = new QVBoxLayout(planPanel);
+    planLayout->setContentsMargins(0, 0, 0, 0);
+    planLayout->setSpacing(0);
+    planLayout->addWidget(decisionView_, 1);
+    auto* remat = new RematPanel(editor_, planPanel);
+    remat->setObjectName(QStringLiteral("rematPanel"));
+    planLayout->addWidget(remat);
+    auto* planDock = addPanel(tr("Plan"), QStringLiteral("planDock"), planPanel, Qt::RightDockWidgetArea);
     // The editor is tall; on a small screen it scrolls rather than making the window taller than the screen.
     auto* problemScroll = new QScrollArea(this);
     problemScroll->setWidget(problemEditor_);

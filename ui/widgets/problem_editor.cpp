@@ -234,17 +234,19 @@ QWidget* ProblemEditor::buildTrainingBox() {
 QWidget* ProblemEditor::buildCostBox() {
     auto* box = new QGroupBox(tr("Cost model"));
     auto* form = new QFormLayout(box);
-    efficiencySpin_ = spin(QStringLiteral("efficiencySpin"), 0.01, 1.0, 0.05, 2,
-                           tr("Fraction of peak FLOP/s and HBM bandwidth an op reaches"));
-    overlapSpin_ = spin(QStringLiteral("overlapSpin"), 0.0, 1.0, 0.1, 2,
-                        tr("Fraction of collective time hidden behind compute"));
+    efficiencySpin_ = spin(QStringLiteral("efficiencySpin"), 0.0, 1.0, 0.05, 2,
+                           tr("Fraction of peak FLOP/s and HBM bandwidth every kernel reaches; \"by shape\" takes it from "
+                              "the hardware profile's tables, by each kernel's local shape"));
+    efficiencySpin_->setSpecialValueText(tr("by shape"));
+    prefetchSpin_ = spin(QStringLiteral("prefetchSpin"), 0.0, 16.0, 1.0, 0,
+                         tr("Blocks of layers a parameter all-gather may run ahead of its use (FSDP prefetch)"));
     reserveSpin_ =
         spin(QStringLiteral("reserveSpin"), 0.0, 0.95, 0.05, 2,
              tr("Fraction of device memory kept free: a plan fits when its peak stays below the rest"));
     launchSpin_ = spin(QStringLiteral("launchSpin"), 0.0, 1000.0, 1.0, 1, tr("Fixed cost of every op"));
     launchSpin_->setSuffix(tr(" µs"));
     form->addRow(tr("Efficiency"), efficiencySpin_);
-    form->addRow(tr("Overlap"), overlapSpin_);
+    form->addRow(tr("Prefetch"), prefetchSpin_);
     form->addRow(tr("Memory reserve"), reserveSpin_);
     form->addRow(tr("Launch time"), launchSpin_);
     return box;
@@ -443,7 +445,7 @@ void ProblemEditor::setSpec(const ProblemSpec& spec) {
     }
     mixedPrecisionCheck_->setChecked(spec.mixedPrecision);
     efficiencySpin_->setValue(spec.cost.efficiency);
-    overlapSpin_->setValue(spec.cost.overlap);
+    prefetchSpin_->setValue(spec.cost.prefetch);
     reserveSpin_->setValue(spec.cost.memoryReserve);
     launchSpin_->setValue(spec.cost.launchTime / kSecondsPerMicrosecond);
     updateTrainingEnabled();
@@ -465,7 +467,7 @@ ProblemSpec ProblemEditor::spec() const {
         return box->value() == shown ? original : box->value() * scale;
     };
     out.cost.efficiency = edited(efficiencySpin_, base_.cost.efficiency);
-    out.cost.overlap = edited(overlapSpin_, base_.cost.overlap);
+    out.cost.prefetch = prefetchSpin_->value() < 0.5 ? 0 : static_cast<int>(prefetchSpin_->value() + 0.5);
     out.cost.memoryReserve = edited(reserveSpin_, base_.cost.memoryReserve);
     out.cost.launchTime = edited(launchSpin_, base_.cost.launchTime, kSecondsPerMicrosecond);
     return out;

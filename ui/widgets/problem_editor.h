@@ -26,7 +26,7 @@ namespace shardscope::ui {
 // on every edit: the engine's error shows under the table and Apply stays disabled until the spec is valid.
 // The spec's model and dimensions pass through unchanged. Child widgets carry object names (hardwareCombo,
 // meshTable, addAxisButton, removeAxisButton, deviceCount, errorLabel, trainCheck, optimizerCombo, lossCombo,
-// mixedPrecisionCheck, efficiencySpin, overlapSpin, reserveSpin, launchSpin, applyButton, revertButton).
+// mixedPrecisionCheck, efficiencySpin, prefetchSpin, reserveSpin, launchSpin, applyButton, revertButton).
 class ProblemEditor : public QWidget {
     Q_OBJECT
 
@@ -99,7 +99,7 @@ private:
     QComboBox* lossCombo_ = nullptr;
     QCheckBox* mixedPrecisionCheck_ = nullptr;
     QDoubleSpinBox* efficiencySpin_ = nullptr;
-    QDoubleSpinBox* overlapSpin_ = nullptr;
+    QDoubleSpinBox* prefetchSpin_ = nullptr;
     QDoubleSpinBox* reserveSpin_ = nullptr;
     QDoubleSpinBox* launchSpin_ = nullptr;
     QPushButton* applyButton_ = nullptr;

@@ -62,7 +62,7 @@ public:
                                                  "mesh",        "devices",  "pipeline_parallel",
                                                  "plan",        "remat",    "global_batch",
                                                  "micro_batch", "measured", "measured_step_s",
-                                                 "derivation",  "notes"};
+                                                 "derivation",  "notes",    "fusion"};
         if (row_.contains("id") && row_["id"].is_string())
             id_ = row_["id"].get<std::string>();
         for (auto it = row_.begin(); it != row_.end(); ++it)
@@ -78,6 +78,12 @@ public:
             !integer("pipeline_parallel", r.pipelineParallel) || !integer("global_batch", r.globalBatch) ||
             !microBatch(r) || !measured(r) || !positive(row_, "measured_step_s", r.measuredStepSeconds))
             return *error_;
+        std::string fusion;
+        if (!optionalText("fusion", fusion)) return *error_;
+        if (!fusion.empty()) {
+            r.fusion = cost::parseFusion(fusion);
+            if (!r.fusion) return fail("unknown fusion '" + fusion + "' (xla or none)");
+        }
         const auto& policies = rematPolicies();
         if (std::find(policies.begin(), policies.end(), r.remat) == policies.end())
             return fail("unknown remat policy '" + r.remat + "' (none, selective, full or dots-saveable)");
@@ -296,6 +302,7 @@ Result<Prediction> predictUnchecked(const Run& run, const cost::CostOptions& opt
     spec.hardware = run.hardware;
     spec.mesh = run.mesh;
     spec.cost = options;
+    if (run.fusion) spec.cost.fusion = *run.fusion;
     auto problem = loadProblem(spec);
     if (!problem)
         return Result<Prediction>::failure(aboutRun(run, problem.diagnostics()));
@@ -303,17 +310,21 @@ Result<Prediction> predictUnchecked(const Run& run, const cost::CostOptions& opt
     auto plan = composedPlan(run.plan, model);
     if (!plan)
         return Result<Prediction>::failure(aboutRun(run, plan.diagnostics()));
+    // The run's recompute policy for every block of layers (validated by parseRuns).
+    plan = plan::withRemat(std::move(plan).value(), plan::parseRemat(run.remat).value_or(plan::Remat::None),
+                           plan::layerBlocks(model.graph()));
     const cost::Evaluation evaluation = cost::evaluate(model, *plan);
     Prediction p;
     for (const auto& decision : plan->decisions)
         p.plan +=
             (p.plan.empty() ? "" : ", ") + plan::decisionText(decision, model.planContext(), model.mesh());
+    for (const auto& remat : plan->remat)
+        p.plan += (p.plan.empty() ? "remat " : ", remat ") + plan::rematText(remat);
     p.stepSeconds = evaluation.stepTime;
     p.peakBytes = evaluation.peakMemory;
     p.capacityBytes = evaluation.capacity;
     p.feasible = evaluation.feasible;
     p.ratio = evaluation.stepTime / run.measuredStepSeconds;
-    p.rematIgnored = run.remat != "none";
     Result<Prediction> result(std::move(p));
     result.addDiagnostics(
         aboutRun(run, plan::checkDivisibility(*plan, model.planContext(), model.mesh(), "plan " + run.plan)));

@@ -7,6 +7,7 @@
 #include <unordered_set>
 
 #include "cost/kernels.h"
+#include "shardscope/cost/schedule.h"
 #include "shardscope/ir/statistics.h"
 
 namespace shardscope::cost {
@@ -113,7 +114,11 @@ double collectiveTime(CollectiveKind kind, double bytes, const mesh::AxisGroupLi
     if (n <= 1) return 0;
     const double bw = group.link.bandwidth > 0 ? group.link.bandwidth : 1e30;
     const double one = group.link.latency * (n - 1) + (n - 1) / n * bytes / bw;
-    return kind == CollectiveKind::AllReduce ? 2 * one : one;
+    if (kind != CollectiveKind::AllReduce) return one;
+    // NCCL runs an all-reduce as a ring or as a (double binary) tree, whichever its tuner predicts faster: the
+    // tree pays log2(n) latencies instead of n − 1 per phase, which wins for small messages on large groups.
+    const double tree = 2 * (group.link.latency * std::ceil(std::log2(n)) + bytes / bw);
+    return std::min(2 * one, tree);
 }
 
 }  // namespace
@@ -318,6 +323,7 @@ struct CostModel::Data {
         largeGemmEfficiency = hardware.matmulEfficiency(1e9, 1e9, 1e9);
         groupLinks.resize(std::size_t{1} << mesh.axes.size());
         for (std::size_t m = 0; m < groupLinks.size(); ++m) groupLinks[m] = mesh::groupLink(mesh, static_cast<std::uint32_t>(m));
+        buildSchedule();
     }
 
     double devices(std::uint32_t mask) const { return static_cast<double>(groupLinks[mask].devices); }
@@ -338,6 +344,51 @@ struct CostModel::Data {
         return std::max(flopTime, memTime) + options.launchTime;
     }
     double largeGemmEfficiency = 0;
+    std::vector<std::int32_t> streamOf;      // per axis mask: the communication stream (its slowest axis)
+    std::vector<std::int32_t> prefetchFrom;  // per body op: the first op of the block `prefetch` blocks before its own
+    std::vector<std::int32_t> firstUseAfterProducer;  // per value: its first top-level use after it is produced, -1
+    std::vector<std::int32_t> nextStepUse;  // per value donated to an argument: the argument's first use, else -1
+
+    // The schedule's structure (DESIGN.md §5.0): one stream per mesh axis, a collective on several axes on the
+    // stream of the slowest; parameter gathers may start `prefetch` blocks of layers ahead of their use (ops
+    // outside any block count as blocks of one op).
+    void buildSchedule() {
+        const ir::Graph& g = *graph;
+        streamOf.assign(groupLinks.size(), 0);
+        for (std::size_t m = 1; m < groupLinks.size(); ++m) {
+            double slowest = 0;
+            for (std::size_t a = 0; a < mesh.axes.size(); ++a)
+                if (((m >> a) & 1u) && (slowest == 0 || mesh.axes[a].link.bandwidth < slowest)) {
+                    slowest = mesh.axes[a].link.bandwidth;
+                    streamOf[m] = static_cast<std::int32_t>(a);
+                }
+        }
+        const std::size_t n = g.body.size();
+        const plan::LayerBlocks& b = blocks;
+        std::vector<std::int32_t> segmentStarts;
+        std::vector<std::int32_t> segmentOf(n, 0);
+        for (std::size_t i = 0; i < n; ++i) {
+            if (i == 0 || b.blockOfOp[i] < 0 || b.blockOfOp[i] != b.blockOfOp[i - 1]) segmentStarts.push_back(static_cast<std::int32_t>(i));
+            segmentOf[i] = static_cast<std::int32_t>(segmentStarts.size()) - 1;
+        }
+        prefetchFrom.assign(n, 0);
+        const auto ahead = static_cast<std::int32_t>(std::max(0, options.prefetch));
+        for (std::size_t i = 0; i < n; ++i)
+            prefetchFrom[i] = segmentStarts[static_cast<std::size_t>(std::max(0, segmentOf[i] - ahead))];
+        nextStepUse.assign(g.values.size(), -1);
+        for (const auto& o : g.outputs)
+            if (o.aliasedArgument && *o.aliasedArgument < g.arguments.size()) {
+                const auto& uses = valueOps[g.arguments[*o.aliasedArgument].value.index];
+                if (!uses.empty()) nextStepUse[o.value.index] = static_cast<std::int32_t>(uses.front());
+            }
+        firstUseAfterProducer.assign(g.values.size(), -1);
+        for (std::size_t v = 0; v < g.values.size(); ++v)
+            for (std::uint32_t i : valueOps[v])
+                if (static_cast<std::int32_t>(i) > producer[v]) {
+                    firstUseAfterProducer[v] = static_cast<std::int32_t>(i);
+                    break;
+                }
+    }
 
     // What each policy recomputes (plan.h): full everything the block's forward computed, dots-saveable all but
     // the results of dots and convolutions, selective the attention core (its values other than the dots').
@@ -348,9 +399,9 @@ struct CostModel::Data {
         rematBlockOf.assign(nv, -1);
         rematDrops.assign(nv, 0);
         recomputedBy.assign(n, 0);
-        if (start == 0 || start >= n) return;
         blocks = plan::layerBlocks(g);
-        rematBlocks.assign(blocks.blocks.size(), {});
+        rematBlocks.assign(blocks.blocks.size(), {});  // without a backward pass no block recomputes anything
+        if (start == 0 || start >= n) return;
         for (std::size_t i = start; i < n; ++i) {
             const std::int32_t b = blocks.blockOfOp[i];
             if (b >= 0 && rematBlocks[static_cast<std::size_t>(b)].firstBackward < 0) rematBlocks[static_cast<std::size_t>(b)].firstBackward = static_cast<std::int32_t>(i);
@@ -509,6 +560,13 @@ struct Evaluator::State {
     std::vector<std::int32_t> keptUntil;      // per value: a block's recompute needs it until then (-1: no)
     std::vector<double> kernelTime;           // per kernel, of the last sweep
     std::vector<Collective> recomputed;       // collectives of recomputed ops, run again
+    // The step's schedule, rebuilt per evaluation in reused buffers.
+    ScheduleSimulator simulator;
+    Step step;
+    Schedule schedule;
+    std::vector<std::int32_t> taskAt, taskOp, transferOrder, neededBy;
+    std::vector<ScheduledTransfer> sortedTransfers;
+    std::vector<double> prefetched;  // per body op: bytes of parameters gathered ahead, live during it
     // Each op's current record and the one before it, with the local shardings they were priced for; an entry
     // counts only in the epoch it was made (reset() starts a new one).
     struct Memo {
@@ -861,8 +919,104 @@ struct Evaluator::State {
             std::stable_sort(e.collectives.begin(), e.collectives.end(),
                              [&](const Collective& a, const Collective& b) { return d->bodyIndexOf[a.op.index] < d->bodyIndexOf[b.op.index]; });
         }
-        e.stepTime = e.computeTime + e.collectiveTime * (1 - d->options.overlap);
+        simulate();
         memory();
+    }
+
+    // The step as a schedule (schedule.h): the ops that take time run in program order on the compute stream;
+    // each collective runs on its stream once its input is ready, a reshard before the op that needs it, a
+    // reduction of a result before the result's first use; parameter gathers start no earlier than `prefetch`
+    // blocks ahead. The step time is the makespan.
+    void simulate() {
+        Evaluation& e = evaluation;
+        const std::size_t n = d->ops.size();
+        taskAt.assign(n + 1, -1);
+        taskOp.clear();
+        std::size_t tasks = 0;
+        for (std::size_t i = 0; i < n; ++i)
+            if (e.opComputeTime[i] > 0) ++tasks;
+        step.kernels.resize(tasks);
+        for (std::int32_t i = static_cast<std::int32_t>(n) - 1, next = static_cast<std::int32_t>(tasks); i >= 0; --i) {
+            if (e.opComputeTime[static_cast<std::size_t>(i)] > 0) --next;
+            taskAt[static_cast<std::size_t>(i)] = next < static_cast<std::int32_t>(tasks) ? next : -1;
+        }
+        for (std::size_t i = 0; i < n; ++i)
+            if (e.opComputeTime[i] > 0) {
+                auto& k = step.kernels[taskOp.size()];
+                k.duration = e.opComputeTime[i];
+                k.waitsFor.clear();
+                taskOp.push_back(static_cast<std::int32_t>(i));
+            }
+        const std::size_t c = e.collectives.size();
+        step.transfers.resize(c);
+        step.streams = static_cast<std::int32_t>(std::max<std::size_t>(1, d->mesh.axes.size()));
+        prefetched.assign(n + 1, 0);
+        neededBy.assign(c, -1);
+        for (std::size_t j = 0; j < c; ++j) {
+            const Collective& col = e.collectives[j];
+            const std::int32_t i = d->bodyIndexOf[col.op.index];
+            ScheduledTransfer t;
+            t.duration = col.time;
+            t.stream = d->streamOf[col.axes];
+            const std::int32_t p = col.value.valid() ? d->producer[col.value.index] : -1;
+            std::int32_t consumer = i;
+            if (p == i && d->nextStepUse[col.value.index] >= 0) {
+                // An updated parameter gathered after the update: in the steady state it runs under the next
+                // step's forward (Megatron's overlapped parameter gather, FSDP's prefetch) and is needed where
+                // the step first reads the parameter.
+                t.readyAfter = -1;
+                consumer = d->nextStepUse[col.value.index];
+            } else if (p == i) {  // a reduction of op i's result, needed where the result is first used
+                t.readyAfter = taskAt[static_cast<std::size_t>(i)];
+                consumer = d->firstUseAfterProducer[col.value.index];
+            } else {  // a reshard of an operand of op i
+                t.readyAfter = p < 0 ? -1 : taskAt[static_cast<std::size_t>(p)];
+                if (p < 0 && i >= 0) {
+                    const std::int32_t from = d->prefetchFrom[static_cast<std::size_t>(i)];
+                    t.issueAfter = std::min(taskAt[static_cast<std::size_t>(from)], taskAt[static_cast<std::size_t>(i)] - 1);
+                    // The gathered buffer is live from when it may be issued to its use.
+                    if (t.issueAfter >= 0 && col.kind == CollectiveKind::AllGather)
+                        for (std::int32_t k = taskOp[static_cast<std::size_t>(t.issueAfter)]; k < i; ++k) prefetched[static_cast<std::size_t>(k)] += col.bytes;
+                }
+            }
+            if (t.readyAfter < -1 || i < 0) t.readyAfter = -1;
+            step.transfers[j] = t;
+            const std::int32_t k = consumer < 0 ? -1 : taskAt[static_cast<std::size_t>(consumer)];
+            // A kernel cannot wait for a transfer that starts after it: the wait moves to the next kernel.
+            const std::int32_t after = std::max(t.readyAfter, t.issueAfter);
+            neededBy[j] = k < 0 ? -1 : (k > after ? k : (after + 1 < static_cast<std::int32_t>(tasks) ? after + 1 : -1));
+        }
+        // Issue order per stream: by readiness, then program order (a stream never holds back a ready transfer
+        // behind one that is not).
+        transferOrder.resize(c);
+        for (std::size_t j = 0; j < c; ++j) transferOrder[j] = static_cast<std::int32_t>(j);
+        std::stable_sort(transferOrder.begin(), transferOrder.end(), [&](std::int32_t a, std::int32_t b) {
+            const auto& x = step.transfers[static_cast<std::size_t>(a)];
+            const auto& y = step.transfers[static_cast<std::size_t>(b)];
+            return std::max(x.readyAfter, x.issueAfter) < std::max(y.readyAfter, y.issueAfter);
+        });
+        sortedTransfers.resize(c);
+        for (std::size_t j = 0; j < c; ++j) sortedTransfers[j] = step.transfers[static_cast<std::size_t>(transferOrder[j])];
+        step.transfers.swap(sortedTransfers);
+        for (std::size_t j = 0; j < c; ++j) {
+            const std::int32_t k = neededBy[static_cast<std::size_t>(transferOrder[j])];
+            if (k >= 0) step.kernels[static_cast<std::size_t>(k)].waitsFor.push_back(static_cast<std::int32_t>(j));
+        }
+        e.collectiveStart.assign(c, 0);
+        e.collectiveEnd.assign(c, 0);
+        e.opStart.assign(n, 0);
+        if (simulator.simulate(step, schedule)) {
+            e.stepTime = schedule.makespan;
+            for (std::size_t j = 0; j < c; ++j) {
+                const auto original = static_cast<std::size_t>(transferOrder[j]);
+                e.collectiveStart[original] = schedule.transferStart[j];
+                e.collectiveEnd[original] = schedule.transferEnd[j];
+            }
+            for (std::size_t k = 0; k < taskOp.size(); ++k) e.opStart[static_cast<std::size_t>(taskOp[k])] = schedule.kernelStart[k];
+        } else {
+            // Not reachable by construction; the serial bound keeps the evaluation sound if it ever is.
+            e.stepTime = e.computeTime + e.collectiveTime;
+        }
     }
 
     // Each kernel's time, charged to the op that launches it (its last). A kernel of one op keeps the op's own
@@ -977,7 +1131,7 @@ struct Evaluator::State {
             if ((at >= life.from && at <= life.to) || (at >= life.second.first && at <= life.second.second))
                 live[static_cast<std::size_t>(category(v))] += localBytes[v];
         }
-        if (i < memos.size()) live[4] = record(i).execution.temporaryBytes;
+        if (i < memos.size()) live[4] = record(i).execution.temporaryBytes + (i < prefetched.size() ? prefetched[i] : 0);
         return {live[0], live[1], live[2], live[3], live[4]};
     }
 
@@ -998,8 +1152,9 @@ struct Evaluator::State {
             }
         }
         for (std::size_t i = 0; i < n; ++i) {
-            delta[i][4] += record(i).execution.temporaryBytes;
-            delta[i + 1][4] -= record(i).execution.temporaryBytes;
+            const double temporary = record(i).execution.temporaryBytes + (i < prefetched.size() ? prefetched[i] : 0);
+            delta[i][4] += temporary;
+            delta[i + 1][4] -= temporary;
         }
         std::array<double, 5> live{};
         Evaluation& e = evaluation;

@@ -57,6 +57,100 @@ std::string placementsLine(const mesh::Mesh& mesh, const ParameterSharding& p) {
            (reordered ? "; its axes are not in mesh order: DTensor shards them in mesh order" : "") + "\n";
 }
 
+// The shared part of both frameworks' remat code: the list of decisions, and how a block finds its policy.
+void rematList(std::ostream& out, const std::vector<plan::RematDecision>& remat, bool jax) {
+    out << "remat_policies = [\n";
+    for (const plan::RematDecision& r : remat) {
+        out << "    (" << quoted(r.target) << ", ";
+        switch (r.policy) {
+            case plan::Remat::None:
+                out << (jax ? "None" : "\"none\"") << "),  # none: keep every activation the backward pass reads";
+                break;
+            case plan::Remat::Selective:
+                out << (jax ? "jax.checkpoint_policies.save_anything_except_these_names(\"attention_scores\", \"attention_probs\")"
+                            : "\"selective\"")
+                    << "),  # selective: recompute the attention core";
+                break;
+            case plan::Remat::Full:
+                out << (jax ? "jax.checkpoint_policies.nothing_saveable" : "\"full\"") << "),  # full: keep only the block's input";
+                break;
+            case plan::Remat::DotsSaveable:
+                out << (jax ? "jax.checkpoint_policies.dots_saveable" : "\"dots-saveable\"")
+                    << "),  # dots-saveable: keep the matmul outputs, recompute the rest";
+                break;
+        }
+        out << "\n";
+    }
+    out << "]\n\n\n"
+        << "def remat_policy(block):\n"
+        << "    \"\"\"The policy of block \"layers.3\": the last entry naming it or its family \"layers.*\".\"\"\"\n"
+        << "    family = block.rsplit(\".\", 1)[0] + \".*\"\n"
+        << "    policy = " << (jax ? "None" : "\"none\"") << "\n"
+        << "    for target, entry in remat_policies:\n"
+        << "        if target in (block, family):\n"
+        << "            policy = entry\n"
+        << "    return policy\n";
+}
+
+bool anySelective(const std::vector<plan::RematDecision>& remat) {
+    return std::any_of(remat.begin(), remat.end(), [](const plan::RematDecision& r) { return r.policy == plan::Remat::Selective; });
+}
+
+void jaxRemat(std::ostream& out, const std::vector<plan::RematDecision>& remat) {
+    out << "\n\n# Rematerialization per block of layers (jax.checkpoint around each block's forward function).\n";
+    if (anySelective(remat))
+        out << "# selective: name the attention core inside each block so the policy can leave it out, e.g.\n"
+            << "#   from jax.ad_checkpoint import checkpoint_name\n"
+            << "#   scores = checkpoint_name(q @ k.T, \"attention_scores\")\n"
+            << "#   probs = checkpoint_name(jax.nn.softmax(scores), \"attention_probs\")\n";
+    rematList(out, remat, true);
+    out << "\n\n"
+        << "def checkpointed(block, fn):\n"
+        << "    \"\"\"Block `block`'s forward function `fn` under jax.checkpoint with its policy (fn itself for none).\"\"\"\n"
+        << "    policy = remat_policy(block)\n"
+        << "    return fn if policy is None else jax.checkpoint(fn, policy=policy)\n";
+}
+
+void torchRematImports(std::ostream& out, const std::vector<plan::RematDecision>& remat) {
+    if (remat.empty())
+        return;
+    out << "import functools\n\nimport torch\n"
+        << "from torch.distributed.algorithms._checkpoint.checkpoint_wrapper import checkpoint_wrapper\n"
+        << "from torch.utils.checkpoint import CheckpointPolicy, create_selective_checkpoint_contexts\n";
+}
+
+void torchRemat(std::ostream& out, const std::vector<plan::RematDecision>& remat) {
+    out << "\n\n# Activation checkpointing per block of layers: apply_remat(model) after parallelize_module and "
+           "fully_shard.\n";
+    rematList(out, remat, false);
+    out << "\n\n"
+        << "# selective (Korthikanti et al.) recomputes the attention core, as TorchTitan's op-level selective AC does;\n"
+        << "# dots-saveable (JAX's dots_saveable) keeps only the matmul outputs.\n"
+        << "_ATTENTION_OPS = {\n"
+        << "    torch.ops.aten._scaled_dot_product_flash_attention.default,\n"
+        << "    torch.ops.aten._scaled_dot_product_efficient_attention.default,\n"
+        << "    torch.ops.aten._softmax.default,\n"
+        << "}\n"
+        << "_MATMUL_OPS = {torch.ops.aten.mm.default, torch.ops.aten.addmm.default, torch.ops.aten.bmm.default}\n\n\n"
+        << "def _saving(keep):\n"
+        << "    def policy(ctx, op, *args, **kwargs):\n"
+        << "        return CheckpointPolicy.MUST_SAVE if keep(op) else CheckpointPolicy.PREFER_RECOMPUTE\n\n"
+        << "    return functools.partial(create_selective_checkpoint_contexts, policy)\n\n\n"
+        << "_WRAPPERS = {\n"
+        << "    \"full\": lambda module: checkpoint_wrapper(module),\n"
+        << "    \"selective\": lambda module: checkpoint_wrapper(module, context_fn=_saving(lambda op: op not in _ATTENTION_OPS)),\n"
+        << "    \"dots-saveable\": lambda module: checkpoint_wrapper(module, context_fn=_saving(lambda op: op in _MATMUL_OPS)),\n"
+        << "}\n\n\n"
+        << "def apply_remat(model):\n"
+        << "    \"\"\"Wraps each block module (\"layers.3\") whose policy recomputes.\"\"\"\n"
+        << "    for name, module in list(model.named_modules()):\n"
+        << "        policy = remat_policy(name) if \".\" in name else \"none\"\n"
+        << "        if policy in _WRAPPERS:\n"
+        << "            parent, _, child = name.rpartition(\".\")\n"
+        << "            model.get_submodule(parent).register_module(child, _WRAPPERS[policy](module))\n"
+        << "    return model\n";
+}
+
 }  // namespace
 
 std::vector<ParameterSharding> parameterShardings(const ir::Graph& graph,
@@ -76,7 +170,8 @@ std::vector<ParameterSharding> parameterShardings(const ir::Graph& graph,
     return out;
 }
 
-std::string jaxSnippet(const mesh::Mesh& mesh, const std::vector<ParameterSharding>& parameters) {
+std::string jaxSnippet(const mesh::Mesh& mesh, const std::vector<ParameterSharding>& parameters,
+                       const std::vector<plan::RematDecision>& remat) {
     std::ostringstream out;
     out << "# Generated by Shardscope: the parameters' shardings on mesh " << mesh.toString() << ".\n"
         << "import jax\nimport numpy as np\nfrom jax.sharding import Mesh, NamedSharding, PartitionSpec as "
@@ -106,14 +201,18 @@ std::string jaxSnippet(const mesh::Mesh& mesh, const std::vector<ParameterShardi
         out << "    " << quoted(p.name) << ": P(" << spec << "),  # " << p.type.toString() << "\n";
     }
     out << "}\n\nshardings = {name: NamedSharding(mesh, spec) for name, spec in partition_specs.items()}\n";
+    if (!remat.empty())
+        jaxRemat(out, remat);
     return out.str();
 }
 
-std::string dtensorSnippet(const mesh::Mesh& mesh, const std::vector<ParameterSharding>& parameters) {
+std::string dtensorSnippet(const mesh::Mesh& mesh, const std::vector<ParameterSharding>& parameters,
+                           const std::vector<plan::RematDecision>& remat) {
     std::ostringstream out;
     out << "# Generated by Shardscope: the parameters' DTensor placements on mesh " << mesh.toString()
-        << ".\n"
-        << "from torch.distributed.device_mesh import init_device_mesh\n"
+        << ".\n";
+    torchRematImports(out, remat);
+    out << "from torch.distributed.device_mesh import init_device_mesh\n"
         << "from torch.distributed.tensor import Replicate, Shard\n\n"
         << "shape, names = " << meshShape(mesh) << "\n"
         << "mesh = init_device_mesh(\"cuda\", shape, mesh_dim_names=names)\n\n"
@@ -121,6 +220,8 @@ std::string dtensorSnippet(const mesh::Mesh& mesh, const std::vector<ParameterSh
     for (const ParameterSharding& p : parameters)
         out << placementsLine(mesh, p);
     out << "}\n\n# e.g. distribute_tensor(param, mesh, placements[name]) for each parameter.\n";
+    if (!remat.empty())
+        torchRemat(out, remat);
     return out.str();
 }
 
@@ -375,14 +476,16 @@ std::string pythonIdentifier(std::string name) {
 }
 }  // namespace
 
-std::string parallelizeSnippet(const mesh::Mesh& mesh, const ParallelizePlan& plan) {
+std::string parallelizeSnippet(const mesh::Mesh& mesh, const ParallelizePlan& plan,
+                               const std::vector<plan::RematDecision>& remat) {
     std::ostringstream out;
     out << "# Generated by Shardscope: the plan's tensor parallelism as parallelize_module plans on mesh "
         << mesh.toString() << ".\n"
         << "# Linears are found by the dot_general that consumes their weight: its contracting dimension is "
            "the\n"
-        << "# input features, whether the weight is stored [in, out] (JAX) or [out, in] (torch.nn.Linear).\n"
-        << "from torch.distributed.device_mesh import init_device_mesh\n"
+        << "# input features, whether the weight is stored [in, out] (JAX) or [out, in] (torch.nn.Linear).\n";
+    torchRematImports(out, remat);
+    out << "from torch.distributed.device_mesh import init_device_mesh\n"
         << "from torch.distributed.tensor import Replicate, Shard\n"
         << "from torch.distributed.tensor.parallel import (\n"
         << "    ColwiseParallel,\n    RowwiseParallel,\n    SequenceParallel,\n    parallelize_module,\n)\n\n"
@@ -442,6 +545,8 @@ std::string parallelizeSnippet(const mesh::Mesh& mesh, const ParallelizePlan& pl
         for (const std::string& note : plan.notes)
             out << "# " << note << "\n";
     }
+    if (!remat.empty())
+        torchRemat(out, remat);
     return out.str();
 }
 

@@ -25,7 +25,6 @@ std::string groupName(const mesh::Mesh& mesh, std::uint32_t axes) {
 std::string chromeTrace(const cost::CostModel& model, const cost::Evaluation& evaluation) {
     const ir::Graph& graph = model.graph();
     const mesh::Mesh& mesh = model.mesh();
-    const double hidden = model.options().overlap;
     json events = json::array();
     events.push_back({{"name", "process_name"}, {"ph", "M"}, {"pid", 0}, {"tid", 0},
                       {"args", {{"name", "device (each of " + std::to_string(mesh.devices()) + " runs this)"}}}});
@@ -40,38 +39,27 @@ std::string chromeTrace(const cost::CostModel& model, const cost::Evaluation& ev
                               {"args", {{"name", "collectives over " + groupName(mesh, axes)}}}});
         return it->second;
     };
-    // The collectives of each op, in the evaluation's (program) order.
-    std::map<std::uint32_t, std::vector<const cost::Collective*>> byOp;
-    for (const auto& c : evaluation.collectives)
-        byOp[c.op.index].push_back(&c);
-
-    double now = 0;  // seconds on the compute thread
-    auto emitCollective = [&](const cost::Collective& c, std::size_t opIndex) {
+    // Collectives where the schedule put them, on their group's thread.
+    for (std::size_t j = 0; j < evaluation.collectives.size(); ++j) {
+        const cost::Collective& c = evaluation.collectives[j];
+        const double start = j < evaluation.collectiveStart.size() ? evaluation.collectiveStart[j] : 0;
+        std::size_t opIndex = 0;
+        while (opIndex < graph.body.size() && graph.body[opIndex] != c.op) ++opIndex;
         events.push_back({{"name", std::string(cost::toString(c.kind))},
                           {"cat", "collective"},
                           {"ph", "X"},
                           {"pid", 0},
                           {"tid", thread(c.axes)},
-                          {"ts", now * 1e6},
+                          {"ts", start * 1e6},
                           {"dur", c.time * 1e6},
                           {"args", {{"op", opIndex}, {"bytes", c.bytes}, {"tensor", "%" + std::to_string(c.value.index)}}}});
-        now += c.time * (1 - hidden);
-    };
+    }
+    // Kernels on the compute thread, at their simulated start (an op without time of its own is fused into the
+    // kernel a later op launches).
     for (std::size_t i = 0; i < graph.body.size(); ++i) {
-        const ir::OpId id = graph.body[i];
-        const ir::Op& op = graph.op(id);
-        const auto collectives = byOp.find(id.index);
-        std::vector<const cost::Collective*> after;
-        if (collectives != byOp.end()) {
-            for (const cost::Collective* c : collectives->second) {
-                const bool operand = std::find(op.operands.begin(), op.operands.end(), c->value) != op.operands.end();
-                if (operand)
-                    emitCollective(*c, i);
-                else
-                    after.push_back(c);
-            }
-        }
         const double compute = i < evaluation.opComputeTime.size() ? evaluation.opComputeTime[i] : 0;
+        if (compute <= 0) continue;
+        const ir::Op& op = graph.op(graph.body[i]);
         json args{{"op", i}};
         if (!op.location.name.empty())
             args["label"] = op.location.name;
@@ -82,12 +70,9 @@ std::string chromeTrace(const cost::CostModel& model, const cost::Evaluation& ev
                           {"ph", "X"},
                           {"pid", 0},
                           {"tid", 0},
-                          {"ts", now * 1e6},
+                          {"ts", (i < evaluation.opStart.size() ? evaluation.opStart[i] : 0) * 1e6},
                           {"dur", compute * 1e6},
                           {"args", args}});
-        now += compute;
-        for (const cost::Collective* c : after)
-            emitCollective(*c, i);
     }
     const json trace{{"traceEvents", events},
                      {"displayTimeUnit", "ms"},

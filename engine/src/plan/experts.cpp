@@ -141,7 +141,52 @@ private:
 
 }  // namespace
 
+Plan withRemat(Plan plan, Remat policy, const LayerBlocks& blocks) {
+    plan.remat.clear();
+    if (policy != Remat::None)
+        for (const auto& family : blocks.families) plan.remat.push_back({family, policy});
+    return plan;
+}
+
+std::vector<std::string> rematVariants(std::string_view id, const PlanContext& context) {
+    std::vector<std::string> out;
+    if (context.graph().backwardStart == 0 || layerBlocks(context.graph()).families.empty()) return out;
+    std::string base(id);
+    if (base == "fsdp") base = "zero3";
+    for (Remat policy : kRematFallbacks) out.push_back(base + "+" + std::string(toString(policy)));
+    return out;
+}
+
+namespace {
+Result<Plan> shardingExpert(std::string_view requested, const PlanContext& context, const mesh::Mesh& mesh);
+}  // namespace
+
 Result<Plan> expertPlan(std::string_view requested, const PlanContext& context, const mesh::Mesh& mesh) {
+    const auto plus = requested.find('+');
+    if (plus == std::string_view::npos) return shardingExpert(requested, context, mesh);
+    const std::string_view id = requested.substr(0, plus), policyText = requested.substr(plus + 1);
+    const auto policy = parseRemat(policyText);
+    if (!policy)
+        return makeError("plan.unknown-remat", "expert plan '" + std::string(requested) + "': unknown remat policy '" + std::string(policyText) +
+                                                   "' (none, selective, full or dots-saveable)");
+    auto plan = shardingExpert(id, context, mesh);
+    if (!plan) return plan;
+    if (*policy == Remat::None) return plan;
+    if (context.graph().backwardStart == 0)
+        return makeError("plan.remat-needs-training", "expert plan '" + std::string(requested) +
+                                                          "' recomputes activations in the backward pass, and this graph has none (use a training step: --train)");
+    const LayerBlocks blocks = layerBlocks(context.graph());
+    if (blocks.families.empty())
+        return makeError("plan.remat-no-blocks", "expert plan '" + std::string(requested) +
+                                                     "' recomputes blocks of layers, and this model has none (no op name has an index, like layers.3)");
+    Plan out = withRemat(std::move(plan).value(), *policy, blocks);
+    out.label += "+" + std::string(toString(*policy));
+    return out;
+}
+
+namespace {
+
+Result<Plan> shardingExpert(std::string_view requested, const PlanContext& context, const mesh::Mesh& mesh) {
     std::string id(requested);
     if (id == "fsdp") id = "zero3";
     const auto& list = expertPlans();
@@ -197,5 +242,7 @@ Result<Plan> expertPlan(std::string_view requested, const PlanContext& context, 
     b.shardParameters(data, tensors, skip);
     return b.take(id);
 }
+
+}  // namespace
 
 }  // namespace shardscope::plan

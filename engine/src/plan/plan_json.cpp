@@ -85,7 +85,35 @@ Result<std::optional<Decision>> parseDecision(const json& j, const PlanContext& 
     return std::optional<Decision>(d);
 }
 
+// "layers.*, encoder.layer.*, ... (N families); blocks are named like layers.0": the model's families, for an
+// error about a target that names none of them.
+std::string familiesText(const LayerBlocks& blocks) {
+    if (blocks.families.empty()) return "this model has no repeated blocks of layers (no op name has an index, like layers.3)";
+    constexpr std::size_t kShown = 4;
+    std::string out = "this model's families are ";
+    for (std::size_t i = 0; i < blocks.families.size() && i < kShown; ++i) out += (i ? ", " : "") + blocks.families[i];
+    if (blocks.families.size() > kShown) out += ", ... (" + std::to_string(blocks.families.size()) + " families)";
+    return out + "; its blocks are named like " + blocks.blocks.front();
+}
+
+Result<RematDecision> parseRematDecision(const json& j, const LayerBlocks& blocks, const std::string& where) {
+    auto fail = [&](const std::string& message) { return makeError("plan.bad-remat", where + ": " + message); };
+    if (!j.is_object() || !j.contains("target") || !j["target"].is_string() || !j.contains("policy") || !j["policy"].is_string())
+        return fail("expected {\"target\": a block family like \"layers.*\" or a block like \"layers.3\", \"policy\": a string}");
+    RematDecision r;
+    r.target = j["target"].get<std::string>();
+    const auto policy = parseRemat(j["policy"].get<std::string>());
+    if (!policy) return fail("unknown remat policy " + j["policy"].dump() + " (none, selective, full or dots-saveable)");
+    r.policy = *policy;
+    const bool known = std::find(blocks.families.begin(), blocks.families.end(), r.target) != blocks.families.end() ||
+                       std::find(blocks.blocks.begin(), blocks.blocks.end(), r.target) != blocks.blocks.end();
+    if (!known) return fail("unknown remat target " + j["target"].dump() + ": it names no block or family of blocks (" + familiesText(blocks) + ")");
+    return r;
+}
+
 }  // namespace
+
+std::string rematText(const RematDecision& remat) { return remat.target + ": " + std::string(toString(remat.policy)); }
 
 std::string decisionText(const Decision& decision, const PlanContext& context, const mesh::Mesh& mesh) {
     std::string out = "(" + context.targetLabel(decision) + ", " +
@@ -117,11 +145,15 @@ std::string toJson(const Plan& plan, const PlanContext& context, const mesh::Mes
     for (const auto& r : plan.resolutions)
         out["resolutions"].push_back({{"name", r.name.index < context.space().names.size() ? context.space().names[r.name.index].label : "?"},
                                       {"dimension", r.dimension}});
+    if (!plan.remat.empty()) {
+        out["remat"] = json::array();
+        for (const auto& r : plan.remat) out["remat"].push_back({{"target", r.target}, {"policy", std::string(toString(r.policy))}});
+    }
     return out.dump(2) + "\n";
 }
 
 Result<Plan> parsePlan(std::string_view text, const PlanContext& context, const mesh::Mesh& mesh, std::string_view origin,
-                       MissingAxes missingAxes) {
+                       MissingAxes missingAxes, const LayerBlocks* blocks) {
     const std::string where(origin);
     json j = json::parse(text, nullptr, false);
     if (j.is_discarded()) return makeError("plan.not-json", where + ": not a JSON document");
@@ -188,6 +220,16 @@ Result<Plan> parsePlan(std::string_view text, const PlanContext& context, const 
                                                         (most < 2 ? std::string("it is not repeated on any tensor") : "choose 0 to " + std::to_string(most - 1)) +
                                                         ")");
             plan.resolutions.push_back({name, static_cast<int>(dimension)});
+        }
+    }
+    if (j.contains("remat")) {
+        if (!j["remat"].is_array()) return makeError("plan.bad-remat", where + ": \"remat\" must be a list");
+        std::optional<LayerBlocks> found;
+        if (!blocks && !j["remat"].empty()) blocks = &found.emplace(layerBlocks(context.graph()));
+        for (std::size_t i = 0; i < j["remat"].size(); ++i) {
+            auto r = parseRematDecision(j["remat"][i], *blocks, where + ": remat[" + std::to_string(i) + "]");
+            if (!r) return Result<Plan>::failure(r.diagnostics());
+            plan.remat.push_back(std::move(r).value());
         }
     }
     Result<Plan> result(std::move(plan));

@@ -55,6 +55,13 @@ std::string evaluationText(const LoadedModel& model, const cost::CostModel& cm, 
     for (std::size_t i = 0; i < plan.decisions.size(); ++i)
         out << (i ? ", " : "") << plan::decisionText(plan.decisions[i], cm.planContext(), mesh);
     out << "\n";
+    // Rematerialization matters to a training step only (the backward pass is what reads the kept values).
+    if (!plan.remat.empty() || g.backwardStart > 0) {
+        out << "remat         ";
+        if (plan.remat.empty()) out << "none (every forward value the backward pass reads is kept)";
+        for (std::size_t i = 0; i < plan.remat.size(); ++i) out << (i ? ", " : "") << plan::rematText(plan.remat[i]);
+        out << "\n";
+    }
     out << "step time     " << formatTime(e.stepTime) << "  (compute " << formatTime(e.computeTime) << ", collectives "
         << formatTime(e.collectiveTime) << "; lower bound " << formatTime(cm.lowerBoundTime()) << ")\n";
     out << "peak memory   " << formatBytes(e.peakMemory) << " per device of " << formatBytes(e.capacity) << " usable ("

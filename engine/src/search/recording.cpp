@@ -14,12 +14,17 @@ using nlohmann::json;
 
 std::vector<ExpertEvaluation> evaluateExperts(const cost::CostModel& model) {
     std::vector<ExpertEvaluation> experts;
+    auto evaluate = [&](const plan::Plan& p) { return cost::evaluate(model, p); };
     for (const auto& expert : plan::expertPlans()) {
         auto built = plan::expertPlan(expert.id, model.planContext(), model.mesh());
         if (!built)
             continue;
-        auto evaluation = cost::evaluate(model, *built);
-        experts.push_back({expert.id, std::move(built).value(), std::move(evaluation)});
+        auto evaluation = evaluate(*built);
+        const bool fits = evaluation.feasible;
+        experts.push_back({expert.id, std::move(built).value(), std::move(evaluation), false});
+        if (!fits)
+            if (auto variant = fittingRematVariant(expert.id, model, evaluate))
+                experts.push_back({variant->id, std::move(variant->plan), std::move(variant->evaluation), true});
     }
     return experts;
 }

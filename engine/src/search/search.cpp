@@ -24,18 +24,33 @@ namespace {
 
 bool sameTargetAndAxis(const Decision& a, const Decision& b) { return a.target == b.target && a.index == b.index && a.axis == b.axis; }
 
-// A hash of the shardings a plan gives every atom: equal shardings reached in different orders hash alike.
-std::uint64_t shardingHash(const plan::AppliedPlan& applied) {
+// A hash of the shardings a plan gives every atom and of the remat policy of every block: equal plans reached in
+// different orders hash alike. Blocks without recompute add nothing, so a plan without remat decisions hashes as
+// its shardings alone.
+std::uint64_t stateHash(const plan::AppliedPlan& applied, const Plan& plan, const plan::LayerBlocks& blocks) {
     std::uint64_t h = 1469598103934665603ull;
     for (const auto& a : applied.atomAxes) h = (h ^ a.bits()) * 1099511628211ull;
+    if (plan.remat.empty()) return h;
+    const auto policies = plan::rematPerBlock(blocks, plan.remat);
+    for (std::size_t b = 0; b < policies.size(); ++b)
+        if (policies[b] != plan::Remat::None)
+            h = (h ^ (0x9E3779B97F4A7C15ull + b * plan::kRematCount + static_cast<std::uint64_t>(policies[b]))) * 1099511628211ull;
     return h;
+}
+
+// Whether a remat decision of `plan` names `family` exactly.
+bool namesFamily(const Plan& plan, const std::string& family) {
+    return std::any_of(plan.remat.begin(), plan.remat.end(), [&](const plan::RematDecision& r) { return r.target == family; });
 }
 
 }  // namespace
 
 // ------------------------------------------------------------------------------------------------- ActionSpace
 
-ActionSpace::ActionSpace(const cost::CostModel& model, std::size_t maxGroups, double minShare) : model_(&model) {
+ActionSpace::ActionSpace(const cost::CostModel& model, std::size_t maxGroups, double minShare)
+    : model_(&model), blocks_(plan::layerBlocks(model.graph())) {
+    // Recomputing changes a training step only: without a backward pass nothing is kept for it.
+    if (model.graph().backwardStart > 0) rematFamilies_ = blocks_.families;
     const auto& space = model.space();
     const auto& context = model.planContext();
     std::vector<std::pair<double, std::uint32_t>> ranked;
@@ -110,14 +125,26 @@ std::vector<Action> ActionSpace::pendingResolutions(const Plan& plan) const {
         const bool resolved = std::any_of(plan.resolutions.begin(), plan.resolutions.end(), [&](const plan::Resolution& r) { return r.name == n; });
         if (resolved) continue;
         std::vector<Action> out;
-        for (int k = 0; k < repeated_[n.index].front(); ++k) out.push_back({Action::Kind::Resolve, {}, {n, k}});
+        for (int k = 0; k < repeated_[n.index].front(); ++k) out.push_back({Action::Kind::Resolve, {}, {n, k}, {}});
         return out;
     }
     return {};
 }
 
+std::vector<Action> ActionSpace::rematActions(const Plan& plan) const {
+    std::vector<Action> out;
+    for (const auto& family : rematFamilies_) {
+        if (namesFamily(plan, family)) continue;
+        for (int p = 0; p < plan::kRematCount; ++p)
+            if (static_cast<plan::Remat>(p) != plan::Remat::None)
+                out.push_back({Action::Kind::Remat, {}, {}, {family, static_cast<plan::Remat>(p)}});
+    }
+    return out;
+}
+
 std::string ActionSpace::describe(const Action& action) const {
     switch (action.kind) {
+        case Action::Kind::Remat: return "remat " + plan::rematText(action.remat);
         case Action::Kind::Decide: return plan::decisionText(action.decision, model_->planContext(), model_->mesh());
         case Action::Kind::Resolve:
             return "resolve " + model_->space().name(action.resolution.name).label + ": dimension " + std::to_string(action.resolution.dimension);
@@ -132,28 +159,43 @@ double reward(const cost::Evaluation& e, double lowerBound) {
     return 0.5 * fit * fit;
 }
 
-namespace {
-
 Plan withAction(Plan plan, const Action& action) {
     if (action.kind == Action::Kind::Decide) plan.decisions.push_back(action.decision);
     if (action.kind == Action::Kind::Resolve) plan.resolutions.push_back(action.resolution);
+    if (action.kind == Action::Kind::Remat) {
+        std::erase_if(plan.remat, [&](const plan::RematDecision& r) { return r.target == action.remat.target; });
+        plan.remat.push_back(action.remat);
+    }
     return plan;
 }
+
+std::optional<ExpertVariant> fittingRematVariant(const std::string& id, const cost::CostModel& model,
+                                                 const std::function<cost::Evaluation(const plan::Plan&)>& evaluate) {
+    for (const auto& variant : plan::rematVariants(id, model.planContext())) {
+        auto built = plan::expertPlan(variant, model.planContext(), model.mesh());
+        if (!built) return std::nullopt;
+        auto evaluation = evaluate(*built);
+        if (evaluation.feasible) return ExpertVariant{variant, std::move(built).value(), std::move(evaluation)};
+    }
+    return std::nullopt;
+}
+
+namespace {
 
 struct CacheEntry {
     double reward = 0;
 };
 
-// Evaluations shared by all threads: a transposition cache keyed by the shardings.
+// Evaluations shared by all threads: a transposition cache keyed by the shardings and the remat policies.
 class Evaluations {
 public:
-    Evaluations(const cost::CostModel& model, std::size_t capacity)
-        : model_(model), lowerBound_(model.lowerBoundTime()), capacity_(capacity) {}
+    Evaluations(const cost::CostModel& model, const plan::LayerBlocks& blocks, std::size_t capacity)
+        : model_(model), blocks_(blocks), lowerBound_(model.lowerBoundTime()), capacity_(capacity) {}
 
     // Returns the reward; `fresh` is set when this call evaluated it (then `evaluation` is filled).
     double evaluate(cost::Evaluator& evaluator, const Plan& plan, bool& fresh, cost::Evaluation* evaluation) {
         auto applied = plan::applyPlan(model_.planContext(), model_.mesh(), plan);
-        const std::uint64_t key = shardingHash(applied);
+        const std::uint64_t key = stateHash(applied, plan, blocks_);
         {
             std::lock_guard lock(mutex_);
             auto it = cache_.find(key);
@@ -172,7 +214,9 @@ public:
         fresh = true;
         return r;
     }
-    std::uint64_t hashOf(const Plan& plan) const { return shardingHash(plan::applyPlan(model_.planContext(), model_.mesh(), plan)); }
+    std::uint64_t hashOf(const Plan& plan) const {
+        return stateHash(plan::applyPlan(model_.planContext(), model_.mesh(), plan), plan, blocks_);
+    }
     std::int64_t evaluations() const {
         std::lock_guard lock(mutex_);
         return evaluations_;
@@ -185,6 +229,7 @@ public:
 
 private:
     const cost::CostModel& model_;
+    const plan::LayerBlocks& blocks_;
     double lowerBound_;
     std::size_t capacity_;
     mutable std::mutex mutex_;
@@ -229,7 +274,7 @@ struct Search::Impl {
     double low = 1e300, high = -1e300;  // rewards seen (under the tree lock)
 
     Impl(const cost::CostModel& m, Plan s, SearchOptions o)
-        : model(m), start(std::move(s)), options(o), actions(m, o.maxGroups), evaluations(m, o.maxCachedStates) {
+        : model(m), start(std::move(s)), options(o), actions(m, o.maxGroups), evaluations(m, actions.blocks(), o.maxCachedStates) {
         start.pinned = start.decisions.size();
         Node root;
         root.hash = evaluations.hashOf(start);
@@ -244,14 +289,15 @@ struct Search::Impl {
         return plan;
     }
 
-    // The actions of a state, in rank order: pending resolutions only, else legal decisions then stop.
+    // The actions of a state, in rank order: pending resolutions only, else legal decisions, remat actions, stop.
     std::vector<Action> actionsOf(const Plan& plan, int depth) const {
         auto resolutions = actions.pendingResolutions(plan);
         if (!resolutions.empty()) return resolutions;
         std::vector<Action> out;
         if (depth < options.maxDecisions)
-            for (std::size_t i : actions.legal(plan)) out.push_back({Action::Kind::Decide, actions.candidates()[i].decision, {}});
-        out.push_back({Action::Kind::Stop, {}, {}});
+            for (std::size_t i : actions.legal(plan)) out.push_back({Action::Kind::Decide, actions.candidates()[i].decision, {}, {}});
+        for (auto& remat : actions.rematActions(plan)) out.push_back(std::move(remat));
+        out.push_back({Action::Kind::Stop, {}, {}, {}});
         return out;
     }
 
@@ -357,57 +403,85 @@ struct Search::Impl {
         }
     }
 
-    // Seeds: the expert plans (after the pins), each evaluated; their paths enter the tree where they are
-    // made of the search's own actions.
+    // The expert's decisions after the pins, less the forbidden ones; its remat decisions for the families the
+    // start plan leaves to the search.
+    Plan seedPlan(const Plan& expert) const {
+        Plan out = start;
+        for (const auto& d : expert.decisions) {
+            const bool forbidden = std::any_of(start.forbidden.begin(), start.forbidden.end(), [&](const Decision& f) { return sameTargetAndAxis(f, d); });
+            if (!forbidden) out.decisions.push_back(d);
+        }
+        for (const auto& r : expert.remat)
+            if (!namesFamily(start, r.target)) out.remat.push_back(r);
+        return out;
+    }
+
+    // Seeds: the expert plans (after the pins), each evaluated, and for one that does not fit its remat variants
+    // in turn until one fits (plan::rematVariants); their paths enter the tree where they are made of the
+    // search's own actions.
     void seedExperts(cost::Evaluator& evaluator, SearchObserver* observer) {
+        // reward(): a feasible plan scores at least 0.5, an infeasible one less.
+        constexpr double kFeasible = 0.5;
         for (const auto& expert : plan::expertPlans()) {
             auto p = plan::expertPlan(expert.id, model.planContext(), model.mesh());
             if (!p) continue;
-            Plan seededPlan = start;
-            for (const auto& d : p->decisions) {
-                const bool forbidden = std::any_of(start.forbidden.begin(), start.forbidden.end(), [&](const Decision& f) { return sameTargetAndAxis(f, d); });
-                if (!forbidden) seededPlan.decisions.push_back(d);
+            if (seedExpert(evaluator, observer, seedPlan(*p), expert.id) >= kFeasible) continue;
+            for (const auto& variant : plan::rematVariants(expert.id, model.planContext())) {
+                auto v = plan::expertPlan(variant, model.planContext(), model.mesh());
+                if (!v || seedExpert(evaluator, observer, seedPlan(*v), variant) >= kFeasible) break;
             }
-            bool fresh = false;
-            cost::Evaluation e;
-            const double r = evaluations.evaluate(evaluator, seededPlan, fresh, &e);
-            if (fresh) offer(seededPlan, e, r, "expert:" + expert.id, observer);
-            // Walk the tree along the expert's decisions while they are candidate actions.
-            std::lock_guard lock(treeMutex);
-            std::vector<std::int64_t> path{0};
-            std::int64_t current = 0;
-            for (std::size_t k = start.decisions.size(); k < seededPlan.decisions.size(); ++k) {
-                Node& node = nodes[static_cast<std::size_t>(current)];
-                if (node.depth >= options.maxDecisions) break;
-                if (!node.expanded) {
-                    node.untried = actionsOf(planOf(current), node.depth);
-                    std::reverse(node.untried.begin(), node.untried.end());
-                    node.expanded = true;
-                }
-                const Action want{Action::Kind::Decide, seededPlan.decisions[k], {}};
-                std::int64_t next = -1;
-                for (auto c : node.children)
-                    if (nodes[static_cast<std::size_t>(c)].action == want) next = c;
-                if (next < 0) {
-                    auto it = std::find(node.untried.begin(), node.untried.end(), want);
-                    if (it == node.untried.end()) break;
-                    node.untried.erase(it);
-                    Node child;
-                    child.parent = current;
-                    child.action = want;
-                    child.depth = node.depth + 1;
-                    child.hash = evaluations.hashOf(withAction(planOf(current), want));
-                    next = static_cast<std::int64_t>(nodes.size());
-                    nodes[static_cast<std::size_t>(current)].children.push_back(next);
-                    nodes.push_back(std::move(child));
-                }
-                current = next;
-                path.push_back(current);
-                if (!actions.pendingResolutions(planOf(current)).empty()) break;
-            }
-            for (auto id : path) nodes[static_cast<std::size_t>(id)].visits += options.virtualLoss;
-            backup(path, r);
         }
+    }
+
+    // Evaluates one seed, offers it as "expert:ID", walks the tree along its actions and backs its reward up that
+    // path. Returns the reward.
+    double seedExpert(cost::Evaluator& evaluator, SearchObserver* observer, const Plan& seededPlan, const std::string& id) {
+        bool fresh = false;
+        cost::Evaluation e;
+        const double r = evaluations.evaluate(evaluator, seededPlan, fresh, &e);
+        if (fresh) offer(seededPlan, e, r, "expert:" + id, observer);
+        // The seed as the search's actions: its decisions after the pins, then its remat decisions.
+        std::vector<Action> steps;
+        for (std::size_t k = start.decisions.size(); k < seededPlan.decisions.size(); ++k)
+            steps.push_back({Action::Kind::Decide, seededPlan.decisions[k], {}, {}});
+        for (std::size_t k = start.remat.size(); k < seededPlan.remat.size(); ++k)
+            steps.push_back({Action::Kind::Remat, {}, {}, seededPlan.remat[k]});
+        // Walk the tree along them while they are candidate actions.
+        std::lock_guard lock(treeMutex);
+        std::vector<std::int64_t> path{0};
+        std::int64_t current = 0;
+        for (const Action& want : steps) {
+            Node& node = nodes[static_cast<std::size_t>(current)];
+            const bool decide = want.kind == Action::Kind::Decide;
+            if (decide && node.depth >= options.maxDecisions) break;
+            if (!node.expanded) {
+                node.untried = actionsOf(planOf(current), node.depth);
+                std::reverse(node.untried.begin(), node.untried.end());
+                node.expanded = true;
+            }
+            std::int64_t next = -1;
+            for (auto c : node.children)
+                if (nodes[static_cast<std::size_t>(c)].action == want) next = c;
+            if (next < 0) {
+                auto it = std::find(node.untried.begin(), node.untried.end(), want);
+                if (it == node.untried.end()) break;
+                node.untried.erase(it);
+                Node child;
+                child.parent = current;
+                child.action = want;
+                child.depth = node.depth + (decide ? 1 : 0);
+                child.hash = evaluations.hashOf(withAction(planOf(current), want));
+                next = static_cast<std::int64_t>(nodes.size());
+                nodes[static_cast<std::size_t>(current)].children.push_back(next);
+                nodes.push_back(std::move(child));
+            }
+            current = next;
+            path.push_back(current);
+            if (!actions.pendingResolutions(planOf(current)).empty()) break;
+        }
+        for (auto node : path) nodes[static_cast<std::size_t>(node)].visits += options.virtualLoss;
+        backup(path, r);
+        return r;
     }
 
     bool budgetLeft() {
@@ -486,7 +560,8 @@ struct Search::Impl {
                     break;
                 }
             }
-            // Rollout: random legal actions, weighted by rank, until stop or the depth limit.
+            // Rollout: random legal actions, weighted by rank, until stop or the depth limit. Now and then a remat
+            // action instead (no random number is drawn for it where none is possible, as on a forward graph).
             while (!terminal) {
                 auto resolutions = actions.pendingResolutions(plan);
                 if (!resolutions.empty()) {
@@ -494,6 +569,11 @@ struct Search::Impl {
                     continue;
                 }
                 if (depth >= options.maxDecisions || std::uniform_real_distribution<double>(0, 1)(random) < options.stopProbability) break;
+                if (const auto remat = actions.rematActions(plan);
+                    !remat.empty() && std::uniform_real_distribution<double>(0, 1)(random) < options.rematProbability) {
+                    plan = withAction(std::move(plan), remat[random() % remat.size()]);
+                    continue;
+                }
                 const auto legal = actions.legal(plan);
                 if (legal.empty()) break;
                 double total = 0;
@@ -579,12 +659,12 @@ std::vector<TreeNode> Search::changedNodes() {
 Result<ExhaustiveResult> exhaustiveSearch(const cost::CostModel& model, const Plan& start, int maxDecisions, std::size_t maxStates,
                                           std::size_t maxGroups) {
     ActionSpace actions(model, maxGroups);
-    Evaluations evaluations(model, maxStates + 1);
+    Evaluations evaluations(model, actions.blocks(), maxStates + 1);
     cost::Evaluator evaluator(model);
     ExhaustiveResult result;
     std::unordered_set<std::uint64_t> seen;
     bool haveBest = false;
-    // Depth-first over states; a state seen before (same shardings) is not expanded again.
+    // Depth-first over states; a state seen before (same shardings and remat policies) is not expanded again.
     struct Frame {
         Plan plan;
         int depth;
@@ -594,7 +674,7 @@ Result<ExhaustiveResult> exhaustiveSearch(const cost::CostModel& model, const Pl
         Frame frame = std::move(stack.back());
         stack.pop_back();
         const auto applied = plan::applyPlan(model.planContext(), model.mesh(), frame.plan);
-        if (!seen.insert(shardingHash(applied)).second) continue;
+        if (!seen.insert(stateHash(applied, frame.plan, actions.blocks())).second) continue;
         if (seen.size() > maxStates)
             return makeError("search.too-large", "the decision space has more than " + std::to_string(maxStates) + " sharding states within " +
                                                      std::to_string(maxDecisions) + " decisions; use the tree search instead");
@@ -608,6 +688,8 @@ Result<ExhaustiveResult> exhaustiveSearch(const cost::CostModel& model, const Pl
             result.best.reward = r;
             result.best.origin = "exhaustive";
         }
+        // Remat actions are no decisions: they are successors at any depth (each family set once on a path).
+        for (const auto& remat : actions.rematActions(frame.plan)) stack.push_back({withAction(frame.plan, remat), frame.depth});
         if (frame.depth >= maxDecisions) continue;
         const auto legal = actions.legal(frame.plan);
         for (auto it = legal.rbegin(); it != legal.rend(); ++it) {

@@ -15,6 +15,7 @@
 //      "measured": {"value": 465.9, "unit": "TFLOP/s per GPU", "model_flops_per_step": 3.578e16},
 //      "measured_step_s": 0.80003, "derivation": "...", "notes": "..."}]}
 //
+// An optional "fusion" ("xla" or "none") says how the framework ran the step's ops (eager PyTorch: "none").
 // "unit" is "s/iter" (the step time itself), "TFLOP/s per GPU" (needs "model_flops_per_step": step = flops /
 // (devices × value·1e12)) or "tokens/s per GPU" (needs "tokens_per_gpu_per_step": step = tokens / value);
 // "memory_gib" (the published peak per GPU) is optional. "measured_step_s" must agree with that derivation
@@ -64,6 +65,9 @@ struct Run {
     std::int64_t pipelineParallel = 1;
     std::string plan;   // an expert id or a composition (see above)
     std::string remat;  // one of rematPolicies()
+    // How the framework compiled the step, when it differs from the default (XLA-style fusion): "none" for
+    // eager PyTorch, whose ops run one kernel each.
+    std::optional<cost::Fusion> fusion;
     std::int64_t globalBatch = 0;
     std::optional<std::int64_t> microBatch;
     Measurement measured;
@@ -96,19 +100,20 @@ Result<std::vector<Run>> builtinRuns();
 Result<plan::Plan> composedPlan(std::string_view spec, const cost::CostModel& model);
 
 struct Prediction {
-    std::string plan;  // the plan's decisions in words: "(layers.*.attn.heads, model), ..."
+    // The plan's decisions in words, then its rematerialization: "(layers.*.attn.heads, model), ..., remat
+    // layers.*: selective".
+    std::string plan;
     double stepSeconds = 0;
     double peakBytes = 0;      // per device
     double capacityBytes = 0;  // device memory × (1 − reserve)
     bool feasible = false;
     double ratio = 0;           // predicted / measured step time
-    bool rematIgnored = false;  // the run recomputes (remat ≠ none) and the prediction does not
     friend bool operator==(const Prediction&, const Prediction&) = default;
 };
 
 // Predicts one run: loads its training step (loadProblem with the run's model, optimizer, precision, hardware
-// and mesh), builds its plan and evaluates it. The remat policy is reported, not applied (the cost model has
-// no rematerialisation yet). Errors: a run that needs pipeline parallelism ("calibration.needs-pipeline"),
+// and mesh), builds its plan with the run's remat policy for every block family (plan::withRemat) and
+// evaluates it. Errors: a run that needs pipeline parallelism ("calibration.needs-pipeline"),
 // and those of loading the problem (an unknown hardware profile, ...) or building the plan, prefixed with the
 // run's id.
 Result<Prediction> predict(const Run& run, const cost::CostOptions& options = {});

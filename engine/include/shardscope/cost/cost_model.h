@@ -54,7 +54,7 @@ struct CostOptions {
     // efficiency tables at each kernel's local shape (mesh/hardware.h); a value in (0, 1] is used for every kernel.
     double efficiency = 0;
     double launchTime = 5e-6;    // per op, seconds
-    double overlap = 0.0;        // fraction of collective time hidden behind compute
+    int prefetch = 1;            // blocks of layers a parameter all-gather may run ahead of its use (FSDP's prefetch)
     double memoryReserve = 0.1;  // fraction of device memory kept free: feasible when peak <= memory·(1 - reserve)
     friend bool operator==(const CostOptions&, const CostOptions&) = default;
 };
@@ -114,7 +114,13 @@ struct OpExecution {
 
 struct Evaluation {
     std::vector<Collective> collectives;  // in program order of their ops
-    std::vector<double> opComputeTime;    // per top-level op (index into graph.body), seconds
+    std::vector<double> opComputeTime;    // per top-level op (index into graph.body), seconds: its kernel's (charged
+                                          // to the kernel's last op) and the recompute that runs before it
+    // The simulated schedule (DESIGN.md §5.0): when each op with compute time starts on the compute stream, and
+    // when each collective runs on its stream (parallel to `collectives`). stepTime is its makespan:
+    // max(computeTime, busiest stream) <= stepTime <= computeTime + collectiveTime.
+    std::vector<double> opStart;
+    std::vector<double> collectiveStart, collectiveEnd;
     double computeTime = 0, collectiveTime = 0, stepTime = 0;
     double peakMemory = 0;       // bytes per device
     std::size_t peakOp = 0;      // index into graph.body where the peak is reached

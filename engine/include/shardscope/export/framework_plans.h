@@ -27,13 +27,25 @@ std::vector<ParameterSharding> parameterShardings(const ir::Graph& graph,
 // Python for JAX: the mesh (`Mesh(np.array(jax.devices()).reshape(4, 2), ("data", "model"))`, devices row-major as
 // the plan assumes) and a dict from parameter name to `PartitionSpec` (`P(None, "model")`, a tuple for several
 // axes on one dimension: `P(("data", "model"), None)`), plus `NamedSharding`s built from it.
-std::string jaxSnippet(const mesh::Mesh& mesh, const std::vector<ParameterSharding>& parameters);
+// With rematerialization decisions (Plan::remat), also `remat_policies`, a list of (block or family, policy) in
+// the plan's order, and `checkpointed(block, fn)`, which wraps a block's forward function in `jax.checkpoint` with
+// the policy of the last entry naming the block ("layers.3") or its family ("layers.*"): none → no checkpoint;
+// full → `jax.checkpoint_policies.nothing_saveable`; dots-saveable → `dots_saveable`; selective →
+// `save_anything_except_these_names("attention_scores", "attention_probs")`, with a comment saying to tag the
+// attention core with `checkpoint_name`.
+std::string jaxSnippet(const mesh::Mesh& mesh, const std::vector<ParameterSharding>& parameters,
+                       const std::vector<plan::RematDecision>& remat = {});
 
 // Python for PyTorch: the DeviceMesh (`init_device_mesh("cuda", (4, 2), mesh_dim_names=("data", "model"))`) and,
 // per parameter, its DTensor placements, one per mesh dimension: `Shard(d)` when tensor dimension d uses that
 // mesh axis, else `Replicate()`. A dimension split over several axes is sharded on each of them, major axis first
 // (DTensor's order is mesh order, so a dimension whose axes are not in mesh order is flagged in a comment).
-std::string dtensorSnippet(const mesh::Mesh& mesh, const std::vector<ParameterSharding>& parameters);
+// With rematerialization decisions, also `remat_policies` as for JAX and `apply_remat(model)`, which wraps each
+// block module ("layers.3") in torch.distributed's `checkpoint_wrapper`: plainly for full; with an op-level
+// selective-checkpoint context (TorchTitan's selective AC) that recomputes the attention ops for selective and
+// saves only the matmuls for dots-saveable.
+std::string dtensorSnippet(const mesh::Mesh& mesh, const std::vector<ParameterSharding>& parameters,
+                           const std::vector<plan::RematDecision>& remat = {});
 
 // One module's tensor-parallel style in a PyTorch `parallelize_module` plan.
 struct ModuleStyle {
@@ -75,7 +87,9 @@ ParallelizePlan parallelizePlan(const ir::Graph& graph, const mesh::Mesh& mesh,
 
 // Python for PyTorch: the DeviceMesh, one `parallelize_module(model, mesh["axis"], plan)` per tensor-parallel
 // axis with its dict of module path to ColwiseParallel/RowwiseParallel/SequenceParallel, and the left-over
-// parameters' DTensor placements (as dtensorSnippet writes them) with the notes as comments.
-std::string parallelizeSnippet(const mesh::Mesh& mesh, const ParallelizePlan& plan);
+// parameters' DTensor placements (as dtensorSnippet writes them) with the notes as comments; and the
+// rematerialization decisions' `apply_remat(model)` as dtensorSnippet writes it.
+std::string parallelizeSnippet(const mesh::Mesh& mesh, const ParallelizePlan& plan,
+                               const std::vector<plan::RematDecision>& remat = {});
 
 }  // namespace shardscope::exporting

@@ -27,9 +27,24 @@ struct ExpertInfo {
 // dp, zero1, zero2, zero3 (alias fsdp), megatron, megatron-sp, dp-tp, fsdp-tp, ep.
 const std::vector<ExpertInfo>& expertPlans();
 
-// Builds expert plan `id` for this model and mesh. Errors: an unknown id (listing the known ones), a model
-// without what the strategy needs (no batch, no labelled heads/d_ff names for megatron, no experts for ep),
-// a mesh without the axes it needs (dp-tp on a one-axis mesh).
+// Builds expert plan `id` for this model and mesh. `id` is an expert's id, or an id and a rematerialization
+// policy, "ID+POLICY" ("fsdp+full", "megatron-sp+selective", "zero3+dots-saveable"): the expert with that policy
+// for every block family of the model (Plan::remat, one decision per family, labelled "zero3+full").
+// Errors: an unknown id (listing the known ones), an unknown policy (listing the four), a policy for a graph
+// without a backward pass or a model without blocks of layers, a model without what the strategy needs (no
+// batch, no labelled heads/d_ff names for megatron, no experts for ep), a mesh without the axes it needs (dp-tp
+// on a one-axis mesh).
 Result<Plan> expertPlan(std::string_view id, const PlanContext& context, const mesh::Mesh& mesh);
+
+// The policies tried, in order, on an expert plan that does not fit (DESIGN.md §6 "with the remat each needs to
+// fit"): the cheapest recompute first.
+inline constexpr Remat kRematFallbacks[] = {Remat::Selective, Remat::DotsSaveable, Remat::Full};
+
+// The ids of expert `id`'s remat variants, in kRematFallbacks order ("zero3+selective", ...), for a training
+// step of a model with blocks of layers; none otherwise (rematerialization changes nothing there).
+std::vector<std::string> rematVariants(std::string_view id, const PlanContext& context);
+
+// `plan` with `policy` for every family of `blocks` (its remat decisions replaced); none for Remat::None.
+Plan withRemat(Plan plan, Remat policy, const LayerBlocks& blocks);
 
 }  // namespace shardscope::plan

@@ -3,10 +3,14 @@
 // {"format": "shardscope-plan", "version": 1, "label": "...", "mesh": "data=8,model=4",
 //  "decisions": [{"group": "batch", "axis": "data"},
 //                {"name": "layers.0.mlp.d_ff", "axis": "model", "tensors": ["optimizer_state", "gradient"]}],
-//  "pinned": 0, "forbidden": [...decisions...], "resolutions": [{"name": "seq", "dimension": 1}]}
+//  "pinned": 0, "forbidden": [...decisions...], "resolutions": [{"name": "seq", "dimension": 1}],
+//  "remat": [{"target": "layers.*", "policy": "full"}, {"target": "layers.0", "policy": "none"}]}
 //
 // Decisions name their target by label (a group's role label or a name's label, as `analyze` prints them) and
 // their axis by name, so a plan survives re-analysis of the same model. `tensors` is optional (every class).
+// "remat" (Plan::remat, in order) is written only when the plan has rematerialization decisions; its targets
+// are the block families and blocks of plan::layerBlocks ("layers.*", "layers.3"), its policies those of
+// plan::toString(Remat): "none", "selective", "full", "dots-saveable".
 #pragma once
 
 #include <string>
@@ -25,8 +29,13 @@ std::string toJson(const Plan& plan, const PlanContext& context, const mesh::Mes
 
 // Parses a plan for this model and mesh. Errors name `origin` and the entry: not JSON, another format, a newer
 // version, an unknown group, name, axis or tensor class (listing the mesh's axes and the plan's own mesh, for
-// a plan of another model or mesh), a bad resolution (an unknown name, a dimension the name does not have).
+// a plan of another model or mesh), a bad resolution (an unknown name, a dimension the name does not have),
+// a bad remat decision (not an object of two strings, an unknown policy listing the four, a target that names
+// no block or family of this model, listing some of its families).
 // Warnings: those of checkDivisibility.
+//
+// `blocks` is plan::layerBlocks(context.graph()) when the caller keeps it (parsing many plans of one model);
+// without it, a plan with remat decisions computes it (linear in the ops).
 //
 // With `missingAxes` = Drop (carrying a plan to another mesh of the same model), a decision or forbidden decision
 // whose axis the mesh lacks is left out instead, with a warning (code "plan.axis-dropped") that names it, e.g.
@@ -34,7 +43,7 @@ std::string toJson(const Plan& plan, const PlanContext& context, const mesh::Mes
 // pins left out shorten the pinned prefix. Every other error still fails.
 enum class MissingAxes : std::uint8_t { Fail, Drop };
 Result<Plan> parsePlan(std::string_view json, const PlanContext& context, const mesh::Mesh& mesh, std::string_view origin,
-                       MissingAxes missingAxes = MissingAxes::Fail);
+                       MissingAxes missingAxes = MissingAxes::Fail, const LayerBlocks* blocks = nullptr);
 
 // Warnings (code "plan.not-divisible") for the decisions of `plan` that shard nothing because the mesh does not
 // divide their names: every occurrence the decision reaches was skipped as not divisible (DESIGN.md §4), e.g.
@@ -46,5 +55,7 @@ std::vector<Diagnostic> checkDivisibility(const Plan& plan, const PlanContext& c
 
 // The same objects inside a larger document (evaluation and search output): a decision in words.
 std::string decisionText(const Decision& decision, const PlanContext& context, const mesh::Mesh& mesh);
+// A rematerialization decision in words: "layers.*: full".
+std::string rematText(const RematDecision& remat);
 
 }  // namespace shardscope::plan

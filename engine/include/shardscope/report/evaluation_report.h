@@ -12,12 +12,13 @@ namespace shardscope::report {
 
 inline constexpr int kEvaluationJsonVersion = 1;
 
-// Summary, memory at the peak and model states, collectives by kind and the `maxCollectives` slowest (0 = all).
+// Summary (the plan's decisions, and its rematerialization decisions for a training step or when it has some),
+// memory at the peak and model states, collectives by kind and the `maxCollectives` slowest (0 = all).
 std::string evaluationText(const LoadedModel& model, const cost::CostModel& costModel, const plan::Plan& plan,
                            const cost::Evaluation& evaluation, std::size_t maxCollectives = 20);
 
 // {"version": 1, "model", "mesh": {"axes": [{name, size, bandwidth_bytes_per_s, latency_s}], "devices"},
-//  "hardware": {"id", "name", "memory_bytes"}, "plan": <the plan's JSON object>,
+//  "hardware": {"id", "name", "memory_bytes"}, "plan": <the plan's JSON object, its "remat" decisions included>,
 //  "step_time_s", "compute_time_s", "collective_time_s", "lower_bound_time_s",
 //  "peak_memory_bytes", "capacity_bytes", "feasible", "peak_op": {op, label, location},
 //  "memory_breakdown": {parameters, gradients, optimizer_state, activations, temporaries} (bytes per device at the peak),

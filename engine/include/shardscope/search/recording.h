@@ -20,14 +20,17 @@ namespace shardscope::search {
 
 // An expert plan of the problem and its evaluation, for comparing a search's result with.
 struct ExpertEvaluation {
-    std::string id;
+    std::string id;  // "zero3", or "zero3+full" for a remat variant
     plan::Plan plan;
     cost::Evaluation evaluation;
+    bool rematVariant = false;  // a variant of the expert before it, which does not fit
 };
 
 // Every expert plan that applies to the model and mesh, evaluated, in plan::expertPlans() order (experts that
-// do not apply are left out).
+// do not apply are left out). After an expert that does not fit, its first remat variant that fits
+// (plan::rematVariants: selective, dots-saveable, full), when one does.
 std::vector<ExpertEvaluation> evaluateExperts(const cost::CostModel& model);
+
 
 // The evaluation summary a workspace keeps with each plan, as JSON: step_time_s, peak_memory_bytes, feasible,
 // collective_time_s and memory_breakdown (parameters, gradients, optimizer_state, activations, temporaries).

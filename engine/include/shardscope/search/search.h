@@ -5,10 +5,15 @@
 //   - Decide(group, axis): the groups ranked by the bytes they touch, the smallest left out (ActionSpace);
 //     groups that reach parameters also offer ZeRO-style variants restricted to optimizer states (and gradients);
 //   - Resolve(name, dimension): offered right after a decision whose group holds a repeated name, until resolved;
+//   - Remat(family, policy): on a training step (ir::Graph::backwardStart > 0), for each block family of the
+//     model (plan::layerBlocks) that no remat decision of the plan names yet, one action per policy other than
+//     none; it sets the family's policy (Plan::remat holds at most one decision per family the search set, and
+//     a family the start plan decides is the user's: the search leaves it). Remat actions do not count against
+//     maxDecisions;
 //   - Stop.
 // A decision is legal when the group's size is divisible by the product of the axes it would then carry, and it
-// is neither forbidden nor already taken. Equal shardings reached in different orders share one evaluation (a
-// transposition cache keyed by a hash of every atom's axes).
+// is neither forbidden nor already taken. Equal plans reached in different orders share one evaluation (a
+// transposition cache keyed by a hash of every atom's axes and every block's remat policy).
 //
 // Reward in [0, 1]: a feasible plan scores 0.5 + 0.5·T_lb/T (T_lb = FLOPs / (devices · peak)); an infeasible one
 // 0.5·min(1, capacity/peak)², so any feasible plan outranks every infeasible one. UCT compares node values
@@ -30,12 +35,17 @@
 namespace shardscope::search {
 
 struct Action {
-    enum class Kind : std::uint8_t { Decide, Resolve, Stop };
+    enum class Kind : std::uint8_t { Decide, Resolve, Stop, Remat };
     Kind kind = Kind::Stop;
     plan::Decision decision;      // Decide
     plan::Resolution resolution;  // Resolve
+    plan::RematDecision remat;    // Remat: a family ("layers.*") and its policy
     friend bool operator==(const Action&, const Action&) = default;
 };
+
+// `plan` after `action`: a decision appended, a resolution added, or a family's remat policy set (replacing the
+// plan's decisions that name exactly that family).
+plan::Plan withAction(plan::Plan plan, const Action& action);
 
 // The candidate decisions of a problem, ranked. Built once per CostModel.
 class ActionSpace {
@@ -51,10 +61,17 @@ public:
     std::vector<std::size_t> legal(const plan::Plan& plan) const;
     // A resolution the plan's last decision calls for: the repeated names of its group without a resolution.
     std::vector<Action> pendingResolutions(const plan::Plan& plan) const;
-    std::string describe(const Action& action) const;  // "(layers.*.mlp.d_ff, model)", "resolve seq: dimension 1", "stop"
+    // The remat actions after `plan` (see above), family by family, policies in plan::Remat order.
+    std::vector<Action> rematActions(const plan::Plan& plan) const;
+    // The model's blocks of layers (plan::layerBlocks of its graph).
+    const plan::LayerBlocks& blocks() const { return blocks_; }
+    // "(layers.*.mlp.d_ff, model)", "resolve seq: dimension 1", "remat layers.*: full", "stop"
+    std::string describe(const Action& action) const;
 
 private:
     const cost::CostModel* model_;
+    plan::LayerBlocks blocks_;
+    std::vector<std::string> rematFamilies_;  // the families remat actions set: none without a backward pass
     std::vector<Candidate> candidates_;
     std::vector<std::vector<int>> repeated_;  // per name: the largest number of dimensions one tensor gives it (repeated names only)
 };
@@ -75,6 +92,7 @@ struct SearchOptions {
     Budget budget;
     int maxDecisions = 8;         // decisions the search adds after the pins
     double stopProbability = 0.25;  // chance a rollout stops at each step
+    double rematProbability = 0.1;  // chance a rollout step sets a family's remat policy, when it may
     bool seedWithExperts = true;  // evaluate every expert plan first; the best is the first best
     double virtualLoss = 1.0;
     std::size_t maxGroups = 16;
@@ -103,7 +121,7 @@ struct Found {
     double reward = 0;
     std::int64_t iteration = 0;
     double seconds = 0;
-    std::string origin;  // "search" or "expert:ID"
+    std::string origin;  // "search", "expert:ID" or "expert:ID+POLICY" (a remat variant of an expert that does not fit)
 };
 
 class SearchObserver {
@@ -148,9 +166,21 @@ private:
     std::unique_ptr<Impl> impl_;
 };
 
-// The true optimum under the cost model: every sharding state reachable from `start` with at most
-// `maxDecisions` more decisions of the action space, each evaluated once. Fails when more than `maxStates` states
-// would be needed.
+// The first of expert `id`'s remat variants (plan::rematVariants: selective, dots-saveable, full) whose
+// evaluation by `evaluate` is feasible, as {id "zero3+full", plan, evaluation}; nullopt when none fits or the
+// expert has none (a forward graph, a model without blocks). `evaluate` evaluates a plan (through a cache, an
+// Evaluator, ...). The CLI, the workspace recording and the search's expert seeds all fall back through here.
+struct ExpertVariant {
+    std::string id;
+    plan::Plan plan;
+    cost::Evaluation evaluation;
+};
+std::optional<ExpertVariant> fittingRematVariant(const std::string& id, const cost::CostModel& model,
+                                                 const std::function<cost::Evaluation(const plan::Plan&)>& evaluate);
+
+// The true optimum under the cost model: every state reachable from `start` with at most `maxDecisions` more
+// decisions of the action space (and, on a training step, any remat actions), each evaluated once. Fails when
+// more than `maxStates` states would be needed.
 struct ExhaustiveResult {
     Found best;
     std::size_t states = 0;
