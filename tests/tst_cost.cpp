@@ -258,7 +258,7 @@ private slots:
     void korthikanti22bLayer() {
         cost::CostOptions options;
         options.attention = cost::Attention::Materialized;
-        Problem p("korthikanti-22b:layers=3,batch=4", "model=8", true, "a100", options);
+        Problem p("korthikanti-22b:layers=3,batch=4,dropout=0.1", "model=8", true, "a100", options);
         const auto blocks = plan::layerBlocks(p.graph());
         struct Times {
             double forward = 0, backward = 0, forwardCommunication = 0, backwardCommunication = 0;

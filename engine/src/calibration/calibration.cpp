@@ -62,7 +62,7 @@ public:
                                                  "mesh",        "devices",  "pipeline_parallel",
                                                  "plan",        "remat",    "global_batch",
                                                  "micro_batch", "measured", "measured_step_s",
-                                                 "derivation",  "notes",    "fusion"};
+                                                 "derivation",  "notes",    "fusion", "attention"};
         if (row_.contains("id") && row_["id"].is_string())
             id_ = row_["id"].get<std::string>();
         for (auto it = row_.begin(); it != row_.end(); ++it)
@@ -83,6 +83,12 @@ public:
         if (!fusion.empty()) {
             r.fusion = cost::parseFusion(fusion);
             if (!r.fusion) return fail("unknown fusion '" + fusion + "' (xla or none)");
+        }
+        std::string attention;
+        if (!optionalText("attention", attention)) return *error_;
+        if (!attention.empty()) {
+            r.attention = cost::parseAttention(attention);
+            if (!r.attention) return fail("unknown attention '" + attention + "' (fused or materialized)");
         }
         const auto& policies = rematPolicies();
         if (std::find(policies.begin(), policies.end(), r.remat) == policies.end())
@@ -303,6 +309,7 @@ Result<Prediction> predictUnchecked(const Run& run, const cost::CostOptions& opt
     spec.mesh = run.mesh;
     spec.cost = options;
     if (run.fusion) spec.cost.fusion = *run.fusion;
+    if (run.attention) spec.cost.attention = *run.attention;
     auto problem = loadProblem(spec);
     if (!problem)
         return Result<Prediction>::failure(aboutRun(run, problem.diagnostics()));

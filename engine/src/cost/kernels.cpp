@@ -22,6 +22,7 @@ bool fusible(const ir::Op& op) {
         case OpKind::Pad:
         case OpKind::Concatenate:
         case OpKind::Reverse:
+        case OpKind::Rng:  // XLA expands random numbers into elementwise code that fuses into their consumers
         case OpKind::Reduce: return true;
         default: return false;
     }
@@ -318,6 +319,8 @@ struct Builder {
             if (std::find(into.begin(), into.end(), v) == into.end()) into.push_back(v);
             return into.size() <= limit;
         }
+        // Random numbers are drawn once: what depends on them (a dropout mask) is kept, not drawn again.
+        if (bodyOp(static_cast<std::uint32_t>(p)).kind == OpKind::Rng) return false;
         for (ValueId o : bodyOp(static_cast<std::uint32_t>(p)).operands)
             if (!sources(o, into, limit, steps)) return false;
         return true;

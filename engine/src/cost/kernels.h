@@ -13,7 +13,7 @@
 //   and dQ, dK, dV. The backward recomputes the scores: it adds the FLOPs of q·kᵀ once more (FlashAttention-2's
 //   count: 5 matmuls backward against 2 forward).
 // - Loop fusion (Fusion::Xla), XLA's producer-consumer fusion: elementwise ops, convert, transpose, slice, pad,
-//   concatenate and reverse are fusible; a reduction is fusible as the root of its fusion (it takes its
+//   concatenate, reverse and rng (random numbers are generated in the kernel that uses them) are fusible; a reduction is fusible as the root of its fusion (it takes its
 //   producers, never joins its consumer). Walking the program backwards, a fusible op whose results are all read
 //   by fusible ops of one fusion joins that fusion; otherwise it roots a fusion of its own. Dots, convolutions,
 //   gathers, scatters, custom calls, control flow and the rest are kernels of one op.
@@ -22,7 +22,7 @@
 //   whose readers are all fusible is recomputed in each reader when it is computed from at most eight stored
 //   values and those that would otherwise die before its last use hold less than half its bytes. So layer norm
 //   keeps its centred input but not the normalised one, GeLU keeps its input but none of its intermediates, and
-//   the residual stream is stored.
+//   the residual stream is stored. Nothing computed from random numbers is recomputed (a dropout mask is kept).
 // - A value that is not stored keeps the values it is computed from live until its own last use.
 // Fusion::None and Attention::Materialized turn the rules off: every op a kernel, every value stored (but the
 // free ops', as before fusion).

@@ -15,7 +15,8 @@
 //      "measured": {"value": 465.9, "unit": "TFLOP/s per GPU", "model_flops_per_step": 3.578e16},
 //      "measured_step_s": 0.80003, "derivation": "...", "notes": "..."}]}
 //
-// An optional "fusion" ("xla" or "none") says how the framework ran the step's ops (eager PyTorch: "none").
+// An optional "fusion" ("xla" or "none") says how the framework ran the step's ops (eager PyTorch: "none"), and
+// an optional "attention" ("fused" or "materialized") how it ran attention (before FlashAttention: "materialized").
 // "unit" is "s/iter" (the step time itself), "TFLOP/s per GPU" (needs "model_flops_per_step": step = flops /
 // (devices × value·1e12)) or "tokens/s per GPU" (needs "tokens_per_gpu_per_step": step = tokens / value);
 // "memory_gib" (the published peak per GPU) is optional. "measured_step_s" must agree with that derivation
@@ -68,6 +69,8 @@ struct Run {
     // How the framework compiled the step, when it differs from the default (XLA-style fusion): "none" for
     // eager PyTorch, whose ops run one kernel each.
     std::optional<cost::Fusion> fusion;
+    // How it ran attention, when not as flash attention: "materialized" for runs before FlashAttention.
+    std::optional<cost::Attention> attention;
     std::int64_t globalBatch = 0;
     std::optional<std::int64_t> microBatch;
     Measurement measured;
