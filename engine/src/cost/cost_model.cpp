@@ -566,6 +566,8 @@ struct Evaluator::State {
     Schedule schedule;
     std::vector<std::int32_t> taskAt, taskOp, transferOrder, neededBy;
     std::vector<ScheduledTransfer> sortedTransfers;
+    std::vector<std::int32_t> bucketStart;
+    static std::int32_t readyKey(const ScheduledTransfer& t) { return std::max(t.readyAfter, t.issueAfter); }
     std::vector<double> prefetched;  // per body op: bytes of parameters gathered ahead, live during it
     // Each op's current record and the one before it, with the local shardings they were priced for; an entry
     // counts only in the epoch it was made (reset() starts a new one).
@@ -975,8 +977,10 @@ struct Evaluator::State {
                     const std::int32_t from = d->prefetchFrom[static_cast<std::size_t>(i)];
                     t.issueAfter = std::min(taskAt[static_cast<std::size_t>(from)], taskAt[static_cast<std::size_t>(i)] - 1);
                     // The gathered buffer is live from when it may be issued to its use.
-                    if (t.issueAfter >= 0 && col.kind == CollectiveKind::AllGather)
-                        for (std::int32_t k = taskOp[static_cast<std::size_t>(t.issueAfter)]; k < i; ++k) prefetched[static_cast<std::size_t>(k)] += col.bytes;
+                    if (t.issueAfter >= 0 && col.kind == CollectiveKind::AllGather && taskOp[static_cast<std::size_t>(t.issueAfter)] < i) {
+                        prefetched[static_cast<std::size_t>(taskOp[static_cast<std::size_t>(t.issueAfter)])] += col.bytes;
+                        prefetched[static_cast<std::size_t>(i)] -= col.bytes;  // a difference array, summed below
+                    }
                 }
             }
             if (t.readyAfter < -1 || i < 0) t.readyAfter = -1;
@@ -988,13 +992,14 @@ struct Evaluator::State {
         }
         // Issue order per stream: by readiness, then program order (a stream never holds back a ready transfer
         // behind one that is not).
+        for (std::size_t i = 1; i < prefetched.size(); ++i) prefetched[i] += prefetched[i - 1];
+        // A counting sort on the kernel a transfer waits for (−1 to tasks − 1): stable, linear.
+        bucketStart.assign(tasks + 2, 0);
+        for (std::size_t j = 0; j < c; ++j) ++bucketStart[static_cast<std::size_t>(readyKey(step.transfers[j]) + 2)];
+        for (std::size_t k = 1; k < bucketStart.size(); ++k) bucketStart[k] += bucketStart[k - 1];
         transferOrder.resize(c);
-        for (std::size_t j = 0; j < c; ++j) transferOrder[j] = static_cast<std::int32_t>(j);
-        std::stable_sort(transferOrder.begin(), transferOrder.end(), [&](std::int32_t a, std::int32_t b) {
-            const auto& x = step.transfers[static_cast<std::size_t>(a)];
-            const auto& y = step.transfers[static_cast<std::size_t>(b)];
-            return std::max(x.readyAfter, x.issueAfter) < std::max(y.readyAfter, y.issueAfter);
-        });
+        for (std::size_t j = 0; j < c; ++j)
+            transferOrder[static_cast<std::size_t>(bucketStart[static_cast<std::size_t>(readyKey(step.transfers[j]) + 1)]++)] = static_cast<std::int32_t>(j);
         sortedTransfers.resize(c);
         for (std::size_t j = 0; j < c; ++j) sortedTransfers[j] = step.transfers[static_cast<std::size_t>(transferOrder[j])];
         step.transfers.swap(sortedTransfers);

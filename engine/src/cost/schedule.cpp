@@ -52,29 +52,29 @@ bool validate(const Step& step, Diagnostic* error) {
                         std::to_string(kMaxStreams) + "]");
     for (std::size_t i = 0; i < kernels; ++i) {
         const auto& kernel = step.kernels[i];
-        const std::string name = "kernel " + std::to_string(i);
+        const auto name = [i] { return "kernel " + std::to_string(i); };  // built only for an error
         if (badDuration(kernel.duration))
             return fail(error, "schedule.duration",
-                        name + ": duration " + number(kernel.duration) + " is negative or not finite");
+                        name() + ": duration " + number(kernel.duration) + " is negative or not finite");
         for (const std::int32_t w : kernel.waitsFor)
             if (outOfRange(w, transfers, false))
                 return fail(error, "schedule.index",
-                            name + " waits for transfer " + std::to_string(w) + ", out of range (" +
+                            name() + " waits for transfer " + std::to_string(w) + ", out of range (" +
                                 std::to_string(transfers) + " transfers)");
     }
     for (std::size_t j = 0; j < transfers; ++j) {
         const auto& transfer = step.transfers[j];
-        const std::string name = "transfer " + std::to_string(j);
+        const auto name = [j] { return "transfer " + std::to_string(j); };
         if (badDuration(transfer.duration))
             return fail(error, "schedule.duration",
-                        name + ": duration " + number(transfer.duration) + " is negative or not finite");
+                        name() + ": duration " + number(transfer.duration) + " is negative or not finite");
         if (transfer.stream < 0 || transfer.stream >= step.streams)
             return fail(error, "schedule.stream",
-                        name + ": stream " + std::to_string(transfer.stream) + " out of range (" +
+                        name() + ": stream " + std::to_string(transfer.stream) + " out of range (" +
                             std::to_string(step.streams) + " streams)");
         const auto kernelIndex = [&](const char* field, std::int32_t k) {
             return fail(error, "schedule.index",
-                        name + ": " + field + " kernel " + std::to_string(k) + " out of range (" +
+                        name() + ": " + field + " kernel " + std::to_string(k) + " out of range (" +
                             std::to_string(kernels) + " kernels)");
         };
         if (outOfRange(transfer.readyAfter, kernels, true))
@@ -83,7 +83,7 @@ bool validate(const Step& step, Diagnostic* error) {
             return kernelIndex("issueAfter", transfer.issueAfter);
         if (outOfRange(transfer.afterTransfer, transfers, true))
             return fail(error, "schedule.index",
-                        name + ": afterTransfer " + std::to_string(transfer.afterTransfer) +
+                        name() + ": afterTransfer " + std::to_string(transfer.afterTransfer) +
                             " out of range (" + std::to_string(transfers) + " transfers)");
     }
     return true;
