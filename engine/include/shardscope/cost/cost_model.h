@@ -20,7 +20,17 @@
 // - Ops run as kernels (CostOptions::fusion, ::attention; the rules are in engine/src/cost/kernels.h): a fused
 //   kernel reads its stored inputs and writes its stored outputs once and takes
 //   max(FLOPs / (peak·eff), bytes / (HBM·eff)) + one launch; only stored values take memory. Broadcasts and
-//   iotas are always folded into their users: their operands live on in their place.
+//   iotas are always folded into their users: their operands live on in their place. The efficiencies come from
+//   the hardware profile's tables at the kernel's local GEMM shape and bytes (CostOptions::efficiency 0).
+// - An all-reduce takes the faster of a ring and a tree (2·(α·⌈log2 n⌉ + B/bw)), as NCCL's tuner picks.
+// - Rematerialization (Plan::remat, per block of layers): a value the block's policy drops lives in the forward
+//   and again from the block's recompute (its first backward op) to its last use; the values the recompute reads
+//   live until it; the recomputed kernels and their collectives run again there.
+// - The step time is the makespan of a simulated schedule (schedule.h): kernels in program order on one compute
+//   stream, one communication stream per mesh axis (a collective on several axes on its slowest axis's); a
+//   reshard before the op that needs it, a reduction before its result's first use, parameter gathers no earlier
+//   than CostOptions::prefetch blocks ahead (their buffers counted in memory meanwhile), an updated parameter's
+//   gather under the next step's forward (steady state).
 #pragma once
 
 #include <cstdint>
