@@ -327,8 +327,8 @@ private slots:
         }
         cost::CostOptions eager;
         eager.prefetch = 0;
-        Problem ahead("gpt:layers=4,d_model=512,heads=8,seq=256,batch=8,vocab=512,dtype=bf16", "data=8", true);
-        Problem late("gpt:layers=4,d_model=512,heads=8,seq=256,batch=8,vocab=512,dtype=bf16", "data=8", true, "h100", eager);
+        Problem ahead("gpt:layers=4,d_model=2048,heads=16,seq=512,batch=16,vocab=512,dtype=bf16", "data=8", true);
+        Problem late("gpt:layers=4,d_model=2048,heads=16,seq=512,batch=16,vocab=512,dtype=bf16", "data=8", true, "h100", eager);
         const auto a = cost::evaluate(*ahead.model, ahead.expert("zero3")), b = cost::evaluate(*late.model, late.expert("zero3"));
         qInfo("zero3: step %.3f ms with prefetch 1, %.3f ms without (compute %.3f, collectives %.3f)", a.stepTime * 1e3, b.stepTime * 1e3,
               a.computeTime * 1e3, a.collectiveTime * 1e3);

@@ -109,16 +109,27 @@ bool shardingConstraint(const ir::Op& op) {
     return op.kind == ir::OpKind::CustomCall && call && call->target == "Sharding";
 }
 
-double collectiveTime(CollectiveKind kind, double bytes, const mesh::AxisGroupLink& group) {
+// `latencyShare` is the part of the latency this collective pays: 1, or less for a tensor that frameworks move in
+// buckets with others (bucketShare).
+double collectiveTime(CollectiveKind kind, double bytes, const mesh::AxisGroupLink& group, double latencyShare = 1) {
     const double n = static_cast<double>(group.devices);
     if (n <= 1) return 0;
     const double bw = group.link.bandwidth > 0 ? group.link.bandwidth : 1e30;
-    const double one = group.link.latency * (n - 1) + (n - 1) / n * bytes / bw;
+    const double alpha = group.link.latency * latencyShare;
+    const double one = alpha * (n - 1) + (n - 1) / n * bytes / bw;
     if (kind != CollectiveKind::AllReduce) return one;
     // NCCL runs an all-reduce as a ring or as a (double binary) tree, whichever its tuner predicts faster: the
     // tree pays log2(n) latencies instead of n − 1 per phase, which wins for small messages on large groups.
-    const double tree = 2 * (group.link.latency * std::ceil(std::log2(n)) + bytes / bw);
+    const double tree = 2 * (alpha * std::ceil(std::log2(n)) + bytes / bw);
     return std::min(2 * one, tree);
+}
+
+// Gradients and parameters are reduced and gathered in buckets (PyTorch DDP's 25 MB default, Megatron's gradient
+// buffers, FSDP's per-module flat parameters): a tensor of `bytes` pays its share of one bucket's latency.
+constexpr double kBucketBytes = 25e6;
+double bucketShare(plan::TensorClass c, double bytes) {
+    const bool modelState = c == plan::TensorClass::Parameter || c == plan::TensorClass::Gradient || c == plan::TensorClass::OptimizerState;
+    return modelState ? std::min(1.0, bytes / kBucketBytes) : 1.0;
 }
 
 }  // namespace
@@ -373,8 +384,9 @@ struct CostModel::Data {
         }
         prefetchFrom.assign(n, 0);
         const auto ahead = static_cast<std::int32_t>(std::max(0, options.prefetch));
+        // Prefetch 0: a gather is issued only as the kernel before its use starts.
         for (std::size_t i = 0; i < n; ++i)
-            prefetchFrom[i] = segmentStarts[static_cast<std::size_t>(std::max(0, segmentOf[i] - ahead))];
+            prefetchFrom[i] = ahead == 0 ? static_cast<std::int32_t>(i) : segmentStarts[static_cast<std::size_t>(std::max(0, segmentOf[i] - ahead))];
         nextStepUse.assign(g.values.size(), -1);
         for (const auto& o : g.outputs)
             if (o.aliasedArgument && *o.aliasedArgument < g.arguments.size()) {
@@ -594,6 +606,7 @@ struct Evaluator::State {
     }
 
     double local(ValueId v, std::uint32_t mask) const { return d->fullBytes[v.index] / d->devices(mask); }
+    double share(ValueId v, double bytes) const { return bucketShare(d->planContext.classes()[v.index], bytes); }
 
     // Adds the collectives that turn layout `from` into `to` of value v (all-gather the dropped axes, all-to-all
     // the moved ones, slice the added ones for free). Returns their time.
@@ -603,12 +616,12 @@ struct Evaluator::State {
         double time = 0;
         const double kept = local(v, common);
         if (dropped) {
-            const double t = collectiveTime(CollectiveKind::AllGather, kept, d->groupLinks[dropped]);
+            const double t = collectiveTime(CollectiveKind::AllGather, kept, d->groupLinks[dropped], share(v, kept));
             time += t;
             if (out) out->push_back({CollectiveKind::AllGather, dropped, kept, t, op, v});
         }
         if (moved) {
-            const double t = collectiveTime(CollectiveKind::AllToAll, kept, d->groupLinks[moved]);
+            const double t = collectiveTime(CollectiveKind::AllToAll, kept, d->groupLinks[moved], share(v, kept));
             time += t;
             if (out) out->push_back({CollectiveKind::AllToAll, moved, kept, t, op, v});
         }
@@ -657,13 +670,14 @@ struct Evaluator::State {
             const std::uint32_t hmask = maskOf(have);
             const std::uint32_t scatter = reduction & hmask;
             if (scatter) {
-                const double t2 = collectiveTime(CollectiveKind::ReduceScatter, localRequired, d->groupLinks[scatter]);
+                const double t2 = collectiveTime(CollectiveKind::ReduceScatter, localRequired, d->groupLinks[scatter], share(ti.value, localRequired));
                 time += t2;
                 if (out) out->push_back({CollectiveKind::ReduceScatter, scatter, localRequired, t2, info.id, ti.value});
             }
             if (reduction & ~hmask) {
                 // All-reduced lazily by the sweep; priced here for choosing the candidate.
-                const double t2 = collectiveTime(CollectiveKind::AllReduce, local(ti.value, hmask), d->groupLinks[reduction & ~hmask]);
+                const double t2 = collectiveTime(CollectiveKind::AllReduce, local(ti.value, hmask), d->groupLinks[reduction & ~hmask],
+                                                 share(ti.value, local(ti.value, hmask)));
                 time += t2;
             }
             if (record) record->partial[t - info.operandCount] = reduction & ~hmask;
@@ -903,7 +917,7 @@ struct Evaluator::State {
                 const ValueId v = info.tensors[info.operandCount + r].value;
                 if (!needsReduce[v.index]) continue;
                 const double b = localBytes[v.index];
-                const double t = collectiveTime(CollectiveKind::AllReduce, b, d->groupLinks[reduceAxes[v.index]]);
+                const double t = collectiveTime(CollectiveKind::AllReduce, b, d->groupLinks[reduceAxes[v.index]], share(v, b));
                 e.collectives.push_back({CollectiveKind::AllReduce, reduceAxes[v.index], b, t, info.id, v});
                 e.collectiveTime += t;
             }

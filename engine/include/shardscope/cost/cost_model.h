@@ -23,6 +23,7 @@
 //   iotas are always folded into their users: their operands live on in their place. The efficiencies come from
 //   the hardware profile's tables at the kernel's local GEMM shape and bytes (CostOptions::efficiency 0).
 // - An all-reduce takes the faster of a ring and a tree (2·(α·⌈log2 n⌉ + B/bw)), as NCCL's tuner picks.
+//   Gradients, parameters and optimizer states move in 25 MB buckets: such a tensor pays its share of the latency.
 // - Rematerialization (Plan::remat, per block of layers): a value the block's policy drops lives in the forward
 //   and again from the block's recompute (its first backward op) to its last use; the values the recompute reads
 //   live until it; the recomputed kernels and their collectives run again there.
@@ -64,7 +65,8 @@ struct CostOptions {
     // efficiency tables at each kernel's local shape (mesh/hardware.h); a value in (0, 1] is used for every kernel.
     double efficiency = 0;
     double launchTime = 5e-6;    // per op, seconds
-    int prefetch = 1;            // blocks of layers a parameter all-gather may run ahead of its use (FSDP's prefetch)
+    int prefetch = 1;            // blocks of layers a parameter all-gather may run ahead of its use (FSDP's prefetch);
+                                 // 0: only as the kernel before its use starts
     double memoryReserve = 0.1;  // fraction of device memory kept free: feasible when peak <= memory·(1 - reserve)
     friend bool operator==(const CostOptions&, const CostOptions&) = default;
 };
