@@ -366,7 +366,7 @@ private slots:
         QCOMPARE(combo->count(), 4);
         QCOMPARE(combo->currentText(), QStringLiteral("none"));
         QCOMPARE(rematFamilies(*view, editor.plan()).front().blocks, static_cast<int>(std::count(
-                     view->blocks.familyOfBlock.begin(), view->blocks.familyOfBlock.end(), 0u)));
+                     view->blocks().familyOfBlock.begin(), view->blocks().familyOfBlock.end(), 0u)));
         // As the user chooses "full".
         combo->setCurrentIndex(2);
         emit combo->activated(2);

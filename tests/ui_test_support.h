@@ -19,7 +19,6 @@ inline ViewPtr viewOf(std::unique_ptr<Problem> problem, const QString& name) {
     auto view = std::make_shared<ProblemView>();
     view->problem = std::shared_ptr<const Problem>(std::move(problem));
     view->modules = buildModuleTree(view->graph(), view->space());
-    view->blocks = plan::layerBlocks(view->graph());
     view->displayName = name;
     return view;
 }

@@ -204,7 +204,7 @@ QString PlanEditor::openPlan(const QString& source) {
         return tr("Cannot read %1: %2").arg(source, file.errorString());
     const QByteArray text = file.readAll();
     auto parsed = plan::parsePlan(std::string_view(text.constData(), static_cast<std::size_t>(text.size())), context,
-                                  problem_->mesh(), source.toStdString(), plan::MissingAxes::Fail, &problem_->blocks);
+                                  problem_->mesh(), source.toStdString(), plan::MissingAxes::Fail);
     if (!parsed)  // the message names the file, the entry and the label
         return tr("Cannot open the plan %1").arg(toQString(parsed.diagnostics().front().message));
     replacePlan(*parsed, tr("Open plan %1").arg(QFileInfo(source).fileName()), false);

@@ -170,7 +170,7 @@ void PlanTableModel::startLoad(std::function<std::shared_ptr<const store::Worksp
                 continue;
             auto parsed =
                 plan::parsePlan(record->plan, context, problem->mesh(), "plan " + std::to_string(row.id),
-                                plan::MissingAxes::Fail, &problem->blocks);
+                                plan::MissingAxes::Fail);
             if (parsed)
                 row.plan = *parsed;
             row.collectiveBytes = statedCollectiveBytes(record->evaluation);

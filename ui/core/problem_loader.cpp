@@ -114,7 +114,6 @@ Outcome loadProblemView(const ProblemRequest& request, const std::atomic<std::ui
         view->problem = problem;
         view->statistics = ir::computeStatistics(problem->model.graph);
         view->modules = buildModuleTree(problem->model.graph, problem->space);
-        view->blocks = plan::layerBlocks(problem->model.graph);
         view->stableHlo = toQString(ir::printStableHlo(problem->model.graph));
         view->source = source;
         view->displayName = toQString(problem->model.displayName);
@@ -124,7 +123,7 @@ Outcome loadProblemView(const ProblemRequest& request, const std::atomic<std::ui
         if (!planJson.empty()) {
             // A plan carried to another mesh keeps the decisions whose axes the new mesh has.
             auto plan = plan::parsePlan(planJson, problem->costModel->planContext(), problem->mesh, "the plan",
-                                        plan::MissingAxes::Drop, &view->blocks);
+                                        plan::MissingAxes::Drop);
             for (const auto& d : plan.diagnostics())
                 if (d.code == "plan.axis-dropped")
                     view->planWarnings.append(lineOf(d));

@@ -21,7 +21,6 @@ struct ProblemView {
     std::shared_ptr<const Problem> problem;
     ir::GraphStatistics statistics;  // of the graph planned (the training step when spec.train)
     ModuleTree modules;              // the body's ops by module/layer, for the graph view to collapse
-    plan::LayerBlocks blocks;        // the blocks of layers remat decisions name (plan::layerBlocks of the graph)
     QString source;                  // what the user opened: a model source or a workspace path
     QString displayName;
     QString description;
@@ -41,6 +40,8 @@ struct ProblemView {
     const ir::Graph& graph() const { return problem->model.graph; }
     const analysis::DecisionSpace& space() const { return problem->space; }
     const mesh::Mesh& mesh() const { return problem->mesh; }
+    // The blocks of layers remat decisions name.
+    const plan::LayerBlocks& blocks() const { return problem->costModel->planContext().blocks(); }
 };
 
 // Item data role every table model of ui/core answers with a value that sorts naturally (numbers as

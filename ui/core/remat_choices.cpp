@@ -8,7 +8,7 @@ namespace shardscope::ui {
 
 QList<RematFamily> rematFamilies(const ProblemView& problem, const plan::Plan& plan) {
     QList<RematFamily> out;
-    const plan::LayerBlocks& blocks = problem.blocks;
+    const plan::LayerBlocks& blocks = problem.blocks();
     if (problem.graph().backwardStart == 0)
         return out;
     const std::vector<plan::Remat> perBlock = plan::rematPerBlock(blocks, plan.remat);

@@ -319,7 +319,7 @@ Result<Prediction> predictUnchecked(const Run& run, const cost::CostOptions& opt
         return Result<Prediction>::failure(aboutRun(run, plan.diagnostics()));
     // The run's recompute policy for every block of layers (validated by parseRuns).
     plan = plan::withRemat(std::move(plan).value(), plan::parseRemat(run.remat).value_or(plan::Remat::None),
-                           plan::layerBlocks(model.graph()));
+                           model.planContext().blocks());
     const cost::Evaluation evaluation = cost::evaluate(model, *plan);
     Prediction p;
     for (const auto& decision : plan->decisions)

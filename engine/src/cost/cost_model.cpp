@@ -158,7 +158,7 @@ struct CostModel::Data {
         // and for dots-saveable the saved dot results), kept until the recompute.
         std::array<std::vector<ValueId>, plan::kRematCount> sources;
     };
-    plan::LayerBlocks blocks;
+    const plan::LayerBlocks& blocks() const { return planContext.blocks(); }
     std::vector<RematBlock> rematBlocks;
     std::vector<std::int32_t> rematBlockOf;  // per value: the block whose forward produced it and whose backward reads it
     std::vector<std::uint8_t> rematDrops;    // per value: bit p set when policy p recomputes it instead of keeping it
@@ -375,7 +375,7 @@ struct CostModel::Data {
                 }
         }
         const std::size_t n = g.body.size();
-        const plan::LayerBlocks& b = blocks;
+        const plan::LayerBlocks& b = blocks();
         std::vector<std::int32_t> segmentStarts;
         std::vector<std::int32_t> segmentOf(n, 0);
         for (std::size_t i = 0; i < n; ++i) {
@@ -411,7 +411,7 @@ struct CostModel::Data {
         rematBlockOf.assign(nv, -1);
         rematDrops.assign(nv, 0);
         recomputedBy.assign(n, 0);
-        blocks = plan::layerBlocks(g);
+        const plan::LayerBlocks& blocks = planContext.blocks();
         rematBlocks.assign(blocks.blocks.size(), {});  // without a backward pass no block recomputes anything
         if (start == 0 || start >= n) return;
         for (std::size_t i = start; i < n; ++i) {
@@ -1087,7 +1087,7 @@ struct Evaluator::State {
         if (rematSet && next == remat) return;
         rematSet = true;
         remat = next;
-        blockPolicy = plan::rematPerBlock(d->blocks, remat);
+        blockPolicy = plan::rematPerBlock(d->blocks(), remat);
         keptUntil.assign(d->graph->values.size(), -1);
         for (std::size_t b = 0; b < blockPolicy.size(); ++b) {
             const auto& block = d->rematBlocks[b];
@@ -1101,7 +1101,7 @@ struct Evaluator::State {
     std::int32_t rerunAt(ir::OpId op) const {
         const std::int32_t i = d->bodyIndexOf[op.index];
         if (i < 0 || d->recomputedBy.empty()) return -1;
-        const std::int32_t b = d->blocks.blockOfOp.empty() ? -1 : d->blocks.blockOfOp[static_cast<std::size_t>(i)];
+        const std::int32_t b = d->blocks().blockOfOp[static_cast<std::size_t>(i)];
         if (b < 0) return -1;
         const auto p = static_cast<unsigned>(blockPolicy[static_cast<std::size_t>(b)]);
         return (d->recomputedBy[static_cast<std::size_t>(i)] >> p) & 1u ? d->rematBlocks[static_cast<std::size_t>(b)].firstBackward : -1;

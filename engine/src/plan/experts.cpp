@@ -150,7 +150,7 @@ Plan withRemat(Plan plan, Remat policy, const LayerBlocks& blocks) {
 
 std::vector<std::string> rematVariants(std::string_view id, const PlanContext& context) {
     std::vector<std::string> out;
-    if (context.graph().backwardStart == 0 || layerBlocks(context.graph()).families.empty()) return out;
+    if (context.graph().backwardStart == 0 || context.blocks().families.empty()) return out;
     std::string base(id);
     if (base == "fsdp") base = "zero3";
     for (Remat policy : kRematFallbacks) out.push_back(base + "+" + std::string(toString(policy)));
@@ -175,7 +175,7 @@ Result<Plan> expertPlan(std::string_view requested, const PlanContext& context, 
     if (context.graph().backwardStart == 0)
         return makeError("plan.remat-needs-training", "expert plan '" + std::string(requested) +
                                                           "' recomputes activations in the backward pass, and this graph has none (use a training step: --train)");
-    const LayerBlocks blocks = layerBlocks(context.graph());
+    const LayerBlocks& blocks = context.blocks();
     if (blocks.families.empty())
         return makeError("plan.remat-no-blocks", "expert plan '" + std::string(requested) +
                                                      "' recomputes blocks of layers, and this model has none (no op name has an index, like layers.3)");

@@ -91,7 +91,7 @@ std::string_view toString(CompetitionSite::Reason reason) {
 }
 
 PlanContext::PlanContext(const ir::Graph& graph, const analysis::DecisionSpace& space)
-    : graph_(&graph), space_(&space), classes_(classifyTensors(graph)), nameAtoms_(space.names.size()) {
+    : graph_(&graph), space_(&space), classes_(classifyTensors(graph)), nameAtoms_(space.names.size()), blocks_(layerBlocks(graph)) {
     for (std::size_t n = 0; n < space.names.size(); ++n) {
         auto& atoms = nameAtoms_[n];
         atoms = space.names[n].atoms;

@@ -153,7 +153,7 @@ std::string toJson(const Plan& plan, const PlanContext& context, const mesh::Mes
 }
 
 Result<Plan> parsePlan(std::string_view text, const PlanContext& context, const mesh::Mesh& mesh, std::string_view origin,
-                       MissingAxes missingAxes, const LayerBlocks* blocks) {
+                       MissingAxes missingAxes) {
     const std::string where(origin);
     json j = json::parse(text, nullptr, false);
     if (j.is_discarded()) return makeError("plan.not-json", where + ": not a JSON document");
@@ -224,10 +224,8 @@ Result<Plan> parsePlan(std::string_view text, const PlanContext& context, const 
     }
     if (j.contains("remat")) {
         if (!j["remat"].is_array()) return makeError("plan.bad-remat", where + ": \"remat\" must be a list");
-        std::optional<LayerBlocks> found;
-        if (!blocks && !j["remat"].empty()) blocks = &found.emplace(layerBlocks(context.graph()));
         for (std::size_t i = 0; i < j["remat"].size(); ++i) {
-            auto r = parseRematDecision(j["remat"][i], *blocks, where + ": remat[" + std::to_string(i) + "]");
+            auto r = parseRematDecision(j["remat"][i], context.blocks(), where + ": remat[" + std::to_string(i) + "]");
             if (!r) return Result<Plan>::failure(r.diagnostics());
             plan.remat.push_back(std::move(r).value());
         }

@@ -48,9 +48,9 @@ bool namesFamily(const Plan& plan, const std::string& family) {
 // ------------------------------------------------------------------------------------------------- ActionSpace
 
 ActionSpace::ActionSpace(const cost::CostModel& model, std::size_t maxGroups, double minShare)
-    : model_(&model), blocks_(plan::layerBlocks(model.graph())) {
+    : model_(&model) {
     // Recomputing changes a training step only: without a backward pass nothing is kept for it.
-    if (model.graph().backwardStart > 0) rematFamilies_ = blocks_.families;
+    if (model.graph().backwardStart > 0) rematFamilies_ = model.planContext().blocks().families;
     const auto& space = model.space();
     const auto& context = model.planContext();
     std::vector<std::pair<double, std::uint32_t>> ranked;

@@ -169,12 +169,15 @@ public:
     std::vector<analysis::NameId> namesOf(const Decision& decision) const;
     // A decision's target in words: the group's or the name's label.
     std::string targetLabel(const Decision& decision) const;
+    // The model's blocks of layers (layerBlocks of the graph), which remat decisions name.
+    const LayerBlocks& blocks() const { return blocks_; }
 
 private:
     const ir::Graph* graph_;
     const analysis::DecisionSpace* space_;
     std::vector<TensorClass> classes_;
     std::vector<std::vector<analysis::AtomId>> nameAtoms_;
+    LayerBlocks blocks_;
 };
 
 // The result of applying a plan: the axes of every atom, and the competition sites.

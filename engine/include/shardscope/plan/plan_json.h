@@ -34,16 +34,13 @@ std::string toJson(const Plan& plan, const PlanContext& context, const mesh::Mes
 // no block or family of this model, listing some of its families).
 // Warnings: those of checkDivisibility.
 //
-// `blocks` is plan::layerBlocks(context.graph()) when the caller keeps it (parsing many plans of one model);
-// without it, a plan with remat decisions computes it (linear in the ops).
-//
 // With `missingAxes` = Drop (carrying a plan to another mesh of the same model), a decision or forbidden decision
 // whose axis the mesh lacks is left out instead, with a warning (code "plan.axis-dropped") that names it, e.g.
 // "the plan: decisions[1] (layers.*.mlp.d_ff, model) is left out: the mesh has no axis 'model' (it has data)";
 // pins left out shorten the pinned prefix. Every other error still fails.
 enum class MissingAxes : std::uint8_t { Fail, Drop };
 Result<Plan> parsePlan(std::string_view json, const PlanContext& context, const mesh::Mesh& mesh, std::string_view origin,
-                       MissingAxes missingAxes = MissingAxes::Fail, const LayerBlocks* blocks = nullptr);
+                       MissingAxes missingAxes = MissingAxes::Fail);
 
 // Warnings (code "plan.not-divisible") for the decisions of `plan` that shard nothing because the mesh does not
 // divide their names: every occurrence the decision reaches was skipped as not divisible (DESIGN.md §4), e.g.

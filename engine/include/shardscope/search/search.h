@@ -64,13 +64,12 @@ public:
     // The remat actions after `plan` (see above), family by family, policies in plan::Remat order.
     std::vector<Action> rematActions(const plan::Plan& plan) const;
     // The model's blocks of layers (plan::layerBlocks of its graph).
-    const plan::LayerBlocks& blocks() const { return blocks_; }
+    const plan::LayerBlocks& blocks() const { return model_->planContext().blocks(); }
     // "(layers.*.mlp.d_ff, model)", "resolve seq: dimension 1", "remat layers.*: full", "stop"
     std::string describe(const Action& action) const;
 
 private:
     const cost::CostModel* model_;
-    plan::LayerBlocks blocks_;
     std::vector<std::string> rematFamilies_;  // the families remat actions set: none without a backward pass
     std::vector<Candidate> candidates_;
     std::vector<std::vector<int>> repeated_;  // per name: the largest number of dimensions one tensor gives it (repeated names only)
