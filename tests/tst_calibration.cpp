@@ -161,6 +161,8 @@ private slots:
             run1 + "unknown key 'speed'");
         row("remat", replaced(kToyRun, R"("remat": "none")", R"("remat": "some")"),
             run1 + "unknown remat policy 'some' (none, selective, full or dots-saveable)");
+        row("runtime", replaced(kToyRun, R"("remat": "none")", R"("remat": "none", "runtime": "jit")"),
+            run1 + "unknown runtime 'jit' (xla or eager)");
         row("unit", replaced(kToyRun, "tokens/s per GPU", "tokens/s"),
             run1 + "unknown unit 'tokens/s' (s/iter, TFLOP/s per GPU or tokens/s per GPU)");
         row("missing figure", replaced(kToyRun, R"(, "tokens_per_gpu_per_step": 32)", ""),
@@ -209,7 +211,7 @@ private slots:
     void composedPlansMapAxes() {
         const auto problem = smallProblem("data=4,model=2");
         const cost::CostModel& model = *problem->costModel;
-        auto composed = composedPlan("megatron-sp@model+zero1@data", model);
+        auto composed = plan::expertPlan("megatron-sp@model+zero1@data", model.planContext(), model.mesh());
         QVERIFY2(composed.ok(), composed.errorMessage().c_str());
         QCOMPARE(composed->label, std::string("megatron-sp@model+zero1@data"));
         // The Megatron part on the model axis (1) first, then the batch and ZeRO-1's optimizer states on data
@@ -227,7 +229,7 @@ private slots:
                  static_cast<plan::TensorClassMask>(plan::maskOf(plan::TensorClass::OptimizerState) |
                                                     plan::maskOf(plan::TensorClass::OptimizerUpdate)));
         // A plain id is the expert plan on the whole mesh.
-        auto whole = composedPlan("dp-tp", model);
+        auto whole = plan::expertPlan("dp-tp", model.planContext(), model.mesh());
         QVERIFY(whole.ok());
         auto expert = plan::expertPlan("dp-tp", model.planContext(), model.mesh());
         QCOMPARE(whole->decisions, expert->decisions);
@@ -238,9 +240,9 @@ private slots:
         QTest::addColumn<QString>("message");
         QTest::newRow("axis")
             << "megatron@tensor"
-            << "plan 'megatron@tensor': the mesh has no axis 'tensor' (it has data=4,model=2)";
+            << "expert plan 'megatron@tensor': the mesh has no axis 'tensor' (it has data=4,model=2)";
         QTest::newRow("empty") << "dp+"
-                               << "plan 'dp+': an empty part (write ID or ID@AXIS joined by '+')";
+                               << "expert plan 'dp+': an empty part (write ID, ID@AXIS or a remat policy, joined by '+')";
         QTest::newRow("id") << "zero4@data"
                             << "unknown expert plan 'zero4' (known: ";
     }
@@ -248,7 +250,7 @@ private slots:
         QFETCH(QString, spec);
         QFETCH(QString, message);
         const auto problem = smallProblem("data=4,model=2");
-        const auto composed = composedPlan(spec.toStdString(), *problem->costModel);
+        const auto composed = plan::expertPlan(spec.toStdString(), problem->costModel->planContext(), problem->costModel->mesh());
         QVERIFY(!composed.ok());
         const std::string got = composed.diagnostics().front().message;
         QVERIFY2(got.starts_with(message.toStdString()), got.c_str());

@@ -394,6 +394,79 @@ private slots:
         for (const auto& [v, n] : perGradient) QCOMPARE(n, 1);
     }
 
+    // A weight gradient's reduction runs behind the rest of the backward: the ops that read it (its transpose
+    // and cast, fused into the optimizer's update) wait for it, not the next layer's backward kernels.
+    void gradientReductionsRunBehindTheBackward() {
+        Problem p("gpt:layers=4,d_model=1024,heads=8,seq=512,batch=16,vocab=512,dtype=bf16", "data=8", true);
+        const auto e = cost::evaluate(*p.model, p.expert("dp"));
+        const std::size_t start = p.step.forwardOps, end = p.step.forwardOps + p.step.backwardOps;
+        double previousEnd = -1, stalls = 0;
+        for (std::size_t i = start; i < end; ++i) {
+            if (e.opComputeTime[i] <= 0) continue;
+            if (previousEnd >= 0) stalls += e.opStart[i] - previousEnd;
+            previousEnd = e.opStart[i] + e.opComputeTime[i];
+        }
+        double gradientReductions = 0;
+        for (const auto& c : e.collectives)
+            if (c.kind == CollectiveKind::AllReduce) gradientReductions += c.time;
+        qInfo("backward stalls %.3f us; gradient all-reduces %.3f us", stalls * 1e6, gradientReductions * 1e6);
+        QVERIFY(gradientReductions > 0);
+        QVERIFY2(stalls <= 1e-9, qPrintable(QString::number(stalls)));
+    }
+
+    // Runtime::Eager keeps tensor-parallel weights in place (Megatron's all-gather of the activations before a
+    // column-parallel layer); Runtime::Xla may gather a small weight and exchange the activations instead.
+    void eagerRuntimeKeepsTensorParallelWeights() {
+        const std::string spec = "llama:layers=2,d_model=512,heads=8,kv_heads=8,d_ff=1024,seq=2048,batch=4,vocab=512,dtype=bf16";
+        cost::CostOptions eager;
+        eager.runtime = cost::Runtime::Eager;
+        Problem xlaRun(spec, "data=2,model=4", true), eagerRun(spec, "data=2,model=4", true, "h100", eager);
+        const auto parameterMovesOnModel = [](const Problem& p, const cost::Evaluation& e) {
+            const auto& classes = p.context().classes();
+            const std::uint32_t model = 1u << *p.model->mesh().axisIndex("model");
+            std::size_t moves = 0;
+            for (const auto& c : e.collectives)
+                if (c.value.valid() && classes[c.value.index] == TensorClass::Parameter && (c.axes & model)) ++moves;
+            return moves;
+        };
+        const auto plan = "megatron-sp@model+fsdp@data";
+        const auto x = cost::evaluate(*xlaRun.model, xlaRun.expert(plan));
+        const auto y = cost::evaluate(*eagerRun.model, eagerRun.expert(plan));
+        qInfo("xla: %zu parameter collectives over model, step %.3f ms; eager: %zu, step %.3f ms", parameterMovesOnModel(xlaRun, x), x.stepTime * 1e3,
+              parameterMovesOnModel(eagerRun, y), y.stepTime * 1e3);
+        QVERIFY(parameterMovesOnModel(xlaRun, x) > 0);
+        QCOMPARE(parameterMovesOnModel(eagerRun, y), std::size_t{0});
+        QVERIFY(count(y, CollectiveKind::AllGather) > 0);
+        QVERIFY(y.stepTime >= x.stepTime);  // the runtime's own choice is never cheaper than the cheapest
+        // FSDP's gathers are kept (the batch, or nothing, takes the axes they free): much the same collectives.
+        QVERIFY(near(cost::evaluate(*eagerRun.model, eagerRun.expert("fsdp")).collectiveTime, cost::evaluate(*xlaRun.model, xlaRun.expert("fsdp")).collectiveTime, 0.05));
+    }
+
+    // Strategies joined by '+', each on one axis: a later one shards parameters along groups no earlier one took.
+    void expertCompositions() {
+        Problem p("gpt:layers=2,d_model=128,heads=4,seq=64,batch=8,vocab=512,dtype=bf16", "data=2,model=4");
+        const Plan composed = p.expert("megatron-sp@model+zero2@data");
+        QCOMPARE(composed.label, std::string("megatron-sp@model+zero2@data"));
+        std::set<std::string> onModel, onData;
+        for (const auto& decision : composed.decisions)
+            (decision.axis == 1 ? onModel : onData).insert(p.context().targetLabel(decision));
+        QCOMPARE(onModel, (std::set<std::string>{"layers.*.attn.heads", "layers.*.mlp.d_ff", "seq"}));
+        QVERIFY(onData.count("batch"));
+        for (const auto& taken : onModel) QVERIFY2(!onData.count(taken), taken.c_str());
+        // With a policy: the composition's label, the policy for every family.
+        const Plan withRemat = p.expert("megatron-sp@model+fsdp@data+selective");
+        QCOMPARE(withRemat.label, std::string("megatron-sp@model+fsdp@data+selective"));
+        QCOMPARE(withRemat.remat, (std::vector<RematDecision>{{"layers.*", Remat::Selective}}));
+        for (const auto& [text, message] : std::vector<std::pair<std::string, std::string>>{
+                 {"megatron@tensor", "expert plan 'megatron@tensor': the mesh has no axis 'tensor' (it has data=2,model=4)"},
+                 {"dp+", "expert plan 'dp+': an empty part (write ID, ID@AXIS or a remat policy, joined by '+')"},
+                 {"dp@data+zero4@model", "unknown expert plan 'zero4'"}}) {
+            const auto refused = expertPlan(text, p.context(), p.model->mesh());
+            QVERIFY(!refused);
+            QVERIFY2(refused.diagnostics().front().message.starts_with(message), refused.errorMessage().c_str());
+        }
+    }
+
     void everyExpertPlanEvaluates() {
         Problem gpt("gpt:layers=2,d_model=128,heads=4,seq=64,batch=8,vocab=512,dtype=bf16", "data=2,model=4");
         for (const auto& expert : expertPlans()) {

@@ -32,7 +32,7 @@ struct TrainingFlags {
 struct ProblemFlags {
     std::string mesh = "data=8";
     std::string hardware = "h100";
-    std::string fusion = "xla", attention = "fused";  // parsed into `cost` by specOf
+    std::string fusion = "xla", attention = "fused", runtime = "xla";  // parsed into `cost` by specOf
     shardscope::cost::CostOptions cost;
 };
 

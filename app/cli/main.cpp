@@ -240,6 +240,11 @@ int main(int argc, char** argv) {
         command->add_option("--attention", problem.attention, "attention priced as a flash-attention kernel (fused) or as its ops (materialized)")
             ->check(CLI::IsMember({"fused", "materialized"}))
             ->capture_default_str();
+        command->add_option("--runtime", problem.runtime,
+                            "how ops run when layouts disagree: xla (the cheapest consistent layout, e.g. a weight gathered and activations exchanged) "
+                            "or eager (PyTorch DTensor/Megatron modules: tensor-parallel weights stay, activations move)")
+            ->check(CLI::IsMember({"xla", "eager"}))
+            ->capture_default_str();
         command->add_option("--efficiency", problem.cost.efficiency,
                             "fraction of peak FLOP/s and HBM bandwidth every kernel reaches; 0: the hardware profile's tables, by kernel shape")
             ->check(CLI::Range(0.0, 1.0))
@@ -258,6 +263,7 @@ int main(int argc, char** argv) {
     evaluateCommand->add_option("--plan", planArgument,
                                 "none, expert:ID (dp, zero1, zero2, zero3 or fsdp, megatron, megatron-sp, dp-tp, fsdp-tp, ep), "
                                 "expert:ID+REMAT (with selective, full or dots-saveable rematerialization, e.g. expert:fsdp+full), "
+                                "expert:ID@AXIS+ID@AXIS (each strategy on one axis, e.g. expert:megatron-sp@model+zero2@data), "
                                 "experts (compare them all), or a plan .json file")
         ->capture_default_str();
     evaluateCommand->add_flag("--json", json, "machine-readable output (versioned JSON object)");

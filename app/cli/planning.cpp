@@ -154,6 +154,7 @@ ProblemSpec specOf(const std::string& source, const import::ImportOptions& optio
     // CLI11 checked both against their lists.
     spec.cost.fusion = cost::parseFusion(flags.fusion).value_or(cost::Fusion::Xla);
     spec.cost.attention = cost::parseAttention(flags.attention).value_or(cost::Attention::Fused);
+    spec.cost.runtime = cost::parseRuntime(flags.runtime).value_or(cost::Runtime::Xla);
     return spec;
 }
 

@@ -91,6 +91,7 @@ std::string problemSpecJson(const Problem& problem) {
         {"cost",
          {{"fusion", std::string(cost::toString(s.cost.fusion))},
           {"attention", std::string(cost::toString(s.cost.attention))},
+          {"runtime", std::string(cost::toString(s.cost.runtime))},
           {"efficiency", s.cost.efficiency},
           {"launch_s", s.cost.launchTime},
           {"prefetch", s.cost.prefetch},
@@ -137,6 +138,9 @@ Result<ProblemSpec> parseProblemSpec(std::string_view text, std::string_view ori
         else return makeError("problem.format", where + ": unknown fusion \"" + fusion + "\" (xla, none)");
         if (auto a = cost::parseAttention(attention)) s.cost.attention = *a;
         else return makeError("problem.format", where + ": unknown attention \"" + attention + "\" (fused, materialized)");
+        const std::string runtime = c.value("runtime", "xla");
+        if (auto r = cost::parseRuntime(runtime)) s.cost.runtime = *r;
+        else return makeError("problem.format", where + ": unknown runtime \"" + runtime + "\" (xla, eager)");
     } catch (const nlohmann::json::exception& e) {
         return makeError("problem.format", where + ": " + e.what());
     }

@@ -34,14 +34,6 @@ const std::string kUnitTokens = "tokens/s per GPU";
 
 using nlohmann::json;
 
-std::string trim(std::string_view text) {
-    const auto begin = text.find_first_not_of(" \t");
-    if (begin == std::string_view::npos)
-        return {};
-    const auto end = text.find_last_not_of(" \t");
-    return std::string(text.substr(begin, end - begin + 1));
-}
-
 std::string formatNumber(double value) {
     char buffer[32];
     std::snprintf(buffer, sizeof buffer, "%.6g", value);
@@ -62,7 +54,7 @@ public:
                                                  "mesh",        "devices",  "pipeline_parallel",
                                                  "plan",        "remat",    "global_batch",
                                                  "micro_batch", "measured", "measured_step_s",
-                                                 "derivation",  "notes",    "fusion", "attention"};
+                                                 "derivation",  "notes",    "fusion", "attention", "runtime"};
         if (row_.contains("id") && row_["id"].is_string())
             id_ = row_["id"].get<std::string>();
         for (auto it = row_.begin(); it != row_.end(); ++it)
@@ -83,6 +75,12 @@ public:
         if (!fusion.empty()) {
             r.fusion = cost::parseFusion(fusion);
             if (!r.fusion) return fail("unknown fusion '" + fusion + "' (xla or none)");
+        }
+        std::string runtime;
+        if (!optionalText("runtime", runtime)) return *error_;
+        if (!runtime.empty()) {
+            r.runtime = cost::parseRuntime(runtime);
+            if (!r.runtime) return fail("unknown runtime '" + runtime + "' (xla or eager)");
         }
         std::string attention;
         if (!optionalText("attention", attention)) return *error_;
@@ -310,11 +308,12 @@ Result<Prediction> predictUnchecked(const Run& run, const cost::CostOptions& opt
     spec.cost = options;
     if (run.fusion) spec.cost.fusion = *run.fusion;
     if (run.attention) spec.cost.attention = *run.attention;
+    if (run.runtime) spec.cost.runtime = *run.runtime;
     auto problem = loadProblem(spec);
     if (!problem)
         return Result<Prediction>::failure(aboutRun(run, problem.diagnostics()));
     const cost::CostModel& model = *(*problem)->costModel;
-    auto plan = composedPlan(run.plan, model);
+    auto plan = plan::expertPlan(run.plan, model.planContext(), model.mesh());
     if (!plan)
         return Result<Prediction>::failure(aboutRun(run, plan.diagnostics()));
     // The run's recompute policy for every block of layers (validated by parseRuns).
@@ -377,50 +376,6 @@ Result<std::vector<Run>> builtinRuns() {
             all.push_back(std::move(run));
     }
     return all;
-}
-
-Result<plan::Plan> composedPlan(std::string_view spec, const cost::CostModel& model) {
-    const mesh::Mesh& mesh = model.mesh();
-    const std::string whole(spec);
-    plan::Plan out;
-    out.label = whole;
-    std::size_t start = 0;
-    while (start <= spec.size()) {
-        const auto plus = spec.find('+', start);
-        const std::string part =
-            trim(spec.substr(start, plus == std::string_view::npos ? std::string_view::npos : plus - start));
-        start = plus == std::string_view::npos ? spec.size() + 1 : plus + 1;
-        if (part.empty())
-            return makeError("calibration.plan",
-                             "plan '" + whole + "': an empty part (write ID or ID@AXIS joined by '+')");
-        const auto at = part.find('@');
-        mesh::Mesh scope = mesh;
-        std::vector<int> axisOf;  // the axes of `scope` as indices into `mesh`
-        if (at == std::string::npos) {
-            for (std::size_t i = 0; i < mesh.axes.size(); ++i)
-                axisOf.push_back(static_cast<int>(i));
-        } else {
-            const std::string axisName = trim(std::string_view(part).substr(at + 1));
-            const auto axis = mesh.axisIndex(axisName);
-            if (!axis)
-                return makeError("calibration.plan", "plan '" + whole + "': the mesh has no axis '" +
-                                                         axisName + "' (it has " + mesh.toString() + ")");
-            scope.axes = {mesh.axes[static_cast<std::size_t>(*axis)]};
-            axisOf = {*axis};
-        }
-        auto expert =
-            plan::expertPlan(trim(std::string_view(part).substr(0, at)), model.planContext(), scope);
-        if (!expert)
-            return Result<plan::Plan>::failure(expert.diagnostics());
-        for (plan::Decision decision : expert->decisions) {
-            decision.axis = axisOf[static_cast<std::size_t>(decision.axis)];
-            if (std::find(out.decisions.begin(), out.decisions.end(), decision) == out.decisions.end())
-                out.decisions.push_back(decision);
-        }
-        for (const auto& resolution : expert->resolutions)
-            out.resolutions.push_back(resolution);
-    }
-    return out;
 }
 
 Result<Prediction> predict(const Run& run, const cost::CostOptions& options) {

@@ -36,6 +36,12 @@ std::optional<Fusion> parseFusion(std::string_view text) {
     if (text == "none") return Fusion::None;
     return std::nullopt;
 }
+std::string_view toString(Runtime runtime) { return runtime == Runtime::Xla ? "xla" : "eager"; }
+std::optional<Runtime> parseRuntime(std::string_view text) {
+    if (text == "xla") return Runtime::Xla;
+    if (text == "eager") return Runtime::Eager;
+    return std::nullopt;
+}
 std::optional<Attention> parseAttention(std::string_view text) {
     if (text == "fused") return Attention::Fused;
     if (text == "materialized") return Attention::Materialized;
@@ -55,6 +61,7 @@ struct Occurrence {
 struct FactorInfo {
     std::int64_t size = 1;
     FactorKind kind = FactorKind::PassThrough;
+    bool batch = false;  // covers atoms of the batch group's names (Runtime::Eager)
     std::vector<Occurrence> occurrences;
 };
 
@@ -69,6 +76,7 @@ struct OpInfo {
     std::vector<FactorInfo> factors;
     std::vector<TensorInfo> tensors;  // operands, then results
     std::size_t operandCount = 0;
+    bool readsParameter = false;  // an operand is a parameter (Runtime::Eager restricts how it moves)
     double flops = 0;
     ir::ElementType element = ir::ElementType::F32;
     bool free = false;    // costs nothing (constants, reshapes)
@@ -200,6 +208,7 @@ struct CostModel::Data {
         for (const auto& [value, argument] : g.gradients) modelStateValues[1].push_back(value);
 
         ops.resize(g.body.size());
+        const auto batchGroup = planContext.batchGroup();
         for (std::size_t i = 0; i < g.body.size(); ++i) {
             const ir::Op& op = g.op(g.body[i]);
             const auto& rule = space->rules[i];
@@ -225,6 +234,7 @@ struct CostModel::Data {
                 }
             };
             addTensors(op.operands, rule.operands, false);
+            for (ValueId v : op.operands) info.readsParameter = info.readsParameter || planContext.classes()[v.index] == plan::TensorClass::Parameter;
             addTensors(op.results, rule.results, true);
             info.factors.resize(rule.factors.size());
             for (std::size_t f = 0; f < rule.factors.size(); ++f) {
@@ -283,7 +293,12 @@ struct CostModel::Data {
                                 occ.atomCount = static_cast<std::uint32_t>(last - first + 1);
                             }
                         }
-                        info.factors[static_cast<std::size_t>(f)].occurrences.push_back(occ);
+                        auto& factor = info.factors[static_cast<std::size_t>(f)];
+                        for (std::uint32_t a = occ.firstAtom; a < occ.firstAtom + occ.atomCount && a < atoms.size(); ++a) {
+                            const auto name = space->atom(atoms[a]).name;
+                            factor.batch = factor.batch || (batchGroup && name.valid() && space->name(name).group == *batchGroup);
+                        }
+                        factor.occurrences.push_back(occ);
                         stride *= size;
                     }
                 }
@@ -357,8 +372,10 @@ struct CostModel::Data {
     double largeGemmEfficiency = 0;
     std::vector<std::int32_t> streamOf;      // per axis mask: the communication stream (its slowest axis)
     std::vector<std::int32_t> prefetchFrom;  // per body op: the first op of the block `prefetch` blocks before its own
-    std::vector<std::int32_t> firstUseAfterProducer;  // per value: its first top-level use after it is produced, -1
-    std::vector<std::int32_t> nextStepUse;  // per value donated to an argument: the argument's first use, else -1
+    std::vector<std::int32_t> launchOf;      // per body op: the op that launches its kernel (itself for a free op)
+    std::vector<std::int32_t> readyPoint;    // per body op: the op whose kernel's end makes its result available, -1 = at the start
+    std::vector<std::int32_t> firstNeed;     // per value: the earliest launch of a kernel reading it after it is produced, -1
+    std::vector<std::int32_t> nextStepUse;  // per value donated to an argument: the earliest launch reading the argument, else -1
 
     // The schedule's structure (DESIGN.md §5.0): one stream per mesh axis, a collective on several axes on the
     // stream of the slowest; parameter gathers may start `prefetch` blocks of layers ahead of their use (ops
@@ -387,19 +404,42 @@ struct CostModel::Data {
         // Prefetch 0: a gather is issued only as the kernel before its use starts.
         for (std::size_t i = 0; i < n; ++i)
             prefetchFrom[i] = ahead == 0 ? static_cast<std::int32_t>(i) : segmentStarts[static_cast<std::size_t>(std::max(0, segmentOf[i] - ahead))];
+        // A value is needed when the first kernel reading it launches: an op fused into a later kernel (a
+        // weight gradient's transpose fused into its optimizer update) does not need it where it stands.
+        launchOf.resize(n);
+        for (std::size_t i = 0; i < n; ++i) {
+            const std::int32_t k = kernels.kernelOf[i];
+            launchOf[i] = k < 0 ? static_cast<std::int32_t>(i) : static_cast<std::int32_t>(kernels.kernels[static_cast<std::size_t>(k)].ops.back());
+        }
+        // A kernel's own result is there when it ends; a value computed inside a fusion (a weight gradient's
+        // transpose in its update's fusion) could be as soon as what it is computed from is: a reduction of it
+        // is the reduction of its source, which XLA moves there.
+        readyPoint.assign(n, -1);
+        for (std::size_t i = 0; i < n; ++i) {
+            const std::int32_t k = kernels.kernelOf[i];
+            if (k >= 0 && (launchOf[i] == static_cast<std::int32_t>(i) || kernels.kernels[static_cast<std::size_t>(k)].ops.size() == 1)) {
+                readyPoint[i] = static_cast<std::int32_t>(i);
+                continue;
+            }
+            for (ValueId v : g.op(g.body[i]).operands) {
+                const std::int32_t p = producer[v.index];
+                if (p < 0) continue;
+                const bool inside = kernels.kernelOf[static_cast<std::size_t>(p)] < 0 || kernels.kernelOf[static_cast<std::size_t>(p)] == k;
+                readyPoint[i] = std::max(readyPoint[i], inside ? readyPoint[static_cast<std::size_t>(p)] : launchOf[static_cast<std::size_t>(p)]);
+            }
+        }
+        const auto earliestLaunch = [&](std::size_t v, std::int32_t after) {
+            std::int32_t first = -1;
+            for (std::uint32_t i : valueOps[v])
+                if (static_cast<std::int32_t>(i) > after && (first < 0 || launchOf[i] < first)) first = launchOf[i];
+            return first;
+        };
         nextStepUse.assign(g.values.size(), -1);
         for (const auto& o : g.outputs)
-            if (o.aliasedArgument && *o.aliasedArgument < g.arguments.size()) {
-                const auto& uses = valueOps[g.arguments[*o.aliasedArgument].value.index];
-                if (!uses.empty()) nextStepUse[o.value.index] = static_cast<std::int32_t>(uses.front());
-            }
-        firstUseAfterProducer.assign(g.values.size(), -1);
-        for (std::size_t v = 0; v < g.values.size(); ++v)
-            for (std::uint32_t i : valueOps[v])
-                if (static_cast<std::int32_t>(i) > producer[v]) {
-                    firstUseAfterProducer[v] = static_cast<std::int32_t>(i);
-                    break;
-                }
+            if (o.aliasedArgument && *o.aliasedArgument < g.arguments.size())
+                nextStepUse[o.value.index] = earliestLaunch(g.arguments[*o.aliasedArgument].value.index, -1);
+        firstNeed.assign(g.values.size(), -1);
+        for (std::size_t v = 0; v < g.values.size(); ++v) firstNeed[v] = earliestLaunch(v, producer[v]);
     }
 
     // What each policy recomputes (plan.h): full everything the block's forward computed, dots-saveable all but
@@ -711,6 +751,26 @@ struct Evaluator::State {
         return time + compute;
     }
 
+    // Runtime::Eager: no parameter operand is gathered or exchanged over an axis `choice` gives to a factor other
+    // than the batch (FSDP's gather frees an axis for the batch or leaves it unused; a tensor-parallel weight is
+    // never gathered so that the activations can keep a sequence or hidden axis).
+    bool keepsParameters(const OpInfo& info, const std::vector<AxisList>& choice, const std::vector<DimAxes>& actuals) const {
+        std::uint32_t otherAxes = 0;
+        for (std::size_t f = 0; f < info.factors.size(); ++f)
+            if (!info.factors[f].batch) otherAxes |= choice[f].mask();
+        for (std::size_t t = 0; t < info.operandCount; ++t) {
+            const TensorInfo& ti = info.tensors[t];
+            if (d->planContext.classes()[ti.value.index] != plan::TensorClass::Parameter) continue;
+            DimAxes& required = scratchRequired;
+            required.assign(ti.dimensionFactors.size(), AxisList{});
+            for (std::size_t k = 0; k < ti.dimensionFactors.size(); ++k)
+                for (int f : ti.dimensionFactors[k]) required[k].append(choice[static_cast<std::size_t>(f)]);
+            const auto moved = reshardAxes(actuals[t], required);
+            if ((moved.gathered | moved.exchanged) & otherAxes) return false;
+        }
+        return true;
+    }
+
     bool validChoice(const OpInfo& info, const std::vector<AxisList>& choice) const {
         std::uint32_t seen = 0;
         for (std::size_t f = 0; f < info.factors.size(); ++f) {
@@ -823,7 +883,8 @@ struct Evaluator::State {
             for (std::size_t f = 0; f < nf; ++f) options[f].resize(std::min<std::size_t>(options[f].size(), 2)), count = 0;
         std::vector<AxisList> best, choice(nf);
         double bestCost = 0;
-        bool found = false;
+        bool found = false, foundEager = false;
+        const bool eager = d->options.runtime == Runtime::Eager && info.readsParameter;
         std::vector<std::size_t> index(nf, 0);
         if (count == 1) {
             // One candidate (the common case): no need to price it twice.
@@ -833,11 +894,16 @@ struct Evaluator::State {
         while (count != 1) {
             for (std::size_t f = 0; f < nf; ++f) choice[f] = options[f][index[f]];
             if (validChoice(info, choice)) {
-                const double c = costCandidate(info, choice, actuals, nullptr);
-                if (!found || c < bestCost) {
-                    found = true;
-                    bestCost = c;
-                    best = choice;
+                const bool keeps = !eager || keepsParameters(info, choice, actuals);
+                // Under Runtime::Eager a candidate that keeps the parameters beats any that does not.
+                if (keeps || !foundEager) {
+                    const double c = costCandidate(info, choice, actuals, nullptr);
+                    if (!found || (eager && keeps && !foundEager) || c < bestCost) {
+                        found = true;
+                        foundEager = foundEager || (eager && keeps);
+                        bestCost = c;
+                        best = choice;
+                    }
                 }
             }
             std::size_t f = 0;
@@ -983,13 +1049,16 @@ struct Evaluator::State {
                 t.readyAfter = -1;
                 consumer = d->nextStepUse[col.value.index];
             } else if (p == i) {  // a reduction of op i's result, needed where the result is first used
-                t.readyAfter = taskAt[static_cast<std::size_t>(i)];
-                consumer = d->firstUseAfterProducer[col.value.index];
+                const std::int32_t ready = d->readyPoint[static_cast<std::size_t>(i)];
+                t.readyAfter = ready < 0 ? -1 : taskAt[static_cast<std::size_t>(ready)];
+                consumer = d->firstNeed[col.value.index];
             } else {  // a reshard of an operand of op i
-                t.readyAfter = p < 0 ? -1 : taskAt[static_cast<std::size_t>(p)];
+                const std::int32_t ready = p < 0 ? -1 : d->readyPoint[static_cast<std::size_t>(p)];
+                t.readyAfter = ready < 0 ? -1 : taskAt[static_cast<std::size_t>(ready)];
+                consumer = i < 0 ? -1 : d->launchOf[static_cast<std::size_t>(i)];
                 if (p < 0 && i >= 0) {
                     const std::int32_t from = d->prefetchFrom[static_cast<std::size_t>(i)];
-                    t.issueAfter = std::min(taskAt[static_cast<std::size_t>(from)], taskAt[static_cast<std::size_t>(i)] - 1);
+                    t.issueAfter = std::min(taskAt[static_cast<std::size_t>(from)], taskAt[static_cast<std::size_t>(consumer)] - 1);
                     // The gathered buffer is live from when it may be issued to its use.
                     if (t.issueAfter >= 0 && col.kind == CollectiveKind::AllGather && taskOp[static_cast<std::size_t>(t.issueAfter)] < i) {
                         prefetched[static_cast<std::size_t>(taskOp[static_cast<std::size_t>(t.issueAfter)])] += col.bytes;

@@ -1,6 +1,7 @@
 #include "shardscope/plan/experts.h"
 
 #include <algorithm>
+#include <optional>
 #include <set>
 
 namespace shardscope::plan {
@@ -72,22 +73,7 @@ public:
         return out;
     }
 
-    std::optional<GroupId> batch() const {
-        const auto& space = c_.space();
-        for (std::size_t g = 0; g < space.groups.size(); ++g)
-            if (lastComponent(space.groups[g].label) == "batch") return GroupId{static_cast<std::uint32_t>(g)};
-        // The leading dimension of the largest input.
-        const auto& graph = c_.graph();
-        const ir::Argument* largest = nullptr;
-        for (const auto& a : graph.arguments)
-            if (a.role == ir::ArgumentRole::Input && graph.type(a.value).rank() > 0 &&
-                (!largest || graph.type(a.value).bytes() > graph.type(largest->value).bytes()))
-                largest = &a;
-        if (!largest) return std::nullopt;
-        const auto names = space.namesOf(largest->value, 0);
-        if (names.empty()) return std::nullopt;
-        return space.name(names.front()).group;
-    }
+    std::optional<GroupId> batch() const { return c_.batchGroup(); }
 
     void add(GroupId group, const std::vector<int>& axes, TensorClassMask tensors = kAllTensorClasses) {
         for (int axis : axes) plan_.decisions.push_back({Decision::Target::Group, group.index, axis, tensors});
@@ -158,35 +144,88 @@ std::vector<std::string> rematVariants(std::string_view id, const PlanContext& c
 }
 
 namespace {
-Result<Plan> shardingExpert(std::string_view requested, const PlanContext& context, const mesh::Mesh& mesh);
+
+Result<Plan> shardingExpert(std::string_view requested, const PlanContext& context, const mesh::Mesh& mesh,
+                            const std::set<std::uint32_t>& decided);
+
+std::string trimmed(std::string_view text) {
+    while (!text.empty() && text.front() == ' ') text.remove_prefix(1);
+    while (!text.empty() && text.back() == ' ') text.remove_suffix(1);
+    return std::string(text);
+}
+
 }  // namespace
 
 Result<Plan> expertPlan(std::string_view requested, const PlanContext& context, const mesh::Mesh& mesh) {
-    const auto plus = requested.find('+');
-    if (plus == std::string_view::npos) return shardingExpert(requested, context, mesh);
-    const std::string_view id = requested.substr(0, plus), policyText = requested.substr(plus + 1);
-    const auto policy = parseRemat(policyText);
-    if (!policy)
-        return makeError("plan.unknown-remat", "expert plan '" + std::string(requested) + "': unknown remat policy '" + std::string(policyText) +
-                                                   "' (none, selective, full or dots-saveable)");
-    auto plan = shardingExpert(id, context, mesh);
-    if (!plan) return plan;
-    if (*policy == Remat::None) return plan;
+    const std::string whole(requested);
+    // The parts joined by '+': strategies (ID or ID@AXIS) and at most one remat policy.
+    std::vector<std::string> parts;
+    for (std::size_t start = 0; start <= requested.size();) {
+        const auto plus = requested.find('+', start);
+        const auto end = plus == std::string_view::npos ? requested.size() : plus;
+        parts.push_back(trimmed(requested.substr(start, end - start)));
+        start = end + 1;
+    }
+    std::optional<Remat> policy;
+    Plan out;
+    std::set<std::uint32_t> decided;  // groups earlier parts gave an axis: a later part shards parameters elsewhere
+    std::size_t strategies = 0;
+    for (std::size_t i = 0; i < parts.size(); ++i) {
+        const std::string& part = parts[i];
+        if (part.empty())
+            return makeError("plan.unknown-expert", "expert plan '" + whole + "': an empty part (write ID, ID@AXIS or a remat policy, joined by '+')");
+        const auto at = part.find('@');
+        const bool strategy = i == 0 || at != std::string::npos ||
+                              std::any_of(expertPlans().begin(), expertPlans().end(), [&](const ExpertInfo& e) { return e.id == part; }) || part == "fsdp";
+        if (!strategy) {
+            policy = parseRemat(part);
+            if (!policy)
+                return makeError("plan.unknown-remat", "expert plan '" + whole + "': unknown remat policy '" + part +
+                                                           "' (none, selective, full or dots-saveable)");
+            continue;
+        }
+        ++strategies;
+        mesh::Mesh scope = mesh;
+        std::vector<int> axisOf;  // the axes of `scope` as indices into `mesh`
+        if (at == std::string::npos) {
+            for (std::size_t a = 0; a < mesh.axes.size(); ++a) axisOf.push_back(static_cast<int>(a));
+        } else {
+            const std::string axisName = trimmed(std::string_view(part).substr(at + 1));
+            const auto axis = mesh.axisIndex(axisName);
+            if (!axis)
+                return makeError("plan.mesh-axes", "expert plan '" + whole + "': the mesh has no axis '" + axisName + "' (it has " + mesh.toString() + ")");
+            scope.axes = {mesh.axes[static_cast<std::size_t>(*axis)]};
+            axisOf = {*axis};
+        }
+        auto plan = shardingExpert(trimmed(std::string_view(part).substr(0, at)), context, scope, decided);
+        if (!plan) return plan;
+        if (strategies == 1) out.label = plan->label;
+        for (Decision decision : plan->decisions) {
+            decision.axis = axisOf[static_cast<std::size_t>(decision.axis)];
+            if (decision.target == Decision::Target::Group) decided.insert(decision.index);
+            if (std::find(out.decisions.begin(), out.decisions.end(), decision) == out.decisions.end()) out.decisions.push_back(decision);
+        }
+        for (auto& resolution : plan->resolutions) out.resolutions.push_back(std::move(resolution));
+    }
+    if (strategies > 1) out.label = whole;
+    if (!policy || *policy == Remat::None) return out;
     if (context.graph().backwardStart == 0)
-        return makeError("plan.remat-needs-training", "expert plan '" + std::string(requested) +
+        return makeError("plan.remat-needs-training", "expert plan '" + whole +
                                                           "' recomputes activations in the backward pass, and this graph has none (use a training step: --train)");
     const LayerBlocks& blocks = context.blocks();
     if (blocks.families.empty())
-        return makeError("plan.remat-no-blocks", "expert plan '" + std::string(requested) +
+        return makeError("plan.remat-no-blocks", "expert plan '" + whole +
                                                      "' recomputes blocks of layers, and this model has none (no op name has an index, like layers.3)");
-    Plan out = withRemat(std::move(plan).value(), *policy, blocks);
-    out.label += "+" + std::string(toString(*policy));
+    const std::string label = out.label;
+    out = withRemat(std::move(out), *policy, blocks);
+    out.label = strategies > 1 ? whole : label + "+" + std::string(toString(*policy));
     return out;
 }
 
 namespace {
 
-Result<Plan> shardingExpert(std::string_view requested, const PlanContext& context, const mesh::Mesh& mesh) {
+Result<Plan> shardingExpert(std::string_view requested, const PlanContext& context, const mesh::Mesh& mesh,
+                            const std::set<std::uint32_t>& decided) {
     std::string id(requested);
     if (id == "fsdp") id = "zero3";
     const auto& list = expertPlans();
@@ -212,7 +251,8 @@ Result<Plan> shardingExpert(std::string_view requested, const PlanContext& conte
     const std::vector<int> all = b.allAxes();
     const std::vector<int> tp = twoD ? std::vector<int>{b.modelAxis()} : all;
     const std::vector<int> data = twoD ? b.dataAxes() : all;
-    std::set<std::uint32_t> skip{batch->index};
+    std::set<std::uint32_t> skip = decided;
+    skip.insert(batch->index);
     if (id == "megatron" || id == "megatron-sp") {
         for (auto g : heads) b.add(g, tp);
         for (auto g : hidden) b.add(g, tp);

@@ -90,6 +90,29 @@ std::string_view toString(CompetitionSite::Reason reason) {
     return "?";
 }
 
+namespace {
+
+std::optional<analysis::GroupId> findBatchGroup(const ir::Graph& graph, const analysis::DecisionSpace& space) {
+    for (std::size_t g = 0; g < space.groups.size(); ++g) {
+        const std::string& label = space.groups[g].label;
+        const auto dot = label.rfind('.');
+        std::string tail = dot == std::string::npos ? label : label.substr(dot + 1);
+        tail = tail.substr(0, tail.find('#'));  // "batch#2": a second group of that label
+        if (tail == "batch") return analysis::GroupId{static_cast<std::uint32_t>(g)};
+    }
+    const ir::Argument* largest = nullptr;
+    for (const auto& a : graph.arguments)
+        if (a.role == ir::ArgumentRole::Input && graph.type(a.value).rank() > 0 &&
+            (!largest || graph.type(a.value).bytes() > graph.type(largest->value).bytes()))
+            largest = &a;
+    if (!largest) return std::nullopt;
+    const auto names = space.namesOf(largest->value, 0);
+    if (names.empty()) return std::nullopt;
+    return space.name(names.front()).group;
+}
+
+}  // namespace
+
 PlanContext::PlanContext(const ir::Graph& graph, const analysis::DecisionSpace& space)
     : graph_(&graph), space_(&space), classes_(classifyTensors(graph)), nameAtoms_(space.names.size()), blocks_(layerBlocks(graph)) {
     for (std::size_t n = 0; n < space.names.size(); ++n) {
@@ -104,6 +127,7 @@ PlanContext::PlanContext(const ir::Graph& graph, const analysis::DecisionSpace& 
             return a.index < b.index;
         });
     }
+    batch_ = findBatchGroup(graph, space);
 }
 
 std::vector<NameId> PlanContext::namesOf(const Decision& decision) const {

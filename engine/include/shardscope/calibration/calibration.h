@@ -16,17 +16,17 @@
 //      "measured_step_s": 0.80003, "derivation": "...", "notes": "..."}]}
 //
 // An optional "fusion" ("xla" or "none") says how the framework ran the step's ops (eager PyTorch: "none"), and
-// an optional "attention" ("fused" or "materialized") how it ran attention (before FlashAttention: "materialized").
+// an optional "attention" ("fused" or "materialized") how it ran attention (before FlashAttention: "materialized"),
+// an optional "runtime" ("xla" or "eager", cost::Runtime) how its framework runs ops whose layouts disagree.
 // "unit" is "s/iter" (the step time itself), "TFLOP/s per GPU" (needs "model_flops_per_step": step = flops /
 // (devices × value·1e12)) or "tokens/s per GPU" (needs "tokens_per_gpu_per_step": step = tokens / value);
 // "memory_gib" (the published peak per GPU) is optional. "measured_step_s" must agree with that derivation
 // within 0.1%, so a typo in either shows. "micro_batch", "table" and "notes" may be null or absent; keys
 // starting with '_' are comments; any other unknown key is an error.
 //
-// A plan is an expert plan id (plan::expertPlans(), and fsdp) over the whole mesh, or a composition
-// `ID@AXIS+ID@AXIS...`: each part is the expert plan built on that one mesh axis, in order (earlier parts win
-// an axis they compete for). So "megatron-sp@model+zero1@data" is Megatron-Core's tensor + sequence
-// parallelism inside the node with its distributed optimizer over the data ranks.
+// A plan is an expert plan as plan::expertPlan reads it: an id over the whole mesh, or a composition
+// `ID@AXIS+ID@AXIS...` ("megatron-sp@model+zero2@data": Megatron-Core's tensor + sequence parallelism inside
+// the node with its distributed optimizer over the data ranks); the run's "remat" is applied to it.
 #pragma once
 
 #include <cstdint>
@@ -71,6 +71,8 @@ struct Run {
     std::optional<cost::Fusion> fusion;
     // How it ran attention, when not as flash attention: "materialized" for runs before FlashAttention.
     std::optional<cost::Attention> attention;
+    // How its framework runs ops whose layouts disagree: "eager" for PyTorch and Megatron-LM (cost::Runtime).
+    std::optional<cost::Runtime> runtime;
     std::int64_t globalBatch = 0;
     std::optional<std::int64_t> microBatch;
     Measurement measured;
@@ -97,10 +99,6 @@ Result<std::vector<Run>> parseRuns(std::string_view jsonText, std::string_view o
 
 // The runs of resources/calibration/published_runs.json, parsed on each call.
 Result<std::vector<Run>> builtinRuns();
-
-// Builds the plan `spec` (an expert id, or `ID@AXIS+...` as above) for the model and mesh of `model`.
-// Errors: an unknown id or axis, an empty part, those of plan::expertPlan.
-Result<plan::Plan> composedPlan(std::string_view spec, const cost::CostModel& model);
 
 struct Prediction {
     // The plan's decisions in words, then its rematerialization: "(layers.*.attn.heads, model), ..., remat

@@ -58,9 +58,21 @@ std::string_view toString(Attention attention);  // "fused", "materialized"
 std::optional<Fusion> parseFusion(std::string_view text);
 std::optional<Attention> parseAttention(std::string_view text);
 
+// How the runtime executes an op whose operands' layouts disagree (DESIGN.md §5 "Op execution sharding").
+// - Xla: any consistent candidate, the cheapest (GSPMD/Shardy may gather a small weight and exchange the
+//   activations all-to-all, as sequence-parallel attention does).
+// - Eager: as PyTorch DTensor and Megatron-LM modules run: a parameter is never gathered or exchanged over a mesh
+//   axis the op gives to a dimension other than the batch (FSDP/ZeRO's gather frees an axis for the batch or
+//   leaves it unused); tensor-parallel weights stay where they are and the activations move (Megatron's
+//   all-gather before a column-parallel layer). An op with no such candidate falls back to the cheapest.
+enum class Runtime : std::uint8_t { Xla, Eager };
+std::string_view toString(Runtime runtime);  // "xla", "eager"
+std::optional<Runtime> parseRuntime(std::string_view text);
+
 struct CostOptions {
     Fusion fusion = Fusion::Xla;
     Attention attention = Attention::Fused;
+    Runtime runtime = Runtime::Xla;
     // Fraction of peak FLOP/s and HBM bandwidth a kernel reaches: 0 takes them from the hardware profile's
     // efficiency tables at each kernel's local shape (mesh/hardware.h); a value in (0, 1] is used for every kernel.
     double efficiency = 0;

@@ -27,13 +27,19 @@ struct ExpertInfo {
 // dp, zero1, zero2, zero3 (alias fsdp), megatron, megatron-sp, dp-tp, fsdp-tp, ep.
 const std::vector<ExpertInfo>& expertPlans();
 
-// Builds expert plan `id` for this model and mesh. `id` is an expert's id, or an id and a rematerialization
-// policy, "ID+POLICY" ("fsdp+full", "megatron-sp+selective", "zero3+dots-saveable"): the expert with that policy
-// for every block family of the model (Plan::remat, one decision per family, labelled "zero3+full").
-// Errors: an unknown id (listing the known ones), an unknown policy (listing the four), a policy for a graph
-// without a backward pass or a model without blocks of layers, a model without what the strategy needs (no
-// batch, no labelled heads/d_ff names for megatron, no experts for ep), a mesh without the axes it needs (dp-tp
-// on a one-axis mesh).
+// Builds expert plan `id` for this model and mesh. `id` is parts joined by '+': strategies and at most one
+// rematerialization policy.
+// - A strategy is an expert's id on the whole mesh, or ID@AXIS on that one mesh axis: "megatron-sp@model+zero2@data"
+//   is Megatron-Core's layout (tensor and sequence parallelism on the model axis, the batch and a distributed
+//   optimizer on the data axis). A later strategy shards parameters, gradients and optimizer states along
+//   groups no earlier one decided (ZeRO on data picks d_model where Megatron took d_ff and heads).
+// - A policy ("fsdp+full", "megatron-sp+selective", "zero3+dots-saveable") applies to every block family of the
+//   model (Plan::remat, one decision per family).
+// Labels: a single strategy keeps its id ("zero3", "zero3+full"); a composition is labelled as written.
+// Errors: an empty part, an unknown id (listing the known ones) or axis, an unknown policy (listing the four), a
+// policy for a graph without a backward pass or a model without blocks of layers, a model without what the
+// strategy needs (no batch, no labelled heads/d_ff names for megatron, no experts for ep), a mesh without the
+// axes it needs (dp-tp on a one-axis mesh).
 Result<Plan> expertPlan(std::string_view id, const PlanContext& context, const mesh::Mesh& mesh);
 
 // The policies tried, in order, on an expert plan that does not fit (DESIGN.md §6 "with the remat each needs to

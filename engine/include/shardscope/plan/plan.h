@@ -171,6 +171,9 @@ public:
     std::string targetLabel(const Decision& decision) const;
     // The model's blocks of layers (layerBlocks of the graph), which remat decisions name.
     const LayerBlocks& blocks() const { return blocks_; }
+    // The group of the batch dimension: the group labelled `batch` (the zoo's, labelled imports'), else the group
+    // of the leading dimension of the largest input; none for a model without inputs.
+    std::optional<analysis::GroupId> batchGroup() const { return batch_; }
 
 private:
     const ir::Graph* graph_;
@@ -178,6 +181,7 @@ private:
     std::vector<TensorClass> classes_;
     std::vector<std::vector<analysis::AtomId>> nameAtoms_;
     LayerBlocks blocks_;
+    std::optional<analysis::GroupId> batch_;
 };
 
 // The result of applying a plan: the axes of every atom, and the competition sites.
