@@ -319,6 +319,41 @@ module @m {
         QCOMPARE(reference->label, std::string("reference"));
     }
 
+    // A dimension made of several names (heads × head size, reshaped): the axes tile it major first, so the
+    // first axis fills the major name and the next one shards the minor name (an exported fsdp-tp bias).
+    void referencePlanSplitsAxesOverNames() {
+        const auto g = imported(R"(
+module @m {
+  sdy.mesh @mesh = <["data"=2, "model"=4]>
+  func.func @main(%arg0: tensor<256xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"model", "data"}]>},
+                  %arg1: tensor<4x64xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"model"}, {"data"}]>})
+      -> tensor<4x64xf32> {
+    %0 = stablehlo.reshape %arg0 : (tensor<256xf32>) -> tensor<4x64xf32>
+    %1 = stablehlo.add %0, %arg1 : tensor<4x64xf32>
+    return %1 : tensor<4x64xf32>
+  }
+})");
+        const auto m = meshOf("data=2,model=4");
+        verifyReproduces(g, m, 2);
+        // Axes that do not tile the names major first (data would split the size-4 name in two) are a warning.
+        const auto h = imported(R"(
+module @m {
+  sdy.mesh @mesh = <["data"=2, "model"=4]>
+  func.func @main(%arg0: tensor<256xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"data", "model"}]>},
+                  %arg1: tensor<4x64xf32>) -> tensor<4x64xf32> {
+    %0 = stablehlo.reshape %arg0 : (tensor<256xf32>) -> tensor<4x64xf32>
+    %1 = stablehlo.add %0, %arg1 : tensor<4x64xf32>
+    return %1 : tensor<4x64xf32>
+  }
+})");
+        const auto space = analysis::analyze(h);
+        const auto reference = exporting::referencePlan(h, space, m);
+        QVERIFY(reference.ok());
+        const auto warnings = warningsOf(reference.diagnostics());
+        QVERIFY(!warnings.empty());
+        QVERIFY2(warnings.front().find("do not tile its names major to minor") != std::string::npos, warnings.front().c_str());
+    }
+
     // What a plan cannot say is a warning, not an error; the rest of the plan stands.
     void referencePlanWarnsWhatItCannotExpress() {
         const auto g = imported(R"(

@@ -569,39 +569,53 @@ Result<plan::Plan> referencePlan(const ir::Graph& graph, const analysis::Decisio
                 warn(where + " has no name to shard (it is of size 1 or unknown to the analysis)");
                 continue;
             }
-            const analysis::NameId major = names.front();
-            std::int64_t majorSize = 1;
-            for (const analysis::AtomId a : space.dimensionAtoms[tensor.value.index][d])
-                if (space.atom(a).name == major) {
-                    majorSize = space.atom(a).size;
+            // The axes tile the dimension major first (Shardy's semantics): they go to its names major to minor,
+            // each name taking axes while they divide what is left of it, and the next name only once it is full.
+            const auto& atoms = space.dimensionAtoms[tensor.value.index][d];
+            std::vector<std::pair<analysis::NameId, plan::AxisList>> parts;
+            std::size_t atom = 0;
+            std::int64_t left = atoms.empty() ? 1 : space.atom(atoms[0]).size;
+            bool fits = true;
+            for (int i = 0; i < axes.size() && fits; ++i) {
+                const std::int64_t size = mesh.axes[static_cast<std::size_t>(axes[i])].size;
+                while (atom < atoms.size() && left == 1 && ++atom < atoms.size()) left = space.atom(atoms[atom]).size;
+                if (atom >= atoms.size() || left % size != 0 || !space.atom(atoms[atom]).name.valid()) {
+                    fits = false;
                     break;
                 }
-            const std::int64_t wanted = plan::devicesOf(mesh, axes.mask());
-            if (majorSize % wanted != 0) {
-                warn(where + ": its names split (the major name '" + space.name(major).label + "' of size " +
-                     std::to_string(majorSize) + " cannot take " + std::to_string(wanted) + " devices)");
+                const analysis::NameId name = space.atom(atoms[atom]).name;
+                if (parts.empty() || parts.back().first != name) parts.push_back({name, {}});
+                parts.back().second.push(axes[i]);
+                left /= size;
+            }
+            if (!fits) {
+                const analysis::NameId major = names.front();
+                warn(where + ": its names split (the axes " + plan::TensorSharding{{axes}}.toString(mesh) +
+                     " do not tile its names major to minor, starting with '" + space.name(major).label + "')");
                 continue;
             }
-            // The tensor's dimensions carrying the major name, in order: the resolution picks among them.
-            int resolution = 0, carrying = 0;
-            const auto& dims = space.dimensionAtoms[tensor.value.index];
-            for (std::size_t other = 0; other < dims.size(); ++other) {
-                const bool carries =
-                    std::any_of(dims[other].begin(), dims[other].end(),
-                                [&](analysis::AtomId a) { return space.atom(a).name == major; });
-                if (!carries)
-                    continue;
-                if (other == d)
-                    resolution = carrying;
-                ++carrying;
+            for (const auto& [name, nameAxes] : parts) {
+                // The tensor's dimensions carrying the name, in order: the resolution picks among them.
+                int resolution = 0, carrying = 0;
+                const auto& dims = space.dimensionAtoms[tensor.value.index];
+                for (std::size_t other = 0; other < dims.size(); ++other) {
+                    const bool carries =
+                        std::any_of(dims[other].begin(), dims[other].end(),
+                                    [&, n = name](analysis::AtomId x) { return space.atom(x).name == n; });
+                    if (!carries)
+                        continue;
+                    if (other == d)
+                        resolution = carrying;
+                    ++carrying;
+                }
+                auto [it, inserted] = demands.try_emplace(name.index, Demand{nameAxes, where, resolution});
+                if (!inserted &&
+                    (it->second.axes != nameAxes || (carrying > 1 && it->second.resolution != resolution)))
+                    warn(where + " shards name '" + space.name(name).label + "' as " +
+                         plan::TensorSharding{{nameAxes}}.toString(mesh) + ", but " + it->second.from +
+                         " already as " + plan::TensorSharding{{it->second.axes}}.toString(mesh) +
+                         " (the first is kept)");
             }
-            auto [it, inserted] = demands.try_emplace(major.index, Demand{axes, where, resolution});
-            if (!inserted &&
-                (it->second.axes != axes || (carrying > 1 && it->second.resolution != resolution)))
-                warn(where + " shards name '" + space.name(major).label + "' as " +
-                     plan::TensorSharding{{axes}}.toString(mesh) + ", but " + it->second.from +
-                     " already as " + plan::TensorSharding{{it->second.axes}}.toString(mesh) +
-                     " (the first is kept)");
         }
     }
 
