@@ -4,7 +4,14 @@
 //   b. a workspace, plan or session of another model;
 //   c. plans referring to unknown names, groups, axes;
 //   d. meshes that do not divide the tensors, and bad mesh specs;
-//   e. a disk that fills during a search (the CLI under a file-size limit).
+//   e. a disk that fills during a search (the CLI under a file-size limit);
+// and no input aborts the program (issue 24):
+//   f. names, labels and paths that are not UTF-8 in JSON output;
+//   g. search options the tree selection cannot take (NaN or negative exploration, many threads);
+//   h. crafted workspace fields (session.settings, model.load_options of another JSON type);
+//   i. nonsense numbers in options and hardware profiles;
+//   j. outputs that cannot be written (a full device, a closed pipe, a file-size limit during export -o);
+//   k. a file with many problems: the first few, and a count of the rest.
 #include <QCryptographicHash>
 #include <QDateTime>
 #include <QDir>
@@ -28,6 +35,7 @@
 #include "shardscope/plan/experts.h"
 #include "shardscope/plan/plan_json.h"
 #include "shardscope/problem.h"
+#include "shardscope/search/search.h"
 #include "shardscope/store/workspace.h"
 
 using namespace shardscope;
@@ -71,6 +79,25 @@ std::unique_ptr<Problem> problemOn(const std::string& mesh) {
 
 Run cli(const QStringList& arguments) {
     return runProgram(shardscope::testing::cliPath(), arguments);
+}
+
+// `script` run by bash with the CLI as $CLI: for arguments that are not UTF-8 and for pipes.
+Run bash(const QString& script) {
+    QProcess process;
+    QProcessEnvironment environment = QProcessEnvironment::systemEnvironment();
+    environment.insert("CLI", shardscope::testing::cliPath());
+    process.setProcessEnvironment(environment);
+    process.start("bash", {"-c", script});
+    if (!process.waitForFinished(120000)) qFatal("bash did not finish: %s", qPrintable(script));
+    return {process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -1, QString::fromUtf8(process.readAllStandardOutput()),
+            QString::fromUtf8(process.readAllStandardError())};
+}
+
+// Whether `text` is one JSON object.
+bool isJsonObject(const QString& text) {
+    QJsonParseError error;
+    const QJsonDocument document = QJsonDocument::fromJson(text.toUtf8(), &error);
+    return error.error == QJsonParseError::NoError && document.isObject();
 }
 
 
@@ -501,6 +528,295 @@ private slots:
                                                    " plans saved before, and the search's result is still printed",
                                                "workspace.file-size-limit")});
         QCOMPARE(sqlite(path, "PRAGMA integrity_check"), QStringList{"ok"});
+    }
+
+    // --- f. bytes that are not UTF-8 in JSON output ---
+
+    // A model file whose path is not UTF-8, a session name and a label that are not: every --json output holds
+    // them as U+FFFD and exits 0 (nlohmann's dump threw type_error.316 and aborted the CLI, for good once the
+    // workspace held such a label).
+    void jsonOutputReplacesBytesThatAreNotUtf8() {
+        const QString directory = file("utf8");
+        QDir().mkpath(directory);
+        const QString model = "\"" + directory + "/m$(printf '\\377\\376').mlir\"";
+        QVERIFY(bash("\"$CLI\" print zoo:demo > " + model).exitCode == 0);
+        const QString workspace = directory + "/w.shardscope";
+        for (const QString& command : {"info " + model + " --json", "analyze " + model + " --json",
+                                       "evaluate " + model + " --mesh data=2 --json",
+                                       "search " + model + " --mesh data=2 --budget 20it --json --workspace " + workspace}) {
+            const Run r = bash("\"$CLI\" " + command);
+            QVERIFY2(r.exitCode == 0, qPrintable(command + ": " + r.err));
+            QVERIFY2(isJsonObject(r.out), qPrintable(command));
+            QVERIFY2(r.out.contains(QChar(0xFFFD)), qPrintable(command));
+        }
+        {
+            auto opened = store::Workspace::open(workspace.toStdString());
+            QVERIFY2(opened, opened.errorMessage().c_str());
+            opened->setLabel(1, "fast \xff\xfe", "note \xc3");
+            QVERIFY(opened->flush());
+        }
+        sqlite(workspace, "UPDATE session SET name = CAST(x'72756eff' AS TEXT)");
+        for (const QStringList& arguments : {QStringList{"plans", workspace, "--json"}, QStringList{"plans", workspace},
+                                            QStringList{"search", workspace, "--budget", "5it", "--json"},
+                                            QStringList{"compare", workspace + ":1", workspace + ":1", "--json"}}) {
+            const Run r = cli(arguments);
+            QVERIFY2(r.exitCode == 0, qPrintable(arguments.join(' ') + ": " + r.err));
+            if (arguments.contains("--json")) QVERIFY2(isJsonObject(r.out), qPrintable(arguments.join(' ')));
+        }
+        QVERIFY(cli({"plans", workspace, "--json"}).out.contains("fast \uFFFD\uFFFD"));
+    }
+
+    // --- g. search options the tree selection cannot take ---
+
+    // Many threads on a small tree (virtual losses push every child's score below -1) and an exploration of NaN or
+    // below 0 made the selection follow child -1 and crash. The CLI refuses the options it cannot take; the engine
+    // selects a child whatever the scores.
+    void searchOptionsDoNotCrashTheSelection() {
+        const Run many = cli({"search", "zoo:demo", "--mesh", "data=4,model=2", "--threads", "18", "--budget", "1s"});
+        QVERIFY2(many.exitCode == 0, qPrintable(many.err));
+        QVERIFY(many.out.contains("step time"));
+        for (const QString value : {"nan", "-2", "inf"}) {
+            const Run r = cli({"search", "zoo:demo", "--exploration", value, "--budget", "50it"});
+            QCOMPARE(r.exitCode, 2);
+            QCOMPARE(r.errLines(), QStringList{"shardscope-cli: error: --exploration: " + value +
+                                               " is out of range: expected a finite number >= 0 (run with --help for usage)"});
+        }
+        ProblemSpec spec;
+        spec.model = "zoo:demo";
+        spec.mesh = "data=4,model=2";
+        auto problem = loadProblem(spec);
+        QVERIFY(problem);
+        for (double exploration : {std::nan(""), -2.0, 1e308}) {
+            search::SearchOptions options;
+            options.exploration = exploration;
+            options.threads = 4;
+            options.budget.iterations = 300;
+            const Status checked = search::checkOptions(options);
+            QCOMPARE(checked.ok(), exploration == 1e308);
+            search::Search engine(*(*problem)->costModel, {}, options);  // unchecked: it must still not crash
+            QVERIFY(!engine.run().origin.empty());
+        }
+        search::SearchOptions nan;
+        nan.exploration = std::nan("");
+        QCOMPARE(firstError(search::checkOptions(nan).diagnostics()), std::string("exploration nan: must be a finite number >= 0"));
+    }
+
+    // --- h. crafted workspace fields ---
+
+    // session.settings and model.load_options hold JSON the store keeps as text: one of another shape gives a
+    // message naming the file, the table and the column (and the field), not an abort; `plans` still lists.
+    void craftedWorkspaceFieldsAreNamed_data() {
+        QTest::addColumn<QString>("column");
+        QTest::addColumn<QString>("value");
+        QTest::addColumn<QString>("message");
+        QTest::addColumn<QString>("code");
+        const QString settings = "session 1 (table session, column settings): ";
+        const QString head = R"({"problem": {"format": "shardscope-problem", "version": 1, "model": "zoo:demo", "mesh": "data=2", "hardware": "h100", )";
+        QTest::newRow("settings an array") << "settings" << "[]" << settings + "no problem description" << "problem.session";
+        QTest::newRow("settings problem a number") << "settings" << R"({"problem": 5})" << settings + "problem: not a Shardscope problem description"
+                                                   << "problem.format";
+        QTest::newRow("settings train a string") << "settings" << head + R"("train": "yes", "cost": {}}})"
+                                                 << settings + "problem: 'train' must be true or false, not a string" << "problem.format";
+        QTest::newRow("settings cost an array") << "settings" << head + R"("cost": []}})" << settings + "problem: 'cost' must be an object"
+                                                << "problem.format";
+        QTest::newRow("settings reserve 2") << "settings" << head + R"("cost": {"memory_reserve": 2}}})"
+                                            << settings + "problem: memory reserve 2: must be a fraction in [0, 1)" << "problem.format";
+        QTest::newRow("settings launch a string") << "settings" << head + R"("cost": {"launch_s": "5us"}}})"
+                                                  << settings + "problem: 'cost.launch_s' must be a number, not a string" << "problem.format";
+        const QString options = "table model, column load_options: ";
+        QTest::newRow("load options an array") << "load_options" << "[]" << options + "not a JSON object" << "workspace.field";
+        QTest::newRow("load options train a string") << "load_options" << R"({"train": "yes"})"
+                                                     << options + "'train' must be true or false, not a string" << "workspace.field";
+        QTest::newRow("load options optimizer a number") << "load_options" << R"({"optimizer": 7})"
+                                                         << options + "'optimizer' must be a string, not 7" << "workspace.field";
+        QTest::newRow("load options dimensions a number") << "load_options" << R"({"dimensions": 3})"
+                                                          << options + "'dimensions' must be an object of integers" << "workspace.field";
+    }
+    void craftedWorkspaceFieldsAreNamed() {
+        QFETCH(QString, column);
+        QFETCH(QString, value);
+        QFETCH(QString, message);
+        QFETCH(QString, code);
+        static QString made;
+        if (made.isEmpty()) made = searchedWorkspace("crafted-source.shardscope", "zoo:demo", "data=2");
+        const QString path = file("crafted.shardscope");
+        QFile::remove(path);
+        QVERIFY(QFile::copy(made, path));
+        const QString table = column == "settings" ? "session" : "model";
+        sqlite(path, "UPDATE " + table + " SET " + column + " = '" + value + "'");
+        const QStringList command = column == "settings" ? QStringList{"compare", path + ":1", path + ":2"}
+                                                         : QStringList{"search", path, "--budget", "5it"};
+        const Run r = cli(command);
+        QCOMPARE(r.exitCode, 1);
+        QCOMPARE(r.errLines(), QStringList{errorLine("'" + path + "': " + message, code)});
+        const Run listed = cli({"plans", path, "--json"});
+        QVERIFY2(listed.exitCode == 0, qPrintable(listed.err));
+        QVERIFY(isJsonObject(listed.out));
+    }
+
+    // --- i. nonsense numbers ---
+
+    // Every numeric option is range-checked with one line naming it; --efficiency 0 means "the tables" and works.
+    void nonsenseNumbersInOptionsAreRefused_data() {
+        QTest::addColumn<QStringList>("arguments");
+        QTest::addColumn<QString>("line");
+        const QStringList evaluate{"evaluate", "zoo:demo"};
+        const QString usage = " (run with --help for usage)";
+        QTest::newRow("launch -1") << evaluate + QStringList{"--launch", "-1"}
+                                   << "shardscope-cli: error: --launch: -1 is out of range: expected seconds in [0, 1]" + usage;
+        QTest::newRow("launch nan") << evaluate + QStringList{"--launch", "nan"}
+                                    << "shardscope-cli: error: --launch: nan is out of range: expected seconds in [0, 1]" + usage;
+        QTest::newRow("reserve 1.5") << evaluate + QStringList{"--reserve", "1.5"}
+                                     << "shardscope-cli: error: --reserve: 1.5 is out of range: expected a fraction in [0, 1)" + usage;
+        QTest::newRow("reserve 1") << evaluate + QStringList{"--reserve", "1"}
+                                   << "shardscope-cli: error: --reserve: 1 is out of range: expected a fraction in [0, 1)" + usage;
+        QTest::newRow("efficiency nan") << evaluate + QStringList{"--efficiency", "nan"}
+                                        << "shardscope-cli: error: --efficiency: nan is out of range: expected 0 (the tables) or a fraction in (0, 1]" + usage;
+        QTest::newRow("threads 0") << QStringList{"search", "zoo:demo", "--threads", "0"}
+                                   << "shardscope-cli: error: --threads: Value 0 not in range 1 to 1024" + usage;
+        QTest::newRow("tolerance -1") << QStringList{"simulate", "zoo:demo", "--plan", "none", "--tolerance", "-1"}
+                                      << "shardscope-cli: error: --tolerance: -1 is out of range: expected a finite number >= 0" + usage;
+        for (const QString budget : {"nans", "infs", "-5s"})
+            QTest::newRow(qPrintable("budget " + budget)) << QStringList{"search", "zoo:demo", "--budget", budget}
+                                                        << "shardscope-cli: error: --budget '" + budget + "': must be a finite number greater than 0";
+        QTest::newRow("budget 1e308s") << QStringList{"search", "zoo:demo", "--budget", "1e308s"}
+                                       << "shardscope-cli: error: --budget '1e308s': at most 30 days (2.592e+06 s)";
+        QTest::newRow("budget 1e308it") << QStringList{"search", "zoo:demo", "--budget", "1e308it"}
+                                        << "shardscope-cli: error: --budget '1e308it': at most 1e+12 iterations";
+    }
+    void nonsenseNumbersInOptionsAreRefused() {
+        QFETCH(QStringList, arguments);
+        QFETCH(QString, line);
+        const Run r = cli(arguments);
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY(r.out.isEmpty());
+        QCOMPARE(r.errLines(), QStringList{line});
+    }
+
+    void efficiencyZeroTakesTheTables() {
+        const Run r = cli({"evaluate", "zoo:demo", "--efficiency", "0", "--json"});
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        const QJsonObject out = QJsonDocument::fromJson(r.out.toUtf8()).object();
+        QVERIFY(out.value("step_time_s").toDouble() > 0);
+        QVERIFY(!r.out.contains("nan") && !r.out.contains("null"));
+        // The engine checks what the explorer and workspaces hand it too.
+        cost::CostOptions options;
+        options.memoryReserve = 1.5;
+        QCOMPARE(firstError(checkCostOptions(options).diagnostics()), std::string("memory reserve 1.5: must be a fraction in [0, 1)"));
+        options = {};
+        options.launchTime = std::nan("");
+        QCOMPARE(firstError(checkCostOptions(options).diagnostics()), std::string("launch time nan s: must be a finite number of seconds in [0, 1]"));
+    }
+
+    // Hardware figures and mesh links a cost model cannot compute with (a denormal: dividing by it overflows; not
+    // finite) are refused, naming the file and the key.
+    void nonsenseFiguresInProfilesAreRefused_data() {
+        QTest::addColumn<QString>("from");
+        QTest::addColumn<QString>("to");
+        QTest::addColumn<QString>("message");
+        QTest::newRow("memory 1e-320") << "\"memory_bytes\": 80e9" << "\"memory_bytes\": 1e-320"
+                                       << "'memory_bytes' must be a positive number: 1e-320 is too small to compute with";
+        QTest::newRow("bandwidth 1e-320") << "\"hbm_bandwidth_bytes_per_s\": 3.35e12" << "\"hbm_bandwidth_bytes_per_s\": 1e-320"
+                                          << "'hbm_bandwidth_bytes_per_s' must be a positive number: 1e-320 is too small to compute with";
+        QTest::newRow("latency 1e-320") << "\"latency_s\": 2e-6" << "\"latency_s\": 1e-320"
+                                        << "'fast_link.latency_s' must be a non-negative number: 1e-320 is too small to compute with";
+        QTest::newRow("flops 1e40") << "\"bf16\": 989e12" << "\"bf16\": 1e40"
+                                    << "'peak_flops_per_s.bf16' must be a positive number: 1e+40 is too large (at most 1e+30)";
+        QTest::newRow("memory 1e999") << "\"memory_bytes\": 80e9" << "\"memory_bytes\": 1e999"
+                                      << "invalid JSON: number overflow parsing '1e999'";
+    }
+    void nonsenseFiguresInProfilesAreRefused() {
+        QFETCH(QString, from);
+        QFETCH(QString, to);
+        QFETCH(QString, message);
+        QString profile = QString::fromUtf8(readAll(shardscope::testing::sourceDir() + "/resources/hardware/h100.json"));
+        QVERIFY(profile.contains(from));
+        profile.replace(profile.indexOf(from), from.size(), to);
+        const QString path = file("profile.json");
+        writeAll(path, profile.toUtf8());
+        const Run r = cli({"evaluate", "zoo:demo", "--hardware", path});
+        QCOMPARE(r.exitCode, 1);
+        QCOMPARE(r.errLines(), QStringList{errorLine(path + ": " + message, "hardware.parse")});
+        const Run mesh = cli({"evaluate", "zoo:demo", "--mesh", "data=8:bw=1e-320"});
+        QCOMPARE(mesh.errLines(), QStringList{errorLine("mesh axis 'data': bw must be a positive number of bytes/s, got '1e-320' "
+                                                        "(1e-320 is too small to compute with)",
+                                                        "mesh.spec")});
+    }
+
+    // --- j. outputs ---
+
+    // A full device fails the command with a message; the old code exited 0.
+    void aFullDeviceFailsTheCommand_data() {
+        QTest::addColumn<QString>("command");
+        QTest::addColumn<QString>("line");
+        const QString full = "shardscope-cli: error: cannot write the output: No space left on device";
+        QTest::newRow("print") << "print zoo:demo > /dev/full" << full;
+        QTest::newRow("info") << "info zoo:demo > /dev/full" << full;
+        QTest::newRow("info --json") << "info zoo:demo --json > /dev/full" << full;
+        QTest::newRow("plans") << "plans WORKSPACE > /dev/full" << full;
+        QTest::newRow("export -o") << "export zoo:demo --plan expert:dp --format plan -o /dev/full"
+                                   << "shardscope-cli: error: cannot write '/dev/full': No space left on device";
+        QTest::newRow("export to stdout") << "export zoo:demo --plan expert:dp > /dev/full" << full;
+    }
+    void aFullDeviceFailsTheCommand() {
+        QFETCH(QString, command);
+        QFETCH(QString, line);
+        static QString workspace;
+        if (workspace.isEmpty()) workspace = searchedWorkspace("full-device.shardscope", "zoo:demo", "data=2");
+        const Run r = bash("\"$CLI\" " + QString(command).replace("WORKSPACE", workspace));
+        QCOMPARE(r.exitCode, 1);
+        QCOMPARE(r.errLines(), QStringList{line});
+    }
+
+    // A reader that goes away (`| head -1`) ends the command quietly with status 0, as other tools end.
+    void aClosedPipeEndsQuietly() {
+        for (const QString command : {"print zoo:gpt2-small", "analyze zoo:gpt2-small --all", "zoo"}) {
+            const Run r = bash("\"$CLI\" " + command + " 2>err.txt | head -1 >/dev/null; echo \"${PIPESTATUS[0]}\"; cat err.txt");
+            QCOMPARE(r.out.trimmed(), QString("0"));
+        }
+    }
+
+    // export -o writes beside the file and renames: a failed export (a file-size limit) leaves the old file as it
+    // was, and nothing beside it; a good one replaces it, keeping its permissions.
+    void aFailedExportLeavesTheOldFile() {
+        const QString prlimit = QStandardPaths::findExecutable(QStringLiteral("prlimit"));
+        if (prlimit.isEmpty()) QSKIP("prlimit (util-linux) is not installed");
+        const QString directory = file("export");
+        QDir().mkpath(directory);
+        const QString path = directory + "/plan.json";
+        writeAll(path, "precious\n");
+        QFile::setPermissions(path, QFileDevice::ReadOwner | QFileDevice::WriteOwner | QFileDevice::ReadGroup);
+        const QStringList exportPlan{"export", "zoo:demo", "--plan", "expert:dp", "--format", "plan", "-o", path};
+        const Run failed = runProgram(prlimit, QStringList{"--fsize=64", shardscope::testing::cliPath()} + exportPlan);
+        QCOMPARE(failed.exitCode, 1);
+        QCOMPARE(failed.errLines(), QStringList{"shardscope-cli: error: cannot write '" + path + "': File too large ('" + path +
+                                                "' is left as it was)"});
+        QCOMPARE(readAll(path), QByteArray("precious\n"));
+        QCOMPARE(QDir(directory).entryList(QDir::Files | QDir::Hidden), QStringList{"plan.json"});
+        const Run written = cli(exportPlan);
+        QCOMPARE(written.exitCode, 0);
+        QVERIFY(readAll(path).startsWith("{"));
+        QCOMPARE(QFile::permissions(path) & 0x0777, QFileDevice::ReadUser | QFileDevice::WriteUser | QFileDevice::ReadGroup);
+        QCOMPARE(QDir(directory).entryList(QDir::Files | QDir::Hidden), QStringList{"plan.json"});
+    }
+
+    // --- k. many problems in one file ---
+
+    // Thirty lines the importer skips give thirty warnings: the first ten are printed, then one line counts the
+    // rest.
+    void manyProblemsPrintTheFirstFew() {
+        const Run printed = cli({"print", "zoo:mlp:layers=1"});
+        QCOMPARE(printed.exitCode, 0);
+        QString text = printed.out;
+        for (int i = 0; i < 30; ++i) text += "---\n";
+        const QString path = file("dashes.mlir");
+        writeAll(path, text.toUtf8());
+        const Run r = cli({"info", path});
+        QCOMPARE(r.exitCode, 0);
+        const QStringList lines = r.errLines();
+        QCOMPARE(lines.size(), 11);
+        QVERIFY2(lines.front().contains("warning: ignored a line that is not MLIR"), qPrintable(lines.front()));
+        QCOMPARE(lines.back(), QString("shardscope-cli: ... and 20 more (20 warnings)"));
     }
 };
 

@@ -553,7 +553,7 @@ private slots:
         QTest::newRow("unknown hardware") << QStringList{"evaluate", "zoo:demo", "--hardware", "h900"} << "h900";
         QTest::newRow("unknown expert") << QStringList{"evaluate", "zoo:demo", "--plan", "expert:zero4"} << "unknown expert plan 'zero4'";
         QTest::newRow("missing plan") << QStringList{"evaluate", "zoo:demo", "--plan", "p.json"} << "cannot read plan file 'p.json'";
-        QTest::newRow("bad budget") << QStringList{"search", "zoo:demo", "--budget", "soon"} << "--budget expects 60s, 2m or 5000it";
+        QTest::newRow("bad budget") << QStringList{"search", "zoo:demo", "--budget", "soon"} << "--budget 'soon': expected a duration or a number of iterations, such as 60s, 2m or 5000it";
         QTest::newRow("bad pin") << QStringList{"search", "zoo:demo", "--pin", "batch"} << "--pin expects LABEL=AXIS";
         QTest::newRow("unknown pin") << QStringList{"search", "zoo:demo", "--pin", "nope=data"} << "no group or name 'nope'";
         QTest::newRow("bad compare") << QStringList{"compare", "a", "b"} << "compare expects WORKSPACE.shardscope:PLAN_ID";

@@ -7,6 +7,7 @@
 #include <QStandardPaths>
 #include <QTest>
 
+#include "shardscope/cost/step_lanes.h"
 #include "shardscope/export/framework_plans.h"
 #include "shardscope/export/trace.h"
 #include "shardscope/import/stablehlo.h"
@@ -293,6 +294,31 @@ func.func @main(%x: tensor<4x8xf32> {shardscope.role = "input"},
         QCOMPARE(fsdp.styles.size(), std::size_t{1});
         QCOMPARE(fsdp.leftover.size(), std::size_t{1});
         QCOMPARE(fsdp.leftover[0].name, std::string("fc.weight"));
+    }
+
+    // The trace's (and the explorer timeline's) lanes: compute first, then one per device group as the groups
+    // first appear, named by their axes in mesh order.
+    void stepLanesNameDeviceGroupsAsTheyAppear() {
+        const mesh::Mesh mesh = meshOf("data=2,model=2");
+        const auto collective = [](std::uint32_t axes) {
+            cost::Collective c;
+            c.axes = axes;
+            return c;
+        };
+        cost::Evaluation evaluation;
+        evaluation.collectives = {collective(0b10), collective(0b11), collective(0b10), collective(0b01),
+                                  collective(0)};
+        const cost::StepLanes lanes = cost::stepLanes(mesh, evaluation);
+        const std::vector<cost::StepLane> expected = {{0, "compute"},
+                                                      {0b10, "collectives over model"},
+                                                      {0b11, "collectives over data+model"},
+                                                      {0b01, "collectives over data"},
+                                                      {0, "collectives over no axis"}};
+        QVERIFY(lanes.lanes == expected);
+        QVERIFY((lanes.laneOfCollective == std::vector<std::uint32_t>{1, 2, 1, 3, 4}));
+        QCOMPARE(cost::axisGroupName(mesh, 0b11), std::string("data+model"));
+        QCOMPARE(cost::axisGroupName(mesh, 0b100), std::string("no axis"));  // beyond the mesh's axes
+        QVERIFY((cost::stepLanes(mesh, {}).lanes == std::vector<cost::StepLane>{{0, "compute"}}));
     }
 
     // The trace is Chrome's trace-event format (checked field by field, as its schema asks) and tells the step the

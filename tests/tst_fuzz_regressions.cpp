@@ -69,8 +69,13 @@ void TestFuzzRegressions::replay() {
         fuzz::planJson(bytes);
     else if (name.startsWith("fuzz_workspace-"))
         fuzz::workspaceFile(bytes);
+    else if (name.startsWith("fuzz_cli_json-"))
+        fuzz::cliJson(bytes);
+    else if (name.startsWith("fuzz_workspace_fields-"))
+        fuzz::workspaceFields(bytes);
     else
-        QFAIL(qPrintable(name + ": the name must start with fuzz_stablehlo-, fuzz_onnx-, fuzz_plan_json- or fuzz_workspace-"));
+        QFAIL(qPrintable(name + ": the name must start with fuzz_stablehlo-, fuzz_onnx-, fuzz_plan_json-, fuzz_workspace-, "
+                                "fuzz_cli_json- or fuzz_workspace_fields-"));
 }
 
 // Found reading the harnesses' paths through the engine: a model file whose path is not UTF-8 (any bytes are a
@@ -129,7 +134,7 @@ void TestFuzzRegressions::fieldsOfAnotherTypeAreFormatErrors_data() {
     QTest::newRow("problem dimension a huge float") << "problem" << head + R"(, "dimensions": {"batch": 1e300}})"
                                                     << "f.json: dimension 'batch' is not an integer";
     QTest::newRow("problem train a string") << "problem" << head + R"(, "train": "yes"})"
-                                            << "f.json: [json.exception.type_error.302] type must be boolean, but is string";
+                                            << "f.json: 'train' must be true or false, not a string";
 }
 
 void TestFuzzRegressions::fieldsOfAnotherTypeAreFormatErrors() {

@@ -10,9 +10,12 @@
 #include "test_paths.h"
 #include "test_support.h"
 
+#include "shardscope/import/format.h"
 #include "shardscope/import/stablehlo.h"
 #include "shardscope/ir/printer.h"
 #include "shardscope/ir/statistics.h"
+#include "shardscope/model_source.h"
+#include "shardscope/problem.h"
 #include "shardscope/zoo/zoo.h"
 
 using namespace shardscope;
@@ -26,9 +29,22 @@ Graph imported(const std::string& text) {
     return std::move(g).value();
 }
 
-std::string errorOf(const std::string& text) {
-    auto g = import::importStableHlo(text, "test.mlir");
-    return g.ok() ? std::string("(no error)") : g.errorMessage();
+std::string errorOf(const std::string& text, const import::ImportOptions& options = {}) {
+    auto g = import::importStableHlo(text, "test.mlir", options);
+    if (g.ok()) return "(no error)";
+    // A refused module says why in one diagnostic of one line.
+    if (g.diagnostics().size() != 1 || g.errorMessage().find('\n') != std::string::npos) return "(not one line) " + g.errorMessage();
+    return g.errorMessage();
+}
+
+bool contains(const std::string& text, const std::string& part) {
+    if (text.find(part) != std::string::npos) return true;
+    qWarning("'%s' does not contain '%s'", text.c_str(), part.c_str());
+    return false;
+}
+
+const ConstantAttributes& constantOf(const Graph& g, std::size_t bodyIndex) {
+    return std::get<ConstantAttributes>(g.op(g.body.at(bodyIndex)).attributes);
 }
 
 std::vector<const Op*> opsOf(const Graph& g, OpKind kind) {
@@ -375,7 +391,9 @@ module @m attributes {mhlo.num_partitions = 8 : i32} {
         QCOMPARE(g.arguments[0].sharding->text, std::string(R"(#sdy.sharding<@mesh, [{"data"}, {}]>)"));
         QVERIFY(g.arguments[1].sharding && g.arguments[1].sharding->format == ShardingAnnotation::Format::Gspmd);
         QCOMPARE(g.outputs[0].sharding->text, std::string(R"(#sdy.sharding<@mesh, [{"data"}, {"model"}]>)"));
-        QVERIFY(g.op(g.body[1]).sharding);
+        // The constraint on the dot's only result is that result's annotation, not an op of its own.
+        QCOMPARE(g.body.size(), std::size_t{1});
+        QCOMPARE(g.op(g.body[0]).sharding->text, std::string(R"(#sdy.sharding<@mesh, [{"data"}, {"model"}]>)"));
         QVERIFY(!g.partitioned);
     }
 
@@ -391,8 +409,297 @@ module {
     return %0 : tensor<8x8xf32>
   }
 })");
-        QVERIFY(g.partitioned);
+        QVERIFY(g.partitioned);  // turned back into its global program
         QCOMPARE(countOf(g, "negate"), std::int64_t{1});
+        for (OpId id : g.body)
+            if (g.op(id).kind == OpKind::Negate) QCOMPARE(g.type(g.op(id).results[0]).shape, (Shape{8, 8}));
+    }
+
+    // Ops before func.func outside any `module` (MLIR wraps the top level in an implicit module), as Shardy's and
+    // tt-mlir's tests write: the format is told, the mesh kept, other module-level ops skipped with a warning.
+    void implicitTopLevelModule() {
+        const std::string text = R"(// RUN: some-tool %s
+sdy.mesh @mesh = <["x"=2, "y"=4]>
+ml_program.global private mutable @state(dense<0.0> : tensor<4xf32>) : tensor<4xf32>
+"some.op"() {value = {nested = [1, 2]}} : () -> ()
+
+func.func @main(%arg0: tensor<8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"x"}]>}) -> tensor<8xf32> {
+  %0 = stablehlo.negate %arg0 : tensor<8xf32>
+  return %0 : tensor<8xf32>
+}
+)";
+        QVERIFY(import::detectFormat(text) == import::ModelFormat::StableHlo);
+        QVERIFY(import::detectFormat("\"sdy.mesh\"() : () -> ()\nfunc.func @main() {}") == import::ModelFormat::StableHlo);
+        QVERIFY(import::detectFormat("// only a comment\n\n// -----\n") == import::ModelFormat::Empty);
+        QVERIFY(import::detectFormat("this is not mlir func.func") == import::ModelFormat::Unknown);
+        auto result = import::importStableHlo(text, "top.mlir");
+        QVERIFY2(result.ok(), result.errorMessage().c_str());
+        QCOMPARE(result->meshes.size(), std::size_t{1});
+        QCOMPARE(result->meshes[0].axes.size(), std::size_t{2});
+        QCOMPARE(countOf(*result, "negate"), std::int64_t{1});
+        int skipped = 0;
+        for (const auto& d : result.diagnostics()) skipped += d.code == "stablehlo.skipped";
+        QCOMPARE(skipped, 2);
+        auto loaded = loadModelBytes("// nothing here\n// -----\n", "comments.mlir");
+        QVERIFY(!loaded.ok());
+        QVERIFY(contains(loaded.errorMessage(), "comments.mlir: the file holds no model, only blanks and comments"));
+    }
+
+    // Several public functions and no @main: the error lists them and names --entry; ImportOptions::entryFunction
+    // (--entry) picks one, whose private callees are inlined as usual.
+    void entryFunctionIsChosen() {
+        const std::string text = R"(module {
+  func.func public @abs(%arg0: tensor<4xf32>) -> tensor<4xf32> {
+    %0 = stablehlo.abs %arg0 : tensor<4xf32>
+    return %0 : tensor<4xf32>
+  }
+  func.func public @twice(%arg0: tensor<4xf32>) -> tensor<4xf32> {
+    %0 = call @double(%arg0) : (tensor<4xf32>) -> tensor<4xf32>
+    return %0 : tensor<4xf32>
+  }
+  func.func private @double(%arg0: tensor<4xf32>) -> tensor<4xf32> {
+    %0 = stablehlo.add %arg0, %arg0 : tensor<4xf32>
+    return %0 : tensor<4xf32>
+  }
+})";
+        QCOMPARE(errorOf(text), std::string("test.mlir:2:20: error: no entry function: no @main and 2 public functions "
+                                            "(@abs, @twice); choose one with --entry NAME [stablehlo.syntax]"));
+        import::ImportOptions options;
+        options.entryFunction = "twice";
+        auto g = import::importStableHlo(text, "test.mlir", options);
+        QVERIFY2(g.ok(), g.errorMessage().c_str());
+        QCOMPARE(g->name, std::string("twice"));
+        QCOMPARE(countOf(*g, "add"), std::int64_t{1});
+        QCOMPARE(countOf(*g, "abs"), std::int64_t{0});
+        options.entryFunction = "double";  // a private function may be the entry too
+        QVERIFY(import::importStableHlo(text, "test.mlir", options).ok());
+        options.entryFunction = "nope";
+        QVERIFY(contains(errorOf(text, options), "no function @nope in the file (its functions: @abs, @twice, @double)"));
+        QVERIFY(contains(errorOf("func.func @f() {\n  return\n}\nfunc.func @f() {\n  return\n}\n"), "test.mlir:4:11: error: redefinition of @f"));
+    }
+
+    // The entry travels in the problem (--entry of evaluate, search, export, simulate) and its JSON; JSON written
+    // before it existed still loads, with the default entry.
+    void entryFunctionTravelsInTheProblem() {
+        const std::string text = R"(func.func public @a(%arg0: tensor<8x16xf32>, %arg1: tensor<16x4xf32>) -> tensor<8x4xf32> {
+  %0 = stablehlo.dot_general %arg0, %arg1, contracting_dims = [1] x [0] : (tensor<8x16xf32>, tensor<16x4xf32>) -> tensor<8x4xf32>
+  return %0 : tensor<8x4xf32>
+}
+func.func public @b(%arg0: tensor<8xf32>) -> tensor<8xf32> {
+  return %arg0 : tensor<8xf32>
+})";
+        ProblemSpec spec;
+        spec.model = "two.mlir";
+        spec.mesh = "data=2";
+        auto refused = loadProblem(spec, &text);
+        QVERIFY(!refused.ok());
+        QVERIFY(contains(refused.errorMessage(), "(@a, @b); choose one with --entry NAME"));
+        spec.entry = "a";
+        auto problem = loadProblem(spec, &text);
+        QVERIFY2(problem.ok(), problem.errorMessage().c_str());
+        QCOMPARE((*problem)->model.graph.name, std::string("a"));
+        const std::string json = problemSpecJson(**problem);
+        QVERIFY(contains(json, "\"entry\": \"a\""));
+        auto back = parseProblemSpec(json, "problem.json");
+        QVERIFY2(back.ok(), back.errorMessage().c_str());
+        QCOMPARE(back->entry, std::string("a"));
+        std::string before = json;  // as written before --entry existed
+        before.erase(before.find("\"entry\": \"a\","), std::string("\"entry\": \"a\",").size());
+        auto old = parseProblemSpec(before, "old.json");
+        QVERIFY2(old.ok(), old.errorMessage().c_str());
+        QCOMPARE(old->entry, std::string());
+    }
+
+    // Shardy's per-op shardings (`out_sharding=<...>` after the operands) and its collectives, which in Shardy's
+    // global view keep the tensor's value: they import as reshards to their out_sharding, with a warning.
+    void shardyCollectivesAndOutShardings() {
+        auto result = import::importStableHlo(R"(sdy.mesh @mesh = <["x"=2, "y"=2]>
+func.func @main(%arg0: tensor<8x8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"x"}, {"y"}]>}) -> tensor<8x8xf32> {
+  %0 = sdy.all_gather [{"x"}, {}] %arg0 out_sharding=<@mesh, [{}, {"y"}]> : tensor<8x8xf32>
+  %1 = sdy.all_reduce {"y"} %0 out_sharding=<@mesh, [{}, {}]> : tensor<8x8xf32>
+  %2 = sdy.all_to_all [{"x"}: 0->1] %1 out_sharding=<@mesh, [{}, {"x"}]> : tensor<8x8xf32>
+  %3 = sdy.collective_permute %2 out_sharding=<@mesh, [{}, {"x"}]> : tensor<8x8xf32>
+  %4 = sdy.reduce_scatter [{}, {"y"}] %3 out_sharding=<@mesh, [{}, {"y"}]> : tensor<8x8xf32>
+  %5 = sdy.all_slice [{"x"}, {}] %4 out_sharding=<@mesh, [{"x"}, {"y"}]> {extra = 1 : i64} : tensor<8x8xf32>
+  %6 = stablehlo.add %5, %5 out_sharding=<@mesh, [{"x"}, {}]> : tensor<8x8xf32>
+  %7 = "sdy.all_reduce"(%6) <{out_sharding = #sdy.sharding<@mesh, [{}, {}]>, reduction_axes = #sdy<axis_ref_list[{"x"}]>}> : (tensor<8x8xf32>) -> tensor<8x8xf32>
+  %8 = sdy.propagation_barrier %7 allowed_direction=BACKWARD : tensor<8x8xf32>
+  %9 = sdy.reshard %8 #sdy.sharding<@mesh, [{"y"}, {}]> : tensor<8x8xf32>
+  return %9 : tensor<8x8xf32>
+})", "ccl.mlir");
+        QVERIFY2(result.ok(), result.errorMessage().c_str());
+        const Graph& g = *result;
+        QCOMPARE(g.body.size(), std::size_t{9});  // the barrier is an identity
+        const char* expected[] = {R"(#sdy.sharding<@mesh, [{}, {"y"}]>)", R"(#sdy.sharding<@mesh, [{}, {}]>)",
+                                  R"(#sdy.sharding<@mesh, [{}, {"x"}]>)", R"(#sdy.sharding<@mesh, [{}, {"x"}]>)",
+                                  R"(#sdy.sharding<@mesh, [{}, {"y"}]>)", R"(#sdy.sharding<@mesh, [{"x"}, {"y"}]>)",
+                                  R"(#sdy.sharding<@mesh, [{"x"}, {}]>)", R"(#sdy.sharding<@mesh, [{}, {}]>)",
+                                  R"(#sdy.sharding<@mesh, [{"y"}, {}]>)"};
+        for (std::size_t i = 0; i < g.body.size(); ++i) {
+            const Op& op = g.op(g.body[i]);
+            QVERIFY(op.kind == (i == 6 ? OpKind::Add : OpKind::CustomCall));
+            if (i != 6) QCOMPARE(std::get<CustomCallAttributes>(op.attributes).target, std::string("Sharding"));
+            QVERIFY(op.sharding);
+            QCOMPARE(op.sharding->text, std::string(expected[i]));
+        }
+        QCOMPARE(g.op(g.body[8]).operands[0], g.op(g.body[7]).results[0]);
+        int warned = 0;
+        for (const auto& d : result.diagnostics()) warned += d.code == "stablehlo.shardy-collective";
+        QCOMPARE(warned, 6);  // once per kind of collective
+        QVERIFY(contains(errorOf(R"(func.func @main(%a: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = stablehlo.add %a, %a out_sharding=<@mesh, [{}]> tensor<4xf32>
+  return %0 : tensor<4xf32>
+})"), "test.mlir:2:56: error: expected ':' before the op's type"));
+    }
+
+    // Block arguments with locations (manual computations, regions), sdy.constant, arith.constant and
+    // sdy.named_computation (inlined, its shardings as reshards).
+    void shardyOpsAndBlockArgumentLocations() {
+        const Graph g = imported(R"(
+module {
+  sdy.mesh @mesh = <["x"=2]>
+  func.func @main(%arg0: tensor<8xf32>) -> tensor<8xf32> {
+    %c = sdy.constant dense<[1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0]> : tensor<8xf32>
+    %i = arith.constant dense<1> : tensor<1xi64>
+    %0 = sdy.manual_computation(%arg0) in_shardings=[<@mesh, [{"x"}]>] out_shardings=[<@mesh, [{"x"}]>] manual_axes={"x"} (%arg1: tensor<4xf32> loc("p0.1")) {
+      %1 = stablehlo.negate %arg1 : tensor<4xf32>
+      sdy.return %1 : tensor<4xf32>
+    } : (tensor<8xf32>) -> tensor<8xf32>
+    %2 = sdy.named_computation<"scale">(%0, %c) out_shardings=[<@mesh, [{}]>] (%a: tensor<8xf32> loc("a"), %b: tensor<8xf32>) {
+      %3 = stablehlo.multiply %a, %b : tensor<8xf32>
+      sdy.return %3 : tensor<8xf32>
+    } : (tensor<8xf32>, tensor<8xf32>) -> tensor<8xf32>
+    %init = stablehlo.constant dense<0.0> : tensor<f32>
+    %4 = "stablehlo.reduce"(%2, %init) <{dimensions = array<i64: 0>}> ({
+    ^bb0(%x: tensor<f32> loc("x"), %y: tensor<f32> loc(unknown)):
+      %5 = stablehlo.add %x, %y : tensor<f32>
+      stablehlo.return %5 : tensor<f32>
+    }) : (tensor<8xf32>, tensor<f32>) -> tensor<f32>
+    %6 = stablehlo.broadcast_in_dim %4, dims = [] : (tensor<f32>) -> tensor<8xf32>
+    return %6 : tensor<8xf32>
+  }
+})");
+        QVERIFY(g.partitioned);
+        QCOMPARE(constantOf(g, 0).values, (std::vector<double>{1, 2, 3, 4, 5, 6, 7, 8}));
+        QCOMPARE(constantOf(g, 1).values, (std::vector<double>{1}));
+        QCOMPARE(countOf(g, "multiply"), std::int64_t{1});
+        const auto muls = opsOf(g, OpKind::Multiply);
+        bool constrained = false;  // the named computation's out_sharding on its result
+        for (OpId id : g.body)
+            if (g.op(id).kind == OpKind::CustomCall && g.op(id).operands[0] == muls[0]->results[0])
+                constrained = g.op(id).sharding && g.op(id).sharding->text == R"(#sdy.sharding<@mesh, [{}]>)";
+        QVERIFY(constrained);
+        QVERIFY(std::get<ReduceAttributes>(opsOf(g, OpKind::Reduce)[0]->attributes).reducer == Reducer::Add);
+    }
+
+    // Tuples are their tensors: stablehlo.tuple and get_tuple_element emit nothing, tuple arguments and results of
+    // functions and custom calls become several values. Elsewhere a tuple is refused in one line naming the op.
+    void tuplesAreFlattened() {
+        const Graph g = imported(R"(
+module {
+  func.func @main(%arg0: tuple<tensor<4xf32>, tuple<tensor<2xi32>, tensor<f32>>>, %arg1: tensor<3xf32>) -> (tuple<tensor<4xf32>, tensor<3xf32>>, tensor<f32>) {
+    %0 = stablehlo.get_tuple_element %arg0[1] : (tuple<tensor<4xf32>, tuple<tensor<2xi32>, tensor<f32>>>) -> tuple<tensor<2xi32>, tensor<f32>>
+    %1 = "stablehlo.get_tuple_element"(%0) <{index = 1 : i32}> : (tuple<tensor<2xi32>, tensor<f32>>) -> tensor<f32>
+    %2 = stablehlo.custom_call @Split(%arg1, %arg0) : (tensor<3xf32>, tuple<tensor<4xf32>, tuple<tensor<2xi32>, tensor<f32>>>) -> tuple<tensor<3xf32>, tensor<4xf32>>
+    %3 = stablehlo.get_tuple_element %2[1] : (tuple<tensor<3xf32>, tensor<4xf32>>) -> tensor<4xf32>
+    %4 = call @pair(%3, %arg1) : (tensor<4xf32>, tensor<3xf32>) -> tuple<tensor<4xf32>, tensor<3xf32>>
+    %5 = "stablehlo.tuple"(%1) : (tensor<f32>) -> tuple<tensor<f32>>
+    %6 = stablehlo.get_tuple_element %5[0] : (tuple<tensor<f32>>) -> tensor<f32>
+    return %4, %6 : tuple<tensor<4xf32>, tensor<3xf32>>, tensor<f32>
+  }
+  func.func private @pair(%a: tensor<4xf32>, %b: tensor<3xf32>) -> tuple<tensor<4xf32>, tensor<3xf32>> {
+    %n = stablehlo.negate %a : tensor<4xf32>
+    %t = stablehlo.tuple %n, %b : tuple<tensor<4xf32>, tensor<3xf32>>
+    return %t : tuple<tensor<4xf32>, tensor<3xf32>>
+  }
+})");
+        QCOMPARE(g.arguments.size(), std::size_t{4});  // the tuple's three tensors, then %arg1
+        QCOMPARE(g.arguments[1].name, std::string("%arg0.1"));
+        QCOMPARE(g.type(g.arguments[2].value).toString(), std::string("tensor<f32>"));
+        const auto calls = opsOf(g, OpKind::CustomCall);
+        QCOMPARE(calls.size(), std::size_t{1});
+        QCOMPARE(calls[0]->operands.size(), std::size_t{4});
+        QCOMPARE(calls[0]->results.size(), std::size_t{2});
+        QCOMPARE(g.outputs.size(), std::size_t{3});
+        const auto negates = opsOf(g, OpKind::Negate);
+        QCOMPARE(negates[0]->operands[0], calls[0]->results[1]);
+        QCOMPARE(g.outputs[0].value, negates[0]->results[0]);
+        QCOMPARE(g.outputs[1].value, g.arguments[3].value);
+        QCOMPARE(g.outputs[2].value, g.arguments[2].value);
+        QCOMPARE(errorOf(R"(func.func @main(%a: tensor<4xf32>) -> tensor<4xf32> {
+  %t = stablehlo.tuple %a, %a : tuple<tensor<4xf32>, tensor<4xf32>>
+  %0 = stablehlo.add %t, %a : tensor<4xf32>
+  return %0 : tensor<4xf32>
+})"), std::string("test.mlir:3:22: error: 'stablehlo.add' cannot take %t, a tuple (only func.call, get_tuple_element, "
+                  "custom_call, stablehlo.tuple and return take tuples) [stablehlo.syntax]"));
+        QVERIFY(contains(errorOf(R"(func.func @main(%a: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = "stablehlo.while"(%a) ({
+    %c = stablehlo.constant dense<true> : tensor<i1>
+    stablehlo.return %c : tensor<i1>
+  }, {
+  ^bb0(%x: tensor<4xf32>):
+    stablehlo.return %x : tensor<4xf32>
+  }) : (tensor<4xf32>) -> tuple<tensor<4xf32>>
+  return %a : tensor<4xf32>
+})"), "test.mlir:2:3: error: 'stablehlo.while' returning a tuple is not supported"));
+        QVERIFY(contains(errorOf(R"(func.func @main(%a: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = stablehlo.get_tuple_element %a[0] : (tuple<tensor<4xf32>>) -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+})"), "test.mlir:2:36: error: 'stablehlo.get_tuple_element': %a is not a tuple"));
+    }
+
+    // dense<...> as MLIR writes it: hex blobs of every element type (i1 bit-packed or a byte per element, the
+    // length telling which), splats, and lists whose nesting is the type's shape (as MLIR requires).
+    void denseHexBlobsAndLiteralShapes() {
+        const Graph g = imported(R"(
+func.func @main() -> (tensor<2xf64>, tensor<2xf16>, tensor<2xbf16>, tensor<2xi8>, tensor<2xi64>, tensor<2xui16>,
+                      tensor<10xi1>, tensor<3xi1>, tensor<4xi1>, tensor<2xcomplex<f32>>, tensor<2xf8E4M3FN>, tensor<3xi32>,
+                      tensor<0xf32>, tensor<2x2xf32>) {
+  %0 = stablehlo.constant dense<"0x000000000000F03F00000000000000C0"> : tensor<2xf64>
+  %1 = stablehlo.constant dense<"0x003C00C0"> : tensor<2xf16>
+  %2 = stablehlo.constant dense<"0x803F0040"> : tensor<2xbf16>
+  %3 = stablehlo.constant dense<"0x7F80"> : tensor<2xi8>
+  %4 = stablehlo.constant dense<"0xFFFFFFFFFFFFFFFF0200000000000000"> : tensor<2xi64>
+  %5 = stablehlo.constant dense<"0xFFFF0100"> : tensor<2xui16>
+  %6 = stablehlo.constant dense<"0x0502"> : tensor<10xi1>
+  %7 = stablehlo.constant dense<"0x010001"> : tensor<3xi1>
+  %8 = stablehlo.constant dense<"0xFF"> : tensor<4xi1>
+  %9 = stablehlo.constant dense<"0x0000803F000000400000404000008040"> : tensor<2xcomplex<f32>>
+  %10 = stablehlo.constant dense<"0x38C0"> : tensor<2xf8E4M3FN>
+  %11 = stablehlo.constant dense<"0x07000000"> : tensor<3xi32>
+  %12 = stablehlo.constant dense<> : tensor<0xf32>
+  %13 = stablehlo.constant dense<[[1.0, 2.0], [0x7FC00000, -0.5]]> : tensor<2x2xf32>
+  return %0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13 : tensor<2xf64>, tensor<2xf16>, tensor<2xbf16>, tensor<2xi8>, tensor<2xi64>, tensor<2xui16>, tensor<10xi1>, tensor<3xi1>, tensor<4xi1>, tensor<2xcomplex<f32>>, tensor<2xf8E4M3FN>, tensor<3xi32>, tensor<0xf32>, tensor<2x2xf32>
+})");
+        QCOMPARE(constantOf(g, 0).values, (std::vector<double>{1, -2}));
+        QCOMPARE(constantOf(g, 1).values, (std::vector<double>{1, -2}));
+        QCOMPARE(constantOf(g, 2).values, (std::vector<double>{1, 2}));
+        QCOMPARE(constantOf(g, 3).values, (std::vector<double>{127, -128}));
+        QCOMPARE(constantOf(g, 4).values, (std::vector<double>{-1, 2}));
+        QCOMPARE(constantOf(g, 5).values, (std::vector<double>{65535, 1}));
+        QCOMPARE(constantOf(g, 6).values, (std::vector<double>{1, 0, 1, 0, 0, 0, 0, 0, 0, 1}));  // 8 per byte, low bit first
+        QCOMPARE(constantOf(g, 7).values, (std::vector<double>{1, 0, 1}));                    // a byte each
+        QCOMPARE(constantOf(g, 8).values, (std::vector<double>{1}));                          // a splat
+        QCOMPARE(constantOf(g, 9).values, (std::vector<double>{1, 3}));                       // the real parts
+        QCOMPARE(constantOf(g, 10).values, (std::vector<double>{1, -2}));
+        QCOMPARE(constantOf(g, 11).values, (std::vector<double>{7}));  // a splat of one element's bytes
+        QVERIFY(constantOf(g, 12).values.empty());
+        const auto& last = constantOf(g, 13).values;
+        QCOMPARE(last.size(), std::size_t{4});
+        QVERIFY(std::isnan(last[2]) && last[3] == -0.5);
+        auto refused = [](const std::string& literal, const std::string& type) {
+            return errorOf("func.func @main() -> " + type + " {\n  %0 = stablehlo.constant dense<" + literal + "> : " + type +
+                           "\n  return %0 : " + type + "\n}");
+        };
+        QCOMPARE(refused("[1, 2]", "tensor<3xi32>"),
+                 std::string("test.mlir:2:27: error: dense literal of shape [2] for tensor<3xi32> [stablehlo.syntax]"));
+        QVERIFY(contains(refused("[[1, 2], [3, 4]]", "tensor<4xi32>"), "dense literal of shape [2, 2] for tensor<4xi32>"));
+        QVERIFY(contains(refused("[[1, 2], [3]]", "tensor<2x2xi32>"), "dense literal of uneven lists"));
+        QVERIFY(contains(refused("[[1, 2], 3]", "tensor<2x2xi32>"), "dense literal of uneven nesting"));
+        QVERIFY(contains(refused("\"0x0102030405\"", "tensor<3xi1>"),
+                         "hex literal of 5 bytes for tensor<3xi1>: expected 1 (8 elements per byte) or 3 (a byte per element)"));
+        QVERIFY(contains(refused("\"0x010203\"", "tensor<2xf32>"), "hex literal of 3 bytes for tensor<2xf32>: expected 4 (a splat) or 8"));
+        QVERIFY(contains(refused("[1, x]", "tensor<2xi32>"), "bad element 'x' in the dense literal"));
     }
 
     void veryLongLines() {

@@ -3,8 +3,13 @@
 
 #include "test_support.h"
 
+#include <regex>
+#include <set>
+
+#include "shardscope/import/stablehlo.h"
 #include "shardscope/ir/builder.h"
 #include "shardscope/ir/printer.h"
+#include "shardscope/train/training_step.h"
 #include "shardscope/zoo/zoo.h"
 
 using namespace shardscope;
@@ -142,6 +147,95 @@ private slots:
         QVERIFY_CONTAINS(text, "%2 = stablehlo.negate %0#1 : tensor<8xi32>");
         QVERIFY_CONTAINS(text, "%3 = \"stablehlo.custom_call\"(%arg0) {call_target_name = \"Sharding\", backend_config = \"cfg\"} : (tensor<8xf32>) -> tensor<8xf32>");
         QVERIFY_CONTAINS(text, "%4:2 = \"chlo.top_k\"(%arg0) : (tensor<8xf32>) -> (tensor<2xf32>, tensor<2xi32>)");
+    }
+
+    // Every op prints as an op of a real dialect: ONNX's Erf as chlo.erf (not a made-up stablehlo.elementwise),
+    // an operator only ONNX knows as a custom call of its name, and every op kind's mnemonic is a StableHLO op.
+    void printsOnlyRealOps() {
+        static const std::set<std::string> stablehlo{
+            "abs", "add", "after_all", "all_gather", "all_reduce", "all_to_all", "and", "atan2", "batch_norm_grad",
+            "batch_norm_inference", "batch_norm_training", "bitcast_convert", "broadcast", "broadcast_in_dim", "case",
+            "cbrt", "ceil", "cholesky", "clamp", "collective_broadcast", "collective_permute", "compare", "complex",
+            "composite", "concatenate", "constant", "convert", "convolution", "cosine", "count_leading_zeros",
+            "custom_call", "divide", "dot_general", "dynamic_broadcast_in_dim", "dynamic_conv", "dynamic_gather",
+            "dynamic_iota", "dynamic_pad", "dynamic_reshape", "dynamic_slice", "dynamic_update_slice", "einsum",
+            "exponential", "exponential_minus_one", "fft", "floor", "gather", "get_dimension_size",
+            "get_tuple_element", "if", "imag", "infeed", "iota", "is_finite", "log", "log_plus_one", "logistic", "map",
+            "maximum", "minimum", "multiply", "negate", "not", "optimization_barrier", "or", "outfeed", "pad",
+            "partition_id", "popcnt", "power", "real", "real_dynamic_slice", "recv", "reduce", "reduce_precision",
+            "reduce_scatter", "reduce_window", "remainder", "replica_id", "reshape", "return", "reverse", "rng",
+            "rng_bit_generator", "round_nearest_afz", "round_nearest_even", "rsqrt", "scatter", "select",
+            "select_and_scatter", "send", "set_dimension_size", "shift_left", "shift_right_arithmetic",
+            "shift_right_logical", "sign", "sine", "slice", "sort", "sqrt", "subtract", "tan", "tanh", "torch_index_select",
+            "transpose", "triangular_solve", "tuple", "uniform_dequantize", "uniform_quantize", "while", "xor"};
+        for (int k = 0; k < kOpKindCount; ++k) {
+            const auto kind = static_cast<OpKind>(k);
+            if (kind == OpKind::Opaque || kind == OpKind::OtherElementwise) continue;  // printed under their own names
+            QVERIFY2(stablehlo.count(std::string(mnemonic(kind))), std::string(mnemonic(kind)).c_str());
+        }
+        GraphBuilder b("onnx", "model.onnx");
+        ValueId x = b.input("x", {2, 3}, ElementType::F32);
+        ValueId erf = b.op1(OpKind::OtherElementwise, {x}, OpaqueAttributes{"chlo.erf"}, "gelu.erf");
+        ValueId other = b.op(OpKind::Opaque, {erf}, OpaqueAttributes{"onnx.Hardmax"}, "hardmax", {},
+                             {TensorType{{2, 3}, ElementType::F32}}).front();
+        ValueId rounded = b.op1(OpKind::ReducePrecision, {other}, NoAttributes{}, "round");
+        b.output(rounded, "y");
+        const Graph g = finished(std::move(b));
+        const std::string text = printStableHlo(g);
+        QVERIFY(!contains(text, "stablehlo.elementwise"));
+        QVERIFY(!contains(text, "stablehlo.opaque"));
+        QVERIFY_CONTAINS(text, "%0 = \"chlo.erf\"(%arg0) : (tensor<2x3xf32>) -> tensor<2x3xf32> loc(\"gelu.erf\")");
+        QVERIFY_CONTAINS(text, "%1 = \"stablehlo.custom_call\"(%0) {call_target_name = \"onnx.Hardmax\"}");
+        QVERIFY_CONTAINS(text, "\"stablehlo.reduce_precision\"(%1) <{exponent_bits = 8 : i32, mantissa_bits = 23 : i32}>");
+        // Every op of the text is one of StableHLO's, CHLO's or the function's own.
+        const std::regex op("(?:= |\\n\\s+)\"?([a-z_]+)\\.([a-z_]+)\\b");
+        for (auto it = std::sregex_iterator(text.begin(), text.end(), op); it != std::sregex_iterator(); ++it) {
+            const std::string dialect = (*it)[1], name = (*it)[2];
+            QVERIFY2(dialect == "chlo" || dialect == "func" || dialect == "sdy" ||
+                         (dialect == "stablehlo" && stablehlo.count(name)),
+                     (dialect + "." + name).c_str());
+        }
+        const auto again = import::importStableHlo(text, "printed.mlir");
+        QVERIFY2(again.ok(), again.errorMessage().c_str());
+        QCOMPARE(int(again->op(again->body[0]).kind), int(OpKind::OtherElementwise));
+        QCOMPARE(std::get<OpaqueAttributes>(again->op(again->body[0]).attributes).name, std::string("chlo.erf"));
+    }
+
+    // A training step prints what the importer needs to read it back as one: where the backward pass starts,
+    // which values are parameter gradients, the arguments' roles, names and dimension labels.
+    void trainingStepReadsBackAsOne() {
+        auto spec = zoo::parseModelSpec("gpt:layers=2,d_model=32,heads=2,seq=8,batch=2,vocab=64");
+        QVERIFY(spec.ok());
+        auto forward = zoo::build(*spec);
+        QVERIFY(forward.ok());
+        auto step = train::buildTrainingStep(*forward);
+        QVERIFY2(step.ok(), step.errorMessage().c_str());
+        const Graph& g = step->graph;
+        QVERIFY(g.backwardStart > 0 && !g.gradients.empty());
+        const std::string text = printStableHlo(g);
+        QVERIFY_CONTAINS(text, "shardscope.backward_start");
+        QVERIFY_CONTAINS(text, "shardscope.gradient_of = array<i64: ");
+        QVERIFY_CONTAINS(text, "shardscope.dims = [");
+        const auto again = import::importStableHlo(text, "step.mlir");
+        QVERIFY2(again.ok(), again.errorMessage().c_str());
+        QCOMPARE(again->body.size(), g.body.size());
+        QCOMPARE(again->backwardStart, g.backwardStart);
+        std::vector<std::pair<std::uint32_t, std::size_t>> want, got;
+        for (const auto& [v, a] : g.gradients) want.emplace_back(v.index, a);
+        for (const auto& [v, a] : again->gradients) got.emplace_back(v.index, a);
+        std::sort(want.begin(), want.end());
+        std::sort(got.begin(), got.end());
+        QCOMPARE(got.size(), want.size());
+        for (std::size_t i = 0; i < g.arguments.size(); ++i) {
+            QCOMPARE(int(again->arguments[i].role), int(g.arguments[i].role));
+            QCOMPARE(again->arguments[i].name, g.arguments[i].name);
+            QCOMPARE(again->arguments[i].dimensionLabels, g.arguments[i].dimensionLabels);
+        }
+        // The same values (ops are printed and read in one order, so value ids correspond).
+        for (std::size_t i = 0; i < got.size(); ++i) {
+            QCOMPARE(got[i].second, want[i].second);
+            QCOMPARE(again->type(ValueId{got[i].first}), g.type(ValueId{want[i].first}));
+        }
     }
 
     // Every zoo model prints every op and never refers to a value it has not named.

@@ -392,8 +392,8 @@ module @m {
     }
 
     // sdy.manual_computation's boundary shardings: in_shardings on identity ops (Sharding custom calls, as a
-    // sharding_constraint imports) feeding its operands, out_shardings on its results; the reference plan
-    // reproduces them all.
+    // sharding constraint imports) feeding its body's global program, out_shardings on identity ops after it;
+    // the reference plan reproduces them all.
     void manualComputationShardings() {
         const auto g = imported(R"(
 module @m {
@@ -406,20 +406,22 @@ module @m {
     return %0 : tensor<8x32xf32>
   }
 })");
-        QVERIFY(!g.partitioned);  // manual over "data" only
-        QCOMPARE(g.body.size(), std::size_t{3});
-        const ir::Op& manual = g.op(g.body.back());
-        QCOMPARE(int(manual.kind), int(ir::OpKind::Opaque));
-        QVERIFY(manual.sharding.has_value());
+        QVERIFY(g.partitioned);  // manual over "data": turned back into its global program
+        QCOMPARE(g.body.size(), std::size_t{4});
+        const ir::Op& dot = g.op(g.body[2]);
+        QCOMPARE(int(dot.kind), int(ir::OpKind::DotGeneral));
+        QCOMPARE(g.type(dot.results[0]).shape, (ir::Shape{8, 32}));
         for (std::size_t i = 0; i < 2; ++i) {
             const ir::Op& identity = g.op(g.body[i]);
             QCOMPARE(int(identity.kind), int(ir::OpKind::CustomCall));
             QCOMPARE(std::get<ir::CustomCallAttributes>(identity.attributes).target, std::string("Sharding"));
             QCOMPARE(identity.operands.front(), g.arguments[i].value);
-            QCOMPARE(manual.operands[i], identity.results.front());
+            QCOMPARE(dot.operands[i], identity.results.front());
         }
         QCOMPARE(g.op(g.body[0]).sharding->text, std::string(R"(#sdy.sharding<@mesh, [{"data"}, {}]>)"));
         QCOMPARE(g.op(g.body[1]).sharding->text, std::string(R"(#sdy.sharding<@mesh, [{}, {"model"}]>)"));
+        QCOMPARE(g.op(g.body[3]).sharding->text, std::string(R"(#sdy.sharding<@mesh, [{"data"}, {"model"}]>)"));
+        QCOMPARE(g.op(g.body[3]).operands.front(), dot.results.front());
 
         const auto m = meshOf("data=4,model=2");
         std::vector<Diagnostic> warnings;
@@ -429,7 +431,7 @@ module @m {
         QCOMPARE(tensors[2].sharding.toString(m), std::string(R"([{"data"}, {"model"}])"));
         verifyReproduces(g, m, 3);
         const auto reference = exporting::referencePlan(g, analysis::analyze(g), m);
-        QCOMPARE(reference->decisions.size(), std::size_t{4});  // two per side of the opaque manual computation
+        QCOMPARE(reference->decisions.size(), std::size_t{2});  // the rows on "data", the columns on "model"
     }
 
     void noAnnotationsGiveAnEmptyPlan() {

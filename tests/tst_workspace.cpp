@@ -3,6 +3,7 @@
 // their exact messages (and left untouched); several threads save at once; a writer killed with SIGKILL
 // leaves a sound file holding every flushed plan; a full disk fails flush() with a message and loses nothing.
 #include <QCryptographicHash>
+#include <QDir>
 #include <QElapsedTimer>
 #include <QFile>
 #include <QProcess>
@@ -12,6 +13,7 @@
 #include <sqlite3.h>
 
 #include <atomic>
+#include <optional>
 #include <random>
 #include <set>
 #include <thread>
@@ -248,7 +250,7 @@ private slots:
         const std::string path = file("stamp.shardscope");
         created(path);
         QCOMPARE(sqlite(path, "PRAGMA application_id"), std::vector<std::string>{"1397248835"});  // "SHSC"
-        QCOMPARE(sqlite(path, "PRAGMA user_version"), std::vector<std::string>{"1"});
+        QCOMPARE(sqlite(path, "PRAGMA user_version"), std::vector<std::string>{"2"});
         QCOMPARE(sqlite(path, "PRAGMA journal_mode"), std::vector<std::string>{"wal"});
     }
 
@@ -459,7 +461,7 @@ private slots:
         QVERIFY(!workspace);
         QCOMPARE(
             firstMessage(workspace.diagnostics()),
-            "'" + path + "' was written by a newer Shardscope (workspace version 7; this one reads up to 1)");
+            "'" + path + "' was written by a newer Shardscope (workspace version 7; this one reads up to 2)");
         QCOMPARE(workspace.diagnostics().front().code, std::string("workspace.newer"));
     }
 
@@ -602,8 +604,193 @@ private slots:
         QVERIFY2(std::int64_t(workspace.plans(1).size()) >= flushed,
                  qPrintable(QString("%1 plans, %2 flushed").arg(workspace.plans(1).size()).arg(flushed)));
         QVERIFY(workspace.nodeCount(1) >= flushed);
-        QCOMPARE(workspace.savePlan(planFor(1, 1.0)), std::int64_t(workspace.plans(1).size()) + 1);
+        // The ids the killed writer took and never used are skipped: a new plan's id follows every saved one.
+        const std::int64_t id = workspace.savePlan(planFor(1, 1.0));
+        QVERIFY2(id > workspace.plans(1).back().id, qPrintable(QString::number(id)));
         QVERIFY(workspace.flush());
+        QCOMPARE(workspace.plan(id)->stepTime, 1.0);
+    }
+
+    // Plans queued while no block of ids can be taken (the disk is full from the first save) are kept and get
+    // their ids once they are written.
+    void aPlanSavedBeforeAnyIdCanBeTakenGetsOneWhenWritten() {
+        const std::string path = file("no-ids.shardscope");
+        FullDisk disk;
+        Workspace workspace = created(path);
+        const auto s = sessionOf(workspace);
+        workspace.setFlushInterval(std::chrono::hours(1));
+        FullDisk::full = true;
+        QCOMPARE(workspace.savePlan(planFor(s, 5.0)), 0);
+        QVERIFY(!workspace.flush());
+        FullDisk::full = false;
+        QVERIFY(workspace.flush());
+        QCOMPARE(idsOf(workspace.plans(s)), (std::vector<std::int64_t>{1}));
+        QCOMPARE(workspace.savePlan(planFor(s, 6.0)), 2);
+        QVERIFY(workspace.flush());
+    }
+
+    // --- several writers of one file ---
+
+    // Two Workspaces on one file (two connections and writer threads, as two processes have): each adds a
+    // session and saves plans, nodes and labels from several threads; both keep everything, no id is given twice,
+    // and each labels the other's plans.
+    void twoWritersOfOneFileKeepEverything() {
+        const std::string path = file("two-writers.shardscope");
+        created(path);
+        Workspace first = opened(path), second = opened(path);
+        constexpr int kEach = 150;
+        std::vector<std::int64_t> ids[2];
+        std::int64_t sessions[2] = {sessionOf(first, "first"), sessionOf(second, "second")};
+        QCOMPARE(sessions[0], 1);
+        QCOMPARE(sessions[1], 2);
+        std::thread writers[2];
+        for (int w = 0; w < 2; ++w) {
+            Workspace& workspace = w == 0 ? first : second;
+            workspace.setFlushInterval(std::chrono::milliseconds(1));
+            writers[w] = std::thread([&, w] {
+                for (int i = 0; i < kEach; ++i) {
+                    PlanRecord p = planFor(sessions[w], w * 1000 + i);
+                    p.iteration = w * 1000 + i;
+                    const auto id = workspace.savePlan(p);
+                    ids[w].push_back(id);
+                    workspace.saveNodes(sessions[w], {{i + 1, 0, "node", 1, 1, 1, id, ""}, {0, -1, "", i, 0, 0, id, ""}});
+                }
+            });
+        }
+        for (auto& t : writers)
+            t.join();
+        QVERIFY(first.flush());
+        QVERIFY(second.flush());
+        first.setLabel(ids[1][7], "seen by the first", "");
+        second.setLabel(ids[0][7], "seen by the second", "");
+        QVERIFY(first.flush());
+        QVERIFY(second.flush());
+
+        std::set<std::int64_t> all;
+        for (int w = 0; w < 2; ++w) {
+            all.insert(ids[w].begin(), ids[w].end());
+            const auto plans = first.plans(sessions[w]);
+            QCOMPARE(plans.size(), std::size_t{kEach});
+            for (const auto& p : plans)
+                QCOMPARE(p.stepTime, double(p.iteration));
+            QCOMPARE(second.nodeCount(sessions[w]), kEach + 1);
+        }
+        QCOMPARE(all.size(), std::size_t{2 * kEach});
+        QVERIFY(!all.contains(0));
+        QCOMPARE(first.plan(ids[0][7])->label, std::string("seen by the second"));
+        QCOMPARE(second.plan(ids[1][7])->label, std::string("seen by the first"));
+    }
+
+    // Several threads create one file at once: one wins, the others are told it exists, and the winner's file is
+    // whole and left alone; nothing is left beside it.
+    void onlyOneCreateWinsARace() {
+        const std::string path = file("race.shardscope");
+        constexpr int kRacers = 6;
+        std::atomic<int> ready{0};
+        std::vector<std::string> outcomes(kRacers);
+        std::vector<std::thread> racers;
+        for (int r = 0; r < kRacers; ++r)
+            racers.emplace_back([&, r] {
+                ++ready;
+                while (ready < kRacers) {
+                }
+                auto made = Workspace::create(path, {"zoo:racer" + std::to_string(r), {}, {}, "{}"});
+                outcomes[r] = made ? "won" : made.diagnostics().front().code + " " + firstMessage(made.diagnostics());
+            });
+        for (auto& t : racers)
+            t.join();
+        int winners = 0;
+        std::string winner;
+        for (int r = 0; r < kRacers; ++r) {
+            if (outcomes[r] == "won") {
+                ++winners;
+                winner = "zoo:racer" + std::to_string(r);
+            } else {
+                QCOMPARE(outcomes[r], "workspace.exists '" + path + "' already exists");
+            }
+        }
+        QCOMPARE(winners, 1);
+        QCOMPARE(opened(path).model().source, winner);
+        QCOMPARE(QDir(dir_.path()).entryList({"race.shardscope*"}, QDir::Files), QStringList{"race.shardscope"});
+    }
+
+    void openOrCreateOpensAFileOfTheSameModel() {
+        const std::string path = file("open-or-create.shardscope");
+        {
+            auto made = Workspace::openOrCreate(path, {"zoo:demo", {}, {}, "{}"});
+            QVERIFY2(made, made.errorMessage().c_str());
+            sessionOf(*made);
+        }
+        auto again = Workspace::openOrCreate(path, {"zoo:demo", {}, {}, "{}"});
+        QVERIFY2(again, again.errorMessage().c_str());
+        QCOMPARE(again->sessions().size(), 1u);
+        auto other = Workspace::openOrCreate(path, {"zoo:mlp", {}, {}, "{}"});
+        QVERIFY(!other);
+        QCOMPARE(firstMessage(other.diagnostics()), "'" + path + "' holds the model 'zoo:demo', not 'zoo:mlp'");
+        QCOMPARE(other.diagnostics().front().code, std::string("workspace.other-model"));
+    }
+
+    // A file an interrupted creation left (an earlier version wrote workspaces in place): refused, named as
+    // holding nothing and safe to delete, and left as it is.
+    void anUnfinishedFileIsNamedSafeToDelete_data() {
+        QTest::addColumn<QString>("sql");
+        QTest::addColumn<QString>("what");
+        QTest::newRow("empty") << "" << "empty";
+        QTest::newRow("header only") << "PRAGMA journal_mode = WAL" << "an empty SQLite database";
+        QTest::newRow("stamped, no tables") << "PRAGMA application_id = 1397248835" << "an empty SQLite database";
+    }
+    void anUnfinishedFileIsNamedSafeToDelete() {
+        QFETCH(QString, sql);
+        QFETCH(QString, what);
+        const std::string path = file("unfinished.shardscope");
+        QFile::remove(QString::fromStdString(path));
+        writeFile(path, "");
+        if (!sql.isEmpty())
+            sqlite(path, sql.toStdString());
+        const std::string before = readFile(path);
+        auto workspace = Workspace::open(path);
+        QVERIFY(!workspace);
+        QCOMPARE(firstMessage(workspace.diagnostics()),
+                 "'" + path + "' is not a Shardscope workspace: it is " + what.toStdString() +
+                     ", as an interrupted creation leaves it; it holds no work and is safe to delete");
+        QCOMPARE(workspace.diagnostics().front().code, std::string("workspace.unfinished"));
+        QCOMPARE(readFile(path), before);
+    }
+
+    // The file a create() killed before renaming left beside the workspace is named for what it is.
+    void aBuildingFileLeftByAKillIsNamedSafeToDelete() {
+        const std::string path = file("left.shardscope.creating-Ab12Cd");
+        writeFile(path, std::string(5000, 'x'));
+        auto workspace = Workspace::open(path);
+        QVERIFY(!workspace);
+        QCOMPARE(firstMessage(workspace.diagnostics()),
+                 "'" + path + "' is not a Shardscope workspace: it is the file '" + file("left.shardscope") +
+                     "' was being built in, left by a process that ended before giving it that name; it holds no "
+                     "work and is safe to delete");
+        QCOMPARE(readFile(path), std::string(5000, 'x'));
+    }
+
+    // A version 1 file (plan ids from max(id) + 1) is migrated on open, once even when two open it at once, and
+    // its plan ids continue.
+    void aVersionOneFileIsMigratedOnce() {
+        const std::string path = file("version1.shardscope");
+        {
+            Workspace workspace = created(path);
+            const auto s = sessionOf(workspace);
+            for (int i = 0; i < 3; ++i)
+                workspace.savePlan(planFor(s, i));
+        }
+        sqlite(path, "DROP TABLE plan_ids; PRAGMA user_version = 1");
+        std::optional<Workspace> a, b;
+        std::thread opener([&] { a.emplace(opened(path)); });
+        b.emplace(opened(path));
+        opener.join();
+        QCOMPARE(sqlite(path, "PRAGMA user_version"), std::vector<std::string>{"2"});
+        QCOMPARE(a->savePlan(planFor(1, 9.0)), 4);
+        QVERIFY(a->flush());
+        QVERIFY(b->savePlan(planFor(1, 10.0)) > 4);
+        QVERIFY(b->flush());
+        QCOMPARE(b->plans(1).size(), 5u);
     }
 
     void aFullDiskFailsTheFlushAndLosesNothing() {

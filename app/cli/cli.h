@@ -3,7 +3,10 @@
 #pragma once
 
 #include <iostream>
+#include <nlohmann/json_fwd.hpp>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "shardscope/cost/cost_model.h"
@@ -14,12 +17,33 @@
 
 namespace cli {
 
-// Prints every diagnostic on its own line (errors and warnings) and returns whether the result holds a value.
+// output.cpp: prints diagnostics on stderr, one line each ("shardscope-cli: file:line: error: ... [code]"); past the
+// first 10, one line counts the rest ("shardscope-cli: ... and 243 more (240 errors, 3 warnings)").
+void printDiagnostics(const std::vector<shardscope::Diagnostic>& diagnostics);
+
+// Prints the result's diagnostics (printDiagnostics) and returns whether it holds a value.
 template <typename T>
 bool report(const shardscope::Result<T>& result) {
-    for (const auto& d : result.diagnostics()) std::cerr << "shardscope-cli: " << d.toString() << "\n";
+    printDiagnostics(result.diagnostics());
     return result.ok();
 }
+
+// `value` as indented JSON text; bytes that are not UTF-8 (in names, labels, paths) become U+FFFD.
+std::string jsonText(const nlohmann::json& value);
+
+// Standard output's end: prepareOutput() at the start (a closed pipe fails writes with EPIPE instead of killing the
+// process); finishOutput(status) at the end flushes it and returns the exit status: `status` when everything was
+// written or the reader has gone (`| head -1`: a quiet end), else 1 after saying why ("cannot write the output: No
+// space left on device").
+void prepareOutput();
+int finishOutput(int status);
+
+// Writes `content` to the file `path` whole or not at all: a regular file is written beside and renamed into
+// place (a failure leaves the previous file as it was); a device or FIFO is written in place. Returns why it
+// failed ("cannot write 'out.json': No space left on device ('out.json' is left as it was)"), or nullopt.
+std::optional<std::string> replaceFile(const std::string& path, std::string_view content);
+// `content` to standard output when `output` is empty or "-", else replaceFile(); 0, or 1 after printing why.
+int writeOutput(const std::string& output, std::string_view content);
 
 struct TrainingFlags {
     bool enabled = false;

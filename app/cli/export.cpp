@@ -60,19 +60,7 @@ int exportPlan(const std::string& source, const import::ImportOptions& options, 
         return 1;
 
     // The formats that need no StableHLO text.
-    const auto write = [&](const std::string& content) {
-        if (output.empty() || output == "-") {
-            std::cout << content;
-            return 0;
-        }
-        std::ofstream out(output, std::ios::binary);
-        out << content;
-        if (!out) {
-            std::cerr << "shardscope-cli: error: cannot write '" << output << "'\n";
-            return 1;
-        }
-        return 0;
-    };
+    const auto write = [&](const std::string& content) { return writeOutput(output, content); };
     if (format == "jax" || format == "dtensor" || format == "parallelize") {
         const auto applied = plan::applyPlan(context, problem.mesh, *chosen);
         std::vector<plan::TensorSharding> all;

@@ -9,6 +9,7 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 
+#include "checks.h"
 #include "cli.h"
 #include "shardscope/analysis/decision_space.h"
 #include "shardscope/import/format.h"
@@ -129,6 +130,7 @@ int rules(const std::string& source, const shardscope::import::ImportOptions& op
     }
     auto functions = import::stableHloFunctions(text, file);
     if (!report(functions)) return 1;
+    if (!options.entryFunction.empty()) *functions = {options.entryFunction};
     int status = 0;
     for (const auto& function : *functions) {
         import::ImportOptions entry = options;
@@ -160,7 +162,7 @@ int listZoo(bool json) {
             out["presets"].push_back({{"name", p.name}, {"family", p.family}, {"options", p.options},
                                       {"published_parameters", p.publishedParameters}, {"source", p.source},
                                       {"description", p.description}});
-        std::cout << out.dump(2) << "\n";
+        std::cout << cli::jsonText(out) << "\n";
         return 0;
     }
     std::cout << "Families (zoo:FAMILY[:key=value,...]):\n";
@@ -185,10 +187,11 @@ int listZoo(bool json) {
 
 }  // namespace
 
-int main(int argc, char** argv) {
+static int runCommand(int argc, char** argv) {
     // A file-size limit (ulimit -f) must fail a write with EFBIG, which the workspace reports, not kill the process
     // with SIGXFSZ and lose the search's result.
     std::signal(SIGXFSZ, SIG_IGN);
+    cli::prepareOutput();
     CLI::App app{"Shardscope: plans and explains how to shard ML models across accelerator meshes.", "shardscope-cli"};
     app.set_version_flag("--version", "shardscope-cli 0.1.0");
     app.require_subcommand(1);
@@ -197,10 +200,13 @@ int main(int argc, char** argv) {
     bool json = false;
     std::vector<std::string> dims;
     const char* dimHelp = "value of a symbolic dimension of an ONNX model, e.g. --dim batch=8 (repeatable)";
+    std::string entry;
+    const char* entryHelp = "StableHLO: the function to import (default: @main, else the only public function)";
     auto* infoCommand = app.add_subcommand("info", "describe a model: op counts, parameters, FLOPs and bytes of one forward pass");
     infoCommand->add_option("MODEL", source, kModelHelp)->required();
     infoCommand->add_flag("--json", json, "machine-readable output (versioned JSON object)");
     infoCommand->add_option("--dim", dims, dimHelp);
+    infoCommand->add_option("--entry", entry, entryHelp);
     TrainingFlags training;
     auto addTrainingFlags = [&](CLI::App* command) {
         auto* enabled = command->add_flag("--train", training.enabled, "describe the whole training step (forward, loss, backward, optimizer update)");
@@ -214,6 +220,7 @@ int main(int argc, char** argv) {
     auto* printCommand = app.add_subcommand("print", "print a model as StableHLO text");
     printCommand->add_option("MODEL", source, kModelHelp)->required();
     printCommand->add_option("--dim", dims, dimHelp);
+    printCommand->add_option("--entry", entry, entryHelp);
     addTrainingFlags(printCommand);
 
     bool all = false;
@@ -222,11 +229,13 @@ int main(int argc, char** argv) {
     analyzeCommand->add_flag("--json", json, "machine-readable output (versioned JSON object)");
     analyzeCommand->add_flag("--all", all, "list every name, not only the 40 that touch the most bytes");
     analyzeCommand->add_option("--dim", dims, dimHelp);
+    analyzeCommand->add_option("--entry", entry, entryHelp);
     addTrainingFlags(analyzeCommand);
 
     auto* rulesCommand = app.add_subcommand("rules", "the factor rule of every op, in Shardy's notation: @function:line: rule");
     rulesCommand->add_option("MODEL", source, kModelHelp)->required();
     rulesCommand->add_option("--dim", dims, dimHelp);
+    rulesCommand->add_option("--entry", entry, entryHelp);
 
     cli::ProblemFlags problem;
     auto addProblemFlags = [&](CLI::App* command) {
@@ -247,14 +256,19 @@ int main(int argc, char** argv) {
             ->capture_default_str();
         command->add_option("--efficiency", problem.cost.efficiency,
                             "fraction of peak FLOP/s and HBM bandwidth every kernel reaches; 0: the hardware profile's tables, by kernel shape")
-            ->check(CLI::Range(0.0, 1.0))
+            ->check(cli::finiteIn(0, 1, "0 (the tables) or a fraction in (0, 1]"))
             ->capture_default_str();
-        command->add_option("--launch", problem.cost.launchTime, "per-op launch time, seconds")->capture_default_str();
+        command->add_option("--launch", problem.cost.launchTime, "per-op launch time, seconds")
+            ->check(cli::finiteIn(0, 1, "seconds in [0, 1]"))
+            ->capture_default_str();
         command->add_option("--prefetch", problem.cost.prefetch, "blocks of layers a parameter all-gather may run ahead of its use (FSDP prefetch)")
             ->check(CLI::Range(0, 1000))
             ->capture_default_str();
-        command->add_option("--reserve", problem.cost.memoryReserve, "fraction of device memory kept free")->capture_default_str();
+        command->add_option("--reserve", problem.cost.memoryReserve, "fraction of device memory kept free")
+            ->check(cli::finiteIn(0, 1, "a fraction in [0, 1)", false, true))
+            ->capture_default_str();
         command->add_option("--dim", dims, dimHelp);
+        command->add_option("--entry", entry, entryHelp);
         addTrainingFlags(command);
     };
     std::string planArgument = "none";
@@ -273,15 +287,21 @@ int main(int argc, char** argv) {
     auto* searchCommand = app.add_subcommand("search", "search plans with MCTS (or exhaustively), keeping them in a workspace");
     searchCommand->add_option("MODEL", source, kModelHelp + std::string(", or a workspace (.shardscope) to search its model again"))->required();
     searchCommand->add_option("--budget", searchFlags.budget, "how long: 60s, 2m, or 5000it (iterations)")->capture_default_str();
-    searchCommand->add_option("--threads", searchFlags.threads, "search threads on one tree")->capture_default_str();
+    searchCommand->add_option("--threads", searchFlags.threads, "search threads on one tree")->check(CLI::Range(1, 1024))->capture_default_str();
     searchCommand->add_option("--seed", searchFlags.seed, "random seed (one thread and a fixed seed reproduce a search)")->capture_default_str();
     searchCommand->add_option("--workspace", searchFlags.workspace, "workspace file to keep the session, its tree and plans (created if missing)");
     searchCommand->add_option("--session", searchFlags.session, "session name in the workspace");
     searchCommand->add_option("--pin", searchFlags.pins, "a decision every plan starts with: LABEL=AXIS (a group or name label from analyze), repeatable");
     searchCommand->add_option("--forbid", searchFlags.forbidden, "a decision no plan may take: LABEL=AXIS, repeatable");
-    searchCommand->add_option("--exploration", searchFlags.exploration, "UCT exploration constant")->capture_default_str();
-    searchCommand->add_option("--max-decisions", searchFlags.maxDecisions, "decisions the search may add after the pins")->capture_default_str();
-    searchCommand->add_option("--patience", searchFlags.patience, "stop after this many iterations without a better plan (0 = never)")->capture_default_str();
+    searchCommand->add_option("--exploration", searchFlags.exploration, "UCT exploration constant")
+        ->check(cli::finiteIn(0, 1e6, "a finite number >= 0"))
+        ->capture_default_str();
+    searchCommand->add_option("--max-decisions", searchFlags.maxDecisions, "decisions the search may add after the pins")
+        ->check(CLI::Range(0, 1000))
+        ->capture_default_str();
+    searchCommand->add_option("--patience", searchFlags.patience, "stop after this many iterations without a better plan (0 = never)")
+        ->check(CLI::NonNegativeNumber)
+        ->capture_default_str();
     searchCommand->add_flag("--no-experts", searchFlags.noExperts, "do not seed the search with the expert plans");
     searchCommand->add_flag("--exhaustive", searchFlags.exhaustive, "enumerate every plan of up to --max-decisions decisions (small spaces only)");
     searchCommand->add_flag("--json", json, "machine-readable output (versioned JSON object)");
@@ -329,7 +349,9 @@ int main(int argc, char** argv) {
     simulateCommand->add_option("--integers", simulateIntegers, "integer arguments (token ids, labels) are drawn from [0, N)")
         ->check(CLI::PositiveNumber)
         ->capture_default_str();
-    simulateCommand->add_option("--tolerance", simulateTolerance, "largest scaled difference accepted")->capture_default_str();
+    simulateCommand->add_option("--tolerance", simulateTolerance, "largest scaled difference accepted")
+        ->check(cli::finiteIn(0, 1e300, "a finite number >= 0"))
+        ->capture_default_str();
     simulateCommand->add_flag("--json", json, "machine-readable output (versioned JSON object)");
     addProblemFlags(simulateCommand);
 
@@ -363,6 +385,7 @@ int main(int argc, char** argv) {
     }
     shardscope::import::ImportOptions options;
     if (!parseDimensions(dims, options)) return 2;
+    options.entryFunction = entry;
     if (*infoCommand) return info(source, options, training, json);
     if (*printCommand) return print(source, options, training);
     if (*analyzeCommand) return analyze(source, options, training, json, all);
@@ -378,4 +401,20 @@ int main(int argc, char** argv) {
     if (*zooCommand) return listZoo(json);
     if (*calibrateCommand) return cli::calibrate(*calibrateCommand);
     return 2;
+}
+
+// The engine's boundary: whatever escapes a command (out of memory on an absurd input, a bug) is said in one line
+// instead of aborting, and standard output is checked once everything is written.
+int main(int argc, char** argv) {
+    int status = 1;
+    try {
+        status = runCommand(argc, argv);
+    } catch (const std::bad_alloc&) {
+        std::cerr << "shardscope-cli: error: out of memory\n";
+    } catch (const std::exception& e) {
+        std::cerr << "shardscope-cli: error: internal error: " << e.what() << " (please report it)\n";
+    } catch (...) {
+        std::cerr << "shardscope-cli: error: internal error (please report it)\n";
+    }
+    return cli::finishOutput(status);
 }

@@ -67,19 +67,6 @@ Result<plan::Decision> decisionArgument(const std::string& text, const Problem& 
     return makeError("cli.decision", std::string(flag) + " " + text + ": no group or name '" + label + "' (run `shardscope-cli analyze` for the labels)");
 }
 
-// "60s", "2m", "5000it"; a bare number is seconds.
-bool parseBudget(const std::string& text, search::Budget& budget) {
-    char* end = nullptr;
-    const double value = std::strtod(text.c_str(), &end);
-    if (end == text.c_str() || value <= 0) return false;
-    const std::string unit(end);
-    if (unit.empty() || unit == "s") budget.seconds = value;
-    else if (unit == "m" || unit == "min") budget.seconds = value * 60;
-    else if (unit == "it" || unit == "i") budget.iterations = static_cast<std::int64_t>(value);
-    else return false;
-    return true;
-}
-
 std::string formatTime(double seconds) {
     char buffer[32];
     if (seconds >= 1) std::snprintf(buffer, sizeof buffer, "%.3f s", seconds);
@@ -144,6 +131,7 @@ ProblemSpec specOf(const std::string& source, const import::ImportOptions& optio
     ProblemSpec spec;
     spec.model = source;
     for (const auto& [k, v] : options.dimensions) spec.dimensions[k] = v;
+    spec.entry = options.entryFunction;
     spec.train = training.enabled;
     spec.optimizer = training.optimizer;
     spec.loss = training.loss;
@@ -220,7 +208,7 @@ int evaluate(const std::string& source, const import::ImportOptions& options, co
                 show(variant->id, variant->plan, variant->evaluation, expert.id, "yes");
             }
         }
-        if (asJson) std::cout << json{{"version", report::kEvaluationJsonVersion}, {"experts", rows}}.dump(2) << "\n";
+        if (asJson) std::cout << jsonText(json{{"version", report::kEvaluationJsonVersion}, {"experts", rows}}) << "\n";
         else if (anyVariant)
             std::printf("* the expert above with rematerialization (ID+POLICY, for --plan expert:ID+POLICY): the first of selective, "
                         "dots-saveable, full that fits\n");
@@ -235,12 +223,21 @@ int evaluate(const std::string& source, const import::ImportOptions& options, co
 
 int search(const std::string& source, const import::ImportOptions& options, const TrainingFlags& training, const ProblemFlags& flags,
            const SearchFlags& searchFlags, bool asJson) {
-    search::Budget budget;
-    if (!parseBudget(searchFlags.budget, budget)) {
-        std::cerr << "shardscope-cli: error: --budget expects 60s, 2m or 5000it, got '" << searchFlags.budget << "'\n";
+    auto parsedBudget = search::parseBudget(searchFlags.budget);
+    if (!parsedBudget) {
+        std::cerr << "shardscope-cli: error: --" << parsedBudget.diagnostics().front().message << "\n";
         return 2;
     }
+    search::Budget budget = *parsedBudget;
     budget.patience = searchFlags.patience;
+    search::SearchOptions searchOptions;
+    searchOptions.exploration = searchFlags.exploration;
+    searchOptions.threads = searchFlags.threads;
+    searchOptions.seed = searchFlags.seed;
+    searchOptions.budget = budget;
+    searchOptions.maxDecisions = searchFlags.maxDecisions;
+    searchOptions.seedWithExperts = !searchFlags.noExperts;
+    if (!report(search::checkOptions(searchOptions))) return 2;
     // The workspace: the model may come from it (MODEL is a .shardscope file), else it is created or checked.
     std::optional<store::Workspace> workspace;
     std::string workspacePath = searchFlags.workspace;
@@ -261,17 +258,9 @@ int search(const std::string& source, const import::ImportOptions& options, cons
         const auto& model = workspace->model();
         if (modelIsWorkspace) {
             // The model and its training-step options as the workspace recorded them.
-            auto recorded = json::parse(model.loadOptions, nullptr, false);
-            spec.model = model.source;
-            if (recorded.is_object()) {
-                spec.train = recorded.value("train", spec.train);
-                spec.optimizer = recorded.value("optimizer", spec.optimizer);
-                spec.loss = recorded.value("loss", spec.loss);
-                spec.mixedPrecision = recorded.value("mixed_precision", spec.mixedPrecision);
-                if (recorded.contains("dimensions") && recorded["dimensions"].is_object())
-                    for (auto it = recorded["dimensions"].begin(); it != recorded["dimensions"].end(); ++it)
-                        if (it.value().is_number_integer()) spec.dimensions[it.key()] = it.value().get<std::int64_t>();
-            }
+            auto recorded = recordedModelSpec(model, workspace->path(), spec);
+            if (!report(recorded)) return 1;
+            spec = std::move(recorded).value();
         } else if (model.source != source) {
             std::cerr << "shardscope-cli: error: '" << workspacePath << "' holds the model '" << model.source << "', not '" << source
                       << "' (search its model with `shardscope-cli search " << workspacePath << "`, or give another --workspace)\n";
@@ -298,7 +287,8 @@ int search(const std::string& source, const import::ImportOptions& options, cons
     if (!workspacePath.empty() && !workspace) {
         auto record = search::modelRecord(spec);
         if (!report(record)) return 1;
-        auto created = store::Workspace::create(workspacePath, *record);
+        // Another search may create it meanwhile: then this one records into that file.
+        auto created = store::Workspace::openOrCreate(workspacePath, *record);
         if (!report(created)) return 1;
         workspace.emplace(std::move(created).value());
     }
@@ -320,13 +310,6 @@ int search(const std::string& source, const import::ImportOptions& options, cons
     // A pin the mesh cannot apply anywhere is kept (the user asked for it) but said.
     for (const auto& warning : plan::checkDivisibility(start, costModel.planContext(), costModel.mesh(), "--pin"))
         std::cerr << "shardscope-cli: " << warning.toString() << "\n";
-    search::SearchOptions searchOptions;
-    searchOptions.exploration = searchFlags.exploration;
-    searchOptions.threads = std::max(1, searchFlags.threads);
-    searchOptions.seed = searchFlags.seed;
-    searchOptions.budget = budget;
-    searchOptions.maxDecisions = searchFlags.maxDecisions;
-    searchOptions.seedWithExperts = !searchFlags.noExperts;
     std::unique_ptr<search::SessionRecorder> recorder;
     if (workspace) {
         auto started = search::SessionRecorder::start(*workspace, problem, start, searchOptions,
@@ -387,7 +370,7 @@ int search(const std::string& source, const import::ImportOptions& options, cons
                      {{"iterations", finalProgress.iterations}, {"evaluations", finalProgress.evaluations}, {"seconds", finalProgress.seconds},
                       {"tree_nodes", treeNodes}, {"origin", best.origin}, {"found_after_s", best.seconds}, {"exhaustive", searchFlags.exhaustive}}}};
         if (recorder) result["workspace"] = {{"path", workspace->path()}, {"session", recorder->session()}, {"saved", status == 0}};
-        std::cout << result.dump(2) << "\n";
+        std::cout << jsonText(result) << "\n";
         return status;
     }
     std::cout << report::evaluationText(problem.model, costModel, best.plan, e);
@@ -409,12 +392,19 @@ int plans(const std::string& path, bool asJson) {
     for (const auto& s : w.sessions()) {
         const auto settings = json::parse(s.settings, nullptr, false);
         std::string meshText, hardware;
-        if (!settings.is_discarded() && settings.contains("problem")) {
-            const auto& problem = settings["problem"];
-            if (problem.contains("mesh") && problem["mesh"].contains("axes"))
-                for (const auto& a : problem["mesh"]["axes"])
-                    meshText += (meshText.empty() ? "" : ",") + a.value("name", "?") + "=" + std::to_string(a.value("size", 0));
-            hardware = problem["hardware"].value("id", "");
+        try {
+            // What the settings say of the mesh and hardware, as far as they have the expected shape (a field of
+            // another type throws, and then shows as "?").
+            if (settings.is_object() && settings.contains("problem")) {
+                const auto& problem = settings["problem"];
+                if (problem.contains("mesh") && problem["mesh"].contains("axes"))
+                    for (const auto& a : problem["mesh"]["axes"])
+                        meshText += (meshText.empty() ? "" : ",") + a.value("name", "?") + "=" + std::to_string(a.value("size", 0));
+                if (problem.contains("hardware")) hardware = problem["hardware"].value("id", "");
+            }
+        } catch (const json::exception&) {
+            meshText = meshText.empty() ? "?" : meshText + ",?";
+            if (hardware.empty()) hardware = "?";
         }
         json rows = json::array();
         if (!asJson) std::printf("\nsession %lld \"%s\": mesh %s on %s, %lld tree nodes\n", static_cast<long long>(s.id), s.name.c_str(), meshText.c_str(),
@@ -429,7 +419,7 @@ int plans(const std::string& path, bool asJson) {
         }
         sessions.push_back({{"id", s.id}, {"name", s.name}, {"mesh", meshText}, {"hardware", hardware}, {"tree_nodes", w.nodeCount(s.id)}, {"plans", rows}});
     }
-    if (asJson) std::cout << json{{"version", 1}, {"model", w.model().source}, {"sessions", sessions}}.dump(2) << "\n";
+    if (asJson) std::cout << jsonText(json{{"version", 1}, {"model", w.model().source}, {"sessions", sessions}}) << "\n";
     return 0;
 }
 
@@ -524,7 +514,7 @@ int compare(const std::string& a, const std::string& b, bool asJson) {
             out[i == 0 ? "a" : "b"] = {{"plan", sides[i].argument}, {"decisions", sides[i].decisions}, {"remat", sides[i].remat},
                                        {"summary", summaryJson(e)}, {"collectives_by_kind", kinds}};
         }
-        std::cout << out.dump(2) << "\n";
+        std::cout << jsonText(out) << "\n";
         return 0;
     }
     auto row = [](const std::string& what, const std::string& x, const std::string& y) {

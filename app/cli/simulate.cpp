@@ -100,7 +100,7 @@ int simulate(const std::string& source, const import::ImportOptions& options, co
         };
         add(executed, priced, "executed only");
         add(priced, executed, "priced only");
-        std::cout << json{{"version", 1},
+        std::cout << jsonText(json{{"version", 1},
                           {"devices", simulated->devices},
                           {"tolerance", tolerance},
                           {"max_scaled_difference", worst},
@@ -110,8 +110,7 @@ int simulate(const std::string& source, const import::ImportOptions& options, co
                             {"priced", evaluation.collectives.size()},
                             {"same", same},
                             {"differences", differences}}},
-                          {"match", match && same}}
-                         .dump(2)
+                          {"match", match && same}})
                   << "\n";
         return match && same ? 0 : 1;
     }

@@ -73,6 +73,12 @@ int main(int argc, char* argv[]) {
                        "a value such as %12) and centre on it."),
         QStringLiteral("TEXT"));
     parser.addOption(findOption);
+    const QCommandLineOption showDockOption(
+        QStringLiteral("show-dock"),
+        QStringLiteral("Bring the panel NAME to the front of its tab group (e.g. timeline, breakdown, stableHlo), as "
+                       "for a screenshot of it."),
+        QStringLiteral("NAME"));
+    parser.addOption(showDockOption);
     parser.process(app);
 
     const QStringList models = parser.positionalArguments();
@@ -115,6 +121,10 @@ int main(int argc, char* argv[]) {
         window.restoreLayout();
     }
     window.show();
+    if (parser.isSet(showDockOption) && !window.showDock(parser.value(showDockOption))) {
+        complain(QStringLiteral("no panel is called %1").arg(parser.value(showDockOption)));
+        return 2;
+    }
     window.openModel(models.isEmpty() ? shardscope::ui::defaultModelSource() : models.first());
     return QApplication::exec();
 }

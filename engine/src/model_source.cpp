@@ -42,6 +42,8 @@ Result<LoadedModel> loadModelBytes(std::string_view bytes, const std::string& pa
             graph = import::importOnnx(bytes, path, options);
             formatName = "ONNX";
             break;
+        case import::ModelFormat::Empty:
+            return makeError("model.empty", path + ": the file holds no model, only blanks and comments");
         case import::ModelFormat::Unknown:
             return makeError("model.format", path + ": neither StableHLO text nor an ONNX model (expected `module`/"
                                                     "`func.func` text or an ONNX protobuf)");

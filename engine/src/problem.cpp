@@ -1,7 +1,11 @@
 #include "shardscope/problem.h"
 
+#include <cmath>
+#include <cstdio>
 #include <fstream>
+#include <limits>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <sstream>
 
 namespace shardscope {
@@ -34,6 +38,7 @@ Result<train::TrainingStep> trainingStepFor(const ir::Graph& forward, const Prob
 }
 
 Result<std::unique_ptr<Problem>> loadProblem(const ProblemSpec& spec, const std::string* modelBytes) {
+    if (auto checked = checkCostOptions(spec.cost); !checked) return Result<std::unique_ptr<Problem>>::failure(checked.diagnostics());
     auto problem = std::make_unique<Problem>();
     problem->spec = spec;
     // Hardware and mesh first: their errors are cheap to find.
@@ -59,6 +64,7 @@ Result<std::unique_ptr<Problem>> loadProblem(const ProblemSpec& spec, const std:
 
     import::ImportOptions options;
     for (const auto& [k, v] : spec.dimensions) options.dimensions[k] = v;
+    options.entryFunction = spec.entry;
     auto model = modelBytes && spec.model.rfind("zoo:", 0) != 0 ? loadModelBytes(*modelBytes, spec.model, options) : loadModel(spec.model, options);
     if (!model) return Result<std::unique_ptr<Problem>>::failure(model.diagnostics());
     problem->warnings = model.diagnostics();
@@ -82,6 +88,7 @@ std::string problemSpecJson(const Problem& problem) {
         {"version", 1},
         {"model", s.model},
         {"dimensions", dims},
+        {"entry", s.entry},
         {"train", s.train},
         {"optimizer", s.optimizer},
         {"loss", s.loss},
@@ -102,6 +109,95 @@ std::string problemSpecJson(const Problem& problem) {
     return out.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
 }
 
+namespace {
+
+const char* typeName(const nlohmann::json& value) {
+    switch (value.type()) {
+        case nlohmann::json::value_t::null: return "null";
+        case nlohmann::json::value_t::boolean: return "a boolean";
+        case nlohmann::json::value_t::string: return "a string";
+        case nlohmann::json::value_t::array: return "an array";
+        case nlohmann::json::value_t::object: return "an object";
+        default: return "a number";
+    }
+}
+
+// Optional fields of a JSON object, each read as its type: a field of another type is an error naming it
+// ("<where>: 'train' must be true or false, not a string"); an absent one leaves the default.
+class Fields {
+public:
+    Fields(const nlohmann::json& object, std::string where, std::string prefix = {})
+        : object_(object), where_(std::move(where)), prefix_(std::move(prefix)) {}
+
+    bool read(const char* key, bool& out) {
+        const auto* v = find(key);
+        if (v && !v->is_boolean()) return wrong(key, "true or false", *v);
+        if (v) out = v->get<bool>();
+        return true;
+    }
+    bool read(const char* key, std::string& out) {
+        const auto* v = find(key);
+        if (v && !v->is_string()) return wrong(key, "a string", *v);
+        if (v) out = v->get<std::string>();
+        return true;
+    }
+    bool read(const char* key, double& out) {
+        const auto* v = find(key);
+        if (v && !v->is_number()) return wrong(key, "a number", *v);
+        if (v) out = v->get<double>();
+        return true;
+    }
+    bool read(const char* key, int& out) {
+        const auto* v = find(key);
+        // A float, or an integer past int's range, is no count: get<int>() would convert it.
+        if (v && (!v->is_number_integer() || v->get<std::int64_t>() < std::numeric_limits<int>::min() ||
+                  v->get<std::int64_t>() > std::numeric_limits<int>::max()))
+            return wrong(key, "an integer", *v);
+        if (v) out = static_cast<int>(v->get<std::int64_t>());
+        return true;
+    }
+    Diagnostic error() const { return *error_; }
+
+private:
+    const nlohmann::json* find(const char* key) const {
+        const auto it = object_.find(key);
+        return it == object_.end() ? nullptr : &*it;
+    }
+    bool wrong(const char* key, const char* expected, const nlohmann::json& value) {
+        const std::string got = value.is_number() || value.is_boolean() || value.is_null() ? value.dump() : typeName(value);
+        error_ = makeError("problem.format", where_ + ": '" + prefix_ + key + "' must be " + expected + ", not " + got);
+        return false;
+    }
+
+    const nlohmann::json& object_;
+    std::string where_, prefix_;
+    std::optional<Diagnostic> error_;
+};
+
+std::string shortNumber(double value) {
+    char buffer[32];
+    std::snprintf(buffer, sizeof buffer, "%g", value);
+    return buffer;
+}
+
+}  // namespace
+
+Status checkCostOptions(const cost::CostOptions& options) {
+    auto fail = [](const std::string& message) -> Status { return makeError("problem.cost-options", message); };
+    const double e = options.efficiency;
+    if (!std::isfinite(e) || e < 0 || e > 1)
+        return fail("efficiency " + shortNumber(e) + ": must be 0 (the hardware profile's tables) or a fraction in (0, 1]");
+    const double launch = options.launchTime;
+    if (!std::isfinite(launch) || launch < 0 || launch > 1)
+        return fail("launch time " + shortNumber(launch) + " s: must be a finite number of seconds in [0, 1]");
+    if (options.prefetch < 0 || options.prefetch > 1000)
+        return fail("prefetch " + std::to_string(options.prefetch) + ": must be 0 to 1000 blocks of layers");
+    const double reserve = options.memoryReserve;
+    if (!std::isfinite(reserve) || reserve < 0 || reserve >= 1)
+        return fail("memory reserve " + shortNumber(reserve) + ": must be a fraction in [0, 1)");
+    return Success{};
+}
+
 Result<ProblemSpec> parseProblemSpec(std::string_view text, std::string_view origin) {
     const std::string where(origin);
     const auto j = nlohmann::json::parse(text, nullptr, false);
@@ -109,36 +205,46 @@ Result<ProblemSpec> parseProblemSpec(std::string_view text, std::string_view ori
         return makeError("problem.format", where + ": not a Shardscope problem description");
     ProblemSpec s;
     try {
-        // json::value() and get() throw when a field has another type: inside the try, that is a format error.
         if (j.contains("version") && (!j["version"].is_number_unsigned() || j["version"].get<std::uint64_t>() > 1))
-            return makeError("problem.version", where + ": problem version " + j["version"].dump() + " is not one this Shardscope reads (1)");
-        s.model = j.at("model").get<std::string>();
+            return makeError("problem.version", where + ": problem version " +
+                                                    j["version"].dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) +
+                                                    " is not one this Shardscope reads (1)");
+        if (!j.contains("model") || !j["model"].is_string())
+            return makeError("problem.format", where + ": 'model' must be a string (the model's source)");
+        s.model = j["model"].get<std::string>();
         if (j.contains("dimensions") && j["dimensions"].is_object())
             for (auto it = j["dimensions"].begin(); it != j["dimensions"].end(); ++it) {
                 if (!it.value().is_number_integer())  // get<>() would convert a float, past int64's range too
                     return makeError("problem.format", where + ": dimension '" + it.key() + "' is not an integer");
                 s.dimensions[it.key()] = it.value().get<std::int64_t>();
             }
-        s.train = j.value("train", false);
-        s.optimizer = j.value("optimizer", "adam");
-        s.loss = j.value("loss", "auto");
-        s.mixedPrecision = j.value("mixed_precision", false);
-        s.mesh = j.at("mesh").dump();
-        s.hardware = j.at("hardware").dump();
-        const auto& c = j.at("cost");
-        s.cost.efficiency = c.value("efficiency", s.cost.efficiency);
-        s.cost.launchTime = c.value("launch_s", s.cost.launchTime);
+        Fields fields(j, where);
+        // "entry" is absent before --entry existed: the default entry.
+        if (!fields.read("entry", s.entry) || !fields.read("train", s.train) || !fields.read("optimizer", s.optimizer) ||
+            !fields.read("loss", s.loss) || !fields.read("mixed_precision", s.mixedPrecision))
+            return fields.error();
+        if (!j.contains("mesh") || !j.contains("hardware"))
+            return makeError("problem.format", where + ": 'mesh' and 'hardware' must be there");
+        s.mesh = j["mesh"].dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+        s.hardware = j["hardware"].dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+        if (!j.contains("cost") || !j["cost"].is_object())
+            return makeError("problem.format", where + ": 'cost' must be an object");
+        const auto& c = j["cost"];
+        Fields cost(c, where, "cost.");
         // "overlap" (a fraction of collective time hidden, before the schedule simulation) is no longer read.
-        s.cost.prefetch = c.value("prefetch", s.cost.prefetch);
-        if (s.cost.prefetch < 0 || s.cost.prefetch > 1000) return makeError("problem.format", where + ": prefetch must be in [0, 1000]");
-        s.cost.memoryReserve = c.value("memory_reserve", s.cost.memoryReserve);
         // Sessions written before fusion and fused attention were priced without them.
-        const std::string fusion = c.value("fusion", "none"), attention = c.value("attention", "materialized");
+        std::string fusion = "none", attention = "materialized", runtime = "xla";
+        if (!cost.read("efficiency", s.cost.efficiency) || !cost.read("launch_s", s.cost.launchTime) ||
+            !cost.read("prefetch", s.cost.prefetch) || !cost.read("memory_reserve", s.cost.memoryReserve) ||
+            !cost.read("fusion", fusion) || !cost.read("attention", attention) || !cost.read("runtime", runtime))
+            return cost.error();
+        if (s.cost.prefetch < 0 || s.cost.prefetch > 1000) return makeError("problem.format", where + ": prefetch must be in [0, 1000]");
+        if (auto checked = checkCostOptions(s.cost); !checked)
+            return makeError("problem.format", where + ": " + checked.diagnostics().front().message);
         if (auto f = cost::parseFusion(fusion)) s.cost.fusion = *f;
         else return makeError("problem.format", where + ": unknown fusion \"" + fusion + "\" (xla, none)");
         if (auto a = cost::parseAttention(attention)) s.cost.attention = *a;
         else return makeError("problem.format", where + ": unknown attention \"" + attention + "\" (fused, materialized)");
-        const std::string runtime = c.value("runtime", "xla");
         if (auto r = cost::parseRuntime(runtime)) s.cost.runtime = *r;
         else return makeError("problem.format", where + ": unknown runtime \"" + runtime + "\" (xla, eager)");
     } catch (const nlohmann::json::exception& e) {
@@ -147,11 +253,36 @@ Result<ProblemSpec> parseProblemSpec(std::string_view text, std::string_view ori
     return s;
 }
 
+Result<ProblemSpec> recordedModelSpec(const store::ModelRecord& model, const std::string& workspacePath, ProblemSpec base) {
+    const std::string where = "'" + workspacePath + "': table model, column load_options";
+    base.model = model.source;
+    const auto options = nlohmann::json::parse(model.loadOptions, nullptr, false);
+    if (options.is_discarded() || !options.is_object())
+        return makeError("workspace.field", where + ": not a JSON object");
+    Fields fields(options, where);
+    if (!fields.read("train", base.train) || !fields.read("optimizer", base.optimizer) || !fields.read("loss", base.loss) ||
+        !fields.read("mixed_precision", base.mixedPrecision) || !fields.read("entry", base.entry)) {
+        Diagnostic error = fields.error();
+        error.code = "workspace.field";
+        return error;
+    }
+    if (const auto it = options.find("dimensions"); it != options.end()) {
+        if (!it->is_object()) return makeError("workspace.field", where + ": 'dimensions' must be an object of integers");
+        for (auto d = it->begin(); d != it->end(); ++d) {
+            if (!d.value().is_number_integer())
+                return makeError("workspace.field", where + ": dimension '" + d.key() + "' must be an integer");
+            base.dimensions[d.key()] = d.value().get<std::int64_t>();
+        }
+    }
+    return base;
+}
+
 Result<std::unique_ptr<Problem>> loadSessionProblem(const store::Workspace& workspace, const store::SessionRecord& session) {
+    const std::string where = "'" + workspace.path() + "': session " + std::to_string(session.id) + " (table session, column settings)";
     const auto settings = nlohmann::json::parse(session.settings, nullptr, false);
     if (settings.is_discarded() || !settings.is_object() || !settings.contains("problem"))
-        return makeError("problem.session", workspace.path() + ": session " + std::to_string(session.id) + " has no problem description");
-    auto spec = parseProblemSpec(settings["problem"].dump(), workspace.path());
+        return makeError("problem.session", where + ": no problem description");
+    auto spec = parseProblemSpec(settings["problem"].dump(-1, ' ', false, nlohmann::json::error_handler_t::replace), where + ": problem");
     if (!spec) return Result<std::unique_ptr<Problem>>::failure(spec.diagnostics());
     const auto& model = workspace.model();
     return loadProblem(*spec, model.bytes.empty() ? nullptr : &model.bytes);

@@ -7,6 +7,7 @@
 #include <fstream>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "shardscope/analysis/decision_space.h"
 #include "shardscope/cost/cost_model.h"
@@ -14,8 +15,17 @@
 #include "shardscope/import/stablehlo.h"
 #include "shardscope/ir/verifier.h"
 #include "shardscope/plan/plan_json.h"
+#include "shardscope/ir/statistics.h"
 #include "shardscope/problem.h"
+#include "shardscope/report/analysis_report.h"
+#include "shardscope/report/evaluation_report.h"
+#include "shardscope/report/model_report.h"
+#include "shardscope/search/recording.h"
 #include "shardscope/store/workspace.h"
+
+#include <nlohmann/json.hpp>
+
+#include "cli.h"
 
 namespace shardscope::fuzz {
 namespace {
@@ -51,6 +61,42 @@ const std::string& scratchDirectory() {
         return pattern;
     }();
     return directory;
+}
+
+// A one-layer MLP on data=2 (no training step): what the JSON writers describe, small so that their cost stays
+// that of the names.
+Problem& smallProblem() {
+    static const std::unique_ptr<Problem> loaded = [] {
+        ProblemSpec spec;
+        spec.model = "zoo:mlp:layers=1";
+        spec.mesh = "data=2";
+        auto result = loadProblem(spec);
+        if (!result) std::abort();
+        return std::move(result).value();
+    }();
+    return *loaded;
+}
+
+// Text a JSON writer made: it must parse (valid JSON, valid UTF-8).
+void mustParse(const std::string& text) {
+    const auto parsed = nlohmann::json::parse(text, nullptr, false);
+    if (parsed.is_discarded()) std::abort();
+}
+
+// A workspace of zoo:demo, made once and kept open: what the field readers read against.
+const store::Workspace& demoWorkspace() {
+    static const std::unique_ptr<store::Workspace> workspace = [] {
+        const std::string path = scratchDirectory() + "/fields.shardscope";
+        for (const char* suffix : {"", "-wal", "-shm", "-journal"}) std::remove((path + suffix).c_str());
+        auto made = store::Workspace::create(path, {"zoo:demo", {}, {}, "{}"});
+        if (!made) std::abort();
+        std::atexit([] {
+            const std::string p = scratchDirectory() + "/fields.shardscope";
+            for (const char* suffix : {"", "-wal", "-shm", "-journal"}) std::remove((p + suffix).c_str());
+        });
+        return std::make_unique<store::Workspace>(std::move(made).value());
+    }();
+    return *workspace;
 }
 
 void removeWorkspaceFiles(const std::string& path) {
@@ -116,6 +162,71 @@ void workspaceFile(std::string_view bytes) {
         if (workspace) readLikeTheExplorer(*workspace);
     }
     removeWorkspaceFiles(path);
+}
+
+void cliJson(std::string_view bytes) {
+    std::vector<std::string> field(6);
+    for (std::size_t i = 0, at = 0; i < field.size() && at <= bytes.size(); ++i) {
+        const auto end = std::min(bytes.find('\n', at), bytes.size());
+        field[i] = std::string(bytes.substr(at, end - at));
+        at = end + 1;
+    }
+    Problem& problem = smallProblem();
+    // What does not depend on the input, once: the writers' cost is what is measured.
+    static const ir::GraphStatistics statistics = ir::computeStatistics(problem.model.graph);
+    // The plan's label stays UTF-8: plan::toJson (plan/plan_json.cpp) still dumps strictly, so a label or a group
+    // label that is not UTF-8 throws there (issue 24, left to the plan module's owner).
+    static const plan::Plan plan = [] {
+        plan::Plan p;
+        p.label = "fuzz";
+        return p;
+    }();
+    static const cost::Evaluation evaluation = cost::evaluate(*problem.costModel, plan);
+    // The model as a file of any name would load: its path and name in every report.
+    LoadedModel& model = problem.model;
+    const std::string source = model.source, name = model.displayName;
+    model.source = field[0];
+    model.displayName = field[1];
+    mustParse(report::modelInfoJson(model, statistics, nullptr));
+    mustParse(report::analysisJson(model, problem.space));
+    mustParse(report::evaluationJson(model, *problem.costModel, plan, evaluation));
+    model.source = source;
+    model.displayName = name;
+    // The problem a session keeps, with a model path and a dimension name of those bytes.
+    const ProblemSpec kept = problem.spec;
+    problem.spec.model = field[0];
+    problem.spec.dimensions = {{field[3], 8}};
+    mustParse(problemSpecJson(problem));
+    problem.spec = kept;
+    ProblemSpec spec;
+    spec.model = "zoo:" + field[0];  // a zoo name: modelRecord reads no file
+    spec.dimensions = {{field[3], 8}};
+    spec.optimizer = field[4];
+    auto record = search::modelRecord(spec);
+    if (!record) std::abort();
+    mustParse(record->loadOptions);
+    if (!recordedModelSpec(*record, "fuzz.shardscope", {})) std::abort();
+    // `plans --json`: the workspace's own strings, through the CLI's writer.
+    const nlohmann::json listing{{"version", 1},
+                                 {"model", field[0]},
+                                 {"sessions", {{{"id", 1}, {"name", field[3]}, {"mesh", field[5]},
+                                                {"plans", {{{"id", 1}, {"origin", field[2]}, {"label", field[4]}, {"note", field[5]}}}}}}}};
+    mustParse(cli::jsonText(listing));
+}
+
+void workspaceFields(std::string_view bytes) {
+    const auto nul = std::min(bytes.find('\0'), bytes.size());
+    const std::string settings(bytes.substr(0, nul));
+    const std::string loadOptions(nul < bytes.size() ? bytes.substr(nul + 1) : std::string_view{});
+    const store::Workspace& workspace = demoWorkspace();
+    (void)loadSessionProblem(workspace, store::SessionRecord{1, "fuzz", settings, 0});
+    store::ModelRecord record = workspace.model();
+    record.loadOptions = loadOptions;
+    auto spec = recordedModelSpec(record, workspace.path(), {});
+    if (!spec) return;
+    spec->mesh = "data=2";
+    const auto& model = workspace.model();
+    (void)loadProblem(*spec, model.bytes.empty() ? nullptr : &model.bytes);
 }
 
 }  // namespace shardscope::fuzz

@@ -22,4 +22,14 @@ void planJson(std::string_view json);
 // evaluation of its plans).
 void workspaceFile(std::string_view bytes);
 
+// The JSON the CLI's --json commands print: its own writer (app/cli/output.cpp, cli::jsonText) and the engine's
+// (report::modelInfoJson, analysisJson, evaluationJson, problemSpecJson, search::modelRecord's load options), fed
+// names, labels and paths cut from the input at line ends (any bytes: not UTF-8, NULs). Each text must parse back
+// as JSON; the load options must read back through recordedModelSpec.
+void cliJson(std::string_view bytes);
+// Workspace fields the store keeps as the caller's JSON text: the input up to its first NUL is a session's
+// settings, the rest the model's load options, read as `compare`, the explorer and `search W.shardscope` read them
+// (loadSessionProblem, recordedModelSpec) against a workspace of zoo:demo; a problem they describe is loaded.
+void workspaceFields(std::string_view bytes);
+
 }  // namespace shardscope::fuzz

@@ -69,7 +69,15 @@ void JobQueue::loop() {
         std::function<void()> job = std::move(jobs_.front());
         jobs_.pop_front();
         lock.unlock();
-        job();
+        // The engine's boundary on this thread: a job that throws after all (out of memory) must not end the
+        // program; its result is lost and the queue goes on.
+        try {
+            job();
+        } catch (const std::exception& e) {
+            qWarning("a background job failed: %s", e.what());
+        } catch (...) {
+            qWarning("a background job failed");
+        }
         job = nullptr;  // what the job holds is released outside the lock
         lock.lock();
     }

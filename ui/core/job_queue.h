@@ -53,11 +53,13 @@ public:
     JobQueue(const JobQueue&) = delete;
     JobQueue& operator=(const JobQueue&) = delete;
 
-    // Queues `job` to run on the queue's thread. A job must not throw.
+    // Queues `job` to run on the queue's thread. A job should not throw: one that does is said with qWarning()
+    // and the queue goes on.
     void run(std::function<void()> job);
 
     // Queues `work` to run on the queue's thread, then calls `done(result)` with what it returned on the
-    // creating thread (unless the queue is destroyed first). `work` must not throw.
+    // creating thread (unless the queue is destroyed first). `work` should not throw: if it does, `done` is not
+    // called.
     template <typename Work, typename Done>
     void run(Work work, Done done) {
         using Result = std::invoke_result_t<Work&>;

@@ -92,7 +92,8 @@ Result<store::Workspace> openOrCreate(const std::string& path, const ProblemView
     }
     if (!record)
         return Result<store::Workspace>::failure(record.diagnostics());
-    return store::Workspace::create(path, *record);
+    // Another process (a CLI search) may create it meanwhile: then the search records into that file.
+    return store::Workspace::openOrCreate(path, *record);
 }
 
 }  // namespace
@@ -139,6 +140,8 @@ void SearchRunner::Job::run() {
     QString error;
     try {
         const Problem& p = *problem->problem;
+        if (auto checked = search::checkOptions(options); !checked)
+            throw std::runtime_error(firstMessage(checked.diagnostics()).toStdString());
         std::optional<store::Workspace> workspace;
         std::unique_ptr<search::SessionRecorder> recorder;
         if (!workspacePath.isEmpty()) {

@@ -50,12 +50,13 @@
 #include "widgets/remat_panel.h"
 #include "widgets/session_docks.h"
 #include "widgets/summary_panel.h"
+#include "widgets/timeline_view.h"
 
 namespace shardscope::ui {
 namespace {
 
 // Bump when the docks change, so restoreState() ignores layouts saved by older versions.
-constexpr int kLayoutVersion = 3;
+constexpr int kLayoutVersion = 4;
 constexpr char kGeometryKey[] = "mainWindow/geometry";
 constexpr char kStateKey[] = "mainWindow/state";
 constexpr char kRecentKey[] = "recentSources";
@@ -126,6 +127,7 @@ MainWindow::MainWindow(QWidget* parent)
       expertChooser_(new QComboBox(this)),
       summary_(new SummaryPanel(this)),
       cost_(new CostPanel(this)),
+      timeline_(new TimelineView(this)),
       details_(new QTextBrowser(this)),
       stableHlo_(new QPlainTextEdit(this)),
       problemEditor_(new ProblemEditor(this)),
@@ -298,13 +300,16 @@ MainWindow::MainWindow(QWidget* parent)
     auto* problemDock =
         addPanel(tr("Mesh and training"), QStringLiteral("problemDock"), problemScroll, Qt::RightDockWidgetArea);
     auto* detailsDock = addPanel(tr("Details"), QStringLiteral("detailsDock"), details_, Qt::BottomDockWidgetArea);
+    auto* timelineDock =
+        addPanel(tr("Timeline"), QStringLiteral("timelineDock"), timeline_, Qt::BottomDockWidgetArea);
     auto* hloDock = addPanel(tr("StableHLO"), QStringLiteral("stableHloDock"), stableHlo_, Qt::BottomDockWidgetArea);
     auto* parametersDock =
         addPanel(tr("Parameters"), QStringLiteral("parametersDock"), parameterView_, Qt::LeftDockWidgetArea);
     auto* opKindsDock = addPanel(tr("Op kinds"), QStringLiteral("opKindsDock"), opCountView_, Qt::LeftDockWidgetArea);
     tabifyDockWidget(namesDock, conflictsDock);
     tabifyDockWidget(planDock, problemDock);
-    tabifyDockWidget(detailsDock, hloDock);
+    tabifyDockWidget(detailsDock, timelineDock);
+    tabifyDockWidget(timelineDock, hloDock);
     tabifyDockWidget(summaryDock, parametersDock);
     tabifyDockWidget(parametersDock, opKindsDock);
     // The session: search, plans, breakdown, search tree and comparison.
@@ -372,16 +377,19 @@ MainWindow::MainWindow(QWidget* parent)
         layoutEnded();
     });
     connect(graph_, &GraphView::opSelected, this, [this](std::size_t body) {
+        timeline_->setSelectedOp(body);
         detailKind_ = OpDetail;
         detailIndex_ = body;
         showDetails(describeOp(*current_, editor_->state().get(), body));
     });
     connect(graph_, &GraphView::argumentSelected, this, [this](std::size_t argument) {
+        timeline_->setSelectedOp(std::nullopt);
         detailKind_ = ArgumentDetail;
         detailIndex_ = argument;
         showDetails(describeArgument(*current_, editor_->state().get(), argument));
     });
     connect(graph_, &GraphView::moduleSelected, this, [this](int module) {
+        timeline_->setSelectedOp(std::nullopt);
         detailKind_ = ModuleDetail;
         detailIndex_ = static_cast<std::size_t>(module);
         showDetails(describeModule(*current_, editor_->state().get(), module));
@@ -397,6 +405,7 @@ MainWindow::MainWindow(QWidget* parent)
             applyConflictChoice(*choice);
     });
     connect(decisionView_, &QWidget::customContextMenuRequested, this, &MainWindow::decisionMenu);
+    connect(timeline_, &TimelineView::opSelected, this, &MainWindow::selectOp);
     auto* removeDecision = new QShortcut(QKeySequence::Delete, decisionView_);
     removeDecision->setContext(Qt::WidgetShortcut);
     connect(removeDecision, &QShortcut::activated, this, [this] { removeSelectedDecision(); });
@@ -538,6 +547,7 @@ void MainWindow::showModel(std::shared_ptr<const ProblemView> model) {
     conflicts_->setProblem(current_);
     decisions_->setProblem(current_);
     cost_->showState(nullptr, nullptr);
+    timeline_->showState(nullptr, nullptr);
     detailKind_ = NoDetail;
     details_->clear();
     graph_->setProblem(current_);
@@ -585,6 +595,7 @@ void MainWindow::showState(std::shared_ptr<const PlanState> state) {
     if (!current_)
         return;
     cost_->showState(current_.get(), state.get());
+    timeline_->showState(current_, state);
     graph_->setPlanState(state);
     names_->setPlanState(state);
     conflicts_->setPlanState(state);
@@ -744,10 +755,7 @@ void MainWindow::conflictActivated(const QModelIndex& index) {
     if (!current_ || !index.isValid())
         return;
     if (const auto body = conflicts_->bodyIndexAt(index)) {
-        graph_->showOp(*body);
-        detailKind_ = OpDetail;
-        detailIndex_ = *body;
-        showDetails(describeOp(*current_, editor_->state().get(), *body));
+        selectOp(*body);
         return;
     }
     const QVariant name = index.data(ConflictModel::NameRole);
@@ -806,6 +814,31 @@ void MainWindow::removeSelectedDecision() {
 
 void MainWindow::showDetails(const QString& html) {
     details_->setHtml(html);
+}
+
+void MainWindow::selectOp(std::size_t bodyIndex) {
+    if (!current_ || bodyIndex >= current_->graph().body.size())
+        return;
+    graph_->showOp(bodyIndex);
+    timeline_->setSelectedOp(bodyIndex);
+    detailKind_ = OpDetail;
+    detailIndex_ = bodyIndex;
+    showDetails(describeOp(*current_, editor_->state().get(), bodyIndex));
+}
+
+bool MainWindow::showDock(const QString& name) {
+    for (QDockWidget* dock : findChildren<QDockWidget*>()) {
+        const QString objectName = dock->objectName();
+        const bool named = objectName.compare(name, Qt::CaseInsensitive) == 0 ||
+                           objectName.compare(name + QStringLiteral("Dock"), Qt::CaseInsensitive) == 0 ||
+                           dock->windowTitle().remove(u'&').compare(name, Qt::CaseInsensitive) == 0;
+        if (named) {
+            dock->show();
+            dock->raise();
+            return true;
+        }
+    }
+    return false;
 }
 
 void MainWindow::find() {

@@ -35,6 +35,7 @@ class PlanEditor;
 class ProblemEditor;
 class SessionDocks;
 class SummaryPanel;
+class TimelineView;
 
 class MainWindow : public QMainWindow {
     Q_OBJECT
@@ -67,6 +68,10 @@ public:
     PlanEditor* planEditor() const { return editor_; }
     GraphView* graphView() const { return graph_; }
     SessionDocks* sessionDocks() const { return session_; }
+    TimelineView* timelineView() const { return timeline_; }
+    // Shows dock `name` and brings it to the front of its tab group: its object name with or without the "Dock"
+    // suffix ("timeline", "breakdownDock") or its title, in any case. Returns false when no dock is called so.
+    bool showDock(const QString& name);
     // Whether a problem is shown and nothing is pending: no load, no evaluation, no layout (what a screenshot
     // waits for).
     bool isSettled() const;
@@ -109,6 +114,8 @@ private:
     void removeSelectedDecision();
     void decisionMenu(const QPoint& position);
     void showDetails(const QString& html);
+    // Selects body op `bodyIndex` on the graph (opening its module) and describes it in the details.
+    void selectOp(std::size_t bodyIndex);
     void find();
 
     ProblemLoader* loader_;
@@ -135,6 +142,7 @@ private:
     QComboBox* expertChooser_;
     SummaryPanel* summary_;
     CostPanel* cost_;
+    TimelineView* timeline_;
     QTextBrowser* details_;
     QPlainTextEdit* stableHlo_;
     ProblemEditor* problemEditor_;

@@ -22,6 +22,7 @@ namespace shardscope {
 struct ProblemSpec {
     std::string model;                              // zoo:NAME[:...] or a file path
     std::map<std::string, std::int64_t> dimensions; // values of symbolic dimensions (ONNX)
+    std::string entry;                              // StableHLO: the function to import ("": @main, else the only public one)
     bool train = false;                             // plan the whole training step
     std::string optimizer = "adam";                 // sgd, adam, adamw
     std::string loss = "auto";                      // auto, cross-entropy, mean-square, sum
@@ -46,8 +47,14 @@ public:
 // Errors: an unknown optimizer or loss (listing the known ones), those of train::buildTrainingStep.
 Result<train::TrainingStep> trainingStepFor(const ir::Graph& forward, const ProblemSpec& spec);
 
+// Whether the cost model can price with `options` (code problem.cost-options, naming the option and its range):
+// efficiency 0 (the profile's tables) or in (0, 1]; launch time finite, in [0, 1] s; prefetch 0 to 1000;
+// memory reserve a fraction in [0, 1).
+Status checkCostOptions(const cost::CostOptions& options);
+
 // Loads the model (from `modelBytes` when given, else from spec.model), builds the training step, analyses it and
-// builds the cost model. Errors: those of each stage, with the file or op they concern.
+// builds the cost model. Errors: options checkCostOptions refuses; those of each stage, with the file or op they
+// concern.
 Result<std::unique_ptr<Problem>> loadProblem(const ProblemSpec& spec, const std::string* modelBytes = nullptr);
 
 // The spec as JSON, self-contained: the mesh and hardware profile are written out in full (not as a file path),
@@ -55,9 +62,17 @@ Result<std::unique_ptr<Problem>> loadProblem(const ProblemSpec& spec, const std:
 std::string problemSpecJson(const Problem& problem);
 Result<ProblemSpec> parseProblemSpec(std::string_view json, std::string_view origin);
 
+// The spec the model of the workspace at `workspacePath` was recorded with (search::modelRecord's inverse): `base`
+// with the model's source and its load options (train, optimizer, loss, mixed_precision, entry, dimensions).
+// Errors (code workspace.field) name the file, the table and column and the field: load options that are not a
+// JSON object, a field of another type ("'w.shardscope': table model, column load_options: 'train' must be true
+// or false, not a string").
+Result<ProblemSpec> recordedModelSpec(const store::ModelRecord& model, const std::string& workspacePath, ProblemSpec base);
+
 // The problem of a workspace session: the model from the workspace (its embedded bytes, or its zoo name), the
 // mesh, hardware and options from the session's settings (`{"problem": problemSpecJson(...), ...}`). Errors name
-// the workspace file and the session, then those of loadProblem.
+// the workspace file, the session, the table and column and the field ("'w.shardscope': session 2 (table
+// session, column settings): problem: 'train' must be true or false, not a string"), then those of loadProblem.
 Result<std::unique_ptr<Problem>> loadSessionProblem(const store::Workspace& workspace, const store::SessionRecord& session);
 
 }  // namespace shardscope

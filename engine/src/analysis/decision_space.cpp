@@ -17,6 +17,8 @@
 #include <set>
 #include <unordered_map>
 
+#include "shardscope/analysis/dimension_roles.h"
+#include "shardscope/analysis/layer_blocks.h"
 #include "shardscope/ir/statistics.h"
 
 namespace shardscope::analysis {
@@ -58,20 +60,7 @@ struct Occurrence {
 bool unifies(const Factor& f) { return f.size > 1 && f.kind != FactorKind::NeedReplication && !f.blockedPropagation; }
 
 // "layers.3.mlp" -> "layers.*.mlp": the role a module plays, whatever its layer.
-std::string normalized(const std::string& label) {
-    std::string out;
-    std::size_t i = 0;
-    while (i <= label.size()) {
-        std::size_t j = label.find('.', i);
-        if (j == std::string::npos) j = label.size();
-        const std::string part = label.substr(i, j - i);
-        const bool digits = !part.empty() && std::all_of(part.begin(), part.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); });
-        if (!out.empty()) out += '.';
-        out += digits ? "*" : part;
-        i = j + 1;
-    }
-    return out;
-}
+std::string normalized(const std::string& label) { return withoutLayerIndices(label); }
 
 std::vector<std::string> split(const std::string& text, char separator) {
     std::vector<std::string> out;
@@ -132,6 +121,10 @@ private:
             for (auto v : op.operands) touching_[v.index].push_back(static_cast<std::uint32_t>(i));
             for (auto v : op.results) touching_[v.index].push_back(static_cast<std::uint32_t>(i));
         }
+        bodyIndex_.assign(g_.ops.size(), -1);
+        for (std::size_t i = 0; i < g_.body.size(); ++i) bodyIndex_[g_.body[i].index] = static_cast<std::int32_t>(i);
+        argumentOf_.assign(g_.values.size(), -1);
+        for (std::size_t a = 0; a < g_.arguments.size(); ++a) argumentOf_[g_.arguments[a].value.index] = static_cast<std::int32_t>(a);
         bounds_.resize(g_.values.size());
         for (std::size_t v = 0; v < g_.values.size(); ++v) {
             const auto& shape = g_.values[v].type.shape;
@@ -292,7 +285,8 @@ private:
 
     // Labels from the sources' dimension labels: the token input's "batch"/"seq", a parameter's "d_ff" prefixed
     // by its layer ("layers.3.mlp.d_ff") when the name lives in one layer. A label "heads*head_dim" names the
-    // atoms of a dimension split in two.
+    // atoms of a dimension split in two. When the source labels none of its parameters (imports), names it does
+    // not label take the role their structure plays (dimension_roles.h); the others are "N17".
     void label() {
         struct Candidate {
             std::string label, module;
@@ -318,9 +312,17 @@ private:
                 }
             }
         }
+        // A source that labels its parameters (the zoo) says what it means to; one that labels at most its inputs
+        // (ONNX's symbolic dimensions) leaves the rest to the structure.
+        std::vector<InferredLabel> inferred;
+        const bool sourceLabelled = std::any_of(g_.arguments.begin(), g_.arguments.end(), [](const Argument& a) {
+            return a.role == ArgumentRole::Parameter && !a.dimensionLabels.empty();
+        });
+        if (!sourceLabelled && std::any_of(candidates.begin(), candidates.end(), [](const auto& c) { return c.empty(); }))
+            inferred = inferDimensionRoles(g_, space_, layerBlocks(g_));
         for (std::size_t n = 0; n < space_.names.size(); ++n) {
             auto& c = candidates[n];
-            std::string chosen;
+            std::string chosen = c.empty() && n < inferred.size() ? inferred[n].text() : std::string();
             for (const auto& x : c)
                 if (x.input) chosen = x.label;
             if (chosen.empty() && !c.empty()) {
@@ -359,25 +361,49 @@ private:
             if (int count = ++taken[n.label]; count > 1) n.label += "#" + std::to_string(count);
     }
 
-    // A structural signature: what ops touch the name's atoms and where, whatever the layer.
-    std::size_t signature(const Name& n) const {
+    // A structural signature: what ops touch the name's atoms and where, whatever the layer. In a training step,
+    // of the forward tensors only, so that a name's gradients and optimizer states (whose ops carry the parameter's
+    // name) do not set apart names the forward groups together.
+    std::size_t signature(const Name& n) {
         std::vector<std::size_t> parts;
         std::hash<std::string> hash;
+        const std::size_t forwardEnd = g_.backwardStart > 0 ? g_.backwardStart : g_.body.size();
+        auto forward = [&](const Value& v, ValueId id) {
+            if (!v.producer.valid()) {
+                const Argument* a = argumentOf_[id.index] < 0 ? nullptr : &g_.arguments[static_cast<std::size_t>(argumentOf_[id.index])];
+                return !a || a->role != ArgumentRole::OptimizerState;
+            }
+            const std::int32_t i = bodyIndex_[v.producer.index];
+            return i < 0 || static_cast<std::size_t>(i) < forwardEnd;
+        };
+        bool anyForward = false;
+        for (AtomId id : n.atoms) anyForward = anyForward || forward(g_.value(space_.atom(id).value), space_.atom(id).value);
         for (AtomId id : n.atoms) {
             const Atom& a = space_.atom(id);
             const Value& v = g_.value(a.value);
+            if (anyForward && !forward(v, a.value)) continue;
             const auto& atoms = space_.dimensionAtoms[a.value.index][static_cast<std::size_t>(a.dimension)];
             const auto position = std::find(atoms.begin(), atoms.end(), id) - atoms.begin();
             std::string key = v.producer.valid() ? std::string(mnemonic(g_.op(v.producer).kind)) : "arg";
             key += ":" + std::to_string(v.resultIndex) + ":" + std::to_string(a.dimension) + ":" + std::to_string(position) + ":" +
                    std::to_string(v.type.rank());
-            if (v.producer.valid()) key += ":" + normalized(g_.op(v.producer).location.name);
+            if (v.producer.valid()) key += ":" + layerless(g_.op(v.producer).location.name);
             parts.push_back(hash(key));
         }
         std::sort(parts.begin(), parts.end());
         std::size_t seed = static_cast<std::size_t>(n.size);
         for (auto p : parts) seed ^= p + 0x9e3779b97f4a7c15ULL + (seed << 6) + (seed >> 2);
         return seed;
+    }
+
+    // An op's source name without its layer: "/layers.3/self_attn/MatMul" -> "layers.*.self_attn.MatMul".
+    const std::string& layerless(const std::string& sourceName) {
+        auto [it, added] = layerless_.try_emplace(sourceName);
+        if (added) {
+            const std::string path = modulePath(sourceName);
+            it->second = path.empty() ? normalized(sourceName) : withoutLayerIndices(path);
+        }
+        return it->second;
     }
 
     void group() {
@@ -460,6 +486,9 @@ private:
     std::vector<std::vector<std::uint32_t>> touching_;       // value -> top-level ops (body positions) using or making it
     std::vector<std::vector<std::vector<std::int64_t>>> bounds_;  // value -> dimension -> boundaries (ascending)
     std::vector<std::uint32_t> roots_;
+    std::vector<std::int32_t> bodyIndex_;   // op -> index into body; -1 inside regions
+    std::vector<std::int32_t> argumentOf_;  // value -> argument index; -1 when not an argument
+    std::unordered_map<std::string, std::string> layerless_;  // op source name -> the name without its layer
 };
 
 }  // namespace

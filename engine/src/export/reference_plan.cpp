@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <map>
 #include <optional>
+#include <set>
 
 namespace shardscope::exporting {
 namespace {
@@ -207,6 +208,101 @@ std::optional<std::vector<ir::ShardingAnnotation>> perResult(const ir::ShardingA
     for (auto item : topLevelItems(inner, true))
         out.push_back({annotation.format, std::string(trimmed(item))});
     return out;
+}
+
+// Whether every axis of `a` is in `b`, in the same order.
+bool subsequence(const plan::AxisList& a, const plan::AxisList& b) {
+    int k = 0;
+    for (int i = 0; i < b.size() && k < a.size(); ++i)
+        if (b[i] == a[k])
+            ++k;
+    return k == a.size();
+}
+
+// What a name must carry: its axes (from the first tensor that shards it) and, for a repeated name, which of a
+// tensor's dimensions carrying it takes them.
+struct Demand {
+    plan::AxisList axes;
+    std::string from;
+    int resolution = 0;
+};
+
+// The order of the names' decisions. A plan gives an axis to the first name that asks for it on a tensor (a later
+// one loses it there, as the batch takes the data axis from the parameters' dimensions on the activations under
+// FSDP): where an annotated tensor gives an axis to one of its names and not to another that asks for it too, the
+// first comes before the second. Otherwise, and to break cycles, the batch's names come first (every expert
+// strategy decides the batch before what competes with it), then names touching more bytes (then by id).
+std::vector<std::uint32_t> decisionOrder(const analysis::DecisionSpace& space,
+                                         const std::vector<AnnotatedTensor>& tensors,
+                                         const std::map<std::uint32_t, Demand>& demands,
+                                         std::optional<analysis::GroupId> batch) {
+    std::map<std::uint32_t, std::set<std::uint32_t>> after;  // name -> the names that must come after it
+    std::map<std::uint32_t, int> before;                      // name -> how many must come before it
+    for (const auto& [name, demand] : demands)
+        before[name] = 0;
+    for (const AnnotatedTensor& tensor : tensors) {
+        if (tensor.value.index >= space.dimensionAtoms.size())
+            continue;
+        const auto& dims = space.dimensionAtoms[tensor.value.index];
+        // Who holds each axis on this tensor: the names of the dimension that has it and ask for it.
+        std::map<int, std::vector<std::uint32_t>> holders;
+        std::vector<std::pair<std::uint32_t, std::size_t>> present;  // (name, dimension)
+        for (std::size_t d = 0; d < dims.size() && d < tensor.sharding.dimensions.size(); ++d)
+            for (const analysis::AtomId atom : dims[d]) {
+                const analysis::NameId name = space.atom(atom).name;
+                if (!name.valid() || !demands.count(name.index))
+                    continue;
+                present.emplace_back(name.index, d);
+                const plan::AxisList& axes = tensor.sharding.dimensions[d];
+                const plan::AxisList& wants = demands.at(name.index).axes;
+                for (int i = 0; i < axes.size(); ++i)
+                    for (int k = 0; k < wants.size(); ++k)
+                        if (wants[k] == axes[i])
+                            holders[axes[i]].push_back(name.index);
+            }
+        for (const auto& [name, d] : present) {
+            const plan::AxisList& wants = demands.at(name).axes;
+            for (int k = 0; k < wants.size(); ++k) {
+                const auto it = holders.find(wants[k]);
+                if (it == holders.end())
+                    continue;
+                if (std::find(it->second.begin(), it->second.end(), name) != it->second.end())
+                    continue;
+                for (const std::uint32_t winner : it->second)
+                    if (winner != name && after[winner].insert(name).second)
+                        ++before[name];
+            }
+        }
+    }
+    auto larger = [&](std::uint32_t a, std::uint32_t b) {
+        const bool batchA = batch && space.names[a].group == *batch, batchB = batch && space.names[b].group == *batch;
+        if (batchA != batchB)
+            return batchA;
+        if (space.names[a].bytes != space.names[b].bytes)
+            return space.names[a].bytes > space.names[b].bytes;
+        return a < b;
+    };
+    std::vector<std::uint32_t> order;
+    std::set<std::uint32_t> left;
+    for (const auto& [name, demand] : demands)
+        left.insert(name);
+    while (!left.empty()) {
+        // The largest name nothing waits for; in a cycle, the largest of those left.
+        std::optional<std::uint32_t> next;
+        for (const std::uint32_t name : left)
+            if (before[name] == 0 && (!next || larger(name, *next)))
+                next = name;
+        if (!next)
+            for (const std::uint32_t name : left)
+                if (!next || larger(name, *next))
+                    next = name;
+        left.erase(*next);
+        order.push_back(*next);
+        for (const std::uint32_t later : after[*next])
+            if (left.count(later))
+                --before[later];
+    }
+    return order;
 }
 
 }  // namespace
@@ -548,13 +644,6 @@ Result<plan::Plan> referencePlan(const ir::Graph& graph, const analysis::Decisio
         warnings.push_back(makeWarning(kUnexpressible, std::move(message)));
     };
 
-    // What each name must carry: its axes (from the first tensor that shards it) and, for a repeated name,
-    // which of a tensor's dimensions carrying it takes them.
-    struct Demand {
-        plan::AxisList axes;
-        std::string from;
-        int resolution = 0;
-    };
     std::map<std::uint32_t, Demand> demands;  // by NameId index
     for (const AnnotatedTensor& tensor : tensors) {
         if (tensor.value.index >= space.dimensionAtoms.size())
@@ -609,6 +698,14 @@ Result<plan::Plan> referencePlan(const ir::Graph& graph, const analysis::Decisio
                     ++carrying;
                 }
                 auto [it, inserted] = demands.try_emplace(name.index, Demand{nameAxes, where, resolution});
+                // A tensor where the name lost some of its axes to another name (a competition the order of the
+                // decisions reproduces) asks for fewer of them: the name carries the most any tensor gives it.
+                if (!inserted && (carrying <= 1 || it->second.resolution == resolution)) {
+                    if (subsequence(it->second.axes, nameAxes))
+                        it->second = Demand{nameAxes, where, resolution};
+                    if (subsequence(nameAxes, it->second.axes))
+                        continue;
+                }
                 if (!inserted &&
                     (it->second.axes != nameAxes || (carrying > 1 && it->second.resolution != resolution)))
                     warn(where + " shards name '" + space.name(name).label + "' as " +
@@ -619,12 +716,8 @@ Result<plan::Plan> referencePlan(const ir::Graph& graph, const analysis::Decisio
         }
     }
 
-    std::vector<std::uint32_t> order;
-    for (const auto& [name, demand] : demands)
-        order.push_back(name);
-    std::stable_sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) {
-        return space.names[a].bytes > space.names[b].bytes;
-    });
+    const plan::PlanContext context(graph, space);
+    const std::vector<std::uint32_t> order = decisionOrder(space, tensors, demands, context.batchGroup());
     plan::Plan plan;
     plan.label = "reference";
     for (const std::uint32_t name : order) {
@@ -637,7 +730,6 @@ Result<plan::Plan> referencePlan(const ir::Graph& graph, const analysis::Decisio
     }
 
     // Check: the plan gives every annotated tensor back its sharding, or says where it does not.
-    const plan::PlanContext context(graph, space);
     const plan::AppliedPlan applied = plan::applyPlan(context, mesh, plan);
     for (const AnnotatedTensor& tensor : tensors) {
         if (tensor.value.index >= space.dimensionAtoms.size())

@@ -50,12 +50,18 @@ EntryShardings entryShardings(const ir::Graph& graph, const analysis::DecisionSp
         out.results.push_back(applied.sharding(space, o.value));
     if (constraints == ConstraintChoice::None)
         return out;
-    // Values an existing constraint already pins.
+    // Values an existing constraint already pins: the operands of Sharding calls, and the results of ops the
+    // source annotates (a constraint on an op's only result imports as that op's annotation).
     std::set<std::uint32_t> constrained;
-    for (const ir::OpId id : graph.body)
-        if (const ir::Op& op = graph.op(id); isShardingCall(op))
+    for (const ir::OpId id : graph.body) {
+        const ir::Op& op = graph.op(id);
+        if (isShardingCall(op))
             for (const ir::ValueId v : op.operands)
                 constrained.insert(v.index);
+        else if (op.sharding)
+            for (const ir::ValueId v : op.results)
+                constrained.insert(v.index);
+    }
     for (const ir::OpId id : graph.body) {
         const ir::Op& op = graph.op(id);
         if (op.kind == ir::OpKind::Constant || op.kind == ir::OpKind::Iota || isShardingCall(op))
@@ -69,17 +75,21 @@ EntryShardings entryShardings(const ir::Graph& graph, const analysis::DecisionSp
             if (constraints == ConstraintChoice::Key) {
                 bool key = op.kind == ir::OpKind::DotGeneral || op.kind == ir::OpKind::Convolution;
                 bool sameShape = false, sameSharding = false, operandsSharded = false;
+                std::uint32_t operandAxes = 0;
                 for (const ir::ValueId operand : op.operands) {
                     if (operand.index >= space.dimensionAtoms.size())
                         continue;
                     const plan::TensorSharding o = applied.sharding(space, operand);
                     operandsSharded = operandsSharded || o.mask() != 0;
+                    operandAxes |= o.mask();
                     if (graph.type(operand).shape == type.shape) {
                         sameShape = true;
                         sameSharding = sameSharding || o == sharding;
                     }
                 }
-                key = key || (sameShape && !sameSharding);
+                // A reshard: the result keeps an operand's shape but none of its shardings, or takes an axis no
+                // operand uses (a slice, as a reshape into heads may be).
+                key = key || (sameShape && !sameSharding) || (sharding.mask() & ~operandAxes) != 0;
                 if (!key || (sharding.mask() == 0 && !operandsSharded))
                     continue;
             }

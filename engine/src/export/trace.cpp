@@ -1,26 +1,13 @@
 #include "shardscope/export/trace.h"
 
-#include <algorithm>
-#include <map>
-
 #include <nlohmann/json.hpp>
 
+#include "shardscope/cost/step_lanes.h"
 #include "shardscope/ir/op_kind.h"
 
 namespace shardscope::exporting {
-namespace {
 
 using nlohmann::json;
-
-std::string groupName(const mesh::Mesh& mesh, std::uint32_t axes) {
-    std::string name;
-    for (std::size_t i = 0; i < mesh.axes.size(); ++i)
-        if ((axes >> i) & 1u)
-            name += (name.empty() ? "" : "+") + mesh.axes[i].name;
-    return name.empty() ? "no axis" : name;
-}
-
-}  // namespace
 
 std::string chromeTrace(const cost::CostModel& model, const cost::Evaluation& evaluation) {
     const ir::Graph& graph = model.graph();
@@ -28,17 +15,11 @@ std::string chromeTrace(const cost::CostModel& model, const cost::Evaluation& ev
     json events = json::array();
     events.push_back({{"name", "process_name"}, {"ph", "M"}, {"pid", 0}, {"tid", 0},
                       {"args", {{"name", "device (each of " + std::to_string(mesh.devices()) + " runs this)"}}}});
-    events.push_back({{"name", "thread_name"}, {"ph", "M"}, {"pid", 0}, {"tid", 0}, {"args", {{"name", "compute"}}}});
-
-    // One thread per device group, in the order the groups first appear.
-    std::map<std::uint32_t, int> threadOf;
-    auto thread = [&](std::uint32_t axes) {
-        const auto [it, added] = threadOf.emplace(axes, static_cast<int>(threadOf.size()) + 1);
-        if (added)
-            events.push_back({{"name", "thread_name"}, {"ph", "M"}, {"pid", 0}, {"tid", it->second},
-                              {"args", {{"name", "collectives over " + groupName(mesh, axes)}}}});
-        return it->second;
-    };
+    // One thread per lane: compute (tid 0), then one per device group, in the order the groups first appear.
+    const cost::StepLanes lanes = cost::stepLanes(mesh, evaluation);
+    for (std::size_t tid = 0; tid < lanes.lanes.size(); ++tid)
+        events.push_back({{"name", "thread_name"}, {"ph", "M"}, {"pid", 0}, {"tid", tid},
+                          {"args", {{"name", lanes.lanes[tid].name}}}});
     // Collectives where the schedule put them, on their group's thread.
     for (std::size_t j = 0; j < evaluation.collectives.size(); ++j) {
         const cost::Collective& c = evaluation.collectives[j];
@@ -49,7 +30,7 @@ std::string chromeTrace(const cost::CostModel& model, const cost::Evaluation& ev
                           {"cat", "collective"},
                           {"ph", "X"},
                           {"pid", 0},
-                          {"tid", thread(c.axes)},
+                          {"tid", lanes.laneOfCollective[j]},
                           {"ts", start * 1e6},
                           {"dur", c.time * 1e6},
                           {"args", {{"op", opIndex}, {"bytes", c.bytes}, {"tensor", "%" + std::to_string(c.value.index)}}}});
@@ -81,7 +62,7 @@ std::string chromeTrace(const cost::CostModel& model, const cost::Evaluation& ev
                        {"mesh", mesh.toString()},
                        {"step_time_s", evaluation.stepTime},
                        {"peak_memory_bytes", evaluation.peakMemory}}}};
-    return trace.dump(1) + "\n";
+    return trace.dump(1, ' ', false, json::error_handler_t::replace) + "\n";  // op names need not be UTF-8
 }
 
 }  // namespace shardscope::exporting

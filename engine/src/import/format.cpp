@@ -3,6 +3,24 @@
 #include <cctype>
 
 namespace shardscope::import {
+namespace {
+
+// `dialect.op` or `"dialect.op"`: the first op of a module MLIR wraps in an implicit `module` (`sdy.mesh @mesh = ...`
+// before `func.func`, as Shardy's and tt-mlir's tests write).
+bool startsWithOpName(std::string_view text) {
+    std::size_t i = text.substr(0, 1) == "\"" ? 1 : 0;
+    const auto isStart = [](char c) { return std::isalpha(static_cast<unsigned char>(c)) || c == '_'; };
+    if (i >= text.size() || !isStart(text[i])) return false;
+    bool dot = false;
+    for (++i; i < text.size(); ++i) {
+        const char c = text[i];
+        if (c == '.') dot = true;
+        else if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_' && c != '$') break;
+    }
+    return dot && text[i - 1] != '.';
+}
+
+}  // namespace
 
 ModelFormat detectFormat(std::string_view bytes) {
     // Text: skip blanks and comments, then look at the first token.
@@ -18,8 +36,9 @@ ModelFormat detectFormat(std::string_view bytes) {
         }
     }
     const std::string_view rest = bytes.substr(i);
-    const bool mlirStart = rest.substr(0, 6) == "module" || rest.substr(0, 9) == "func.func" || rest.substr(0, 1) == "#" ||
-                           rest.substr(0, 1) == "!";
+    if (rest.empty()) return ModelFormat::Empty;
+    const bool mlirStart = rest.substr(0, 6) == "module" || rest.substr(0, 1) == "#" || rest.substr(0, 1) == "!" ||
+                           startsWithOpName(rest);
     if (mlirStart && bytes.find("func.func") != std::string_view::npos) return ModelFormat::StableHlo;
     // ONNX: a protobuf ModelProto. Its first field is normally ir_version (field 1, varint: 0x08), then
     // opset_import (8: 0x42), producer_name (2: 0x12), graph (7: 0x3a)...

@@ -4,19 +4,21 @@
 // `[1] x [0]` in dot_general, `->` inside attributes), emitting IR ops as it goes. Two passes over the module:
 // the first records `#loc` aliases, meshes and where each function's text starts; the second parses the entry
 // function, inlining func.call and stablehlo.composite by parsing the callee's text again with its arguments
-// bound to the call's operands. Internally errors are thrown as ParseError and turned into a Diagnostic at the
-// API boundary.
+// bound to the call's operands. The graph has no tuple values: a tuple is bound to one name as its tensors, and
+// stablehlo.tuple / get_tuple_element only rebind names. Internally errors are thrown as ParseError and turned into
+// a Diagnostic at the API boundary.
 #include <algorithm>
 #include <cctype>
 #include <charconv>
-#include <cmath>
-#include <cstring>
 #include <functional>
 #include <map>
+#include <memory>
 #include <set>
 #include <unordered_map>
 #include <utility>
 
+#include "dense_elements.h"
+#include "manual_computation.h"
 #include "shardscope/import/stablehlo.h"
 #include "shardscope/ir/verifier.h"
 
@@ -31,9 +33,55 @@ std::string trimmedCopy(const std::string& text) {
     return text.substr(begin, text.find_last_not_of(" \t\r\n") - begin + 1);
 }
 
+// One level deeper in a recursion whose depth `depth` counts, for the scope of the guard (exceptions included).
+struct Nesting {
+    int& depth;
+    explicit Nesting(int& d) : depth(d) { ++depth; }
+    ~Nesting() { --depth; }
+    Nesting(const Nesting&) = delete;
+    Nesting& operator=(const Nesting&) = delete;
+};
+
+// A message quoting the input (a type, a token) stays on one line.
+std::string oneLine(std::string message) {
+    for (char& c : message)
+        if (c == '\n' || c == '\r' || c == '\t') c = ' ';
+    return message;
+}
+
+// The items of `<@mesh, [...]>, <@mesh, [...]>` (the inside of a list of shardings), trimmed.
+std::vector<std::string> shardingItems(const std::string& list) {
+    std::vector<std::string> items;
+    std::size_t start = 0;
+    int depth = 0;
+    for (std::size_t i = 0; i <= list.size(); ++i) {
+        const char c = i < list.size() ? list[i] : ',';
+        if (c == '<' || c == '[' || c == '{') ++depth;
+        if (c == '>' || c == ']' || c == '}') --depth;
+        if (c != ',' || depth != 0) continue;
+        std::string item = trimmedCopy(list.substr(start, i - start));
+        start = i + 1;
+        if (!item.empty()) items.push_back(std::move(item));
+    }
+    return items;
+}
+
+std::vector<std::string> quotedWords(const std::string& text) {
+    std::vector<std::string> out;
+    for (std::size_t i = text.find('"'); i != std::string::npos; i = text.find('"', i + 1)) {
+        const std::size_t end = text.find('"', i + 1);
+        if (end == std::string::npos) break;
+        out.push_back(text.substr(i + 1, end - i - 1));
+        i = end;
+    }
+    return out;
+}
+
+
 struct ParseError {
     std::size_t offset;
     std::string message;
+    std::string code = "stablehlo.syntax";
 };
 
 // ---------------------------------------------------------------------------------------------------------
@@ -91,11 +139,27 @@ struct LocInfo {
 struct ParsedType {
     TensorType type;
     bool token = false;
+    bool tuple = false;
+    std::vector<ParsedType> elements;  // of a tuple
+    std::size_t at = 0;                // where the type starts in the text
 };
+
+// A tuple's tensors, depth first (the values a tuple becomes: the graph has no tuple values).
+void appendLeaves(const ParsedType& t, std::vector<TensorType>& out) {
+    if (!t.tuple) out.push_back(t.type);
+    for (const auto& e : t.elements) appendLeaves(e, out);
+}
+std::size_t leafCount(const ParsedType& t) {
+    if (!t.tuple) return 1;
+    std::size_t n = 0;
+    for (const auto& e : t.elements) n += leafCount(e);
+    return n;
+}
 
 struct FunctionInfo {
     std::string name;
     bool isPublic = true;
+    std::size_t nameOffset = 0;       // at its '@'
     std::size_t signatureOffset = 0;  // at '(' of the argument list
 };
 
@@ -123,6 +187,18 @@ const std::set<std::string, std::less<>> kChloUnary{
     "chlo.erf",   "chlo.erfc",  "chlo.erf_inv", "chlo.lgamma", "chlo.digamma", "chlo.asin",      "chlo.acos",
     "chlo.atan",  "chlo.sinh",  "chlo.cosh",    "chlo.asinh",  "chlo.acosh",   "chlo.atanh",     "chlo.tan",
     "chlo.conj",  "chlo.square", "chlo.bessel_i1e", "chlo.is_inf", "chlo.is_neg_inf", "chlo.is_pos_inf"};
+
+// Shardy's explicit collectives. In Shardy's global view each keeps the tensor's value and moves it to its
+// out_sharding (an all_reduce sums what its operand held unreduced): a reshard, which is how they import.
+const std::set<std::string, std::less<>> kShardyCollectives{"sdy.all_gather",  "sdy.all_slice",  "sdy.all_reduce",
+                                                            "sdy.reduce_scatter", "sdy.all_to_all", "sdy.collective_permute"};
+
+// A Shardy sharding written `<@mesh, [...]>` (stripped, as per-op shardings print) or `#sdy.sharding<...>`.
+std::optional<ShardingAnnotation> shardyAnnotation(const Attr& a) {
+    if (a.kind != Attr::Kind::Dialect) return std::nullopt;
+    if (a.items.empty()) return ShardingAnnotation{ShardingAnnotation::Format::Shardy, "#sdy.sharding<" + a.text + ">"};
+    return ShardingAnnotation{ShardingAnnotation::Format::Shardy, "#" + a.text + "<" + a.items.front().text + ">"};
+}
 
 class Parser {
 public:
@@ -300,7 +376,7 @@ private:
     ParsedType type() {
         skip();
         const std::size_t at = pos_;
-        if (consume("!stablehlo.token") || consume("!mhlo.token")) return {TensorType{{}, ElementType::Token}, true};
+        if (consume("!stablehlo.token") || consume("!mhlo.token")) return {TensorType{{}, ElementType::Token}, true, false, {}, at};
         if (consume("tensor")) {
             expect("<", "after 'tensor'");
             std::string body = balanced('<', '>');
@@ -340,11 +416,21 @@ private:
                 t.shape.push_back(d);
                 start = x + 1;
             }
-            return {t, false};
+            return {t, false, false, {}, at};
         }
         if (consume("tuple")) {
-            pos_ = at;
-            fail("tuple types are not supported");
+            expect("<", "after 'tuple'");
+            ParsedType t;
+            t.tuple = true;
+            t.at = at;
+            const Nesting nesting(tupleDepth_);
+            if (tupleDepth_ > kMaxDepth) fail("tuple types nested too deeply");
+            if (!consume(">")) {
+                do t.elements.push_back(type());
+                while (consume(","));
+                expect(">", "to close the tuple type");
+            }
+            return t;
         }
         // A scalar element type (used by attribute types such as `1 : i64`).
         if (isIdStart(peek()) || peek() == 'c') {
@@ -354,10 +440,19 @@ private:
                 expect("<");
                 word += "<" + balanced('<', '>') + ">";
             }
-            if (auto t = parseElementType(word)) return {TensorType{{}, *t}, false};
+            if (auto t = parseElementType(word)) return {TensorType{{}, *t}, false, false, {}, start};
             pos_ = start;
         }
         expected("a type");
+    }
+    // The tensor type `t` is, or an error naming the op when it is a tuple (which only some ops may take).
+    const TensorType& tensorOf(const ParsedType& t) {
+        if (t.tuple) {
+            pos_ = t.at;
+            fail("tuple type in '" + opName_ + "': only function signatures, func.call, stablehlo.tuple, "
+                 "get_tuple_element, custom_call and return take tuples");
+        }
+        return t.type;
     }
     std::vector<ParsedType> typeList() {
         std::vector<ParsedType> out;
@@ -459,7 +554,7 @@ private:
         skip();
         // `: (` or `: %` means the colon belongs to the op, not to this attribute.
         try {
-            a.type = type().type;
+            a.type = tensorOf(type());
             a.hasType = true;
         } catch (const ParseError&) {
             pos_ = save;
@@ -647,11 +742,7 @@ private:
     // ----- locations -------------------------------------------------------------------------------------
     // After `loc(` has been consumed; reads up to and including the closing ')'.
     LocInfo locationBody() {
-        struct Depth {
-            int& d;
-            explicit Depth(int& depth) : d(depth) { ++d; }
-            ~Depth() { --d; }
-        } guard(locationDepth_);
+        const Nesting guard(locationDepth_);
         if (locationDepth_ > kMaxDepth) fail("locations nested too deeply");
         LocInfo loc;
         skip();
@@ -714,36 +805,74 @@ private:
         return locationBody();
     }
     // ----- values and scopes -----------------------------------------------------------------------------
-    void bind(const std::string& name, std::vector<ValueId> values) { scopes_.back()[name] = std::move(values); }
-    ValueId use(const std::string& name, std::size_t at) {
+    // What a name stands for: an op's results (`%0`, `%0#1`), or the tensors of one tuple value.
+    struct Binding {
+        std::vector<ValueId> values;
+        std::shared_ptr<const ParsedType> tuple;
+    };
+    void bind(const std::string& name, std::vector<ValueId> values) { scopes_.back()[name] = Binding{std::move(values), nullptr}; }
+    void bindTuple(const std::string& name, std::vector<ValueId> leaves, const ParsedType& type) {
+        if (leaves.size() != leafCount(type)) {
+            pos_ = type.at;
+            fail("'" + opName_ + "' gives " + std::to_string(leaves.size()) + " tensor(s) for a tuple of " +
+                 std::to_string(leafCount(type)));
+        }
+        scopes_.back()[name] = Binding{std::move(leaves), std::make_shared<const ParsedType>(type)};
+    }
+    // The binding of `%base` and the result index `%base#index` asks for.
+    const Binding& binding(const std::string& name, std::size_t at, std::size_t& index) {
         std::string base = name;
-        std::size_t index = 0;
+        index = 0;
         if (auto hash = name.find('#'); hash != std::string::npos) {
             base = name.substr(0, hash);
             index = static_cast<std::size_t>(std::strtoul(name.c_str() + hash + 1, nullptr, 10));
         }
         for (auto scope = scopes_.rbegin(); scope != scopes_.rend(); ++scope) {
             if (auto it = scope->find(base); it != scope->end()) {
-                if (index >= it->second.size()) {
+                const std::size_t results = it->second.tuple ? 1 : it->second.values.size();
+                if (index >= results) {
                     pos_ = at;
                     fail("%" + name + " refers to result " + std::to_string(index) + " of an op with " +
-                         std::to_string(it->second.size()) + " result(s)");
+                         std::to_string(results) + " result(s)");
                 }
-                return it->second[index];
+                return it->second;
             }
             if (isolation_.count(static_cast<std::size_t>(scope.base() - scopes_.begin() - 1))) break;
         }
         pos_ = at;
         fail("use of undefined value %" + name);
     }
-    std::vector<ValueId> operandList(char close) {
+    ValueId use(const std::string& name, std::size_t at) {
+        std::size_t index = 0;
+        const Binding& b = binding(name, at, index);
+        if (b.tuple) {
+            pos_ = at;
+            fail("'" + opName_ + "' cannot take %" + name + ", a tuple (only func.call, get_tuple_element, custom_call, "
+                 "stablehlo.tuple and return take tuples)");
+        }
+        return b.values[index];
+    }
+    // The value `name` stands for, or every tensor of it when it is a tuple.
+    std::vector<ValueId> useFlattened(const std::string& name, std::size_t at) {
+        std::size_t index = 0;
+        const Binding& b = binding(name, at, index);
+        if (b.tuple) return b.values;
+        return {b.values[index]};
+    }
+    // `%a, %b` up to `close`; tuples are refused, or taken apart into their tensors when `flattenTuples`.
+    std::vector<ValueId> operandList(char close, bool flattenTuples = false) {
         std::vector<ValueId> out;
         skip();
         if (peek() == close) return out;
         do {
             skip();
             const std::size_t at = pos_;
-            out.push_back(use(valueName(), at));
+            const std::string name = valueName();
+            if (flattenTuples) {
+                for (ValueId v : useFlattened(name, at)) out.push_back(v);
+            } else {
+                out.push_back(use(name, at));
+            }
         } while (consume(","));
         return out;
     }
@@ -756,13 +885,20 @@ private:
         std::vector<Region> regions;
         std::vector<TensorType> resultTypes;
         std::optional<ShardingAnnotation> sharding;
+        // What a training step exported by ir::printStableHlo says of the op (see marksFrom).
+        bool backwardStart = false;
+        std::vector<std::int64_t> gradientOf;  // per result: the parameter argument it is the gradient of, or -1
     };
     std::vector<ValueId> emit(Pending p, const SourceLocation& location, std::size_t resultCount, std::size_t at) {
+        tupleResultAllowed(p.kind, at);
+        if (resultTuple_) resultCount = leafCount(*resultTuple_);
         if (p.resultTypes.size() != resultCount) {
             pos_ = at;
             fail("'" + opName_ + "' declares " + std::to_string(resultCount) + " result(s) but its type gives " +
                  std::to_string(p.resultTypes.size()));
         }
+        if (auto folded = foldedConstraint(p)) return *folded;
+        if (p.backwardStart && insertion_ == &graph_.body) graph_.backwardStart = graph_.body.size();
         OpId id = graph_.addOp(p.kind, std::move(p.operands), p.resultTypes, std::move(p.attributes), location);
         graph_.op(id).regions = std::move(p.regions);
         graph_.op(id).sharding = std::move(p.sharding);
@@ -771,22 +907,75 @@ private:
             opLabels_.push_back({id, pendingAlias_});
             pendingAlias_.clear();
         }
-        return graph_.op(id).results;
+        const auto& results = graph_.op(id).results;
+        for (std::size_t i = 0; i < p.gradientOf.size() && i < results.size(); ++i)
+            if (p.gradientOf[i] >= 0 && insertion_ == &graph_.body)
+                gradientMarks_.emplace_back(results[i], static_cast<std::size_t>(p.gradientOf[i]));
+        return results;
+    }
+    // A sharding constraint (sdy.sharding_constraint, GSPMD's custom_call @Sharding) on the single result of an op
+    // of the same block is that result's annotation, not an op: no copy of the value, nothing for the cost model
+    // to schedule, and the graph of an exported plan reads back as the graph it was exported from. Returns the
+    // value the constraint stands for, or nullopt when it stays an op (on an argument, on one result of several,
+    // on a value already annotated otherwise, on a value of an enclosing block).
+    std::optional<std::vector<ValueId>> foldedConstraint(const Pending& p) {
+        const auto* call = std::get_if<CustomCallAttributes>(&p.attributes);
+        const bool constraint = opName_ == "sdy.sharding_constraint" ||
+                                opName_ == "stablehlo.custom_call" || opName_ == "mhlo.custom_call";
+        if (!constraint || p.kind != OpKind::CustomCall || !call || call->target != "Sharding" || !p.sharding ||
+            p.operands.size() != 1 || p.resultTypes.size() != 1 || resultTuple_)
+            return std::nullopt;
+        const ValueId v = p.operands.front();
+        const OpId producer = graph_.value(v).producer;
+        if (!producer.valid() || graph_.type(v) != p.resultTypes.front()) return std::nullopt;
+        Op& op = graph_.op(producer);
+        if (op.results.size() != 1 || (op.sharding && *op.sharding != *p.sharding)) return std::nullopt;
+        if (std::find(insertion_->rbegin(), insertion_->rend(), producer) == insertion_->rend()) return std::nullopt;
+        op.sharding = p.sharding;
+        pendingAlias_.clear();
+        return std::vector<ValueId>{v};
+    }
+    // Marks ir::printStableHlo writes on the ops of a training step: `shardscope.backward_start` on the first op of
+    // the backward pass, `shardscope.gradient_of = array<i64: k, ...>` (one entry per result, -1 for none) on the
+    // ops whose results are parameter gradients.
+    void marksFrom(const AttrDict& attrs, Pending& p) const {
+        if (lookup(attrs, "shardscope.backward_start")) p.backwardStart = true;
+        if (const Attr* g = lookup(attrs, "shardscope.gradient_of"))
+            for (const auto& item : g->items) p.gradientOf.push_back(item.integer);
     }
 
     // ----- module structure ------------------------------------------------------------------------------
     void scanModule();
     void scanFunction();
     void scanMesh();
+    void skipModuleOp(std::size_t at);
+    // At `dialect.op` or `"dialect.op"` (not a keyword such as `module`).
+    bool startsOpName() {
+        skip();
+        std::size_t i = pos_ + (peek() == '"' ? 1 : 0);
+        if (i >= text_.size() || !isIdStart(text_[i])) return false;
+        bool dot = false;
+        for (; i < text_.size() && isIdChar(text_[i]); ++i) dot = dot || text_[i] == '.';
+        return dot;
+    }
     Graph parseEntry();
     void parseSignature(bool entry, const std::vector<ValueId>* callOperands, std::size_t callAt);
-    std::vector<ValueId> parseBody();
+    ValueId addArgument(const std::string& name, const TensorType& type, const AttrDict& attrs,
+                        const std::optional<LocInfo>& loc, std::size_t at);
+    std::vector<ValueId> parseStatements();
     // Parses a block's statements (after its '{') into `region`'s ops and makes the terminator's operands its results.
     void parseBodyInto(Region& region) {
         std::vector<OpId>* outer = insertion_;
         insertion_ = &region.ops;
         region.results = parseBody();
         insertion_ = outer;
+    }
+    // parseBody for the op `opName_` names: its errors after the block still name it.
+    std::vector<ValueId> parseBody() {
+        const std::string op = opName_;
+        std::vector<ValueId> results = parseStatements();
+        opName_ = op;
+        return results;
     }
     std::vector<ValueId> inlineFunction(const std::string& name, const std::vector<ValueId>& operands, std::size_t at);
 
@@ -799,6 +988,19 @@ private:
     Region region(const std::vector<ParsedType>* argumentTypes = nullptr);
     void attachTrailing(Pending& p, std::size_t& resultCount);
     void finishOp(Pending& p, const FunctionType& f, bool sameType);
+    void takeResults(Pending& p, const std::vector<ParsedType>& results);
+    void tupleResultAllowed(OpKind kind, std::size_t at);
+    std::vector<ValueId> tupleOperation(const std::string& name, bool generic);
+    std::vector<ValueId> reshard(Pending p, const SourceLocation& location, std::size_t resultCount, std::size_t at);
+    std::vector<ValueId> namedComputation(std::size_t resultCount, std::size_t at);
+    std::vector<ValueId> manualComputation(Pending p, std::size_t resultCount, std::size_t at);
+    std::vector<ValueId> globalManualComputation(Pending p, ManualComputation mc, const SourceLocation& location,
+                                                 std::size_t at);
+    void recordShardyCollective(const std::vector<ValueId>& results, const std::string& name, std::string axes) {
+        if (!results.empty() && graph_.value(results.front()).producer.valid())
+            shardyCollectives_[graph_.value(results.front()).producer.index] = ShardyCollective{name, std::move(axes)};
+    }
+    std::vector<std::pair<std::string, ParsedType>> blockArguments();
     OpAttributes attributesFor(OpKind kind, const AttrDict& d, const Pending& p, std::size_t at);
     LoopAttributes loopAttributes(const Pending& p) const;
     std::vector<double> decodeDense(const std::string& literal, const TensorType& type, std::size_t at);
@@ -814,7 +1016,8 @@ private:
 
     Graph graph_;
     std::vector<OpId>* insertion_ = &graph_.body;
-    std::vector<std::unordered_map<std::string, std::vector<ValueId>>> scopes_;
+    std::vector<std::unordered_map<std::string, Binding>> scopes_;
+    std::optional<ParsedType> resultTuple_;  // the tuple type of the op just parsed when its one result is a tuple
     std::set<std::size_t> isolation_;  // scope indices where name lookup stops (function boundaries)
     std::map<std::string, FunctionInfo, std::less<>> functions_;
     std::vector<std::string> functionOrder_;
@@ -830,8 +1033,12 @@ private:
     std::vector<std::pair<std::size_t, std::string>> argumentAliases_;  // argument index -> #loc alias
     std::vector<Diagnostic> warnings_;
     std::set<std::string> warnedOps_;
+    std::vector<std::pair<ValueId, std::size_t>> gradientMarks_;  // (gradient, argument) from shardscope.gradient_of
+    std::map<std::uint32_t, ShardyCollective> shardyCollectives_;  // by OpId index: the Sharding ops they import as
+    bool manualComputations_ = false;  // some were turned into their global program (ops were left behind)
     int depth_ = 0;
     int locationDepth_ = 0;
+    int tupleDepth_ = 0;
     bool moduleSeen_ = false;
 };
 
@@ -865,11 +1072,38 @@ void Parser::scanMesh() {
     graph_.meshes.push_back(std::move(mesh));
 }
 
+// A module-level op we do not model (ml_program.global, sdy.manual_axis...): skipped to the end of its line, or of
+// its last bracket when it spans several lines.
+void Parser::skipModuleOp(std::size_t at) {
+    int depth = 0;
+    while (pos_ < text_.size()) {
+        const char c = text_[pos_];
+        if (c == '"') {
+            quotedString();
+            continue;
+        }
+        if (c == '-' && peekAt(1) == '>') {
+            pos_ += 2;
+            continue;
+        }
+        if (c == '\n' && depth <= 0) break;
+        if (c == '{' || c == '(' || c == '[' || c == '<') ++depth;
+        else if (c == '}' || c == ')' || c == ']' || c == '>') {
+            if (depth == 0) break;  // the module's closing brace on the same line
+            --depth;
+        }
+        ++pos_;
+    }
+    warnings_.push_back(makeWarning("stablehlo.skipped", "skipped a module-level op we do not model", here(at)));
+}
+
 void Parser::scanFunction() {
     FunctionInfo f;
     skip();
     if (consume("public")) f.isPublic = true;
     else if (consume("private") || consume("nested")) f.isPublic = false;
+    skip();
+    f.nameOffset = pos_;
     f.name = symbolName();
     skip();
     f.signatureOffset = pos_;
@@ -889,6 +1123,10 @@ void Parser::scanFunction() {
     skip();
     if (peek() == '{') skipBraces();
     optionalLocation();
+    if (functions_.count(f.name)) {
+        pos_ = f.nameOffset;
+        fail("redefinition of @" + f.name);
+    }
     functionOrder_.push_back(f.name);
     functions_.emplace(f.name, f);
 }
@@ -935,12 +1173,8 @@ void Parser::scanModule() {
                 const std::size_t itemAt = pos_;
                 if (consume("func.func")) scanFunction();
                 else if (consume("sdy.mesh")) scanMesh();
-                else if (peek() == '"' || isIdStart(peek())) {
-                    // Another top-level op (ml_program.global, ...): skip it to the end of its line.
-                    while (pos_ < text_.size() && text_[pos_] != '\n') ++pos_;
-                    warnings_.push_back(makeWarning("stablehlo.skipped", "skipped a module-level op we do not model",
-                                                    here(itemAt)));
-                } else expected("func.func, sdy.mesh or '}' in the module body");
+                else if (peek() == '"' || isIdStart(peek())) skipModuleOp(itemAt);
+                else expected("func.func, sdy.mesh or '}' in the module body");
             }
             optionalLocation();
             continue;
@@ -951,6 +1185,11 @@ void Parser::scanModule() {
         }
         if (consume("sdy.mesh")) {
             scanMesh();
+            continue;
+        }
+        // Another op outside any `module`: MLIR wraps the top level in an implicit module.
+        if (startsOpName()) {
+            skipModuleOp(at);
             continue;
         }
         expected("module, func.func or an alias definition");
@@ -972,41 +1211,27 @@ void Parser::parseSignature(bool entry, const std::vector<ValueId>* callOperands
             AttrDict attrs;
             if (peek() == '{') attrs = dictionary();
             auto loc = optionalLocation();
+            // A tuple argument is its tensors: as many call operands, or graph arguments named %name.0, %name.1...
+            std::vector<TensorType> leaves;
+            appendLeaves(t, leaves);
             if (callOperands) {
-                if (index >= callOperands->size()) {
+                if (index + leaves.size() > callOperands->size()) {
                     pos_ = callAt;
                     fail("call passes " + std::to_string(callOperands->size()) + " operand(s) to a function with more arguments");
                 }
-                bind(name, {(*callOperands)[index]});
+                const auto first = callOperands->begin() + static_cast<std::ptrdiff_t>(index);
+                std::vector<ValueId> bound(first, first + static_cast<std::ptrdiff_t>(leaves.size()));
+                if (t.tuple) bindTuple(name, std::move(bound), t);
+                else bind(name, std::move(bound));
             } else if (entry) {
-                ValueId v = graph_.addValue(t.type);
-                Argument a;
-                a.value = v;
-                a.location = here(at);
-                a.location.name = loc ? loc->name : "";
-                if (loc && !loc->alias.empty()) argumentAliases_.emplace_back(graph_.arguments.size(), loc->alias);
-                std::string role;
-                for (const auto& [key, value] : attrs) {
-                    if ((key == "jax.arg_info" || key == "ttir.name" || key == "shardscope.name") && value.kind == Attr::Kind::String)
-                        a.name = value.text;
-                    else if (key == "shardscope.role" && value.kind == Attr::Kind::String)
-                        role = value.text;
-                    else if (key == "ttcore.argument_type" && !value.items.empty())
-                        role = value.items.front().text;
-                    else if (key == "tf.aliasing_output" && value.kind == Attr::Kind::Integer)
-                        aliasing_.emplace_back(graph_.arguments.size(), static_cast<std::size_t>(value.integer));
-                }
-                a.sharding = shardingFrom(attrs);
-                if (auto r = parseArgumentRole(role)) a.role = *r;
-                else if (role == "input") a.role = ArgumentRole::Input;
-                else if (role == "parameter") a.role = ArgumentRole::Parameter;
-                else if (role == "constant") a.role = ArgumentRole::Constant;
-                else roleUnknown_.push_back(graph_.arguments.size());
-                argumentNames_.push_back(name);
-                graph_.arguments.push_back(std::move(a));
-                bind(name, {v});
+                std::vector<ValueId> bound;
+                for (std::size_t k = 0; k < leaves.size(); ++k)
+                    bound.push_back(addArgument(t.tuple ? name + "." + std::to_string(k) : name, leaves[k],
+                                                t.tuple ? AttrDict{} : attrs, loc, at));
+                if (t.tuple) bindTuple(name, std::move(bound), t);
+                else bind(name, std::move(bound));
             }
-            ++index;
+            index += leaves.size();
         } while (consume(","));
         expect(")", "to close the argument list");
     }
@@ -1022,22 +1247,55 @@ void Parser::parseSignature(bool entry, const std::vector<ValueId>* callOperands
         if (consume("(")) {
             if (!consume(")")) {
                 do {
-                    type();
+                    const std::size_t leaves = leafCount(type());
                     resultAttrs_.push_back(peek() == '{' ? dictionary() : AttrDict{});
+                    resultAttrs_.resize(resultAttrs_.size() + leaves - 1);  // a tuple's tensors have none
                     optionalLocation();
                 } while (consume(","));
                 expect(")", "to close the result list");
             }
         } else {
-            type();
-            resultAttrs_.emplace_back();
+            resultAttrs_.resize(leafCount(type()));
         }
     }
     if (consume("attributes")) dictionary();
     expect("{", "to open the function body");
 }
 
-std::vector<ValueId> Parser::parseBody() {
+// A graph argument of the entry function for `%name: type {attrs} loc(...)`.
+ValueId Parser::addArgument(const std::string& name, const TensorType& type, const AttrDict& attrs,
+                            const std::optional<LocInfo>& loc, std::size_t at) {
+    ValueId v = graph_.addValue(type);
+    Argument a;
+    a.value = v;
+    a.location = here(at);
+    a.location.name = loc ? loc->name : "";
+    if (loc && !loc->alias.empty()) argumentAliases_.emplace_back(graph_.arguments.size(), loc->alias);
+    std::string role;
+    for (const auto& [key, value] : attrs) {
+        if ((key == "jax.arg_info" || key == "ttir.name" || key == "shardscope.name") && value.kind == Attr::Kind::String)
+            a.name = value.text;
+        else if (key == "shardscope.role" && value.kind == Attr::Kind::String)
+            role = value.text;
+        else if (key == "ttcore.argument_type" && !value.items.empty())
+            role = value.items.front().text;
+        else if (key == "tf.aliasing_output" && value.kind == Attr::Kind::Integer)
+            aliasing_.emplace_back(graph_.arguments.size(), static_cast<std::size_t>(value.integer));
+        else if (key == "shardscope.dims" && value.kind == Attr::Kind::Array)
+            for (const auto& label : value.items) a.dimensionLabels.push_back(label.text);
+    }
+    a.sharding = shardingFrom(attrs);
+    if (auto r = parseArgumentRole(role)) a.role = *r;
+    else if (role == "input") a.role = ArgumentRole::Input;
+    else if (role == "parameter") a.role = ArgumentRole::Parameter;
+    else if (role == "constant") a.role = ArgumentRole::Constant;
+    else roleUnknown_.push_back(graph_.arguments.size());
+    argumentNames_.push_back(name);
+    graph_.arguments.push_back(std::move(a));
+    return v;
+}
+
+std::vector<ValueId> Parser::parseStatements() {
     while (true) {
         skip();
         if (pos_ >= text_.size()) expected("'}' to close the block");
@@ -1064,6 +1322,7 @@ std::vector<ValueId> Parser::inlineFunction(const std::string& name, const std::
         fail("calls nested too deeply");
     }
     const std::size_t resume = pos_;
+    const auto tuple = std::exchange(resultTuple_, std::nullopt);  // the call's, while the callee's ops are read
     callStack_.push_back(name);
     scopes_.emplace_back();
     isolation_.insert(scopes_.size() - 1);
@@ -1074,6 +1333,7 @@ std::vector<ValueId> Parser::inlineFunction(const std::string& name, const std::
     scopes_.pop_back();
     callStack_.pop_back();
     pos_ = resume;
+    resultTuple_ = tuple;
     return results;
 }
 
@@ -1090,7 +1350,7 @@ Region Parser::region(const std::vector<ParsedType>* argumentTypes) {
                 do {
                     const std::string name = valueName();
                     expect(":");
-                    ValueId v = graph_.addValue(type().type);
+                    ValueId v = graph_.addValue(tensorOf(type()));
                     optionalLocation();
                     r.arguments.push_back(v);
                     bind(name, {v});
@@ -1100,7 +1360,7 @@ Region Parser::region(const std::vector<ParsedType>* argumentTypes) {
         }
         expect(":", "after the block label");
     } else if (argumentTypes) {
-        for (const auto& t : *argumentTypes) r.arguments.push_back(graph_.addValue(t.type));
+        for (const auto& t : *argumentTypes) r.arguments.push_back(graph_.addValue(tensorOf(t)));
     }
     parseBodyInto(r);
     scopes_.pop_back();
@@ -1144,7 +1404,7 @@ std::optional<std::vector<ValueId>> Parser::statement() {
             if (consume(t)) {
                 std::vector<ValueId> values;
                 skip();
-                if (peek() == '%') values = operandList(':');
+                if (peek() == '%') values = operandList(':', true);
                 if (consume(":")) signature();
                 optionalLocation();
                 return values;
@@ -1153,14 +1413,23 @@ std::optional<std::vector<ValueId>> Parser::statement() {
         if (lookingAt("\"stablehlo.return\"") || lookingAt("\"func.return\"") || lookingAt("\"sdy.return\"")) {
             quotedString();
             expect("(");
-            std::vector<ValueId> values = operandList(')');
+            std::vector<ValueId> values = operandList(')', true);
             expect(")");
             if (consume(":")) signature();
             optionalLocation();
             return values;
         }
     }
+    resultTuple_.reset();
     std::vector<ValueId> produced = operation(results, at);
+    if (auto tuple = std::exchange(resultTuple_, std::nullopt)) {
+        if (results.size() != 1) {
+            pos_ = at;
+            fail("an op returning a tuple must define one name, not " + std::to_string(results.size()));
+        }
+        bindTuple(results.front(), std::move(produced), *tuple);
+        return std::nullopt;
+    }
     // Bind names: "x#i" results were split above; group them back under the base name.
     if (!results.empty()) {
         if (produced.size() != results.size()) {
@@ -1186,20 +1455,94 @@ std::optional<std::vector<ValueId>> Parser::statement() {
 
 std::vector<ValueId> Parser::operation(const std::vector<std::string>& resultNames, std::size_t at) {
     skip();
-    if (peek() == '"') {
-        const std::string name = quotedString();
-        return genericOperation(name, resultNames.size(), at);
+    const bool generic = peek() == '"';
+    if (!generic && !isIdStart(peek())) expected("an operation");
+    const std::string name = generic ? quotedString() : identifier("an operation name");
+    const std::string_view op = name;
+    if (op == "stablehlo.tuple" || op == "mhlo.tuple" || op == "stablehlo.get_tuple_element" ||
+        op == "mhlo.get_tuple_element")
+        return tupleOperation(name, generic);
+    return generic ? genericOperation(name, resultNames.size(), at) : prettyOperation(name, resultNames.size(), at);
+}
+
+// stablehlo.tuple and get_tuple_element emit no op: a tuple is its tensors, bound under one name.
+//   %t = stablehlo.tuple %a, %b : tuple<A, B>                  "stablehlo.tuple"(%a, %b) : (A, B) -> tuple<A, B>
+//   %x = stablehlo.get_tuple_element %t[1] : (tuple<A, B>) -> B  "stablehlo.get_tuple_element"(%t) <{index = 1 : i32}> : ...
+std::vector<ValueId> Parser::tupleOperation(const std::string& name, bool generic) {
+    opName_ = name;
+    const bool element = name.find("get_tuple_element") != std::string::npos;
+    if (generic) expect("(", "to open the operand list");
+    std::vector<std::pair<std::string, std::size_t>> operands;
+    skip();
+    while (peek() == '%') {
+        const std::size_t valueAt = pos_;
+        operands.emplace_back(valueName(), valueAt);
+        if (!consume(",")) break;
     }
-    if (!isIdStart(peek())) expected("an operation");
-    const std::string name = identifier("an operation name");
-    return prettyOperation(name, resultNames.size(), at);
+    if (generic) expect(")", "to close the operand list");
+    std::int64_t index = -1;
+    if (element && !generic) {
+        expect("[");
+        index = integer();
+        expect("]");
+    }
+    AttrDict attrs;
+    if (generic && consume("<{")) {
+        pos_ -= 1;
+        attrs = dictionary();
+        expect(">", "to close the properties");
+    }
+    if (peek() == '{') {
+        AttrDict more = dictionary();
+        attrs.insert(attrs.end(), more.begin(), more.end());
+    }
+    expect(":", "before the op's type");
+    const std::size_t typeAt = pos_;
+    const FunctionType f = signature();
+    optionalLocation();
+    if (!element) {
+        const std::vector<ParsedType>& declared = f.isFunction ? f.results : f.inputs;
+        if (declared.size() != 1 || !declared.front().tuple) {
+            pos_ = typeAt;
+            expected("a tuple<...> result type");
+        }
+        std::vector<ValueId> leaves;
+        for (const auto& [operand, valueAt] : operands)
+            for (ValueId v : useFlattened(operand, valueAt)) leaves.push_back(v);
+        resultTuple_ = declared.front();
+        return leaves;
+    }
+    if (const Attr* i = lookup(attrs, "index"); i && index < 0) index = i->integer;
+    if (operands.size() != 1 || index < 0) {
+        pos_ = typeAt;
+        fail("'" + name + "' needs one tuple operand and an index");
+    }
+    std::size_t resultIndex = 0;
+    const Binding& tuple = binding(operands.front().first, operands.front().second, resultIndex);
+    if (!tuple.tuple || static_cast<std::size_t>(index) >= tuple.tuple->elements.size()) {
+        pos_ = operands.front().second;
+        fail("'" + name + "': %" + operands.front().first + " is not a tuple of more than " + std::to_string(index) + " element(s)");
+    }
+    std::size_t offset = 0;
+    for (std::int64_t k = 0; k < index; ++k) offset += leafCount(tuple.tuple->elements[static_cast<std::size_t>(k)]);
+    const ParsedType& picked = tuple.tuple->elements[static_cast<std::size_t>(index)];
+    const auto first = tuple.values.begin() + static_cast<std::ptrdiff_t>(offset);
+    std::vector<ValueId> leaves(first, first + static_cast<std::ptrdiff_t>(leafCount(picked)));
+    if (picked.tuple) resultTuple_ = picked;
+    return leaves;
 }
 
 // Shared tail of the generic form: `(regions)? {attrs}? : (types) -> types loc(...)?`.
 std::vector<ValueId> Parser::genericOperation(const std::string& name, std::size_t resultCount, std::size_t at) {
     opName_ = name;
+    const std::string_view op = name;
+    const bool shardy = op.rfind("sdy.", 0) == 0;
     expect("(", "to open the operand list");
-    std::vector<ValueId> operands = operandList(')');
+    // Calls, custom calls and ops we do not model take a tuple as its tensors.
+    std::optional<OpKind> kind;
+    if (op.rfind("stablehlo.", 0) == 0 || op.rfind("mhlo.", 0) == 0) kind = parseOpKind(op.substr(op.find('.') + 1));
+    const bool takesTuples = !kind || kind == OpKind::CustomCall;
+    std::vector<ValueId> operands = operandList(')', takesTuples);
     expect(")", "to close the operand list");
     if (consume("[")) balanced('[', ']');  // successors: not supported, but skip
     AttrDict attrs;
@@ -1230,35 +1573,64 @@ std::vector<ValueId> Parser::genericOperation(const std::string& name, std::size
     Pending p;
     p.operands = std::move(operands);
     p.regions = std::move(regions);
-    for (const auto& t : f.results) p.resultTypes.push_back(t.type);
+    takeResults(p, f.results);
     if (!f.isFunction) {
         pos_ = at;
         fail("generic op '" + name + "' needs a function type (operands) -> results");
     }
     p.sharding = shardingFrom(attrs);
+    marksFrom(attrs, p);
 
     // Calls and composites are inlined.
-    if (name == "func.call" || name == "stablehlo.composite") {
-        const Attr* callee = lookup(attrs, name == "func.call" ? "callee" : "decomposition");
+    if (op == "func.call" || op == "stablehlo.composite") {
+        const Attr* callee = lookup(attrs, op == "func.call" ? "callee" : "decomposition");
         if (!callee || callee->kind != Attr::Kind::Symbol) {
             pos_ = at;
             fail("'" + name + "' without a callee symbol");
         }
         return inlineFunction(callee->text, p.operands, at);
     }
-    if (name == "sdy.sharding_constraint" || name == "sdy.reshard") {
-        p.kind = OpKind::CustomCall;
-        p.attributes = CustomCallAttributes{"Sharding", ""};
-        return emit(std::move(p), location, resultCount, at);
+    if (op == "sdy.sharding_constraint" || op == "sdy.reshard" || op == "sdy.data_flow_edge" || (shardy && kShardyCollectives.count(op))) {
+        for (const char* key : {"sharding", "out_sharding"})
+            if (const Attr* a = lookup(attrs, key)) p.sharding = shardyAnnotation(*a);
+        if (name != "sdy.data_flow_edge" || p.sharding) {
+            auto results = reshard(std::move(p), location, resultCount, at);
+            if (shardy && kShardyCollectives.count(op)) recordShardyCollective(results, name, {});
+            return results;
+        }
     }
-    std::optional<OpKind> kind;
-    if (name.rfind("stablehlo.", 0) == 0 || name.rfind("mhlo.", 0) == 0) kind = parseOpKind(name.substr(name.find('.') + 1));
-    if (name == "stablehlo.dot" || name == "mhlo.dot") kind = OpKind::DotGeneral;
-    if (kChloUnary.count(name)) kind = OpKind::OtherElementwise;
+    if (op == "sdy.data_flow_edge" || op == "sdy.propagation_barrier") {  // identities
+        pendingAlias_.clear();
+        return p.operands;
+    }
+    if (op == "stablehlo.dot" || op == "mhlo.dot") kind = OpKind::DotGeneral;
+    if (op.rfind("chlo.", 0) == 0 && kChloUnary.count(op)) kind = OpKind::OtherElementwise;
+    if (op == "sdy.constant" || op == "arith.constant") kind = OpKind::Constant;
+    tupleResultAllowed(kind.value_or(OpKind::Opaque), at);
+    if (op == "sdy.manual_computation") {  // <{in_shardings = #sdy.sharding_per_value<[...]>, manual_axes = ...}>
+        ManualComputation mc;
+        auto raw = [&](const char* key) {
+            const Attr* a = lookup(attrs, key);
+            std::string text = a && !a->items.empty() ? a->items.front().text : std::string();
+            if (const auto open = text.find('['); open != std::string::npos && text.rfind(']') > open)
+                text = text.substr(open + 1, text.rfind(']') - open - 1);
+            return text;
+        };
+        if (p.regions.size() != 1 || p.resultTypes.size() != resultCount) {
+            pos_ = at;
+            fail("'sdy.manual_computation' needs one region and a result per name");
+        }
+        mc.inShardings = shardingItems(raw("in_shardings"));
+        mc.outShardings = shardingItems(raw("out_shardings"));
+        if (const Attr* a = lookup(attrs, "manual_axes"); a && !a->items.empty()) mc.manualAxes = quotedWords(a->items.front().text);
+        mc.body = std::move(p.regions.front());
+        p.regions.clear();
+        pendingAlias_.clear();
+        return globalManualComputation(std::move(p), std::move(mc), location, at);
+    }
     if (!kind) {
         p.kind = OpKind::Opaque;
         p.attributes = OpaqueAttributes{name};
-        if (name == "sdy.manual_computation") graph_.partitioned = true;
         if (warnedOps_.insert(name).second)
             warnings_.push_back(makeWarning("stablehlo.unsupported-op",
                                             "op '" + name + "' is not modelled; imported as an opaque op whose "
@@ -1269,7 +1641,7 @@ std::vector<ValueId> Parser::genericOperation(const std::string& name, std::size
     p.kind = *kind;
     if (p.kind == OpKind::OtherElementwise) p.attributes = OpaqueAttributes{name};
     else p.attributes = attributesFor(p.kind, attrs, p, at);
-    if (name == "stablehlo.dot" || name == "mhlo.dot") {
+    if (op == "stablehlo.dot" || op == "mhlo.dot") {
         DotDimensions d;
         const auto& lhs = graph_.type(p.operands.at(0));
         d.lhsContracting = {lhs.rank() - 1};
@@ -1292,93 +1664,12 @@ SourceLocation Parser::finishLocation(std::size_t at, const std::optional<LocInf
 
 // dense<...> literal text -> element values (row-major; one value for a splat). Empty when too large to keep.
 std::vector<double> Parser::decodeDense(const std::string& literal, const TensorType& type, std::size_t at) {
-    std::vector<double> values;
-    if (type.elements() > static_cast<std::int64_t>(kMaxDenseElements)) return values;
-    const int bits = bitWidth(type.element);
-    auto fromBits = [&](std::uint64_t raw) -> double {
-        if (isFloat(type.element)) {
-            if (bits == 32) {
-                float f;
-                auto u = static_cast<std::uint32_t>(raw);
-                std::memcpy(&f, &u, 4);
-                return f;
-            }
-            if (bits == 64) {
-                double d;
-                std::memcpy(&d, &raw, 8);
-                return d;
-            }
-            if (type.element == ElementType::BF16) {
-                float f;
-                auto u = static_cast<std::uint32_t>(raw << 16);
-                std::memcpy(&f, &u, 4);
-                return f;
-            }
-            if (type.element == ElementType::F16) {
-                const int sign = (raw >> 15) & 1, exponent = (raw >> 10) & 0x1F, mantissa = raw & 0x3FF;
-                double v = exponent == 0 ? std::ldexp(mantissa, -24)
-                           : exponent == 31 ? (mantissa ? NAN : INFINITY)
-                                            : std::ldexp(mantissa + 1024, exponent - 25);
-                return sign ? -v : v;
-            }
-            return 0;
-        }
-        if (isUnsigned(type.element) || bits >= 64) return static_cast<double>(raw);
-        // Sign-extend smaller signed integers.
-        const std::uint64_t signBit = std::uint64_t{1} << (bits - 1);
-        return static_cast<double>(static_cast<std::int64_t>((raw ^ signBit) - signBit));
-    };
-    std::string_view s(literal);
-    while (!s.empty() && s.front() == ' ') s.remove_prefix(1);
-    if (!s.empty() && s.front() == '"') {  // a hex blob of raw little-endian bytes
-        if (s.size() < 4 || s.substr(0, 3) != "\"0x") return values;
-        std::string_view hex = s.substr(3, s.size() - 4);
-        const std::size_t bytes = std::max(1, bits / 8);
-        const std::size_t count = hex.size() / 2 / bytes;
-        for (std::size_t i = 0; i < count; ++i) {
-            std::uint64_t raw = 0;
-            for (std::size_t b = 0; b < bytes; ++b) {
-                const auto byte = std::stoul(std::string(hex.substr((i * bytes + b) * 2, 2)), nullptr, 16);
-                raw |= static_cast<std::uint64_t>(byte) << (8 * b);
-            }
-            values.push_back(fromBits(raw));
-        }
-        return values;
-    }
-    std::size_t i = 0;
-    while (i < s.size()) {
-        const char c = s[i];
-        if (c == '[' || c == ']' || c == ',' || c == ' ' || c == '\n' || c == '(' || c == ')') {
-            ++i;
-            continue;
-        }
-        std::size_t j = i;
-        while (j < s.size() && s[j] != ',' && s[j] != ']' && s[j] != ' ' && s[j] != ')' && s[j] != '\n') ++j;
-        const std::string token(s.substr(i, j - i));
-        if (token == "true") values.push_back(1);
-        else if (token == "false") values.push_back(0);
-        else if (token.rfind("0x", 0) == 0 || token.rfind("-0x", 0) == 0) values.push_back(fromBits(std::stoull(token.substr(token[0] == '-' ? 3 : 2), nullptr, 16)));
-        else {
-            char* end = nullptr;
-            double v = std::strtod(token.c_str(), &end);
-            if (end == token.c_str()) {
-                pos_ = at;
-                fail("bad element '" + token + "' in dense literal");
-            }
-            values.push_back(v);
-        }
-        if (isComplex(type.element) && j < s.size() && s[j] == ',') {  // (re, im): keep the real part
-            i = s.find(')', j);
-            if (i == std::string_view::npos) break;
-            continue;
-        }
-        i = j;
-    }
-    if (values.size() != 1 && static_cast<std::int64_t>(values.size()) != type.elements()) {
+    auto values = decodeDenseElements(literal, type, kMaxDenseElements);
+    if (!values) {
         pos_ = at;
-        fail("dense literal has " + std::to_string(values.size()) + " elements for " + type.toString());
+        fail(values.diagnostics().front().message);
     }
-    return values;
+    return std::move(values).value();
 }
 
 namespace {
@@ -1618,7 +1909,7 @@ OpAttributes Parser::attributesFor(OpKind kind, const AttrDict& d, const Pending
         case OpKind::CollectivePermute:
         case OpKind::ReduceScatter: {
             CollectiveAttributes c;
-            if (const Attr* g = lookup(d, "replica_groups")) {
+            if (const Attr* g = lookup(d, kind == OpKind::CollectivePermute ? "source_target_pairs" : "replica_groups")) {
                 Dims flat = intsOf(g);
                 const auto& shape = g->type.shape;
                 const std::size_t width = shape.size() == 2 && shape[1] > 0 ? static_cast<std::size_t>(shape[1]) : flat.size();
@@ -1680,19 +1971,49 @@ LoopAttributes Parser::loopAttributes(const Pending& p) const {
 // operand and result has type t; a list `a, b` (select's `pred, t`) gives the results the last type.
 void Parser::finishOp(Pending& p, const FunctionType& f, bool sameType) {
     if (f.isFunction) {
-        for (const auto& t : f.results) p.resultTypes.push_back(t.type);
+        takeResults(p, f.results);
         return;
     }
-    if (sameType && !f.inputs.empty()) p.resultTypes.push_back(f.inputs.back().type);
+    if (sameType && !f.inputs.empty()) p.resultTypes.push_back(tensorOf(f.inputs.back()));
+}
+
+// The declared result types; one tuple result becomes its tensors (and resultTuple_ its shape), as the graph has no
+// tuple values. Which ops may return a tuple is checked once the op is known (tupleResultAllowed).
+void Parser::takeResults(Pending& p, const std::vector<ParsedType>& results) {
+    for (const auto& t : results) {
+        if (!t.tuple) {
+            p.resultTypes.push_back(t.type);
+            continue;
+        }
+        if (results.size() != 1) {
+            pos_ = t.at;
+            fail("'" + opName_ + "' returns a tuple among other results; only a single tuple result is supported");
+        }
+        appendLeaves(t, p.resultTypes);
+        resultTuple_ = t;
+    }
+}
+
+void Parser::tupleResultAllowed(OpKind kind, std::size_t at) {
+    if (!resultTuple_ || kind == OpKind::CustomCall || kind == OpKind::Opaque) return;
+    pos_ = at;
+    fail("'" + opName_ + "' returning a tuple is not supported (only custom_call, func.call and ops we do not model may)");
 }
 
 std::vector<ValueId> Parser::prettyOperation(const std::string& name, std::size_t resultCount, std::size_t at) {
     opName_ = name;
+    const std::string_view op = name;
+    const bool shardy = op.rfind("sdy.", 0) == 0;
     Pending p;
     auto tail = [&](bool sameType) {
+        if (consume("out_sharding")) {  // Shardy's per-op sharding, after the operands
+            expect("=");
+            p.sharding = shardyAnnotation(attribute());
+        }
         AttrDict attrs;
         if (peek() == '{') attrs = dictionary();
-        p.sharding = shardingFrom(attrs);
+        if (auto sharding = shardingFrom(attrs)) p.sharding = std::move(sharding);
+        marksFrom(attrs, p);
         expect(":", "before the op's type");
         FunctionType f = signature();
         finishOp(p, f, sameType);
@@ -1731,22 +2052,22 @@ std::vector<ValueId> Parser::prettyOperation(const std::string& name, std::size_
         return out;
     };
 
-    if (name == "func.call" || name == "call") {
+    if (op == "func.call" || op == "call") {
         const std::string callee = symbolName();
         expect("(");
-        auto args = operandList(')');
+        auto args = operandList(')', true);
         expect(")");
         tail(false);
         optionalLocation();
         auto results = inlineFunction(callee, args, at);
-        if (results.size() != resultCount) {
+        if (results.size() != (resultTuple_ ? leafCount(*resultTuple_) : resultCount)) {
             pos_ = at;
             fail("@" + callee + " returns " + std::to_string(results.size()) + " value(s), the call binds " +
                  std::to_string(resultCount));
         }
         return results;
     }
-    if (name == "stablehlo.composite") {
+    if (op == "stablehlo.composite") {
         quotedString();
         auto args = operands();
         AttrDict attrs = tail(false);
@@ -1758,95 +2079,50 @@ std::vector<ValueId> Parser::prettyOperation(const std::string& name, std::size_
         }
         return inlineFunction(decomposition->text, args, at);
     }
-    if (name == "sdy.sharding_constraint" || name == "sdy.reshard") {
+    if (op == "sdy.sharding_constraint" || op == "sdy.reshard") {  // %x <@mesh, [...]> : t
         p.operands = operands();
-        Attr sharding = attribute();
+        const Attr sharding = attribute();
         tail(true);
-        p.kind = OpKind::CustomCall;
-        p.attributes = CustomCallAttributes{"Sharding", ""};
-        p.sharding = ShardingAnnotation{ShardingAnnotation::Format::Shardy, "#sdy.sharding<" + sharding.text + ">"};
-        return emit(std::move(p), located(), resultCount, at);
+        p.sharding = shardyAnnotation(sharding);
+        return reshard(std::move(p), located(), resultCount, at);
     }
-    if (name == "sdy.manual_computation") {
+    if (shardy && kShardyCollectives.count(op)) {  // [{"x"}, {}] %x out_sharding=<@mesh, [...]> : t (all_reduce: {"x"})
+        skip();
+        std::string axes;
+        if (peek() == '[' || peek() == '{') {
+            const char open = text_[pos_++];
+            const char close = open == '[' ? ']' : '}';
+            axes = open + balanced(open, close) + close;
+        }
+        p.operands = operands();
+        tail(true);
+        auto results = reshard(std::move(p), located(), resultCount, at);
+        recordShardyCollective(results, name, std::move(axes));
+        return results;
+    }
+    if (op == "sdy.propagation_barrier" || op == "sdy.data_flow_edge") {  // %x allowed_direction=BOTH : t
+        p.operands = operands();
+        std::optional<ShardingAnnotation> sharding;
+        while (isIdStart(peek())) {
+            const std::string key = identifier();
+            expect("=");
+            const Attr value = attribute();
+            if (key == "sharding") sharding = shardyAnnotation(value);
+        }
+        tail(true);
+        if (!sharding) {
+            optionalLocation();
+            return p.operands;
+        }
+        p.sharding = sharding;
+        return reshard(std::move(p), located(), resultCount, at);
+    }
+    if (op == "sdy.named_computation") return namedComputation(resultCount, at);
+    if (op == "sdy.manual_computation") {
         expect("(");
         p.operands = operandList(')');
         expect(")");
-        std::string manualAxes, inShardings, outShardings;
-        while (!lookingAt("(") && !eof()) {
-            const std::string key = identifier("in_shardings, out_shardings or manual_axes");
-            expect("=");
-            skip();
-            if (peek() == '[') {
-                ++pos_;
-                (key == "out_shardings" ? outShardings : inShardings) = balanced('[', ']');
-            } else if (peek() == '{') {
-                ++pos_;
-                manualAxes = balanced('{', '}');
-            } else {
-                attribute();
-            }
-            if (key != "in_shardings" && key != "out_shardings" && key != "manual_axes") {
-                pos_ = at;
-                fail("unexpected '" + key + "' in sdy.manual_computation");
-            }
-        }
-        expect("(");
-        std::vector<std::pair<std::string, ParsedType>> arguments;
-        if (!consume(")")) {
-            do {
-                std::string argument = valueName();
-                expect(":");
-                arguments.emplace_back(argument, type());
-            } while (consume(","));
-            expect(")");
-        }
-        scopes_.emplace_back();
-        Region body;
-        for (const auto& [argument, t] : arguments) {
-            ValueId v = graph_.addValue(t.type);
-            body.arguments.push_back(v);
-            bind(argument, {v});
-        }
-        // The body is parsed like a region whose arguments are already bound.
-        expect("{");
-        parseBodyInto(body);
-        scopes_.pop_back();
-        p.regions.push_back(std::move(body));
-        tail(false);
-        // Manual over every axis of the mesh: the program inside is already per device.
-        std::size_t axes = 0;
-        for (char ch : manualAxes) axes += ch == '"';
-        for (const auto& mesh : graph_.meshes)
-            if (!mesh.axes.empty() && axes / 2 >= mesh.axes.size()) graph_.partitioned = true;
-        p.kind = OpKind::Opaque;
-        p.attributes = OpaqueAttributes{name};
-        // The shardings at the boundary become annotations the reference plan reads: out_shardings on the
-        // results, in_shardings on identity ops (as sdy.sharding_constraint imports) feeding the operands.
-        if (!outShardings.empty() && !p.sharding)
-            p.sharding = ShardingAnnotation{ShardingAnnotation::Format::Shardy,
-                                            "#sdy.sharding_per_value<[" + outShardings + "]>"};
-        const SourceLocation location = located();
-        const std::string alias = std::exchange(pendingAlias_, std::string());
-        std::size_t operand = 0, start = 0;
-        int depth = 0;
-        for (std::size_t i = 0; i <= inShardings.size() && operand < p.operands.size(); ++i) {
-            const char c = i < inShardings.size() ? inShardings[i] : ',';
-            if (c == '<' || c == '[' || c == '{') ++depth;
-            if (c == '>' || c == ']' || c == '}') --depth;
-            if (c != ',' || depth != 0) continue;
-            const std::string item = trimmedCopy(inShardings.substr(start, i - start));
-            start = i + 1;
-            if (item.empty()) continue;
-            Pending identity;
-            identity.kind = OpKind::CustomCall;
-            identity.attributes = CustomCallAttributes{"Sharding", ""};
-            identity.operands = {p.operands[operand]};
-            identity.resultTypes = {graph_.type(p.operands[operand])};
-            identity.sharding = ShardingAnnotation{ShardingAnnotation::Format::Shardy, "#sdy.sharding" + item};
-            p.operands[operand++] = emit(std::move(identity), location, 1, at).front();
-        }
-        pendingAlias_ = alias;
-        return emit(std::move(p), location, resultCount, at);
+        return manualComputation(std::move(p), resultCount, at);
     }
 
     std::optional<OpKind> kind;
@@ -1854,7 +2130,8 @@ std::vector<ValueId> Parser::prettyOperation(const std::string& name, std::size_
     const std::string mnemonicName = stablehlo ? name.substr(name.find('.') + 1) : name;
     if (stablehlo) kind = parseOpKind(mnemonicName);
     if (mnemonicName == "dot" && stablehlo) kind = OpKind::DotGeneral;
-    if (kChloUnary.count(name)) kind = OpKind::OtherElementwise;
+    if (op.rfind("chlo.", 0) == 0 && kChloUnary.count(op)) kind = OpKind::OtherElementwise;
+    if (op == "sdy.constant" || (op == "arith.constant" && lookingAt("dense"))) kind = OpKind::Constant;
 
     if (kind && isElementwise(*kind) && *kind != OpKind::Compare) {
         p.kind = *kind;
@@ -1921,6 +2198,8 @@ std::vector<ValueId> Parser::prettyOperation(const std::string& name, std::size_
         case OpKind::Constant: {
             AttrDict attrs;
             if (peek() == '{') attrs = dictionary();
+            if (auto sharding = shardingFrom(attrs)) p.sharding = std::move(sharding);
+            marksFrom(attrs, p);
             skip();
             const std::size_t literalAt = pos_;
             Attr value = attribute();
@@ -2091,7 +2370,7 @@ std::vector<ValueId> Parser::prettyOperation(const std::string& name, std::size_
                     for (auto* side : {&lhs, &rhs}) {
                         std::string argument = valueName();
                         expect(":");
-                        side->emplace_back(argument, graph_.addValue(type().type));
+                        side->emplace_back(argument, graph_.addValue(tensorOf(type())));
                         optionalLocation();
                         consume(",");
                     }
@@ -2161,7 +2440,7 @@ std::vector<ValueId> Parser::prettyOperation(const std::string& name, std::size_
             CustomCallAttributes c;
             c.target = symbolName();
             expect("(");
-            p.operands = operandList(')');
+            p.operands = operandList(')', true);
             expect(")");
             AttrDict attrs = tail(false);
             if (const Attr* b = lookup(attrs, "backend_config"); b && b->kind == Attr::Kind::String) c.backendConfig = b->text;
@@ -2193,7 +2472,7 @@ std::vector<ValueId> Parser::prettyOperation(const std::string& name, std::size_
                 scopes_.emplace_back();
                 Region r;
                 for (std::size_t i = 0; i < names.size(); ++i) {
-                    ValueId v = graph_.addValue(types[i].type);
+                    ValueId v = graph_.addValue(tensorOf(types[i]));
                     r.arguments.push_back(v);
                     bind(names[i], {v});
                 }
@@ -2202,7 +2481,7 @@ std::vector<ValueId> Parser::prettyOperation(const std::string& name, std::size_
                 scopes_.pop_back();
                 p.regions.push_back(std::move(r));
             }
-            for (const auto& t : types) p.resultTypes.push_back(t.type);
+            for (const auto& t : types) p.resultTypes.push_back(tensorOf(t));
             p.attributes = loopAttributes(p);
             break;
         }
@@ -2246,6 +2525,196 @@ std::vector<ValueId> Parser::prettyOperation(const std::string& name, std::size_
     return emit(std::move(p), located(), resultCount, at);
 }
 
+// `(%a: t loc(...), ...)`: the arguments of a Shardy op's block.
+std::vector<std::pair<std::string, ParsedType>> Parser::blockArguments() {
+    expect("(", "to open the block's arguments");
+    std::vector<std::pair<std::string, ParsedType>> arguments;
+    if (!consume(")")) {
+        do {
+            std::string argument = valueName();
+            expect(":");
+            arguments.emplace_back(std::move(argument), type());
+            optionalLocation();
+        } while (consume(","));
+        expect(")", "to close the block's arguments");
+    }
+    return arguments;
+}
+
+// An identity that moves a tensor to the sharding `p.sharding` (sdy.sharding_constraint, sdy.reshard, Shardy's
+// collectives): a "Sharding" custom call, as JAX's sharding constraints import.
+std::vector<ValueId> Parser::reshard(Pending p, const SourceLocation& location, std::size_t resultCount, std::size_t at) {
+    if (p.operands.size() != 1) {
+        pos_ = at;
+        fail("'" + opName_ + "' takes one tensor, not " + std::to_string(p.operands.size()));
+    }
+    if (kShardyCollectives.count(opName_) && warnedOps_.insert(opName_).second)
+        warnings_.push_back(makeWarning("stablehlo.shardy-collective",
+                                        "'" + opName_ + "' imports as a reshard to its out_sharding: in Shardy's global "
+                                        "view it keeps the tensor's value, and the plan chooses its own collectives",
+                                        location));
+    p.kind = OpKind::CustomCall;
+    p.attributes = CustomCallAttributes{"Sharding", ""};
+    if (p.resultTypes.empty()) p.resultTypes = {graph_.type(p.operands.front())};
+    return emit(std::move(p), location, resultCount, at);
+}
+
+
+// sdy.manual_computation(%x) in_shardings=[<@mesh, [...]>] out_shardings=[...] manual_axes={"x"} (%a: t) { ...
+// sdy.return %r : t } : (T) -> T, after its operands: turned back into its global program (manual_computation.h),
+// its in_shardings on identity ops (Sharding custom calls, as a sharding constraint imports) feeding the body and
+// its out_shardings on identity ops after it, so that the reference plan reads them.
+std::vector<ValueId> Parser::manualComputation(Pending p, std::size_t resultCount, std::size_t at) {
+    ManualComputation mc;
+    std::string in, out;
+    while (!lookingAt("(") && !eof()) {
+        const std::string key = identifier("in_shardings, out_shardings or manual_axes");
+        expect("=");
+        skip();
+        if (key != "in_shardings" && key != "out_shardings" && key != "manual_axes") {
+            pos_ = at;
+            fail("unexpected '" + key + "' in sdy.manual_computation");
+        }
+        if (peek() == '[') {
+            ++pos_;
+            (key == "out_shardings" ? out : in) = balanced('[', ']');
+        } else if (peek() == '{') {
+            ++pos_;
+            mc.manualAxes = quotedWords(balanced('{', '}'));
+        } else {
+            attribute();
+        }
+    }
+    const auto arguments = blockArguments();
+    scopes_.emplace_back();
+    for (const auto& [argument, t] : arguments) {
+        ValueId v = graph_.addValue(tensorOf(t));
+        mc.body.arguments.push_back(v);
+        bind(argument, {v});
+    }
+    // The body is parsed like a region whose arguments are already bound.
+    expect("{");
+    parseBodyInto(mc.body);
+    scopes_.pop_back();
+    const std::size_t typeAt = pos_;
+    expect(":", "before the op's type");
+    const FunctionType f = signature();
+    finishOp(p, f, false);
+    const SourceLocation location = finishLocation(at, optionalLocation());
+    pendingAlias_.clear();
+    if (p.resultTypes.size() != resultCount) {
+        pos_ = typeAt;
+        fail("'sdy.manual_computation' declares " + std::to_string(resultCount) + " result(s) but its type gives " +
+             std::to_string(p.resultTypes.size()));
+    }
+    mc.inShardings = shardingItems(in);
+    mc.outShardings = shardingItems(out);
+    return globalManualComputation(std::move(p), std::move(mc), location, at);
+}
+
+std::vector<ValueId> Parser::globalManualComputation(Pending p, ManualComputation mc, const SourceLocation& location,
+                                                     std::size_t at) {
+    mc.resultTypes = p.resultTypes;
+    mc.location = location;
+    // The in_shardings on identities of the operands.
+    for (std::size_t i = 0; i < p.operands.size() && i < mc.inShardings.size(); ++i) {
+        Pending identity;
+        identity.kind = OpKind::CustomCall;
+        identity.attributes = CustomCallAttributes{"Sharding", ""};
+        identity.operands = {p.operands[i]};
+        identity.resultTypes = {graph_.type(p.operands[i])};
+        identity.sharding = ShardingAnnotation{ShardingAnnotation::Format::Shardy, "#sdy.sharding" + mc.inShardings[i]};
+        mc.operands.push_back(emit(std::move(identity), location, 1, at).front());
+    }
+    for (std::size_t i = mc.operands.size(); i < p.operands.size(); ++i) mc.operands.push_back(p.operands[i]);
+    auto program = globalProgram(graph_, mc, shardyCollectives_);
+    if (!program) {
+        const Diagnostic& d = program.diagnostics().front();
+        std::size_t offset = at;
+        if (d.location.file == file_ && d.location.line > 0 && static_cast<std::size_t>(d.location.line) <= lineStarts_.size())
+            offset = lineStarts_[static_cast<std::size_t>(d.location.line - 1)] +
+                     static_cast<std::size_t>(std::max(0, d.location.column - 1));
+        throw ParseError{offset, d.message, d.code};
+    }
+    manualComputations_ = true;
+    for (OpId id : program->ops) insertion_->push_back(id);
+    if (program->manual) graph_.partitioned = true;
+    // The out_shardings on identities of the results.
+    std::vector<ValueId> results;
+    for (std::size_t i = 0; i < program->results.size(); ++i) {
+        if (i >= mc.outShardings.size()) {
+            results.push_back(program->results[i]);
+            continue;
+        }
+        Pending identity;
+        identity.kind = OpKind::CustomCall;
+        identity.attributes = CustomCallAttributes{"Sharding", ""};
+        identity.operands = {program->results[i]};
+        identity.resultTypes = {graph_.type(program->results[i])};
+        identity.sharding = ShardingAnnotation{ShardingAnnotation::Format::Shardy, "#sdy.sharding" + mc.outShardings[i]};
+        results.push_back(emit(std::move(identity), location, 1, at).front());
+    }
+    return results;
+}
+
+// sdy.named_computation<"name">(%x) in_shardings=[...] out_shardings=[...] (%a: t) { ... sdy.return %r : t } : (t) -> t
+// A named group of ops: its body is inlined, with its shardings as reshards of its operands and results.
+std::vector<ValueId> Parser::namedComputation(std::size_t resultCount, std::size_t at) {
+    expect("<");
+    balanced('<', '>');
+    expect("(");
+    std::vector<ValueId> operands = operandList(')');
+    expect(")");
+    std::string shardings[2];  // in, out: the items of `[<@mesh, [...]>, ...]`
+    for (const char* key : {"in_shardings", "out_shardings"})
+        if (consume(key)) {
+            expect("=");
+            expect("[");
+            shardings[key[0] == 'o'] = balanced('[', ']');
+        }
+    // Each item of `items` becomes a reshard of the matching value of `values`.
+    auto constrain = [&](const std::string& items, std::vector<ValueId>& values) {
+        std::size_t k = 0, start = 0;
+        int depth = 0;
+        for (std::size_t i = 0; i <= items.size() && k < values.size(); ++i) {
+            const char c = i < items.size() ? items[i] : ',';
+            if (c == '<' || c == '[' || c == '{') ++depth;
+            if (c == '>' || c == ']' || c == '}') --depth;
+            if (c != ',' || depth != 0) continue;
+            const std::string item = trimmedCopy(items.substr(start, i - start));
+            start = i + 1;
+            if (item.empty()) continue;
+            Pending identity;
+            identity.operands = {values[k]};
+            identity.sharding = ShardingAnnotation{ShardingAnnotation::Format::Shardy, "#sdy.sharding" + item};
+            values[k++] = reshard(std::move(identity), here(at), 1, at).front();
+        }
+    };
+    constrain(shardings[0], operands);
+    const auto arguments = blockArguments();
+    if (arguments.size() != operands.size()) {
+        pos_ = at;
+        fail("sdy.named_computation passes " + std::to_string(operands.size()) + " operand(s) to " +
+             std::to_string(arguments.size()) + " block argument(s)");
+    }
+    scopes_.emplace_back();
+    for (std::size_t i = 0; i < arguments.size(); ++i) bind(arguments[i].first, {operands[i]});
+    expect("{", "to open the named computation's body");
+    std::vector<ValueId> results = parseBody();
+    scopes_.pop_back();
+    if (peek() == '{') dictionary();
+    expect(":", "before the op's type");
+    signature();
+    optionalLocation();
+    constrain(shardings[1], results);
+    if (results.size() != resultCount) {
+        pos_ = at;
+        fail("sdy.named_computation returns " + std::to_string(results.size()) + " value(s), the op binds " +
+             std::to_string(resultCount));
+    }
+    return results;
+}
+
 // Roles the source does not state: integer tensors are inputs; floating-point arguments read as a
 // convolution's input (through layout ops) are inputs; other floating-point arguments are parameters.
 void Parser::inferRoles() {
@@ -2280,20 +2749,38 @@ void Parser::inferRoles() {
 Graph Parser::parseEntry() {
     // The entry: @main, else the only public function, else the only function.
     const FunctionInfo* entry = nullptr;
+    // "@a, @b, @c" of the functions (in file order) that pass `keep`.
+    auto listed = [&](auto keep) {
+        std::string out;
+        for (const auto& name : functionOrder_)
+            if (keep(functions_.find(name)->second)) out += (out.empty() ? "@" : ", @") + name;
+        return out;
+    };
     if (!options_.entryFunction.empty()) {
         auto it = functions_.find(options_.entryFunction);
-        if (it == functions_.end()) fail("no function @" + options_.entryFunction + " in the file");
+        if (it == functions_.end()) {
+            pos_ = functions_.find(functionOrder_.front())->second.nameOffset;
+            fail("no function @" + options_.entryFunction + " in the file (its functions: " +
+                 listed([](const FunctionInfo&) { return true; }) + ")");
+        }
         entry = &it->second;
     }
     if (auto it = functions_.find("main"); !entry && it != functions_.end()) entry = &it->second;
     if (!entry) {
         std::vector<const FunctionInfo*> publics;
-        for (const auto& [n, f] : functions_)
-            if (f.isPublic) publics.push_back(&f);
+        for (const auto& name : functionOrder_)
+            if (const FunctionInfo& f = functions_.find(name)->second; f.isPublic) publics.push_back(&f);
         if (publics.size() == 1) entry = publics.front();
         else if (functions_.size() == 1) entry = &functions_.begin()->second;
+        if (!entry) {
+            pos_ = (publics.empty() ? &functions_.find(functionOrder_.front())->second : publics.front())->nameOffset;
+            const bool anyPublic = !publics.empty();
+            fail("no entry function: no @main and " + std::to_string(anyPublic ? publics.size() : functions_.size()) +
+                 (anyPublic ? " public" : " private") + " functions (" +
+                 listed([&](const FunctionInfo& f) { return f.isPublic || !anyPublic; }) +
+                 "); choose one with --entry NAME");
+        }
     }
-    if (!entry) fail("no entry function: expected @main or a single public func.func");
     graph_.name = entry->name;
     pos_ = entry->signatureOffset;
     scopes_.emplace_back();
@@ -2311,6 +2798,11 @@ Graph Parser::parseEntry() {
             out.sharding = shardingFrom(resultAttrs[i]);
         }
         graph_.outputs.push_back(std::move(out));
+    }
+    for (const auto& [gradient, argument] : gradientMarks_) {
+        if (argument >= graph_.arguments.size())
+            fail("shardscope.gradient_of names argument " + std::to_string(argument) + " which does not exist");
+        graph_.gradients.emplace_back(gradient, argument);
     }
     for (const auto& [argument, output] : aliasing_) {
         if (output >= graph_.outputs.size()) fail("tf.aliasing_output names output " + std::to_string(output) + " which does not exist");
@@ -2373,22 +2865,24 @@ Result<Graph> Parser::run() {
     try {
         scanModule();
         graph = parseEntry();
+        if (manualComputations_) removeUnreachable(graph);
     } catch (const ParseError& e) {
         const std::size_t at = std::min(e.offset, text_.size());
-        return makeError("stablehlo.syntax", e.message, here(at));
+        return makeError(e.code, oneLine(e.message), here(at));
     } catch (const std::exception& e) {  // std::stoull and friends on malformed numbers
         return makeError("stablehlo.syntax", std::string("malformed input: ") + e.what(), here(std::min(pos_, text_.size())));
     }
     auto status = verifyGraph(graph);
-    if (!status) {
-        auto diagnostics = status.diagnostics();
-        diagnostics.insert(diagnostics.begin(), warnings_.begin(), warnings_.end());
-        return Result<Graph>::failure(std::move(diagnostics));
+    if (!status) {  // refused: one line, the first thing wrong
+        for (const auto& d : status.diagnostics())
+            if (d.severity == Severity::Error) return Result<Graph>::failure({d});
+        return Result<Graph>::failure(status.diagnostics());
     }
     if (graph.partitioned)
         warnings_.push_back(makeWarning("stablehlo.partitioned",
-                                        "the module is already partitioned (sdy.manual_computation over every mesh "
-                                        "axis): its shapes are per device and it needs no further sharding plan",
+                                        "the module was partitioned by hand (sdy.manual_computation): imported as its "
+                                        "global program (shapes scaled by its shardings, collectives the global ops "
+                                        "imply dropped); its shardings are the reference plan (--plan reference)",
                                         SourceLocation{file_, 0, 0, {}}));
     Result<Graph> result(std::move(graph));
     result.addDiagnostics(warnings_);

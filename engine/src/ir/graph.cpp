@@ -1,5 +1,6 @@
 #include "shardscope/ir/graph.h"
 
+#include <algorithm>
 #include <array>
 #include <functional>
 
@@ -55,6 +56,69 @@ std::vector<OpId> Graph::allOpsInOrder() const {
     };
     visit(body);
     return out;
+}
+
+void removeUnreachable(Graph& graph) {
+    const std::vector<OpId> kept = graph.allOpsInOrder();
+    std::vector<std::uint32_t> opIndex(graph.ops.size(), OpId::kInvalid);
+    std::vector<char> liveValue(graph.values.size(), 0);
+    auto live = [&](ValueId v) {
+        if (v.valid() && v.index < liveValue.size()) liveValue[v.index] = 1;
+    };
+    for (const OpId id : kept) {
+        const Op& op = graph.op(id);
+        for (ValueId v : op.operands) live(v);
+        for (ValueId v : op.results) live(v);
+        for (const auto& region : op.regions) {
+            for (ValueId v : region.arguments) live(v);
+            for (ValueId v : region.results) live(v);
+        }
+    }
+    for (const auto& a : graph.arguments) live(a.value);
+    for (const auto& o : graph.outputs) live(o.value);
+    for (const auto& [v, argument] : graph.gradients) live(v);
+    // Keep the ops in their table order (ids grow with creation, which some readers rely on).
+    std::vector<OpId> order = kept;
+    std::sort(order.begin(), order.end());
+    if (order.size() == graph.ops.size() &&
+        std::all_of(liveValue.begin(), liveValue.end(), [](char c) { return c != 0; }))
+        return;
+    for (std::size_t i = 0; i < order.size(); ++i) opIndex[order[i].index] = static_cast<std::uint32_t>(i);
+    std::vector<std::uint32_t> valueIndex(graph.values.size(), ValueId::kInvalid);
+    std::vector<Value> values;
+    for (std::size_t v = 0; v < graph.values.size(); ++v) {
+        if (!liveValue[v]) continue;
+        valueIndex[v] = static_cast<std::uint32_t>(values.size());
+        Value value = graph.values[v];
+        value.producer = value.producer.valid() && value.producer.index < opIndex.size() &&
+                                 opIndex[value.producer.index] != OpId::kInvalid
+                             ? OpId{opIndex[value.producer.index]}
+                             : OpId{};
+        values.push_back(std::move(value));
+    }
+    auto mapValue = [&](ValueId& v) {
+        if (v.valid() && v.index < valueIndex.size()) v = ValueId{valueIndex[v.index]};
+    };
+    auto mapOp = [&](OpId& id) { id = OpId{opIndex[id.index]}; };
+    std::vector<Op> ops;
+    ops.reserve(order.size());
+    for (const OpId id : order) {
+        Op op = std::move(graph.ops[id.index]);
+        for (ValueId& v : op.operands) mapValue(v);
+        for (ValueId& v : op.results) mapValue(v);
+        for (auto& region : op.regions) {
+            for (ValueId& v : region.arguments) mapValue(v);
+            for (ValueId& v : region.results) mapValue(v);
+            for (OpId& r : region.ops) mapOp(r);
+        }
+        ops.push_back(std::move(op));
+    }
+    for (OpId& id : graph.body) mapOp(id);
+    for (auto& a : graph.arguments) mapValue(a.value);
+    for (auto& o : graph.outputs) mapValue(o.value);
+    for (auto& [v, argument] : graph.gradients) mapValue(v);
+    graph.values = std::move(values);
+    graph.ops = std::move(ops);
 }
 
 }  // namespace shardscope::ir

@@ -123,7 +123,12 @@ std::string_view compareType(CompareType t) {
 
 class Printer {
 public:
-    Printer(const Graph& graph, const PrintOptions& options) : graph_(graph), options_(options) {}
+    Printer(const Graph& graph, const PrintOptions& options) : graph_(graph), options_(options) {
+        if (!options_.argumentNames) return;
+        if (graph_.backwardStart > 0 && graph_.backwardStart < graph_.body.size())
+            backwardStart_ = graph_.body[graph_.backwardStart].index;
+        for (const auto& [value, argument] : graph_.gradients) gradientOf_[value.index] = argument;
+    }
 
     std::string run() {
         out_ << "module @" << options_.moduleName << " {\n";
@@ -148,6 +153,12 @@ public:
             if (options_.argumentNames) {
                 if (!a.name.empty()) attrs.push_back("shardscope.name = " + quoted(a.name));
                 attrs.push_back("shardscope.role = " + quoted(toString(a.role)));
+                if (!a.dimensionLabels.empty()) {
+                    std::string labels = "shardscope.dims = [";
+                    for (std::size_t d = 0; d < a.dimensionLabels.size(); ++d)
+                        labels += (d ? ", " : "") + quoted(a.dimensionLabels[d]);
+                    attrs.push_back(labels + "]");
+                }
             }
             if (!attrs.empty()) {
                 out_ << " {";
@@ -206,6 +217,31 @@ private:
         s += "(";
         for (std::size_t i = 0; i < op.results.size(); ++i) s += (i ? ", " : "") + typeOf(op.results[i]);
         return s + ")";
+    }
+    // The op's discardable attributes: its sharding, and the marks of a training step (the first op of the
+    // backward pass, the parameter gradients it computes) that a StableHLO consumer ignores and the importer reads.
+    std::vector<std::string> discardable(const Op& op) const {
+        std::vector<std::string> attrs;
+        if (op.sharding) attrs.push_back(shardingAttribute(*op.sharding));
+        if (!options_.argumentNames) return attrs;
+        const auto id = static_cast<std::uint32_t>(&op - graph_.ops.data());
+        if (id == backwardStart_) attrs.push_back("shardscope.backward_start");
+        bool gradient = false;
+        std::string of = "shardscope.gradient_of = array<i64";
+        for (std::size_t i = 0; i < op.results.size(); ++i) {
+            auto it = gradientOf_.find(op.results[i].index);
+            gradient = gradient || it != gradientOf_.end();
+            of += (i ? ", " : ": ") + (it == gradientOf_.end() ? std::string("-1") : std::to_string(it->second));
+        }
+        if (gradient) attrs.push_back(of + ">");
+        return attrs;
+    }
+    // " {a, b}" of `attrs`, or "".
+    static std::string dictionary(const std::vector<std::string>& attrs) {
+        if (attrs.empty()) return "";
+        std::string s = " {";
+        for (std::size_t i = 0; i < attrs.size(); ++i) s += (i ? ", " : "") + attrs[i];
+        return s + "}";
     }
     std::string locationSuffix(const Op& op) const {
         if (!options_.locations || op.location.name.empty()) return "";
@@ -303,7 +339,9 @@ private:
                         for (std::size_t g = 0; g < a.replicaGroups.size(); ++g)
                             groups += (g ? ", " : "") + list(a.replicaGroups[g]);
                         groups += "]";
-                        p.push_back("replica_groups = dense<" + groups + "> : tensor<" +
+                        // collective_permute's groups are its (source, target) pairs.
+                        const char* key = op.kind == OpKind::CollectivePermute ? "source_target_pairs" : "replica_groups";
+                        p.push_back(std::string(key) + " = dense<" + groups + "> : tensor<" +
                                     std::to_string(a.replicaGroups.size()) + "x" +
                                     std::to_string(a.replicaGroups.front().size()) + "xi64>");
                     }
@@ -313,13 +351,32 @@ private:
         // StableHLO requires these; the IR keeps no other value (the interpreter draws uniformly).
         if (op.kind == OpKind::Rng) p.push_back("rng_distribution = #stablehlo<rng_distribution UNIFORM>");
         if (op.kind == OpKind::RngBitGenerator) p.push_back("rng_algorithm = #stablehlo<rng_algorithm DEFAULT>");
+        // Required attributes the IR does not keep (they change no shape, sharding or cost): their usual values.
+        if (op.kind == OpKind::BatchNormGrad || op.kind == OpKind::BatchNormInference || op.kind == OpKind::BatchNormTraining)
+            p.insert(p.begin(), "epsilon = 9.99999974E-6 : f32");
+        if (op.kind == OpKind::Fft) p.push_back("fft_type = #stablehlo<fft_type FFT>");
+        if (op.kind == OpKind::TriangularSolve) {
+            p.push_back("left_side = true");
+            p.push_back("lower = true");
+            p.push_back("transpose_a = #stablehlo<transpose NO_TRANSPOSE>");
+            p.push_back("unit_diagonal = false");
+        }
+        if (op.kind == OpKind::ReducePrecision && !op.results.empty()) {
+            // The result's own format: rounding to it changes nothing.
+            const ElementType e = graph_.type(op.results.front()).element;
+            const int exponent = e == ElementType::F64 ? 11 : e == ElementType::F16 ? 5 : 8;
+            const int mantissa = e == ElementType::F64 ? 52 : e == ElementType::F16 ? 10 : e == ElementType::BF16 ? 7 : 23;
+            p.push_back("exponent_bits = " + std::to_string(exponent) + " : i32");
+            p.push_back("mantissa_bits = " + std::to_string(mantissa) + " : i32");
+        }
         if (p.empty()) return "";
         std::string s = " <{";
         for (std::size_t i = 0; i < p.size(); ++i) s += (i ? ", " : "") + p[i];
         return s + "}>";
     }
 
-    void printGeneric(const Op& op, std::string_view name, const std::string& prefix, int depth) {
+    void printGeneric(const Op& op, std::string_view name, const std::string& prefix, int depth,
+                      std::vector<std::string> attrs = {}) {
         out_ << prefix << quoted(name) << "(" << operandList(op) << ")" << properties(op);
         if (!op.regions.empty()) {
             out_ << " (";
@@ -330,11 +387,12 @@ private:
             out_ << ")";
         }
         if (const auto* c = std::get_if<CustomCallAttributes>(&op.attributes)) {
-            out_ << " {call_target_name = " << quoted(c->target);
-            if (!c->backendConfig.empty()) out_ << ", backend_config = " << quoted(c->backendConfig);
-            out_ << "}";
+            attrs.insert(attrs.begin(), "call_target_name = " + quoted(c->target));
+            if (!c->backendConfig.empty()) attrs.insert(attrs.begin() + 1, "backend_config = " + quoted(c->backendConfig));
         }
-        out_ << " : " << functionType(op);
+        const auto extra = discardable(op);
+        attrs.insert(attrs.end(), extra.begin(), extra.end());
+        out_ << dictionary(attrs) << " : " << functionType(op);
     }
 
     void printOp(const Op& op, int depth) {
@@ -342,6 +400,7 @@ private:
         out_ << indent;
         const std::string prefix = defineResults(op);
         const std::string name = "stablehlo." + std::string(mnemonic(op.kind));
+        const std::string attrs = dictionary(discardable(op));
         const auto cat = category(op.kind);
         const bool sameTypes = [&] {
             for (auto v : op.operands)
@@ -349,39 +408,44 @@ private:
             return !op.results.empty();
         }();
 
-        if ((cat == OpCategory::ElementwiseUnary || cat == OpCategory::ElementwiseBinary) && op.kind != OpKind::Compare &&
-            op.results.size() == 1) {
-            out_ << prefix << name << " " << operandList(op) << " : "
+        if (op.kind == OpKind::OtherElementwise) {
+            // A unary op of another dialect (chlo.erf, ...), under its own name.
+            const auto* o = std::get_if<OpaqueAttributes>(&op.attributes);
+            printGeneric(op, o && !o->name.empty() ? o->name : "chlo.erf", prefix, depth);
+        } else if ((cat == OpCategory::ElementwiseUnary || cat == OpCategory::ElementwiseBinary) &&
+                   op.kind != OpKind::Compare && op.kind != OpKind::ReducePrecision && op.results.size() == 1) {
+            out_ << prefix << name << " " << operandList(op) << attrs << " : "
                  << (sameTypes ? typeOf(op.results.front()) : functionType(op));
         } else if (op.kind == OpKind::Compare && op.results.size() == 1) {
             const auto& c = std::get<CompareAttributes>(op.attributes);
             out_ << prefix << name << "  " << compareDirection(c.direction) << ", " << operandList(op);
             if (c.type != CompareType::Default) out_ << ",  " << compareType(c.type);
-            out_ << " : " << functionType(op);
+            out_ << attrs << " : " << functionType(op);
         } else if (op.kind == OpKind::Select && op.operands.size() == 3) {
-            out_ << prefix << name << " " << operandList(op) << " : " << typeOf(op.operands[0]) << ", "
+            out_ << prefix << name << " " << operandList(op) << attrs << " : " << typeOf(op.operands[0]) << ", "
                  << typeOf(op.results.front());
         } else if (op.kind == OpKind::Constant && op.results.size() == 1) {
             const auto* c = std::get_if<ConstantAttributes>(&op.attributes);
-            out_ << prefix << name << " " << denseLiteral(c ? *c : ConstantAttributes{}, graph_.type(op.results.front()))
-                 << " : " << typeOf(op.results.front());
-        } else if (op.kind == OpKind::Iota && op.results.size() == 1) {
-            out_ << prefix << name << " dim = " << std::get<DimensionAttribute>(op.attributes).dimension << " : "
+            out_ << prefix << name << attrs << " "
+                 << denseLiteral(c ? *c : ConstantAttributes{}, graph_.type(op.results.front())) << " : "
                  << typeOf(op.results.front());
+        } else if (op.kind == OpKind::Iota && op.results.size() == 1) {
+            out_ << prefix << name << " dim = " << std::get<DimensionAttribute>(op.attributes).dimension << attrs
+                 << " : " << typeOf(op.results.front());
         } else if (op.kind == OpKind::BroadcastInDim) {
             out_ << prefix << name << " " << operandList(op) << ", dims = "
-                 << list(std::get<BroadcastDimensions>(op.attributes).dims) << " : " << functionType(op);
+                 << list(std::get<BroadcastDimensions>(op.attributes).dims) << attrs << " : " << functionType(op);
         } else if (op.kind == OpKind::Transpose) {
             out_ << prefix << name << " " << operandList(op) << ", dims = "
-                 << list(std::get<Permutation>(op.attributes).permutation) << " : " << functionType(op);
+                 << list(std::get<Permutation>(op.attributes).permutation) << attrs << " : " << functionType(op);
         } else if (op.kind == OpKind::Reshape || op.kind == OpKind::BitcastConvert) {
-            out_ << prefix << name << " " << operandList(op) << " : " << functionType(op);
+            out_ << prefix << name << " " << operandList(op) << attrs << " : " << functionType(op);
         } else if (op.kind == OpKind::DotGeneral) {
             const auto& d = std::get<DotDimensions>(op.attributes);
             out_ << prefix << name << " " << operandList(op);
             if (!d.lhsBatching.empty()) out_ << ", batching_dims = " << list(d.lhsBatching) << " x " << list(d.rhsBatching);
-            out_ << ", contracting_dims = " << list(d.lhsContracting) << " x " << list(d.rhsContracting) << " : "
-                 << functionType(op);
+            out_ << ", contracting_dims = " << list(d.lhsContracting) << " x " << list(d.rhsContracting) << attrs
+                 << " : " << functionType(op);
         } else if (op.kind == OpKind::Slice) {
             const auto& s = std::get<SliceAttributes>(op.attributes);
             out_ << prefix << name << " " << operandList(op) << " [";
@@ -389,26 +453,34 @@ private:
                 out_ << (i ? ", " : "") << s.start[i] << ":" << s.limit[i];
                 if (!s.strides.empty() && s.strides[i] != 1) out_ << ":" << s.strides[i];
             }
-            out_ << "] : " << functionType(op);
+            out_ << "]" << attrs << " : " << functionType(op);
         } else if (op.kind == OpKind::Concatenate) {
             out_ << prefix << name << " " << operandList(op) << ", dim = "
-                 << std::get<DimensionAttribute>(op.attributes).dimension << " : " << functionType(op);
+                 << std::get<DimensionAttribute>(op.attributes).dimension << attrs << " : " << functionType(op);
         } else if (op.kind == OpKind::Pad) {
             const auto& p = std::get<PadAttributes>(op.attributes);
             Dims interior = p.interior.empty() ? Dims(p.low.size(), 0) : p.interior;
             out_ << prefix << name << " " << operandList(op) << ", low = " << list(p.low) << ", high = " << list(p.high)
-                 << ", interior = " << list(interior) << " : " << functionType(op);
+                 << ", interior = " << list(interior) << attrs << " : " << functionType(op);
         } else if (op.kind == OpKind::Reduce && op.operands.size() == 2 &&
                    std::get<ReduceAttributes>(op.attributes).reducer != Reducer::Other) {
             const auto& r = std::get<ReduceAttributes>(op.attributes);
             out_ << prefix << name << "(" << use(op.operands[0]) << " init: " << use(op.operands[1]) << ") applies stablehlo."
-                 << mnemonic(reducerOpKind(r.reducer)) << " across dimensions = " << list(r.dimensions) << " : "
-                 << functionType(op);
+                 << mnemonic(reducerOpKind(r.reducer)) << " across dimensions = " << list(r.dimensions) << attrs
+                 << " : " << functionType(op);
         } else if (op.kind == OpKind::Convolution) {
             printConvolution(op, prefix, name);
         } else if (op.kind == OpKind::Opaque) {
+            // Under the name the source gave it when that is an op of an MLIR dialect; what only another
+            // format knows (an ONNX operator) is a custom call of that name, as StableHLO says "some op".
             const auto* o = std::get_if<OpaqueAttributes>(&op.attributes);
-            printGeneric(op, o && !o->name.empty() ? o->name : "shardscope.opaque", prefix, depth);
+            const std::string opaque = o ? o->name : std::string();
+            if (opaque.empty() || opaque.rfind("onnx.", 0) == 0 || opaque.find('.') == std::string::npos) {
+                printGeneric(op, "stablehlo.custom_call", prefix, depth,
+                             {"call_target_name = " + quoted(opaque.empty() ? "shardscope.opaque" : opaque)});
+            } else {
+                printGeneric(op, opaque, prefix, depth);
+            }
         } else {
             printGeneric(op, name, prefix, depth);
         }
@@ -437,14 +509,19 @@ private:
         if (!c.lhsDilation.empty()) w.push_back("lhs_dilate = " + list(c.lhsDilation));
         if (!c.rhsDilation.empty()) w.push_back("rhs_dilate = " + list(c.rhsDilation));
         for (std::size_t i = 0; i < w.size(); ++i) out_ << (i ? ", " : "") << w[i];
-        out_ << "} {batch_group_count = " << c.batchGroupCount << " : i64, feature_group_count = " << c.featureGroupCount
-             << " : i64} : " << functionType(op);
+        std::vector<std::string> attrs{"batch_group_count = " + std::to_string(c.batchGroupCount) + " : i64",
+                                       "feature_group_count = " + std::to_string(c.featureGroupCount) + " : i64"};
+        const auto extra = discardable(op);
+        attrs.insert(attrs.end(), extra.begin(), extra.end());
+        out_ << "}" << dictionary(attrs) << " : " << functionType(op);
     }
 
     const Graph& graph_;
     const PrintOptions& options_;
     std::ostringstream out_;
     std::unordered_map<std::uint32_t, std::string> names_;
+    std::uint32_t backwardStart_ = OpId::kInvalid;                // the op index of the backward pass's first op
+    std::unordered_map<std::uint32_t, std::size_t> gradientOf_;  // gradient value -> parameter argument
     int counter_ = 0;
     int argCounter_ = 0;
 };

@@ -166,6 +166,10 @@ private:
             fail("'" + (path.empty() ? key : path) + "' must be a positive number");
             return false;
         }
+        if (const auto trouble = detail::figureTrouble(*value)) {
+            fail("'" + (path.empty() ? key : path) + "' must be a positive number: " + *trouble);
+            return false;
+        }
         out = *value;
         return true;
     }
@@ -215,6 +219,10 @@ private:
             fail("'" + key + ".latency_s' must be a non-negative number");
             return false;
         }
+        if (const auto trouble = detail::figureTrouble(*latency)) {
+            fail("'" + key + ".latency_s' must be a non-negative number: " + *trouble);
+            return false;
+        }
         out.latency = *latency;
         return true;
     }
@@ -259,13 +267,15 @@ private:
                 return std::isfinite(d) ? std::optional<double>(d) : std::nullopt;
             };
             const auto x = finite(entry[0]);
-            if (!x || !(*x > 0)) {
-                fail(where + ": the " + words.size + " must be a positive number");
+            if (!x || !(*x > 0) || detail::figureTrouble(*x)) {
+                fail(where + ": the " + words.size + " must be a positive number" +
+                     (x && *x > 0 ? ": " + *detail::figureTrouble(*x) : std::string()));
                 return false;
             }
             const auto fraction = finite(entry[1]);
-            if (!fraction || !(*fraction > 0) || *fraction > 1) {
-                fail(where + ": the efficiency must be a number in (0, 1]");
+            if (!fraction || !(*fraction > 0) || *fraction > 1 || detail::figureTrouble(*fraction)) {
+                fail(where + ": the efficiency must be a number in (0, 1]" +
+                     (fraction && *fraction > 0 && *fraction <= 1 ? ": " + *detail::figureTrouble(*fraction) : std::string()));
                 return false;
             }
             if (!out.points.empty() && !(*x > out.points.back().x)) {

@@ -3,6 +3,8 @@
 #include <array>
 #include <charconv>
 #include <cmath>
+#include <cstdio>
+#include <limits>
 
 namespace shardscope::mesh::detail {
 namespace {
@@ -141,6 +143,15 @@ std::optional<std::string> stringAt(const nlohmann::json& object, std::string_vi
     const nlohmann::json* value = member(object, key);
     if (!value || !value->is_string()) return std::nullopt;
     return value->get<std::string>();
+}
+
+std::optional<std::string> figureTrouble(double value) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%.3g", value);  // a denormal's digits are few: 1e-320, not 9.99989e-321
+    if (value != 0 && std::fabs(value) < std::numeric_limits<double>::min())
+        return std::string(text) + " is too small to compute with";
+    if (std::fabs(value) > kLargestFigure) return std::string(text) + " is too large (at most 1e+30)";
+    return std::nullopt;
 }
 
 bool isIdentifier(std::string_view name) {

@@ -29,6 +29,13 @@ std::optional<std::int64_t> integerAt(const nlohmann::json& object, std::string_
 // object[key] as a string; nullopt when missing or not a string.
 std::optional<std::string> stringAt(const nlohmann::json& object, std::string_view key);
 
+// The largest figure (FLOP/s, bytes, bytes/s, seconds) a profile or mesh may give: the cost model's sums and
+// products of such figures stay finite.
+inline constexpr double kLargestFigure = 1e30;
+// Why `value` (finite, and >= 0 or > 0 as the caller checked) is no figure to compute with, or nullopt: a
+// denormal ("1e-320 is too small to compute with"; dividing by it overflows), or past kLargestFigure.
+std::optional<std::string> figureTrouble(double value);
+
 // Whether `name` is an axis-style name: [A-Za-z_][A-Za-z0-9_]*.
 bool isIdentifier(std::string_view name);
 

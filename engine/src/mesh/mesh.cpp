@@ -126,16 +126,18 @@ Result<Mesh> makeMesh(std::string_view spec, const HardwareProfile& hardware) {
             const std::string where = "mesh axis '" + axisName + "': ";
             if (key == "bw") {
                 if (axisOverride.bandwidth) return makeError(kSpecCode, where + "'bw' given twice");
-                if (!value || !std::isfinite(*value) || !(*value > 0))
+                if (!value || !std::isfinite(*value) || !(*value > 0) || detail::figureTrouble(*value))
                     return makeError(kSpecCode, where + "bw must be a positive number of bytes/s, got '" +
-                                                    std::string(valueText) + "'");
+                                                    std::string(valueText) + "'" +
+                                                    (value && detail::figureTrouble(*value) ? " (" + *detail::figureTrouble(*value) + ")" : ""));
                 axisOverride.bandwidth = value;
             } else if (key == "lat") {
                 if (axisOverride.latency) return makeError(kSpecCode, where + "'lat' given twice");
-                if (!value || !std::isfinite(*value) || *value < 0)
+                if (!value || !std::isfinite(*value) || *value < 0 || detail::figureTrouble(*value))
                     return makeError(kSpecCode, where +
                                                     "lat must be a non-negative number of seconds, got '" +
-                                                    std::string(valueText) + "'");
+                                                    std::string(valueText) + "'" +
+                                                    (value && detail::figureTrouble(*value) ? " (" + *detail::figureTrouble(*value) + ")" : ""));
                 axisOverride.latency = value;
             } else {
                 return makeError(kSpecCode, where + "unknown option '" + std::string(option) +
@@ -199,9 +201,13 @@ Result<Mesh> parseMesh(std::string_view jsonText, std::string_view origin) {
         const auto bandwidth = detail::numberAt(entry, "bandwidth_bytes_per_s");
         if (!bandwidth || !(*bandwidth > 0))
             return fail("'" + path + ".bandwidth_bytes_per_s' must be a positive number");
+        if (const auto trouble = detail::figureTrouble(*bandwidth))
+            return fail("'" + path + ".bandwidth_bytes_per_s' must be a positive number: " + *trouble);
         axis.link.bandwidth = *bandwidth;
         const auto latency = detail::numberAt(entry, "latency_s");
         if (!latency || *latency < 0) return fail("'" + path + ".latency_s' must be a non-negative number");
+        if (const auto trouble = detail::figureTrouble(*latency))
+            return fail("'" + path + ".latency_s' must be a non-negative number: " + *trouble);
         axis.link.latency = *latency;
         mesh.axes.push_back(std::move(axis));
     }

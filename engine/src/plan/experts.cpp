@@ -33,6 +33,16 @@ std::string lastComponent(const std::string& label) {
     return hash == std::string::npos ? tail : tail.substr(0, hash);
 }
 
+// The input PlanContext::batchGroup falls back to: the largest with at least one dimension.
+const ir::Argument* largestInput(const ir::Graph& graph) {
+    const ir::Argument* largest = nullptr;
+    for (const auto& a : graph.arguments)
+        if (a.role == ir::ArgumentRole::Input && graph.type(a.value).rank() > 0 &&
+            (!largest || graph.type(a.value).bytes() > graph.type(largest->value).bytes()))
+            largest = &a;
+    return largest;
+}
+
 bool isOneOf(const std::string& name, std::initializer_list<std::string_view> names) {
     return std::find(names.begin(), names.end(), name) != names.end();
 }
@@ -169,6 +179,7 @@ Result<Plan> expertPlan(std::string_view requested, const PlanContext& context, 
     std::optional<Remat> policy;
     Plan out;
     std::set<std::uint32_t> decided;  // groups earlier parts gave an axis: a later part shards parameters elsewhere
+    std::vector<Diagnostic> warnings;
     std::size_t strategies = 0;
     for (std::size_t i = 0; i < parts.size(); ++i) {
         const std::string& part = parts[i];
@@ -199,6 +210,8 @@ Result<Plan> expertPlan(std::string_view requested, const PlanContext& context, 
         }
         auto plan = shardingExpert(trimmed(std::string_view(part).substr(0, at)), context, scope, decided);
         if (!plan) return plan;
+        for (const auto& d : plan.diagnostics())
+            if (std::find(warnings.begin(), warnings.end(), d) == warnings.end()) warnings.push_back(d);
         if (strategies == 1) out.label = plan->label;
         for (Decision decision : plan->decisions) {
             decision.axis = axisOf[static_cast<std::size_t>(decision.axis)];
@@ -208,7 +221,12 @@ Result<Plan> expertPlan(std::string_view requested, const PlanContext& context, 
         for (auto& resolution : plan->resolutions) out.resolutions.push_back(std::move(resolution));
     }
     if (strategies > 1) out.label = whole;
-    if (!policy || *policy == Remat::None) return out;
+    auto withWarnings = [&](Plan plan) {
+        Result<Plan> result(std::move(plan));
+        for (const auto& w : warnings) result.addDiagnostic(w);
+        return result;
+    };
+    if (!policy || *policy == Remat::None) return withWarnings(std::move(out));
     if (context.graph().backwardStart == 0)
         return makeError("plan.remat-needs-training", "expert plan '" + whole +
                                                           "' recomputes activations in the backward pass, and this graph has none (use a training step: --train)");
@@ -219,7 +237,7 @@ Result<Plan> expertPlan(std::string_view requested, const PlanContext& context, 
     const std::string label = out.label;
     out = withRemat(std::move(out), *policy, blocks);
     out.label = strategies > 1 ? whole : label + "+" + std::string(toString(*policy));
-    return out;
+    return withWarnings(std::move(out));
 }
 
 namespace {
@@ -237,7 +255,9 @@ Result<Plan> shardingExpert(std::string_view requested, const PlanContext& conte
     if (mesh.axes.empty()) return makeError("plan.empty-mesh", "expert plans need a mesh with at least one axis");
     Builder b(context, mesh);
     const auto batch = b.batch();
-    if (!batch) return makeError("plan.no-batch", "expert plan '" + id + "' needs a batch dimension, and this model has no input to take it from");
+    const ir::Argument* input = batch ? nullptr : largestInput(context.graph());
+    if (!batch && !input)
+        return makeError("plan.no-batch", "expert plan '" + id + "' needs a batch dimension, and this model has no input to take it from");
     const auto heads = b.groupsEnding({"heads", "kv_heads"});
     const auto hidden = b.groupsEnding({"d_ff"});
     const bool twoD = id == "dp-tp" || id == "fsdp-tp";
@@ -252,7 +272,7 @@ Result<Plan> shardingExpert(std::string_view requested, const PlanContext& conte
     const std::vector<int> tp = twoD ? std::vector<int>{b.modelAxis()} : all;
     const std::vector<int> data = twoD ? b.dataAxes() : all;
     std::set<std::uint32_t> skip = decided;
-    skip.insert(batch->index);
+    if (batch) skip.insert(batch->index);
     if (id == "megatron" || id == "megatron-sp") {
         for (auto g : heads) b.add(g, tp);
         for (auto g : hidden) b.add(g, tp);
@@ -263,24 +283,40 @@ Result<Plan> shardingExpert(std::string_view requested, const PlanContext& conte
         }
         return b.take(id);
     }
-    b.add(*batch, data);
-    if (id == "dp") return b.take(id);
+    // A model exported with a batch of one has no batch name: the plan is built without it, and says so.
+    std::optional<Diagnostic> batchOfOne;
+    if (batch) {
+        b.add(*batch, data);
+    } else {
+        std::int64_t devices = 1;
+        for (int axis : data) devices *= mesh.axes[static_cast<std::size_t>(axis)].size;
+        batchOfOne = makeWarning("plan.batch-of-one", "expert plan '" + id + "': this model's batch has size 1 (input '" + input->name + "' is " +
+                                                          context.graph().type(input->value).toString() + "), so its " +
+                                                          std::to_string(devices) + " data-parallel devices all compute the same examples; "
+                                                          "export the model with a batch divisible by " + std::to_string(devices));
+    }
+    auto finish = [&](std::string label) {
+        Result<Plan> plan = b.take(std::move(label));
+        if (batchOfOne) plan.addDiagnostic(*batchOfOne);
+        return plan;
+    };
+    if (id == "dp") return finish(id);
     if (id == "ep") {
         const auto experts = b.groupsEnding({"experts"});
         if (experts.empty()) return makeError("plan.no-experts", "expert plan 'ep' needs a mixture-of-experts model (names labelled experts)");
         for (auto g : experts) b.add(g, b.expertAxes());
-        return b.take(id);
+        return finish(id);
     }
     if (twoD) {
         for (auto g : heads) b.add(g, tp), skip.insert(g.index);
         for (auto g : hidden) b.add(g, tp), skip.insert(g.index);
-        if (id == "dp-tp") return b.take(id);
+        if (id == "dp-tp") return finish(id);
     }
     TensorClassMask tensors = kAllTensorClasses;
     if (id == "zero1") tensors = maskOf(TensorClass::OptimizerState) | maskOf(TensorClass::OptimizerUpdate);
     if (id == "zero2") tensors = maskOf(TensorClass::OptimizerState) | maskOf(TensorClass::OptimizerUpdate) | maskOf(TensorClass::Gradient);
     b.shardParameters(data, tensors, skip);
-    return b.take(id);
+    return finish(id);
 }
 
 }  // namespace

@@ -149,7 +149,7 @@ std::string toJson(const Plan& plan, const PlanContext& context, const mesh::Mes
         out["remat"] = json::array();
         for (const auto& r : plan.remat) out["remat"].push_back({{"target", r.target}, {"policy", std::string(toString(r.policy))}});
     }
-    return out.dump(2) + "\n";
+    return out.dump(2, ' ', false, json::error_handler_t::replace) + "\n";  // labels need not be UTF-8
 }
 
 Result<Plan> parsePlan(std::string_view text, const PlanContext& context, const mesh::Mesh& mesh, std::string_view origin,

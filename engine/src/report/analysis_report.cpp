@@ -118,7 +118,7 @@ std::string analysisJson(const LoadedModel& model, const analysis::DecisionSpace
                      {"names", names},
                      {"groups", groups},
                      {"conflicts", conflicts}};
-    return j.dump(2) + "\n";
+    return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";  // names need not be UTF-8
 }
 
 }  // namespace shardscope::report

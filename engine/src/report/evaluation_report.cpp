@@ -187,7 +187,7 @@ std::string evaluationJson(const LoadedModel& model, const cost::CostModel& cm, 
                            {"time_s", e.opComputeTime[order[k]]}});
     }
     out["slowest_ops"] = slowest;
-    return out.dump(2) + "\n";
+    return out.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";  // names need not be UTF-8
 }
 
 }  // namespace shardscope::report

@@ -63,7 +63,7 @@ std::string modelInfoText(const LoadedModel& model, const ir::GraphStatistics& s
     out << (training ? "step        " : "forward     ") << formatFlops(s.flops) << ", " << formatBytes(s.bytesAccessed) << " read+written, "
         << formatBytes(static_cast<double>(s.activationBytes)) << " of op results\n";
     out << "ops         " << s.opCount << "\n";
-    if (g.partitioned) out << "partitioned already partitioned (manual over every mesh axis): shapes are per device\n";
+    if (g.partitioned) out << "partitioned by hand (sdy.manual_computation): imported as its global program; its shardings are the reference plan\n";
     for (const auto& mesh : g.meshes) {
         out << "mesh        @" << mesh.name << " [";
         for (std::size_t i = 0; i < mesh.axes.size(); ++i)
@@ -163,7 +163,7 @@ std::string modelInfoJson(const LoadedModel& model, const ir::GraphStatistics& s
                          {"flops", s.flops},
                          {"forward_flops", training->forwardFlops}};
     }
-    return j.dump(2) + "\n";
+    return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";  // names need not be UTF-8
 }
 
 }  // namespace shardscope::report

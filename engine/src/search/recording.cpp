@@ -40,7 +40,7 @@ std::string evaluationSummaryJson(const cost::Evaluation& e) {
                   {"optimizer_state", e.atPeak.optimizerState},
                   {"activations", e.atPeak.activations},
                   {"temporaries", e.atPeak.temporaries}}}}
-        .dump();
+        .dump(-1, ' ', false, json::error_handler_t::replace);
 }
 
 std::string budgetText(const Budget& budget) {
@@ -76,7 +76,8 @@ Result<store::ModelRecord> modelRecord(const ProblemSpec& spec) {
         {"loss", spec.loss},
         {"mixed_precision", spec.mixedPrecision},
         {"dimensions",
-         dimensions}}.dump();
+         dimensions},
+        {"entry", spec.entry}}.dump(-1, ' ', false, json::error_handler_t::replace);  // a path need not be UTF-8
     return record;
 }
 
@@ -95,9 +96,8 @@ Result<std::unique_ptr<SessionRecorder>> SessionRecorder::start(store::Workspace
           {"max_decisions", options.maxDecisions},
           {"exhaustive", settings.exhaustive}}},
         {"pins", json::parse(plan::toJson(start, problem.costModel->planContext(), problem.mesh))}};
-    const std::string name =
-        settings.name.empty() ? "session " + std::to_string(workspace.sessions().size() + 1) : settings.name;
-    auto added = workspace.addSession(name, asked.dump());
+    // An empty name becomes "session ID": unique when other processes add sessions at the same time.
+    auto added = workspace.addSession(settings.name, asked.dump(-1, ' ', false, json::error_handler_t::replace));
     if (!added)
         return Result<std::unique_ptr<SessionRecorder>>::failure(added.diagnostics());
     return std::unique_ptr<SessionRecorder>(new SessionRecorder(workspace, problem, *added));

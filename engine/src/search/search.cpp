@@ -4,10 +4,14 @@
 #include <chrono>
 #include <cmath>
 #include <condition_variable>
+#include <cstdio>
+#include <cstdlib>
 #include <deque>
+#include <limits>
 #include <mutex>
 #include <random>
 #include <set>
+#include <system_error>
 #include <thread>
 #include <unordered_map>
 #include <unordered_set>
@@ -354,10 +358,11 @@ struct Search::Impl {
                 if (parent.untried.empty()) parent.terminal = true;
                 break;
             }
-            // UCT over the children (virtual losses count as visits with value 0).
+            // UCT over the children (virtual losses count as visits with value 0). Virtual losses can push every
+            // score below any bound, and a score may be NaN: the first child stands until one scores higher.
             const double logN = std::log(std::max(1.0, parent.visits));
-            std::int64_t chosen = -1;
-            double bestScore = -1;
+            std::int64_t chosen = parent.children.front();
+            double bestScore = -std::numeric_limits<double>::infinity();
             for (std::int64_t c : parent.children) {
                 const Node& child = nodes[static_cast<std::size_t>(c)];
                 const double n = std::max(child.visits, 1e-9);
@@ -610,7 +615,13 @@ struct Search::Impl {
         lastProgress = -1;
         const int threads = std::max(1, options.threads);
         std::vector<std::thread> pool;
-        for (int i = 1; i < threads; ++i) pool.emplace_back([this, i, observer] { worker(i, observer); });
+        for (int i = 1; i < threads; ++i) {
+            try {
+                pool.emplace_back([this, i, observer] { worker(i, observer); });
+            } catch (const std::system_error&) {
+                break;  // the system gives no more threads: search with those it gave
+            }
+        }
         worker(0, observer);
         for (auto& t : pool) t.join();
         report(observer, true);
@@ -713,6 +724,66 @@ Result<ExhaustiveResult> exhaustiveSearch(const cost::CostModel& model, const Pl
     }
     result.states = seen.size();
     return result;
+}
+
+// ------------------------------------------------------------------------------------------ options and budgets
+
+namespace {
+
+std::string shortNumber(double value) {
+    char buffer[32];
+    std::snprintf(buffer, sizeof buffer, "%g", value);
+    return buffer;
+}
+
+}  // namespace
+
+Result<Budget> parseBudget(std::string_view text) {
+    const std::string owned(text);
+    auto fail = [&](const std::string& why) -> Result<Budget> {
+        return makeError("search.budget", "budget '" + owned + "': " + why);
+    };
+    const char* begin = owned.c_str();
+    char* end = nullptr;
+    const double value = std::strtod(begin, &end);
+    const std::string unit(end == begin ? "" : end);
+    if (end == begin || (!unit.empty() && unit != "s" && unit != "m" && unit != "min" && unit != "it" && unit != "i"))
+        return fail("expected a duration or a number of iterations, such as 60s, 2m or 5000it");
+    if (!std::isfinite(value) || !(value > 0)) return fail("must be a finite number greater than 0");
+    Budget budget;
+    if (unit == "it" || unit == "i") {
+        if (value > static_cast<double>(kMaxBudgetIterations))
+            return fail("at most " + shortNumber(static_cast<double>(kMaxBudgetIterations)) + " iterations");
+        if (value != std::floor(value)) return fail("a number of iterations must be whole");
+        budget.iterations = static_cast<std::int64_t>(value);
+        return budget;
+    }
+    const double seconds = unit == "m" || unit == "min" ? value * 60 : value;
+    if (seconds > kMaxBudgetSeconds) return fail("at most 30 days (" + shortNumber(kMaxBudgetSeconds) + " s)");
+    budget.seconds = seconds;
+    return budget;
+}
+
+Status checkOptions(const SearchOptions& o) {
+    auto fail = [](const std::string& message) -> Status { return makeError("search.options", message); };
+    auto fraction = [](double p) { return std::isfinite(p) && p >= 0 && p <= 1; };
+    if (!std::isfinite(o.exploration) || o.exploration < 0)
+        return fail("exploration " + shortNumber(o.exploration) + ": must be a finite number >= 0");
+    if (o.threads < 1 || o.threads > 1024) return fail("threads " + std::to_string(o.threads) + ": must be 1 to 1024");
+    if (o.maxDecisions < 0 || o.maxDecisions > 1000)
+        return fail("max decisions " + std::to_string(o.maxDecisions) + ": must be 0 to 1000");
+    const Budget& b = o.budget;
+    if (!std::isfinite(b.seconds) || b.seconds < 0 || b.seconds > kMaxBudgetSeconds)
+        return fail("budget " + shortNumber(b.seconds) + " s: must be 0 (no limit) to 30 days");
+    if (b.iterations < 0 || b.iterations > kMaxBudgetIterations)
+        return fail("budget " + std::to_string(b.iterations) + " iterations: must be 0 (no limit) to " +
+                    shortNumber(static_cast<double>(kMaxBudgetIterations)));
+    if (b.patience < 0) return fail("patience " + std::to_string(b.patience) + ": must be 0 (none) or more iterations");
+    if (!fraction(o.stopProbability)) return fail("stop probability " + shortNumber(o.stopProbability) + ": must be in [0, 1]");
+    if (!fraction(o.rematProbability)) return fail("remat probability " + shortNumber(o.rematProbability) + ": must be in [0, 1]");
+    if (!std::isfinite(o.virtualLoss) || o.virtualLoss < 0)
+        return fail("virtual loss " + shortNumber(o.virtualLoss) + ": must be a finite number >= 0");
+    return Success{};
 }
 
 }  // namespace shardscope::search

@@ -1,12 +1,13 @@
 #include "store/schema.h"
 
+#include <algorithm>
 #include <array>
 #include <string>
 
 namespace shardscope::store::schema {
 namespace {
 
-// Version 1. Every table keeps what the caller gave as is: settings, plans, evaluations and actions are JSON
+// Version 2. Every table keeps what the caller gave as is: settings, plans, evaluations and actions are JSON
 // that only the caller reads.
 constexpr const char* kTables = R"sql(
 CREATE TABLE model (
@@ -56,11 +57,25 @@ CREATE TABLE tree_node (            -- a session's search tree, upserted as the 
     PRIMARY KEY (session, id)
 ) WITHOUT ROWID;
 CREATE INDEX tree_node_by_parent ON tree_node (session, parent, id);
+CREATE TABLE plan_ids (             -- plan ids handed out: each writer of the file takes a block before saving
+    id   INTEGER PRIMARY KEY CHECK (id = 1),  -- one row
+    next INTEGER NOT NULL           -- the first plan id no writer has taken
+);
+INSERT INTO plan_ids (id, next) VALUES (1, 1);
 )sql";
 
 // kMigrations[i] brings a version i + 1 file to version i + 2. When the schema changes, bump kVersion, add
 // the step here and keep kTables the newest version; never edit a step that has shipped.
-constexpr std::array<const char*, kVersion - 1> kMigrations = {};
+constexpr std::array<const char*, kVersion - 1> kMigrations = {
+    // 1 -> 2: plan ids come from the file (plan_ids), so that several processes can write one workspace.
+    R"sql(
+CREATE TABLE plan_ids (
+    id   INTEGER PRIMARY KEY CHECK (id = 1),
+    next INTEGER NOT NULL
+);
+INSERT INTO plan_ids (id, next) SELECT 1, coalesce(max(id), 0) + 1 FROM plan;
+)sql",
+};
 
 Status stamp(sqlite::Connection& db) {
     const std::string sql = "PRAGMA application_id = " + std::to_string(kApplicationId) +
@@ -76,11 +91,42 @@ Status create(sqlite::Connection& db) {
     return stamp(db);
 }
 
-Status migrate(sqlite::Connection& db, int fromVersion) {
+Status migrate(sqlite::Connection& db) {
+    // Read inside the transaction: another process may have migrated the file since it was checked.
+    auto current = db.integer("PRAGMA user_version");
+    if (!current)
+        return Status::failure(current.diagnostics());
+    if (*current >= kVersion)
+        return Success{};
+    const int fromVersion = static_cast<int>(std::max<std::int64_t>(1, *current));
     for (int version = fromVersion; version < kVersion; ++version)
         if (auto step = db.exec(kMigrations[static_cast<std::size_t>(version - 1)]); !step)
             return step;
     return stamp(db);
+}
+
+Result<std::int64_t> takePlanIds(sqlite::Connection& db, std::int64_t count) {
+    // A file whose counter row is missing or behind its plans (edited by hand) still hands out fresh ids.
+    auto first = db.integer(
+        "SELECT max((SELECT coalesce(max(next), 1) FROM plan_ids), (SELECT coalesce(max(id), 0) + 1 FROM plan))");
+    if (!first)
+        return first;
+    auto take = db.prepare(
+        "INSERT INTO plan_ids (id, next) VALUES (1, ?1) ON CONFLICT (id) DO UPDATE SET next = excluded.next");
+    if (!take)
+        return Result<std::int64_t>::failure(take.diagnostics());
+    take->bind(1, *first + count);
+    if (auto done = take->run(); !done)
+        return Result<std::int64_t>::failure(done.diagnostics());
+    return *first;
+}
+
+Status returnPlanIds(sqlite::Connection& db, std::int64_t from, std::int64_t end) {
+    auto give = db.prepare("UPDATE plan_ids SET next = ?1 WHERE id = 1 AND next = ?2");
+    if (!give)
+        return Status::failure(give.diagnostics());
+    give->bind(1, from).bind(2, end);
+    return give->run();
 }
 
 }  // namespace shardscope::store::schema

@@ -1,7 +1,17 @@
 #include "shardscope/store/workspace.h"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cctype>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <mutex>
+#include <random>
 #include <set>
 
 #include "store/compression.h"
@@ -23,6 +33,14 @@ std::string quoted(const std::string& path) {
 
 Diagnostic notAWorkspace(const std::string& path) {
     return makeError("workspace.not-workspace", quoted(path) + " is not a Shardscope workspace");
+}
+
+// A file an interrupted creation left (by a version of Shardscope that wrote workspaces in place, or another
+// program): `what` it is, and that it may go.
+Diagnostic unfinished(const std::string& path, const std::string& what) {
+    return makeError("workspace.unfinished", quoted(path) + " is not a Shardscope workspace: it is " + what +
+                                                 ", as an interrupted creation leaves it; it holds no work and is "
+                                                 "safe to delete");
 }
 
 Diagnostic notSqlite(const std::string& path) {
@@ -88,6 +106,10 @@ Result<int> checkIdentity(sqlite::Connection& db, const std::string& path) {
             return Result<int>::failure(damaged(path, kTruncatedOrCorrupted, failure.message).diagnostics());
         return Result<int>::failure(failedOn("open", path, id.diagnostics()));
     }
+    // An SQLite file without a single table holds nothing: what an interrupted creation leaves.
+    auto tables = db.integer("SELECT count(*) FROM sqlite_schema");
+    if (tables && *tables == 0 && (*id == 0 || *id == schema::kApplicationId))
+        return unfinished(path, "an empty SQLite database");
     if (*id != schema::kApplicationId)
         return notAWorkspace(path);
     auto version = db.integer("PRAGMA user_version");
@@ -173,24 +195,21 @@ Result<ModelRecord> readModel(sqlite::Connection& db, const std::string& path) {
     return model;
 }
 
-// Every session's id, and the id the next saved plan gets.
-Result<std::pair<std::set<std::int64_t>, std::int64_t>> readIds(sqlite::Connection& db) {
+// Every session's id.
+Result<std::set<std::int64_t>> readSessionIds(sqlite::Connection& db) {
     std::set<std::int64_t> sessions;
     auto ids = db.prepare("SELECT id FROM session");
     if (!ids)
-        return Result<std::pair<std::set<std::int64_t>, std::int64_t>>::failure(ids.diagnostics());
+        return Result<std::set<std::int64_t>>::failure(ids.diagnostics());
     for (;;) {
         auto row = ids->next();
         if (!row)
-            return Result<std::pair<std::set<std::int64_t>, std::int64_t>>::failure(row.diagnostics());
+            return Result<std::set<std::int64_t>>::failure(row.diagnostics());
         if (!*row)
             break;
         sessions.insert(ids->integer(0));
     }
-    auto next = db.integer("SELECT coalesce(max(id), 0) + 1 FROM plan");
-    if (!next)
-        return Result<std::pair<std::set<std::int64_t>, std::int64_t>>::failure(next.diagnostics());
-    return std::pair{std::move(sessions), *next};
+    return sessions;
 }
 
 // --- rows ---
@@ -250,6 +269,10 @@ struct Workspace::Impl {
     mutable std::mutex readMutex;
     mutable std::optional<sqlite::Connection> reader;  // guarded by readMutex
 
+    // Starts the writer on `connection` (to `path`), switches the file to its write-ahead log and opens the read
+    // connection. Errors name the file.
+    Status start(sqlite::Connection connection);
+
     ~Impl() {
         // The reader closes first, so that the writer's connection is the last and checkpoints the WAL.
         {
@@ -272,14 +295,152 @@ struct Workspace::Impl {
 
 namespace {
 
-// Removes what a failed create() left behind.
-void removeWorkspaceFiles(const std::string& path) {
-    std::error_code ignored;
+// --- creating: build beside, then take the name ---
+
+void removeFile(const std::string& path) {
     for (const char* suffix : {"", "-wal", "-shm", "-journal"})
-        std::filesystem::remove(path + suffix, ignored);
+        (void)::unlink((path + suffix).c_str());
+}
+
+// The system's reason, after `what` when there is one.
+Diagnostic systemError(const std::string& what, int error) {
+    return makeError(error == ENOSPC || error == EDQUOT ? sqlite::kDiskFull
+                     : error == EFBIG                   ? sqlite::kFileTooLarge
+                                                        : sqlite::kFailed,
+                     (what.empty() ? "" : what + ": ") + std::strerror(error));
+}
+
+// A new empty file beside `path` ("<path>.creating-XXXXXX") for create() to build the workspace in, so that
+// `path` never names a half-written file. Errors: the directory cannot be written.
+Result<std::string> newFileBeside(const std::string& path) {
+    static std::atomic<unsigned> made{0};
+    std::mt19937_64 random(std::random_device{}() ^ (static_cast<std::uint64_t>(::getpid()) << 32) ^ ++made);
+    constexpr std::string_view kLetters = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+    for (int attempt = 0; attempt < 100; ++attempt) {
+        std::string name = path + ".creating-";
+        for (int i = 0; i < 6; ++i)
+            name += kLetters[random() % kLetters.size()];
+        const int fd = ::open(name.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+        if (fd >= 0) {
+            ::close(fd);
+            return name;
+        }
+        if (errno != EEXIST)
+            return systemError("", errno);
+    }
+    return makeError(sqlite::kFailed, "every name tried beside it is taken");
+}
+
+// The workspace `path` is the building file of ("<workspace>.creating-XXXXXX", see newFileBeside), if it is one.
+std::optional<std::string> buildingFor(const std::string& path) {
+    constexpr std::string_view kInfix = ".creating-";
+    const auto at = path.rfind(kInfix);
+    if (at == std::string::npos || path.size() != at + kInfix.size() + 6)
+        return std::nullopt;
+    for (std::size_t i = at + kInfix.size(); i < path.size(); ++i)
+        if (!std::isalnum(static_cast<unsigned char>(path[i])))
+            return std::nullopt;
+    return path.substr(0, at);
+}
+
+// Writes the schema and `model` (its pieces already compressed) into the empty file `file`, and leaves it in WAL
+// mode, closed, with everything in the file itself and synced.
+Status build(const std::string& file, const ModelRecord& model, const std::vector<std::string>& chunks) {
+    auto connection = sqlite::Connection::open(file, SQLITE_OPEN_READWRITE);
+    if (!connection)
+        return Status::failure(connection.diagnostics());
+    sqlite::Connection& db = *connection;
+    // The journal in memory: no file beside this one that a kill could leave, and a failed build is thrown away.
+    if (auto mode = db.text("PRAGMA journal_mode = MEMORY"); !mode)
+        return Status::failure(mode.diagnostics());
+    if (auto begun = db.exec("BEGIN IMMEDIATE"); !begun)
+        return begun;
+    Status filled = [&]() -> Status {
+        if (auto made = schema::create(db); !made)
+            return made;
+        auto row = db.prepare(
+            "INSERT INTO model (id, source, load_options, size, sha256, compression) VALUES (1, ?1, ?2, ?3, "
+            "?4, 'zlib')");
+        if (!row)
+            return Status::failure(row.diagnostics());
+        row->bind(1, model.source).bind(2, model.loadOptions);
+        row->bind(3, static_cast<std::int64_t>(model.bytes.size())).bind(4, model.sha256);
+        if (auto done = row->run(); !done)
+            return done;
+        auto chunk = db.prepare("INSERT INTO model_chunk (seq, size, data) VALUES (?1, ?2, ?3)");
+        if (!chunk)
+            return Status::failure(chunk.diagnostics());
+        for (std::size_t i = 0; i < chunks.size(); ++i) {
+            const std::size_t size = std::min(kChunkBytes, model.bytes.size() - i * kChunkBytes);
+            chunk->bind(1, static_cast<std::int64_t>(i))
+                .bind(2, static_cast<std::int64_t>(size))
+                .bindBlob(3, chunks[i]);
+            if (auto done = chunk->run(); !done)
+                return done;
+        }
+        return db.exec("COMMIT");
+    }();
+    if (!filled)
+        return filled;
+    if (auto wal = useWriteAheadLog(db); !wal)
+        return wal;
+    db.close();  // the only connection: its log, empty, goes with it
+    struct stat log {};
+    if (::stat((file + "-wal").c_str(), &log) == 0 && log.st_size > 0)
+        return makeError(sqlite::kFailed, "SQLite left its write-ahead log beside the new file");
+    const int fd = ::open(file.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0 || ::fsync(fd) != 0) {
+        const int error = errno;
+        if (fd >= 0)
+            ::close(fd);
+        return systemError("cannot sync the new file", error);
+    }
+    ::close(fd);
+    return Success{};
+}
+
+// Gives the finished file `built` the name `path` unless a file has it already, in one step: rename with
+// RENAME_NOREPLACE, or where the file system has no such rename, a hard link (then `built` is removed). The
+// directory is synced, so the name survives a crash of the machine. Errors: `path` exists (workspace.exists),
+// the file system can do neither.
+Status publish(const std::string& built, const std::string& path) {
+    int error = 0;
+    if (::renameat2(AT_FDCWD, built.c_str(), AT_FDCWD, path.c_str(), RENAME_NOREPLACE) != 0) {
+        error = errno;
+        if (error == EINVAL || error == ENOSYS || error == ENOTSUP) {
+            error = ::link(built.c_str(), path.c_str()) == 0 ? 0 : errno;
+            if (error == 0)
+                (void)::unlink(built.c_str());
+        }
+    }
+    if (error == EEXIST)
+        return makeError("workspace.exists", quoted(path) + " already exists");
+    if (error != 0)
+        return systemError("cannot give the new file its name", error);
+    const std::string directory = std::filesystem::path(path).parent_path().string();
+    const int fd = ::open(directory.empty() ? "." : directory.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd >= 0) {
+        (void)::fsync(fd);
+        ::close(fd);
+    }
+    return Success{};
 }
 
 }  // namespace
+
+Status Workspace::Impl::start(sqlite::Connection connection) {
+    auto started = Writer::start(std::move(connection), path);
+    if (!started)
+        return Status::failure(started.diagnostics());
+    writer = std::move(started).value();
+    if (auto wal = writer->run(useWriteAheadLog, false); !wal)
+        return Status::failure(failedOn("open", path, wal.diagnostics()));
+    auto opened = sqlite::Connection::open(path, SQLITE_OPEN_READONLY);
+    if (!opened)
+        return Status::failure(failedOn("open", path, opened.diagnostics()));
+    reader = std::move(opened).value();
+    return Success{};
+}
 
 Result<Workspace> Workspace::create(const std::string& path, const ModelRecord& model) {
     std::error_code error;
@@ -298,54 +459,28 @@ Result<Workspace> Workspace::create(const std::string& path, const ModelRecord& 
         chunks.push_back(std::move(*piece));
     }
 
-    auto fail = [&](const std::vector<Diagnostic>& failure) {
-        impl.reset();
-        removeWorkspaceFiles(path);
-        return Result<Workspace>::failure(failedOn("create", path, failure));
-    };
-    auto connection = sqlite::Connection::open(path, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
+    // Built under another name and renamed: a process killed meanwhile leaves no half-made file at `path`, and
+    // of two processes creating `path` at once, the second is told it exists (and nothing deletes the first's).
+    auto built = newFileBeside(path);
+    if (!built)
+        return Result<Workspace>::failure(failedOn("create", path, built.diagnostics()));
+    if (auto done = build(*built, impl->model, chunks); !done) {
+        removeFile(*built);
+        return Result<Workspace>::failure(failedOn("create", path, done.diagnostics()));
+    }
+    if (auto named = publish(*built, path); !named) {
+        removeFile(*built);
+        if (named.diagnostics().front().code == "workspace.exists")
+            return Result<Workspace>::failure(named.diagnostics());
+        return Result<Workspace>::failure(failedOn("create", path, named.diagnostics()));
+    }
+
+    // From here the file is a whole workspace, and it stays when what follows fails.
+    auto connection = sqlite::Connection::open(path, SQLITE_OPEN_READWRITE);
     if (!connection)
-        return fail(connection.diagnostics());
-    auto writer = Writer::start(std::move(connection).value(), path);
-    if (!writer)
-        return fail(writer.diagnostics());
-    impl->writer = std::move(writer).value();
-
-    if (auto wal = impl->writer->run(useWriteAheadLog, false); !wal)
-        return fail(wal.diagnostics());
-    auto filled = impl->writer->run([&](sqlite::Connection& db) -> Status {
-        if (auto made = schema::create(db); !made)
-            return made;
-        auto row = db.prepare(
-            "INSERT INTO model (id, source, load_options, size, sha256, compression) VALUES (1, ?1, ?2, ?3, "
-            "?4, 'zlib')");
-        if (!row)
-            return Status::failure(row.diagnostics());
-        row->bind(1, model.source).bind(2, model.loadOptions);
-        row->bind(3, static_cast<std::int64_t>(model.bytes.size())).bind(4, impl->model.sha256);
-        if (auto done = row->run(); !done)
-            return done;
-        auto chunk = db.prepare("INSERT INTO model_chunk (seq, size, data) VALUES (?1, ?2, ?3)");
-        if (!chunk)
-            return Status::failure(chunk.diagnostics());
-        for (std::size_t i = 0; i < chunks.size(); ++i) {
-            const std::size_t size = std::min(kChunkBytes, model.bytes.size() - i * kChunkBytes);
-            chunk->bind(1, static_cast<std::int64_t>(i))
-                .bind(2, static_cast<std::int64_t>(size))
-                .bindBlob(3, chunks[i]);
-            if (auto done = chunk->run(); !done)
-                return done;
-        }
-        return Success{};
-    });
-    if (!filled)
-        return fail(filled.diagnostics());
-
-    auto reader = sqlite::Connection::open(path, SQLITE_OPEN_READONLY);
-    if (!reader)
-        return fail(reader.diagnostics());
-    impl->reader = std::move(reader).value();
-    impl->writer->resume(1, {});
+        return Result<Workspace>::failure(failedOn("open", path, connection.diagnostics()));
+    if (auto started = impl->start(std::move(connection).value()); !started)
+        return Result<Workspace>::failure(started.diagnostics());
     return Workspace(std::move(impl));
 }
 
@@ -353,12 +488,17 @@ Result<Workspace> Workspace::open(const std::string& path) {
     std::error_code error;
     if (!std::filesystem::exists(path, error))
         return makeError("workspace.open", quoted(path) + " does not exist");
+    if (const auto building = buildingFor(path))
+        return makeError("workspace.unfinished",
+                         quoted(path) + " is not a Shardscope workspace: it is the file " + quoted(*building) +
+                             " was being built in, left by a process that ended before giving it that name; it holds "
+                             "no work and is safe to delete");
 
     // SQLite takes an empty file for an empty database and a file shorter than its header for garbage: say what
     // they are before SQLite sees them.
     const auto size = std::filesystem::file_size(path, error);
     if (!error && size == 0)
-        return makeError("workspace.not-workspace", quoted(path) + " is not a Shardscope workspace: it is empty");
+        return unfinished(path, "empty");
     if (!error && size < 100)
         return notSqlite(path);
     auto connection = sqlite::Connection::open(path, SQLITE_OPEN_READWRITE);
@@ -376,33 +516,43 @@ Result<Workspace> Workspace::open(const std::string& path) {
 
     auto impl = std::make_unique<Impl>();
     impl->path = path;
-    auto writer = Writer::start(std::move(connection).value(), path);
-    if (!writer)
-        return Result<Workspace>::failure(writer.diagnostics());
-    impl->writer = std::move(writer).value();
-    if (auto wal = impl->writer->run(useWriteAheadLog, false); !wal)
-        return fail(wal.diagnostics());
+    if (auto started = impl->start(std::move(connection).value()); !started)
+        return Result<Workspace>::failure(started.diagnostics());
     if (*version < schema::kVersion) {
-        const int from = *version;
-        auto migrated =
-            impl->writer->run([from](sqlite::Connection& db) { return schema::migrate(db, from); });
+        auto migrated = impl->writer->run(schema::migrate);
         if (!migrated)
             return fail(migrated.diagnostics());
     }
-
-    auto reader = sqlite::Connection::open(path, SQLITE_OPEN_READONLY);
-    if (!reader)
-        return fail(reader.diagnostics());
-    impl->reader = std::move(reader).value();
     auto model = readModel(*impl->reader, path);
     if (!model)
         return Result<Workspace>::failure(model.diagnostics());
     impl->model = std::move(model).value();
-    auto ids = readIds(*impl->reader);
-    if (!ids)
-        return fail(ids.diagnostics());
-    impl->writer->resume(ids->second, std::move(ids->first));
+    auto sessions = readSessionIds(*impl->reader);
+    if (!sessions)
+        return fail(sessions.diagnostics());
+    impl->writer->acceptSessions(std::move(sessions).value());
     return Workspace(std::move(impl));
+}
+
+Result<Workspace> Workspace::openOrCreate(const std::string& path, const ModelRecord& model) {
+    std::error_code error;
+    if (!std::filesystem::exists(path, error)) {
+        auto created = create(path, model);
+        if (created || created.diagnostics().front().code != "workspace.exists")
+            return created;
+        // Another process created it since: use its file.
+    }
+    auto opened = open(path);
+    if (!opened)
+        return opened;
+    const ModelRecord& held = opened->model();
+    if (held.source != model.source)
+        return makeError("workspace.other-model",
+                         quoted(path) + " holds the model '" + held.source + "', not '" + model.source + "'");
+    if (held.sha256 != sha256Hex(model.bytes))
+        return makeError("workspace.other-model", quoted(path) + " holds other bytes of the model '" + held.source +
+                                                      "' (the file has changed since the workspace was made)");
+    return opened;
 }
 
 Workspace::Workspace(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
@@ -428,7 +578,13 @@ Result<std::int64_t> Workspace::addSession(const std::string& name, const std::s
         if (auto done = insert->run(); !done)
             return done;
         id = sqlite3_last_insert_rowid(db.handle());
-        return Success{};
+        if (!name.empty())
+            return Success{};
+        auto named = db.prepare("UPDATE session SET name = 'session ' || id WHERE id = ?1");
+        if (!named)
+            return Status::failure(named.diagnostics());
+        named->bind(1, id);
+        return named->run();
     });
     if (!added)
         return Result<std::int64_t>::failure(failedOn("save to", impl_->path, added.diagnostics()));

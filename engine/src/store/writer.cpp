@@ -1,9 +1,16 @@
 #include "store/writer.h"
 
+#include <algorithm>
 #include <system_error>
+
+#include "store/schema.h"
 
 namespace shardscope::store {
 namespace {
+
+// Plan ids a writer takes from the file at a time: one write for the plans of a typical search, and few ids
+// lost when a process is killed holding them.
+constexpr std::int64_t kPlanIdBlock = 64;
 
 std::string count(std::size_t n, const std::string& one, const std::string& many) {
     return std::to_string(n) + " " + (n == 1 ? one : many);
@@ -49,9 +56,8 @@ Status Writer::run(Job job, bool transaction) {
     return pending.status;
 }
 
-void Writer::resume(std::int64_t nextPlanId, std::set<std::int64_t> sessions) {
+void Writer::acceptSessions(std::set<std::int64_t> sessions) {
     std::lock_guard lock(mutex_);
-    nextPlanId_ = nextPlanId;
     sessions_ = std::move(sessions);
 }
 
@@ -68,14 +74,40 @@ void Writer::queued(bool wasEmpty) {
     }
 }
 
-std::int64_t Writer::savePlan(PlanRecord plan) {
+std::int64_t Writer::takePlanId() {
+    auto fromBlock = [this]() -> std::int64_t {
+        std::lock_guard lock(mutex_);
+        return nextPlanId_ < planIdsEnd_ ? nextPlanId_++ : 0;
+    };
+    if (const std::int64_t id = fromBlock())
+        return id;
+    std::lock_guard taking(takingIds_);
+    if (const std::int64_t id = fromBlock())  // another thread took a block meanwhile
+        return id;
+    std::int64_t first = 0;
+    const Status taken = run([&first](sqlite::Connection& db) -> Status {
+        auto ids = schema::takePlanIds(db, kPlanIdBlock);
+        if (!ids)
+            return Status::failure(ids.diagnostics());
+        first = *ids;
+        return Success{};
+    });
+    if (!taken)
+        return 0;
     std::lock_guard lock(mutex_);
-    plan.id = nextPlanId_++;
+    nextPlanId_ = first + 1;
+    planIdsEnd_ = first + kPlanIdBlock;
+    return first;
+}
+
+std::int64_t Writer::savePlan(PlanRecord plan) {
+    plan.id = takePlanId();
+    std::lock_guard lock(mutex_);
     if (!sessions_.contains(plan.session)) {
-        refused_.push_back(
-            makeError("workspace.unknown-session", "plan " + std::to_string(plan.id) +
-                                                       " was not saved: this workspace has no session " +
-                                                       std::to_string(plan.session)));
+        const std::string which = plan.id > 0 ? "plan " + std::to_string(plan.id) : std::string("a plan");
+        refused_.push_back(makeError("workspace.unknown-session",
+                                     which + " was not saved: this workspace has no session " +
+                                         std::to_string(plan.session)));
         return plan.id;
     }
     const bool wasEmpty = queue_.empty();
@@ -102,13 +134,21 @@ void Writer::saveNodes(std::int64_t session, std::vector<TreeNodeRecord> nodes) 
     queued(wasEmpty);
 }
 
+namespace {
+
+Diagnostic unknownPlan(std::int64_t plan) {
+    return makeError("workspace.unknown-plan", "the label of plan " + std::to_string(plan) +
+                                                   " was not saved: this workspace has no plan " +
+                                                   std::to_string(plan));
+}
+
+}  // namespace
+
 void Writer::setLabel(std::int64_t plan, const std::string& label, const std::string& note) {
     std::lock_guard lock(mutex_);
-    if (plan < 1 || plan >= nextPlanId_) {
-        refused_.push_back(
-            makeError("workspace.unknown-plan", "the label of plan " + std::to_string(plan) +
-                                                    " was not saved: this workspace has no plan " +
-                                                    std::to_string(plan)));
+    // Another process may have saved the plan: whether the file holds it is known when the label is written.
+    if (plan < 1) {
+        refused_.push_back(unknownPlan(plan));
         return;
     }
     const bool wasEmpty = queue_.empty();
@@ -168,6 +208,9 @@ void Writer::loop() {
         if (stopping_) {
             if (!queue_.empty())
                 writeQueued(lock);
+            lock.unlock();
+            returnUnusedPlanIds();
+            lock.lock();
             break;
         }
         if (!queue_.empty() && (flushRequested_ || Clock::now() >= oldest_ + interval_)) {
@@ -191,7 +234,8 @@ void Writer::writeQueued(std::unique_lock<std::mutex>& lock) {
     const std::uint64_t attempt = ++attempts_;
     flushRequested_ = false;
     lock.unlock();
-    Status written = write(batch);
+    std::vector<Diagnostic> refused;
+    Status written = write(batch, refused);
     if (!written && sqlite::isNoRoom(written.diagnostics().front().code) && !batch.plans.empty() &&
         !batch.nodes.empty()) {
         // No room for the whole batch: the plans (and their labels) are what a user reopens a workspace for, and
@@ -201,12 +245,16 @@ void Writer::writeQueued(std::unique_lock<std::mutex>& lock) {
         plans.labels = std::move(batch.labels);
         batch.plans.clear();
         batch.labels.clear();
-        if (!write(plans)) {
+        std::vector<Diagnostic> refusedAlone;
+        if (!write(plans, refusedAlone)) {
             batch.plans = std::move(plans.plans);
             batch.labels = std::move(plans.labels);
+        } else {
+            refused.insert(refused.end(), refusedAlone.begin(), refusedAlone.end());
         }
     }
     lock.lock();
+    refused_.insert(refused_.end(), refused.begin(), refused.end());  // of what was written
     if (written) {
         durable_ = upTo;
     } else {
@@ -237,9 +285,21 @@ Status Writer::inTransaction(const Job& job) {
     return status;
 }
 
-Status Writer::write(const ChangeBatch& batch) {
-    return inTransaction([&batch](sqlite::Connection& db) -> Status {
+Status Writer::write(const ChangeBatch& batch, std::vector<Diagnostic>& refused) {
+    std::vector<Diagnostic> labelsRefused;
+    Status written = inTransaction([&batch, &labelsRefused](sqlite::Connection& db) -> Status {
+        labelsRefused.clear();
         if (!batch.plans.empty()) {
+            // Plans queued while no block of ids could be taken get theirs now, in this transaction.
+            const auto unnumbered = std::count_if(batch.plans.begin(), batch.plans.end(),
+                                                  [](const PlanRecord& p) { return p.id == 0; });
+            std::int64_t nextId = 0;
+            if (unnumbered > 0) {
+                auto ids = schema::takePlanIds(db, unnumbered);
+                if (!ids)
+                    return Status::failure(ids.diagnostics());
+                nextId = *ids;
+            }
             auto insert = db.prepare(
                 "INSERT INTO plan (id, session, plan, evaluation, step_time, peak_memory, feasible, "
                 "found_after_seconds, iteration, origin, label, note) "
@@ -247,7 +307,8 @@ Status Writer::write(const ChangeBatch& batch) {
             if (!insert)
                 return Status::failure(insert.diagnostics());
             for (const auto& p : batch.plans) {
-                insert->bind(1, p.id).bind(2, p.session).bind(3, p.plan).bind(4, p.evaluation);
+                insert->bind(1, p.id != 0 ? p.id : nextId++).bind(2, p.session).bind(3, p.plan);
+                insert->bind(4, p.evaluation);
                 insert->bind(5, p.stepTime).bind(6, p.peakMemory).bind(7, std::int64_t{p.feasible});
                 insert->bind(8, p.foundAfterSeconds).bind(9, p.iteration).bind(10, p.origin);
                 insert->bind(11, p.label).bind(12, p.note);
@@ -283,10 +344,31 @@ Status Writer::write(const ChangeBatch& batch) {
                 update->bind(1, plan).bind(2, text.first).bind(3, text.second);
                 if (auto done = update->run(); !done)
                     return done;
+                if (sqlite3_changes(db.handle()) == 0)
+                    labelsRefused.push_back(unknownPlan(plan));
             }
         }
         return Success{};
     });
+    if (written)
+        refused.insert(refused.end(), labelsRefused.begin(), labelsRefused.end());
+    return written;
+}
+
+void Writer::returnUnusedPlanIds() {
+    std::int64_t from = 0, end = 0;
+    {
+        std::lock_guard lock(mutex_);
+        from = nextPlanId_;
+        end = planIdsEnd_;
+    }
+    if (from >= end)
+        return;
+    // Best effort: ids not given back are only a gap in the numbering.
+    if (inTransaction([&](sqlite::Connection& db) { return schema::returnPlanIds(db, from, end); })) {
+        std::lock_guard lock(mutex_);
+        planIdsEnd_ = nextPlanId_;
+    }
 }
 
 }  // namespace shardscope::store

@@ -39,8 +39,8 @@ class Writer {
 public:
     using Job = std::function<Status(sqlite::Connection&)>;
 
-    // Starts the thread that owns `connection`; `path` names the file in errors. Changes are refused until
-    // resume() says where the file's ids stand. Errors: the thread cannot be started.
+    // Starts the thread that owns `connection`; `path` names the file in errors. Changes for a session are
+    // refused until acceptSessions() or addSession() names it. Errors: the thread cannot be started.
     static Result<std::unique_ptr<Writer>> start(sqlite::Connection connection, std::string path);
     Writer(const Writer&) = delete;
     Writer& operator=(const Writer&) = delete;
@@ -49,11 +49,14 @@ public:
 
     // Runs `job` on the writer thread, inside a transaction when `transaction`, and returns its status.
     Status run(Job job, bool transaction = true);
-    // Plans saved from now on get ids from `nextPlanId` up; changes for `sessions` are accepted.
-    void resume(std::int64_t nextPlanId, std::set<std::int64_t> sessions);
+    // From now on, changes for `sessions` are accepted.
+    void acceptSessions(std::set<std::int64_t> sessions);
     // From now on, changes for session `id` are accepted.
     void addSession(std::int64_t id);
 
+    // Gives the plan an id from the block this writer took from the file (taking a new block when it is used
+    // up) and queues it. Returns 0 when no block can be taken (the file cannot be written): the plan is queued
+    // all the same and gets its id when it is written.
     std::int64_t savePlan(PlanRecord plan);
     void saveNodes(std::int64_t session, std::vector<TreeNodeRecord> nodes);
     void setLabel(std::int64_t plan, const std::string& label, const std::string& note);
@@ -74,7 +77,13 @@ private:
     // Writes the queue as one batch (on no room, its plans and labels alone); called with `lock` held, releases
     // it while writing.
     void writeQueued(std::unique_lock<std::mutex>& lock);
-    Status write(const ChangeBatch& batch);
+    // Writes `batch` in one transaction; labels of plans the file does not hold are left out and reported in
+    // `refused`.
+    Status write(const ChangeBatch& batch, std::vector<Diagnostic>& refused);
+    // An id of this writer's block of plan ids; 0 when no block can be taken.
+    std::int64_t takePlanId();
+    // On the writer thread: gives the unused rest of the block back to the file when no one took ids since.
+    void returnUnusedPlanIds();
     Status inTransaction(const Job& job);
     // Called with mutex_ held.
     void queued(bool wasEmpty);
@@ -88,7 +97,10 @@ private:
     ChangeBatch queue_;
     std::deque<PendingJob*> jobs_;
     std::set<std::int64_t> sessions_;
-    std::int64_t nextPlanId_ = 1;
+    // The block of plan ids this writer took from the file: [nextPlanId_, planIdsEnd_) are still unused.
+    std::int64_t nextPlanId_ = 0;
+    std::int64_t planIdsEnd_ = 0;
+    std::mutex takingIds_;  // held while a block is taken: one block at a time
     std::chrono::milliseconds interval_{1000};
     Clock::time_point oldest_;    // when the oldest queued change was queued (or last failed to be written)
     std::uint64_t enqueued_ = 0;  // changes queued so far

@@ -100,8 +100,8 @@ public:
     std::vector<Output> outputs;
     std::vector<OpId> body;  // top-level ops in program order
     std::vector<MeshDeclaration> meshes;  // meshes the source declares
-    // The source is already partitioned (e.g. sdy.manual_computation over every mesh axis): shapes inside are
-    // per device, and planning it again makes little sense.
+    // The source was partitioned by hand (sdy.manual_computation over some mesh axis) and has been turned back
+    // into its global program; its manual shardings are annotations the reference plan reads.
     bool partitioned = false;
     // Values known to be the gradient of a parameter argument: (gradient value, argument index). Set by the
     // training-step builder; empty for imported graphs. The cost model counts these tensors as gradients
@@ -130,5 +130,10 @@ public:
 
     friend bool operator==(const Graph&, const Graph&) = default;
 };
+
+// Drops the ops that neither the body nor a region of a kept op lists, and the values that no argument, kept op
+// or kept region defines, renumbering what stays (program order and every reference kept). A graph without
+// such leftovers is returned unchanged.
+void removeUnreachable(Graph& graph);
 
 }  // namespace shardscope::ir

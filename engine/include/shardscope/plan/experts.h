@@ -1,13 +1,13 @@
 // Expert plans (DESIGN.md §6): the strategies people write by hand, each as a plan in the decision language, so
 // they can be evaluated, shown, edited and used to seed the search.
 //
-// Names are found by their labels where the model has them (the zoo's and labelled imports': `batch`, `seq`,
-// `*.heads`, `*.kv_heads`, `*.d_ff`, `*.experts`), and by structure otherwise (the batch is the leading
-// dimension of the largest input). Mesh axes play roles by name: `data`/`batch`/`dp`/`fsdp` for data
-// parallelism, `model`/`tensor`/`tp`/`mp` for tensor parallelism, `expert`/`ep` for experts; without such names
-// the first axis is data and the last is model. One-dimensional strategies (dp, zero*, megatron, megatron-sp,
-// ep) use every mesh axis for their dimension, major first; two-dimensional ones (dp-tp, fsdp-tp) put the
-// batch on every axis but the model axis.
+// Names are found by their labels (`batch`, `seq`, `*.heads`, `*.kv_heads`, `*.d_ff`, `*.experts`): the zoo's,
+// and those the analysis infers for imports from their names and structure (analysis/dimension_roles.h); a
+// model without a `batch` label takes the leading dimension of its largest input. Mesh axes play roles by name:
+// `data`/`batch`/`dp`/`fsdp` for data parallelism, `model`/`tensor`/`tp`/`mp` for tensor parallelism,
+// `expert`/`ep` for experts; without such names the first axis is data and the last is model. One-dimensional
+// strategies (dp, zero*, megatron, megatron-sp, ep) use every mesh axis for their dimension, major first;
+// two-dimensional ones (dp-tp, fsdp-tp) put the batch on every axis but the model axis.
 #pragma once
 
 #include <string>
@@ -38,8 +38,11 @@ const std::vector<ExpertInfo>& expertPlans();
 // Labels: a single strategy keeps its id ("zero3", "zero3+full"); a composition is labelled as written.
 // Errors: an empty part, an unknown id (listing the known ones) or axis, an unknown policy (listing the four), a
 // policy for a graph without a backward pass or a model without blocks of layers, a model without what the
-// strategy needs (no batch, no labelled heads/d_ff names for megatron, no experts for ep), a mesh without the
-// axes it needs (dp-tp on a one-axis mesh).
+// strategy needs (no input to take a batch from, no labelled heads/d_ff names for megatron, no experts for ep), a
+// mesh without the axes it needs (dp-tp on a one-axis mesh).
+// Warnings: a model exported with a batch of one (its inputs' leading dimension is 1) has no batch name to shard;
+// the strategy is built without it (ZeRO and tensor parallelism still shard what they shard) and says so
+// (plan.batch-of-one).
 Result<Plan> expertPlan(std::string_view id, const PlanContext& context, const mesh::Mesh& mesh);
 
 // The policies tried, in order, on an expert plan that does not fit (DESIGN.md §6 "with the remat each needs to

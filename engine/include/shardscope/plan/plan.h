@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "shardscope/analysis/decision_space.h"
+#include "shardscope/analysis/layer_blocks.h"
 #include "shardscope/ir/graph.h"
 #include "shardscope/mesh/mesh.h"
 
@@ -108,18 +109,10 @@ inline constexpr int kRematCount = 4;
 std::string_view toString(Remat policy);  // "none", "selective", "full", "dots-saveable"
 std::optional<Remat> parseRemat(std::string_view text);
 
-// The repeated blocks of a model, found from the ops' source names: an op whose location name has a component
-// that is a decimal index after a path ("layers.3.mlp.fc", "encoder.layer.11.attention") belongs to block
-// "layers.3" (the path up to the first such index) of family "layers.*". Blocks and families are numbered in
-// order of first appearance. Ops whose name has no index belong to no block.
-struct LayerBlocks {
-    std::vector<std::string> families;          // "layers.*"
-    std::vector<std::string> blocks;            // "layers.3"
-    std::vector<std::uint32_t> familyOfBlock;   // per block
-    std::vector<std::int32_t> blockOfOp;        // per top-level op (index into graph.body); -1: no block
-    friend bool operator==(const LayerBlocks&, const LayerBlocks&) = default;
-};
-LayerBlocks layerBlocks(const ir::Graph& graph);
+// The repeated blocks of a model (analysis/layer_blocks.h): from the ops' source names ("layers.3.mlp.fc" is in
+// block "layers.3" of family "layers.*"), else from the repetition of its ops.
+using analysis::LayerBlocks;
+using analysis::layerBlocks;
 
 // A rematerialization decision: `policy` for the blocks `target` names, a family ("layers.*") or one block
 // ("layers.3").

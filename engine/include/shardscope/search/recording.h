@@ -46,7 +46,7 @@ Result<store::ModelRecord> modelRecord(const ProblemSpec& spec);
 
 // How the session was asked for, beyond the options the search takes.
 struct SessionSettings {
-    std::string name;    // empty: "session N", N = the number of sessions once this one is added
+    std::string name;    // empty: "session ID", ID = the session's id
     std::string budget;  // as the user wrote it; empty: budgetText(options.budget)
     bool exhaustive = false;
 };

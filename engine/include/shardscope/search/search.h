@@ -26,6 +26,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "shardscope/cost/cost_model.h"
@@ -83,6 +84,15 @@ struct Budget {
     std::int64_t patience = 0;    // stop after this many iterations without a better plan; 0 = no limit
 };
 
+// The longest budget a search takes: a search is meant to end.
+inline constexpr double kMaxBudgetSeconds = 30 * 24 * 3600.0;  // 30 days
+inline constexpr std::int64_t kMaxBudgetIterations = 1'000'000'000'000;
+
+// A budget as the CLI's --budget writes it: "60s" (a bare number is seconds too), "2m" or "2min", "5000it" or
+// "5000i". Errors (code search.budget) name the text: another form; a count that is not a finite positive
+// number, past kMaxBudgetSeconds or kMaxBudgetIterations, or not whole (iterations).
+Result<Budget> parseBudget(std::string_view text);
+
 struct SearchOptions {
     double exploration = 0.5;     // UCT constant c
     bool maxBackup = false;       // select on the best value seen below a node instead of the mean
@@ -104,6 +114,12 @@ struct SearchOptions {
     std::size_t maxTreeNodes = 200000;
     std::size_t maxCachedStates = 1000000;
 };
+
+// Whether a search can run with `options`; Search assumes it. Errors (code search.options) name the option and
+// its range: exploration finite and >= 0; 1 to 1024 threads; 0 to 1000 decisions; a budget of finite
+// non-negative numbers within kMaxBudgetSeconds and kMaxBudgetIterations (0: no limit); probabilities in
+// [0, 1]; a finite virtual loss >= 0.
+Status checkOptions(const SearchOptions& options);
 
 // What the search reports as it goes (called from search threads, one call at a time).
 struct Progress {

@@ -13,8 +13,9 @@
 // wait for room. Reads come from the file, so they see a change once it has been written: call flush() first
 // to read your own writes.
 //
-// One Workspace writes a file at a time (plan ids are handed out from memory); reads are safe from any
-// thread.
+// Several processes may write one file at once (SQLite's locks order their writes; a write waits up to a few
+// seconds for another's): each adds its own sessions, and ids come from the file, so each keeps everything it
+// saves. Reads are safe from any thread.
 #pragma once
 
 #include <chrono>
@@ -45,7 +46,7 @@ struct SessionRecord {
 };
 
 struct PlanRecord {
-    std::int64_t id = 0;  // given by savePlan(): 1, 2, ... in saving order across the whole file
+    std::int64_t id = 0;  // given by savePlan(): unique in the file, increasing in each writer's saving order
     std::int64_t session = 0;
     std::string plan;        // the caller's plan JSON
     std::string evaluation;  // the caller's evaluation JSON
@@ -82,13 +83,25 @@ enum class PlanContent { Full, Summary };
 class Workspace {
 public:
     // Creates `path` (which must not exist) holding `model`, with no sessions. model().sha256 is computed
-    // here. Errors: the file exists; it cannot be created or written (with SQLite's reason).
+    // here. The file is written under another name beside it ("<path>.creating-XXXXXX") and then takes its name
+    // in one step, never replacing a file: `path` never names a half-written workspace, and of two processes
+    // creating it at once the second fails with "already exists" (code workspace.exists) and leaves the first's
+    // file alone. Errors: the file exists; it cannot be created or written (with the system's or SQLite's
+    // reason).
     static Result<Workspace> create(const std::string& path, const ModelRecord& model);
+
+    // Opens `path` when it exists, else creates it holding `model`; when another process creates it first, opens
+    // that file. Errors: those of open() and create(); the file holds another model ("'x.shardscope' holds the
+    // model 'A', not 'B'") or other bytes of it (code workspace.other-model).
+    static Result<Workspace> openOrCreate(const std::string& path, const ModelRecord& model);
 
     // Opens an existing workspace, migrating an older one to this version in place. Checks the whole file
     // (PRAGMA quick_check) and the model's SHA-256. Errors name the file: it does not exist; it is not a
     // workspace ("'x.shardscope' is not a Shardscope workspace": not SQLite, or SQLite without Shardscope's
-    // application_id); it was written by a newer Shardscope (its version and the newest this one reads); it
+    // application_id); it is what an interrupted creation leaves, an empty file, an SQLite file without tables or
+    // create()'s "<path>.creating-XXXXXX" (code workspace.unfinished: "... it holds no work and is safe to
+    // delete"); it was written by a newer
+    // Shardscope (its version and the newest this one reads); it
     // is damaged (truncated, corrupted, the model's bytes do not match their hash; a note carries SQLite's
     // report).
     static Result<Workspace> open(const std::string& path);
@@ -105,20 +118,23 @@ public:
     // The model as created: bytes decompressed, sha256 verified.
     const ModelRecord& model() const;
 
-    // Adds a session and returns its id; written before returning. Errors: the file cannot be written.
+    // Adds a session and returns its id; written before returning. An empty `name` becomes "session ID".
+    // Errors: the file cannot be written.
     Result<std::int64_t> addSession(const std::string& name, const std::string& settings);
     // In id order.
     std::vector<SessionRecord> sessions() const;
 
-    // Queues `plan` (its id is ignored) and returns the id it is saved under, at once. A plan for a session
-    // this workspace does not have is not saved: the next flush() reports it.
+    // Queues `plan` (its id is ignored) and returns the id it is saved under. Ids are taken from the file in
+    // blocks (a write, now and then); when no block can be taken (the disk is full), returns 0 and the plan is
+    // queued all the same and gets its id when it is written. A plan for a session this workspace does not have
+    // is not saved: the next flush() reports it.
     std::int64_t savePlan(PlanRecord plan);
     // Queues `nodes` for an upsert by (session, id): a node saved again replaces the earlier record, and only
     // the newest record of a node still queued is written. Nodes for an unknown session are reported by
     // flush().
     void saveNodes(std::int64_t session, std::vector<TreeNodeRecord> nodes);
-    // Queues a new label and note for plan `plan` (saved or still queued). An id that savePlan() never gave
-    // is reported by flush().
+    // Queues a new label and note for plan `plan` (saved by any process, or still queued). A plan the file does
+    // not hold when the label is written is reported by flush().
     void setLabel(std::int64_t plan, const std::string& label, const std::string& note);
 
     // Waits until everything queued before the call is written. Errors: the write failed ("cannot save to

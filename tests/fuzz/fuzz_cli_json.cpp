@@ -1,0 +1,12 @@
+// libFuzzer target: the JSON the CLI's --json commands print (app/cli/output.cpp and the engine's reports). What it
+// does with an input: fuzz_inputs.h.
+#include <cstddef>
+#include <cstdint>
+#include <string_view>
+
+#include "fuzz_inputs.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+    shardscope::fuzz::cliJson(std::string_view(reinterpret_cast<const char*>(data), size));
+    return 0;
+}

@@ -1,0 +1,12 @@
+// libFuzzer target: the JSON fields a workspace keeps as text (session.settings, model.load_options), as their
+// readers read them. What it does with an input: fuzz_inputs.h.
+#include <cstddef>
+#include <cstdint>
+#include <string_view>
+
+#include "fuzz_inputs.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+    shardscope::fuzz::workspaceFields(std::string_view(reinterpret_cast<const char*>(data), size));
+    return 0;
+}
