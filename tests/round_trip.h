@@ -1,7 +1,8 @@
-// The round trip of a plan through StableHLO (issue 19 part 8): export the plan (Shardy or GSPMD shardings, every
-// --constraints choice), import the text again and evaluate its reference plan: the step time, the collectives
-// (kind, axes, bytes) and the peak memory are those of the plan itself. Shared by tst_round_trip (the zoo) and
-// tst_round_trip_shared (the shared models).
+// The round trip of a plan through StableHLO (issue 19 part 8): export the plan (Shardy or GSPMD shardings,
+// every
+// --constraints choice), import the text again and evaluate its reference plan: the step time, the
+// collectives (kind, axes, bytes) and the peak memory are those of the plan itself. Shared by tst_round_trip
+// (the zoo) and tst_round_trip_shared (the shared models).
 #pragma once
 
 #include <QtTest>
@@ -40,8 +41,8 @@ struct RoundTripRow {
     std::size_t collectives = 0, collectivesBack = 0;
     bool sameCollectives = false;
     std::string problem;  // an error on the way, else empty
-    // Decisions of the plan that change no argument's or result's sharding (they shard intermediate values only):
-    // without constraints the text cannot carry them, and a difference is expected, not a failure.
+    // Decisions of the plan that change no argument's or result's sharding (they shard intermediate values
+    // only): without constraints the text cannot carry them, and a difference is expected, not a failure.
     int hidden = 0;
 
     bool sameStep() const {
@@ -54,7 +55,8 @@ struct RoundTripRow {
 
 inline std::vector<std::tuple<int, std::uint32_t, double>> collectiveMultiset(const cost::Evaluation& e) {
     std::vector<std::tuple<int, std::uint32_t, double>> out;
-    for (const auto& c : e.collectives) out.emplace_back(static_cast<int>(c.kind), c.axes, c.bytes);
+    for (const auto& c : e.collectives)
+        out.emplace_back(static_cast<int>(c.kind), c.axes, c.bytes);
     std::sort(out.begin(), out.end());
     return out;
 }
@@ -66,8 +68,10 @@ inline int hiddenDecisions(const Problem& problem, const plan::Plan& plan) {
     auto boundary = [&](const plan::Plan& p) {
         const auto applied = plan::applyPlan(context, problem.mesh, p);
         std::vector<plan::TensorSharding> out;
-        for (const auto& a : graph.arguments) out.push_back(applied.sharding(problem.space, a.value));
-        for (const auto& o : graph.outputs) out.push_back(applied.sharding(problem.space, o.value));
+        for (const auto& a : graph.arguments)
+            out.push_back(applied.sharding(problem.space, a.value));
+        for (const auto& o : graph.outputs)
+            out.push_back(applied.sharding(problem.space, o.value));
         return out;
     };
     const auto full = boundary(plan);
@@ -96,8 +100,9 @@ inline std::string fileBytes(const std::string& path) {
     return buffer.str();
 }
 
-// Every round trip of `c`: the plans that apply, both formats, the three constraint choices. As the CLI's export
-// does, a StableHLO file is patched in its own text; a training step, a zoo model or an ONNX file is printed.
+// Every round trip of `c`: the plans that apply, both formats, the three constraint choices. As the CLI's
+// export does, a StableHLO file is patched in its own text; a training step, a zoo model or an ONNX file is
+// printed.
 inline std::vector<RoundTripRow> roundTrips(const RoundTripCase& c) {
     std::vector<RoundTripRow> rows;
     ProblemSpec spec;
@@ -128,13 +133,14 @@ inline std::vector<RoundTripRow> roundTrips(const RoundTripCase& c) {
     }
     for (const auto& id : c.plans) {
         auto plan = plan::expertPlan(id, problem.costModel->planContext(), problem.mesh);
-        if (!plan) continue;
+        if (!plan)
+            continue;
         const cost::Evaluation original = cost::evaluate(*problem.costModel, *plan);
         const auto applied = plan::applyPlan(problem.costModel->planContext(), problem.mesh, *plan);
         const int hidden = hiddenDecisions(problem, *plan);
         for (const auto format : {exporting::ShardingFormat::Shardy, exporting::ShardingFormat::Gspmd})
-            for (const auto choice :
-                 {exporting::ConstraintChoice::None, exporting::ConstraintChoice::Key, exporting::ConstraintChoice::All}) {
+            for (const auto choice : {exporting::ConstraintChoice::None, exporting::ConstraintChoice::Key,
+                                      exporting::ConstraintChoice::All}) {
                 RoundTripRow row;
                 row.model = c.model;
                 row.mode = mode;
@@ -146,7 +152,8 @@ inline std::vector<RoundTripRow> roundTrips(const RoundTripCase& c) {
                 row.peak = original.peakMemory;
                 row.collectives = original.collectives.size();
                 const auto shardings = exporting::entryShardings(graph, problem.space, applied, choice);
-                auto exported = exporting::exportStableHlo(text, name, graph, problem.mesh, shardings, format);
+                auto exported =
+                    exporting::exportStableHlo(text, name, graph, problem.mesh, shardings, format);
                 if (!exported) {
                     row.problem = "export: " + exported.errorMessage();
                     rows.push_back(row);
@@ -162,7 +169,8 @@ inline std::vector<RoundTripRow> roundTrips(const RoundTripCase& c) {
                     continue;
                 }
                 const Problem& reimported = **back;
-                auto reference = exporting::referencePlan(reimported.model.graph, reimported.space, reimported.mesh);
+                auto reference =
+                    exporting::referencePlan(reimported.model.graph, reimported.space, reimported.mesh);
                 const cost::Evaluation evaluation = cost::evaluate(*reimported.costModel, *reference);
                 row.stepTimeBack = evaluation.stepTime;
                 row.peakBack = evaluation.peakMemory;
@@ -170,7 +178,8 @@ inline std::vector<RoundTripRow> roundTrips(const RoundTripCase& c) {
                 row.sameCollectives = collectiveMultiset(original) == collectiveMultiset(evaluation);
                 rows.push_back(row);
             }
-        if (!c.every) break;
+        if (!c.every)
+            break;
     }
     return rows;
 }
@@ -178,22 +187,24 @@ inline std::vector<RoundTripRow> roundTrips(const RoundTripCase& c) {
 // The table of `rows`, one line each, and whether all match.
 inline bool printRoundTrips(const std::vector<RoundTripRow>& rows) {
     bool all = true;
-    qInfo("%-58s %-7s %-8s %-6s %-5s | %-25s | %-13s | %-21s | %s", "model", "mode", "plan", "format", "cons.",
-          "step time (plan / back)", "collectives", "peak MiB (plan / back)", "match");
+    qInfo("%-58s %-7s %-8s %-6s %-5s | %-25s | %-13s | %-21s | %s", "model", "mode", "plan", "format",
+          "cons.", "step time (plan / back)", "collectives", "peak MiB (plan / back)", "match");
     for (const auto& r : rows) {
         all = all && r.ok();
         if (!r.problem.empty()) {
-            qInfo("%-58s %-7s %-8s %-6s %-5s | %s", r.model.substr(0, 58).c_str(), r.mode.c_str(), r.plan.c_str(),
-                  r.format.c_str(), r.constraints.c_str(), r.problem.c_str());
+            qInfo("%-58s %-7s %-8s %-6s %-5s | %s", r.model.substr(0, 58).c_str(), r.mode.c_str(),
+                  r.plan.c_str(), r.format.c_str(), r.constraints.c_str(), r.problem.c_str());
             continue;
         }
         qInfo("%-58s %-7s %-8s %-6s %-5s | %10.4g / %10.4g us | %5zu / %5zu | %9.4f / %9.4f | %s%s%s%s",
-              r.model.substr(0, 58).c_str(), r.mode.c_str(), r.plan.c_str(), r.format.c_str(), r.constraints.c_str(),
-              r.stepTime * 1e6, r.stepTimeBack * 1e6, r.collectives, r.collectivesBack, r.peak / 1048576.0,
-              r.peakBack / 1048576.0,
-              r.same() ? "yes" : r.ok() ? "n/a (decisions only intermediate values show; no constraints carry them):"
-                                        : "NO:",
-              r.sameStep() ? "" : " step", r.sameCollectives ? "" : " collectives", r.samePeak() ? "" : " peak");
+              r.model.substr(0, 58).c_str(), r.mode.c_str(), r.plan.c_str(), r.format.c_str(),
+              r.constraints.c_str(), r.stepTime * 1e6, r.stepTimeBack * 1e6, r.collectives, r.collectivesBack,
+              r.peak / 1048576.0, r.peakBack / 1048576.0,
+              r.same() ? "yes"
+              : r.ok() ? "n/a (decisions only intermediate values show; no constraints carry them):"
+                       : "NO:",
+              r.sameStep() ? "" : " step", r.sameCollectives ? "" : " collectives",
+              r.samePeak() ? "" : " peak");
     }
     return all;
 }

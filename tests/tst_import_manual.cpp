@@ -64,7 +64,8 @@ void verifyReproduces(const ir::Graph& graph, const mesh::Mesh& mesh, std::size_
 std::string identityAnnotation(const ir::Graph& g, ir::ValueId operand) {
     for (const ir::OpId id : g.body) {
         const ir::Op& op = g.op(id);
-        if (op.kind == ir::OpKind::CustomCall && op.operands.size() == 1 && op.operands[0] == operand && op.sharding)
+        if (op.kind == ir::OpKind::CustomCall && op.operands.size() == 1 && op.operands[0] == operand &&
+            op.sharding)
             return op.sharding->text;
     }
     return {};
@@ -82,15 +83,18 @@ class TestImportManual : public QObject {
     Q_OBJECT
 
 private slots:
-    // x·w with the contraction split over "x" (and w's columns over "y"): the local dot leaves partial sums that an
-    // all_reduce over "x" adds up. Globally: one dot of the whole operands, no collective.
+    // x·w with the contraction split over "x" (and w's columns over "y"): the local dot leaves partial sums
+    // that an all_reduce over "x" adds up. Globally: one dot of the whole operands, no collective.
     void shardedMatmulWithAllReduce() {
-        const std::string text = std::string(R"(module {
+        const std::string text =
+            std::string(R"(module {
   sdy.mesh @mesh = <["x"=2, "y"=4]>
   func.func @main(%arg0: tensor<8x16xf32>, %arg1: tensor<16x32xf32>) -> tensor<8x32xf32> {
     %0 = sdy.manual_computation(%arg0, %arg1) in_shardings=[<@mesh, [{}, {"x"}]>, <@mesh, [{"x"}, {"y"}]>] out_shardings=[<@mesh, [{}, {"y"}]>] manual_axes={"x", "y"} (%a: tensor<8x8xf32>, %b: tensor<8x8xf32>) {
       %1 = stablehlo.dot_general %a, %b, contracting_dims = [1] x [0] : (tensor<8x8xf32>, tensor<8x8xf32>) -> tensor<8x8xf32>
-      %2 = "stablehlo.all_reduce"(%1) )") + kAllReduceRegion + R"( {replica_groups = dense<[[0, 4], [1, 5], [2, 6], [3, 7]]> : tensor<4x2xi64>} : (tensor<8x8xf32>) -> tensor<8x8xf32>
+      %2 = "stablehlo.all_reduce"(%1) )") +
+            kAllReduceRegion +
+            R"( {replica_groups = dense<[[0, 4], [1, 5], [2, 6], [3, 7]]> : tensor<4x2xi64>} : (tensor<8x8xf32>) -> tensor<8x8xf32>
       sdy.return %2 : tensor<8x8xf32>
     } : (tensor<8x16xf32>, tensor<16x32xf32>) -> tensor<8x32xf32>
     return %0 : tensor<8x32xf32>
@@ -111,13 +115,16 @@ private slots:
   }
 })");
         QCOMPARE(ir::computeStatistics(g).flops, ir::computeStatistics(plain).flops);
-        QCOMPARE(identityAnnotation(g, g.arguments[0].value), std::string(R"(#sdy.sharding<@mesh, [{}, {"x"}]>)"));
-        QCOMPARE(identityAnnotation(g, dots[0]->results[0]), std::string(R"(#sdy.sharding<@mesh, [{}, {"y"}]>)"));
+        QCOMPARE(identityAnnotation(g, g.arguments[0].value),
+                 std::string(R"(#sdy.sharding<@mesh, [{}, {"x"}]>)"));
+        QCOMPARE(identityAnnotation(g, dots[0]->results[0]),
+                 std::string(R"(#sdy.sharding<@mesh, [{}, {"y"}]>)"));
         verifyReproduces(g, meshOf("x=2,y=4"), 3);
     }
 
-    // FSDP's pattern: the batch and the weight's rows split over one axis "x"; the weight is gathered before the
-    // dot. Globally the dot reads the whole weight; the batch keeps the axis (it is the larger name, so it wins).
+    // FSDP's pattern: the batch and the weight's rows split over one axis "x"; the weight is gathered before
+    // the dot. Globally the dot reads the whole weight; the batch keeps the axis (it is the larger name, so
+    // it wins).
     void allGatherBeforeDot() {
         const ir::Graph g = imported(R"(module {
   sdy.mesh @mesh = <["x"=2]>
@@ -149,15 +156,19 @@ private slots:
         verifyReproduces(g, meshOf("x=2"), 3);
     }
 
-    // Megatron's row-parallel layer with sequence parallelism: partial sums reduce-scattered over "x" along the
-    // rows; and the same with Shardy's own collectives over manual axes (sdy.all_gather, sdy.reduce_scatter).
+    // Megatron's row-parallel layer with sequence parallelism: partial sums reduce-scattered over "x" along
+    // the rows; and the same with Shardy's own collectives over manual axes (sdy.all_gather,
+    // sdy.reduce_scatter).
     void reduceScatter() {
-        const std::string text = std::string(R"(module {
+        const std::string text =
+            std::string(R"(module {
   sdy.mesh @mesh = <["x"=4]>
   func.func @main(%arg0: tensor<8x16xf32>, %arg1: tensor<16x32xf32>) -> tensor<8x32xf32> {
     %0 = sdy.manual_computation(%arg0, %arg1) in_shardings=[<@mesh, [{}, {"x"}]>, <@mesh, [{"x"}, {}]>] out_shardings=[<@mesh, [{"x"}, {}]>] manual_axes={"x"} (%a: tensor<8x4xf32>, %b: tensor<4x32xf32>) {
       %1 = stablehlo.dot_general %a, %b, contracting_dims = [1] x [0] : (tensor<8x4xf32>, tensor<4x32xf32>) -> tensor<8x32xf32>
-      %2 = "stablehlo.reduce_scatter"(%1) )") + kAllReduceRegion + R"( {scatter_dimension = 0 : i64, replica_groups = dense<[[0, 1, 2, 3]]> : tensor<1x4xi64>} : (tensor<8x32xf32>) -> tensor<2x32xf32>
+      %2 = "stablehlo.reduce_scatter"(%1) )") +
+            kAllReduceRegion +
+            R"( {scatter_dimension = 0 : i64, replica_groups = dense<[[0, 1, 2, 3]]> : tensor<1x4xi64>} : (tensor<8x32xf32>) -> tensor<2x32xf32>
       sdy.return %2 : tensor<2x32xf32>
     } : (tensor<8x16xf32>, tensor<16x32xf32>) -> tensor<8x32xf32>
     return %0 : tensor<8x32xf32>
@@ -184,7 +195,8 @@ private slots:
     return %0 : tensor<8x32xf32>
   }
 })");
-        QCOMPARE(shardy.type(opsOf(shardy, ir::OpKind::DotGeneral)[0]->operands[1]).shape, (ir::Shape{16, 32}));
+        QCOMPARE(shardy.type(opsOf(shardy, ir::OpKind::DotGeneral)[0]->operands[1]).shape,
+                 (ir::Shape{16, 32}));
         QCOMPARE(shardy.type(opsOf(shardy, ir::OpKind::DotGeneral)[0]->results[0]).shape, (ir::Shape{8, 32}));
         QCOMPARE(ir::computeStatistics(shardy).flops, 2.0 * 8 * 16 * 32);
     }
@@ -212,10 +224,11 @@ private slots:
     void refusals_data() {
         QTest::addColumn<QString>("body");
         QTest::addColumn<QString>("why");
-        QTest::newRow("replicated operand reused per shard") << R"(%c = stablehlo.constant dense<[1.0, 2.0, 3.0, 4.0]> : tensor<4xf32>
+        QTest::newRow("replicated operand reused per shard")
+            << R"(%c = stablehlo.constant dense<[1.0, 2.0, 3.0, 4.0]> : tensor<4xf32>
       %1 = stablehlo.multiply %a, %c : tensor<4xf32>
       sdy.return %1 : tensor<4xf32>)"
-                                                             << R"('stablehlo.multiply' puts)";
+            << R"('stablehlo.multiply' puts)";
         QTest::newRow("all_reduce of copies") << R"(%1 = "stablehlo.all_reduce"(%a) ({
       ^bb0(%p: tensor<f32>, %q: tensor<f32>):
         %s = stablehlo.add %p, %q : tensor<f32>
@@ -223,13 +236,15 @@ private slots:
       }) {replica_groups = dense<[[0, 1]]> : tensor<1x2xi64>} : (tensor<4xf32>) -> tensor<4xf32>
       sdy.return %1 : tensor<4xf32>)"
                                               << "it would add up copies";
-        QTest::newRow("collective_permute") << R"(%1 = "stablehlo.collective_permute"(%a) {source_target_pairs = dense<[[0, 1], [1, 0]]> : tensor<2x2xi64>} : (tensor<4xf32>) -> tensor<4xf32>
+        QTest::newRow("collective_permute")
+            << R"(%1 = "stablehlo.collective_permute"(%a) {source_target_pairs = dense<[[0, 1], [1, 0]]> : tensor<2x2xi64>} : (tensor<4xf32>) -> tensor<4xf32>
       sdy.return %1 : tensor<4xf32>)"
-                                            << "a ring or halo step";
-        QTest::newRow("slice across shards") << R"(%1 = stablehlo.slice %a [0:2] : (tensor<4xf32>) -> tensor<2xf32>
+            << "a ring or halo step";
+        QTest::newRow("slice across shards")
+            << R"(%1 = stablehlo.slice %a [0:2] : (tensor<4xf32>) -> tensor<2xf32>
       %2 = stablehlo.concatenate %1, %1, dim = 0 : (tensor<2xf32>, tensor<2xf32>) -> tensor<4xf32>
       sdy.return %2 : tensor<4xf32>)"
-                                             << "whole dimension";
+            << "whole dimension";
         QTest::newRow("device index") << R"(%i = "stablehlo.partition_id"() : () -> tensor<ui32>
       %1 = stablehlo.convert %i : (tensor<ui32>) -> tensor<f32>
       %2 = stablehlo.broadcast_in_dim %1, dims = [] : (tensor<f32>) -> tensor<4xf32>
@@ -254,7 +269,8 @@ private slots:
         QCOMPARE(g.diagnostics().size(), std::size_t{1});
         const Diagnostic& d = g.diagnostics().front();
         QCOMPARE(d.code, std::string("stablehlo.manual-computation"));
-        QVERIFY2(d.message.rfind("sdy.manual_computation has no global program: ", 0) == 0, d.message.c_str());
+        QVERIFY2(d.message.rfind("sdy.manual_computation has no global program: ", 0) == 0,
+                 d.message.c_str());
         QVERIFY2(d.message.find(why.toStdString()) != std::string::npos, d.message.c_str());
         QVERIFY(d.toString().find('\n') == std::string::npos);
         QVERIFY(d.location.line >= 5);  // at the op in the body, not at the module
@@ -271,7 +287,8 @@ private slots:
         while (it.hasNext())
             files << it.next();
         files.sort();
-        const QRegularExpression marker(QStringLiteral(R"(^// -----\s*$)"), QRegularExpression::MultilineOption);
+        const QRegularExpression marker(QStringLiteral(R"(^// -----\s*$)"),
+                                        QRegularExpression::MultilineOption);
         const QRegularExpression written(QStringLiteral(R"(^[^/\n]*sdy\.manual_computation\()"),
                                          QRegularExpression::MultilineOption);
         int global = 0, manual = 0, refused = 0;
@@ -283,11 +300,12 @@ private slots:
             for (int i = 0; i < pieces.size(); ++i) {
                 if (!written.match(pieces[i]).hasMatch())
                     continue;
-                const std::string name = QDir(root).relativeFilePath(path).toStdString() + "#" + std::to_string(i);
+                const std::string name =
+                    QDir(root).relativeFilePath(path).toStdString() + "#" + std::to_string(i);
                 const std::string text = pieces[i].toStdString();
                 std::vector<std::string> entries{""};
-                if (auto functions = import::stableHloFunctions(text, name); functions && functions->size() > 1 &&
-                                                                             text.find("@main(") == std::string::npos)
+                if (auto functions = import::stableHloFunctions(text, name);
+                    functions && functions->size() > 1 && text.find("@main(") == std::string::npos)
                     entries = *functions;
                 for (const auto& entry : entries) {
                     import::ImportOptions options;
@@ -311,9 +329,11 @@ private slots:
                 }
             }
         }
-        qInfo("corpus manual computations: %d become global programs (%d of them manual over some axis), %d are "
-              "refused",
-              global, manual, refused);
+        qInfo(
+            "corpus manual computations: %d become global programs (%d of them manual over some axis), %d "
+            "are "
+            "refused",
+            global, manual, refused);
         for (const auto& [message, names] : why) {
             qInfo("  %zu x %s", names.size(), message.c_str());
             for (const auto& n : names)

@@ -1,6 +1,6 @@
 // Round trips preserve cost (issue 19 part 8), on every zoo family at small sizes, forward and training step:
-// export a plan (Shardy and GSPMD, constraints none, key and all), import the text, evaluate its reference plan,
-// and get the plan's own step time, collectives and peak memory back.
+// export a plan (Shardy and GSPMD, constraints none, key and all), import the text, evaluate its reference
+// plan, and get the plan's own step time, collectives and peak memory back.
 #include <QtTest>
 
 #include "round_trip.h"
@@ -28,7 +28,8 @@ private slots:
                 rows.insert(rows.end(), some.begin(), some.end());
             }
         QVERIFY(rows.size() >= models.size() * 2 * 2 * 6);
-        QVERIFY2(testing::printRoundTrips(rows), "some round trips do not give the plan's cost back (table above)");
+        QVERIFY2(testing::printRoundTrips(rows),
+                 "some round trips do not give the plan's cost back (table above)");
     }
 };
 

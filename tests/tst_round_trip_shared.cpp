@@ -1,6 +1,7 @@
-// Round trips preserve cost (issue 19 part 8) on every shared model (../shared/models), forward and training step:
-// the plan of the first expert that applies (fsdp, else dp) exported (Shardy and GSPMD, constraints none, key and all), imported again
-// and its reference plan evaluated gives the plan's own step time, collectives and peak memory back.
+// Round trips preserve cost (issue 19 part 8) on every shared model (../shared/models), forward and training
+// step: the plan of the first expert that applies (fsdp, else dp) exported (Shardy and GSPMD, constraints
+// none, key and all), imported again and its reference plan evaluated gives the plan's own step time,
+// collectives and peak memory back.
 #include <QDir>
 #include <QtTest>
 
@@ -23,7 +24,8 @@ private slots:
             const QDir dir(root + "/" + folder);
             for (const QString& file : dir.entryList({"*.mlir", "*.onnx"}, QDir::Files, QDir::Name)) {
                 for (const bool train : {false, true}) {
-                    testing::RoundTripCase c{dir.filePath(file).toStdString(), train, "data=4,model=2", {"fsdp", "dp"}, false};
+                    testing::RoundTripCase c{
+                        dir.filePath(file).toStdString(), train, "data=4,model=2", {"fsdp", "dp"}, false};
                     const auto some = testing::roundTrips(c);
                     rows.insert(rows.end(), some.begin(), some.end());
                 }
@@ -32,7 +34,8 @@ private slots:
         }
         QVERIFY(models > 0);
         QVERIFY(rows.size() >= static_cast<std::size_t>(models) * 2 * 6);
-        QVERIFY2(testing::printRoundTrips(rows), "some round trips do not give the plan's cost back (table above)");
+        QVERIFY2(testing::printRoundTrips(rows),
+                 "some round trips do not give the plan's cost back (table above)");
     }
 };
 
