@@ -26,6 +26,7 @@
 
 #include <algorithm>
 
+#include "sqlite_support.h"
 #include "test_paths.h"
 #include "test_support.h"
 #include <sqlite3.h>
@@ -101,22 +102,7 @@ bool isJsonObject(const QString& text) {
 }
 
 
-// Runs `sql` on `path` with SQLite itself; returns the first column of every row.
-QStringList sqlite(const QString& path, const QString& sql) {
-    sqlite3* db = nullptr;
-    if (sqlite3_open_v2(path.toUtf8().constData(), &db, SQLITE_OPEN_READWRITE, nullptr) != SQLITE_OK)
-        qFatal("cannot open %s", qPrintable(path));
-    QStringList rows;
-    auto collect = [](void* out, int, char** values, char**) {
-        static_cast<QStringList*>(out)->append(QString::fromUtf8(values[0] ? values[0] : "NULL"));
-        return 0;
-    };
-    char* error = nullptr;
-    if (sqlite3_exec(db, sql.toUtf8().constData(), collect, &rows, &error) != SQLITE_OK)
-        qFatal("%s: %s", qPrintable(sql), error);
-    sqlite3_close(db);
-    return rows;
-}
+using shardscope::testing::sqlite;
 
 std::string firstError(const std::vector<Diagnostic>& diagnostics) {
     for (const auto& d : diagnostics)

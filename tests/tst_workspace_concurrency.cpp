@@ -22,6 +22,7 @@
 #include <random>
 #include <thread>
 
+#include "sqlite_support.h"
 #include "test_paths.h"
 
 namespace {
@@ -59,23 +60,7 @@ std::pair<Run, Run> twoSearches(const QString& path) {
     return {finish(a), finish(b)};
 }
 
-// Runs `sql` on `path` with SQLite itself (read-only); the first column of every row.
-QStringList sqlite(const QString& path, const QString& sql) {
-    sqlite3* db = nullptr;
-    if (sqlite3_open_v2(path.toUtf8().constData(), &db, SQLITE_OPEN_READONLY, nullptr) != SQLITE_OK)
-        qFatal("cannot open %s", qPrintable(path));
-    sqlite3_busy_timeout(db, 5000);
-    QStringList rows;
-    auto collect = [](void* out, int, char** values, char**) {
-        static_cast<QStringList*>(out)->append(QString::fromUtf8(values[0] ? values[0] : "NULL"));
-        return 0;
-    };
-    char* error = nullptr;
-    if (sqlite3_exec(db, sql.toUtf8().constData(), collect, &rows, &error) != SQLITE_OK)
-        qFatal("%s: %s", qPrintable(sql), error);
-    sqlite3_close(db);
-    return rows;
-}
+using shardscope::testing::sqlite;
 
 // What one search saved: its session's plans and tree nodes.
 struct Saved {

@@ -236,6 +236,12 @@ private:
     static bool isDot(const Op& op) {
         return op.kind == OpKind::DotGeneral && op.operands.size() == 2 && std::holds_alternative<DotDimensions>(op.attributes);
     }
+    // The names of the output dimensions a dot's weight operand (side w) gives: neither batching nor contracted.
+    std::vector<NameId> weightOutputNames(const Op& dot, int w) const {
+        const auto& d = std::get<DotDimensions>(dot.attributes);
+        const ValueId weight = dot.operands[static_cast<std::size_t>(w)];
+        return names(weight, freeDims(g_.type(weight).rank(), batching(d, w), contracting(d, w)));
+    }
     static const Dims& batching(const DotDimensions& d, int side) { return side == 0 ? d.lhsBatching : d.rhsBatching; }
     static const Dims& contracting(const DotDimensions& d, int side) { return side == 0 ? d.lhsContracting : d.rhsContracting; }
 
@@ -259,12 +265,9 @@ private:
         assign(names(vocab->operands[0], k), DimensionRole::Vocab);
         // An untied output projection's logits.
         forwardOps([&](const Op& op) {
-            const int w = weightSide(op);
-            if (w < 0) return;
-            const auto& d = std::get<DotDimensions>(op.attributes);
-            const ValueId weight = op.operands[static_cast<std::size_t>(w)];
-            for (NameId n : names(weight, freeDims(g_.type(weight).rank(), batching(d, w), contracting(d, w))))
-                if (s_.name(n).size == rows) assign(n, DimensionRole::Vocab);
+            if (const int w = weightSide(op); w >= 0)
+                for (NameId n : weightOutputNames(op, w))
+                    if (s_.name(n).size == rows) assign(n, DimensionRole::Vocab);
         });
         const Argument* tokens = sourceArgument(vocab->operands[1]);
         if (!tokens || tokens->role != ArgumentRole::Input) return;
@@ -379,12 +382,9 @@ private:
         });
         if (sizes.empty()) return;
         forwardOps([&](const Op& op) {
-            const int w = weightSide(op);
-            if (w < 0) return;
-            const auto& d = std::get<DotDimensions>(op.attributes);
-            const ValueId weight = op.operands[static_cast<std::size_t>(w)];
-            for (NameId n : names(weight, freeDims(g_.type(weight).rank(), batching(d, w), contracting(d, w))))
-                if (sizes.count(s_.name(n).size)) assign(n, DimensionRole::Experts);
+            if (const int w = weightSide(op); w >= 0)
+                for (NameId n : weightOutputNames(op, w))
+                    if (sizes.count(s_.name(n).size)) assign(n, DimensionRole::Experts);
         });
     }
 
@@ -399,9 +399,8 @@ private:
             const int w = weightSide(op);
             if (w < 0) return;
             const auto& d = std::get<DotDimensions>(op.attributes);
-            const ValueId weight = op.operands[static_cast<std::size_t>(w)], x = op.operands[static_cast<std::size_t>(1 - w)];
-            for (NameId n : names(weight, freeDims(g_.type(weight).rank(), batching(d, w), contracting(d, w)))) made.insert(n.index);
-            for (NameId n : names(x, contracting(d, 1 - w))) contracted.insert(n.index);
+            for (NameId n : weightOutputNames(op, w)) made.insert(n.index);
+            for (NameId n : names(op.operands[static_cast<std::size_t>(1 - w)], contracting(d, 1 - w))) contracted.insert(n.index);
         });
         for (std::uint32_t n = 0; n < labels_.size(); ++n)
             if (made.count(n) && contracted.count(n) && !reduced.count(n)) assign(NameId{n}, DimensionRole::DFf);
@@ -410,10 +409,8 @@ private:
             const int w = weightSide(op);
             if (w < 0) return;
             const auto& d = std::get<DotDimensions>(op.attributes);
-            const ValueId weight = op.operands[static_cast<std::size_t>(w)];
             bool up = false;
-            for (NameId n : names(weight, freeDims(g_.type(weight).rank(), batching(d, w), contracting(d, w))))
-                up = up || role(n) == DimensionRole::DFf;
+            for (NameId n : weightOutputNames(op, w)) up = up || role(n) == DimensionRole::DFf;
             if (up) assign(names(op.operands[static_cast<std::size_t>(1 - w)], contracting(d, 1 - w)), DimensionRole::DModel);
         });
     }
