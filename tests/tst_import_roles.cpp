@@ -151,6 +151,12 @@ std::vector<std::string> groupLabels(const DecisionSpace& s) {
     for (const auto& g : s.groups) out.push_back(g.label);
     return out;
 }
+// The group labels in one line, for a failure message.
+std::string labelsText(const DecisionSpace& s) {
+    std::string out;
+    for (const auto& label : groupLabels(s)) out += (out.empty() ? "" : ", ") + label;
+    return out;
+}
 bool hasGroup(const DecisionSpace& s, const std::string& label) {
     const auto all = groupLabels(s);
     return std::find(all.begin(), all.end(), label) != all.end();
@@ -262,7 +268,7 @@ private slots:
         const ir::Graph g = imported(decoderText(2, Naming::Bert));
         const auto s = analyze(g);
         for (const char* group : {"encoder.layer.*.attention.heads", "encoder.layer.*.attention.head_dim", "encoder.layer.*.d_ff", "batch", "seq"})
-            QVERIFY2(hasGroup(s, group), toString(groupLabels(s)));
+            QVERIFY2(hasGroup(s, group), labelsText(s).c_str());
         QCOMPARE(applicableExperts(g, s), kAllButEp);
     }
 
@@ -295,7 +301,7 @@ private slots:
     void mixtureOfExperts() {
         const ir::Graph g = imported(kMoeText);
         const auto s = analyze(g);
-        QVERIFY2(hasGroup(s, "model.layers.*.moe.experts"), toString(groupLabels(s)));
+        QVERIFY2(hasGroup(s, "model.layers.*.moe.experts"), labelsText(s).c_str());
         QVERIFY(hasGroup(s, "model.layers.*.moe.experts.d_ff"));
         QVERIFY(applicableExperts(g, s).find("ep") != std::string::npos);
         const plan::PlanContext context(g, s);
@@ -407,7 +413,7 @@ private slots:
         QCOMPARE(QString::fromStdString(applicableExperts(g, s)), experts);
         if (!layerGroup.isEmpty()) {
             const auto it = std::find_if(s.groups.begin(), s.groups.end(), [&](const Group& group) { return group.label == layerGroup.toStdString(); });
-            QVERIFY2(it != s.groups.end(), toString(groupLabels(s)));
+            QVERIFY2(it != s.groups.end(), labelsText(s).c_str());
             QCOMPARE(static_cast<int>(it->names.size()), layerNames);
         }
         // The training step adds no groups: gradients and optimizer states join their parameters'. Its backward may
