@@ -11,7 +11,12 @@
 //   h. crafted workspace fields (session.settings, model.load_options of another JSON type);
 //   i. nonsense numbers in options and hardware profiles;
 //   j. outputs that cannot be written (a full device, a closed pipe, a file-size limit during export -o);
-//   k. a file with many problems: the first few, and a count of the rest.
+//   k. a file with many problems: the first few, and a count of the rest;
+// and every input is bounded, every number checked (issue 24):
+//   l. special files (a FIFO, a device, a directory) given as any input, the model size limit, a workspace whose
+//      stored model source names /dev/zero;
+//   m. inlining that expands exponentially, graphs past the op limit, plans longer than the problem can use;
+//   n. sizes that overflow (a StableHLO tensor, zoo options) and zoo options out of range (layers, NaN).
 #include <QCryptographicHash>
 #include <QDateTime>
 #include <QDir>
@@ -31,6 +36,12 @@
 #include "test_support.h"
 #include <sqlite3.h>
 
+#include <sys/stat.h>
+
+#include <chrono>
+
+#include "shardscope/import/stablehlo.h"
+#include "shardscope/input_file.h"
 #include "shardscope/mesh/hardware.h"
 #include "shardscope/mesh/mesh.h"
 #include "shardscope/plan/experts.h"
@@ -80,6 +91,49 @@ std::unique_ptr<Problem> problemOn(const std::string& mesh) {
 
 Run cli(const QStringList& arguments) {
     return runProgram(shardscope::testing::cliPath(), arguments);
+}
+
+// The CLI given `timeoutMs` at most (a command that blocks fails the test instead of hanging it), with
+// `variable=value` in its environment when given.
+Run cliWithin(int timeoutMs, const QStringList& arguments, const QString& variable = {}, const QString& value = {}) {
+    QProcess process;
+    QProcessEnvironment environment = QProcessEnvironment::systemEnvironment();
+    if (!variable.isEmpty()) environment.insert(variable, value);
+    process.setProcessEnvironment(environment);
+    process.start(shardscope::testing::cliPath(), arguments);
+    if (!process.waitForFinished(timeoutMs)) {
+        process.kill();
+        process.waitForFinished();
+        return {-2, {}, QStringLiteral("did not finish in time")};
+    }
+    return {process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -1,
+            QString::fromUtf8(process.readAllStandardOutput()), QString::fromUtf8(process.readAllStandardError())};
+}
+
+// Seconds `body` takes.
+template <typename F>
+double secondsOf(F&& body) {
+    const auto start = std::chrono::steady_clock::now();
+    body();
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+// A module whose @main calls @f0, and each @fK calls @fK+1 twice, down to @f`depth` (one add): 2^depth calls when
+// inlined, in a few kilobytes of text.
+QByteArray exponentialCalls(int depth) {
+    const QByteArray type = "tensor<4xf32>";
+    QByteArray text = "func.func @main(%x: " + type + ") -> " + type + " {\n  %0 = call @f0(%x) : (" + type + ") -> " + type +
+                      "\n  return %0 : " + type + "\n}\n";
+    for (int i = 0; i < depth; ++i) {
+        const QByteArray callee = "@f" + QByteArray::number(i + 1);
+        text += "func.func private @f" + QByteArray::number(i) + "(%x: " + type + ") -> " + type + " {\n";
+        text += "  %0 = call " + callee + "(%x) : (" + type + ") -> " + type + "\n";
+        text += "  %1 = call " + callee + "(%0) : (" + type + ") -> " + type + "\n";
+        text += "  return %1 : " + type + "\n}\n";
+    }
+    text += "func.func private @f" + QByteArray::number(depth) + "(%x: " + type + ") -> " + type + " {\n";
+    text += "  %0 = stablehlo.add %x, %x : " + type + "\n  return %0 : " + type + "\n}\n";
+    return text;
 }
 
 // `script` run by bash with the CLI as $CLI: for arguments that are not UTF-8 and for pipes.
@@ -803,6 +857,306 @@ private slots:
         QCOMPARE(lines.size(), 11);
         QVERIFY2(lines.front().contains("warning: ignored a line that is not MLIR"), qPrintable(lines.front()));
         QCOMPARE(lines.back(), QString("shardscope-cli: ... and 20 more (20 warnings)"));
+    }
+
+    // --- l. special files, the size limit, stored sources ---
+
+    // A FIFO nobody writes, /dev/zero, /dev/urandom and a directory, given as the model, a plan, a mesh or a
+    // hardware profile: each refused at once (never blocking, never reading forever), saying what it is.
+    void specialFilesAreRefusedAtOnce_data() {
+        QTest::addColumn<QString>("kind");
+        QTest::addColumn<QString>("what");
+        for (const QString kind : {"fifo", "zero", "urandom", "directory"})
+            for (const QString what : {"model", "plan file", "mesh file", "hardware profile"})
+                QTest::newRow(qPrintable(kind + " as " + what)) << kind << what;
+    }
+    void specialFilesAreRefusedAtOnce() {
+        QFETCH(QString, kind);
+        QFETCH(QString, what);
+        const QString fifo = file("pipe.json");
+        if (!QFileInfo::exists(fifo)) QCOMPARE(::mkfifo(fifo.toLocal8Bit().constData(), 0600), 0);
+        const QString directory = file("folder.json");
+        QDir().mkpath(directory);
+        // Through a link named .json where a device is given as a mesh (a mesh file is told by its name).
+        const QString zero = file("zero.json"), urandom = file("urandom.json");
+        QFile::link("/dev/zero", zero);
+        QFile::link("/dev/urandom", urandom);
+        const QString path = kind == "fifo" ? fifo : kind == "zero" ? zero : kind == "urandom" ? urandom : directory;
+        const QString is = kind == "fifo" ? "a FIFO (named pipe)" : kind == "directory" ? "a directory" : "a character device";
+        QStringList arguments;
+        if (what == "model") arguments = {"info", path};
+        if (what == "plan file") arguments = {"evaluate", "zoo:demo", "--plan", path};
+        if (what == "mesh file") arguments = {"evaluate", "zoo:demo", "--mesh", path};
+        if (what == "hardware profile") arguments = {"evaluate", "zoo:demo", "--hardware", path};
+        Run r;
+        const double seconds = secondsOf([&] { r = cliWithin(10000, arguments); });
+        QCOMPARE(r.exitCode, 1);
+        QVERIFY(r.out.isEmpty());
+        QCOMPARE(r.errLines(), QStringList{errorLine("cannot read the " + what + " '" + path + "': it is " + is + ", not a regular file",
+                                                     "input.not-regular")});
+        QVERIFY2(seconds < 5, qPrintable(QString::number(seconds)));
+        // The engine says the same to the explorer.
+        if (what == "model") {
+            auto loaded = loadModel(path.toStdString());
+            QVERIFY(!loaded);
+            QCOMPARE(QString::fromStdString(firstError(loaded.diagnostics())),
+                     "cannot read the model '" + path + "': it is " + is + ", not a regular file");
+        }
+    }
+
+    // A model file larger than SHARDSCOPE_MAX_MODEL_SIZE is refused before it is read, saying its size, the limit
+    // and how to raise it; a limit that is not a size is named; under the limit the model loads.
+    void theModelSizeLimitIsSaidAndCanBeRaised() {
+        const QString model = file("limited.mlir");
+        const QByteArray text = "func.func @main(%arg0: tensor<8x16xf32>) -> tensor<8x16xf32> {\n"
+                                "  %0 = stablehlo.negate %arg0 : tensor<8x16xf32>\n"
+                                "  return %0 : tensor<8x16xf32>\n"
+                                "}\n";
+        writeAll(model, text + QByteArray(2000, ' '));
+        const Run small = cliWithin(20000, {"info", model}, "SHARDSCOPE_MAX_MODEL_SIZE", "1K");
+        QCOMPARE(small.exitCode, 1);
+        QCOMPARE(small.errLines(), QStringList{errorLine("cannot read the model '" + model + "': it is 2.1 KiB, more than the 1 KiB a model may "
+                                                         "have (set SHARDSCOPE_MAX_MODEL_SIZE to allow more, e.g. SHARDSCOPE_MAX_MODEL_SIZE=8G)",
+                                                         "input.too-large")});
+        const Run bad = cliWithin(20000, {"info", model}, "SHARDSCOPE_MAX_MODEL_SIZE", "lots");
+        QCOMPARE(bad.exitCode, 1);
+        QCOMPARE(bad.errLines(), QStringList{errorLine("SHARDSCOPE_MAX_MODEL_SIZE must be a size in bytes, optionally with K, M, G or T "
+                                                       "(e.g. 8G), got 'lots'",
+                                                       "input.limit")});
+        const Run raised = cliWithin(20000, {"info", model}, "SHARDSCOPE_MAX_MODEL_SIZE", "4K");
+        QVERIFY2(raised.exitCode == 0, qPrintable(raised.err));
+        // Exporting and searching read the model under the same limit.
+        const Run exported = cliWithin(20000, {"export", model, "--plan", "none"}, "SHARDSCOPE_MAX_MODEL_SIZE", "1000");
+        QCOMPARE(exported.exitCode, 1);
+        QVERIFY2(exported.err.contains("more than the 1000 bytes a model may have"), qPrintable(exported.err));
+        QCOMPARE(parseByteSize("2G"), std::optional<std::int64_t>(std::int64_t{2} << 30));
+        QCOMPARE(parseByteSize("64KiB"), std::optional<std::int64_t>(64 << 10));
+        QCOMPARE(parseByteSize("100"), std::optional<std::int64_t>(100));
+        for (const char* size : {"", "0", "-1", "1X", "G", "99999999999T"}) QVERIFY2(!parseByteSize(size), size);
+    }
+
+    // A workspace keeps its model's bytes: the file its stored source names is never read again, whatever it
+    // names. With the bytes there, the workspace's model is searched; without them (crafted), the search is
+    // refused naming the source, and nothing blocks on /dev/zero or a FIFO.
+    void aWorkspaceNeverReadsItsStoredSourcePath_data() {
+        QTest::addColumn<QString>("source");
+        QTest::newRow("/dev/zero") << "/dev/zero";
+        QTest::newRow("/dev/urandom") << "/dev/urandom";
+        QTest::newRow("/etc/shadow") << "/etc/shadow";
+        QTest::newRow("a FIFO") << "FIFO";
+    }
+    void aWorkspaceNeverReadsItsStoredSourcePath() {
+        QFETCH(QString, source);
+        if (source == "FIFO") {
+            source = file("stored.fifo");
+            if (!QFileInfo::exists(source)) QCOMPARE(::mkfifo(source.toLocal8Bit().constData(), 0600), 0);
+        }
+        const QString model = file("stored.mlir");
+        writeAll(model, "func.func @main(%arg0: tensor<8x16xf32>) -> tensor<8x16xf32> {\n"
+                        "  %0 = stablehlo.negate %arg0 : tensor<8x16xf32>\n"
+                        "  return %0 : tensor<8x16xf32>\n"
+                        "}\n");
+        static QString made;
+        if (made.isEmpty()) made = searchedWorkspace("stored-source.shardscope", model, "data=8");
+        const QString path = file("stored-source-crafted.shardscope");
+        QFile::remove(path);
+        QVERIFY(QFile::copy(made, path));
+        QFile::setPermissions(path, QFileDevice::ReadOwner | QFileDevice::WriteOwner);
+        sqlite(path, "UPDATE model SET source = '" + source + "'");
+        // The stored bytes are the model: the search and the session's problem load them.
+        const Run searched = cliWithin(60000, {"search", path, "--budget", "5it", "--json"});
+        QVERIFY2(searched.exitCode == 0, qPrintable(searched.err));
+        QVERIFY(isJsonObject(searched.out));
+        {
+            auto workspace = store::Workspace::open(path.toStdString());
+            QVERIFY(workspace);
+            auto problem = loadSessionProblem(*workspace, workspace->sessions().front());
+            QVERIFY2(problem, problem.errorMessage().c_str());
+            QCOMPARE(QString::fromStdString((*problem)->model.source), source);
+        }
+        // Without them: refused, naming the workspace and the source.
+        sqlite(path, "DELETE FROM model_chunk; UPDATE model SET size = 0, sha256 = "
+                     "'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855'");
+        const QString message = "'" + path + "': table model: the model '" + source +
+                                "' has no stored bytes (a workspace keeps the bytes of its model file and never reads the file again)";
+        for (const QStringList& arguments : {QStringList{"search", path, "--budget", "5it"}, QStringList{"compare", path + ":1", path + ":1"}}) {
+            const Run r = cliWithin(10000, arguments);
+            QCOMPARE(r.exitCode, 1);
+            QCOMPARE(r.errLines(), QStringList{errorLine(message, "workspace.field")});
+        }
+        auto workspace = store::Workspace::open(path.toStdString());
+        QVERIFY(workspace);
+        auto problem = loadSessionProblem(*workspace, workspace->sessions().front());
+        QVERIFY(!problem);
+        QCOMPARE(QString::fromStdString(firstError(problem.diagnostics())), message);
+    }
+
+    // A session whose settings name another model than the workspace's (crafted): the workspace's model is loaded,
+    // the other file never read.
+    void aSessionNamingAnotherModelLoadsTheWorkspaceModel() {
+        static QString made;
+        if (made.isEmpty()) made = searchedWorkspace("session-source.shardscope", "zoo:demo", "data=2");
+        const QString path = file("session-source-crafted.shardscope");
+        QFile::remove(path);
+        QVERIFY(QFile::copy(made, path));
+        sqlite(path, "UPDATE session SET settings = json_set(settings, '$.problem.model', '/dev/zero')");
+        QCOMPARE(sqlite(path, "SELECT json_extract(settings, '$.problem.model') FROM session"), QStringList{"/dev/zero"});
+        auto workspace = store::Workspace::open(path.toStdString());
+        QVERIFY(workspace);
+        auto problem = loadSessionProblem(*workspace, workspace->sessions().front());
+        QVERIFY2(problem, problem.errorMessage().c_str());
+        QCOMPARE((*problem)->model.source, std::string("zoo:demo"));
+    }
+
+    // --- m. inlining, the op limit, plan lengths ---
+
+    // A 4 KB module whose functions each call the next twice (2^40 calls inlined) stops at the inlining limit at
+    // once, in little memory, naming the call and the function inlined most; the CLI says it in one line.
+    void exponentialInliningStopsAtTheLimit() {
+        const QByteArray text = exponentialCalls(40);
+        QVERIFY(text.size() < 10000);
+        Result<ir::Graph> graph = makeError("unset", "");
+        const double seconds = secondsOf([&] { graph = import::importStableHlo(text.toStdString(), "calls.mlir"); });
+        QVERIFY(!graph);
+        const std::string message = firstError(graph.diagnostics());
+        QVERIFY2(message.find(": more than 100000 calls inlined (@f40 alone ") != std::string::npos, message.c_str());
+        QVERIFY2(message.find("functions that call others several times expand exponentially") != std::string::npos, message.c_str());
+        QVERIFY2(message.rfind("call to @f", 0) == 0, message.c_str());
+        QVERIFY2(seconds < 5, qPrintable(QString::number(seconds)));
+        // A lower limit stops sooner, the same way: depth 6 is 2^7 - 1 = 127 calls, depth 5 is 63.
+        import::ImportOptions options;
+        options.maxInlinedCalls = 100;
+        auto stopped = import::importStableHlo(exponentialCalls(6).toStdString(), "calls.mlir", options);
+        QVERIFY(!stopped);
+        QVERIFY2(firstError(stopped.diagnostics()).find(": more than 100 calls inlined (@f6 alone ") != std::string::npos,
+                 firstError(stopped.diagnostics()).c_str());
+        auto imported = import::importStableHlo(exponentialCalls(5).toStdString(), "calls.mlir", options);
+        QVERIFY2(imported, imported.errorMessage().c_str());
+        // Through the CLI: one line, naming the file and the line of the call.
+        const QString path = file("calls.mlir");
+        writeAll(path, text);
+        const Run r = cliWithin(20000, {"info", path});
+        QCOMPARE(r.exitCode, 1);
+        QCOMPARE(r.errLines().size(), 1);
+        QVERIFY2(r.errLines().front().startsWith("shardscope-cli: " + path + ":"), qPrintable(r.err));
+        QVERIFY2(r.errLines().front().contains("more than 100000 calls inlined (@f40 alone"), qPrintable(r.err));
+    }
+
+    // A graph past the op limit stops naming the function whose op went past it.
+    void aGraphPastTheOpLimitNamesTheFunction() {
+        import::ImportOptions options;
+        options.maxOps = 50;
+        auto graph = import::importStableHlo(exponentialCalls(6).toStdString(), "ops.mlir", options);
+        QVERIFY(!graph);
+        QCOMPARE(firstError(graph.diagnostics()),
+                 std::string("@f6: the graph grows past 50 ops (calls are inlined: a function called many times is copied as many times)"));
+        options.maxOps = 64;
+        QVERIFY(import::importStableHlo(exponentialCalls(6).toStdString(), "ops.mlir", options));
+    }
+
+    // A plan file with 10^6 decisions (36 MB) is refused before anything is built for them, quickly, saying how
+    // many the problem can use; so are the other lists past their bound.
+    void plansLongerThanTheProblemCanUseAreRefused() {
+        const auto problem = problemOn("data=2,model=2");
+        const auto& space = problem->space;
+        const std::size_t most = (space.groups.size() + space.names.size()) * 2 * plan::kTensorClassCount;
+        std::string text = R"({"format": "shardscope-plan", "version": 1, "decisions": [)";
+        for (int i = 0; i < 1000000; ++i) text += i ? R"(, {"group": "batch", "axis": "data"})" : R"({"group": "batch", "axis": "data"})";
+        text += "]}";
+        Result<plan::Plan> parsed = makeError("unset", "");
+        const double seconds =
+            secondsOf([&] { parsed = plan::parsePlan(text, problem->costModel->planContext(), problem->mesh, "big.json"); });
+        QVERIFY(!parsed);
+        QCOMPARE(firstError(parsed.diagnostics()), "big.json: \"decisions\" has 1000000 entries, more than this problem can use (at most " +
+                                                       std::to_string(most) + ": one per group or name, mesh axis and tensor class)");
+        QCOMPARE(parsed.diagnostics().front().code, std::string("plan.too-long"));
+        QVERIFY2(seconds < 5, qPrintable(QString::number(seconds)));
+        std::string many = R"({"format": "shardscope-plan", "version": 1, "resolutions": [)";
+        for (std::size_t i = 0; i <= space.names.size(); ++i) many += (i ? "," : "") + std::string(R"({"name": "x", "dimension": 0})");
+        many += "]}";
+        auto refused = plan::parsePlan(many, problem->costModel->planContext(), problem->mesh, "r.json");
+        QCOMPARE(firstError(refused.diagnostics()), "r.json: \"resolutions\" has " + std::to_string(space.names.size() + 1) +
+                                                        " entries, more than this problem can use (at most " +
+                                                        std::to_string(space.names.size()) + ": one per name)");
+        // Through the CLI (10^4 decisions, to keep the test quick): one line.
+        QByteArray some = R"({"format": "shardscope-plan", "version": 1, "decisions": [)";
+        for (int i = 0; i < 10000; ++i) some += i ? R"(, {"group": "batch", "axis": "data"})" : R"({"group": "batch", "axis": "data"})";
+        const QString path = file("long-plan.json");
+        writeAll(path, some + "]}");
+        const Run r = cli({"evaluate", kModel, "--mesh", "data=2,model=2", "--plan", path});
+        QCOMPARE(r.exitCode, 1);
+        QCOMPARE(r.errLines(), QStringList{errorLine(path + ": \"decisions\" has 10000 entries, more than this problem can use (at most " +
+                                                         QString::number(most) + ": one per group or name, mesh axis and tensor class)",
+                                                     "plan.too-long")});
+    }
+
+    // --- n. sizes that overflow, options out of range ---
+
+    // A tensor whose element count overflows int64 is refused naming the argument (it used to give -16
+    // parameters); one past 2^50 elements too, naming the op that makes it.
+    void tensorsWhoseSizeOverflowsAreRefused() {
+        const std::string type = "tensor<16x9223372036854775807xf32>";
+        const std::string text = "func.func @main(%arg0: " + type + ") -> " + type + " {\n  return %arg0 : " + type + "\n}\n";
+        auto graph = import::importStableHlo(text, "big.mlir");
+        QVERIFY(!graph);
+        QCOMPARE(firstError(graph.diagnostics()), "argument #0 '%arg0' " + type +
+                                                      " has more elements than a tensor may have (at most 2^50 = 1125899906842624): its "
+                                                      "size overflows or is absurd");
+        QCOMPARE(graph.diagnostics().front().code, std::string("ir.tensor-too-large"));
+        const std::string wide = "tensor<1048576x1048576xf32>", wider = "tensor<1048576x1048576x2048xf32>";
+        const std::string broadcast = "func.func @main(%arg0: " + wide + ") -> " + wider + " {\n  %0 = stablehlo.broadcast_in_dim %arg0, dims = [0, 1] : (" +
+                                      wide + ") -> " + wider + "\n  return %0 : " + wider + "\n}\n";
+        auto made = import::importStableHlo(broadcast, "wide.mlir");
+        QVERIFY(!made);
+        QVERIFY2(firstError(made.diagnostics()).rfind("'stablehlo.broadcast_in_dim' result #0 " + wider + " has more elements", 0) == 0,
+                 firstError(made.diagnostics()).c_str());
+        // Sizes no longer overflow when computed.
+        QCOMPARE(ir::elementCount({16, std::numeric_limits<std::int64_t>::max()}), std::numeric_limits<std::int64_t>::max());
+        QCOMPARE(ir::elementCount({std::numeric_limits<std::int64_t>::max(), 4, 0}), std::int64_t{0});
+        QCOMPARE((ir::TensorType{{std::int64_t{1} << 62, 4}, ir::ElementType::C128}.bytes()), std::numeric_limits<std::int64_t>::max());
+        QCOMPARE((ir::TensorType{{3}, ir::ElementType::I4}.bytes()), std::int64_t{3});
+    }
+
+    // Zoo options out of range are refused naming the key and the range: sizes that would overflow (it used to give
+    // negative FLOPs and "fits"), layers past what can be planned (it used to abort with bad_alloc), NaN or
+    // infinite reals; sizes within range whose product is absurd name the op.
+    void zooOptionsOutOfRangeAreRefused_data() {
+        QTest::addColumn<QString>("model");
+        QTest::addColumn<QString>("message");
+        QTest::newRow("batch 2^63-1") << "zoo:gpt:batch=9223372036854775807"
+                                      << "zoo:gpt: option 'batch' must be an integer from 1 to 16777216, got 9223372036854775807";
+        QTest::newRow("layers 100000") << "zoo:gpt:layers=100000" << "zoo:gpt: option 'layers' must be an integer from 1 to 1000, got 100000";
+        QTest::newRow("llama layers") << "zoo:llama:layers=1001" << "zoo:llama: option 'layers' must be an integer from 1 to 1000, got 1001";
+        QTest::newRow("vocab 0") << "zoo:gpt:vocab=0" << "zoo:gpt: option 'vocab' must be an integer from 1 to 16777216, got 0";
+        for (const QString value : {"nan", "inf", "-inf", "-1", "1e308"})
+            QTest::newRow(qPrintable("capacity_factor " + value))
+                << "zoo:moe:capacity_factor=" + value << "zoo:moe: option 'capacity_factor' must be a number from 0.01 to 1000, got " + value;
+        QTest::newRow("dropout nan") << "zoo:gpt:dropout=nan" << "zoo:gpt: option 'dropout' must be a number from 0 to 1, got nan";
+        QTest::newRow("rope_theta inf") << "zoo:llama:rope_theta=inf" << "zoo:llama: option 'rope_theta' must be a number from 1 to 1e+12, got inf";
+        QTest::newRow("batch x seq x vocab") << "zoo:gpt:batch=16777216,seq=16777216"
+                                             << "'stablehlo.gather' result #0 tensor<16777216x16777216x768xbf16> has more elements than a "
+                                                "tensor may have (at most 2^50 = 1125899906842624): its size overflows or is absurd";
+    }
+    void zooOptionsOutOfRangeAreRefused() {
+        QFETCH(QString, model);
+        QFETCH(QString, message);
+        Result<LoadedModel> loaded = makeError("unset", "");
+        const double seconds = secondsOf([&] { loaded = loadModel(model.toStdString()); });
+        QVERIFY(!loaded);
+        QCOMPARE(QString::fromStdString(firstError(loaded.diagnostics())), message);
+        QVERIFY2(seconds < 5, qPrintable(QString::number(seconds)));
+        const Run r = cli({"info", model});
+        QCOMPARE(r.exitCode, 1);
+        QCOMPARE(r.errLines().size(), 1);
+        QVERIFY2(r.errLines().front().contains(message), qPrintable(r.err));
+    }
+
+    // What an absurd input can still exhaust becomes an error at the engine's boundary, not an abort.
+    void outOfMemoryIsAnError() {
+        auto failed = outOfMemoryAsError<int>("building something huge", []() -> Result<int> { throw std::bad_alloc(); });
+        QVERIFY(!failed);
+        QCOMPARE(firstError(failed.diagnostics()), std::string("out of memory while building something huge"));
+        QCOMPARE(failed.diagnostics().front().code, std::string("engine.out-of-memory"));
     }
 };
 

@@ -38,6 +38,15 @@ QString writeFile(const QTemporaryDir& dir, const QString& name, const QByteArra
     return path;
 }
 
+// A model of two outputs ('logits' of w_logits, 'aux' of w_aux), as an inference export has them.
+const QByteArray kTwoHeads = R"(func.func @main(%arg0: tensor<4x8xf32> {jax.arg_info = "x"}, %arg1: tensor<8x8xf32> {jax.arg_info = "w_logits"},
+                %arg2: tensor<8x3xf32> {jax.arg_info = "w_aux"}) -> (tensor<4x8xf32> {jax.result_info = "logits"}, tensor<4x3xf32> {jax.result_info = "aux"}) {
+  %0 = stablehlo.dot_general %arg0, %arg1, contracting_dims = [1] x [0] : (tensor<4x8xf32>, tensor<8x8xf32>) -> tensor<4x8xf32>
+  %1 = stablehlo.dot_general %arg0, %arg2, contracting_dims = [1] x [0] : (tensor<4x8xf32>, tensor<8x3xf32>) -> tensor<4x3xf32>
+  return %0, %1 : tensor<4x8xf32>, tensor<4x3xf32>
+}
+)";
+
 }  // namespace
 
 class TestCli : public QObject {
@@ -528,6 +537,100 @@ private slots:
         const Run bad = cli({"simulate", model, "--mesh", "data=2,model=2", "--plan", "expert:ep"});
         QCOMPARE(bad.exitCode, 1);
         QVERIFY2(bad.err.contains("[plan."), qPrintable(bad.err));
+    }
+
+    // Warnings travel: every command that loads a model says the importer's warnings on stderr, one line each, and
+    // every --json output has them in "warnings" (an empty array when there are none).
+    void importWarningsReachEveryCommand() {
+        QTemporaryDir dir;
+        const QString path = writeFile(dir, "two_heads.mlir", kTwoHeads + QByteArray("---\n"));
+        const QString line = path + ":7:1: warning: ignored a line that is not MLIR [stablehlo.ignored-line]";
+        const QStringList problem{"--mesh", "data=2"};
+        const QList<QStringList> commands{
+            {"info", path, "--json"},
+            {"analyze", path, "--json"},
+            QStringList{"evaluate", path, "--plan", "expert:dp", "--json"} + problem,
+            QStringList{"evaluate", path, "--plan", "experts", "--json"} + problem,
+            QStringList{"search", path, "--budget", "20it", "--no-experts", "--json"} + problem,
+            QStringList{"simulate", path, "--plan", "none", "--json"} + problem,
+            QStringList{"export", path, "--plan", "none", "--format", "evaluation"} + problem,
+        };
+        for (const QStringList& arguments : commands) {
+            const Run r = cli(arguments);
+            const QString what = arguments.join(' ');
+            QVERIFY2(r.exitCode == 0, qPrintable(what + "\n" + r.err));
+            QVERIFY2(r.err.contains("shardscope-cli: " + line + "\n"), qPrintable(what + "\n" + r.err));
+            QJsonParseError error;
+            const QJsonObject o = QJsonDocument::fromJson(r.out.toUtf8(), &error).object();
+            QVERIFY2(error.error == QJsonParseError::NoError, qPrintable(what));
+            const QJsonArray warnings = o["warnings"].toArray();
+            QVERIFY2(warnings.size() == 1, qPrintable(what + "\n" + r.out.right(400)));
+            const QJsonObject w = warnings.first().toObject();
+            QCOMPARE(w["message"].toString(), QString("ignored a line that is not MLIR"));
+            QCOMPARE(w["code"].toString(), QString("stablehlo.ignored-line"));
+            QCOMPARE(w["severity"].toString(), QString("warning"));
+            QCOMPARE(w["file"].toString(), path);
+            QCOMPARE(w["line"].toInt(), 7);
+        }
+        for (const QStringList& arguments : {QStringList{"print", path}, QStringList{"rules", path}, QStringList{"export", path, "--plan", "none"}}) {
+            const Run r = cli(arguments + (arguments.first() == "export" ? problem : QStringList{}));
+            QVERIFY2(r.exitCode == 0, qPrintable(arguments.join(' ') + "\n" + r.err));
+            QVERIFY2(r.err.contains(line), qPrintable(arguments.join(' ') + "\n" + r.err));
+            QCOMPARE(r.err.count("warning:"), 1);
+        }
+        // A model without warnings: silence, and an empty array.
+        for (const QStringList& arguments : {QStringList{"info", "zoo:mlp:layers=1", "--json"},
+                                             QStringList{"evaluate", "zoo:mlp:layers=1", "--mesh", "data=2", "--json"}}) {
+            const Run clean = cli(arguments);
+            QCOMPARE(clean.exitCode, 0);
+            QVERIFY2(clean.err.isEmpty(), qPrintable(clean.err));
+            const QJsonObject o = QJsonDocument::fromJson(clean.out.toUtf8()).object();
+            QVERIFY(o.contains("warnings"));
+            QCOMPARE(o["warnings"].toArray().size(), 0);
+        }
+    }
+
+    // --loss-output: the output a training step's loss is taken of. Leaving outputs out is a warning (on stderr and in
+    // the JSON); an output the model does not have is an error naming the ones it has.
+    void lossOutputChoosesTheTrainedOutput() {
+        QTemporaryDir dir;
+        const QString path = writeFile(dir, "two_heads.mlir", kTwoHeads);
+        const QString partial = "the loss uses output 'logits' only; 1 other output is not differentiated: 'aux'; pass --loss-output all "
+                                "to train on every output";
+        const Run byDefault = cli({"info", path, "--train", "--json"});
+        QCOMPARE(byDefault.exitCode, 0);
+        QCOMPARE(byDefault.err, "shardscope-cli: warning: " + partial + " [train.loss-output-partial]\n");
+        const QJsonArray warnings = QJsonDocument::fromJson(byDefault.out.toUtf8()).object()["warnings"].toArray();
+        QCOMPARE(warnings.size(), 1);
+        QCOMPARE(warnings.first().toObject()["message"].toString(), partial);
+        QCOMPARE(warnings.first().toObject()["code"].toString(), QString("train.loss-output-partial"));
+
+        // The loss of 'aux' (by name or index) differentiates w_aux, not w_logits: no cross-entropy, so no labels.
+        for (const QString& aux : {QString("aux"), QString("1")}) {
+            const Run r = cli({"evaluate", path, "--train", "--loss-output", aux, "--mesh", "data=2", "--json"});
+            QCOMPARE(r.exitCode, 0);
+            QVERIFY2(r.err.contains("the loss uses output 'aux' only; 1 other output is not differentiated: 'logits'"), qPrintable(r.err));
+            const QJsonObject o = QJsonDocument::fromJson(r.out.toUtf8()).object();
+            QCOMPARE(o["warnings"].toArray().size(), 1);
+        }
+        const Run printed = cli({"print", path, "--train", "--loss-output", "aux"});
+        QCOMPARE(printed.exitCode, 0);
+        QVERIFY(!printed.out.contains("labels"));
+        const Run printedDefault = cli({"print", path, "--train"});
+        QVERIFY(printedDefault.out.contains("labels"));
+
+        const Run all = cli({"analyze", path, "--train", "--loss-output", "all", "--json"});
+        QCOMPARE(all.exitCode, 0);
+        QVERIFY2(all.err.isEmpty(), qPrintable(all.err));
+        QCOMPARE(QJsonDocument::fromJson(all.out.toUtf8()).object()["warnings"].toArray().size(), 0);
+
+        const Run unknown = cli({"search", path, "--train", "--loss-output", "logit", "--budget", "5it"});
+        QCOMPARE(unknown.exitCode, 1);
+        QCOMPARE(unknown.err, QString("shardscope-cli: error: no output 'logit' to take the loss of: the model's outputs are 0 'logits' "
+                                      "tensor<4x8xf32>, 1 'aux' tensor<4x3xf32> (give a name, an index or all) [train.loss-output]\n"));
+        const Run untrained = cli({"info", path, "--loss-output", "all"});
+        QCOMPARE(untrained.exitCode, 2);
+        QVERIFY2(untrained.err.contains("--loss-output requires --train"), qPrintable(untrained.err));
     }
 
     void helpEverywhere() {

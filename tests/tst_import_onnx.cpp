@@ -18,6 +18,8 @@
 
 #include <onnx/onnx_pb.h>
 
+#include <limits>
+
 #include "shardscope/import/onnx.h"
 #include "shardscope/ir/statistics.h"
 #include "shardscope/ir/verifier.h"
@@ -601,6 +603,44 @@ private slots:
         QCOMPARE(r->type(x->value).shape, (Shape{4, 16}));
         QCOMPARE(x->dimensionLabels, (std::vector<std::string>{"batch", ""}));
         QCOMPARE(r->type(r->outputs[0].value).shape, (Shape{4, 16}));
+    }
+
+    // Sizes that overflow int64 (a declared shape, a symbolic dimension given a huge value, a folded shape) are
+    // refused naming the input or the node (issue 24), never read as negative counts or allocated.
+    void sizesThatOverflowAreRefused() {
+        const std::int64_t huge = std::numeric_limits<std::int64_t>::max();
+        auto firstError = [](const Result<Graph>& r) {
+            for (const auto& d : r.diagnostics())
+                if (d.severity == Severity::Error) return d.message;
+            return std::string("(no error)");
+        };
+        OnnxModel declared;
+        declared.input("x", {16, huge});
+        declared.node("Relu", {"x"}, {"y"});
+        declared.output("y");
+        auto r = importModel(declared, "huge.onnx");
+        QVERIFY(!r);
+        QCOMPARE(firstError(r), std::string("input 'x' is too large"));
+
+        OnnxModel symbolic;
+        symbolic.input("x", {"batch", 1 << 20});
+        symbolic.node("Relu", {"x"}, {"y"});
+        symbolic.output("y");
+        import::ImportOptions options;
+        options.dimensions["batch"] = std::int64_t{1} << 40;
+        r = importModel(symbolic, "sym.onnx", options);
+        QVERIFY(!r);
+        QCOMPARE(firstError(r), std::string("input 'x' is too large"));
+
+        OnnxModel folded;  // ConstantOfShape of a folded [2^26, 2^26]: a splat, never 2^52 values, and too large a tensor
+        folded.input("x", {1});
+        folded.constant("shape", {std::int64_t{1} << 26, std::int64_t{1} << 26});
+        folded.node("ConstantOfShape", {"shape"}, {"zeros"}, "zeros");
+        folded.node("Add", {"x", "zeros"}, {"y"}, "add");
+        folded.output("y");
+        r = importModel(folded, "folded.onnx");
+        QVERIFY(!r);
+        QVERIFY2(firstError(r).find("has more elements than a tensor may have") != std::string::npos, firstError(r).c_str());
     }
 
     void unresolvedSymbolicDimensionsAreNamed() {

@@ -10,6 +10,8 @@
 #include "shardscope/interpret/interpreter.h"
 #include "shardscope/ir/builder.h"
 #include "shardscope/ir/statistics.h"
+#include "shardscope/problem.h"
+#include "shardscope/search/recording.h"
 #include "shardscope/train/training_step.h"
 #include "shardscope/zoo/zoo.h"
 
@@ -79,6 +81,17 @@ Graph finished(GraphBuilder& b) {
 }
 
 ValueId p(GraphBuilder& b, const char* name, Shape shape) { return b.parameter(name, std::move(shape), F64); }
+
+// Outputs 'first' = w1·w1 and 'second' = w2·w2 (elementwise, of parameters w1 and w2), and an integer 'ids'.
+Graph threeOutputs() {
+    GraphBuilder b("heads");
+    ValueId w1 = p(b, "w1", {3});
+    ValueId w2 = p(b, "w2", {3});
+    b.output(b.multiply(w1, w1), "first");
+    b.output(b.multiply(w2, w2), "second");
+    b.output(b.iota(TensorType{{3}, ElementType::I32}, 0), "ids");
+    return finished(b);
+}
 
 Graph zooGraph(const std::string& model) {
     auto spec = zoo::parseModelSpec(model);
@@ -214,6 +227,65 @@ private slots:
             auto i = b.constant(1, TensorType{{}, ElementType::I32}), j = b.constant(1, TensorType{{}, ElementType::I32});
             b.output(b.op1(OpKind::DynamicUpdateSlice, {x, u, i, j}), "y");
         }) << false;
+        QTest::newRow("stacked slices") << GraphFactory([](GraphBuilder& b) {
+            // A weight stacked over 3 layers, each layer's slice read at its index (an unrolled scan): the
+            // gradient is the slices' cotangents concatenated.
+            ValueId w = p(b, "w", {3, 2}), x = p(b, "x", {2});
+            ValueId y = x;
+            for (int k = 0; k < 3; ++k) {
+                auto i = b.constant(k, TensorType{{}, ElementType::I32}), zero = b.constant(0, TensorType{{}, ElementType::I32});
+                ValueId layer = b.reshape(b.op1(OpKind::DynamicSlice, {w, i, zero}, DynamicSliceAttributes{{1, 2}}), {2});
+                y = b.multiply(y, layer);
+            }
+            b.output(y, "y");
+        }) << false;
+        QTest::newRow("overlapping slices") << GraphFactory([](GraphBuilder& b) {
+            ValueId w = p(b, "w", {4, 2});
+            auto i = b.constant(1, TensorType{{}, ElementType::I32}), zero = b.constant(0, TensorType{{}, ElementType::I32});
+            ValueId a = b.op1(OpKind::DynamicSlice, {w, i, zero}, DynamicSliceAttributes{{2, 2}});
+            ValueId c = b.op1(OpKind::DynamicSlice, {w, zero, zero}, DynamicSliceAttributes{{2, 2}});
+            b.output(b.multiply(a, c), "y");
+        }) << false;
+        auto sortRow = [](bool withIota) {
+            return GraphFactory([withIota](GraphBuilder& b) {
+                ValueId x = p(b, "x", {2, 5}), w = p(b, "w", {2, 5});
+                const TensorType scalar{{}, F64}, index{{}, ElementType::I32};
+                std::vector<ValueId> operands{x, w};
+                std::vector<TensorType> types{scalar, scalar, scalar, scalar};
+                if (withIota) {
+                    operands.push_back(b.iota(TensorType{{2, 5}, ElementType::I32}, 1));
+                    types.push_back(index);
+                    types.push_back(index);
+                }
+                Region greater = b.region(types, [&](const std::vector<ValueId>& a) {
+                    return std::vector<ValueId>{b.compare(a[0], a[1], CompareDirection::GT)};
+                });
+                auto sorted = b.op(OpKind::Sort, operands, SortAttributes{1, true}, "top_k", {greater});
+                // top-2 of x, and w carried along
+                b.output(b.multiply(b.slice(sorted[0], {0, 0}, {2, 2}), b.slice(sorted[1], {0, 0}, {2, 2})), "y");
+            });
+        };
+        QTest::newRow("sort") << sortRow(false) << false;
+        QTest::newRow("sort with iota (top-k)") << sortRow(true) << false;
+        auto scatterRow = [](bool add) {
+            return GraphFactory([add](GraphBuilder& b) {
+                ValueId x = p(b, "x", {5, 3}), u = p(b, "u", {2, 3});
+                ValueId ids = b.input("ids", {2, 1}, ElementType::I32);
+                const TensorType scalar{{}, F64};
+                Region combine = b.region({scalar, scalar}, [&](const std::vector<ValueId>& a) {
+                    return std::vector<ValueId>{add ? b.add(a[0], a[1]) : a[1]};
+                });
+                ScatterAttributes s;
+                s.updateWindowDims = {1};
+                s.insertedWindowDims = {0};
+                s.scatterDimsToOperandDims = {0};
+                s.indexVectorDim = 1;
+                auto r = b.op(OpKind::Scatter, {x, ids, u}, s, "scatter", {combine});
+                b.output(b.multiply(r.front(), r.front()), "y");
+            });
+        };
+        QTest::newRow("scatter add") << scatterRow(true) << false;
+        QTest::newRow("scatter replace") << scatterRow(false) << false;
         QTest::newRow("optimization_barrier") << GraphFactory([](GraphBuilder& b) {
             auto r = b.op(OpKind::OptimizationBarrier, {p(b, "x", {3}), p(b, "w", {3})});
             b.output(b.multiply(r[0], r[1]), "y");
@@ -348,18 +420,22 @@ private slots:
 
     // A gradient that must flow through an op without a rule is an error naming the op and where it is.
     void missingRuleNamesTheOp() {
-        GraphBuilder b("sorting", "sorting.py");
+        GraphBuilder b("scaling", "scaling.py");
         ValueId x = p(b, "x", {4});
+        ValueId ids = b.input("ids", {2, 1}, ElementType::I32);
         const TensorType scalar{{}, F64};
-        Region less = b.region({scalar, scalar}, [&](const std::vector<ValueId>& a) {
-            return std::vector<ValueId>{b.compare(a[0], a[1], CompareDirection::LT)};
-        });
-        auto sorted = b.op(OpKind::Sort, {x}, SortAttributes{0, false}, "sort", {less});
-        b.output(sorted.front(), "y");
+        Region times = b.region({scalar, scalar}, [&](const std::vector<ValueId>& a) { return std::vector<ValueId>{b.multiply(a[0], a[1])}; });
+        ScatterAttributes s;
+        s.insertedWindowDims = {0};
+        s.scatterDimsToOperandDims = {0};
+        s.indexVectorDim = 1;
+        auto scaled = b.op(OpKind::Scatter, {x, ids, p(b, "u", {2})}, s, "scale", {times});
+        b.output(scaled.front(), "y");
         auto gg = train::differentiate(finished(b));
         QVERIFY(!gg.ok());
         QCOMPARE(QString::fromStdString(gg.errorMessage()),
-                 QStringLiteral("sorting.py (sort): error: cannot differentiate 'stablehlo.sort': no VJP rule for this op [train.no-vjp]"));
+                 QStringLiteral("scaling.py (scale): error: cannot differentiate 'stablehlo.scatter': only scatters that add or replace have a VJP "
+                                "rule (this combiner multiplies, takes a maximum or more) [train.no-vjp]"));
     }
 
     // Ops off the path from the parameters to the loss need no rule (here: integer routing of the MoE).
@@ -369,6 +445,148 @@ private slots:
         QVERIFY2(gg.ok(), gg.errorMessage().c_str());
         QVERIFY(gg->labelsArgument.has_value());
         QCOMPARE(gg->graph.arguments[*gg->labelsArgument].name, std::string("labels"));
+    }
+
+    // --loss-output: the loss of the chosen output (by name or index) or of all of them; the gradient flows only to
+    // the parameters that output depends on, and leaving outputs out is said as a warning.
+    void lossOutputChoosesWhatIsDifferentiated_data() {
+        QTest::addColumn<QString>("choice");
+        QTest::addColumn<bool>("firstFlows");   // w1 (of output 'first') gets a gradient
+        QTest::addColumn<bool>("secondFlows");  // w2 (of output 'second') gets one
+        QTest::addColumn<QString>("warning");
+        QTest::newRow("default") << "" << true << false
+                                 << "the loss uses output 'first' only; 2 other outputs are not differentiated: 'second', 'ids'; "
+                                    "pass --loss-output all to train on every output";
+        QTest::newRow("by name") << "second" << false << true
+                                 << "the loss uses output 'second' only; 2 other outputs are not differentiated: 'first', 'ids'; "
+                                    "pass --loss-output all to train on every output";
+        QTest::newRow("by index") << "1" << false << true
+                                  << "the loss uses output 'second' only; 2 other outputs are not differentiated: 'first', 'ids'; "
+                                     "pass --loss-output all to train on every output";
+        QTest::newRow("all") << "all" << true << true << "the loss leaves out 1 output that is not floating point: 'ids'";
+    }
+    void lossOutputChoosesWhatIsDifferentiated() {
+        QFETCH(QString, choice);
+        QFETCH(bool, firstFlows);
+        QFETCH(bool, secondFlows);
+        QFETCH(QString, warning);
+        const Graph forward = threeOutputs();
+        train::GradientOptions options;
+        options.loss = train::Loss::MeanSquare;
+        options.lossOutput = choice.toStdString();
+        auto gg = train::differentiate(forward, options);
+        QVERIFY2(gg.ok(), gg.errorMessage().c_str());
+        QCOMPARE(gg->differentiated.size(), std::size_t{2});
+        std::mt19937 random(3);
+        const auto args = randomArguments(gg->graph, random, 0.5, 1.5, 3);
+        const auto results = runOrFail(gg->graph, args);
+        auto flows = [&](std::size_t k) {
+            double largest = 0;
+            for (double v : results[k + 1].values) largest = std::max(largest, std::abs(v));
+            return largest > 0;
+        };
+        QCOMPARE(forward.arguments[gg->differentiated[0]].name, std::string("w1"));
+        QCOMPARE(flows(0), firstFlows);
+        QCOMPARE(flows(1), secondFlows);
+        // Both losses summed: the gradients agree with finite differences of the sum.
+        QVERIFY(gradientError(*gg, args, 100, random) < 1e-6);
+        QCOMPARE(gg.diagnostics().size(), std::size_t{1});
+        QVERIFY(gg.diagnostics().front().severity == Severity::Warning);
+        QCOMPARE(gg.diagnostics().front().code, std::string("train.loss-output-partial"));
+        QCOMPARE(QString::fromStdString(gg.diagnostics().front().message), warning);
+
+        // The training step carries the warning on.
+        auto step = train::buildTrainingStep(forward, {}, options);
+        QVERIFY2(step.ok(), step.errorMessage().c_str());
+        QVERIFY(step.diagnostics() == gg.diagnostics());
+    }
+
+    // A name no output has is an error listing the outputs; an integer output has no loss; a model of one output
+    // trains on it without a word.
+    void lossOutputErrors() {
+        const Graph forward = threeOutputs();
+        train::GradientOptions options;
+        options.lossOutput = "logits";
+        auto unknown = train::differentiate(forward, options);
+        QVERIFY(!unknown.ok());
+        QCOMPARE(QString::fromStdString(unknown.errorMessage()),
+                 QStringLiteral("error: no output 'logits' to take the loss of: the model's outputs are 0 'first' tensor<3xf64>, "
+                                "1 'second' tensor<3xf64>, 2 'ids' tensor<3xi32> (give a name, an index or all) [train.loss-output]"));
+        options.lossOutput = "3";
+        QVERIFY(!train::differentiate(forward, options).ok());
+        options.lossOutput = "ids";
+        auto integer = train::differentiate(forward, options);
+        QVERIFY(!integer.ok());
+        QVERIFY2(integer.errorMessage().find("the model's output 'ids' tensor<3xi32> is not floating point") != std::string::npos,
+                 integer.errorMessage().c_str());
+
+        // Cross-entropy wants classes: a scalar output (an auxiliary loss) has none.
+        GraphBuilder withScalar("aux");
+        ValueId w = p(withScalar, "w", {3});
+        withScalar.output(withScalar.multiply(w, w), "y");
+        withScalar.output(withScalar.reduce(w, {0}, Reducer::Add, "total"), "aux_loss");
+        options.loss = train::Loss::CrossEntropy;
+        options.lossOutput = "all";
+        auto scalar = train::differentiate(finished(withScalar), options);
+        QVERIFY(!scalar.ok());
+        QVERIFY2(scalar.errorMessage().find("output 'aux_loss' is a scalar") != std::string::npos, scalar.errorMessage().c_str());
+
+        GraphBuilder b("one");
+        b.output(b.multiply(p(b, "w", {2}), p(b, "v", {2})), "y");
+        auto single = train::differentiate(finished(b));
+        QVERIFY2(single.ok(), single.errorMessage().c_str());
+        QVERIFY(single.diagnostics().empty());
+    }
+
+    // The choice travels in the problem: its JSON, the workspace's load options, and the problem's warnings.
+    void lossOutputTravelsInTheProblem() {
+        const std::string text = R"(func.func @main(%arg0: tensor<4x8xf32> {jax.arg_info = "x"}, %arg1: tensor<8x8xf32> {jax.arg_info = "w_logits"}, %arg2: tensor<8x3xf32> {jax.arg_info = "w_aux"}) -> (tensor<4x8xf32> {jax.result_info = "logits"}, tensor<4x3xf32> {jax.result_info = "aux"}) {
+  %0 = stablehlo.dot_general %arg0, %arg1, contracting_dims = [1] x [0] : (tensor<4x8xf32>, tensor<8x8xf32>) -> tensor<4x8xf32>
+  %1 = stablehlo.dot_general %arg0, %arg2, contracting_dims = [1] x [0] : (tensor<4x8xf32>, tensor<8x3xf32>) -> tensor<4x3xf32>
+  return %0, %1 : tensor<4x8xf32>, tensor<4x3xf32>
+}
+)";
+        ProblemSpec spec;
+        spec.model = "two_heads.mlir";
+        spec.mesh = "data=2";
+        spec.train = true;
+        auto partial = loadProblem(spec, &text);
+        QVERIFY2(partial.ok(), partial.errorMessage().c_str());
+        QCOMPARE((*partial)->warnings.size(), std::size_t{1});
+        QCOMPARE((*partial)->warnings.front().message,
+                 std::string("the loss uses output 'logits' only; 1 other output is not differentiated: 'aux'; pass --loss-output all "
+                             "to train on every output"));
+        spec.lossOutput = "all";
+        auto problem = loadProblem(spec, &text);
+        QVERIFY2(problem.ok(), problem.errorMessage().c_str());
+        QVERIFY((*problem)->warnings.empty());
+        const std::string json = problemSpecJson(**problem);
+        QVERIFY2(json.find("\"loss_output\": \"all\"") != std::string::npos, json.c_str());
+        auto back = parseProblemSpec(json, "problem.json");
+        QVERIFY2(back.ok(), back.errorMessage().c_str());
+        QCOMPARE(back->lossOutput, std::string("all"));
+        std::string before = json;  // as written before --loss-output existed: the first output
+        before.erase(before.find("\"loss_output\": \"all\","), std::string("\"loss_output\": \"all\",").size());
+        auto old = parseProblemSpec(before, "old.json");
+        QVERIFY2(old.ok(), old.errorMessage().c_str());
+        QCOMPARE(old->lossOutput, std::string());
+
+        ProblemSpec zooSpec;
+        zooSpec.model = "zoo:mlp:layers=1";
+        zooSpec.train = true;
+        zooSpec.lossOutput = "0";
+        auto record = search::modelRecord(zooSpec);
+        QVERIFY2(record.ok(), record.errorMessage().c_str());
+        QVERIFY2(record->loadOptions.find("\"loss_output\":\"0\"") != std::string::npos, record->loadOptions.c_str());
+        auto recorded = recordedModelSpec(*record, "w.shardscope", ProblemSpec{});
+        QVERIFY2(recorded.ok(), recorded.errorMessage().c_str());
+        QCOMPARE(recorded->lossOutput, std::string("0"));
+        spec.lossOutput = "nope";
+        auto refused = loadProblem(spec, &text);
+        QVERIFY(!refused.ok());
+        QVERIFY2(refused.errorMessage().find("no output 'nope' to take the loss of: the model's outputs are 0 'logits' tensor<4x8xf32>, "
+                                             "1 'aux' tensor<4x3xf32>") != std::string::npos,
+                 refused.errorMessage().c_str());
     }
 };
 

@@ -7,12 +7,17 @@
 #include <QComboBox>
 #include <QDir>
 #include <QElapsedTimer>
+#include <QFile>
 #include <QFileInfo>
+#include <QCheckBox>
 #include <QLabel>
+#include <QLineEdit>
+#include <QListWidget>
 #include <QPushButton>
 #include <QSignalSpy>
 #include <QSortFilterProxyModel>
 #include <QTableWidget>
+#include <QTemporaryDir>
 #include <QTest>
 #include <QTreeView>
 #include <QUndoStack>
@@ -28,6 +33,7 @@
 #include "core/remat_choices.h"
 #include "widgets/problem_editor.h"
 #include "widgets/remat_panel.h"
+#include "widgets/summary_panel.h"
 
 #include "ui_test_support.h"
 
@@ -467,11 +473,13 @@ private slots:
         spec.dimensions = {{"batch", 3}};
         spec.optimizer = "adamw";
         spec.loss = "sum";
+        spec.lossOutput = "aux";
         spec.mixedPrecision = true;
         spec.cost = {.efficiency = 0.55, .launchTime = 7e-6, .prefetch = 2, .memoryReserve = 0.15};
         editor.setSpec(spec);
         QVERIFY2(editor.isValid(), qPrintable(editor.errorText()));
         const ProblemSpec back = editor.spec();
+        QCOMPARE(back.lossOutput, spec.lossOutput);
         QCOMPARE(back.model, spec.model);
         QCOMPARE(back.dimensions, spec.dimensions);
         QCOMPARE(back.train, spec.train);
@@ -500,6 +508,31 @@ private slots:
         QVERIFY(expected.ok() && edited.ok());
         QVERIFY(*edited == *expected);
         QVERIFY(table->item(0, ProblemEditor::LinkColumn)->text().contains(QStringLiteral("100 GB/s")));
+    }
+
+    // The global sizes are a line of text: shown from the spec, parsed back, and a bad one keeps Apply off.
+    void editorEditsGlobalSizes() {
+        ProblemEditor editor;
+        ProblemSpec spec = specOf("zoo:demo", "data=2");
+        spec.sizes = {{"batch", 64}, {"seq", 512}};
+        editor.setSpec(spec);
+        auto* sizes = editor.findChild<QLineEdit*>(QStringLiteral("sizesEdit"));
+        QVERIFY(sizes);
+        QCOMPARE(sizes->text(), QStringLiteral("batch=64,seq=512"));
+        QCOMPARE(editor.spec().sizes, spec.sizes);
+        sizes->clear();
+        QTest::keyClicks(sizes, QStringLiteral("sequence=128, batch=2"));
+        QVERIFY2(editor.isValid(), qPrintable(editor.errorText()));
+        QCOMPARE(editor.spec().sizes, (std::map<std::string, std::int64_t>{{"batch", 2}, {"seq", 128}}));
+        sizes->clear();
+        QTest::keyClicks(sizes, QStringLiteral("width=3"));
+        QVERIFY(!editor.isValid());
+        QVERIFY2(editor.errorText().contains(QStringLiteral("unknown size 'width'")), qPrintable(editor.errorText()));
+        QVERIFY(!editor.findChild<QPushButton*>(QStringLiteral("applyButton"))->isEnabled());
+        sizes->clear();
+        QTest::keyClicks(sizes, QStringLiteral(" "));
+        QVERIFY(editor.isValid());
+        QVERIFY(editor.spec().sizes.empty());
     }
 
     void editorRejectsAnInvalidMeshWithTheEngineMessage() {
@@ -590,6 +623,75 @@ private slots:
         QVERIFY2(editor.errorText().contains(QStringLiteral("axes")), qPrintable(editor.errorText()));
         editor.findChild<QPushButton*>(QStringLiteral("addAxisButton"))->click();
         QVERIFY2(editor.isValid(), qPrintable(editor.errorText()));
+    }
+
+    // The loss output: empty (the first output) by default, "all" from the list, or a name typed in.
+    void editorEditsTheLossOutput() {
+        ProblemEditor editor;
+        editor.setSpec(specOf("zoo:demo", "data=2", "h100", true));
+        auto* combo = editor.findChild<QComboBox*>(QStringLiteral("lossOutputCombo"));
+        QVERIFY(combo && combo->isEditable() && combo->isEnabled());
+        QCOMPARE(editor.spec().lossOutput, std::string());
+        combo->setCurrentIndex(combo->findText(QStringLiteral("all")));
+        QCOMPARE(editor.spec().lossOutput, std::string("all"));
+        combo->setEditText(QStringLiteral(" logits "));
+        QCOMPARE(editor.spec().lossOutput, std::string("logits"));
+        editor.findChild<QCheckBox*>(QStringLiteral("trainCheck"))->setChecked(false);
+        QVERIFY(!combo->isEnabled());
+    }
+
+    // The Model panel lists every warning of the load (the importer's, the loss's), counted under a heading;
+    // a model without warnings says so and hides the list.
+    void summaryPanelListsTheLoadWarnings() {
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("two_heads.mlir"));
+        QFile file(path);
+        QVERIFY(file.open(QIODevice::WriteOnly));
+        file.write(
+            R"(func.func @main(%arg0: tensor<4x8xf32> {jax.arg_info = "x"}, %arg1: tensor<8x8xf32> {jax.arg_info = "w_logits"},
+                %arg2: tensor<8x3xf32> {jax.arg_info = "w_aux"}) -> (tensor<4x8xf32> {jax.result_info = "logits"}, tensor<4x3xf32> {jax.result_info = "aux"}) {
+  %0 = stablehlo.dot_general %arg0, %arg1, contracting_dims = [1] x [0] : (tensor<4x8xf32>, tensor<8x8xf32>) -> tensor<4x8xf32>
+  %1 = stablehlo.dot_general %arg0, %arg2, contracting_dims = [1] x [0] : (tensor<4x8xf32>, tensor<8x3xf32>) -> tensor<4x3xf32>
+  return %0, %1 : tensor<4x8xf32>, tensor<4x3xf32>
+}
+---
+)");
+        file.close();
+        ProblemRequest request;
+        request.spec = specOf(path.toStdString(), "data=2", "h100", true);
+        const auto view = fixtures::loadThroughLoader(request);
+        QVERIFY(view);
+        QCOMPARE(view->warnings.size(), 2);
+
+        SummaryPanel panel;
+        panel.show();
+        panel.showModel(*view);
+        auto* list = panel.findChild<QListWidget*>(QStringLiteral("summaryWarnings"));
+        auto* heading = panel.findChild<QLabel*>(QStringLiteral("summaryWarningsHeading"));
+        QVERIFY(list && heading);
+        QVERIFY(list->isVisible() && heading->isVisible());
+        QCOMPARE(list->count(), 2);
+        QVERIFY2(
+            list->item(0)->text().startsWith(path + QStringLiteral(":7:1: ignored a line that is not MLIR")),
+            qPrintable(list->item(0)->text()));
+        QVERIFY2(list->item(1)->text().startsWith(
+                     QStringLiteral("the loss uses output 'logits' only; 1 other output is not "
+                                    "differentiated: 'aux'")),
+                 qPrintable(list->item(1)->text()));
+        QVERIFY2(heading->text().contains(QStringLiteral("2 warnings")), qPrintable(heading->text()));
+
+        request.spec.lossOutput = "all";
+        const auto all = fixtures::loadThroughLoader(request);
+        QVERIFY(all);
+        panel.showModel(*all);
+        QCOMPARE(list->count(), 1);
+        QVERIFY2(heading->text().contains(QStringLiteral("1 warning")), qPrintable(heading->text()));
+
+        panel.showModel(*demo());
+        QCOMPARE(list->count(), 0);
+        QVERIFY(!list->isVisible());
+        QVERIFY(heading->isVisible());
+        QVERIFY2(heading->text().contains(QStringLiteral("No warnings")), qPrintable(heading->text()));
     }
 
     void editorShowsAHardwareFileError() {

@@ -10,7 +10,10 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include <fcntl.h>
 #include <sqlite3.h>
+#include <sys/file.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <optional>
@@ -768,6 +771,27 @@ private slots:
                      "' was being built in, left by a process that ended before giving it that name; it holds no "
                      "work and is safe to delete");
         QCOMPARE(readFile(path), std::string(5000, 'x'));
+    }
+
+    // Opening a workspace that does not exist names the building files a killed creation left beside it (safe to
+    // delete), but not one a live process is building in (create() holds a lock on it); that one says so itself.
+    void aMissingWorkspaceNamesWhatAKilledCreationLeft() {
+        const std::string path = file("interrupted.shardscope");
+        QCOMPARE(firstMessage(Workspace::open(path).diagnostics()), "'" + path + "' does not exist");
+        const std::string left = path + ".creating-Ab12Cd", building = path + ".creating-Zz99Yy";
+        writeFile(left, "");
+        writeFile(building, std::string(5000, 'x'));
+        writeFile(path + ".creating-Ab12Cd-wal", "");  // not a building file
+        const int fd = ::open(building.c_str(), O_RDONLY | O_CLOEXEC);
+        QVERIFY(fd >= 0);
+        QCOMPARE(::flock(fd, LOCK_EX | LOCK_NB), 0);  // as create() holds it
+        const std::string safe = " beside it: left by an interrupted creation of it, holding no work and safe to delete)";
+        QCOMPARE(firstMessage(Workspace::open(path).diagnostics()), "'" + path + "' does not exist ('" + left + "'" + safe);
+        QCOMPARE(firstMessage(Workspace::open(building).diagnostics()),
+                 "'" + building + "' is not a Shardscope workspace yet: it is the file '" + path + "' is being built in by another process");
+        ::close(fd);
+        QCOMPARE(firstMessage(Workspace::open(path).diagnostics()),
+                 "'" + path + "' does not exist ('" + left + "', '" + building + "'" + safe);
     }
 
     // A version 1 file (plan ids from max(id) + 1) is migrated on open, once even when two open it at once, and

@@ -431,7 +431,7 @@ private slots:
         QTest::newRow("unknown key") << "gpt:width=3" << "zoo:gpt: unknown option 'width' (gpt accepts: layers, d_model,";
         QTest::newRow("not key=value") << "gpt:layers" << "'layers' is not of the form key=value";
         QTest::newRow("not an integer") << "gpt:layers=two" << "option 'layers' must be an integer, got 'two'";
-        QTest::newRow("too small") << "mlp:batch=0" << "option 'batch' must be at least 1, got 0";
+        QTest::newRow("too small") << "mlp:batch=0" << "option 'batch' must be an integer from 1 to 16777216, got 0";
         QTest::newRow("heads do not divide") << "gpt:d_model=100,heads=3" << "d_model (100) must be divisible by heads (3)";
         QTest::newRow("kv heads do not divide") << "llama:heads=32,kv_heads=5" << "heads (32) must be divisible by kv_heads (5)";
         QTest::newRow("patch does not divide") << "vit:image=200" << "image (200) must be divisible by patch (16)";
@@ -439,7 +439,7 @@ private slots:
         QTest::newRow("top-k above experts") << "moe:experts=2,top_k=3" << "top_k must not exceed experts";
         QTest::newRow("unet size") << "unet:image=100" << "must be divisible by 2^depth";
         QTest::newRow("dropout of 1") << "gpt:dropout=1" << "zoo:gpt: dropout must be below 1, got 1";
-        QTest::newRow("negative dropout") << "gpt:dropout=-0.1" << "option 'dropout' must be at least 0";
+        QTest::newRow("negative dropout") << "gpt:dropout=-0.1" << "option 'dropout' must be a number from 0 to 1, got -0.1";
         QTest::newRow("missing file") << "/nonexistent/model.mlir" << "cannot open '/nonexistent/model.mlir': No such file or directory";
     }
     void refusesBadOptions() {

@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "shardscope/calibration/calibration.h"
+#include "shardscope/input_file.h"
 
 namespace cli {
 
@@ -176,12 +177,10 @@ int calibrate(const CLI::App& command) {
     Result<std::vector<Run>> runs = [&]() -> Result<std::vector<Run>> {
         if (file.empty())
             return calibration::builtinRuns();
-        std::ifstream in(file.front(), std::ios::binary);
-        if (!in)
-            return makeError("cli.open", "cannot read runs file '" + file.front() + "'");
-        std::ostringstream text;
-        text << in.rdbuf();
-        return calibration::parseRuns(text.str(), file.front());
+        auto text = readInputFile(file.front(), "runs file", kMaxJsonFileBytes);
+        if (!text)
+            return Result<std::vector<Run>>::failure(text.diagnostics());
+        return calibration::parseRuns(*text, file.front());
     }();
     if (!runs) {
         for (const auto& d : runs.diagnostics())

@@ -21,6 +21,12 @@ namespace cli {
 // first 10, one line counts the rest ("shardscope-cli: ... and 243 more (240 errors, 3 warnings)").
 void printDiagnostics(const std::vector<shardscope::Diagnostic>& diagnostics);
 
+// The warnings and notes among `diagnostics` as the "warnings" array of every --json output: one object each with
+// "message", "code", "severity" and, where known, "file", "line", "column" and "op" (the source's name for it).
+nlohmann::json warningsJson(const std::vector<shardscope::Diagnostic>& diagnostics);
+// `reportJson`, a JSON object as the engine's reports write it, with "warnings": warningsJson(warnings) added.
+std::string withWarnings(const std::string& reportJson, const std::vector<shardscope::Diagnostic>& warnings);
+
 // Prints the result's diagnostics (printDiagnostics) and returns whether it holds a value.
 template <typename T>
 bool report(const shardscope::Result<T>& result) {
@@ -49,6 +55,7 @@ struct TrainingFlags {
     bool enabled = false;
     std::string optimizer = "adam";
     std::string loss = "auto";
+    std::string lossOutput;  // --loss-output: "" the first output, a name or index, "all"
     bool mixedPrecision = false;
 };
 

@@ -10,6 +10,7 @@
 #include "shardscope/export/stablehlo_export.h"
 #include "shardscope/export/trace.h"
 #include "shardscope/import/format.h"
+#include "shardscope/input_file.h"
 #include "shardscope/ir/printer.h"
 #include "shardscope/plan/experts.h"
 #include "shardscope/plan/plan_json.h"
@@ -39,20 +40,17 @@ int exportPlan(const std::string& source, const import::ImportOptions& options, 
     // The user's own bytes when the model is a StableHLO file, so the export patches exactly what they gave.
     std::string bytes;
     if (source.rfind("zoo:", 0) != 0) {
-        std::ifstream in(source, std::ios::binary);
-        if (!in) {
-            std::cerr << "shardscope-cli: error: cannot read model file '" << source << "'\n";
+        auto read = readModelFile(source);
+        if (!report(read))
             return 1;
-        }
-        std::ostringstream buffer;
-        buffer << in.rdbuf();
-        bytes = buffer.str();
+        bytes = std::move(read).value();
     }
     const ProblemSpec spec = specOf(source, options, training, flags);
     auto loaded = loadProblem(spec, bytes.empty() ? nullptr : &bytes);
     if (!report(loaded))
         return 1;
     const Problem& problem = **loaded;
+    printDiagnostics(problem.warnings);
     const auto& context = problem.costModel->planContext();
 
     auto chosen = planArgument(planText, *problem.costModel);
@@ -78,13 +76,16 @@ int exportPlan(const std::string& source, const import::ImportOptions& options, 
     if (format == "plan")
         return write(plan::toJson(*chosen, context, problem.mesh) + "\n");
     if (format == "evaluation")
-        return write(report::evaluationJson(problem.model, *problem.costModel, *chosen,
-                                            cost::evaluate(*problem.costModel, *chosen)) + "\n");
+        return write(withWarnings(report::evaluationJson(problem.model, *problem.costModel, *chosen,
+                                                         cost::evaluate(*problem.costModel, *chosen)),
+                                  problem.warnings) +
+                     "\n");
 
-    // A training step, an ONNX file or a zoo model has no StableHLO of the user's: print the graph and patch
-    // that.
+    // A training step, an ONNX file, a zoo model or a model at other sizes (--set) has no StableHLO of the user's:
+    // print the graph and patch that.
     std::string text = bytes, file = source;
-    if (training.enabled || bytes.empty() || import::detectFormat(bytes) != import::ModelFormat::StableHlo) {
+    if (training.enabled || bytes.empty() || import::detectFormat(bytes) != import::ModelFormat::StableHlo ||
+        !problem.spec.sizes.empty()) {
         ir::PrintOptions printing;
         printing.moduleName = problem.model.displayName;
         for (char& c : printing.moduleName)

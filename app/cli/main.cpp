@@ -1,5 +1,6 @@
 // shardscope-cli: the headless front end. Argument parsing and wiring only; the work is the engine's.
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <cctype>
 #include <csignal>
 #include <cstdio>
@@ -12,8 +13,10 @@
 #include "checks.h"
 #include "cli.h"
 #include "shardscope/analysis/decision_space.h"
+#include "shardscope/analysis/resize.h"
 #include "shardscope/import/format.h"
 #include "shardscope/import/stablehlo.h"
+#include "shardscope/input_file.h"
 #include "shardscope/ir/printer.h"
 #include "shardscope/report/analysis_report.h"
 #include "shardscope/ir/statistics.h"
@@ -53,16 +56,38 @@ bool parseDimensions(const std::vector<std::string>& items, shardscope::import::
     return true;
 }
 
-// Replaces the model's graph by its training step; fills `summary`. Prints why and returns false on failure.
-bool toTrainingStep(shardscope::LoadedModel& model, const TrainingFlags& flags, shardscope::report::TrainingSummary& summary) {
+// Turns `--set key=value[,key=value]` options into the global sizes of the import options; returns false (after
+// printing why) on a bad one or a key set twice.
+bool parseSizes(const std::vector<std::string>& items, shardscope::import::ImportOptions& options) {
+    for (const auto& item : items) {
+        auto sizes = shardscope::analysis::parseGlobalSizes(item);
+        if (!sizes) {
+            std::cerr << "shardscope-cli: error: --set " << sizes.diagnostics().front().message << "\n";
+            return false;
+        }
+        for (const auto& [key, value] : *sizes)
+            if (!options.sizes.emplace(key, value).second) {
+                std::cerr << "shardscope-cli: error: --set: size '" << key << "' is set twice\n";
+                return false;
+            }
+    }
+    return true;
+}
+
+// Replaces the model's graph by its training step; fills `summary` and adds the step's warnings to `warnings`.
+// Prints why and returns false on failure.
+bool toTrainingStep(shardscope::LoadedModel& model, const TrainingFlags& flags, shardscope::report::TrainingSummary& summary,
+                    std::vector<shardscope::Diagnostic>& warnings) {
     using namespace shardscope;
     ProblemSpec spec;
     spec.optimizer = flags.optimizer;
     spec.loss = flags.loss;
+    spec.lossOutput = flags.lossOutput;
     spec.mixedPrecision = flags.mixedPrecision;
     summary.forwardFlops = ir::computeStatistics(model.graph).flops;
     auto step = trainingStepFor(model.graph, spec);
     if (!report(step)) return false;
+    warnings.insert(warnings.end(), step.diagnostics().begin(), step.diagnostics().end());
     model.graph = std::move(step->graph);
     summary.optimizer = flags.optimizer;
     summary.mixedPrecision = flags.mixedPrecision;
@@ -77,11 +102,12 @@ bool toTrainingStep(shardscope::LoadedModel& model, const TrainingFlags& flags, 
 int info(const std::string& source, const shardscope::import::ImportOptions& options, const TrainingFlags& training, bool json) {
     auto model = shardscope::loadModel(source, options);
     if (!report(model)) return 1;
+    auto warnings = model.diagnostics();
     shardscope::report::TrainingSummary summary;
-    if (training.enabled && !toTrainingStep(*model, training, summary)) return 1;
+    if (training.enabled && !toTrainingStep(*model, training, summary, warnings)) return 1;
     const auto statistics = shardscope::ir::computeStatistics(model->graph);
     const auto* trainingSummary = training.enabled ? &summary : nullptr;
-    std::cout << (json ? shardscope::report::modelInfoJson(*model, statistics, trainingSummary)
+    std::cout << (json ? cli::withWarnings(shardscope::report::modelInfoJson(*model, statistics, trainingSummary), warnings)
                        : shardscope::report::modelInfoText(*model, statistics, trainingSummary));
     return 0;
 }
@@ -89,8 +115,9 @@ int info(const std::string& source, const shardscope::import::ImportOptions& opt
 int print(const std::string& source, const shardscope::import::ImportOptions& options, const TrainingFlags& training) {
     auto model = shardscope::loadModel(source, options);
     if (!report(model)) return 1;
+    std::vector<shardscope::Diagnostic> warnings;  // printed by report()
     shardscope::report::TrainingSummary summary;
-    if (training.enabled && !toTrainingStep(*model, training, summary)) return 1;
+    if (training.enabled && !toTrainingStep(*model, training, summary, warnings)) return 1;
     shardscope::ir::PrintOptions printing;
     printing.moduleName = model->displayName;
     for (char& c : printing.moduleName)
@@ -103,10 +130,11 @@ int analyze(const std::string& source, const shardscope::import::ImportOptions& 
             bool json, bool all) {
     auto model = shardscope::loadModel(source, options);
     if (!report(model)) return 1;
+    auto warnings = model.diagnostics();
     shardscope::report::TrainingSummary summary;
-    if (training.enabled && !toTrainingStep(*model, training, summary)) return 1;
+    if (training.enabled && !toTrainingStep(*model, training, summary, warnings)) return 1;
     const auto space = shardscope::analysis::analyze(model->graph);
-    std::cout << (json ? shardscope::report::analysisJson(*model, space)
+    std::cout << (json ? cli::withWarnings(shardscope::report::analysisJson(*model, space), warnings)
                        : shardscope::report::analysisText(*model, space, all ? 0 : 40));
     return 0;
 }
@@ -117,12 +145,12 @@ int rules(const std::string& source, const shardscope::import::ImportOptions& op
     using namespace shardscope;
     std::string text, file = source;
     if (source.rfind("zoo:", 0) != 0) {
-        std::ifstream in(source, std::ios::binary);
-        std::ostringstream buffer;
-        buffer << in.rdbuf();
-        text = buffer.str();
+        auto read = readModelFile(source);
+        if (!report(read)) return 1;
+        text = std::move(read).value();
     }
-    if (text.empty() || import::detectFormat(text) != import::ModelFormat::StableHlo) {
+    // Resized models are printed as StableHLO first too: the sizes apply to the loaded graph.
+    if (text.empty() || import::detectFormat(text) != import::ModelFormat::StableHlo || !options.sizes.empty()) {
         auto model = loadModel(source, options);
         if (!report(model)) return 1;
         text = ir::printStableHlo(model->graph);
@@ -130,8 +158,9 @@ int rules(const std::string& source, const shardscope::import::ImportOptions& op
     }
     auto functions = import::stableHloFunctions(text, file);
     if (!report(functions)) return 1;
-    if (!options.entryFunction.empty()) *functions = {options.entryFunction};
+    if (!options.entryFunction.empty() && file == source) *functions = {options.entryFunction};  // printed: its one function
     int status = 0;
+    std::vector<Diagnostic> warned;  // each function's import repeats the module's warnings: said once
     for (const auto& function : *functions) {
         import::ImportOptions entry = options;
         entry.entryFunction = function;
@@ -141,6 +170,10 @@ int rules(const std::string& source, const shardscope::import::ImportOptions& op
             status = 1;
             continue;
         }
+        std::vector<Diagnostic> fresh;
+        for (const auto& d : graph.diagnostics())
+            if (std::find(warned.begin(), warned.end(), d) == warned.end()) fresh.push_back(d), warned.push_back(d);
+        cli::printDiagnostics(fresh);
         for (auto id : graph->body) {
             const auto& op = graph->op(id);
             std::cout << "@" << function << ":" << op.location.line << ": " << analysis::factorRule(*graph, op).toString() << "\n";
@@ -200,18 +233,26 @@ static int runCommand(int argc, char** argv) {
     bool json = false;
     std::vector<std::string> dims;
     const char* dimHelp = "value of a symbolic dimension of an ONNX model, e.g. --dim batch=8 (repeatable)";
+    std::vector<std::string> sets;
+    const char* setHelp = "plan the model at another global batch or sequence length, e.g. --set batch=256,seq=4096 (keys: batch, seq; "
+                          "repeatable): every shape is derived again from the dimensions that carry them";
     std::string entry;
     const char* entryHelp = "StableHLO: the function to import (default: @main, else the only public function)";
     auto* infoCommand = app.add_subcommand("info", "describe a model: op counts, parameters, FLOPs and bytes of one forward pass");
     infoCommand->add_option("MODEL", source, kModelHelp)->required();
     infoCommand->add_flag("--json", json, "machine-readable output (versioned JSON object)");
     infoCommand->add_option("--dim", dims, dimHelp);
+    infoCommand->add_option("--set", sets, setHelp);
     infoCommand->add_option("--entry", entry, entryHelp);
     TrainingFlags training;
     auto addTrainingFlags = [&](CLI::App* command) {
         auto* enabled = command->add_flag("--train", training.enabled, "describe the whole training step (forward, loss, backward, optimizer update)");
         command->add_option("--optimizer", training.optimizer, "sgd, adam or adamw (with --train)")->needs(enabled)->capture_default_str();
         command->add_option("--loss", training.loss, "auto, cross-entropy, mean-square or sum (with --train)")->needs(enabled)->capture_default_str();
+        command->add_option("--loss-output", training.lossOutput,
+                            "the output the loss is taken of: a name or index (0, 1, ...), or all for the sum of every output's loss "
+                            "(with --train; default: the first output)")
+            ->needs(enabled);
         command->add_flag("--mixed-precision", training.mixedPrecision,
                           "16-bit parameters and gradients, fp32 master weights and optimizer state (with --train)")->needs(enabled);
     };
@@ -220,6 +261,7 @@ static int runCommand(int argc, char** argv) {
     auto* printCommand = app.add_subcommand("print", "print a model as StableHLO text");
     printCommand->add_option("MODEL", source, kModelHelp)->required();
     printCommand->add_option("--dim", dims, dimHelp);
+    printCommand->add_option("--set", sets, setHelp);
     printCommand->add_option("--entry", entry, entryHelp);
     addTrainingFlags(printCommand);
 
@@ -229,12 +271,14 @@ static int runCommand(int argc, char** argv) {
     analyzeCommand->add_flag("--json", json, "machine-readable output (versioned JSON object)");
     analyzeCommand->add_flag("--all", all, "list every name, not only the 40 that touch the most bytes");
     analyzeCommand->add_option("--dim", dims, dimHelp);
+    analyzeCommand->add_option("--set", sets, setHelp);
     analyzeCommand->add_option("--entry", entry, entryHelp);
     addTrainingFlags(analyzeCommand);
 
     auto* rulesCommand = app.add_subcommand("rules", "the factor rule of every op, in Shardy's notation: @function:line: rule");
     rulesCommand->add_option("MODEL", source, kModelHelp)->required();
     rulesCommand->add_option("--dim", dims, dimHelp);
+    rulesCommand->add_option("--set", sets, setHelp);
     rulesCommand->add_option("--entry", entry, entryHelp);
 
     cli::ProblemFlags problem;
@@ -268,6 +312,7 @@ static int runCommand(int argc, char** argv) {
             ->check(cli::finiteIn(0, 1, "a fraction in [0, 1)", false, true))
             ->capture_default_str();
         command->add_option("--dim", dims, dimHelp);
+        command->add_option("--set", sets, setHelp);
         command->add_option("--entry", entry, entryHelp);
         addTrainingFlags(command);
     };
@@ -385,6 +430,7 @@ static int runCommand(int argc, char** argv) {
     }
     shardscope::import::ImportOptions options;
     if (!parseDimensions(dims, options)) return 2;
+    if (!parseSizes(sets, options)) return 2;
     options.entryFunction = entry;
     if (*infoCommand) return info(source, options, training, json);
     if (*printCommand) return print(source, options, training);

@@ -87,6 +87,27 @@ void printDiagnostics(const std::vector<shardscope::Diagnostic>& diagnostics) {
     std::cerr << "shardscope-cli: ... and " << diagnostics.size() - shown << " more (" << kinds << ")\n";
 }
 
+nlohmann::json warningsJson(const std::vector<shardscope::Diagnostic>& diagnostics) {
+    nlohmann::json out = nlohmann::json::array();
+    for (const auto& d : diagnostics) {
+        if (d.severity == shardscope::Severity::Error) continue;
+        nlohmann::json w{{"message", d.message}, {"code", d.code}, {"severity", d.severity == shardscope::Severity::Warning ? "warning" : "note"}};
+        if (!d.location.file.empty()) w["file"] = d.location.file;
+        if (d.location.line > 0) w["line"] = d.location.line;
+        if (d.location.column > 0) w["column"] = d.location.column;
+        if (!d.location.name.empty()) w["op"] = d.location.name;
+        out.push_back(std::move(w));
+    }
+    return out;
+}
+
+std::string withWarnings(const std::string& reportJson, const std::vector<shardscope::Diagnostic>& warnings) {
+    auto value = nlohmann::json::parse(reportJson, nullptr, false);
+    if (value.is_discarded() || !value.is_object()) return reportJson;
+    value["warnings"] = warningsJson(warnings);
+    return jsonText(value) + "\n";
+}
+
 std::string jsonText(const nlohmann::json& value) {
     // Names, labels and paths need not be UTF-8: such bytes become U+FFFD rather than an exception.
     return value.dump(2, ' ', false, nlohmann::json::error_handler_t::replace);

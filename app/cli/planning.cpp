@@ -13,6 +13,7 @@
 
 #include "cli.h"
 #include "shardscope/export/reference_plan.h"
+#include "shardscope/input_file.h"
 #include "shardscope/plan/experts.h"
 #include "shardscope/plan/plan_json.h"
 #include "shardscope/problem.h"
@@ -30,13 +31,6 @@ using nlohmann::json;
 namespace {
 
 
-std::string readFile(const std::string& path, bool& ok) {
-    std::ifstream in(path, std::ios::binary);
-    ok = static_cast<bool>(in);
-    std::ostringstream buffer;
-    buffer << in.rdbuf();
-    return buffer.str();
-}
 
 
 // What `search` says when its workspace could not be written at the end: why (the engine's reason), what the
@@ -132,9 +126,11 @@ ProblemSpec specOf(const std::string& source, const import::ImportOptions& optio
     spec.model = source;
     for (const auto& [k, v] : options.dimensions) spec.dimensions[k] = v;
     spec.entry = options.entryFunction;
+    spec.sizes = options.sizes;
     spec.train = training.enabled;
     spec.optimizer = training.optimizer;
     spec.loss = training.loss;
+    spec.lossOutput = training.lossOutput;
     spec.mixedPrecision = training.mixedPrecision;
     spec.mesh = flags.mesh;
     spec.hardware = flags.hardware;
@@ -159,10 +155,14 @@ Result<plan::Plan> planArgument(const std::string& argument, const cost::CostMod
         return expert;
     }
     if (argument == "reference") return exporting::referencePlan(model.graph(), model.space(), model.mesh());
-    bool ok = false;
-    const std::string text = readFile(argument, ok);
-    if (!ok) return makeError("cli.plan-file", "cannot read plan file '" + argument + "' (--plan takes none, expert:ID, experts, reference or a plan .json file)");
-    return plan::parsePlan(text, model.planContext(), model.mesh(), argument);
+    auto text = readInputFile(argument, "plan file", kMaxJsonFileBytes);
+    if (!text) {
+        const Diagnostic& why = text.diagnostics().front();
+        if (why.code == "input.open")
+            return makeError("cli.plan-file", "cannot read plan file '" + argument + "' (--plan takes none, expert:ID, experts, reference or a plan .json file)");
+        return why;
+    }
+    return plan::parsePlan(*text, model.planContext(), model.mesh(), argument);
 }
 
 int evaluate(const std::string& source, const import::ImportOptions& options, const TrainingFlags& training, const ProblemFlags& flags,
@@ -170,6 +170,7 @@ int evaluate(const std::string& source, const import::ImportOptions& options, co
     auto problem = loadProblem(specOf(source, options, training, flags));
     if (!report(problem)) return 1;
     const Problem& p = **problem;
+    printDiagnostics(p.warnings);
     const cost::CostModel& costModel = *p.costModel;
     if (planText == "experts") {
         // Each expert; one that does not fit is followed by its first remat variant that does (marked).
@@ -208,7 +209,9 @@ int evaluate(const std::string& source, const import::ImportOptions& options, co
                 show(variant->id, variant->plan, variant->evaluation, expert.id, "yes");
             }
         }
-        if (asJson) std::cout << jsonText(json{{"version", report::kEvaluationJsonVersion}, {"experts", rows}}) << "\n";
+        if (asJson)
+            std::cout << jsonText(json{{"version", report::kEvaluationJsonVersion}, {"experts", rows}, {"warnings", warningsJson(p.warnings)}})
+                      << "\n";
         else if (anyVariant)
             std::printf("* the expert above with rematerialization (ID+POLICY, for --plan expert:ID+POLICY): the first of selective, "
                         "dots-saveable, full that fits\n");
@@ -217,7 +220,8 @@ int evaluate(const std::string& source, const import::ImportOptions& options, co
     auto chosen = planArgument(planText, costModel);
     if (!report(chosen)) return 1;
     const auto e = cost::evaluate(costModel, *chosen);
-    std::cout << (asJson ? report::evaluationJson(p.model, costModel, *chosen, e) : report::evaluationText(p.model, costModel, *chosen, e));
+    std::cout << (asJson ? withWarnings(report::evaluationJson(p.model, costModel, *chosen, e), p.warnings)
+                         : report::evaluationText(p.model, costModel, *chosen, e));
     return 0;
 }
 
@@ -257,33 +261,37 @@ int search(const std::string& source, const import::ImportOptions& options, cons
         workspace.emplace(std::move(opened).value());
         const auto& model = workspace->model();
         if (modelIsWorkspace) {
-            // The model and its training-step options as the workspace recorded them.
+            // The model and its training-step options as the workspace recorded them; its bytes, never the file
+            // its source names.
             auto recorded = recordedModelSpec(model, workspace->path(), spec);
             if (!report(recorded)) return 1;
             spec = std::move(recorded).value();
+            auto recordedBytes = recordedModelBytes(model, workspace->path());
+            if (!report(recordedBytes)) return 1;
+            bytes = *recordedBytes;
         } else if (model.source != source) {
             std::cerr << "shardscope-cli: error: '" << workspacePath << "' holds the model '" << model.source << "', not '" << source
                       << "' (search its model with `shardscope-cli search " << workspacePath << "`, or give another --workspace)\n";
             return 1;
         } else if (!model.bytes.empty()) {
             // The same path, but is it the same model? The workspace keeps the bytes it was made from.
-            bool readable = false;
-            const std::string now = readFile(source, readable);
-            if (readable && now != model.bytes) {
+            const auto now = readModelFile(source);
+            if (now && *now != model.bytes) {
                 std::cerr << "shardscope-cli: error: '" << source << "' has changed since '" << workspacePath
                           << "' was made from it (search the workspace's copy with `shardscope-cli search " << workspacePath
                           << "`, or give another --workspace)\n";
                 return 1;
             }
         }
-        if (!model.bytes.empty()) bytes = &model.bytes;
+        if (!modelIsWorkspace && !model.bytes.empty()) bytes = &model.bytes;
     } else if (modelIsWorkspace) {
-        std::cerr << "shardscope-cli: error: cannot open workspace '" << source << "': no such file\n";
+        report(store::Workspace::open(source));  // it does not exist: the engine says so, and names what a killed creation left
         return 1;
     }
     auto loaded = loadProblem(spec, bytes);
     if (!report(loaded)) return 1;
     const Problem& problem = **loaded;
+    printDiagnostics(problem.warnings);
     if (!workspacePath.empty() && !workspace) {
         auto record = search::modelRecord(spec);
         if (!report(record)) return 1;
@@ -368,7 +376,8 @@ int search(const std::string& source, const import::ImportOptions& options, cons
                     {"experts", experts},
                     {"search",
                      {{"iterations", finalProgress.iterations}, {"evaluations", finalProgress.evaluations}, {"seconds", finalProgress.seconds},
-                      {"tree_nodes", treeNodes}, {"origin", best.origin}, {"found_after_s", best.seconds}, {"exhaustive", searchFlags.exhaustive}}}};
+                      {"tree_nodes", treeNodes}, {"origin", best.origin}, {"found_after_s", best.seconds}, {"exhaustive", searchFlags.exhaustive}}},
+                    {"warnings", warningsJson(problem.warnings)}};
         if (recorder) result["workspace"] = {{"path", workspace->path()}, {"session", recorder->session()}, {"saved", status == 0}};
         std::cout << jsonText(result) << "\n";
         return status;
@@ -452,6 +461,7 @@ int compare(const std::string& a, const std::string& b, bool asJson) {
         std::vector<std::string> remat;  // the rematerialization decisions in words ("layers.*: full")
     };
     Side sides[2];
+    std::vector<Diagnostic> warnings;  // of loading the two sides' models
     sides[0].argument = a;
     sides[1].argument = b;
     for (auto& side : sides) {
@@ -480,6 +490,9 @@ int compare(const std::string& a, const std::string& b, bool asJson) {
         auto problem = loadSessionProblem(*side.workspace, *session);
         if (!report(problem)) return 1;
         side.problem = std::move(problem).value();
+        // The same model on both sides warns alike: said once.
+        for (const auto& w : side.problem->warnings)
+            if (std::find(warnings.begin(), warnings.end(), w) == warnings.end()) warnings.push_back(w);
         auto parsed = plan::parsePlan(record->plan, side.problem->costModel->planContext(), side.problem->mesh, side.argument);
         if (!report(parsed)) return 1;
         side.plan = *parsed;
@@ -487,6 +500,7 @@ int compare(const std::string& a, const std::string& b, bool asJson) {
         for (const auto& d : side.plan.decisions) side.decisions.push_back(plan::decisionText(d, side.problem->costModel->planContext(), side.problem->mesh));
         for (const auto& r : side.plan.remat) side.remat.push_back(plan::rematText(r));
     }
+    printDiagnostics(warnings);
     const auto& ma = sides[0].workspace->model();
     const auto& mb = sides[1].workspace->model();
     if (ma.source != mb.source || ma.sha256 != mb.sha256) {
@@ -514,6 +528,7 @@ int compare(const std::string& a, const std::string& b, bool asJson) {
             out[i == 0 ? "a" : "b"] = {{"plan", sides[i].argument}, {"decisions", sides[i].decisions}, {"remat", sides[i].remat},
                                        {"summary", summaryJson(e)}, {"collectives_by_kind", kinds}};
         }
+        out["warnings"] = warningsJson(warnings);
         std::cout << jsonText(out) << "\n";
         return 0;
     }

@@ -60,6 +60,7 @@ int simulate(const std::string& source, const import::ImportOptions& options, co
     if (!report(problem))
         return 1;
     const Problem& p = **problem;
+    printDiagnostics(p.warnings);
     const cost::CostModel& costModel = *p.costModel;
     auto chosen = planArgument(planText, costModel);
     if (!report(chosen))
@@ -110,7 +111,8 @@ int simulate(const std::string& source, const import::ImportOptions& options, co
                             {"priced", evaluation.collectives.size()},
                             {"same", same},
                             {"differences", differences}}},
-                          {"match", match && same}})
+                          {"match", match && same},
+                          {"warnings", warningsJson(p.warnings)}})
                   << "\n";
         return match && same ? 0 : 1;
     }

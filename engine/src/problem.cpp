@@ -8,16 +8,14 @@
 #include <optional>
 #include <sstream>
 
+#include "shardscope/input_file.h"
+
 namespace shardscope {
 
 namespace {
 
 Result<std::string> readText(const std::string& path, const char* what) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) return makeError("problem.open", std::string("cannot read ") + what + " file '" + path + "'");
-    std::ostringstream buffer;
-    buffer << in.rdbuf();
-    return buffer.str();
+    return readInputFile(path, std::string(what) + " file", kMaxJsonFileBytes);
 }
 
 bool endsWith(const std::string& s, std::string_view tail) { return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0; }
@@ -34,10 +32,24 @@ Result<train::TrainingStep> trainingStepFor(const ir::Graph& forward, const Prob
     optimizer.mixedPrecision = spec.mixedPrecision;
     train::GradientOptions gradients;
     gradients.loss = *loss;
+    gradients.lossOutput = spec.lossOutput;
     return train::buildTrainingStep(forward, optimizer, gradients);
 }
 
+namespace {
+
+Result<std::unique_ptr<Problem>> buildProblem(const ProblemSpec& spec, const std::string* modelBytes);
+
+}  // namespace
+
 Result<std::unique_ptr<Problem>> loadProblem(const ProblemSpec& spec, const std::string* modelBytes) {
+    return outOfMemoryAsError<std::unique_ptr<Problem>>("loading the problem of '" + spec.model + "'",
+                                                        [&] { return buildProblem(spec, modelBytes); });
+}
+
+namespace {
+
+Result<std::unique_ptr<Problem>> buildProblem(const ProblemSpec& spec, const std::string* modelBytes) {
     if (auto checked = checkCostOptions(spec.cost); !checked) return Result<std::unique_ptr<Problem>>::failure(checked.diagnostics());
     auto problem = std::make_unique<Problem>();
     problem->spec = spec;
@@ -64,6 +76,7 @@ Result<std::unique_ptr<Problem>> loadProblem(const ProblemSpec& spec, const std:
 
     import::ImportOptions options;
     for (const auto& [k, v] : spec.dimensions) options.dimensions[k] = v;
+    options.sizes = spec.sizes;  // the forward graph is resized before its training step is built
     options.entryFunction = spec.entry;
     auto model = modelBytes && spec.model.rfind("zoo:", 0) != 0 ? loadModelBytes(*modelBytes, spec.model, options) : loadModel(spec.model, options);
     if (!model) return Result<std::unique_ptr<Problem>>::failure(model.diagnostics());
@@ -72,6 +85,7 @@ Result<std::unique_ptr<Problem>> loadProblem(const ProblemSpec& spec, const std:
     if (spec.train) {
         auto step = trainingStepFor(problem->model.graph, spec);
         if (!step) return Result<std::unique_ptr<Problem>>::failure(step.diagnostics());
+        problem->warnings.insert(problem->warnings.end(), step.diagnostics().begin(), step.diagnostics().end());
         problem->model.graph = std::move(step->graph);
     }
     problem->space = analysis::analyze(problem->model.graph);
@@ -79,19 +93,25 @@ Result<std::unique_ptr<Problem>> loadProblem(const ProblemSpec& spec, const std:
     return problem;
 }
 
+}  // namespace
+
 std::string problemSpecJson(const Problem& problem) {
     const ProblemSpec& s = problem.spec;
     nlohmann::json dims = nlohmann::json::object();
     for (const auto& [k, v] : s.dimensions) dims[k] = v;
+    nlohmann::json sizes = nlohmann::json::object();
+    for (const auto& [k, v] : s.sizes) sizes[k] = v;
     nlohmann::json out{
         {"format", "shardscope-problem"},
         {"version", 1},
         {"model", s.model},
         {"dimensions", dims},
+        {"sizes", sizes},
         {"entry", s.entry},
         {"train", s.train},
         {"optimizer", s.optimizer},
         {"loss", s.loss},
+        {"loss_output", s.lossOutput},
         {"mixed_precision", s.mixedPrecision},
         {"mesh", nlohmann::json::parse(mesh::toJson(problem.mesh))},
         {"hardware", nlohmann::json::parse(mesh::toJson(problem.hardware))},
@@ -218,10 +238,20 @@ Result<ProblemSpec> parseProblemSpec(std::string_view text, std::string_view ori
                     return makeError("problem.format", where + ": dimension '" + it.key() + "' is not an integer");
                 s.dimensions[it.key()] = it.value().get<std::int64_t>();
             }
+        // "sizes" is absent before global sizes existed: the model's own.
+        if (j.contains("sizes")) {
+            if (!j["sizes"].is_object()) return makeError("problem.format", where + ": 'sizes' must be an object of integers");
+            for (auto it = j["sizes"].begin(); it != j["sizes"].end(); ++it) {
+                if (!it.value().is_number_integer())
+                    return makeError("problem.format", where + ": size '" + it.key() + "' is not an integer");
+                s.sizes[it.key()] = it.value().get<std::int64_t>();
+            }
+        }
         Fields fields(j, where);
         // "entry" is absent before --entry existed: the default entry.
         if (!fields.read("entry", s.entry) || !fields.read("train", s.train) || !fields.read("optimizer", s.optimizer) ||
-            !fields.read("loss", s.loss) || !fields.read("mixed_precision", s.mixedPrecision))
+            !fields.read("loss", s.loss) || !fields.read("loss_output", s.lossOutput) ||
+            !fields.read("mixed_precision", s.mixedPrecision))
             return fields.error();
         if (!j.contains("mesh") || !j.contains("hardware"))
             return makeError("problem.format", where + ": 'mesh' and 'hardware' must be there");
@@ -261,7 +291,8 @@ Result<ProblemSpec> recordedModelSpec(const store::ModelRecord& model, const std
         return makeError("workspace.field", where + ": not a JSON object");
     Fields fields(options, where);
     if (!fields.read("train", base.train) || !fields.read("optimizer", base.optimizer) || !fields.read("loss", base.loss) ||
-        !fields.read("mixed_precision", base.mixedPrecision) || !fields.read("entry", base.entry)) {
+        !fields.read("mixed_precision", base.mixedPrecision) || !fields.read("entry", base.entry) ||
+        !fields.read("loss_output", base.lossOutput)) {
         Diagnostic error = fields.error();
         error.code = "workspace.field";
         return error;
@@ -274,6 +305,16 @@ Result<ProblemSpec> recordedModelSpec(const store::ModelRecord& model, const std
             base.dimensions[d.key()] = d.value().get<std::int64_t>();
         }
     }
+    // The sizes the model was recorded at are the workspace model's, whatever `base` asks.
+    if (const auto it = options.find("sizes"); it != options.end()) {
+        if (!it->is_object()) return makeError("workspace.field", where + ": 'sizes' must be an object of integers");
+        base.sizes.clear();
+        for (auto d = it->begin(); d != it->end(); ++d) {
+            if (!d.value().is_number_integer())
+                return makeError("workspace.field", where + ": size '" + d.key() + "' must be an integer");
+            base.sizes[d.key()] = d.value().get<std::int64_t>();
+        }
+    }
     return base;
 }
 
@@ -284,8 +325,20 @@ Result<std::unique_ptr<Problem>> loadSessionProblem(const store::Workspace& work
         return makeError("problem.session", where + ": no problem description");
     auto spec = parseProblemSpec(settings["problem"].dump(-1, ' ', false, nlohmann::json::error_handler_t::replace), where + ": problem");
     if (!spec) return Result<std::unique_ptr<Problem>>::failure(spec.diagnostics());
-    const auto& model = workspace.model();
-    return loadProblem(*spec, model.bytes.empty() ? nullptr : &model.bytes);
+    // The model is the workspace's, whatever the session's settings name.
+    spec->model = workspace.model().source;
+    auto bytes = recordedModelBytes(workspace.model(), workspace.path());
+    if (!bytes) return Result<std::unique_ptr<Problem>>::failure(bytes.diagnostics());
+    return loadProblem(*spec, *bytes);
+}
+
+Result<const std::string*> recordedModelBytes(const store::ModelRecord& model, const std::string& workspacePath) {
+    if (model.source.rfind("zoo:", 0) == 0) return static_cast<const std::string*>(nullptr);
+    if (model.bytes.empty())
+        return makeError("workspace.field", "'" + workspacePath + "': table model: the model '" + model.source +
+                                                "' has no stored bytes (a workspace keeps the bytes of its model file and never reads the "
+                                                "file again)");
+    return &model.bytes;
 }
 
 }  // namespace shardscope

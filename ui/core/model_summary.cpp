@@ -38,8 +38,6 @@ QList<SummaryLine> summaryOf(const ProblemView& model) {
         {tr("Ops"),
          tr("%1 of %n kind(s)", static_cast<int>(s.opsByKind.size())).arg(locale.toString(s.opCount)),
          tr("Nested regions included")});
-    if (!model.warnings.isEmpty())
-        lines.append({tr("Warnings"), locale.toString(model.warnings.size()), model.warnings.join(u'\n')});
     return lines;
 }
 

@@ -15,8 +15,8 @@ struct SummaryLine {
     QString toolTip;  // what the figure means, or the exact value behind a rounded one
 };
 
-// Model, parameters, FLOPs per forward pass, parameter bytes, activation bytes, ops, and warnings when
-// there are any, in that order.
+// Model, parameters, FLOPs per forward pass, parameter bytes, activation bytes and ops, in that order (the
+// summary panel lists the warnings under them).
 QList<SummaryLine> summaryOf(const ProblemView& model);
 
 // What a plan costs, for the cost summary: the memory bar's figures and the lines below it.

@@ -11,6 +11,7 @@
 
 #include "core/text.h"
 #include "shardscope/export/reference_plan.h"
+#include "shardscope/input_file.h"
 #include "shardscope/plan/experts.h"
 #include "shardscope/plan/plan_json.h"
 
@@ -199,12 +200,11 @@ QString PlanEditor::openPlan(const QString& source) {
                                                    warnings));
         return {};
     }
-    QFile file(source);
-    if (!file.open(QIODevice::ReadOnly))
-        return tr("Cannot read %1: %2").arg(source, file.errorString());
-    const QByteArray text = file.readAll();
-    auto parsed = plan::parsePlan(std::string_view(text.constData(), static_cast<std::size_t>(text.size())), context,
-                                  problem_->mesh(), source.toStdString(), plan::MissingAxes::Fail);
+    // Bounded, and a FIFO or a device is refused instead of blocking the window.
+    auto text = readInputFile(source.toStdString(), "plan file", kMaxJsonFileBytes);
+    if (!text)
+        return toQString(text.diagnostics().front().message);
+    auto parsed = plan::parsePlan(*text, context, problem_->mesh(), source.toStdString(), plan::MissingAxes::Fail);
     if (!parsed)  // the message names the file, the entry and the label
         return tr("Cannot open the plan %1").arg(toQString(parsed.diagnostics().front().message));
     replacePlan(*parsed, tr("Open plan %1").arg(QFileInfo(source).fileName()), false);

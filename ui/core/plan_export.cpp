@@ -11,6 +11,7 @@
 #include "shardscope/export/stablehlo_export.h"
 #include "shardscope/export/trace.h"
 #include "shardscope/import/format.h"
+#include "shardscope/input_file.h"
 #include "shardscope/ir/printer.h"
 #include "shardscope/plan/plan_json.h"
 #include "shardscope/report/evaluation_report.h"
@@ -55,14 +56,15 @@ QString exportPlan(const ProblemView& problem, const plan::Plan& plan, const QSt
                    : report::evaluationText(problem.problem->model, costModel, plan, evaluation, 0);
     } else if (formatId == QLatin1String("shardy") || formatId == QLatin1String("gspmd")) {
         // The user's own text when the model is a StableHLO file planned as it is, so every byte we do not model
-        // survives; otherwise (zoo, ONNX, a training step, a file no longer there) the graph printed as StableHLO.
+        // survives; otherwise (zoo, ONNX, a training step, a model at other global sizes, a file no longer there, a
+        // model opened from a workspace, whose stored source path is never read again) the graph printed as StableHLO.
         const Problem& p = *problem.problem;
         std::string moduleText, fileName;
-        if (!p.spec.train && p.model.source.rfind("zoo:", 0) != 0) {
-            std::ifstream in(p.model.source, std::ios::binary);
-            std::ostringstream bytes;
-            if (in && (bytes << in.rdbuf()) && import::detectFormat(bytes.str()) == import::ModelFormat::StableHlo) {
-                moduleText = bytes.str();
+        if (!p.spec.train && p.spec.sizes.empty() && problem.workspacePath.isEmpty() &&
+            p.model.source.rfind("zoo:", 0) != 0) {
+            auto bytes = readModelFile(p.model.source);
+            if (bytes && import::detectFormat(*bytes) == import::ModelFormat::StableHlo) {
+                moduleText = std::move(bytes).value();
                 fileName = p.model.source;
             }
         }

@@ -85,8 +85,13 @@ Result<std::unique_ptr<Problem>> loadFromWorkspace(const ProblemRequest& request
             *planJson = best->plan;
     }
     if (request.specFromRequest) {
-        const auto& model = workspace->model();
-        return loadProblem(request.spec, model.bytes.empty() ? nullptr : &model.bytes);
+        // The workspace's model (its bytes, never the file its source names) under the request's settings.
+        ProblemSpec spec = request.spec;
+        spec.model = workspace->model().source;
+        auto bytes = recordedModelBytes(workspace->model(), workspace->path());
+        if (!bytes)
+            return Result<std::unique_ptr<Problem>>::failure(bytes.diagnostics());
+        return loadProblem(spec, *bytes);
     }
     return loadSessionProblem(*workspace, session);
 }

@@ -83,13 +83,16 @@ Result<store::Workspace> openOrCreate(const std::string& path, const ProblemView
                 "'" + path + "' holds the model '" + opened->model().source + "', not '" + spec.model + "'");
         return opened;
     }
-    auto record = search::modelRecord(spec);
-    if (!record && !view.workspacePath.isEmpty()) {
-        // A model opened from a workspace need not exist as a file here: take the bytes the workspace keeps.
+    // A model opened from a workspace is the bytes that workspace keeps: the file its source names is never read
+    // (it may be gone, changed, or name something else entirely).
+    Result<store::ModelRecord> record = [&]() -> Result<store::ModelRecord> {
+        if (view.workspacePath.isEmpty())
+            return search::modelRecord(spec);
         auto origin = store::Workspace::open(view.workspacePath.toStdString());
-        if (origin)
-            record = origin->model();
-    }
+        if (!origin)
+            return Result<store::ModelRecord>::failure(origin.diagnostics());
+        return search::modelRecord(spec, &origin->model().bytes);
+    }();
     if (!record)
         return Result<store::Workspace>::failure(record.diagnostics());
     // Another process (a CLI search) may create it meanwhile: then the search records into that file.

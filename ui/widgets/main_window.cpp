@@ -494,6 +494,7 @@ void MainWindow::openModel(const QString& source) {
         return;
     ProblemRequest request;
     request.spec = spec_;
+    request.spec.sizes.clear();  // another model: its own sizes, until the user sets them
     if (isWorkspaceFile(source))
         request.workspace = source;
     else

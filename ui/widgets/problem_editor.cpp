@@ -15,12 +15,15 @@
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
+#include <QLineEdit>
 #include <QPushButton>
 #include <QSignalBlocker>
 #include <QTableWidget>
 #include <QVBoxLayout>
 
 #include "core/text.h"
+#include "shardscope/analysis/resize.h"
+#include "shardscope/input_file.h"
 #include "shardscope/mesh/mesh.h"
 
 namespace shardscope::ui {
@@ -86,6 +89,7 @@ ProblemEditor::ProblemEditor(QWidget* parent) : QWidget(parent) {
     auto* layout = new QVBoxLayout(this);
     layout->addWidget(buildHardwareBox());
     layout->addWidget(buildMeshBox(), 1);
+    layout->addWidget(buildSizesBox());
     layout->addWidget(buildTrainingBox());
     layout->addWidget(buildCostBox());
 
@@ -206,6 +210,19 @@ QWidget* ProblemEditor::buildMeshBox() {
     return box;
 }
 
+QWidget* ProblemEditor::buildSizesBox() {
+    auto* box = new QGroupBox(tr("Model sizes"));
+    auto* form = new QFormLayout(box);
+    sizesEdit_ = new QLineEdit;
+    sizesEdit_->setObjectName(QStringLiteral("sizesEdit"));
+    sizesEdit_->setPlaceholderText(tr("as exported, e.g. batch=256,seq=4096"));
+    sizesEdit_->setToolTip(tr("Plan the model at another global batch or sequence length (batch=N,seq=N): every shape "
+                              "is derived again from the dimensions that carry them. Empty: the sizes the model has."));
+    form->addRow(tr("Global sizes"), sizesEdit_);
+    connect(sizesEdit_, &QLineEdit::textEdited, this, [this] { revalidate(); });
+    return box;
+}
+
 QWidget* ProblemEditor::buildTrainingBox() {
     auto* box = new QGroupBox(tr("Training step"));
     auto* form = new QFormLayout(box);
@@ -221,11 +238,21 @@ QWidget* ProblemEditor::buildTrainingBox() {
     lossCombo_->addItems({QStringLiteral("auto"), QStringLiteral("cross-entropy"),
                           QStringLiteral("mean-square"), QStringLiteral("sum")});
     lossCombo_->setToolTip(tr("auto: cross-entropy for a model ending in logits, else the mean square"));
+    lossOutputCombo_ = new QComboBox;
+    lossOutputCombo_->setObjectName(QStringLiteral("lossOutputCombo"));
+    lossOutputCombo_->setEditable(true);
+    lossOutputCombo_->addItem(QStringLiteral("all"));
+    lossOutputCombo_->setCurrentIndex(-1);
+    lossOutputCombo_->lineEdit()->setPlaceholderText(tr("first output"));
+    lossOutputCombo_->setToolTip(
+        tr("The output the loss is taken of: empty for the first, an output's name or "
+           "index (0, 1, ...), or all for the sum of every output's loss"));
     mixedPrecisionCheck_ = new QCheckBox(tr("Mixed precision (bf16 compute, f32 master weights)"));
     mixedPrecisionCheck_->setObjectName(QStringLiteral("mixedPrecisionCheck"));
     form->addRow(trainCheck_);
     form->addRow(tr("Optimizer"), optimizerCombo_);
     form->addRow(tr("Loss"), lossCombo_);
+    form->addRow(tr("Loss output"), lossOutputCombo_);
     form->addRow(mixedPrecisionCheck_);
     connect(trainCheck_, &QCheckBox::toggled, this, &ProblemEditor::updateTrainingEnabled);
     return box;
@@ -332,13 +359,9 @@ void ProblemEditor::setMeshRows(const QString& meshSpec) {
     if (trimmed.startsWith(QLatin1Char('{'))) {
         parsed = mesh::parseMesh(trimmed.toStdString(), "the workspace's mesh");
     } else if (trimmed.endsWith(QStringLiteral(".json"))) {
-        QFile file(trimmed);
-        if (file.open(QIODevice::ReadOnly)) {
-            const QByteArray bytes = file.readAll();
-            parsed =
-                mesh::parseMesh(std::string_view(bytes.constData(), static_cast<std::size_t>(bytes.size())),
-                                trimmed.toStdString());
-        }
+        // Bounded, and a FIFO or a device is refused instead of blocking the window.
+        auto text = readInputFile(trimmed.toStdString(), "mesh file", kMaxJsonFileBytes);
+        parsed = text ? mesh::parseMesh(*text, trimmed.toStdString()) : Result<mesh::Mesh>::failure(text.diagnostics());
     }
     meshSourceError_.clear();
     if (trimmed.endsWith(QStringLiteral(".json")) && !parsed)
@@ -443,6 +466,8 @@ void ProblemEditor::setSpec(const ProblemSpec& spec) {
             combo->addItem(toQString(value));
         combo->setCurrentText(toQString(value));
     }
+    lossOutputCombo_->setCurrentText(toQString(spec.lossOutput));
+    sizesEdit_->setText(toQString(analysis::globalSizesText(spec.sizes)));
     mixedPrecisionCheck_->setChecked(spec.mixedPrecision);
     efficiencySpin_->setValue(spec.cost.efficiency);
     prefetchSpin_->setValue(spec.cost.prefetch);
@@ -460,6 +485,10 @@ ProblemSpec ProblemEditor::spec() const {
     out.train = trainCheck_->isChecked();
     out.optimizer = optimizerCombo_->currentText().toStdString();
     out.loss = lossCombo_->currentText().toStdString();
+    out.lossOutput = lossOutputCombo_->currentText().trimmed().toStdString();
+    // Sizes that do not parse keep the spec's (revalidate() says why and Apply stays disabled).
+    if (auto sizes = analysis::parseGlobalSizes(sizesEdit_->text().toStdString()))
+        out.sizes = std::move(sizes).value();
     out.mixedPrecision = mixedPrecisionCheck_->isChecked();
     // Spin boxes round to their decimals: an untouched value keeps the spec's own figure.
     auto edited = [](const QDoubleSpinBox* box, double original, double scale = 1.0) {
@@ -481,6 +510,7 @@ void ProblemEditor::updateTrainingEnabled() {
     const bool train = trainCheck_->isChecked();
     optimizerCombo_->setEnabled(train);
     lossCombo_->setEnabled(train);
+    lossOutputCombo_->setEnabled(train);
     mixedPrecisionCheck_->setEnabled(train);
 }
 
@@ -514,6 +544,8 @@ void ProblemEditor::revalidate() {
 
     if (error.isEmpty())
         error = meshSourceError_;
+    if (auto sizes = analysis::parseGlobalSizes(sizesEdit_->text().toStdString()); !sizes && error.isEmpty())
+        error = tr("Global sizes: %1").arg(firstError(sizes));
     const mesh::HardwareProfile noHardware;
     const mesh::HardwareProfile& profile = hardware && hardware->profile ? *hardware->profile : noHardware;
     const auto mesh = mesh::makeMesh(meshText().toStdString(), profile);

@@ -14,6 +14,7 @@ class QCheckBox;
 class QComboBox;
 class QDoubleSpinBox;
 class QLabel;
+class QLineEdit;
 class QPushButton;
 class QTableWidget;
 class QWidget;
@@ -24,9 +25,9 @@ namespace shardscope::ui {
 // of axes (name, size, optional bandwidth in GB/s and latency in µs overriding the link the hardware gives
 // the axis), written out in makeMesh's syntax ("data=8,model=4:bw=4e+11:lat=2e-06") and checked by the engine
 // on every edit: the engine's error shows under the table and Apply stays disabled until the spec is valid.
-// The spec's model and dimensions pass through unchanged. Child widgets carry object names (hardwareCombo,
+// The spec's model and dimensions pass through unchanged; its global sizes (batch=N,seq=N) are a line of text. Child widgets carry object names (hardwareCombo,
 // meshTable, addAxisButton, removeAxisButton, deviceCount, errorLabel, trainCheck, optimizerCombo, lossCombo,
-// mixedPrecisionCheck, efficiencySpin, prefetchSpin, reserveSpin, launchSpin, applyButton, revertButton).
+// lossOutputCombo (editable: empty for the first output, a name or index, or "all"), mixedPrecisionCheck, efficiencySpin, prefetchSpin, reserveSpin, launchSpin, sizesEdit, applyButton, revertButton).
 class ProblemEditor : public QWidget {
     Q_OBJECT
 
@@ -69,6 +70,7 @@ private:
 
     QWidget* buildHardwareBox();
     QWidget* buildMeshBox();
+    QWidget* buildSizesBox();
     QWidget* buildTrainingBox();
     QWidget* buildCostBox();
     int addHardwareChoice(const QString& key, const QString& label);
@@ -97,6 +99,8 @@ private:
     QCheckBox* trainCheck_ = nullptr;
     QComboBox* optimizerCombo_ = nullptr;
     QComboBox* lossCombo_ = nullptr;
+    QComboBox* lossOutputCombo_ = nullptr;
+    QLineEdit* sizesEdit_ = nullptr;  // the spec's global sizes, "batch=256,seq=4096"
     QCheckBox* mixedPrecisionCheck_ = nullptr;
     QDoubleSpinBox* efficiencySpin_ = nullptr;
     QDoubleSpinBox* prefetchSpin_ = nullptr;

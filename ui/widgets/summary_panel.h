@@ -1,10 +1,13 @@
-// The Summary dock: a model's headline figures, and why the last load failed when it did.
+// The Summary dock: a model's headline figures, the warnings of loading it (every one, in a list under a
+// heading that counts them, or a line saying there are none), and why the last load failed when it did. Child
+// widgets carry object names (summaryError, summaryWarningsHeading, summaryWarnings).
 #pragma once
 
 #include <QWidget>
 
 class QFormLayout;
 class QLabel;
+class QListWidget;
 
 namespace shardscope::ui {
 
@@ -16,7 +19,7 @@ class SummaryPanel : public QWidget {
 public:
     explicit SummaryPanel(QWidget* parent = nullptr);
 
-    // Shows `model`'s figures and hides any error.
+    // Shows `model`'s figures and warnings and hides any error.
     void showModel(const ProblemView& model);
     // Shows `message` above the figures, which stay those of the model still shown (if any).
     void showError(const QString& message);
@@ -24,6 +27,8 @@ public:
 private:
     QLabel* error_;
     QFormLayout* figures_;
+    QLabel* warningsHeading_;
+    QListWidget* warnings_;
 };
 
 }  // namespace shardscope::ui

@@ -2,7 +2,9 @@
 // operation returns a Result<T> carrying either a value or the diagnostics that explain why there is none.
 #pragma once
 
+#include <new>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
@@ -85,5 +87,18 @@ private:
 // For operations that produce nothing but may fail.
 struct Success {};
 using Status = Result<Success>;
+
+// `body()` (a Result<T>) at the engine's boundary: std::bad_alloc and std::length_error, which an absurd input can
+// still cause after every size has been checked, become the error "out of memory while WHAT" (engine.out-of-memory)
+// instead of crossing the API.
+template <typename T, typename F>
+Result<T> outOfMemoryAsError(const std::string& what, F&& body) {
+    try {
+        return body();
+    } catch (const std::bad_alloc&) {
+    } catch (const std::length_error&) {
+    }
+    return makeError("engine.out-of-memory", "out of memory while " + what);
+}
 
 }  // namespace shardscope

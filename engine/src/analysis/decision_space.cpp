@@ -240,8 +240,38 @@ private:
                 }
             }
         }
+        uniteStackedDimensions(uf);
         roots_.resize(space_.atoms.size());
         for (std::uint32_t a = 0; a < space_.atoms.size(); ++a) roots_[a] = uf.find(a);
+    }
+
+    // Stacked layers: tensors that dynamic_slice (or dynamic_update_slice) cuts to one entry of a dimension at the
+    // same start index (a scan's counter, one per unrolled iteration) hold their layers along that dimension alike,
+    // so those dimensions are one name, the layer dimension a pipeline or a layer-sharded plan splits.
+    void uniteStackedDimensions(UnionFind& uf) {
+        std::map<std::pair<std::uint32_t, std::int64_t>, AtomId> first;  // (start index value, size) -> an atom
+        for (OpId id : g_.body) {
+            const Op& op = g_.op(id);
+            const bool slice = op.kind == OpKind::DynamicSlice && !op.operands.empty() && !op.results.empty();
+            const bool update = op.kind == OpKind::DynamicUpdateSlice && op.operands.size() >= 2;
+            if (!slice && !update) continue;
+            const ValueId stacked = op.operands[0];
+            const Shape& whole = g_.type(stacked).shape;
+            const Shape& piece = g_.type(slice ? op.results[0] : op.operands[1]).shape;
+            const std::size_t firstStart = slice ? 1 : 2;
+            for (std::size_t d = 0; d < whole.size() && d < piece.size() && firstStart + d < op.operands.size(); ++d) {
+                if (piece[d] != 1 || whole[d] <= 1) continue;
+                std::vector<const std::vector<AtomId>*> dims{&space_.dimensionAtoms[stacked.index][d]};
+                if (update) dims.push_back(&space_.dimensionAtoms[op.results[0].index][d]);
+                for (const auto* atoms : dims) {
+                    if (atoms->size() != 1) continue;
+                    const auto key = std::make_pair(op.operands[firstStart + d].index, whole[d]);
+                    auto [it, added] = first.try_emplace(key, atoms->front());
+                    if (!added) uf.unite(it->second.index, atoms->front().index);
+                    stackedAtoms_.push_back(atoms->front());
+                }
+            }
+        }
     }
 
     void makeNames() {
@@ -296,7 +326,22 @@ private:
         for (const auto& a : g_.arguments) {
             if (a.dimensionLabels.empty()) continue;
             const auto dot = a.name.rfind('.');
-            const std::string module = a.role == ArgumentRole::Parameter && dot != std::string::npos ? a.name.substr(0, dot) : "";
+            std::string module = a.role == ArgumentRole::Parameter && dot != std::string::npos ? a.name.substr(0, dot) : "";
+            // A parameter stacked over the layers ("layers.mlp.w1" [layers, d_model, d_ff]) holds every layer's:
+            // its names are the layers' ("layers.*.mlp.d_ff"), as those of an unrolled model's "layers.3.mlp.w1".
+            if (std::find(a.dimensionLabels.begin(), a.dimensionLabels.end(), "layers") != a.dimensionLabels.end() && !module.empty()) {
+                const auto parts = split(module, '.');
+                std::string starred;
+                bool placed = false;
+                for (const auto& p : parts) {
+                    starred += (starred.empty() ? "" : ".") + p;
+                    if (!placed && (p == "layers" || p == "layer" || p == "blocks" || p == "h")) {
+                        starred += ".*";
+                        placed = true;
+                    }
+                }
+                module = placed ? starred : "*." + module;
+            }
             for (std::size_t d = 0; d < a.dimensionLabels.size() && d < space_.dimensionAtoms[a.value.index].size(); ++d) {
                 const auto& atoms = space_.dimensionAtoms[a.value.index][d];
                 std::vector<AtomId> named;
@@ -320,9 +365,15 @@ private:
         });
         if (!sourceLabelled && std::any_of(candidates.begin(), candidates.end(), [](const auto& c) { return c.empty(); }))
             inferred = inferDimensionRoles(g_, space_, layerBlocks(g_));
+        // The dimension a scan's layers are stacked on (uniteStackedDimensions), unless the source names it.
+        std::vector<char> stacked(space_.names.size(), 0);
+        for (AtomId a : stackedAtoms_)
+            if (space_.atom(a).name.valid()) stacked[space_.atom(a).name.index] = 1;
         for (std::size_t n = 0; n < space_.names.size(); ++n) {
             auto& c = candidates[n];
-            std::string chosen = c.empty() && n < inferred.size() ? inferred[n].text() : std::string();
+            std::string chosen = c.empty() && stacked[n] ? std::string("layers")
+                                 : c.empty() && n < inferred.size() ? inferred[n].text()
+                                                                    : std::string();
             for (const auto& x : c)
                 if (x.input) chosen = x.label;
             if (chosen.empty() && !c.empty()) {
@@ -349,9 +400,9 @@ private:
                 for (const auto& p : prefix) {
                     if (p.empty()) continue;
                     joined += (joined.empty() ? "" : ".") + p;
-                    layered = layered || std::all_of(p.begin(), p.end(), [](char ch) { return std::isdigit(static_cast<unsigned char>(ch)); });
+                    layered = layered || p == "*" || std::all_of(p.begin(), p.end(), [](char ch) { return std::isdigit(static_cast<unsigned char>(ch)); });
                 }
-                if (layered) chosen = joined + "." + chosen;
+                if (layered && chosen != "layers") chosen = joined + "." + chosen;
             }
             space_.names[n].label = chosen.empty() ? "N" + std::to_string(n) : chosen;
         }
@@ -486,6 +537,7 @@ private:
     std::vector<std::vector<std::uint32_t>> touching_;       // value -> top-level ops (body positions) using or making it
     std::vector<std::vector<std::vector<std::int64_t>>> bounds_;  // value -> dimension -> boundaries (ascending)
     std::vector<std::uint32_t> roots_;
+    std::vector<AtomId> stackedAtoms_;      // dimensions a dynamic_slice cuts to one layer at a shared index
     std::vector<std::int32_t> bodyIndex_;   // op -> index into body; -1 inside regions
     std::vector<std::int32_t> argumentOf_;  // value -> argument index; -1 when not an argument
     std::unordered_map<std::string, std::string> layerless_;  // op source name -> the name without its layer

@@ -109,6 +109,23 @@ double workOf(const ir::Graph& graph, const ir::Op& op) {
 // Ops XLA fuses into their consumers and never writes out: they take no memory and no time of their own.
 bool rematerialized(ir::OpKind kind) { return kind == ir::OpKind::BroadcastInDim || kind == ir::OpKind::Iota; }
 
+// A dynamic_slice of a contiguous block of a function argument (a layer of a stacked weight, as a scan reads
+// it): a view of the argument's buffer that its consumers read in place (XLA fuses the slice into them, or
+// hands the GEMM an offset), so it computes nothing and takes no memory of its own.
+bool argumentView(const ir::Graph& g, const ir::Op& op) {
+    if (op.kind != ir::OpKind::DynamicSlice || op.operands.empty() || op.results.empty()) return false;
+    if (g.value(op.operands[0]).producer.valid()) return false;
+    const ir::Shape& whole = g.type(op.operands[0]).shape;
+    const ir::Shape& piece = g.type(op.results[0]).shape;
+    if (whole.size() != piece.size()) return false;
+    std::size_t last = 0;  // the last dimension cut; those before it must be cut to one entry
+    for (std::size_t d = 0; d < whole.size(); ++d)
+        if (piece[d] != whole[d]) last = d;
+    for (std::size_t d = 0; d < last; ++d)
+        if (piece[d] != 1) return false;
+    return true;
+}
+
 // A sharding constraint (custom_call @Sharding, as sdy.sharding_constraint and with_sharding_constraint import)
 // only says how a value is laid out: it computes nothing and takes no memory of its own (the value lives on in its
 // place); a reshard it needs is priced like any other.
@@ -173,6 +190,8 @@ struct CostModel::Data {
     std::vector<std::int32_t> forwardEnd;    // per value: its last use in the forward pass
     std::vector<std::uint8_t> recomputedBy;  // per body op: bit p set when policy p runs it again
     std::vector<std::int32_t> bodyIndexOf;   // per OpId: its index in graph.body (-1 inside regions)
+    std::vector<char> argumentSlice;         // per value: a view of an argument (argumentView, reshaped)
+    std::vector<double> launchDiscount;      // per kernel: the launch time it does not pay (an optimizer update's)
     std::vector<double> fullBytes;
     std::vector<ValueId> modelStateValues[3];          // parameters, gradients, optimizer states
     double totalFlops = 0;
@@ -220,7 +239,8 @@ struct CostModel::Data {
             if (!op.operands.empty()) info.element = g.type(op.operands.front()).element;
             else if (!op.results.empty()) info.element = g.type(op.results.front()).element;
             info.free = op.kind == ir::OpKind::Constant || op.kind == ir::OpKind::Reshape || op.kind == ir::OpKind::OptimizationBarrier ||
-                        op.kind == ir::OpKind::BitcastConvert || rematerialized(op.kind) || shardingConstraint(op);
+                        op.kind == ir::OpKind::BitcastConvert || rematerialized(op.kind) || shardingConstraint(op) || argumentView(g, op) ||
+                        stackedGradient(op);
             info.linear = op.kind == ir::OpKind::Add || op.kind == ir::OpKind::Subtract || op.kind == ir::OpKind::Negate ||
                           op.kind == ir::OpKind::Reshape || op.kind == ir::OpKind::Transpose;
             auto addTensors = [&](const std::vector<ValueId>& values, const std::vector<analysis::TensorFactors>& factors, bool result) {
@@ -331,7 +351,8 @@ struct CostModel::Data {
             const ir::Op& op = g.op(g.body[i]);
             freeOp[i] = ops[i].free;
             const bool bitcast = op.kind == ir::OpKind::Reshape || op.kind == ir::OpKind::BitcastConvert || op.kind == ir::OpKind::OptimizationBarrier;
-            transparentOp[i] = rematerialized(op.kind) || shardingConstraint(op) || (options.fusion == Fusion::Xla && bitcast);
+            transparentOp[i] = rematerialized(op.kind) || shardingConstraint(op) || argumentView(g, op) || stackedGradient(op) ||
+                               (options.fusion == Fusion::Xla && bitcast);
         }
         detail::KernelInputs in;
         in.graph = &g;
@@ -345,11 +366,44 @@ struct CostModel::Data {
         kernels = detail::planKernels(in, options.fusion, options.attention);
         bodyIndexOf.assign(g.ops.size(), -1);
         for (std::size_t i = 0; i < g.body.size(); ++i) bodyIndexOf[g.body[i].index] = static_cast<std::int32_t>(i);
+        // The optimizer update runs as multi-tensor kernels (PyTorch's foreach and fused optimizers, XLA's
+        // horizontal fusion of the update's loop fusions): one launch covers that kernel of every parameter, so
+        // each parameter's update kernel pays 1/P of a launch and streams at a large transfer's efficiency.
+        // Stacked (scanned) and per-layer parameters then cost alike.
+        launchDiscount.assign(kernels.kernels.size(), 0);
+        if (g.backwardStart > 0 && !modelStateValues[0].empty()) {
+            const auto& classes = planContext.classes();
+            const double share = 1.0 / static_cast<double>(modelStateValues[0].size());
+            for (std::size_t k = 0; k < kernels.kernels.size(); ++k) {
+                bool update = !kernels.kernels[k].ops.empty();
+                for (std::uint32_t i : kernels.kernels[k].ops) {
+                    update = update && i >= g.backwardStart;
+                    for (ValueId r : g.op(g.body[i]).results) {
+                        const auto c = classes[r.index];
+                        update = update && (c == TensorClass::OptimizerUpdate || c == TensorClass::OptimizerState || c == TensorClass::Parameter);
+                    }
+                }
+                if (update) launchDiscount[k] = options.launchTime * (1 - share);
+            }
+        }
+        argumentSlice.assign(nv, 0);
+        for (ir::OpId id : g.body) {
+            const ir::Op& op = g.op(id);
+            const bool view = argumentView(g, op) || (op.kind == ir::OpKind::Reshape && !op.operands.empty() && argumentSlice[op.operands[0].index]);
+            if (view && op.results.size() == 1) argumentSlice[op.results[0].index] = 1;
+        }
         buildRemat();
         largeGemmEfficiency = hardware.matmulEfficiency(1e9, 1e9, 1e9);
         groupLinks.resize(std::size_t{1} << mesh.axes.size());
         for (std::size_t m = 0; m < groupLinks.size(); ++m) groupLinks[m] = mesh::groupLink(mesh, static_cast<std::uint32_t>(m));
         buildSchedule();
+    }
+
+    // The gradient of a stacked parameter, concatenated from its layers' pieces: each piece is written in its place
+    // (a scan's backward updates the stacked gradient slice by slice), so the concatenation moves nothing.
+    bool stackedGradient(const ir::Op& op) const {
+        return op.kind == ir::OpKind::Concatenate && op.results.size() == 1 &&
+               planContext.classes()[op.results[0].index] == plan::TensorClass::Gradient;
     }
 
     double devices(std::uint32_t mask) const { return static_cast<double>(groupLinks[mask].devices); }
@@ -358,12 +412,14 @@ struct CostModel::Data {
     // max(FLOPs / (peak·matmul efficiency), bytes / (HBM·memory efficiency)) + launch. The efficiencies come
     // from the hardware profile's tables at the kernel's local GEMM shape (rows, columns, contraction; none:
     // the table's large-GEMM plateau) and bytes, or are options.efficiency for everything when that is set.
-    double kernelTime(ir::ElementType element, double flops, double bytes, const double* gemm) const {
+    // A multi-tensor kernel (the optimizer update's) streams every parameter's piece at once: its memory
+    // efficiency is the table's for a large transfer.
+    double kernelTime(ir::ElementType element, double flops, double bytes, const double* gemm, bool multiTensor = false) const {
         const double peak = hardware.peak(element);
         double flopEfficiency = options.efficiency, memoryEfficiency = options.efficiency;
         if (options.efficiency <= 0) {
             flopEfficiency = gemm ? hardware.matmulEfficiency(gemm[0], gemm[1], gemm[2]) : largeGemmEfficiency;
-            memoryEfficiency = hardware.memoryEfficiency(bytes);
+            memoryEfficiency = hardware.memoryEfficiency(multiTensor ? std::max(bytes, 1e9) : bytes);
         }
         const double flopTime = peak > 0 && flopEfficiency > 0 ? flops / (peak * flopEfficiency) : 0;
         const double memTime = hardware.hbmBandwidth > 0 && memoryEfficiency > 0 ? bytes / (hardware.hbmBandwidth * memoryEfficiency) : 0;
@@ -1053,10 +1109,12 @@ struct Evaluator::State {
                 t.readyAfter = ready < 0 ? -1 : taskAt[static_cast<std::size_t>(ready)];
                 consumer = d->firstNeed[col.value.index];
             } else {  // a reshard of an operand of op i
-                const std::int32_t ready = p < 0 ? -1 : d->readyPoint[static_cast<std::size_t>(p)];
+                // An argument, or a layer of a stacked one, is there from the start and may be prefetched.
+                const bool argument = p < 0 || d->argumentSlice[col.value.index];
+                const std::int32_t ready = argument ? -1 : d->readyPoint[static_cast<std::size_t>(p)];
                 t.readyAfter = ready < 0 ? -1 : taskAt[static_cast<std::size_t>(ready)];
                 consumer = i < 0 ? -1 : d->launchOf[static_cast<std::size_t>(i)];
-                if (p < 0 && i >= 0) {
+                if (argument && i >= 0) {
                     const std::int32_t from = d->prefetchFrom[static_cast<std::size_t>(i)];
                     t.issueAfter = std::min(taskAt[static_cast<std::size_t>(from)], taskAt[static_cast<std::size_t>(consumer)] - 1);
                     // The gathered buffer is live from when it may be issued to its use.
@@ -1133,8 +1191,10 @@ struct Evaluator::State {
                         shape[static_cast<std::size_t>(info.gemm[f])] *= static_cast<double>(info.factors[f].size) / d->devices(axes[f].mask());
                     gemm = shape;
                 }
-                time = d->kernelTime(d->ops[kernel.ops.front()].element, flops, bytes, gemm);
+                const double discount = d->launchDiscount[static_cast<std::size_t>(&kernel - d->kernels.kernels.data())];
+                time = d->kernelTime(d->ops[kernel.ops.front()].element, flops, bytes, gemm, discount > 0);
             }
+            time -= d->launchDiscount[static_cast<std::size_t>(&kernel - d->kernels.kernels.data())];
             e.opComputeTime[kernel.ops.back()] = time;
             e.computeTime += time;
             kernelTime[static_cast<std::size_t>(&kernel - d->kernels.kernels.data())] = time;

@@ -332,7 +332,7 @@ bool Importer::checkModel() {
 
 bool Importer::resolveSymbolicDimensions() {
     const SourceLocation file = inFile(fileName_);
-    std::set<std::string> reported;
+    std::set<std::string> reported, seen;
     bool ok = true;
     for (auto& in : *model_.mutable_graph()->mutable_input()) {
         if (initializers_.count(in.name()))
@@ -374,6 +374,7 @@ bool Importer::resolveSymbolicDimensions() {
                 continue;
             }
             const std::string param = dim->dim_param();
+            seen.insert(param);
             auto it = options_.dimensions.find(param);
             if (it != options_.dimensions.end() && it->second < 0) {
                 if (reported.insert(param).second)
@@ -397,6 +398,19 @@ bool Importer::resolveSymbolicDimensions() {
             dim->set_dim_value(it->second);  // keeps dim_param out: the two share a oneof
         }
     }
+    // A value for a dimension the model does not have is a mistake (a misspelt name, or a static batch).
+    std::string known;
+    for (const auto& name : seen) known += (known.empty() ? "" : ", ") + name;
+    for (const auto& [name, value] : options_.dimensions)
+        if (!seen.count(name)) {
+            diagnostics_.push_back(makeError("onnx.symbolic-dimension",
+                                             "--dim " + name + "=" + std::to_string(value) + ": the model has no symbolic dimension '" +
+                                                 name + "' (" + (known.empty() ? "its shapes are static; to plan it at another size, set a "
+                                                                                 "global size: --set batch=N,seq=N"
+                                                                               : "it has: " + known) + ")",
+                                             file));
+            ok = false;
+        }
     return ok;
 }
 

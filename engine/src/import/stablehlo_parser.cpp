@@ -899,6 +899,11 @@ private:
         }
         if (auto folded = foldedConstraint(p)) return *folded;
         if (p.backwardStart && insertion_ == &graph_.body) graph_.backwardStart = graph_.body.size();
+        if (graph_.ops.size() >= options_.maxOps) {
+            pos_ = at;
+            fail("@" + (callStack_.empty() ? graph_.name : callStack_.back()) + ": the graph grows past " + std::to_string(options_.maxOps) +
+                 " ops (calls are inlined: a function called many times is copied as many times)");
+        }
         OpId id = graph_.addOp(p.kind, std::move(p.operands), p.resultTypes, std::move(p.attributes), location);
         graph_.op(id).regions = std::move(p.regions);
         graph_.op(id).sharding = std::move(p.sharding);
@@ -1023,6 +1028,8 @@ private:
     std::vector<std::string> functionOrder_;
     std::map<std::string, LocInfo, std::less<>> locAliases_;
     std::vector<std::string> callStack_;
+    std::size_t inlinedCalls_ = 0;                              // calls inlined so far, of all functions
+    std::map<std::string, std::size_t, std::less<>> inlined_;  // by callee
     std::string opName_;
     std::string pendingAlias_;
     std::vector<std::pair<OpId, std::string>> opLabels_;  // ops whose label is a #loc alias
@@ -1320,6 +1327,15 @@ std::vector<ValueId> Parser::inlineFunction(const std::string& name, const std::
     if (callStack_.size() > kMaxDepth) {
         pos_ = at;
         fail("calls nested too deeply");
+    }
+    ++inlined_[name];
+    if (++inlinedCalls_ > options_.maxInlinedCalls) {
+        const auto most = std::max_element(inlined_.begin(), inlined_.end(),
+                                           [](const auto& a, const auto& b) { return a.second < b.second; });
+        pos_ = at;
+        fail("call to @" + name + (callStack_.empty() ? "" : " in @" + callStack_.back()) + ": more than " +
+             std::to_string(options_.maxInlinedCalls) + " calls inlined (@" + most->first + " alone " + std::to_string(most->second) +
+             " times); calls are inlined, and functions that call others several times expand exponentially");
     }
     const std::size_t resume = pos_;
     const auto tuple = std::exchange(resultTuple_, std::nullopt);  // the call's, while the callee's ops are read

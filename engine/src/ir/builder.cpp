@@ -39,9 +39,30 @@ void GraphBuilder::fail(std::string code, std::string message) {
     if (!error_) error_ = makeError(std::move(code), std::move(message), locationFor({}));
 }
 
+void GraphBuilder::stackParameters(std::int64_t layers, ValueId index) {
+    stackedLayers_ = layers;
+    stackIndex_ = index;
+}
+
 ValueId GraphBuilder::argument(ArgumentRole role, std::string_view name, TensorType type,
                                std::vector<std::string> dimensionLabels) {
     if (failed()) return {};
+    if (role == ArgumentRole::Parameter && stackedLayers_ > 0) {
+        const std::int64_t layers = stackedLayers_;
+        stackedLayers_ = 0;  // the stacked argument itself is a plain parameter
+        TensorType stacked = type;
+        stacked.shape.insert(stacked.shape.begin(), layers);
+        if (!dimensionLabels.empty()) dimensionLabels.insert(dimensionLabels.begin(), "layers");
+        const ValueId all = argument(role, name, stacked, std::move(dimensionLabels));
+        stackedLayers_ = layers;
+        std::vector<ValueId> operands{all, stackIndex_};
+        const ValueId zero = constant(0, graph_.type(stackIndex_), name);
+        for (std::size_t d = 0; d < type.shape.size(); ++d) operands.push_back(zero);
+        Shape sizes = type.shape;
+        sizes.insert(sizes.begin(), 1);
+        const ValueId slice = op1(OpKind::DynamicSlice, std::move(operands), DynamicSliceAttributes{sizes}, name);
+        return reshape(slice, type.shape, name);
+    }
     ValueId v = graph_.addValue(std::move(type));
     Argument a;
     a.value = v;

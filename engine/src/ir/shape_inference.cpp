@@ -1,6 +1,8 @@
 #include "shardscope/ir/shape_inference.h"
 
 #include <algorithm>
+#include <limits>
+#include <optional>
 #include <set>
 #include <string>
 
@@ -8,6 +10,16 @@ namespace shardscope::ir {
 namespace {
 
 using Types = std::vector<TensorType>;
+
+// (size - 1) * dilation + 1 + low + high: the extent of a dilated, padded dimension (of a window: low = high = 0);
+// nullopt when it overflows.
+std::optional<std::int64_t> dilatedExtent(std::int64_t size, std::int64_t dilation, std::int64_t low = 0, std::int64_t high = 0) {
+    std::int64_t n = 0;
+    if (__builtin_mul_overflow(size - 1, dilation, &n) || __builtin_add_overflow(n, 1, &n) || __builtin_add_overflow(n, low, &n) ||
+        __builtin_add_overflow(n, high, &n))
+        return std::nullopt;
+    return n;
+}
 
 std::string dimsToString(const Dims& dims) {
     std::string out = "[";
@@ -200,9 +212,10 @@ Result<Types> Inference::convolution() {
         if (lhsDil < 1 || rhsDil < 1 || stride < 1) return error("strides and dilations must be positive");
         std::int64_t lo = c->padding.empty() ? 0 : c->padding[i].first;
         std::int64_t hi = c->padding.empty() ? 0 : c->padding[i].second;
-        std::int64_t base = (in.shape[c->inputSpatial[i]] - 1) * lhsDil + 1 + lo + hi;
-        std::int64_t window = (k.shape[c->kernelSpatial[i]] - 1) * rhsDil + 1;
-        out.shape[c->outputSpatial[i]] = base < window ? 0 : (base - window) / stride + 1;
+        const auto base = dilatedExtent(in.shape[c->inputSpatial[i]], lhsDil, lo, hi);
+        const auto window = dilatedExtent(k.shape[c->kernelSpatial[i]], rhsDil);
+        if (!base || !window) return error("spatial dimension " + std::to_string(i) + " overflows with its dilation and padding");
+        out.shape[c->outputSpatial[i]] = *base < *window ? 0 : (*base - *window) / stride + 1;
     }
     return Types{out};
 }
@@ -251,9 +264,10 @@ Result<Types> Inference::reduceWindow() {
             return error("window sizes, strides and dilations must be positive");
         std::int64_t lo = w->padding.empty() ? 0 : w->padding[i].first;
         std::int64_t hi = w->padding.empty() ? 0 : w->padding[i].second;
-        std::int64_t base = (first.shape[i] - 1) * at(w->baseDilations) + 1 + lo + hi;
-        std::int64_t window = (w->windowDimensions[i] - 1) * at(w->windowDilations) + 1;
-        shape[i] = base < window ? 0 : (base - window) / at(w->windowStrides) + 1;
+        const auto base = dilatedExtent(first.shape[i], at(w->baseDilations), lo, hi);
+        const auto window = dilatedExtent(w->windowDimensions[i], at(w->windowDilations));
+        if (!base || !window) return error("dimension " + std::to_string(i) + " overflows with its dilation and padding");
+        shape[i] = *base < *window ? 0 : (*base - *window) / at(w->windowStrides) + 1;
     }
     Types out;
     for (std::size_t i = 0; i < n; ++i) {
@@ -372,7 +386,7 @@ Result<Types> Inference::structural() {
                 if (s->start[d] < 0 || s->start[d] > s->limit[d] || s->limit[d] > in.shape[d] || stride < 1)
                     return error("slice [" + std::to_string(s->start[d]) + ":" + std::to_string(s->limit[d]) +
                                  "] of dimension " + std::to_string(d) + " is outside " + in.toString());
-                out.shape[d] = (s->limit[d] - s->start[d] + stride - 1) / stride;
+                out.shape[d] = s->limit[d] == s->start[d] ? 0 : (s->limit[d] - s->start[d] - 1) / stride + 1;
             }
             return Types{out};
         }
@@ -389,7 +403,13 @@ Result<Types> Inference::structural() {
             for (std::size_t d = 0; d < rank; ++d) {
                 std::int64_t interior = p->interior.empty() ? 0 : p->interior[d];
                 if (interior < 0) return error("interior padding must be non-negative");
-                out.shape[d] = p->low[d] + p->high[d] + in.shape[d] + std::max<std::int64_t>(in.shape[d] - 1, 0) * interior;
+                // The elements spread by interior padding, then the edges (which may be negative).
+                const auto spread = interior == std::numeric_limits<std::int64_t>::max() ? std::nullopt
+                                    : in.shape[d] == 0                                  ? std::optional<std::int64_t>(0)
+                                                                                        : dilatedExtent(in.shape[d], interior + 1);
+                if (!spread || __builtin_add_overflow(*spread, p->low[d], &out.shape[d]) ||
+                    __builtin_add_overflow(out.shape[d], p->high[d], &out.shape[d]))
+                    return error("padding of dimension " + std::to_string(d) + " overflows");
                 if (out.shape[d] < 0) return error("padding makes dimension " + std::to_string(d) + " negative");
             }
             return Types{out};
@@ -408,7 +428,8 @@ Result<Types> Inference::structural() {
                     if (d != c->dimension && t.shape[d] != operand(0).shape[d])
                         return error("operand " + std::to_string(i) + " " + t.toString() +
                                      " differs outside the concatenated dimension");
-                out.shape[c->dimension] += t.shape[c->dimension];
+                if (__builtin_add_overflow(out.shape[c->dimension], t.shape[c->dimension], &out.shape[c->dimension]))
+                    return error("the concatenated dimension overflows");
             }
             return Types{out};
         }

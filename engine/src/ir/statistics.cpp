@@ -1,5 +1,6 @@
 #include "shardscope/ir/statistics.h"
 
+#include <limits>
 #include <set>
 
 namespace shardscope::ir {
@@ -47,23 +48,33 @@ double flopsOf(const Graph& graph, const Op& op) {
     }
 }
 
+namespace {
+
+// total += n, saturating at INT64_MAX: a verified graph's tensors are bounded (kMaxTensorElements), but a sum over
+// many of them is not.
+void addTo(std::int64_t& total, std::int64_t n) {
+    if (__builtin_add_overflow(total, n, &total)) total = std::numeric_limits<std::int64_t>::max();
+}
+
+}  // namespace
+
 GraphStatistics computeStatistics(const Graph& graph) {
     GraphStatistics s;
     for (const auto& a : graph.arguments) {
         const auto& t = graph.type(a.value);
         switch (a.role) {
             case ArgumentRole::Parameter:
-                s.parameterCount += t.elements();
-                s.parameterBytes += t.bytes();
+                addTo(s.parameterCount, t.elements());
+                addTo(s.parameterBytes, t.bytes());
                 break;
-            case ArgumentRole::OptimizerState: s.optimizerStateBytes += t.bytes(); break;
-            case ArgumentRole::Input: s.inputBytes += t.bytes(); break;
+            case ArgumentRole::OptimizerState: addTo(s.optimizerStateBytes, t.bytes()); break;
+            case ArgumentRole::Input: addTo(s.inputBytes, t.bytes()); break;
             default: break;
         }
     }
-    for (const auto& o : graph.outputs) s.outputBytes += graph.type(o.value).bytes();
+    for (const auto& o : graph.outputs) addTo(s.outputBytes, graph.type(o.value).bytes());
     for (OpId id : graph.body)
-        for (auto v : graph.op(id).results) s.activationBytes += graph.type(v).bytes();
+        for (auto v : graph.op(id).results) addTo(s.activationBytes, graph.type(v).bytes());
 
     // Counts every op once (a static count) and returns the FLOPs and bytes of one execution of `list`.
     // A while's condition runs trip count + 1 times and its body trip count times; case and if run one branch,

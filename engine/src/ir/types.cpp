@@ -1,6 +1,7 @@
 #include "shardscope/ir/types.h"
 
 #include <array>
+#include <limits>
 #include <utility>
 
 namespace shardscope::ir {
@@ -106,12 +107,22 @@ bool isInteger(ElementType type) {
 }
 
 std::int64_t elementCount(const Shape& shape) {
+    for (auto d : shape)
+        if (d == 0) return 0;
     std::int64_t n = 1;
-    for (auto d : shape) n *= d;
+    for (auto d : shape)
+        if (__builtin_mul_overflow(n, d, &n)) return std::numeric_limits<std::int64_t>::max();
     return n;
 }
 
-std::int64_t TensorType::bytes() const { return (elements() * bitWidth(element) + 7) / 8; }
+std::int64_t TensorType::bytes() const {
+    // ceil(elements * bits / 8) as (elements / 8) * bits + ceil((elements % 8) * bits / 8), checked.
+    const std::int64_t n = elements(), bits = bitWidth(element);
+    std::int64_t bytes = 0;
+    if (__builtin_mul_overflow(n / 8, bits, &bytes) || __builtin_add_overflow(bytes, (n % 8 * bits + 7) / 8, &bytes))
+        return std::numeric_limits<std::int64_t>::max();
+    return bytes;
+}
 
 std::string shapeToString(const Shape& shape) {
     std::string out;

@@ -43,13 +43,46 @@ private:
     }
 
     void checkValueTypes() {
-        for (std::size_t i = 0; i < graph_.values.size(); ++i)
-            for (auto d : graph_.values[i].type.shape)
+        bool tooLarge = false;
+        for (std::size_t i = 0; i < graph_.values.size(); ++i) {
+            const auto& type = graph_.values[i].type;
+            bool negative = false;
+            for (auto d : type.shape)
                 if (d < 0) {
                     error("ir.negative-dimension", "value %" + std::to_string(i) + " has a negative dimension in " +
-                                                       graph_.values[i].type.toString());
+                                                       type.toString());
+                    negative = true;
                     break;
                 }
+            // The first tensor past the limit: those computed from it are too, and say nothing more.
+            if (!negative && !tooLarge && type.elements() > kMaxTensorElements) {
+                tooLarge = true;
+                tensorTooLarge(ValueId{static_cast<std::uint32_t>(i)});
+            }
+        }
+    }
+
+    // "'stablehlo.dot_general' result #0 (its location) tensor<...> has more elements than ...", or the argument's name.
+    void tensorTooLarge(ValueId v) {
+        const Value& value = graph_.value(v);
+        std::string what = valueName(v);
+        SourceLocation location;
+        if (value.producer.valid() && value.producer.index < graph_.ops.size()) {
+            const Op& op = graph_.op(value.producer);
+            what = opName(op) + " result #" + std::to_string(value.resultIndex);
+            location = op.location;
+        } else {
+            for (std::size_t a = 0; a < graph_.arguments.size(); ++a)
+                if (graph_.arguments[a].value == v) {
+                    const auto& argument = graph_.arguments[a];
+                    what = "argument #" + std::to_string(a) + (argument.name.empty() ? "" : " '" + argument.name + "'");
+                    location = argument.location;
+                }
+        }
+        error("ir.tensor-too-large",
+              what + " " + value.type.toString() + " has more elements than a tensor may have (at most 2^50 = " +
+                  std::to_string(kMaxTensorElements) + "): its size overflows or is absurd",
+              std::move(location));
     }
 
     void checkArguments() {

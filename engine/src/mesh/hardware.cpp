@@ -14,6 +14,7 @@
 #include <utility>
 
 #include "mesh/json_text.h"
+#include "shardscope/input_file.h"
 
 namespace shardscope::mesh {
 namespace detail {
@@ -464,14 +465,9 @@ Result<HardwareProfile> loadHardware(std::string_view idOrPath) {
     if (!exists && !looksLikePath)
         return makeError("hardware.unknown", "unknown hardware '" + path + "' (built-in: " + builtinIds() +
                                                  "; or give the path of a JSON profile)");
-    if (exists && std::filesystem::is_directory(path, ec))
-        return makeError("hardware.open",
-                         "cannot read '" + path + "': it is a directory, not a hardware profile");
-    std::ifstream in(path, std::ios::binary);
-    if (!in) return makeError("hardware.open", "cannot open '" + path + "': " + std::strerror(errno));
-    std::ostringstream buffer;
-    buffer << in.rdbuf();
-    return parseHardware(buffer.str(), path);
+    auto text = readInputFile(path, "hardware profile", kMaxJsonFileBytes);
+    if (!text) return Result<HardwareProfile>::failure(text.diagnostics());
+    return parseHardware(*text, path);
 }
 
 std::string toJson(const HardwareProfile& p) {

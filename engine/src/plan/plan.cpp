@@ -34,6 +34,14 @@ std::vector<TensorClass> classifyTensors(const ir::Graph& graph) {
         }
     }
     for (const auto& [value, argument] : graph.gradients) update[value.index] = 1;
+    // A layer of a stacked parameter (dynamic_slice at a scan's counter, reshaped to the layer's shape) is that
+    // layer's parameter: gathered, prefetched and sharded as an unrolled model's.
+    for (ir::OpId id : graph.body) {
+        const ir::Op& op = graph.op(id);
+        if ((op.kind == ir::OpKind::DynamicSlice || op.kind == ir::OpKind::Reshape) && !op.operands.empty() && op.results.size() == 1 &&
+            classes[op.operands[0].index] == TensorClass::Parameter)
+            classes[op.results[0].index] = TensorClass::Parameter;
+    }
     for (ir::OpId id : graph.body) {
         const ir::Op& op = graph.op(id);
         const bool fromUpdate = std::any_of(op.operands.begin(), op.operands.end(), [&](ValueId v) { return update[v.index] != 0; });
@@ -44,6 +52,20 @@ std::vector<TensorClass> classifyTensors(const ir::Graph& graph) {
         }
     }
     for (const auto& [value, argument] : graph.gradients) classes[value.index] = TensorClass::Gradient;
+    // The pieces a stacked parameter's gradient is concatenated from (one per layer of a scan) are gradients too:
+    // each is reduced, bucketed and sharded as the gradient of its layer's slice.
+    for (const auto& [value, argument] : graph.gradients) {
+        const ir::Value& v = graph.value(value);
+        if (v.producer.valid() && graph.op(v.producer).kind == ir::OpKind::Concatenate)
+            for (ValueId piece : graph.op(v.producer).operands)
+                // through the reshape that gave the layer's gradient the stacked shape, to the op that computed it
+                for (ValueId p = piece; p.valid(); ) {
+                    classes[p.index] = TensorClass::Gradient;
+                    const ir::Value& made = graph.value(p);
+                    const bool reshaped = made.producer.valid() && graph.op(made.producer).kind == ir::OpKind::Reshape;
+                    p = reshaped ? graph.op(made.producer).operands[0] : ValueId{};
+                }
+    }
     for (const auto& o : graph.outputs) {
         if (!o.aliasedArgument || *o.aliasedArgument >= graph.arguments.size()) continue;
         const auto role = graph.arguments[*o.aliasedArgument].role;

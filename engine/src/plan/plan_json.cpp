@@ -111,6 +111,32 @@ Result<RematDecision> parseRematDecision(const json& j, const LayerBlocks& block
     return r;
 }
 
+constexpr std::size_t kRematPolicies = 4;  // none, selective, full, dots-saveable
+
+// Refuses a list of `key` longer than the problem can use, before anything is built for its entries: `most`
+// entries, `why` saying what bounds them.
+Status checkLength(const json& j, const char* key, std::size_t most, const std::string& why, const std::string& where) {
+    if (!j.contains(key) || !j[key].is_array() || j[key].size() <= most) return Success{};
+    return makeError("plan.too-long", where + ": \"" + key + "\" has " + std::to_string(j[key].size()) +
+                                          " entries, more than this problem can use (at most " + std::to_string(most) + ": " + why + ")");
+}
+
+// The lists of a plan file no longer than the problem can use: a decision per target (group or name), mesh axis
+// and tensor class; a resolution per name; remat decisions (a later one overrides an earlier one) as many as
+// there are policies per block or family of blocks, and one more.
+Status checkLengths(const json& j, const PlanContext& context, const mesh::Mesh& mesh, const std::string& where) {
+    const auto& space = context.space();
+    const std::size_t decisions = (space.groups.size() + space.names.size()) * std::max<std::size_t>(mesh.axes.size(), 1) *
+                                  static_cast<std::size_t>(kTensorClassCount);
+    const std::string perTarget = "one per group or name, mesh axis and tensor class";
+    for (auto s : {checkLength(j, "decisions", decisions, perTarget, where), checkLength(j, "forbidden", decisions, perTarget, where),
+                   checkLength(j, "resolutions", space.names.size(), "one per name", where),
+                   checkLength(j, "remat", (context.blocks().families.size() + context.blocks().blocks.size() + 1) * kRematPolicies,
+                               "a few per block or family of blocks", where)})
+        if (!s) return s;
+    return Success{};
+}
+
 }  // namespace
 
 std::string rematText(const RematDecision& remat) { return remat.target + ": " + std::string(toString(remat.policy)); }
@@ -164,6 +190,7 @@ Result<Plan> parsePlan(std::string_view text, const PlanContext& context, const 
     if (version > kPlanJsonVersion)
         return makeError("plan.version", where + ": plan format version " + std::to_string(version) + " is newer than this Shardscope reads (" +
                                              std::to_string(kPlanJsonVersion) + ")");
+    if (auto lengths = checkLengths(j, context, mesh, where); !lengths) return Result<Plan>::failure(lengths.diagnostics());
     Plan plan;
     if (j.contains("label") && j["label"].is_string()) plan.label = j["label"].get<std::string>();
     const std::string planMesh = j.contains("mesh") && j["mesh"].is_string() ? j["mesh"].get<std::string>() : std::string();

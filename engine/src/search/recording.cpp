@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "shardscope/input_file.h"
 #include "shardscope/plan/experts.h"
 #include "shardscope/plan/plan_json.h"
 
@@ -55,28 +56,32 @@ std::string budgetText(const Budget& budget) {
     return text.empty() ? "none" : text;
 }
 
-Result<store::ModelRecord> modelRecord(const ProblemSpec& spec) {
+Result<store::ModelRecord> modelRecord(const ProblemSpec& spec, const std::string* modelBytes) {
     store::ModelRecord record;
     record.source = spec.model;
-    if (spec.model.rfind("zoo:", 0) != 0) {
-        std::ifstream in(spec.model, std::ios::binary);
-        if (!in)
-            return makeError("search.model_file",
-                             "cannot read the model file '" + spec.model + "' to keep it in the workspace");
-        std::ostringstream bytes;
-        bytes << in.rdbuf();
-        record.bytes = bytes.str();
+    if (modelBytes && spec.model.rfind("zoo:", 0) != 0) {
+        record.bytes = *modelBytes;
+    } else if (spec.model.rfind("zoo:", 0) != 0) {
+        auto bytes = readModelFile(spec.model);
+        if (!bytes)
+            return makeError("search.model_file", "cannot keep the model in the workspace: " + bytes.diagnostics().front().message);
+        record.bytes = std::move(bytes).value();
     }
     json dimensions = json::object();
     for (const auto& [name, value] : spec.dimensions)
         dimensions[name] = value;
+    json sizes = json::object();
+    for (const auto& [name, value] : spec.sizes)
+        sizes[name] = value;
     record.loadOptions = json{
         {"train", spec.train},
         {"optimizer", spec.optimizer},
         {"loss", spec.loss},
+        {"loss_output", spec.lossOutput},
         {"mixed_precision", spec.mixedPrecision},
         {"dimensions",
          dimensions},
+        {"sizes", sizes},
         {"entry", spec.entry}}.dump(-1, ' ', false, json::error_handler_t::replace);  // a path need not be UTF-8
     return record;
 }

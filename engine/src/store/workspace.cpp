@@ -1,9 +1,11 @@
 #include "shardscope/store/workspace.h"
 
 #include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cctype>
 #include <cerrno>
@@ -13,6 +15,7 @@
 #include <mutex>
 #include <random>
 #include <set>
+#include <vector>
 
 #include "store/compression.h"
 #include "store/schema.h"
@@ -182,8 +185,8 @@ Result<ModelRecord> readModel(sqlite::Connection& db, const std::string& path) {
         auto piece = inflateBytes(chunks->blob(2), static_cast<std::size_t>(pieceSize));
         if (!piece)
             return fail(": the model's bytes cannot be decompressed");
-        if (model.bytes.empty())
-            model.bytes.reserve(static_cast<std::size_t>(size));
+        if (model.bytes.empty())  // `size` is the file's word, not yet checked: a hint, within reason
+            model.bytes.reserve(static_cast<std::size_t>(std::min<std::int64_t>(size, std::int64_t{256} << 20)));
         hash.update(*piece);
         model.bytes += *piece;
         total += pieceSize;
@@ -343,6 +346,53 @@ std::optional<std::string> buildingFor(const std::string& path) {
     return path.substr(0, at);
 }
 
+// An exclusive flock(2) create() holds on its building file until the file has its name, so that a building file
+// nobody holds is known to be left by a process that ended (flock and SQLite's fcntl locks do not meet on Linux).
+class BuildingLock {
+public:
+    explicit BuildingLock(const std::string& file) : fd_(::open(file.c_str(), O_RDONLY | O_CLOEXEC)) {
+        if (fd_ >= 0) (void)::flock(fd_, LOCK_EX | LOCK_NB);
+    }
+    BuildingLock(const BuildingLock&) = delete;
+    BuildingLock& operator=(const BuildingLock&) = delete;
+    ~BuildingLock() { release(); }
+    // Before SQLite opens the file again: closing a descriptor of a file drops the process's fcntl locks on it.
+    void release() {
+        if (fd_ >= 0) ::close(fd_);
+        fd_ = -1;
+    }
+
+private:
+    int fd_;
+};
+
+// Whether a process is building in `file` right now (it holds the BuildingLock).
+bool beingBuilt(const std::string& file) {
+    const int fd = ::open(file.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) return false;
+    const bool held = ::flock(fd, LOCK_SH | LOCK_NB) != 0 && errno == EWOULDBLOCK;
+    ::close(fd);
+    return held;
+}
+
+// The building files of `path` ("<path>.creating-XXXXXX") that processes which ended left beside it.
+std::vector<std::string> leftBuildingFiles(const std::string& path) {
+    std::vector<std::string> left;
+    const std::filesystem::path where(path);
+    const std::string prefix = where.filename().string() + ".creating-";
+    std::error_code error;
+    const auto directory = where.has_parent_path() ? where.parent_path() : std::filesystem::path(".");
+    for (std::filesystem::directory_iterator it(directory, error), end; !error && it != end; it.increment(error)) {
+        const std::string name = it->path().filename().string();
+        if (name.rfind(prefix, 0) != 0) continue;
+        const std::string file = (where.has_parent_path() ? (where.parent_path() / name).string() : name);
+        if (buildingFor(file) == path && !beingBuilt(file)) left.push_back(file);
+        if (left.size() == 3) break;
+    }
+    std::sort(left.begin(), left.end());
+    return left;
+}
+
 // Writes the schema and `model` (its pieces already compressed) into the empty file `file`, and leaves it in WAL
 // mode, closed, with everything in the file itself and synced.
 Status build(const std::string& file, const ModelRecord& model, const std::vector<std::string>& chunks) {
@@ -464,6 +514,7 @@ Result<Workspace> Workspace::create(const std::string& path, const ModelRecord& 
     auto built = newFileBeside(path);
     if (!built)
         return Result<Workspace>::failure(failedOn("create", path, built.diagnostics()));
+    BuildingLock building(*built);
     if (auto done = build(*built, impl->model, chunks); !done) {
         removeFile(*built);
         return Result<Workspace>::failure(failedOn("create", path, done.diagnostics()));
@@ -474,6 +525,7 @@ Result<Workspace> Workspace::create(const std::string& path, const ModelRecord& 
             return Result<Workspace>::failure(named.diagnostics());
         return Result<Workspace>::failure(failedOn("create", path, named.diagnostics()));
     }
+    building.release();
 
     // From here the file is a whole workspace, and it stays when what follows fails.
     auto connection = sqlite::Connection::open(path, SQLITE_OPEN_READWRITE);
@@ -486,13 +538,24 @@ Result<Workspace> Workspace::create(const std::string& path, const ModelRecord& 
 
 Result<Workspace> Workspace::open(const std::string& path) {
     std::error_code error;
-    if (!std::filesystem::exists(path, error))
-        return makeError("workspace.open", quoted(path) + " does not exist");
-    if (const auto building = buildingFor(path))
+    if (!std::filesystem::exists(path, error)) {
+        // A creation killed before it gave the file its name leaves the file it built in: say it may go.
+        std::string left;
+        for (const auto& file : leftBuildingFiles(path))
+            left += (left.empty() ? "" : ", ") + quoted(file);
+        if (!left.empty())
+            left = " (" + left + " beside it: left by an interrupted creation of it, holding no work and safe to delete)";
+        return makeError("workspace.open", quoted(path) + " does not exist" + left);
+    }
+    if (const auto building = buildingFor(path)) {
+        if (beingBuilt(path))
+            return makeError("workspace.unfinished", quoted(path) + " is not a Shardscope workspace yet: it is the file " +
+                                                         quoted(*building) + " is being built in by another process");
         return makeError("workspace.unfinished",
                          quoted(path) + " is not a Shardscope workspace: it is the file " + quoted(*building) +
                              " was being built in, left by a process that ended before giving it that name; it holds "
                              "no work and is safe to delete");
+    }
 
     // SQLite takes an empty file for an empty database and a file shorter than its header for garbage: say what
     // they are before SQLite sees them.

@@ -37,6 +37,42 @@ Graph withoutOutputs(Graph g) {
     return g;
 }
 
+// "'logits'", or "#1" for an output without a name.
+std::string outputText(const Graph& g, std::size_t i) {
+    const std::string& name = g.outputs[i].name;
+    return name.empty() ? "#" + std::to_string(i) : "'" + name + "'";
+}
+
+// "'a', 'b' and 3 more": at most `shown` of the outputs `indices`.
+std::string outputList(const Graph& g, const std::vector<std::size_t>& indices, std::size_t shown = 8) {
+    std::string out;
+    for (std::size_t k = 0; k < indices.size() && k < shown; ++k) out += (k == 0 ? "" : ", ") + outputText(g, indices[k]);
+    if (indices.size() > shown) out += " and " + std::to_string(indices.size() - shown) + " more";
+    return out;
+}
+
+// The outputs GradientOptions::lossOutput names: the first for "", every one for "all", else the output of that
+// name or (failing that) index. Assumes `g` has outputs.
+Result<std::vector<std::size_t>> lossOutputs(const Graph& g, const std::string& choice) {
+    if (choice.empty()) return std::vector<std::size_t>{0};
+    std::vector<std::size_t> all(g.outputs.size());
+    for (std::size_t i = 0; i < all.size(); ++i) all[i] = i;
+    if (choice == "all") return all;
+    for (std::size_t i = 0; i < g.outputs.size(); ++i)
+        if (g.outputs[i].name == choice) return std::vector<std::size_t>{i};
+    if (choice.size() <= 9 && std::all_of(choice.begin(), choice.end(), [](char c) { return c >= '0' && c <= '9'; })) {
+        const std::size_t index = std::stoul(choice);
+        if (index < g.outputs.size()) return std::vector<std::size_t>{index};
+    }
+    std::string known;
+    for (std::size_t i = 0; i < g.outputs.size() && i < 20; ++i)
+        known += (i == 0 ? "" : ", ") + std::to_string(i) + " " + (g.outputs[i].name.empty() ? "(unnamed)" : "'" + g.outputs[i].name + "'") +
+                 " " + g.type(g.outputs[i].value).toString();
+    if (g.outputs.size() > 20) known += " and " + std::to_string(g.outputs.size() - 20) + " more";
+    return makeError("train.loss-output", "no output '" + choice + "' to take the loss of: the model's outputs are " + known +
+                                              " (give a name, an index or all)");
+}
+
 class Differentiator {
 public:
     Differentiator(const Graph& forward, const GradientOptions& options)
@@ -55,13 +91,21 @@ private:
         else it->second = b_.add(it->second, g, label_);
     }
     bool needs(ValueId v) const { return v.index < needs_.size() && needs_[v.index]; }
+    // The cotangent of `v` so far, the slices of it taken by dynamic_slice included (flushSlices).
+    std::unordered_map<std::uint32_t, ValueId>::iterator findCotangent(ValueId v) {
+        flushSlices(v);
+        return cotangent_.find(v.index);
+    }
+    void flushSlices(ValueId v);
+    void scatter(const Op& op, ValueId g);
+    void sort(const Op& op, const std::vector<ValueId>& g);
     void fail(const Op& op, const std::string& why) {
         if (!error_)
             error_ = makeError("train.no-vjp", "cannot differentiate 'stablehlo." + std::string(mnemonic(op.kind)) + "': " + why,
                                op.location);
     }
 
-    ValueId buildLoss(ValueId y);
+    ValueId buildLoss(std::size_t output);
     void markPath(ValueId loss);
     void vjp(const Op& op, const std::vector<ValueId>& g);
     void elementwise(const Op& op, ValueId g);
@@ -76,15 +120,22 @@ private:
     GraphBuilder b_;
     std::vector<bool> needs_;  // value depends on a differentiated argument and reaches the loss
     std::unordered_map<std::uint32_t, ValueId> cotangent_;
+    struct SliceCotangent {
+        ValueId cotangent;              // of the slice
+        std::vector<ValueId> starts;    // the dynamic_slice's start indices
+        std::string label;
+    };
+    std::unordered_map<std::uint32_t, std::vector<SliceCotangent>> slices_;  // value -> cotangents of its slices
     std::string label_;
     std::optional<Diagnostic> error_;
     std::optional<std::size_t> labelsArgument_;
 };
 
-ValueId Differentiator::buildLoss(ValueId output) {
+ValueId Differentiator::buildLoss(std::size_t index) {
     Loss loss = options_.loss;
-    const auto& first = forward_.outputs.front();
-    if (loss == Loss::Auto) loss = first.name == "logits" && type(output).rank() >= 2 ? Loss::CrossEntropy : Loss::MeanSquare;
+    const auto& chosen = forward_.outputs[index];
+    const ValueId output = chosen.value;
+    if (loss == Loss::Auto) loss = chosen.name == "logits" && type(output).rank() >= 2 ? Loss::CrossEntropy : Loss::MeanSquare;
     // Cross-entropy needs integer labels: an input of the output's shape without its last (class) dimension.
     ValueId target;
     if (loss == Loss::CrossEntropy) {
@@ -93,8 +144,10 @@ ValueId Differentiator::buildLoss(ValueId output) {
         std::vector<std::string> labels;  // the token input's dimension labels, when it has the labels' shape
         for (const auto& a : forward_.arguments)
             if (a.role == ArgumentRole::Input && forward_.type(a.value).shape == positions) labels = a.dimensionLabels;
-        labelsArgument_ = b_.graph().arguments.size();
-        target = b_.input("labels", positions, ElementType::I32, labels);
+        // A second output's labels (--loss-output all with cross-entropy) are an input of their own.
+        const std::string name = labelsArgument_ ? "labels." + (chosen.name.empty() ? std::to_string(index) : chosen.name) : "labels";
+        if (!labelsArgument_) labelsArgument_ = b_.graph().arguments.size();
+        target = b_.input(name, positions, ElementType::I32, labels);
     }
     auto scope = b_.scope("loss");
     ValueId y = type(output).element == ElementType::F64 ? output : b_.convert(output, ElementType::F32);
@@ -606,12 +659,12 @@ void Differentiator::vjp(const Op& op, const std::vector<ValueId>& g) {
             if (!r.empty()) accumulate(op.operands[0], r.front());
             return;
         }
-        case OpKind::DynamicSlice: {
-            std::vector<ValueId> operands{zeros(type(op.operands[0])), g0};
-            operands.insert(operands.end(), op.operands.begin() + 1, op.operands.end());
-            accumulate(op.operands[0], b_.op1(OpKind::DynamicUpdateSlice, operands, {}, label_));
+        case OpKind::DynamicSlice:
+            // Kept until the operand's cotangent is read: slices of a stacked weight become one concatenate.
+            slices_[op.operands[0].index].push_back({g0, std::vector<ValueId>(op.operands.begin() + 1, op.operands.end()), label_});
             return;
-        }
+        case OpKind::Scatter: scatter(op, g0); return;
+        case OpKind::Sort: sort(op, g); return;
         case OpKind::DynamicUpdateSlice: {
             const ValueId update = op.operands[1];
             std::vector<ValueId> indices(op.operands.begin() + 2, op.operands.end());
@@ -632,19 +685,253 @@ void Differentiator::vjp(const Op& op, const std::vector<ValueId>& g) {
             return;
         case OpKind::Constant:
         case OpKind::Iota: return;
+        case OpKind::While:
+            fail(op, "only counted loops (a counter from a constant by a constant step to a constant limit) are "
+                     "differentiated, unrolled; this loop's trip count is not one");
+            return;
+        case OpKind::Case:
+        case OpKind::If:
+            fail(op, "a branch chosen at run time is not differentiated (one chosen by a constant is inlined)");
+            return;
         default: fail(op, "no VJP rule for this op"); return;
+    }
+}
+
+// The one value of a constant (a scalar or splat literal), if `v` is made by one.
+std::optional<double> constantValue(const Graph& g, ValueId v) {
+    const Value& value = g.value(v);
+    if (!value.producer.valid() || g.op(value.producer).kind != OpKind::Constant) return std::nullopt;
+    const auto* c = std::get_if<ConstantAttributes>(&g.op(value.producer).attributes);
+    if (!c || c->values.size() != 1) return std::nullopt;
+    return c->values.front();
+}
+
+// The slices' cotangents go back into a tensor of v's shape. When they cut one dimension into pieces at constant
+// starts, each place once (the slices of a stacked weight, one per unrolled scan iteration), that tensor is their
+// concatenation, as a scan's backward stacks its per-layer gradients; otherwise each goes in with a
+// dynamic_update_slice into zeros.
+void Differentiator::flushSlices(ValueId v) {
+    auto it = slices_.find(v.index);
+    if (it == slices_.end()) return;
+    const std::vector<SliceCotangent> list = std::move(it->second);
+    slices_.erase(it);
+    const TensorType whole = type(v);
+    std::optional<std::size_t> cut;
+    bool stacked = true;
+    std::vector<std::pair<std::int64_t, std::size_t>> order;  // (start on the cut dimension, slice)
+    for (std::size_t k = 0; k < list.size() && stacked; ++k) {
+        const Shape piece = type(list[k].cotangent).shape;
+        for (std::size_t d = 0; d < piece.size() && d < whole.shape.size(); ++d)
+            if (piece[d] != whole.shape[d]) {
+                stacked = stacked && (!cut || *cut == d);
+                cut = d;
+            }
+        if (!cut || *cut >= list[k].starts.size()) {
+            stacked = false;
+            break;
+        }
+        const auto start = constantValue(b_.graph(), list[k].starts[*cut]);
+        if (!start) {
+            stacked = false;
+            break;
+        }
+        const double last = static_cast<double>(whole.shape[*cut] - piece[*cut]);
+        order.push_back({static_cast<std::int64_t>(std::clamp(*start, 0.0, last)), k});  // dynamic_slice clamps
+    }
+    if (stacked && cut) {
+        std::sort(order.begin(), order.end());
+        std::int64_t position = 0;
+        for (const auto& [start, k] : order) {
+            stacked = stacked && start == position;
+            position += type(list[k].cotangent).shape[*cut];
+        }
+        stacked = stacked && position == whole.shape[*cut];
+    }
+    const std::string saved = label_;
+    if (stacked && cut && order.size() > 1) {
+        std::vector<ValueId> pieces;
+        for (const auto& [start, k] : order) pieces.push_back(list[k].cotangent);
+        label_ = list.front().label;
+        accumulate(v, b_.concatenate(std::move(pieces), static_cast<std::int64_t>(*cut), label_));
+    } else {
+        for (const auto& slice : list) {
+            label_ = slice.label;
+            std::vector<ValueId> operands{zeros(whole), slice.cotangent};
+            operands.insert(operands.end(), slice.starts.begin(), slice.starts.end());
+            accumulate(v, b_.op1(OpKind::DynamicUpdateSlice, operands, {}, label_));
+        }
+    }
+    label_ = saved;
+}
+
+// scatter with an add or a replacing combiner (JAX's _scatter_add_transpose_rule and _scatter_transpose_rule):
+// the updates' cotangent gathers the result's at the same indices; the operand's is the result's (add), or the
+// result's with the overwritten places zeroed (replace).
+void Differentiator::scatter(const Op& op, ValueId g) {
+    const auto* s = std::get_if<ScatterAttributes>(&op.attributes);
+    if (!s || op.operands.size() != 3 || op.results.size() != 1 || op.regions.size() != 1) {
+        fail(op, "only a scatter of one operand has a VJP rule here");
+        return;
+    }
+    const Region& combiner = op.regions.front();
+    const bool replace = combiner.ops.empty() && combiner.results.size() == 1 && combiner.arguments.size() == 2 &&
+                         combiner.results[0] == combiner.arguments[1];
+    const bool add = combiner.ops.size() == 1 && b_.graph().op(combiner.ops[0]).kind == OpKind::Add && combiner.results.size() == 1 &&
+                     b_.graph().value(combiner.results[0]).producer == combiner.ops[0];
+    if (!replace && !add) {
+        fail(op, "only scatters that add or replace have a VJP rule (this combiner multiplies, takes a maximum or more)");
+        return;
+    }
+    const ValueId operand = op.operands[0], indices = op.operands[1], updates = op.operands[2];
+    if (needs(operand)) {
+        if (add) accumulate(operand, g);
+        else {
+            const TensorType scalar{{}, type(g).element};
+            Region keep = b_.region({scalar, scalar}, [](const std::vector<ValueId>& a) { return std::vector<ValueId>{a[1]}; });
+            auto r = b_.op(OpKind::Scatter, {g, indices, zeros(type(updates))}, *s, label_, {keep});
+            if (!r.empty()) accumulate(operand, r.front());
+        }
+    }
+    if (needs(updates)) {
+        GatherAttributes a;
+        a.offsetDims = s->updateWindowDims;
+        a.collapsedSliceDims = s->insertedWindowDims;
+        a.operandBatchingDims = s->inputBatchingDims;
+        a.startIndicesBatchingDims = s->scatterIndicesBatchingDims;
+        a.startIndexMap = s->scatterDimsToOperandDims;
+        a.indexVectorDim = s->indexVectorDim;
+        a.indicesAreSorted = s->indicesAreSorted;
+        const Shape& operandShape = type(operand).shape;
+        const Shape& updateShape = type(updates).shape;
+        std::size_t window = 0;
+        for (std::size_t d = 0; d < operandShape.size(); ++d) {
+            if (contains(s->insertedWindowDims, static_cast<std::int64_t>(d)) || contains(s->inputBatchingDims, static_cast<std::int64_t>(d))) {
+                a.sliceSizes.push_back(1);
+            } else if (window < s->updateWindowDims.size()) {
+                a.sliceSizes.push_back(updateShape[static_cast<std::size_t>(s->updateWindowDims[window++])]);
+            } else {
+                fail(op, "its update window does not cover the operand");
+                return;
+            }
+        }
+        accumulate(updates, b_.gather(g, indices, a, label_));
+    }
+}
+
+// sort (top-k's lowering included): each operand's cotangent is its result's put back in the original order. The
+// permutation is the sorted iota operand when the forward sorted one (as top-k does), else a sort of the same keys
+// carrying an iota; sorting (permutation, cotangent) by the permutation undoes it.
+void Differentiator::sort(const Op& op, const std::vector<ValueId>& g) {
+    const auto* attributes = std::get_if<SortAttributes>(&op.attributes);
+    if (!attributes || op.regions.size() != 1 || op.operands.empty()) {
+        fail(op, "a sort without its comparator has no VJP rule");
+        return;
+    }
+    const Shape shape = type(op.operands[0]).shape;
+    const std::int64_t rank = static_cast<std::int64_t>(shape.size());
+    const std::int64_t dimension = attributes->dimension < 0 ? attributes->dimension + rank : attributes->dimension;
+    const TensorType indexType{shape, ElementType::I32};
+    ValueId permutation;
+    for (std::size_t i = 0; i < op.operands.size() && !permutation.valid(); ++i) {
+        const Value& v = b_.graph().value(op.operands[i]);
+        if (!v.producer.valid() || b_.graph().op(v.producer).kind != OpKind::Iota || !isInteger(v.type.element)) continue;
+        const auto* iota = std::get_if<DimensionAttribute>(&b_.graph().op(v.producer).attributes);
+        if (iota && iota->dimension == dimension) permutation = op.results[i];
+    }
+    if (!permutation.valid()) {
+        const Region comparator = op.regions.front();
+        std::vector<Op> ops;
+        for (OpId id : comparator.ops) ops.push_back(b_.graph().op(id));
+        std::vector<TensorType> argumentTypes;
+        for (ValueId a : comparator.arguments) argumentTypes.push_back(type(a));
+        argumentTypes.push_back(TensorType{{}, ElementType::I32});
+        argumentTypes.push_back(TensorType{{}, ElementType::I32});
+        bool nested = false;
+        Region again = b_.region(argumentTypes, [&](const std::vector<ValueId>& args) {
+            std::unordered_map<std::uint32_t, ValueId> map;
+            for (std::size_t k = 0; k < comparator.arguments.size(); ++k) map[comparator.arguments[k].index] = args[k];
+            auto mapped = [&](ValueId v) {
+                auto m = map.find(v.index);
+                return m == map.end() ? v : m->second;
+            };
+            for (const Op& c : ops) {
+                nested = nested || !c.regions.empty();
+                std::vector<ValueId> operands;
+                for (ValueId v : c.operands) operands.push_back(mapped(v));
+                auto results = b_.op(c.kind, operands, c.attributes, label_);
+                for (std::size_t k = 0; k < results.size() && k < c.results.size(); ++k) map[c.results[k].index] = results[k];
+            }
+            std::vector<ValueId> out;
+            for (ValueId v : comparator.results) out.push_back(mapped(v));
+            return out;
+        });
+        if (nested) {
+            fail(op, "its comparator has regions of its own");
+            return;
+        }
+        std::vector<ValueId> operands = op.operands;
+        operands.push_back(b_.iota(indexType, dimension, label_));
+        auto results = b_.op(OpKind::Sort, operands, *attributes, label_, {again});
+        if (results.empty()) return;
+        permutation = results.back();
+    }
+    for (std::size_t i = 0; i < op.operands.size() && i < g.size(); ++i) {
+        if (!needs(op.operands[i]) || !g[i].valid()) continue;
+        const TensorType scalar{{}, type(g[i]).element};
+        const TensorType index{{}, type(permutation).element};
+        Region byPosition = b_.region({index, index, scalar, scalar}, [&](const std::vector<ValueId>& a) {
+            return std::vector<ValueId>{b_.compare(a[0], a[1], CompareDirection::LT)};
+        });
+        auto r = b_.op(OpKind::Sort, {permutation, g[i]}, SortAttributes{dimension, false}, label_, {byPosition});
+        if (r.size() == 2) accumulate(op.operands[i], r[1]);
     }
 }
 
 Result<GradientGraph> Differentiator::run() {
     if (forward_.outputs.empty()) return makeError("train.no-output", "the model has no output to take a loss of");
-    const ValueId output = forward_.outputs.front().value;
-    if (!isFloat(forward_.type(output).element))
-        return makeError("train.loss", "the model's first output " + forward_.type(output).toString() +
-                                           " is not floating point, so it has no loss to differentiate");
+    auto chosen = lossOutputs(forward_, options_.lossOutput);
+    if (!chosen) return Result<GradientGraph>::failure(chosen.diagnostics());
+    const bool all = options_.lossOutput == "all";
+    std::vector<std::size_t> used, notFloat;
+    for (std::size_t index : *chosen) {
+        const ValueId output = forward_.outputs[index].value;
+        if (isFloat(forward_.type(output).element)) used.push_back(index);
+        else if (all) notFloat.push_back(index);
+        else if (options_.lossOutput.empty())
+            return makeError("train.loss", "the model's first output " + forward_.type(output).toString() +
+                                               " is not floating point, so it has no loss to differentiate");
+        else
+            return makeError("train.loss", "the model's output " + outputText(forward_, index) + " " + forward_.type(output).toString() +
+                                               " is not floating point, so it has no loss to differentiate");
+    }
+    if (used.empty()) return makeError("train.loss", "none of the model's outputs is floating point, so there is no loss to differentiate");
+    for (std::size_t index : used)  // cross-entropy takes its classes from the last dimension
+        if (options_.loss == Loss::CrossEntropy && forward_.type(forward_.outputs[index].value).rank() == 0)
+            return makeError("train.loss", "cross-entropy needs classes along the output's last dimension, but output " + outputText(forward_, index) +
+                                               " is a scalar (choose another --loss or --loss-output)");
+    std::vector<Diagnostic> warnings;
+    if (!all && forward_.outputs.size() > 1) {
+        std::vector<std::size_t> others;
+        for (std::size_t i = 0; i < forward_.outputs.size(); ++i)
+            if (i != used.front()) others.push_back(i);
+        warnings.push_back(makeWarning("train.loss-output-partial",
+                                       "the loss uses output " + outputText(forward_, used.front()) + " only; " + std::to_string(others.size()) +
+                                           (others.size() == 1 ? " other output is" : " other outputs are") + " not differentiated: " +
+                                           outputList(forward_, others) + "; pass --loss-output all to train on every output"));
+    }
+    if (!notFloat.empty())
+        warnings.push_back(makeWarning("train.loss-output-partial", "the loss leaves out " + std::to_string(notFloat.size()) +
+                                                                        (notFloat.size() == 1 ? " output that is" : " outputs that are") +
+                                                                        " not floating point: " + outputList(forward_, notFloat)));
     GradientGraph result;
     result.forwardOps = forward_.body.size();
-    ValueId loss = buildLoss(output);
+    ValueId loss;
+    for (std::size_t index : used) {
+        if (b_.failed()) break;
+        const ValueId part = buildLoss(index);
+        auto scope = b_.scope("loss");
+        loss = loss.valid() ? b_.add(loss, part, "sum_of_outputs") : part;
+    }
     result.lossOps = b_.graph().body.size() - result.forwardOps;
     if (!b_.failed()) {
         markPath(loss);
@@ -655,7 +942,7 @@ Result<GradientGraph> Differentiator::run() {
             std::vector<ValueId> g;
             bool any = false;
             for (auto v : op.results) {
-                auto c = cotangent_.find(v.index);
+                auto c = findCotangent(v);
                 g.push_back(c == cotangent_.end() ? ValueId{} : c->second);
                 any = any || c != cotangent_.end();
             }
@@ -677,7 +964,7 @@ Result<GradientGraph> Differentiator::run() {
         const bool floating = isFloat(type(a.value).element);
         const bool differentiate = options_.allFloatArguments ? floating : a.role == ArgumentRole::Parameter && floating;
         if (!differentiate || (labelsArgument_ && i == *labelsArgument_)) continue;
-        auto c = cotangent_.find(a.value.index);
+        auto c = findCotangent(a.value);
         ValueId grad = c != cotangent_.end() ? c->second : b_.constant(0.0, type(a.value), "zero_grad." + a.name);
         b_.output(grad, "grad." + a.name);
         result.differentiated.push_back(i);
@@ -687,7 +974,9 @@ Result<GradientGraph> Differentiator::run() {
     result.graph = std::move(built).value();
     result.backwardOps = result.graph.body.size() - result.forwardOps - result.lossOps;
     result.labelsArgument = labelsArgument_;
-    return result;
+    Result<GradientGraph> out = std::move(result);
+    out.addDiagnostics(warnings);
+    return out;
 }
 
 }  // namespace

@@ -163,7 +163,9 @@ Result<TrainingStep> buildTrainingStep(const Graph& forward, const OptimizerOpti
     step.graph = std::move(built).value();
     step.graph.gradients = std::move(gradientValues);
     step.updateOps = step.graph.body.size() - before;
-    return step;
+    Result<TrainingStep> out = std::move(step);
+    out.addDiagnostics(differentiated.diagnostics());  // the loss's warnings (outputs left out of it)
+    return out;
 }
 
 }  // namespace shardscope::train

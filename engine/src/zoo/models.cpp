@@ -41,6 +41,7 @@ struct DecoderConfig {
     double dropout = 0.0;       // per layer on the attention probabilities, the attention and the MLP outputs
     std::int64_t moeEvery = 0;  // every n-th layer (1-based) uses experts; 0 = none
     MoeConfig moe;
+    bool scan = false;          // the layers as a while loop over stacked weights
 };
 
 Result<ir::Graph> buildDecoder(const std::string& name, const DecoderConfig& c, Options& options) {
@@ -51,6 +52,7 @@ Result<ir::Graph> buildDecoder(const std::string& name, const DecoderConfig& c, 
     options.require(!c.llamaStyle || (c.dModel / c.heads) % 2 == 0, "rotary embeddings need an even head dimension");
     options.require(c.dropout < 1.0, "dropout must be below 1, got " + std::to_string(c.dropout));
     if (c.moeEvery > 0) options.require(c.moe.topK <= c.moe.experts, "top_k must not exceed experts");
+    options.require(!c.scan || c.moeEvery <= 1, "scan=true needs every layer alike: moe_every must be 1 (or 0)");
     GraphBuilder b(name, "zoo:" + name);
     if (options.error()) return *options.error();
 
@@ -66,17 +68,39 @@ Result<ir::Graph> buildDecoder(const std::string& name, const DecoderConfig& c, 
     attention.dropout = c.dropout;
     // Dropout where Megatron-LM has it (Korthikanti et al. 2022, Fig. 2): on the attention probabilities, and
     // on each block's output before its residual add. The embedding dropout is left out.
-    for (std::int64_t layer = 0; layer < c.layers; ++layer) {
-        auto scope = b.scope("layers." + std::to_string(layer));
-        ValueId h = c.llamaStyle ? rmsNorm(b, x, "attn_norm") : layerNorm(b, x, "attn_norm");
+    auto block = [&](ValueId r, std::int64_t layer) {
+        ValueId h = c.llamaStyle ? rmsNorm(b, r, "attn_norm") : layerNorm(b, r, "attn_norm");
         ValueId attended = zoo::attention(b, h, attention, "attn");
-        x = b.add(x, dropout(b, attended, c.dropout, "attn_dropout"), "residual");
-        h = c.llamaStyle ? rmsNorm(b, x, "mlp_norm") : layerNorm(b, x, "mlp_norm");
+        r = b.add(r, dropout(b, attended, c.dropout, "attn_dropout"), "residual");
+        h = c.llamaStyle ? rmsNorm(b, r, "mlp_norm") : layerNorm(b, r, "mlp_norm");
         ValueId y;
         if (c.moeEvery > 0 && (layer + 1) % c.moeEvery == 0) y = moeMlp(b, h, c.dFf, c.moe, "moe");
         else if (c.llamaStyle) y = swiGluMlp(b, h, c.dFf, "mlp");
         else y = geluMlp(b, h, c.dFf, true, "mlp");
-        x = b.add(x, dropout(b, y, c.dropout, "mlp_dropout"), "residual");
+        return b.add(r, dropout(b, y, c.dropout, "mlp_dropout"), "residual");
+    };
+    if (c.scan) {
+        // for i in 0..layers: x = block(x, weights[i]), with every weight stacked over the layers.
+        const ir::TensorType counter{{}, ElementType::I32};
+        const ir::TensorType carried = b.type(x);
+        ir::Region cond = b.region({counter, carried}, [&](const std::vector<ValueId>& a) {
+            return std::vector<ValueId>{b.compare(a[0], b.constant(static_cast<double>(c.layers), counter), ir::CompareDirection::LT)};
+        });
+        ir::Region body = b.region({counter, carried}, [&](const std::vector<ValueId>& a) {
+            auto scope = b.scope("layers");
+            b.stackParameters(c.layers, a[0]);
+            ValueId out = block(a[1], 0);
+            b.stackParameters(0, {});
+            return std::vector<ValueId>{b.add(a[0], b.constant(1, counter)), out};
+        });
+        auto results = b.op(ir::OpKind::While, {b.constant(0, counter), x}, ir::LoopAttributes{c.layers, true}, "layers",
+                            {std::move(cond), std::move(body)});
+        x = results.size() == 2 ? results[1] : ValueId{};
+    } else {
+        for (std::int64_t layer = 0; layer < c.layers; ++layer) {
+            auto scope = b.scope("layers." + std::to_string(layer));
+            x = block(x, layer);
+        }
     }
     x = c.llamaStyle ? rmsNorm(b, x, "final_norm") : layerNorm(b, x, "final_norm");
     ValueId logits;
@@ -104,6 +128,7 @@ DecoderConfig decoderOptions(Options& o, bool llamaStyle) {
     c.tied = o.boolean("tied");
     c.llamaStyle = llamaStyle;
     c.dropout = o.real("dropout", 0.0);
+    c.scan = o.boolean("scan");
     if (llamaStyle) c.ropeTheta = o.real("rope_theta", 1.0);
     return c;
 }

@@ -18,6 +18,7 @@ const std::vector<OptionSpec> kDecoderOptions{
     {"dtype", "bf16", "element type of parameters and activations (f32, bf16, f16)"},
     {"tied", "true", "share the token embedding with the output projection"},
     {"dropout", "0", "dropout probability in every layer, placed as Megatron-LM (0 = no dropout ops)"},
+    {"scan", "false", "layers as one while loop over stacked weights [layers, ...], as JAX's nn.scan / MaxText's scan_layers"},
 };
 
 std::vector<OptionSpec> llamaOptions() {
@@ -34,6 +35,7 @@ std::vector<OptionSpec> llamaOptions() {
         {"tied", "false", "share the token embedding with the output projection"},
         {"rope_theta", "500000", "rotary embedding base"},
         {"dropout", "0", "dropout probability in every layer, placed as Megatron-LM (0 = no dropout ops)"},
+        {"scan", "false", "layers as one while loop over stacked weights [layers, ...], as JAX's nn.scan / MaxText's scan_layers"},
     };
 }
 

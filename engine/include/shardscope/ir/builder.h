@@ -54,6 +54,12 @@ public:
     }
     void output(ValueId value, std::string_view name, std::optional<std::size_t> aliasedArgument = {});
 
+    // Stacked parameters, as a scan over layers keeps them (JAX's nn.scan, MaxText's scan_layers): while `layers`
+    // is positive, parameter() creates one argument of shape [layers, shape...] (its first dimension labelled
+    // "layers") and returns its slice at `index` (a dynamic_slice and a reshape where ops are being inserted).
+    // stackParameters(0, {}) ends it.
+    void stackParameters(std::int64_t layers, ValueId index);
+
     // Generic op: results inferred, or `declaredResults` when the kind cannot be inferred (custom_call, opaque).
     std::vector<ValueId> op(OpKind kind, std::vector<ValueId> operands, OpAttributes attributes = NoAttributes{},
                             std::string_view label = {}, std::vector<Region> regions = {},
@@ -127,6 +133,8 @@ private:
     std::string sourceFile_;
     std::string scope_;
     std::vector<OpId>* insertion_ = &graph_.body;  // where new ops go
+    std::int64_t stackedLayers_ = 0;               // stackParameters
+    ValueId stackIndex_;
     std::optional<Diagnostic> error_;
 };
 

@@ -31,6 +31,12 @@ bool isUnsigned(ElementType type);
 
 using Shape = std::vector<std::int64_t>;
 
+// The most elements a tensor may have: 2^50, over 10^15 (4 PiB of f32), far past any tensor of a model. The
+// verifier refuses a graph with a larger one, so sizes in a verified graph (up to 2^54 bytes) can be multiplied
+// and summed without overflow.
+inline constexpr std::int64_t kMaxTensorElements = std::int64_t{1} << 50;
+
+// The product of the dimensions; saturates at INT64_MAX instead of overflowing (0 when a dimension is 0).
 std::int64_t elementCount(const Shape& shape);
 
 struct TensorType {
@@ -39,7 +45,7 @@ struct TensorType {
 
     int rank() const { return static_cast<int>(shape.size()); }
     std::int64_t elements() const { return elementCount(shape); }
-    // Bytes of the whole (unsharded) tensor, rounded up to whole bytes.
+    // Bytes of the whole (unsharded) tensor, rounded up to whole bytes; saturates at INT64_MAX.
     std::int64_t bytes() const;
     // "tensor<4x8xf32>".
     std::string toString() const;

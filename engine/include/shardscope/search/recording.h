@@ -40,9 +40,11 @@ std::string evaluationSummaryJson(const cost::Evaluation& evaluation);
 std::string budgetText(const Budget& budget);
 
 // The model record a new workspace for `spec` holds: the source, the file's bytes (none for zoo models, whose
-// name rebuilds them) and the load options as JSON (train, optimizer, loss, mixed_precision, dimensions).
-// Errors: the model file cannot be read.
-Result<store::ModelRecord> modelRecord(const ProblemSpec& spec);
+// name rebuilds them) and the load options as JSON (train, optimizer, loss, loss_output, mixed_precision,
+// dimensions, entry).
+// With `modelBytes` (a workspace's model), those are the bytes and no file is read.
+// Errors: the model file cannot be read (see readModelFile).
+Result<store::ModelRecord> modelRecord(const ProblemSpec& spec, const std::string* modelBytes = nullptr);
 
 // How the session was asked for, beyond the options the search takes.
 struct SessionSettings {

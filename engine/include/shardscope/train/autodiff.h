@@ -3,6 +3,7 @@
 
 #include <cstddef>
 #include <optional>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -21,11 +22,15 @@ std::optional<Loss> parseLoss(std::string_view text);
 
 struct GradientOptions {
     Loss loss = Loss::Auto;
+    // The outputs the loss is taken of: "" the first one; an output's name or index ("logits", "1"); "all" the sum
+    // of the losses of every floating-point output.
+    std::string lossOutput;
     // Gradients for every floating-point argument (inputs too), not only parameters: for gradient checks.
     bool allFloatArguments = false;
 };
 
-// The forward graph extended with a scalar f32 loss of its first output and the backward pass.
+// The forward graph extended with a scalar f32 loss of the chosen outputs (GradientOptions::lossOutput) and the
+// backward pass.
 struct GradientGraph {
     ir::Graph graph;  // outputs: the loss, then one gradient per differentiated argument
     std::vector<std::size_t> differentiated;  // argument indices; gradient of differentiated[i] is output i + 1
@@ -35,7 +40,10 @@ struct GradientGraph {
 
 // Returns the gradient graph. Assumes `forward` is verified. Only values that depend on a differentiated
 // argument and reach the loss get cotangents, so ops off that path need no rule. An op on the path without a
-// VJP rule is an error naming it and its location; so is a forward graph whose first output is not floating point.
+// VJP rule is an error naming it and its location; so is a chosen output that is not floating point, and a
+// lossOutput no output has (code train.loss-output, listing the outputs). A loss of some of several outputs
+// comes with a warning (train.loss-output-partial) naming the outputs left out; with "all", the outputs that
+// are not floating point are left out and named in a warning too.
 Result<GradientGraph> differentiate(const ir::Graph& forward, const GradientOptions& options = {});
 
 }  // namespace shardscope::train

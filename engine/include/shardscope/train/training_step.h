@@ -34,6 +34,7 @@ struct TrainingStep {
 // Builds the training step of `forward`. Optimizer states become OptimizerState arguments named
 // "<state>.<parameter>" (e.g. "adam.m.layers.0.mlp.fc.weight", "master.<parameter>"), plus an i32 "step" counter for
 // Adam's bias correction. Errors: those of differentiate(), mixed precision on a model with fp32 parameters.
+// Warnings: those of differentiate() (outputs left out of the loss).
 Result<TrainingStep> buildTrainingStep(const ir::Graph& forward, const OptimizerOptions& optimizer = {},
                                        const GradientOptions& gradients = {});
 
