@@ -1953,15 +1953,7 @@ LoopAttributes Parser::loopAttributes(const Pending& p) const {
     if (!result.producer.valid()) return loop;
     const Op& compare = graph_.op(result.producer);
     if (compare.kind != OpKind::Compare || compare.operands.size() != 2) return loop;
-    auto constantOf = [&](ValueId v) -> std::optional<double> {
-        const Value& value = graph_.value(v);
-        if (!value.producer.valid()) return std::nullopt;
-        const Op& op = graph_.op(value.producer);
-        if (op.kind != OpKind::Constant) return std::nullopt;
-        const auto* c = std::get_if<ConstantAttributes>(&op.attributes);
-        if (!c || c->values.size() != 1) return std::nullopt;
-        return c->values.front();
-    };
+    auto constantOf = [&](ValueId v) { return constantScalar(graph_, v); };
     auto argumentIndex = [&](ValueId v) -> std::optional<std::size_t> {
         for (std::size_t i = 0; i < cond.arguments.size(); ++i)
             if (cond.arguments[i] == v) return i;

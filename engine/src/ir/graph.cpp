@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <functional>
 
 namespace shardscope::ir {
@@ -56,6 +57,16 @@ std::vector<OpId> Graph::allOpsInOrder() const {
     };
     visit(body);
     return out;
+}
+
+std::optional<double> constantScalar(const Graph& graph, ValueId v) {
+    if (!v.valid() || v.index >= graph.values.size()) return std::nullopt;
+    const Value& value = graph.value(v);
+    if (!value.producer.valid()) return std::nullopt;
+    const Op& op = graph.op(value.producer);
+    const auto* c = std::get_if<ConstantAttributes>(&op.attributes);
+    if (op.kind != OpKind::Constant || !c || c->values.size() != 1 || !std::isfinite(c->values.front())) return std::nullopt;
+    return c->values.front();
 }
 
 void removeUnreachable(Graph& graph) {

@@ -10,18 +10,6 @@
 namespace shardscope::ir {
 namespace {
 
-// The one value of a constant op's literal (a scalar or a splat), if `v` is made by one.
-std::optional<double> constantScalar(const Graph& g, ValueId v) {
-    if (!v.valid() || v.index >= g.values.size()) return std::nullopt;
-    const Value& value = g.value(v);
-    if (!value.producer.valid()) return std::nullopt;
-    const Op& op = g.op(value.producer);
-    if (op.kind != OpKind::Constant) return std::nullopt;
-    const auto* c = std::get_if<ConstantAttributes>(&op.attributes);
-    if (!c || c->values.size() != 1 || !std::isfinite(c->values.front())) return std::nullopt;
-    return c->values.front();
-}
-
 CompareDirection swapped(CompareDirection d) {
     switch (d) {
         case CompareDirection::LT: return CompareDirection::GT;

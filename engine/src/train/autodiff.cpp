@@ -697,15 +697,6 @@ void Differentiator::vjp(const Op& op, const std::vector<ValueId>& g) {
     }
 }
 
-// The one value of a constant (a scalar or splat literal), if `v` is made by one.
-std::optional<double> constantValue(const Graph& g, ValueId v) {
-    const Value& value = g.value(v);
-    if (!value.producer.valid() || g.op(value.producer).kind != OpKind::Constant) return std::nullopt;
-    const auto* c = std::get_if<ConstantAttributes>(&g.op(value.producer).attributes);
-    if (!c || c->values.size() != 1) return std::nullopt;
-    return c->values.front();
-}
-
 // The slices' cotangents go back into a tensor of v's shape. When they cut one dimension into pieces at constant
 // starts, each place once (the slices of a stacked weight, one per unrolled scan iteration), that tensor is their
 // concatenation, as a scan's backward stacks its per-layer gradients; otherwise each goes in with a
@@ -730,7 +721,7 @@ void Differentiator::flushSlices(ValueId v) {
             stacked = false;
             break;
         }
-        const auto start = constantValue(b_.graph(), list[k].starts[*cut]);
+        const auto start = constantScalar(b_.graph(), list[k].starts[*cut]);
         if (!start) {
             stacked = false;
             break;

@@ -131,6 +131,9 @@ public:
     friend bool operator==(const Graph&, const Graph&) = default;
 };
 
+// The one value of a constant op's literal (a scalar or a splat) when `v` is made by one, finite.
+std::optional<double> constantScalar(const Graph& graph, ValueId v);
+
 // Drops the ops that neither the body nor a region of a kept op lists, and the values that no argument, kept op
 // or kept region defines, renumbering what stays (program order and every reference kept). A graph without
 // such leftovers is returned unchanged.
