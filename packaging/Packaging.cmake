@@ -1,7 +1,7 @@
 # The Debian package: `cpack -G DEB` in the build directory writes shardscope_<version>_<arch>.deb with the GUI and
-# the CLI (their install() rules are in app/gui and app/cli), the desktop entry, the icons and the AppStream
-# metainfo. Included once from the top-level CMakeLists.txt, after the targets. tests/tst_package.cpp builds the
-# package, inspects it and runs what it installs.
+# the CLI (their install() rules are in app/gui and app/cli), the desktop entry, the icons, the AppStream
+# metainfo and the copyright file. Included once from the top-level CMakeLists.txt, after the targets.
+# tests/tst_package.cpp builds the package, inspects it and runs what it installs.
 include(GNUInstallDirs)
 
 # One reverse-DNS id names the desktop entry, the icon and the AppStream component.
@@ -25,11 +25,16 @@ if(SHARDSCOPE_BUILD_GUI)
   endforeach()
 endif()
 
+# Licence: Apache-2.0, the text in LICENSE at the top of the tree; copyright "The Shardscope Authors". A Debian
+# package states both in /usr/share/doc/<package>/copyright, in Debian's machine-readable format (DEP-5).
+install(FILES "${CMAKE_CURRENT_LIST_DIR}/copyright" DESTINATION "${CMAKE_INSTALL_DATADIR}/doc/shardscope")
+
 set(CPACK_GENERATOR "DEB")
 set(CPACK_PACKAGE_NAME "shardscope")
 set(CPACK_PACKAGE_VENDOR "The Shardscope developers")
 set(CPACK_PACKAGE_CONTACT "${SHARDSCOPE_PACKAGE_MAINTAINER}")
 set(CPACK_PACKAGE_VERSION "${PROJECT_VERSION}")
+set(CPACK_RESOURCE_FILE_LICENSE "${PROJECT_SOURCE_DIR}/LICENSE")
 set(CPACK_PACKAGE_DESCRIPTION_SUMMARY "planner and explorer for sharding ML models over accelerator meshes")
 # The long description, wrapped below 80 columns as Debian policy asks; "." is an empty line.
 set(CPACK_PACKAGE_DESCRIPTION

@@ -25,7 +25,7 @@ packages=(
   libgraphviz-dev libsqlite3-dev zlib1g-dev libonnx-dev libprotobuf-dev protobuf-compiler
   nlohmann-json3-dev libcli11-dev
   xvfb xauth
-  clang libclang-rt-14-dev dpkg-dev appstream file desktop-file-utils
+  clang libclang-rt-14-dev clang-format clang-tidy dpkg-dev appstream file desktop-file-utils
 )
 
 missing=()

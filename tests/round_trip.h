@@ -16,12 +16,12 @@
 #include <vector>
 
 #include "shardscope/cost/cost_model.h"
-#include "shardscope/export/reference_plan.h"
+#include "shardscope/plan/reference_plan.h"
 #include "shardscope/export/stablehlo_export.h"
 #include "shardscope/import/format.h"
 #include "shardscope/ir/printer.h"
 #include "shardscope/plan/experts.h"
-#include "shardscope/problem.h"
+#include "shardscope/session/problem.h"
 
 namespace shardscope::testing {
 
@@ -170,7 +170,7 @@ inline std::vector<RoundTripRow> roundTrips(const RoundTripCase& c) {
                 }
                 const Problem& reimported = **back;
                 auto reference =
-                    exporting::referencePlan(reimported.model.graph, reimported.space, reimported.mesh);
+                    plan::referencePlan(reimported.model.graph, reimported.space, reimported.mesh);
                 const cost::Evaluation evaluation = cost::evaluate(*reimported.costModel, *reference);
                 row.stepTimeBack = evaluation.stepTime;
                 row.peakBack = evaluation.peakMemory;

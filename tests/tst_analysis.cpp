@@ -10,7 +10,7 @@
 
 #include "shardscope/analysis/decision_space.h"
 #include "shardscope/ir/builder.h"
-#include "shardscope/model_source.h"
+#include "shardscope/session/model_source.h"
 #include "shardscope/train/training_step.h"
 #include "shardscope/zoo/zoo.h"
 
@@ -50,7 +50,7 @@ const Argument& argument(const Graph& g, const std::string& name) {
 class TestAnalysis : public QObject {
     Q_OBJECT
 private slots:
-    // DESIGN.md §5.2's MLP: names B, D and F. Nothing ties the width of the output y = h·W2 to that of the input
+    // docs/design.md, "Worked examples"'s MLP: names B, D and F. Nothing ties the width of the output y = h·W2 to that of the input
     // x (there is no residual), so the analysis rightly keeps them apart: W2's output width is a name of its own.
     void mlpHasBatchModelAndHidden() {
         const Graph g = zooGraph("mlp:layers=1,d_model=16,d_ff=32,batch=8");

@@ -46,7 +46,7 @@
 #include "shardscope/mesh/mesh.h"
 #include "shardscope/plan/experts.h"
 #include "shardscope/plan/plan_json.h"
-#include "shardscope/problem.h"
+#include "shardscope/session/problem.h"
 #include "shardscope/search/search.h"
 #include "shardscope/store/workspace.h"
 
@@ -279,7 +279,7 @@ private slots:
         const Run r = cli({"search", kOtherModel, "--budget", "5it", "--workspace", path});
         QCOMPARE(r.exitCode, 1);
         QCOMPARE(r.errLines(), QStringList{"shardscope-cli: error: '" + path + "' holds the model '" + kModel + "', not '" + kOtherModel +
-                                           "' (search its model with `shardscope-cli search " + path + "`, or give another --workspace)"});
+                                           "' (to plan its model, open '" + path + "' itself, or record into another workspace) [session.workspace-model]"});
         QCOMPARE(snapshot(path), before);
         QCOMPARE(sqlite(path, "SELECT count(*) FROM session"), QStringList{"1"});
     }
@@ -301,8 +301,8 @@ private slots:
         const Run r = cli({"search", model, "--budget", "5it", "--workspace", path});
         QCOMPARE(r.exitCode, 1);
         QCOMPARE(r.errLines(), QStringList{"shardscope-cli: error: '" + model + "' has changed since '" + path +
-                                           "' was made from it (search the workspace's copy with `shardscope-cli search " + path +
-                                           "`, or give another --workspace)"});
+                                           "' was made from it (to plan the workspace's copy, open '" + path +
+                                           "' itself, or record into another workspace) [session.model-changed]"});
         QCOMPARE(snapshot(path), before);
         // The workspace's own copy is still searchable.
         QCOMPARE(cli({"search", path, "--budget", "5it", "--json"}).exitCode, 0);
@@ -529,9 +529,9 @@ private slots:
         if (prlimit.isEmpty()) QSKIP("prlimit (util-linux) is not installed");
         const QString path = file("full.shardscope");
         QFile::remove(path);
-        // Enough for the schema, the session, the experts (about 100 KiB in the WAL) and the tree up to the last
-        // new best (about iteration 1000), not for the tree of 2000 iterations (about 1,900 nodes on three axes). Not seeded with the experts, so the search's own plans are new bests to
-        // save (on this small model data parallelism is hard to beat).
+        // Enough for the schema, the session and the first new bests, not for the tree of 2000 iterations (about
+        // 1,900 nodes on three axes). Not seeded with the experts, so the search's own plans are new bests to save
+        // (on this small model data parallelism is hard to beat).
         const QStringList search = {"search", kModel, "--train", "--mesh", "data=2,model=2,pipe=2", "--budget", "2000it",
                                     "--threads", "1", "--max-decisions", "8", "--no-experts", "--workspace"};
         const Run r = runProgram(prlimit, QStringList{"--fsize=229376", shardscope::testing::cliPath()} + search + QStringList{path});
@@ -542,7 +542,8 @@ private slots:
         for (const QString& line : r.errLines())
             if (!line.startsWith("search: ")) errors << line;
         QVERIFY(QFileInfo(path).size() <= 229376);
-        // Plans in the file once it reopens: the experts.
+        // Plans in the file once it reopens: the first plans the unlimited search saves, in its order. How many fit
+        // depends on when the tree's flushes fill the file, which a slower machine (or a sanitizer) moves.
         auto opened = store::Workspace::open(path.toStdString());
         QVERIFY2(opened, opened.errorMessage().c_str());
         const auto plans = opened->plans(1);
@@ -552,7 +553,8 @@ private slots:
         auto unlimited = store::Workspace::open(unlimitedPath.toStdString());
         QVERIFY2(unlimited, unlimited.errorMessage().c_str());
         const auto expected = unlimited->plans(1);
-        QCOMPARE(plans.size(), expected.size());
+        QVERIFY2(!plans.empty() && plans.size() <= expected.size(),
+                 qPrintable(QString("%1 plans saved of %2").arg(plans.size()).arg(expected.size())));
         for (std::size_t i = 0; i < plans.size(); ++i) {
             QCOMPARE(plans[i].origin, expected[i].origin);
             QCOMPARE(plans[i].plan, expected[i].plan);

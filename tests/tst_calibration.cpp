@@ -6,7 +6,7 @@
 
 #include "shardscope/calibration/calibration.h"
 #include "shardscope/plan/experts.h"
-#include "shardscope/problem.h"
+#include "shardscope/session/problem.h"
 #include "test_support.h"
 
 using namespace shardscope;

@@ -322,7 +322,7 @@ private slots:
         QVERIFY(gspmd.out.contains(R"(mhlo.sharding = "{devices=[1,2,4]<=[4,2]T(1,0) last_tile_dim_replicate}")"));
         const Run bad = cli({"export", "zoo:demo", "--plan", "expert:dp", "--format", "xla"});
         QCOMPARE(bad.exitCode, 2);
-        QVERIFY(bad.err.contains("shardy, gspmd, jax"));
+        QVERIFY2(bad.err.contains("--format expects plan, evaluation, report, jax, dtensor, parallelize, shardy, gspmd, trace, got 'xla'"), qPrintable(bad.err));
         // The other formats: a JAX snippet, DTensor placements, the trace, the plan and its evaluation.
         const QStringList common{"export", "zoo:demo", "--mesh", "data=4,model=2", "--plan", "expert:dp-tp", "--format"};
         QVERIFY(cli(common + QStringList{"jax"}).out.contains(R"("layers.0.mlp.fc.weight": P(None, "model"))"));

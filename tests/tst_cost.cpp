@@ -1,4 +1,4 @@
-// Plans and the cost model: plan application, plan JSON, the DESIGN.md §5.2 worked examples on the MLP, the
+// Plans and the cost model: plan application, plan JSON, the docs/design.md, "Worked examples" worked examples on the MLP, the
 // published checks of §5.1 (ZeRO Fig. 1 model states, Megatron's all-reduces), data parallelism's collectives,
 // every expert plan, and incremental evaluation agreeing with a fresh one.
 #include <QtTest>
@@ -15,6 +15,7 @@
 #include "shardscope/mesh/mesh.h"
 #include "shardscope/plan/experts.h"
 #include "shardscope/plan/plan_json.h"
+#include "shardscope/session/plan_source.h"
 #include "shardscope/train/training_step.h"
 #include "shardscope/zoo/zoo.h"
 
@@ -56,12 +57,9 @@ struct Problem {
         return *p;
     }
     Decision decide(const std::string& label, const std::string& axis) const {
-        for (std::size_t g = 0; g < space.groups.size(); ++g)
-            if (space.groups[g].label == label) return {Decision::Target::Group, static_cast<std::uint32_t>(g), *model->mesh().axisIndex(axis)};
-        for (std::size_t n = 0; n < space.names.size(); ++n)
-            if (space.names[n].label == label) return {Decision::Target::Name, static_cast<std::uint32_t>(n), *model->mesh().axisIndex(axis)};
-        qFatal("no group or name %s", label.c_str());
-        return {};
+        auto decision = session::decisionFromLabel(label + "=" + axis, space, model->mesh(), "test");
+        if (!decision) qFatal("%s", decision.errorMessage().c_str());
+        return *decision;
     }
     const ir::Argument& argument(const std::string& name) const {
         for (const auto& a : step.graph.arguments)
@@ -91,7 +89,7 @@ bool near(double a, double b, double tolerance) { return std::abs(a - b) <= tole
 class TestCost : public QObject {
     Q_OBJECT
 private slots:
-    // DESIGN.md §4: decisions in order, an earlier decision wins the axis, the rest are competition sites.
+    // docs/design.md, "Plans": decisions in order, an earlier decision wins the axis, the rest are competition sites.
     void applyingAPlanShardsEveryOccurrence() {
         Problem p("mlp:layers=1,d_model=16,d_ff=32,batch=8,dtype=f32", "data=4");
         cost::Evaluator e(*p.model);

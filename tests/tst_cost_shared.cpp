@@ -5,7 +5,7 @@
 
 #include "test_paths.h"
 
-#include "shardscope/problem.h"
+#include "shardscope/session/problem.h"
 
 using namespace shardscope;
 

@@ -1,4 +1,4 @@
-// Shardings as the runtimes write them: Shardy attributes and GSPMD strings (DESIGN.md §8).
+// Shardings as the runtimes write them: Shardy attributes and GSPMD strings (docs/export.md).
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -12,7 +12,7 @@
 #include "shardscope/export/trace.h"
 #include "shardscope/import/stablehlo.h"
 #include "shardscope/plan/experts.h"
-#include "shardscope/problem.h"
+#include "shardscope/session/problem.h"
 
 #include "shardscope/export/sharding_text.h"
 #include "test_support.h"

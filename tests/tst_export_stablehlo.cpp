@@ -1,4 +1,4 @@
-// StableHLO export (DESIGN.md §8 (a), (b)): shardings written into the user's module text, byte for byte
+// StableHLO export (docs/export.md (a), (b)): shardings written into the user's module text, byte for byte
 // where nothing changes, and the round trip: export, re-import, the same shardings, the same ops.
 #include <QDir>
 #include <QFile>
@@ -13,12 +13,12 @@
 #include "test_support.h"
 
 #include "shardscope/analysis/decision_space.h"
-#include "shardscope/export/reference_plan.h"
+#include "shardscope/plan/reference_plan.h"
 #include "shardscope/export/sharding_text.h"
 #include "shardscope/export/stablehlo_export.h"
 #include "shardscope/import/stablehlo.h"
 #include "shardscope/ir/printer.h"
-#include "shardscope/model_source.h"
+#include "shardscope/session/model_source.h"
 #include "shardscope/plan/experts.h"
 #include "shardscope/train/training_step.h"
 
@@ -238,7 +238,7 @@ void checkRoundTrip(const std::string& text, const ir::Graph& graph, const std::
         QVERIFY2(constraint != wanted.end(), (what + ": a constraint on a value the plan did not choose").c_str());
         QVERIFY2(op.sharding.has_value(), what.c_str());
         QCOMPARE(op.sharding->text, expected(constraint->second, source->second).text);
-        auto read = exporting::annotationOnMesh(*op.sharding, graph.type(source->second).rank(), again->meshes, mesh);
+        auto read = plan::annotationOnMesh(*op.sharding, graph.type(source->second).rank(), again->meshes, mesh);
         QVERIFY2(read.ok(), read.errorMessage().c_str());
         QCOMPARE(read->toString(mesh), constraint->second.toString(mesh));
         original[op.results[0].index] = source->second;  // later ops read the constrained value
@@ -527,7 +527,7 @@ private slots:
         QVERIFY(readInLoop);
         QCOMPARE(again.outputs[1].value, dotAgain->results[0]);
         std::vector<Diagnostic> warnings;
-        const auto annotated = exporting::annotatedTensors(again, mesh, warnings);
+        const auto annotated = plan::annotatedTensors(again, mesh, warnings);
         QVERIFY(warnings.empty());
         QCOMPARE(annotated.size(), std::size_t{2 + 2 + 2});
 

@@ -1,4 +1,4 @@
-// Per-op factor rules (DESIGN.md §3.1): Shardy's notation and its parser, equivalence up to renaming, the
+// Per-op factor rules (docs/design.md, "Factor rules"): Shardy's notation and its parser, equivalence up to renaming, the
 // conformance of every rule with Shardy's own expectations
 // (../shared/conformance/shardy_op_sharding_rules.mlir), rules of ops the importer cannot read yet (built by
 // hand), and every op of the shared models and the zoo.
@@ -16,7 +16,7 @@
 
 #include "shardscope/analysis/factor_rule.h"
 #include "shardscope/import/stablehlo.h"
-#include "shardscope/model_source.h"
+#include "shardscope/session/model_source.h"
 #include "shardscope/train/training_step.h"
 #include "shardscope/zoo/zoo.h"
 

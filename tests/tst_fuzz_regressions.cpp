@@ -16,7 +16,7 @@
 #include "fuzz/fuzz_inputs.h"
 #include "shardscope/cost/cost_model.h"
 #include "shardscope/plan/plan_json.h"
-#include "shardscope/problem.h"
+#include "shardscope/session/problem.h"
 
 using namespace shardscope;
 

@@ -15,7 +15,7 @@
 #include "shardscope/analysis/decision_space.h"
 #include "shardscope/import/stablehlo.h"
 #include "shardscope/ir/statistics.h"
-#include "shardscope/model_source.h"
+#include "shardscope/session/model_source.h"
 
 using namespace shardscope;
 

@@ -11,7 +11,7 @@
 #include "test_support.h"
 
 #include "shardscope/analysis/decision_space.h"
-#include "shardscope/export/reference_plan.h"
+#include "shardscope/plan/reference_plan.h"
 #include "shardscope/import/stablehlo.h"
 #include "shardscope/ir/statistics.h"
 
@@ -46,12 +46,12 @@ std::int64_t collectives(const ir::Graph& g) {
 // exactly its annotation.
 void verifyReproduces(const ir::Graph& graph, const mesh::Mesh& mesh, std::size_t expectedTensors) {
     const auto space = analysis::analyze(graph);
-    const auto reference = exporting::referencePlan(graph, space, mesh);
+    const auto reference = plan::referencePlan(graph, space, mesh);
     QVERIFY(reference.ok());
     for (const auto& d : reference.diagnostics())
         QVERIFY2(d.severity != Severity::Warning, d.message.c_str());
     std::vector<Diagnostic> warnings;
-    const auto tensors = exporting::annotatedTensors(graph, mesh, warnings);
+    const auto tensors = plan::annotatedTensors(graph, mesh, warnings);
     QVERIFY(warnings.empty());
     QCOMPARE(tensors.size(), expectedTensors);
     const plan::PlanContext context(graph, space);

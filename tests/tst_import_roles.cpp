@@ -18,7 +18,7 @@
 #include "shardscope/import/stablehlo.h"
 #include "shardscope/ir/printer.h"
 #include "shardscope/mesh/hardware.h"
-#include "shardscope/model_source.h"
+#include "shardscope/session/model_source.h"
 #include "shardscope/plan/experts.h"
 #include "shardscope/train/training_step.h"
 #include "shardscope/zoo/zoo.h"

@@ -14,8 +14,8 @@
 #include "shardscope/import/stablehlo.h"
 #include "shardscope/ir/printer.h"
 #include "shardscope/ir/statistics.h"
-#include "shardscope/model_source.h"
-#include "shardscope/problem.h"
+#include "shardscope/session/model_source.h"
+#include "shardscope/session/problem.h"
 #include "shardscope/zoo/zoo.h"
 
 using namespace shardscope;

@@ -11,9 +11,9 @@
 #include "shardscope/ir/printer.h"
 #include "shardscope/ir/unroll.h"
 #include "shardscope/ir/verifier.h"
-#include "shardscope/model_source.h"
+#include "shardscope/session/model_source.h"
 #include "shardscope/plan/experts.h"
-#include "shardscope/problem.h"
+#include "shardscope/session/problem.h"
 #include "shardscope/search/search.h"
 #include "shardscope/zoo/zoo.h"
 

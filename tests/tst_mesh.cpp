@@ -1,4 +1,4 @@
-// Hardware profiles and meshes: every built-in profile parses, cites every figure and carries DESIGN.md §4's
+// Hardware profiles and meshes: every built-in profile parses, cites every figure and carries docs/design.md, "Plans"'s
 // numbers; profiles and meshes survive a trip through JSON; meshes put each axis on the link its layout
 // implies; every malformed profile, mesh spec and mesh file is refused with its exact message.
 #include <cmath>
@@ -123,7 +123,7 @@ private slots:
             QVERIFY2(c.source.find("https://") != std::string::npos, c.source.c_str());
     }
 
-    // DESIGN.md §4's figures are the ones loaded.
+    // docs/design.md, "Plans"'s figures are the ones loaded.
     void designFigures() {
         const auto h100 = hardware("h100");
         QCOMPARE(h100.peak(ElementType::BF16), 989e12);

@@ -169,6 +169,7 @@ private slots:
             QStringLiteral("/usr/share/applications/%1.desktop").arg(kAppId),
             QStringLiteral("/usr/share/metainfo/%1.metainfo.xml").arg(kAppId),
             QStringLiteral("/usr/share/icons/hicolor/scalable/apps/%1.svg").arg(kAppId),
+            QStringLiteral("/usr/share/doc/shardscope/copyright"),  // the licence, in Debian's machine-readable format
         };
         for (int size : kIconSizes)
             expected << QStringLiteral("/usr/share/icons/hicolor/%1x%1/apps/%2.png").arg(size).arg(kAppId);
@@ -251,6 +252,18 @@ private slots:
         QVERIFY2(validated.exitCode == 0, qPrintable(validated.out + validated.err));
         QVERIFY2(validated.out.trimmed().isEmpty(),
                  qPrintable("desktop-file-validate says: " + validated.out));
+    }
+
+    // The licence: Apache-2.0, said in Debian's machine-readable copyright file and in the metainfo.
+    void licence() {
+        QFile copyright(m_root + QStringLiteral("/usr/share/doc/shardscope/copyright"));
+        QVERIFY(copyright.open(QIODevice::ReadOnly));
+        const QByteArray text = copyright.readAll();
+        QVERIFY(text.startsWith("Format: https://www.debian.org/doc/packaging-manuals/copyright-format/1.0/"));
+        QVERIFY(text.contains("License: Apache-2.0"));
+        QFile metainfo(m_root + QStringLiteral("/usr/share/metainfo/%1.metainfo.xml").arg(kAppId));
+        QVERIFY(metainfo.open(QIODevice::ReadOnly));
+        QVERIFY(metainfo.readAll().contains("<project_license>Apache-2.0</project_license>"));
     }
 
     // appstreamcli validates the installed metainfo; its id, launchable and newest release match the package.

@@ -1,11 +1,11 @@
-// Reference plans: the shardings a model carries, read back into mesh axes and turned into a plan (DESIGN.md
+// Reference plans: the shardings a model carries, read back into mesh axes and turned into a plan (docs/design.md
 // §8).
 #include <QDir>
 #include <QFile>
 #include <QTest>
 
 #include "test_paths.h"
-#include "shardscope/export/reference_plan.h"
+#include "shardscope/plan/reference_plan.h"
 #include "shardscope/export/sharding_text.h"
 #include "shardscope/import/stablehlo.h"
 #include "test_support.h"
@@ -38,11 +38,11 @@ std::vector<std::string> warningsOf(const std::vector<Diagnostic>& diagnostics) 
 // Every annotated tensor gets back exactly its annotated sharding from the reference plan.
 void verifyReproduces(const ir::Graph& graph, const mesh::Mesh& mesh, std::size_t expectedTensors) {
     const auto space = analysis::analyze(graph);
-    const auto reference = exporting::referencePlan(graph, space, mesh);
+    const auto reference = plan::referencePlan(graph, space, mesh);
     QVERIFY(reference.ok());
     QCOMPARE(warningsOf(reference.diagnostics()), std::vector<std::string>{});
     std::vector<Diagnostic> warnings;
-    const auto tensors = exporting::annotatedTensors(graph, mesh, warnings);
+    const auto tensors = plan::annotatedTensors(graph, mesh, warnings);
     QCOMPARE(tensors.size(), expectedTensors);
     const plan::PlanContext context(graph, space);
     const auto applied = plan::applyPlan(context, mesh, *reference);
@@ -60,33 +60,33 @@ class TestReferencePlan : public QObject {
 
 private slots:
     void parsesGspmdStrings() {
-        using Kind = exporting::GspmdTiling::Kind;
-        auto t = exporting::parseGspmdSharding("{devices=[4,1,2]<=[8] last_tile_dim_replicate}");
+        using Kind = plan::GspmdTiling::Kind;
+        auto t = plan::parseGspmdSharding("{devices=[4,1,2]<=[8] last_tile_dim_replicate}");
         QVERIFY(t.ok());
         QCOMPARE(t->tiles, (std::vector<std::int64_t>{4, 1}));
         QCOMPARE(t->replication, std::int64_t{2});
         QCOMPARE(t->devices, (std::vector<std::int64_t>{0, 1, 2, 3, 4, 5, 6, 7}));
 
-        t = exporting::parseGspmdSharding("{devices=[1,2,4]<=[4,2]T(1,0) last_tile_dim_replicate}");
+        t = plan::parseGspmdSharding("{devices=[1,2,4]<=[4,2]T(1,0) last_tile_dim_replicate}");
         QVERIFY(t.ok());
         QCOMPARE(t->tiles, (std::vector<std::int64_t>{1, 2}));
         QCOMPARE(t->replication, std::int64_t{4});
         QCOMPARE(t->devices, (std::vector<std::int64_t>{0, 2, 4, 6, 1, 3, 5, 7}));
 
-        t = exporting::parseGspmdSharding("{devices=[2,2]0,2,1,3}");
+        t = plan::parseGspmdSharding("{devices=[2,2]0,2,1,3}");
         QVERIFY(t.ok());
         QCOMPARE(t->kind, Kind::Tiled);
         QCOMPARE(t->tiles, (std::vector<std::int64_t>{2, 2}));
         QCOMPARE(t->devices, (std::vector<std::int64_t>{0, 2, 1, 3}));
 
-        t = exporting::parseGspmdSharding(
+        t = plan::parseGspmdSharding(
             "{devices=[2,1,2]0,1,2,3 last_tile_dims={replicated} metadata={op_name=\"a{b}\"}}");
         QVERIFY(t.ok());
         QCOMPARE(t->tiles, (std::vector<std::int64_t>{2, 1}));
         QCOMPARE(t->replication, std::int64_t{2});
 
-        QCOMPARE(exporting::parseGspmdSharding("{replicated}")->kind, Kind::Replicated);
-        t = exporting::parseGspmdSharding("{maximal device=3}");
+        QCOMPARE(plan::parseGspmdSharding("{replicated}")->kind, Kind::Replicated);
+        t = plan::parseGspmdSharding("{maximal device=3}");
         QCOMPARE(t->kind, Kind::Maximal);
         QCOMPARE(t->device, std::int64_t{3});
     }
@@ -103,7 +103,7 @@ private slots:
     }
     void rejectsBadGspmdStrings() {
         QFETCH(QString, text);
-        const auto t = exporting::parseGspmdSharding(text.toStdString());
+        const auto t = plan::parseGspmdSharding(text.toStdString());
         QVERIFY(!t.ok());
         QVERIFY2(t.errorMessage().find(text.toStdString()) != std::string::npos, t.errorMessage().c_str());
     }
@@ -154,7 +154,7 @@ private slots:
         QFETCH(int, rank);
         QFETCH(QString, expected);
         const auto m = meshOf(mesh.toStdString());
-        const std::string got = shardyText(exporting::gspmdOnMesh(text.toStdString(), rank, m), m);
+        const std::string got = shardyText(plan::gspmdOnMesh(text.toStdString(), rank, m), m);
         if (expected.startsWith(u"error: ")) {
             QVERIFY2(got.find(expected.mid(7).toStdString()) != std::string::npos, got.c_str());
             QVERIFY2(got.find(text.toStdString()) != std::string::npos, got.c_str());
@@ -163,7 +163,7 @@ private slots:
             // XLA's canonical iota forms are what gspmdSharding writes back.
             if (text.contains(u"<=") || text == u"{replicated}")
                 QCOMPARE(QString::fromStdString(exporting::gspmdSharding(
-                             *exporting::gspmdOnMesh(text.toStdString(), rank, m), rank, m)),
+                             *plan::gspmdOnMesh(text.toStdString(), rank, m), rank, m)),
                          text);
         }
     }
@@ -189,7 +189,7 @@ private slots:
             ir::ShardingAnnotation{ir::ShardingAnnotation::Format::Gspmd, "{{replicated}, {replicated}}"};
         const auto m = meshOf("data=4,model=2");
         std::vector<Diagnostic> warnings;
-        const auto tensors = exporting::annotatedTensors(g, m, warnings);
+        const auto tensors = plan::annotatedTensors(g, m, warnings);
         QCOMPARE(tensors.size(), std::size_t{4});
         QCOMPARE(tensors[0].sharding.toString(m), std::string(R"([{"data"}, {}])"));
         QCOMPARE(tensors[1].sharding.toString(m), std::string("[{}]"));
@@ -228,7 +228,7 @@ private slots:
                             expected.dimensions[static_cast<std::size_t>(where - 1)].push(axis);
                     }
                     const std::string text = exporting::gspmdSharding(sharding, 2, m);
-                    const auto back = exporting::gspmdOnMesh(text, 2, m);
+                    const auto back = plan::gspmdOnMesh(text, 2, m);
                     QVERIFY2(back.ok(), (spec + " " + text + ": " + back.errorMessage()).c_str());
                     QCOMPARE(back->toString(m), expected.toString(m));
                     ++checked;
@@ -239,20 +239,20 @@ private slots:
     }
 
     void parsesShardyStrings() {
-        auto s = exporting::parseShardySharding(R"(#sdy.sharding<@mesh, [{"data"}, {}, {"model", "x"}]>)");
+        auto s = plan::parseShardySharding(R"(#sdy.sharding<@mesh, [{"data"}, {}, {"model", "x"}]>)");
         QVERIFY(s.ok());
         QCOMPARE(s->mesh, std::string("mesh"));
         QCOMPARE(s->dimensions, (std::vector<std::vector<std::string>>{{"data"}, {}, {"model", "x"}}));
-        s = exporting::parseShardySharding(R"(<@m2, [{"x", ?}, {?}p1, {}], replicated={"y"}>)");
+        s = plan::parseShardySharding(R"(<@m2, [{"x", ?}, {?}p1, {}], replicated={"y"}>)");
         QVERIFY(s.ok());
         QCOMPARE(s->mesh, std::string("m2"));
         QCOMPARE(s->dimensions, (std::vector<std::vector<std::string>>{{"x"}, {}, {}}));
-        QCOMPARE(exporting::parseShardySharding("#sdy.sharding<@mesh, []>")->dimensions.size(),
+        QCOMPARE(plan::parseShardySharding("#sdy.sharding<@mesh, []>")->dimensions.size(),
                  std::size_t{0});
         for (const char* bad :
              {R"(#sdy.sharding<@mesh, [{"x":(1)2}]>)", R"(#sdy.sharding<mesh<["x"=2]>, [{"x"}]>)",
               R"(#sdy.sharding<@mesh, [{x}]>)"}) {
-            const auto r = exporting::parseShardySharding(bad);
+            const auto r = plan::parseShardySharding(bad);
             QVERIFY2(!r.ok(), bad);
             QVERIFY2(r.errorMessage().find(bad) != std::string::npos, r.errorMessage().c_str());
         }
@@ -262,7 +262,7 @@ private slots:
         const std::vector<ir::MeshDeclaration> declared{{"mesh", {{"data", 4}, {"model", 2}, {"one", 1}}}};
         const auto m = meshOf("data=4,model=2");
         const auto on = [&](const char* text, int rank) {
-            return shardyText(exporting::shardyOnMesh(text, rank, declared, m), m);
+            return shardyText(plan::shardyOnMesh(text, rank, declared, m), m);
         };
         QCOMPARE(on(R"(#sdy.sharding<@mesh, [{"model", "data"}, {"one"}]>)", 2),
                  std::string(R"([{"model", "data"}, {}])"));
@@ -271,12 +271,12 @@ private slots:
         QVERIFY(on(R"(#sdy.sharding<@mesh, [{}]>)", 2).find("1 dimensions for a tensor of rank 2") !=
                 std::string::npos);
         const auto small = meshOf("data=2,model=2");
-        QVERIFY(shardyText(exporting::shardyOnMesh(R"(#sdy.sharding<@mesh, [{"data"}]>)", 1, declared, small),
+        QVERIFY(shardyText(plan::shardyOnMesh(R"(#sdy.sharding<@mesh, [{"data"}]>)", 1, declared, small),
                            small)
                     .find("has size 4") != std::string::npos);
         const auto other = meshOf("data=4");
         QVERIFY(
-            shardyText(exporting::shardyOnMesh(R"(#sdy.sharding<@mesh, [{"model"}]>)", 1, declared, other),
+            shardyText(plan::shardyOnMesh(R"(#sdy.sharding<@mesh, [{"model"}]>)", 1, declared, other),
                        other)
                 .find("has no axis 'model'") != std::string::npos);
     }
@@ -296,7 +296,7 @@ module @m {
 })");
         verifyReproduces(g, meshOf("data=4,model=2"), 4);
         const auto space = analysis::analyze(g);
-        QCOMPARE(exporting::referencePlan(g, space, meshOf("data=4,model=2"))->decisions.size(),
+        QCOMPARE(plan::referencePlan(g, space, meshOf("data=4,model=2"))->decisions.size(),
                  std::size_t{2});
     }
 
@@ -313,7 +313,7 @@ module @m {
 })");
         verifyReproduces(g, meshOf("data=4,model=2"), 5);
         const auto space = analysis::analyze(g);
-        const auto reference = exporting::referencePlan(g, space, meshOf("data=4,model=2"));
+        const auto reference = plan::referencePlan(g, space, meshOf("data=4,model=2"));
         QCOMPARE(reference->decisions.size(),
                  std::size_t{4});  // batch:data, n:model, arg2 dim 0: model then data
         QCOMPARE(reference->label, std::string("reference"));
@@ -347,7 +347,7 @@ module @m {
   }
 })");
         const auto space = analysis::analyze(h);
-        const auto reference = exporting::referencePlan(h, space, m);
+        const auto reference = plan::referencePlan(h, space, m);
         QVERIFY(reference.ok());
         const auto warnings = warningsOf(reference.diagnostics());
         QVERIFY(!warnings.empty());
@@ -372,7 +372,7 @@ module @m {
 })");
         const auto m = meshOf("data=4,model=2");
         const auto space = analysis::analyze(g);
-        const auto reference = exporting::referencePlan(g, space, m);
+        const auto reference = plan::referencePlan(g, space, m);
         QVERIFY(reference.ok());
         const auto warnings = warningsOf(reference.diagnostics());
         const auto mentions = [&](const std::string& part) {
@@ -425,12 +425,12 @@ module @m {
 
         const auto m = meshOf("data=4,model=2");
         std::vector<Diagnostic> warnings;
-        const auto tensors = exporting::annotatedTensors(g, m, warnings);
+        const auto tensors = plan::annotatedTensors(g, m, warnings);
         QVERIFY(warnings.empty());
         QCOMPARE(tensors.size(), std::size_t{3});
         QCOMPARE(tensors[2].sharding.toString(m), std::string(R"([{"data"}, {"model"}])"));
         verifyReproduces(g, m, 3);
-        const auto reference = exporting::referencePlan(g, analysis::analyze(g), m);
+        const auto reference = plan::referencePlan(g, analysis::analyze(g), m);
         QCOMPARE(reference->decisions.size(), std::size_t{2});  // the rows on "data", the columns on "model"
     }
 
@@ -440,7 +440,7 @@ func.func @main(%arg0: tensor<8xf32> {mhlo.sharding = "{replicated}"}) -> tensor
   %0 = stablehlo.negate %arg0 : tensor<8xf32>
   return %0 : tensor<8xf32>
 })");
-        const auto reference = exporting::referencePlan(g, analysis::analyze(g), meshOf("data=8"));
+        const auto reference = plan::referencePlan(g, analysis::analyze(g), meshOf("data=8"));
         QVERIFY(reference.ok());
         QVERIFY(reference->decisions.empty());
         QVERIFY(reference.diagnostics().empty());
@@ -464,13 +464,13 @@ func.func @main(%arg0: tensor<8xf32> {mhlo.sharding = "{replicated}"}) -> tensor
             QVERIFY2(g.ok(), g.errorMessage().c_str());
             const auto m = meshOf("data=4,model=2");
             const auto space = analysis::analyze(*g);
-            const auto reference = exporting::referencePlan(*g, space, m);
+            const auto reference = plan::referencePlan(*g, space, m);
             QVERIFY(reference.ok());
             const auto warnings = warningsOf(reference.diagnostics());
             QVERIFY2(warnings.empty(),
                      (file.toStdString() + ": " + (warnings.empty() ? "" : warnings.front())).c_str());
             std::vector<Diagnostic> unused;
-            const auto tensors = exporting::annotatedTensors(*g, m, unused);
+            const auto tensors = plan::annotatedTensors(*g, m, unused);
             if (bytes.contains("sharding = "))
                 QVERIFY2(!tensors.empty(), file.toUtf8().constData());
             const bool replicated = std::all_of(tensors.begin(), tensors.end(),

@@ -23,10 +23,11 @@
 #include "shardscope/ir/builder.h"
 #include "shardscope/ir/printer.h"
 #include "shardscope/ir/statistics.h"
-#include "shardscope/model_source.h"
+#include "shardscope/session/model_source.h"
 #include "shardscope/plan/experts.h"
-#include "shardscope/problem.h"
-#include "shardscope/search/recording.h"
+#include "shardscope/session/problem.h"
+#include "shardscope/session/workspace_session.h"
+#include "shardscope/session/recording.h"
 
 using namespace shardscope;
 using namespace shardscope::ir;
@@ -394,7 +395,7 @@ private slots:
         auto back = parseProblemSpec(problemSpecJson(**problem), "spec");
         QVERIFY2(back, back.errorMessage().c_str());
         QCOMPARE(back->sizes, spec.sizes);
-        auto record = search::modelRecord(spec);
+        auto record = session::modelRecord(spec);
         QVERIFY2(record, record.errorMessage().c_str());
         ProblemSpec base;
         base.sizes = {{"batch", 2}};

@@ -1,4 +1,4 @@
-// The step schedule (DESIGN.md §5.0 "Schedule"): hand-made FSDP prefetch, gradient reduce-scatters, a
+// The step schedule (docs/cost-model.md "Schedule"): hand-made FSDP prefetch, gradient reduce-scatters, a
 // reduce-scatter feeding an all-gather and collectives that cannot be hidden, each with its exact times; the
 // bounds and every ordering constraint on random steps, against an independent longest-path oracle; every
 // unschedulable input refused with its exact message.

@@ -286,7 +286,10 @@ private slots:
 // Included after the tests above: its shardscope::Problem would make their local Problem ambiguous.
 #include <QTemporaryDir>
 
-#include "shardscope/search/recording.h"
+#include "shardscope/session/recording.h"
+#include "shardscope/session/workspace_session.h"
+
+using namespace shardscope::session;
 
 void TestSearch::recordsASessionIntoAWorkspace() {
     QTemporaryDir dir;

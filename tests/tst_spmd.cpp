@@ -11,7 +11,7 @@
 #include "shardscope/interpret/interpreter.h"
 #include "shardscope/interpret/spmd.h"
 #include "shardscope/plan/experts.h"
-#include "shardscope/problem.h"
+#include "shardscope/session/problem.h"
 #include "shardscope/search/search.h"
 
 using namespace shardscope;
@@ -105,7 +105,7 @@ private slots:
         QVERIFY(std::isinf(interpret::scaledDifference(a, {})));
     }
 
-    // The data-parallel MLP step of DESIGN.md §5.2: each weight gradient is all-reduced over `data` (and the
+    // The data-parallel MLP step of docs/design.md, "Worked examples": each weight gradient is all-reduced over `data` (and the
     // loss, a mean over the batch), nothing else moves, and the step matches the unsharded one.
     void dataParallelMlp() {
         auto p = problem("zoo:mlp:layers=2,d_model=8,d_ff=16,batch=8,dtype=f32", "data=4");

@@ -10,8 +10,9 @@
 #include "shardscope/interpret/interpreter.h"
 #include "shardscope/ir/builder.h"
 #include "shardscope/ir/statistics.h"
-#include "shardscope/problem.h"
-#include "shardscope/search/recording.h"
+#include "shardscope/session/problem.h"
+#include "shardscope/session/workspace_session.h"
+#include "shardscope/session/recording.h"
 #include "shardscope/train/training_step.h"
 #include "shardscope/zoo/zoo.h"
 
@@ -575,7 +576,7 @@ private slots:
         zooSpec.model = "zoo:mlp:layers=1";
         zooSpec.train = true;
         zooSpec.lossOutput = "0";
-        auto record = search::modelRecord(zooSpec);
+        auto record = session::modelRecord(zooSpec);
         QVERIFY2(record.ok(), record.errorMessage().c_str());
         QVERIFY2(record->loadOptions.find("\"loss_output\":\"0\"") != std::string::npos, record->loadOptions.c_str());
         auto recorded = recordedModelSpec(*record, "w.shardscope", ProblemSpec{});

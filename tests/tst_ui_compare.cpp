@@ -1,4 +1,5 @@
-// The search tree explorer (a session's stored tree, read lazily) and the comparison of two plans.
+// The search tree explorer (a session's stored tree, read lazily), the listing of a workspace's sessions, and
+// the comparison of two plans.
 #include <algorithm>
 #include <cmath>
 #include <map>
@@ -18,14 +19,15 @@
 #include <QTest>
 #include <QTreeView>
 
-#include "test_paths.h"
 #include "core/plan_comparison.h"
 #include "core/search_tree_model.h"
+#include "core/workspace_listing.h"
 #include "shardscope/plan/experts.h"
 #include "shardscope/plan/plan_json.h"
 #include "shardscope/report/model_report.h"
 #include "shardscope/search/search.h"
 #include "shardscope/store/workspace.h"
+#include "test_paths.h"
 #include "test_support.h"
 #include "widgets/compare_view.h"
 
@@ -47,8 +49,6 @@ fixtures::ViewPtr loadView(const std::string& model, const std::string& mesh) {
 
 constexpr int kTimeoutMs = 60'000;
 using ViewPtr = std::shared_ptr<const ProblemView>;
-
-
 
 plan::Plan expert(const ProblemView& view, const char* id) {
     auto plan = plan::expertPlan(id, view.problem->costModel->planContext(), view.mesh());
@@ -336,6 +336,64 @@ private slots:
         QCOMPARE(tree.rowCount(), 0);
     }
 
+    // The session docks' workspace: opened and listed off the UI thread; only the newest request reports.
+    void workspaceListingOpensAndLists() {
+        WorkspaceListing listing;
+        QSignalSpy opened(&listing, &WorkspaceListing::opened);
+        QSignalSpy failed(&listing, &WorkspaceListing::failed);
+        QSignalSpy listed(&listing, &WorkspaceListing::listed);
+        listing.refresh();  // nothing open yet: nothing to list
+        const QString path = QString::fromStdString(workspace_->path());
+        listing.open(
+            dir_.filePath(QStringLiteral("missing/nowhere.shardscope")));  // superseded: never reports
+        listing.open(path);
+        QVERIFY(opened.wait(kTimeoutMs));
+        QTest::qWait(50);
+        QCOMPARE(opened.size(), 1);
+        QCOMPARE(failed.size(), 0);
+        QCOMPARE(listed.size(), 0);
+        QVERIFY(listing.workspace());
+        QCOMPARE(opened[0][0].value<WorkspaceHandle>(), listing.workspace());
+        QCOMPARE(listing.path(), path);
+        QCOMPARE(listing.sessions(),
+                 (QVector<WorkspaceSession>{{session_, QStringLiteral("demo 2x4")},
+                                            {wideSession_, QStringLiteral("demo 8 pinned")}}));
+
+        // Listed again: nothing changed, nothing reported; a session written meanwhile is.
+        listing.refresh();
+        QTest::qWait(100);
+        QCOMPARE(listed.size(), 0);
+        const QString grown = dir_.filePath(QStringLiteral("listed.shardscope"));
+        store::ModelRecord model;
+        model.source = "zoo:demo";
+        auto created = store::Workspace::create(grown.toStdString(), model);
+        QVERIFY(created.ok());
+        auto writer = std::make_shared<store::Workspace>(std::move(created).value());
+        QVERIFY(writer->addSession("first", "{}").ok());
+        QVERIFY(writer->flush().ok());
+        listing.open(grown);
+        QVERIFY(opened.wait(kTimeoutMs));
+        QCOMPARE(listing.sessions().size(), 1);
+        QVERIFY(writer->addSession("second", "{}").ok());
+        QVERIFY(writer->flush().ok());
+        listing.refresh();
+        QVERIFY(listed.wait(kTimeoutMs));
+        QCOMPARE(listing.sessions().size(), 2);
+        QCOMPARE(listing.sessions().back().name, QStringLiteral("second"));
+
+        // A file that does not open says so; clear() forgets the workspace and drops what is under way.
+        listing.open(dir_.filePath(QStringLiteral("missing/nowhere.shardscope")));
+        QVERIFY(failed.wait(kTimeoutMs));
+        QVERIFY(failed[0][0].toString().contains(QStringLiteral("nowhere")));
+        QCOMPARE(listing.path(), QString::fromStdString(writer->path()));  // the open one stays
+        listing.open(path);
+        listing.clear();
+        QTest::qWait(100);
+        QCOMPARE(opened.size(), 2);
+        QVERIFY(!listing.workspace());
+        QVERIFY(listing.sessions().isEmpty());
+    }
+
     void pathsRebuildTheirPlans() {
         // A stop node's rollouts evaluate exactly the plan of its path (nothing is added after a stop), so
         // that plan's reward is the node's best and its mean. Other nodes' best comes from random rollouts
@@ -523,7 +581,8 @@ private slots:
         const search::ActionSpace space(costModel);
         const auto first = space.candidates().front().decision;
         auto plan = planOfPath(costModel, {},
-                               {space.describe({search::Action::Kind::Decide, first, {}, {}}), "remat layers.*: dots-saveable", "stop"});
+                               {space.describe({search::Action::Kind::Decide, first, {}, {}}),
+                                "remat layers.*: dots-saveable", "stop"});
         QVERIFY2(plan.ok(), plan.errorMessage().c_str());
         QCOMPARE(plan->decisions, std::vector<plan::Decision>{first});
         QCOMPARE(plan->remat, (std::vector<plan::RematDecision>{{"layers.*", plan::Remat::DotsSaveable}}));

@@ -23,7 +23,7 @@
 #include "shardscope/cost/cost_model.h"
 #include "shardscope/ir/builder.h"
 #include "shardscope/plan/experts.h"
-#include "shardscope/problem.h"
+#include "shardscope/session/problem.h"
 #include "widgets/graph_view.h"
 
 #include "ui_test_support.h"

@@ -319,9 +319,9 @@ private slots:
             QFile file(path);
             QVERIFY(file.open(QIODevice::ReadOnly));
             const QByteArray text = file.readAll();
-            if (format.id == QLatin1String("evaluation-json"))
+            if (format.id == QLatin1String("evaluation"))
                 QVERIFY(QJsonDocument::fromJson(text).object().contains(QStringLiteral("step_time_s")));
-            else if (format.id == QLatin1String("evaluation-text"))
+            else if (format.id == QLatin1String("report"))
                 QVERIFY(text.contains("step time"));
             else if (format.id == QLatin1String("trace"))
                 QVERIFY(QJsonDocument::fromJson(text).object().value(QStringLiteral("traceEvents")).isArray());

@@ -1,4 +1,5 @@
-// ui/core: the background loader and the table models it feeds.
+// ui/core: the background loader, the table models it feeds (and their column-descriptor base), and the mesh
+// draft behind the problem editor.
 #include <algorithm>
 #include <memory>
 
@@ -7,10 +8,12 @@
 #include <QSignalSpy>
 #include <QTest>
 
-#include "core/problem_loader.h"
+#include "core/column_table_model.h"
+#include "core/mesh_draft.h"
 #include "core/model_summary.h"
 #include "core/op_count_model.h"
 #include "core/parameter_model.h"
+#include "core/problem_loader.h"
 #include "core/zoo_catalog_model.h"
 #include "shardscope/report/model_report.h"
 #include "shardscope/zoo/zoo.h"
@@ -56,6 +59,47 @@ void drainLoads() {
 QVariant cell(const QAbstractItemModel& model, int row, int column, int role = Qt::DisplayRole) {
     return model.data(model.index(row, column), role);
 }
+
+// A ColumnTableModel as small as they come.
+struct FruitRow {
+    QString name;
+    double kilos = 0;
+};
+
+class FruitModel : public ColumnTableModel<FruitRow> {
+    Q_OBJECT
+
+public:
+    enum Role { KilosRole = SortRole + 1 };
+
+    FruitModel()
+        : ColumnTableModel(
+              {
+                  {.header = QStringLiteral("Fruit"),
+                   .display = [](const FruitRow& r) { return QVariant(r.name); }},
+                  {.header = QStringLiteral("Weight"),
+                   .headerToolTip = QStringLiteral("in kilograms"),
+                   .display =
+                       [](const FruitRow& r) { return QVariant(QStringLiteral("%1 kg").arg(r.kilos)); },
+                   .sort = [](const FruitRow& r) { return QVariant(r.kilos); },
+                   .toolTip = [](const FruitRow& r) { return QVariant(r.name + QStringLiteral(" weighs")); },
+                   .alignment = Qt::AlignRight | Qt::AlignVCenter},
+              },
+              nullptr) {}
+
+    void set(std::vector<FruitRow> rows) { resetRows(std::move(rows)); }
+    void weigh(int row, double kilos) {
+        rows_[static_cast<std::size_t>(row)].kilos = kilos;
+        rowChanged(row);
+    }
+
+protected:
+    QVariant rowData(const FruitRow& row, const QModelIndex& index, int role) const override {
+        if (role == KilosRole)
+            return row.kilos + index.column();
+        return {};
+    }
+};
 
 }  // namespace
 
@@ -198,6 +242,118 @@ private slots:
         QVERIFY(!model.data(demo.first(), Qt::ToolTipRole).toString().isEmpty());
         QVERIFY(
             !model.index(demo.first().row(), ZooCatalogModel::DescriptionColumn).data().toString().isEmpty());
+    }
+
+    // ColumnTableModel: the columns answer the display, sort, tooltip and alignment roles and the header; the
+    // subclass answers its own roles.
+    void columnTableModelAnswersFromItsColumns() {
+        FruitModel model;
+        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QCOMPARE(model.columnCount(), 2);
+        QCOMPARE(model.rowCount(), 0);
+        model.set({{QStringLiteral("apple"), 2.5}, {QStringLiteral("fig"), 0.25}});
+        QCOMPARE(model.rowCount(), 2);
+        QCOMPARE(model.rowCount(model.index(0, 0)), 0);
+        QCOMPARE(model.headerData(0, Qt::Horizontal).toString(), QStringLiteral("Fruit"));
+        QCOMPARE(model.headerData(1, Qt::Horizontal, Qt::ToolTipRole).toString(),
+                 QStringLiteral("in kilograms"));
+        QVERIFY(!model.headerData(0, Qt::Horizontal, Qt::ToolTipRole).isValid());
+        QVERIFY(!model.headerData(0, Qt::Vertical).isValid());
+        QVERIFY(!model.headerData(2, Qt::Horizontal).isValid());
+        QCOMPARE(cell(model, 1, 0).toString(), QStringLiteral("fig"));
+        QCOMPARE(cell(model, 1, 0, SortRole).toString(),
+                 QStringLiteral("fig"));  // sort falls back to display
+        QCOMPARE(cell(model, 1, 1).toString(), QStringLiteral("0.25 kg"));
+        QCOMPARE(cell(model, 1, 1, SortRole).toDouble(), 0.25);
+        QCOMPARE(cell(model, 0, 1, Qt::ToolTipRole).toString(), QStringLiteral("apple weighs"));
+        QVERIFY(!cell(model, 0, 0, Qt::ToolTipRole).isValid());
+        QCOMPARE(cell(model, 0, 1, Qt::TextAlignmentRole).toInt(), int(Qt::AlignRight | Qt::AlignVCenter));
+        QVERIFY(!cell(model, 0, 0, Qt::TextAlignmentRole).isValid());
+        QVERIFY(!cell(model, 0, 0, Qt::EditRole).isValid());
+        QCOMPARE(cell(model, 0, 1, FruitModel::KilosRole).toDouble(), 3.5);
+        QVERIFY(!model.data(QModelIndex()).isValid());
+
+        QSignalSpy changed(&model, &QAbstractItemModel::dataChanged);
+        model.weigh(0, 3);
+        QCOMPARE(changed.size(), 1);
+        QCOMPARE(changed[0][0].toModelIndex(), model.index(0, 0));
+        QCOMPARE(changed[0][1].toModelIndex(), model.index(0, 1));
+        QCOMPARE(cell(model, 0, 1).toString(), QStringLiteral("3 kg"));
+    }
+
+    // The engine side of the problem editor: hardware choices, a spec's mesh read into table rows and written
+    // back, and the checks in the order the editor shows them.
+    void meshDraftReadsWritesAndChecks() {
+        MeshDraft draft;
+        const auto builtins = MeshDraft::builtinHardware();
+        QVERIFY(!builtins.empty());
+        int a100 = -1;
+        for (const HardwareChoice& builtin : builtins) {
+            const int index = draft.addHardware(builtin.key);
+            QVERIFY2(draft.hardwareChoices()[static_cast<std::size_t>(index)].loaded(),
+                     qPrintable(draft.hardwareChoices()[static_cast<std::size_t>(index)].error));
+            QCOMPARE(draft.hardwareChoices()[static_cast<std::size_t>(index)].displayName,
+                     builtin.displayName);
+            if (builtin.key == QStringLiteral("a100"))
+                a100 = index;
+        }
+        QVERIFY(a100 >= 0);
+        const int missing = draft.addHardware(QStringLiteral("/nonexistent/profile.json"));
+        QVERIFY(!draft.hardwareChoices()[static_cast<std::size_t>(missing)].loaded());
+
+        // makeMesh's syntax: link options in the table's units, and back in the engine's.
+        const auto axes = draft.readMesh(QStringLiteral("data=2:bw=1e+11:lat=5e-06, model=4:foo=1"), a100);
+        QVERIFY(draft.meshSourceError().isEmpty());
+        QCOMPARE(axes.size(), std::size_t{2});
+        QCOMPARE(axes[0], (MeshAxisDraft{QStringLiteral("data"), QStringLiteral("2"), QStringLiteral("100"),
+                                         QStringLiteral("5")}));
+        QCOMPARE(axes[1], (MeshAxisDraft{QStringLiteral("model:foo=1"), QStringLiteral("4"), {}, {}}));
+        QCOMPARE(MeshDraft::meshText({axes[0]}), QStringLiteral("data=2:bw=100000000000:lat=5e-06"));
+
+        MeshDraftCheck check =
+            draft.check(a100, {axes[0], {QStringLiteral("model"), QStringLiteral("4"), {}, {}}}, {});
+        QVERIFY2(check.error.isEmpty(), qPrintable(check.error));
+        QCOMPARE(check.deviceCount, QStringLiteral("8 devices"));
+        QVERIFY(check.hardwareSummary.contains(QStringLiteral("TFLOP/s")));
+        QCOMPARE(check.links.size(), std::size_t{2});
+        QVERIFY2(check.links[0].text.contains(QStringLiteral("edited")) &&
+                     check.links[0].text.contains(QStringLiteral("100 GB/s")),
+                 qPrintable(check.links[0].text));
+        QVERIFY(!check.links[1].text.contains(QStringLiteral("edited")));
+        QVERIFY(!check.links[1].toolTip.isEmpty());
+
+        // The first problem wins: hardware, link figures, sizes, then the mesh itself.
+        check = draft.check(-1, axes, QStringLiteral("width=3"));
+        QCOMPARE(check.error, QStringLiteral("Choose a hardware profile"));
+        check = draft.check(missing, axes, {});
+        QVERIFY2(check.error.startsWith(QStringLiteral("Hardware: ")), qPrintable(check.error));
+        QVERIFY(check.hardwareSummary.isEmpty());
+        check = draft.check(a100, {{QStringLiteral("data"), QStringLiteral("2"), {}, QStringLiteral("fast")}},
+                            QStringLiteral("width=3"));
+        QVERIFY2(check.error.contains(QStringLiteral("'fast'")), qPrintable(check.error));
+        check = draft.check(a100, {{QStringLiteral("data"), QStringLiteral("2"), {}, {}}},
+                            QStringLiteral("width=3"));
+        QVERIFY2(check.error.contains(QStringLiteral("unknown size 'width'")), qPrintable(check.error));
+        check = draft.check(a100, {{QStringLiteral("data"), QStringLiteral("0"), {}, {}}}, {});
+        QVERIFY2(check.error.startsWith(QStringLiteral("Mesh: ")), qPrintable(check.error));
+        QCOMPARE(check.deviceCount, QStringLiteral("? devices"));
+        QVERIFY(check.links.empty());
+
+        // A mesh source that does not read shows no axes and says why until the user edits them.
+        QVERIFY(draft.readMesh(QStringLiteral("{\"axes\": 3}"), a100).empty());
+        QVERIFY(!draft.meshSourceError().isEmpty());
+        QCOMPARE(draft.check(a100, {}, {}).error, draft.meshSourceError());
+        draft.clearMeshSourceError();
+        QVERIFY(draft.meshSourceError().isEmpty());
+
+        // Global sizes: a line, parsed back into the spec; one that does not parse keeps the spec's.
+        ProblemSpec spec;
+        spec.sizes = {{"batch", 64}, {"seq", 512}};
+        QCOMPARE(MeshDraft::sizesText(spec), QStringLiteral("batch=64,seq=512"));
+        MeshDraft::applySizes(QStringLiteral("width=3"), spec);
+        QCOMPARE(spec.sizes.size(), std::size_t{2});
+        MeshDraft::applySizes(QStringLiteral("sequence=128, batch=2"), spec);
+        QCOMPARE(spec.sizes, (std::map<std::string, std::int64_t>{{"batch", 2}, {"seq", 128}}));
     }
 
     void summaryShowsTheHeadlineFigures() {

@@ -75,10 +75,10 @@ plan::Plan expert(const ProblemView& view, const char* id) {
 }
 
 analysis::GroupId groupLabelled(const analysis::DecisionSpace& space, const std::string& label) {
-    for (std::size_t g = 0; g < space.groups.size(); ++g)
-        if (space.groups[g].label == label)
-            return analysis::GroupId{static_cast<std::uint32_t>(g)};
-    qFatal("no group %s", label.c_str());
+    const auto group = space.groupLabelled(label);
+    if (!group)
+        qFatal("no group %s", label.c_str());
+    return *group;
 }
 
 // A plan for any model: the two largest groups, on the first and on the last mesh axis.

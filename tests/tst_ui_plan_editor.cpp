@@ -15,6 +15,7 @@
 #include "ui_test_support.h"
 #include "shardscope/plan/experts.h"
 #include "shardscope/plan/plan_json.h"
+#include "shardscope/session/plan_source.h"
 #include "shardscope/store/workspace.h"
 
 using namespace shardscope;
@@ -43,11 +44,10 @@ StatePtr settledState(PlanEditor& editor) {
 }
 
 plan::Decision groupDecision(const ProblemView& problem, const std::string& label, const std::string& axis) {
-    const auto& groups = problem.space().groups;
-    for (std::size_t g = 0; g < groups.size(); ++g)
-        if (groups[g].label == label)
-            return {plan::Decision::Target::Group, static_cast<std::uint32_t>(g), *problem.mesh().axisIndex(axis)};
-    qFatal("no group %s", label.c_str());
+    auto decision = session::decisionFromLabel(label + "=" + axis, problem.space(), problem.mesh(), "test");
+    if (!decision || decision->target != plan::Decision::Target::Group)
+        qFatal("no group %s", label.c_str());
+    return *decision;
 }
 
 }  // namespace

@@ -13,7 +13,7 @@
 #include "shardscope/ir/printer.h"
 #include "shardscope/ir/statistics.h"
 #include "shardscope/ir/verifier.h"
-#include "shardscope/model_source.h"
+#include "shardscope/session/model_source.h"
 #include "shardscope/train/training_step.h"
 #include "shardscope/zoo/zoo.h"
 

@@ -34,6 +34,11 @@ set_tests_properties(ui_screenshot_demo PROPERTIES LABELS ui TIMEOUT 120 ENVIRON
 shardscope_add_test(tst_ui_bad_input SOURCES tst_ui_bad_input.cpp
                     LIBRARIES shardscope::ui_widgets Qt6::Widgets LABELS ui TIMEOUT 300)
 
+# The CLI and the explorer's ui/core adapters on the cases where their copies of the session stage had drifted.
+shardscope_add_test(tst_front_doors SOURCES tst_front_doors.cpp
+                    LIBRARIES shardscope::ui_core nlohmann_json::nlohmann_json LABELS ui)
+add_dependencies(tst_front_doors shardscope-cli)
+
 # The ThreadSanitizer job's canary (a deliberate race; .ci/sanitizers thread expects its report): only in that build.
 if(SHARDSCOPE_SANITIZE MATCHES "thread")
   add_executable(tsan_canary sanitizers/tsan_canary.cpp)

@@ -21,10 +21,10 @@
 #include "shardscope/mesh/hardware.h"
 #include "shardscope/mesh/mesh.h"
 #include "shardscope/plan/experts.h"
-#include "shardscope/problem.h"
-#include "shardscope/search/recording.h"
 #include "shardscope/search/search.h"
-#include "shardscope/store/workspace.h"
+#include "shardscope/session/problem.h"
+#include "shardscope/session/recording.h"
+#include "shardscope/session/workspace_session.h"
 #include "shardscope/import/onnx.h"
 #include "shardscope/import/stablehlo.h"
 #include "shardscope/ir/printer.h"
@@ -371,25 +371,34 @@ struct SoakSample {
     bool bestFeasible = false;
 };
 
-// Forwards the search's reports to the session's recorder and keeps the latest for the sampler.
+// Keeps the search's latest report, and the search itself while it runs, for the sampler.
 class SoakObserver : public shardscope::search::SearchObserver {
 public:
-    explicit SoakObserver(shardscope::search::SessionRecorder& recorder) : recorder_(recorder) {}
     void progress(const shardscope::search::Progress& p) override {
-        recorder_.progress(p);
         std::lock_guard lock(mutex_);
         last_ = p;
     }
-    void newBest(const shardscope::search::Found& f) override { recorder_.newBest(f); }
     shardscope::search::Progress last() const {
         std::lock_guard lock(mutex_);
         return last_;
     }
+    // The search runs from attach(search) to attach(nullptr).
+    bool attach(shardscope::search::Search* search) {
+        std::lock_guard lock(mutex_);
+        if (!search && search_) finalTreeSize_ = search_->treeSize();
+        search_ = search;
+        return true;
+    }
+    std::size_t treeSize() const {
+        std::lock_guard lock(mutex_);
+        return search_ ? search_->treeSize() : finalTreeSize_;
+    }
 
 private:
-    shardscope::search::SessionRecorder& recorder_;
     mutable std::mutex mutex_;
     shardscope::search::Progress last_;
+    shardscope::search::Search* search_ = nullptr;
+    std::size_t finalTreeSize_ = 0;
 };
 
 }  // namespace
@@ -410,7 +419,9 @@ int benchSoak(double minutes, const std::string& model, const std::string& mesh)
     spec.train = true;  // Adam, the model's own precision (pt_bert is f32: mixed precision needs 16-bit parameters)
     spec.mesh = mesh;
     spec.hardware = "h100";
-    auto problem = loadProblem(spec);
+    const std::string path = (std::filesystem::temp_directory_path() / ("shardscope-soak-" + std::to_string(::getpid()) + ".shardscope")).string();
+    auto opened = session::WorkspaceSession::open(spec, path);
+    auto problem = opened ? opened->loadProblem() : Result<std::unique_ptr<Problem>>::failure(opened.diagnostics());
     if (!problem) {
         std::fprintf(stderr, "%s\n", problem.errorMessage().c_str());
         return 1;
@@ -419,41 +430,26 @@ int benchSoak(double minutes, const std::string& model, const std::string& mesh)
     const auto [loadedRss, loadedPeak] = residentBytes();
     std::printf("problem: %zu ops, %zu names, %zu groups; RSS after loading %.1f MB (peak %.1f MB)\n", costModel.graph().body.size(),
                 (*problem)->space.names.size(), (*problem)->space.groups.size(), loadedRss / 1e6, loadedPeak / 1e6);
-
-    const std::string path = (std::filesystem::temp_directory_path() / ("shardscope-soak-" + std::to_string(::getpid()) + ".shardscope")).string();
-    auto record = search::modelRecord(spec);
-    if (!record) {
-        std::fprintf(stderr, "%s\n", record.errorMessage().c_str());
+    auto workspace = opened->workspace();
+    if (!workspace) {
+        std::fprintf(stderr, "%s\n", workspace.errorMessage().c_str());
         return 1;
     }
-    auto created = store::Workspace::create(path, *record);
-    if (!created) {
-        std::fprintf(stderr, "%s\n", created.errorMessage().c_str());
-        return 1;
-    }
-    store::Workspace workspace = std::move(created).value();
-    search::SearchOptions options;
-    options.threads = 1;
-    options.seed = 1;
-    options.budget.seconds = minutes * 60;
-    if (const char* cap = std::getenv("SHARDSCOPE_SOAK_MAX_NODES")) options.maxTreeNodes = static_cast<std::size_t>(std::atoll(cap));
-    auto started = search::SessionRecorder::start(workspace, **problem, plan::Plan{}, options, {"soak", {}, false});
-    if (!started) {
-        std::fprintf(stderr, "%s\n", started.errorMessage().c_str());
-        return 1;
-    }
-    auto& recorder = **started;
-    recorder.saveExperts();
-    search::Search search(costModel, plan::Plan{}, options);
-    recorder.attach(&search);
-    SoakObserver observer(recorder);
+    session::SearchRequest request;
+    request.options.threads = 1;
+    request.options.seed = 1;
+    request.options.budget.seconds = minutes * 60;
+    if (const char* cap = std::getenv("SHARDSCOPE_SOAK_MAX_NODES")) request.options.maxTreeNodes = static_cast<std::size_t>(std::atoll(cap));
+    request.settings = {"soak", {}, false};
+    const std::size_t maxTreeNodes = request.options.maxTreeNodes;
+    SoakObserver observer;
 
     std::vector<SoakSample> samples;
     auto sample = [&](double seconds) {
         const auto [rss, peak] = residentBytes();
         const auto p = observer.last();
         const double wal = fileBytes(path + "-wal");
-        samples.push_back({seconds, rss, peak, fileBytes(path) + wal, wal, search.treeSize(), p.iterations, p.evaluations, p.bestStepTime,
+        samples.push_back({seconds, rss, peak, fileBytes(path) + wal, wal, observer.treeSize(), p.iterations, p.evaluations, p.bestStepTime,
                            p.bestFeasible});
         const auto& s = samples.back();
         std::fprintf(stderr, "soak: %6.0f s  RSS %7.1f MB  tree %8zu  it %9lld  workspace %7.2f MB\n", s.seconds, s.rss / 1e6, s.treeNodes,
@@ -464,9 +460,10 @@ int benchSoak(double minutes, const std::string& model, const std::string& mesh)
     std::mutex doneMutex;
     std::condition_variable doneCondition;
     bool done = false;
-    search::Found best;
+    Result<session::SearchRun> run = makeError("bench.soak", "the search did not run");
     std::thread runner([&] {
-        best = search.run(&observer);
+        run = session::runSearch(**problem, *workspace, request,
+                                 {&observer, {}, [&](search::Search* search) { return observer.attach(search); }});
         std::lock_guard lock(doneMutex);
         done = true;
         doneCondition.notify_all();
@@ -480,9 +477,13 @@ int benchSoak(double minutes, const std::string& model, const std::string& mesh)
         sample(elapsed());
     }
     runner.join();
-    const auto flushed = recorder.finish();
+    if (!run) {
+        std::fprintf(stderr, "%s\n", run.errorMessage().c_str());
+        return 1;
+    }
     sample(elapsed());
     const search::Progress last = observer.last();
+    const search::Found& best = run->best;
 
     std::printf("\n%9s %9s %9s %9s %11s %9s %12s %12s %8s\n", "elapsed s", "RSS MB", "peak MB", "tree", "iterations", "it/s", "best ms",
                 "workspace MB", "WAL MB");
@@ -514,15 +515,15 @@ int benchSoak(double minutes, const std::string& model, const std::string& mesh)
                 path.c_str());
     std::printf("iterations: %lld in %.0f s = %.1f it/s; %lld evaluations (%lld cache hits); tree %zu nodes (cap %zu)\n",
                 static_cast<long long>(last.iterations), last.seconds, last.seconds > 0 ? static_cast<double>(last.iterations) / last.seconds : 0.0,
-                static_cast<long long>(last.evaluations), static_cast<long long>(last.cacheHits), search.treeSize(), options.maxTreeNodes);
+                static_cast<long long>(last.evaluations), static_cast<long long>(last.cacheHits), run->treeNodes, maxTreeNodes);
     std::printf("best plan: %.3f ms%s, found after %.0f s (%s); workspace flush: %s\n", best.evaluation.stepTime * 1e3,
                 best.evaluation.feasible ? "" : " (does not fit)", best.seconds, best.origin.c_str(),
-                flushed ? "ok" : flushed.errorMessage().c_str());
+                run->saved ? "ok" : run->saveError->message.c_str());
     if (!std::getenv("SHARDSCOPE_SOAK_KEEP")) {
         std::error_code ignored;
         for (const char* suffix : {"", "-wal", "-shm"}) std::filesystem::remove(path + suffix, ignored);
     }
-    return flushed ? 0 : 1;
+    return run->saved ? 0 : 1;
 }
 
 int main(int argc, char** argv) {

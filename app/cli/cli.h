@@ -13,7 +13,7 @@
 #include "shardscope/diagnostic.h"
 #include "shardscope/import/options.h"
 #include "shardscope/plan/plan.h"
-#include "shardscope/problem.h"
+#include "shardscope/session/problem.h"
 
 namespace cli {
 
@@ -24,8 +24,6 @@ void printDiagnostics(const std::vector<shardscope::Diagnostic>& diagnostics);
 // The warnings and notes among `diagnostics` as the "warnings" array of every --json output: one object each with
 // "message", "code", "severity" and, where known, "file", "line", "column" and "op" (the source's name for it).
 nlohmann::json warningsJson(const std::vector<shardscope::Diagnostic>& diagnostics);
-// `reportJson`, a JSON object as the engine's reports write it, with "warnings": warningsJson(warnings) added.
-std::string withWarnings(const std::string& reportJson, const std::vector<shardscope::Diagnostic>& warnings);
 
 // Prints the result's diagnostics (printDiagnostics) and returns whether it holds a value.
 template <typename T>
@@ -92,8 +90,6 @@ int label(const std::string& plan, const std::string& text, const std::string& n
 // The problem the planning commands share: MODEL with the training and problem flags.
 shardscope::ProblemSpec specOf(const std::string& source, const shardscope::import::ImportOptions& options,
                                const TrainingFlags& training, const ProblemFlags& flags);
-// A --plan argument: none, expert:ID, reference (the shardings the model carries), or a plan .json file.
-shardscope::Result<shardscope::plan::Plan> planArgument(const std::string& argument, const shardscope::cost::CostModel& model);
 
 int exportPlan(const std::string& source, const shardscope::import::ImportOptions& options, const TrainingFlags& training,
                const ProblemFlags& problem, const std::string& plan, const std::string& format, const std::string& output,

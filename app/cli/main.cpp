@@ -12,6 +12,7 @@
 
 #include "checks.h"
 #include "cli.h"
+#include "shardscope/report/evaluation_report.h"
 #include "shardscope/analysis/decision_space.h"
 #include "shardscope/analysis/resize.h"
 #include "shardscope/import/format.h"
@@ -20,8 +21,8 @@
 #include "shardscope/ir/printer.h"
 #include "shardscope/report/analysis_report.h"
 #include "shardscope/ir/statistics.h"
-#include "shardscope/model_source.h"
-#include "shardscope/problem.h"
+#include "shardscope/session/model_source.h"
+#include "shardscope/session/problem.h"
 #include "shardscope/report/model_report.h"
 #include "shardscope/train/training_step.h"
 #include "shardscope/zoo/zoo.h"
@@ -107,7 +108,7 @@ int info(const std::string& source, const shardscope::import::ImportOptions& opt
     if (training.enabled && !toTrainingStep(*model, training, summary, warnings)) return 1;
     const auto statistics = shardscope::ir::computeStatistics(model->graph);
     const auto* trainingSummary = training.enabled ? &summary : nullptr;
-    std::cout << (json ? cli::withWarnings(shardscope::report::modelInfoJson(*model, statistics, trainingSummary), warnings)
+    std::cout << (json ? shardscope::report::withWarnings(shardscope::report::modelInfoJson(*model, statistics, trainingSummary), warnings)
                        : shardscope::report::modelInfoText(*model, statistics, trainingSummary));
     return 0;
 }
@@ -134,7 +135,7 @@ int analyze(const std::string& source, const shardscope::import::ImportOptions& 
     shardscope::report::TrainingSummary summary;
     if (training.enabled && !toTrainingStep(*model, training, summary, warnings)) return 1;
     const auto space = shardscope::analysis::analyze(model->graph);
-    std::cout << (json ? cli::withWarnings(shardscope::report::analysisJson(*model, space), warnings)
+    std::cout << (json ? shardscope::report::withWarnings(shardscope::report::analysisJson(*model, space), warnings)
                        : shardscope::report::analysisText(*model, space, all ? 0 : 40));
     return 0;
 }
@@ -372,10 +373,10 @@ static int runCommand(int argc, char** argv) {
     std::string exportFormat = "shardy", exportOutput, exportConstraints = "key";
     auto* exportCommand = app.add_subcommand("export", "write a plan into the model's StableHLO as Shardy or GSPMD shardings");
     exportCommand->add_option("MODEL", source, kModelHelp)->required();
-    exportCommand->add_option("--plan", planArgument, "none, expert:ID or a plan .json file")->required();
+    exportCommand->add_option("--plan", planArgument, "none, expert:ID, reference or a plan .json file")->required();
     exportCommand->add_option("--format", exportFormat, "shardy (StableHLO with sdy.mesh + sdy.sharding), gspmd (StableHLO with mhlo.sharding strings), jax "
                                                    "(PartitionSpecs), dtensor (DTensor placements), parallelize (PyTorch parallelize_module plan), trace (Chrome/Perfetto JSON), "
-                                                   "plan (plan JSON) or evaluation (evaluate --json)")
+                                                   "plan (plan JSON), evaluation (evaluate --json) or report (evaluate's text)")
         ->capture_default_str();
     exportCommand->add_option("-o,--output", exportOutput, "file to write (default: stdout)");
     exportCommand->add_option("--constraints", exportConstraints, "shardy/gspmd: sharding constraints on intermediate values: none, key "

@@ -17,6 +17,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli.h"
+#include "shardscope/report/evaluation_report.h"
 
 namespace cli {
 
@@ -88,24 +89,7 @@ void printDiagnostics(const std::vector<shardscope::Diagnostic>& diagnostics) {
 }
 
 nlohmann::json warningsJson(const std::vector<shardscope::Diagnostic>& diagnostics) {
-    nlohmann::json out = nlohmann::json::array();
-    for (const auto& d : diagnostics) {
-        if (d.severity == shardscope::Severity::Error) continue;
-        nlohmann::json w{{"message", d.message}, {"code", d.code}, {"severity", d.severity == shardscope::Severity::Warning ? "warning" : "note"}};
-        if (!d.location.file.empty()) w["file"] = d.location.file;
-        if (d.location.line > 0) w["line"] = d.location.line;
-        if (d.location.column > 0) w["column"] = d.location.column;
-        if (!d.location.name.empty()) w["op"] = d.location.name;
-        out.push_back(std::move(w));
-    }
-    return out;
-}
-
-std::string withWarnings(const std::string& reportJson, const std::vector<shardscope::Diagnostic>& warnings) {
-    auto value = nlohmann::json::parse(reportJson, nullptr, false);
-    if (value.is_discarded() || !value.is_object()) return reportJson;
-    value["warnings"] = warningsJson(warnings);
-    return jsonText(value) + "\n";
+    return nlohmann::json::parse(shardscope::report::warningsJson(diagnostics));
 }
 
 std::string jsonText(const nlohmann::json& value) {

@@ -2,25 +2,22 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <cmath>
 #include <cstdio>
-#include <filesystem>
-#include <map>
-#include <set>
-#include <fstream>
 #include <nlohmann/json.hpp>
-#include <sstream>
+#include <optional>
+#include <tuple>
 
 #include "cli.h"
-#include "shardscope/export/reference_plan.h"
-#include "shardscope/input_file.h"
 #include "shardscope/plan/experts.h"
 #include "shardscope/plan/plan_json.h"
-#include "shardscope/problem.h"
 #include "shardscope/report/evaluation_report.h"
 #include "shardscope/report/model_report.h"
-#include "shardscope/search/recording.h"
 #include "shardscope/search/search.h"
+#include "shardscope/session/comparison.h"
+#include "shardscope/session/plan_source.h"
+#include "shardscope/session/problem.h"
+#include "shardscope/session/recording.h"
+#include "shardscope/session/workspace_session.h"
 #include "shardscope/store/workspace.h"
 
 namespace cli {
@@ -29,9 +26,6 @@ using namespace shardscope;
 using nlohmann::json;
 
 namespace {
-
-
-
 
 // What `search` says when its workspace could not be written at the end: why (the engine's reason), what the
 // workspace still holds, and that the result follows.
@@ -45,48 +39,15 @@ std::string unsavedSearchMessage(const Diagnostic& failure, const std::string& p
            std::to_string(plans) + " plans saved before, and the search's result is still printed [" + failure.code + "]";
 }
 
-// "LABEL=AXIS" as a decision on a group (or else a name) of that label.
-Result<plan::Decision> decisionArgument(const std::string& text, const Problem& problem, const char* flag) {
-    const auto eq = text.rfind('=');
-    if (eq == std::string::npos || eq == 0 || eq + 1 == text.size())
-        return makeError("cli.decision", std::string(flag) + " expects LABEL=AXIS (a group or name label from analyze), got '" + text + "'");
-    const std::string label = text.substr(0, eq), axisName = text.substr(eq + 1);
-    const auto axis = problem.mesh.axisIndex(axisName);
-    if (!axis) return makeError("cli.decision", std::string(flag) + " " + text + ": the mesh has no axis '" + axisName + "' (it has " + problem.mesh.toString() + ")");
-    const auto& space = problem.space;
-    for (std::size_t g = 0; g < space.groups.size(); ++g)
-        if (space.groups[g].label == label) return plan::Decision{plan::Decision::Target::Group, static_cast<std::uint32_t>(g), *axis};
-    for (std::size_t n = 0; n < space.names.size(); ++n)
-        if (space.names[n].label == label) return plan::Decision{plan::Decision::Target::Name, static_cast<std::uint32_t>(n), *axis};
-    return makeError("cli.decision", std::string(flag) + " " + text + ": no group or name '" + label + "' (run `shardscope-cli analyze` for the labels)");
-}
-
-std::string formatTime(double seconds) {
-    char buffer[32];
-    if (seconds >= 1) std::snprintf(buffer, sizeof buffer, "%.3f s", seconds);
-    else std::snprintf(buffer, sizeof buffer, "%.3f ms", seconds * 1e3);
-    return buffer;
-}
-
-// The summary a workspace keeps with each plan (one definition for `search`'s recording and `compare`).
-json summaryJson(const cost::Evaluation& e) {
-    return json::parse(search::evaluationSummaryJson(e));
-}
-
-// Reports progress on stderr: a bar on a terminal, a line a second otherwise. Passes every report on to the
-// session's recorder, when the search is recorded into a workspace.
+// Reports progress on stderr: a bar on a terminal, a line a second otherwise.
 class Reporter : public search::SearchObserver {
 public:
-    Reporter(search::SessionRecorder* recorder, double seconds, std::int64_t iterations, bool quiet)
-        : recorder_(recorder), seconds_(seconds), iterations_(iterations), quiet_(quiet), terminal_(isatty(STDERR_FILENO) != 0) {}
-
-    const search::Progress& last() const { return last_; }
+    Reporter(double seconds, std::int64_t iterations, bool quiet)
+        : seconds_(seconds), iterations_(iterations), quiet_(quiet), terminal_(isatty(STDERR_FILENO) != 0) {}
 
     void progress(const search::Progress& p) override {
-        last_ = p;
-        if (recorder_) recorder_->progress(p);
         if (quiet_) return;
-        const std::string best = p.bestStepTime > 0 ? formatTime(p.bestStepTime) + (p.bestFeasible ? "" : " (does not fit)") : "-";
+        const std::string best = p.bestStepTime > 0 ? report::formatTime(p.bestStepTime) + (p.bestFeasible ? "" : " (does not fit)") : "-";
         if (terminal_) {
             const double fraction = seconds_ > 0 ? p.seconds / seconds_ : iterations_ > 0 ? static_cast<double>(p.iterations) / static_cast<double>(iterations_) : 0;
             const int filled = static_cast<int>(std::min(1.0, fraction) * 30);
@@ -101,23 +62,16 @@ public:
         }
     }
 
-    void newBest(const search::Found& f) override {
-        if (recorder_) recorder_->newBest(f);
-    }
-
     void finish() {
         if (terminal_ && !quiet_) std::fprintf(stderr, "\n");
     }
 
 private:
-    search::SessionRecorder* recorder_;
-    search::Progress last_;
     double seconds_;
     std::int64_t iterations_;
     bool quiet_, terminal_;
     double lastLine_ = -1;
 };
-
 
 }  // namespace
 
@@ -140,29 +94,6 @@ ProblemSpec specOf(const std::string& source, const import::ImportOptions& optio
     spec.cost.attention = cost::parseAttention(flags.attention).value_or(cost::Attention::Fused);
     spec.cost.runtime = cost::parseRuntime(flags.runtime).value_or(cost::Runtime::Xla);
     return spec;
-}
-
-Result<plan::Plan> planArgument(const std::string& argument, const cost::CostModel& model) {
-    if (argument == "none") {
-        plan::Plan empty;
-        empty.label = "replicated";
-        return empty;
-    }
-    if (argument.rfind("expert:", 0) == 0) {
-        auto expert = plan::expertPlan(argument.substr(7), model.planContext(), model.mesh());
-        if (expert)
-            for (auto& warning : plan::checkDivisibility(*expert, model.planContext(), model.mesh(), argument)) expert.addDiagnostic(std::move(warning));
-        return expert;
-    }
-    if (argument == "reference") return exporting::referencePlan(model.graph(), model.space(), model.mesh());
-    auto text = readInputFile(argument, "plan file", kMaxJsonFileBytes);
-    if (!text) {
-        const Diagnostic& why = text.diagnostics().front();
-        if (why.code == "input.open")
-            return makeError("cli.plan-file", "cannot read plan file '" + argument + "' (--plan takes none, expert:ID, experts, reference or a plan .json file)");
-        return why;
-    }
-    return plan::parsePlan(*text, model.planContext(), model.mesh(), argument);
 }
 
 int evaluate(const std::string& source, const import::ImportOptions& options, const TrainingFlags& training, const ProblemFlags& flags,
@@ -189,8 +120,8 @@ int evaluate(const std::string& source, const import::ImportOptions& options, co
                 return;
             }
             const std::string shown = variantOf.empty() ? id : "  " + id + " *";
-            std::printf("%-30s %14s %14s %14s  %s\n", shown.c_str(), formatTime(e.stepTime).c_str(), report::formatBytes(e.peakMemory).c_str(),
-                        formatTime(e.collectiveTime).c_str(), fits);
+            std::printf("%-30s %14s %14s %14s  %s\n", shown.c_str(), report::formatTime(e.stepTime).c_str(), report::formatBytes(e.peakMemory).c_str(),
+                        report::formatTime(e.collectiveTime).c_str(), fits);
         };
         auto evaluateOne = [&](const plan::Plan& candidate) { return cost::evaluate(costModel, candidate); };
         for (const auto& expert : plan::expertPlans()) {
@@ -217,10 +148,10 @@ int evaluate(const std::string& source, const import::ImportOptions& options, co
                         "dots-saveable, full that fits\n");
         return 0;
     }
-    auto chosen = planArgument(planText, costModel);
+    auto chosen = session::planFromSource(planText, costModel);
     if (!report(chosen)) return 1;
     const auto e = cost::evaluate(costModel, *chosen);
-    std::cout << (asJson ? withWarnings(report::evaluationJson(p.model, costModel, *chosen, e), p.warnings)
+    std::cout << (asJson ? report::withWarnings(report::evaluationJson(p.model, costModel, *chosen, e), p.warnings)
                          : report::evaluationText(p.model, costModel, *chosen, e));
     return 0;
 }
@@ -232,163 +163,79 @@ int search(const std::string& source, const import::ImportOptions& options, cons
         std::cerr << "shardscope-cli: error: --" << parsedBudget.diagnostics().front().message << "\n";
         return 2;
     }
-    search::Budget budget = *parsedBudget;
-    budget.patience = searchFlags.patience;
-    search::SearchOptions searchOptions;
-    searchOptions.exploration = searchFlags.exploration;
-    searchOptions.threads = searchFlags.threads;
-    searchOptions.seed = searchFlags.seed;
-    searchOptions.budget = budget;
-    searchOptions.maxDecisions = searchFlags.maxDecisions;
-    searchOptions.seedWithExperts = !searchFlags.noExperts;
-    if (!report(search::checkOptions(searchOptions))) return 2;
-    // The workspace: the model may come from it (MODEL is a .shardscope file), else it is created or checked.
-    std::optional<store::Workspace> workspace;
-    std::string workspacePath = searchFlags.workspace;
-    const bool modelIsWorkspace = source.size() > 11 && source.substr(source.size() - 11) == ".shardscope";
-    if (modelIsWorkspace) {
-        if (!workspacePath.empty() && workspacePath != source) {
-            std::cerr << "shardscope-cli: error: MODEL is a workspace; --workspace must be that file or absent\n";
-            return 2;
-        }
-        workspacePath = source;
-    }
-    ProblemSpec spec = specOf(source, options, training, flags);
-    const std::string* bytes = nullptr;
-    if (!workspacePath.empty() && std::filesystem::exists(workspacePath)) {
-        auto opened = store::Workspace::open(workspacePath);
-        if (!report(opened)) return 1;
-        workspace.emplace(std::move(opened).value());
-        const auto& model = workspace->model();
-        if (modelIsWorkspace) {
-            // The model and its training-step options as the workspace recorded them; its bytes, never the file
-            // its source names.
-            auto recorded = recordedModelSpec(model, workspace->path(), spec);
-            if (!report(recorded)) return 1;
-            spec = std::move(recorded).value();
-            auto recordedBytes = recordedModelBytes(model, workspace->path());
-            if (!report(recordedBytes)) return 1;
-            bytes = *recordedBytes;
-        } else if (model.source != source) {
-            std::cerr << "shardscope-cli: error: '" << workspacePath << "' holds the model '" << model.source << "', not '" << source
-                      << "' (search its model with `shardscope-cli search " << workspacePath << "`, or give another --workspace)\n";
-            return 1;
-        } else if (!model.bytes.empty()) {
-            // The same path, but is it the same model? The workspace keeps the bytes it was made from.
-            const auto now = readModelFile(source);
-            if (now && *now != model.bytes) {
-                std::cerr << "shardscope-cli: error: '" << source << "' has changed since '" << workspacePath
-                          << "' was made from it (search the workspace's copy with `shardscope-cli search " << workspacePath
-                          << "`, or give another --workspace)\n";
-                return 1;
-            }
-        }
-        if (!modelIsWorkspace && !model.bytes.empty()) bytes = &model.bytes;
-    } else if (modelIsWorkspace) {
-        report(store::Workspace::open(source));  // it does not exist: the engine says so, and names what a killed creation left
-        return 1;
-    }
-    auto loaded = loadProblem(spec, bytes);
+    session::SearchRequest request;
+    request.options.exploration = searchFlags.exploration;
+    request.options.threads = searchFlags.threads;
+    request.options.seed = searchFlags.seed;
+    request.options.budget = *parsedBudget;
+    request.options.budget.patience = searchFlags.patience;
+    request.options.maxDecisions = searchFlags.maxDecisions;
+    request.options.seedWithExperts = !searchFlags.noExperts;
+    request.exhaustive = searchFlags.exhaustive;
+    request.settings = {searchFlags.session, searchFlags.budget, searchFlags.exhaustive};
+    if (!report(search::checkOptions(request.options))) return 2;
+    // The model may be a workspace (then the search records into it); else --workspace is opened or created.
+    auto opened = session::WorkspaceSession::open(specOf(source, options, training, flags), searchFlags.workspace);
+    if (!report(opened)) return opened.diagnostics().front().code == "session.workspace-flag" ? 2 : 1;
+    session::WorkspaceSession& workspaceSession = *opened;
+    auto loaded = workspaceSession.loadProblem();
     if (!report(loaded)) return 1;
     const Problem& problem = **loaded;
     printDiagnostics(problem.warnings);
-    if (!workspacePath.empty() && !workspace) {
-        auto record = search::modelRecord(spec);
-        if (!report(record)) return 1;
-        // Another search may create it meanwhile: then this one records into that file.
-        auto created = store::Workspace::openOrCreate(workspacePath, *record);
-        if (!report(created)) return 1;
-        workspace.emplace(std::move(created).value());
-    }
-    // Pins and forbidden decisions.
-    plan::Plan start;
-    start.label = "pins";
-    for (const auto& text : searchFlags.pins) {
-        auto d = decisionArgument(text, problem, "--pin");
-        if (!report(d)) return 2;
-        start.decisions.push_back(*d);
-    }
-    for (const auto& text : searchFlags.forbidden) {
-        auto d = decisionArgument(text, problem, "--forbid");
-        if (!report(d)) return 2;
-        start.forbidden.push_back(*d);
-    }
-    start.pinned = start.decisions.size();
+    auto workspace = workspaceSession.workspace();
+    if (!report(workspace)) return 1;
+    // Pins and forbidden decisions; a pin the mesh cannot apply anywhere is kept (the user asked for it) but said.
+    std::vector<plan::Decision> pins, forbidden;
+    for (const auto& [texts, flag, out] : {std::tuple{&searchFlags.pins, "--pin", &pins}, std::tuple{&searchFlags.forbidden, "--forbid", &forbidden}})
+        for (const auto& text : *texts) {
+            auto d = session::decisionFromLabel(text, problem.space, problem.mesh, flag);
+            if (!report(d)) return 2;
+            out->push_back(*d);
+        }
+    request.start = session::pinsPlan(std::move(pins), std::move(forbidden));
     const cost::CostModel& costModel = *problem.costModel;
-    // A pin the mesh cannot apply anywhere is kept (the user asked for it) but said.
-    for (const auto& warning : plan::checkDivisibility(start, costModel.planContext(), costModel.mesh(), "--pin"))
-        std::cerr << "shardscope-cli: " << warning.toString() << "\n";
-    std::unique_ptr<search::SessionRecorder> recorder;
-    if (workspace) {
-        auto started = search::SessionRecorder::start(*workspace, problem, start, searchOptions,
-                                                      {searchFlags.session, searchFlags.budget, searchFlags.exhaustive});
-        if (!report(started)) return 1;
-        recorder = std::move(started).value();
-    }
-    // The experts on the same problem, for comparison (and saved with the session).
-    const auto expertResults = recorder ? recorder->saveExperts() : search::evaluateExperts(costModel);
+    printDiagnostics(plan::checkDivisibility(request.start, costModel.planContext(), costModel.mesh(), "--pin"));
+    Reporter reporter(request.options.budget.seconds, request.options.budget.iterations, asJson);
+    auto ran = session::runSearch(problem, *workspace, std::move(request), {&reporter, {}, {}});
+    reporter.finish();
+    if (!report(ran)) return 1;
+    const session::SearchRun& run = *ran;
+    // A workspace that cannot be written (a full disk) loses this search's unsaved changes, not the search: the
+    // result is still printed, the failure said once, and the exit status is 1.
+    const int status = run.saved ? 0 : 1;
+    if (!run.saved)
+        std::cerr << "shardscope-cli: error: " << unsavedSearchMessage(*run.saveError, workspaceSession.workspacePath(), run.session, run.plansKept) << "\n";
     json experts = json::array();
-    double bestExpertTime = 0;
-    std::string bestExpert;
-    for (const auto& expert : expertResults) {
+    const session::ExpertEvaluation* bestExpert = nullptr;
+    for (const auto& expert : run.experts) {
         const auto& e = expert.evaluation;
         json row{{"id", expert.id}, {"step_time_s", e.stepTime}, {"feasible", e.feasible}, {"peak_memory_bytes", e.peakMemory}};
         if (expert.rematVariant) row["remat_variant_of"] = expert.id.substr(0, expert.id.find('+'));
         experts.push_back(std::move(row));
-        if (e.feasible && (bestExpert.empty() || e.stepTime < bestExpertTime)) bestExpert = expert.id, bestExpertTime = e.stepTime;
+        if (e.feasible && (!bestExpert || e.stepTime < bestExpert->evaluation.stepTime)) bestExpert = &expert;
     }
-    search::Found best;
-    search::Progress finalProgress;
-    std::size_t treeNodes = 0;
-    std::optional<search::Search> engine;  // outlives the recorder's last save of its tree
-    if (searchFlags.exhaustive) {
-        auto result = search::exhaustiveSearch(costModel, start, searchOptions.maxDecisions);
-        if (!report(result)) return 1;
-        best = result->best;
-        treeNodes = result->states;
-        if (recorder) recorder->savePlan(best);
-    } else {
-        Reporter reporter(recorder.get(), budget.seconds, budget.iterations, asJson);
-        engine.emplace(costModel, start, searchOptions);
-        if (recorder) recorder->attach(&*engine);
-        best = engine->run(&reporter);
-        reporter.finish();
-        finalProgress = reporter.last();
-        treeNodes = engine->treeSize();
-    }
-    // A workspace that cannot be written (a full disk) loses this search's unsaved changes, not the search: the
-    // result is still printed, the failure said once, and the exit status is 1.
-    int status = 0;
-    if (recorder) {
-        auto flushed = recorder->finish();  // saves the last tree changes too
-        if (!flushed) {
-            status = 1;
-            const auto kept = workspace->plans(recorder->session(), store::PlanContent::Summary).size();
-            std::cerr << "shardscope-cli: error: " << unsavedSearchMessage(flushed.diagnostics().front(), workspace->path(), recorder->session(), kept)
-                      << "\n";
-        }
-    }
+    const search::Found& best = run.best;
     const auto e = cost::evaluate(costModel, best.plan);
     if (asJson) {
-        json out = json::parse(report::evaluationJson(problem.model, costModel, best.plan, e));
         json result{{"version", 1},
-                    {"best", out},
+                    {"best", json::parse(report::evaluationJson(problem.model, costModel, best.plan, e))},
                     {"experts", experts},
                     {"search",
-                     {{"iterations", finalProgress.iterations}, {"evaluations", finalProgress.evaluations}, {"seconds", finalProgress.seconds},
-                      {"tree_nodes", treeNodes}, {"origin", best.origin}, {"found_after_s", best.seconds}, {"exhaustive", searchFlags.exhaustive}}},
+                     {{"iterations", run.last.iterations}, {"evaluations", run.last.evaluations}, {"seconds", run.last.seconds},
+                      {"tree_nodes", run.treeNodes}, {"origin", best.origin}, {"found_after_s", best.seconds}, {"exhaustive", searchFlags.exhaustive}}},
                     {"warnings", warningsJson(problem.warnings)}};
-        if (recorder) result["workspace"] = {{"path", workspace->path()}, {"session", recorder->session()}, {"saved", status == 0}};
+        if (run.session != 0) result["workspace"] = {{"path", workspaceSession.workspacePath()}, {"session", run.session}, {"saved", run.saved}};
         std::cout << jsonText(result) << "\n";
         return status;
     }
     std::cout << report::evaluationText(problem.model, costModel, best.plan, e);
-    std::cout << "found         by " << best.origin << " after " << best.seconds << " s (iteration " << best.iteration << "); " << treeNodes
+    std::cout << "found         by " << best.origin << " after " << best.seconds << " s (iteration " << best.iteration << "); " << run.treeNodes
               << (searchFlags.exhaustive ? " states enumerated" : " tree nodes") << "\n";
-    if (!bestExpert.empty())
-        std::cout << "best expert   " << bestExpert << " " << formatTime(bestExpertTime) << " (found plan is " << bestExpertTime / e.stepTime << "x as fast)\n";
-    if (recorder)
-        std::cout << "workspace     " << workspace->path() << ", session " << recorder->session() << (status == 0 ? "" : " (not all saved)") << "\n";
+    if (bestExpert)
+        std::cout << "best expert   " << bestExpert->id << " " << report::formatTime(bestExpert->evaluation.stepTime) << " (found plan is "
+                  << bestExpert->evaluation.stepTime / e.stepTime << "x as fast)\n";
+    if (run.session != 0)
+        std::cout << "workspace     " << workspaceSession.workspacePath() << ", session " << run.session << (run.saved ? "" : " (not all saved)") << "\n";
     return status;
 }
 
@@ -423,7 +270,7 @@ int plans(const std::string& path, bool asJson) {
             rows.push_back({{"id", p.id}, {"origin", p.origin}, {"step_time_s", p.stepTime}, {"peak_memory_bytes", p.peakMemory}, {"feasible", p.feasible},
                             {"found_after_s", p.foundAfterSeconds}, {"iteration", p.iteration}, {"label", p.label}, {"note", p.note}});
             if (!asJson)
-                std::printf("  %6lld  %-18s %14s %14s %5s %9.2fs  %s\n", static_cast<long long>(p.id), p.origin.c_str(), formatTime(p.stepTime).c_str(),
+                std::printf("  %6lld  %-18s %14s %14s %5s %9.2fs  %s\n", static_cast<long long>(p.id), p.origin.c_str(), report::formatTime(p.stepTime).c_str(),
                             report::formatBytes(p.peakMemory).c_str(), p.feasible ? "yes" : "no", p.foundAfterSeconds, p.label.c_str());
         }
         sessions.push_back({{"id", s.id}, {"name", s.name}, {"mesh", meshText}, {"hardware", hardware}, {"tree_nodes", w.nodeCount(s.id)}, {"plans", rows}});
@@ -451,83 +298,53 @@ int label(const std::string& reference, const std::string& text, const std::stri
 }
 
 int compare(const std::string& a, const std::string& b, bool asJson) {
-    struct Side {
-        std::string argument;
-        std::optional<store::Workspace> workspace;
-        std::unique_ptr<Problem> problem;
-        plan::Plan plan;
-        cost::Evaluation evaluation;
-        std::vector<std::string> decisions;
-        std::vector<std::string> remat;  // the rematerialization decisions in words ("layers.*: full")
-    };
-    Side sides[2];
+    std::optional<session::RecordedPlan> sides[2];
     std::vector<Diagnostic> warnings;  // of loading the two sides' models
-    sides[0].argument = a;
-    sides[1].argument = b;
-    for (auto& side : sides) {
-        const auto colon = side.argument.rfind(':');
-        char* end = nullptr;
-        const long long id = colon == std::string::npos ? 0 : std::strtoll(side.argument.c_str() + colon + 1, &end, 10);
-        if (colon == std::string::npos || id <= 0 || *end != '\0') {
-            std::cerr << "shardscope-cli: error: compare expects WORKSPACE.shardscope:PLAN_ID, got '" << side.argument << "'\n";
+    for (int i = 0; i < 2; ++i) {
+        auto opened = session::openRecordedPlan(i == 0 ? a : b);
+        if (!opened && opened.diagnostics().front().code == "session.plan-reference") {
+            std::cerr << "shardscope-cli: error: compare " << opened.diagnostics().front().message << "\n";
             return 2;
         }
-        auto opened = store::Workspace::open(side.argument.substr(0, colon));
         if (!report(opened)) return 1;
-        side.workspace.emplace(std::move(opened).value());
-        const auto record = side.workspace->plan(id);
-        if (!record) {
-            std::cerr << "shardscope-cli: error: " << side.workspace->path() << " has no plan " << id << " (see `shardscope-cli plans`)\n";
-            return 1;
-        }
-        std::optional<store::SessionRecord> session;
-        for (const auto& s : side.workspace->sessions())
-            if (s.id == record->session) session = s;
-        if (!session) {
-            std::cerr << "shardscope-cli: error: " << side.workspace->path() << ": plan " << id << " belongs to no session\n";
-            return 1;
-        }
-        auto problem = loadSessionProblem(*side.workspace, *session);
-        if (!report(problem)) return 1;
-        side.problem = std::move(problem).value();
+        sides[i].emplace(std::move(opened).value());
         // The same model on both sides warns alike: said once.
-        for (const auto& w : side.problem->warnings)
+        for (const auto& w : sides[i]->problem->warnings)
             if (std::find(warnings.begin(), warnings.end(), w) == warnings.end()) warnings.push_back(w);
-        auto parsed = plan::parsePlan(record->plan, side.problem->costModel->planContext(), side.problem->mesh, side.argument);
-        if (!report(parsed)) return 1;
-        side.plan = *parsed;
-        side.evaluation = cost::evaluate(*side.problem->costModel, side.plan);
-        for (const auto& d : side.plan.decisions) side.decisions.push_back(plan::decisionText(d, side.problem->costModel->planContext(), side.problem->mesh));
-        for (const auto& r : side.plan.remat) side.remat.push_back(plan::rematText(r));
     }
     printDiagnostics(warnings);
-    const auto& ma = sides[0].workspace->model();
-    const auto& mb = sides[1].workspace->model();
+    const session::RecordedPlan& sa = *sides[0];
+    const session::RecordedPlan& sb = *sides[1];
+    const auto& ma = sa.workspace.model();
+    const auto& mb = sb.workspace.model();
     if (ma.source != mb.source || ma.sha256 != mb.sha256) {
-        std::cerr << "shardscope-cli: error: the two plans are for different models: '" << sides[0].workspace->path() << "' holds '" << ma.source
-                  << "', '" << sides[1].workspace->path() << "' holds '" << mb.source
+        std::cerr << "shardscope-cli: error: the two plans are for different models: '" << sa.workspace.path() << "' holds '" << ma.source
+                  << "', '" << sb.workspace.path() << "' holds '" << mb.source
                   << (ma.source == mb.source ? "' with other bytes" : "'") << " (compare plans of workspaces of the same model)\n";
         return 1;
     }
-    auto byKind = [](const cost::Evaluation& e) {
-        std::map<std::string, std::pair<int, double>> out;
-        for (const auto& c : e.collectives) {
-            auto& [n, t] = out[std::string(cost::toString(c.kind))];
-            ++n, t += c.time;
-        }
-        return out;
-    };
-    const auto& ea = sides[0].evaluation;
-    const auto& eb = sides[1].evaluation;
+    const session::Comparison c = session::comparePlans(*sa.problem, sa.plan, *sb.problem, sb.plan);
+    const auto& ea = c.evaluationA;
+    const auto& eb = c.evaluationB;
     if (asJson) {
         json out{{"version", 1}};
         for (int i = 0; i < 2; ++i) {
-            const auto& e = sides[i].evaluation;
+            const session::RecordedPlan& side = *sides[i];
+            const auto& e = i == 0 ? ea : eb;
+            json decisions = json::array(), remat = json::array();
+            for (const auto& d : side.plan.decisions) decisions.push_back(plan::decisionText(d, side.problem->costModel->planContext(), side.problem->mesh));
+            for (const auto& r : side.plan.remat) remat.push_back(plan::rematText(r));
             json kinds = json::object();
-            for (const auto& [k, v] : byKind(e)) kinds[k] = {{"count", v.first}, {"time_s", v.second}};
-            out[i == 0 ? "a" : "b"] = {{"plan", sides[i].argument}, {"decisions", sides[i].decisions}, {"remat", sides[i].remat},
-                                       {"summary", summaryJson(e)}, {"collectives_by_kind", kinds}};
+            for (const auto& k : c.collectives)
+                if (k.count[i] > 0) kinds[std::string(cost::toString(k.kind))] = {{"count", k.count[i]}, {"time_s", k.time[i]}};
+            out[i == 0 ? "a" : "b"] = {{"plan", side.reference}, {"decisions", decisions}, {"remat", remat},
+                                       {"summary", json::parse(session::evaluationSummaryJson(e))}, {"collectives_by_kind", kinds}};
         }
+        json matches = json::array();
+        for (const auto& d : c.decisions)
+            matches.push_back({{"decision", d.text},
+                               {"in", d.side == session::DecisionMatch::Side::Both ? "both" : d.side == session::DecisionMatch::Side::OnlyA ? "a" : "b"}});
+        out["matching"] = matches;
         out["warnings"] = warningsJson(warnings);
         std::cout << jsonText(out) << "\n";
         return 0;
@@ -536,27 +353,20 @@ int compare(const std::string& a, const std::string& b, bool asJson) {
         std::printf("%-22s %-30s %-30s\n", what.c_str(), x.c_str(), y.c_str());
     };
     row("", a, b);
-    row("mesh", sides[0].problem->mesh.toString(), sides[1].problem->mesh.toString());
-    const std::size_t n = std::max(sides[0].decisions.size(), sides[1].decisions.size());
-    for (std::size_t i = 0; i < n; ++i) {
-        const std::string x = i < sides[0].decisions.size() ? sides[0].decisions[i] : "";
-        const std::string y = i < sides[1].decisions.size() ? sides[1].decisions[i] : "";
-        row(i == 0 ? "decisions" : "", (x == y ? "  " : "* ") + x, (x == y ? "  " : "* ") + y);
+    row("mesh", sa.problem->mesh.toString(), sb.problem->mesh.toString());
+    // Decisions matched by their words (as the explorer matches them); '*' marks one only one plan has.
+    bool firstDecision = true, firstRemat = true;
+    for (const auto& d : c.decisions) {
+        bool& first = d.remat ? firstRemat : firstDecision;
+        const std::string text = d.remat ? d.text.substr(6) : d.text;  // "remat layers.*: full" under "remat"
+        const std::string mark = d.side == session::DecisionMatch::Side::Both ? "  " : "* ";
+        row(first ? (d.remat ? "remat" : "decisions") : "", d.side == session::DecisionMatch::Side::OnlyB ? "" : mark + text,
+            d.side == session::DecisionMatch::Side::OnlyA ? "" : mark + text);
+        first = false;
     }
-    // Rematerialization: a decision one plan has and the other has not (in words, order aside) is a difference.
-    const auto& ra = sides[0].remat;
-    const auto& rb = sides[1].remat;
-    const std::size_t nr = std::max(ra.size(), rb.size());
-    for (std::size_t i = 0; i < nr; ++i) {
-        const std::string x = i < ra.size() ? ra[i] : "";
-        const std::string y = i < rb.size() ? rb[i] : "";
-        const bool xShared = !x.empty() && std::find(rb.begin(), rb.end(), x) != rb.end();
-        const bool yShared = !y.empty() && std::find(ra.begin(), ra.end(), y) != ra.end();
-        row(i == 0 ? "remat" : "", (xShared || x.empty() ? "  " : "* ") + x, (yShared || y.empty() ? "  " : "* ") + y);
-    }
-    row("step time", formatTime(ea.stepTime), formatTime(eb.stepTime));
-    row("  compute", formatTime(ea.computeTime), formatTime(eb.computeTime));
-    row("  collectives", formatTime(ea.collectiveTime), formatTime(eb.collectiveTime));
+    row("step time", report::formatTime(ea.stepTime), report::formatTime(eb.stepTime));
+    row("  compute", report::formatTime(ea.computeTime), report::formatTime(eb.computeTime));
+    row("  collectives", report::formatTime(ea.collectiveTime), report::formatTime(eb.collectiveTime));
     row("peak memory", report::formatBytes(ea.peakMemory), report::formatBytes(eb.peakMemory));
     row("  parameters", report::formatBytes(ea.atPeak.parameters), report::formatBytes(eb.atPeak.parameters));
     row("  gradients", report::formatBytes(ea.atPeak.gradients), report::formatBytes(eb.atPeak.gradients));
@@ -564,16 +374,9 @@ int compare(const std::string& a, const std::string& b, bool asJson) {
     row("  activations", report::formatBytes(ea.atPeak.activations), report::formatBytes(eb.atPeak.activations));
     row("  temporaries", report::formatBytes(ea.atPeak.temporaries), report::formatBytes(eb.atPeak.temporaries));
     row("fits", ea.feasible ? "yes" : "no", eb.feasible ? "yes" : "no");
-    const auto ka = byKind(ea), kb = byKind(eb);
-    std::set<std::string> kinds;
-    for (const auto& [k, v] : ka) kinds.insert(k);
-    for (const auto& [k, v] : kb) kinds.insert(k);
-    for (const auto& k : kinds) {
-        auto text = [&](const std::map<std::string, std::pair<int, double>>& m) {
-            auto it = m.find(k);
-            return it == m.end() ? std::string("-") : std::to_string(it->second.first) + ", " + formatTime(it->second.second);
-        };
-        row(k, text(ka), text(kb));
+    for (const auto& k : c.collectives) {
+        auto text = [&](std::size_t i) { return k.count[i] == 0 ? std::string("-") : std::to_string(k.count[i]) + ", " + report::formatTime(k.time[i]); };
+        row(std::string(cost::toString(k.kind)), text(0), text(1));
     }
     return 0;
 }

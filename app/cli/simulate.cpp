@@ -7,6 +7,7 @@
 #include <tuple>
 
 #include "cli.h"
+#include "shardscope/session/plan_source.h"
 #include "shardscope/interpret/interpreter.h"
 #include "shardscope/interpret/spmd.h"
 
@@ -62,7 +63,7 @@ int simulate(const std::string& source, const import::ImportOptions& options, co
     const Problem& p = **problem;
     printDiagnostics(p.warnings);
     const cost::CostModel& costModel = *p.costModel;
-    auto chosen = planArgument(planText, costModel);
+    auto chosen = session::planFromSource(planText, costModel);
     if (!report(chosen))
         return 1;
     const ir::Graph& graph = p.model.graph;

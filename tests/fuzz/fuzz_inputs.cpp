@@ -16,11 +16,12 @@
 #include "shardscope/ir/verifier.h"
 #include "shardscope/plan/plan_json.h"
 #include "shardscope/ir/statistics.h"
-#include "shardscope/problem.h"
+#include "shardscope/session/problem.h"
+#include "shardscope/session/workspace_session.h"
 #include "shardscope/report/analysis_report.h"
 #include "shardscope/report/evaluation_report.h"
 #include "shardscope/report/model_report.h"
-#include "shardscope/search/recording.h"
+#include "shardscope/session/recording.h"
 #include "shardscope/store/workspace.h"
 
 #include <nlohmann/json.hpp>
@@ -202,7 +203,7 @@ void cliJson(std::string_view bytes) {
     spec.model = "zoo:" + field[0];  // a zoo name: modelRecord reads no file
     spec.dimensions = {{field[3], 8}};
     spec.optimizer = field[4];
-    auto record = search::modelRecord(spec);
+    auto record = session::modelRecord(spec);
     if (!record) std::abort();
     mustParse(record->loadOptions);
     if (!recordedModelSpec(*record, "fuzz.shardscope", {})) std::abort();

@@ -23,7 +23,7 @@ void planJson(std::string_view json);
 void workspaceFile(std::string_view bytes);
 
 // The JSON the CLI's --json commands print: its own writer (app/cli/output.cpp, cli::jsonText) and the engine's
-// (report::modelInfoJson, analysisJson, evaluationJson, problemSpecJson, search::modelRecord's load options), fed
+// (report::modelInfoJson, analysisJson, evaluationJson, problemSpecJson, session::modelRecord's load options), fed
 // names, labels and paths cut from the input at line ends (any bytes: not UTF-8, NULs). Each text must parse back
 // as JSON; the load options must read back through recordedModelSpec.
 void cliJson(std::string_view bytes);

@@ -19,7 +19,66 @@ QString tensorClassesText(plan::TensorClassMask classes) {
     return names.isEmpty() ? QObject::tr("none") : names.join(QStringLiteral(", "));
 }
 
-DecisionModel::DecisionModel(QObject* parent) : QAbstractTableModel(parent) {}
+DecisionModel::DecisionModel(QObject* parent)
+    : ColumnTableModel(
+          {
+              {.header = tr("#"),
+               .display =
+                   [](const DecisionRow& row) {
+                       return row.decision.forbidden
+                                  ? QVariant(QString())
+                                  : QVariant(static_cast<qulonglong>(row.decision.index + 1));
+                   },
+               .sort =
+                   [this](const DecisionRow& row) {
+                       // Forbidden rows sort after the decisions.
+                       return QVariant(static_cast<qulonglong>(
+                           (row.decision.forbidden ? state_->plan.decisions.size() : 0) + row.decision.index +
+                           1));
+                   },
+               .alignment = Qt::AlignRight | Qt::AlignVCenter},
+              {.header = tr("Target"),
+               .display = [](const DecisionRow& row) { return QVariant(row.target); }},
+              {.header = tr("Axis"), .display = [](const DecisionRow& row) { return QVariant(row.axis); }},
+              {.header = tr("Classes"),
+               .display = [](const DecisionRow& row) { return QVariant(row.classes); }},
+              {.header = tr("Status"),
+               .display = [](const DecisionRow& row) { return QVariant(row.status); },
+               .toolTip =
+                   [](const DecisionRow& row) {
+                       return row.decision.forbidden ? QVariant(tr("The search never adds this decision"))
+                                                     : QVariant();
+                   }},
+              {.header = tr("Reached"),
+               .display = [](const DecisionRow& row) -> QVariant {
+                   if (row.decision.forbidden)
+                       return QString();
+                   return tr("%1 / %2").arg(QLocale().toString(static_cast<qulonglong>(row.reached())),
+                                            QLocale().toString(static_cast<qulonglong>(row.targeted)));
+               },
+               .sort = [](const DecisionRow& row) -> QVariant {
+                   if (row.decision.forbidden)
+                       return -1.0;
+                   return row.targeted == 0
+                              ? 0.0
+                              : static_cast<double>(row.reached()) / static_cast<double>(row.targeted);
+               },
+               .toolTip = [](const DecisionRow& row) -> QVariant {
+                   if (row.decision.forbidden)
+                       return {};
+                   if (row.targeted == row.reached())
+                       return tr("Every targeted dimension took the axis");
+                   return tr("%1 of %2 targeted atoms took the axis; the others could not:\n"
+                             "axis already in use: %3\nnot divisible: %4\na major atom not fully sharded: %5")
+                       .arg(row.reached())
+                       .arg(row.targeted)
+                       .arg(row.axisInUse)
+                       .arg(row.notDivisible)
+                       .arg(row.majorUnsharded);
+               },
+               .alignment = Qt::AlignRight | Qt::AlignVCenter},
+          },
+          parent) {}
 
 void DecisionModel::setProblem(std::shared_ptr<const ProblemView> problem) {
     beginResetModel();
@@ -45,7 +104,7 @@ void DecisionModel::rebuild() {
     const auto& space = problem_->space();
     const mesh::Mesh& mesh = problem_->mesh();
     auto describe = [&](const plan::Decision& decision, RowDecision which) {
-        Row row;
+        DecisionRow row;
         row.decision = which;
         row.target = toQString(context.targetLabel(decision));
         const auto axis = static_cast<std::size_t>(decision.axis);
@@ -56,7 +115,7 @@ void DecisionModel::rebuild() {
     rows_.reserve(plan.decisions.size() + plan.forbidden.size());
     for (std::size_t i = 0; i < plan.decisions.size(); ++i) {
         const plan::Decision& decision = plan.decisions[i];
-        Row row = describe(decision, {false, i});
+        DecisionRow row = describe(decision, {false, i});
         if (i < plan.pinned)
             row.status = tr("pinned");
         // Every atom a decision targets either takes its axis or becomes one of its competition sites
@@ -75,7 +134,7 @@ void DecisionModel::rebuild() {
     for (const plan::CompetitionSite& site : state_->evaluation.competitions) {
         if (site.decision >= plan.decisions.size())
             continue;
-        Row& row = rows_[site.decision];
+        DecisionRow& row = rows_[site.decision];
         switch (site.reason) {
             case plan::CompetitionSite::Reason::AxisInUse:
                 ++row.axisInUse;
@@ -89,7 +148,7 @@ void DecisionModel::rebuild() {
         }
     }
     for (std::size_t i = 0; i < plan.forbidden.size(); ++i) {
-        Row row = describe(plan.forbidden[i], {true, i});
+        DecisionRow row = describe(plan.forbidden[i], {true, i});
         row.status = tr("forbidden");
         rows_.push_back(std::move(row));
     }
@@ -106,97 +165,15 @@ const plan::Decision& DecisionModel::decision(const RowDecision& row) const {
     return row.forbidden ? state_->plan.forbidden[row.index] : state_->plan.decisions[row.index];
 }
 
-int DecisionModel::rowCount(const QModelIndex& parent) const {
-    return parent.isValid() ? 0 : static_cast<int>(rows_.size());
-}
-
-int DecisionModel::columnCount(const QModelIndex& parent) const {
-    return parent.isValid() ? 0 : ColumnCount;
-}
-
-QVariant DecisionModel::data(const QModelIndex& index, int role) const {
-    if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
-        return {};
-    const Row& row = rows_[static_cast<std::size_t>(index.row())];
-    const bool forbidden = row.decision.forbidden;
+QVariant DecisionModel::rowData(const DecisionRow& row, const QModelIndex& index, int role) const {
+    Q_UNUSED(index);
     switch (role) {
         case DecisionIndexRole:
             return static_cast<qulonglong>(row.decision.index);
         case ForbiddenRole:
-            return forbidden;
+            return row.decision.forbidden;
         case PinnedRole:
-            return !forbidden && row.decision.index < state_->plan.pinned;
-        case Qt::TextAlignmentRole:
-            if (index.column() == PriorityColumn || index.column() == ReachedColumn)
-                return QVariant(Qt::AlignRight | Qt::AlignVCenter);
-            return {};
-        case Qt::ToolTipRole:
-            if (index.column() == ReachedColumn && !forbidden) {
-                if (row.targeted == row.reached())
-                    return tr("Every targeted dimension took the axis");
-                return tr("%1 of %2 targeted atoms took the axis; the others could not:\n"
-                          "axis already in use: %3\nnot divisible: %4\na major atom not fully sharded: %5")
-                    .arg(row.reached())
-                    .arg(row.targeted)
-                    .arg(row.axisInUse)
-                    .arg(row.notDivisible)
-                    .arg(row.majorUnsharded);
-            }
-            if (index.column() == StatusColumn && forbidden)
-                return tr("The search never adds this decision");
-            return {};
-        case Qt::DisplayRole:
-        case SortRole:
-            break;
-        default:
-            return {};
-    }
-    const bool sort = role == SortRole;
-    switch (index.column()) {
-        case PriorityColumn:
-            if (forbidden)
-                return sort ? QVariant(static_cast<qulonglong>(state_->plan.decisions.size() +
-                                                               row.decision.index + 1))
-                            : QVariant(QString());
-            return static_cast<qulonglong>(row.decision.index + 1);
-        case TargetColumn:
-            return row.target;
-        case AxisColumn:
-            return row.axis;
-        case ClassesColumn:
-            return row.classes;
-        case StatusColumn:
-            return row.status;
-        case ReachedColumn:
-            if (forbidden)
-                return sort ? QVariant(-1.0) : QVariant(QString());
-            if (sort)
-                return row.targeted == 0
-                           ? 0.0
-                           : static_cast<double>(row.reached()) / static_cast<double>(row.targeted);
-            return tr("%1 / %2").arg(QLocale().toString(static_cast<qulonglong>(row.reached())),
-                                     QLocale().toString(static_cast<qulonglong>(row.targeted)));
-        default:
-            return {};
-    }
-}
-
-QVariant DecisionModel::headerData(int section, Qt::Orientation orientation, int role) const {
-    if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
-        return {};
-    switch (section) {
-        case PriorityColumn:
-            return tr("#");
-        case TargetColumn:
-            return tr("Target");
-        case AxisColumn:
-            return tr("Axis");
-        case ClassesColumn:
-            return tr("Classes");
-        case StatusColumn:
-            return tr("Status");
-        case ReachedColumn:
-            return tr("Reached");
+            return !row.decision.forbidden && row.decision.index < state_->plan.pinned;
         default:
             return {};
     }

@@ -5,11 +5,10 @@
 #include <cstddef>
 #include <memory>
 #include <optional>
-#include <vector>
 
-#include <QAbstractTableModel>
 #include <QString>
 
+#include "core/column_table_model.h"
 #include "core/plan_state.h"
 #include "core/problem_view.h"
 
@@ -19,13 +18,32 @@ namespace shardscope::ui {
 // gradient" order follows plan::TensorClass).
 QString tensorClassesText(plan::TensorClassMask classes);
 
+// Which decision a row of the DecisionModel shows.
+struct ShownDecision {
+    bool forbidden = false;
+    std::size_t index = 0;  // into plan.decisions or plan.forbidden
+    friend bool operator==(const ShownDecision&, const ShownDecision&) = default;
+};
+
+// A row of the DecisionModel.
+struct DecisionRow {
+    ShownDecision decision;
+    QString target, axis, classes, status;
+    std::size_t targeted = 0;  // atoms the decision targets
+    // Competition sites of the decision, by plan::CompetitionSite::Reason.
+    std::size_t axisInUse = 0, notDivisible = 0, majorUnsharded = 0;
+    std::size_t reached() const {
+        return targeted - std::min(targeted, axisInUse + notDivisible + majorUnsharded);
+    }
+};
+
 // One row per decision of the plan in priority order, then one row per forbidden decision. Columns: priority
 // (1-based; empty for forbidden rows), target (PlanContext::targetLabel), mesh axis, tensor classes, status
 // ("pinned" for the plan's first `pinned` decisions, "forbidden", or empty) and "reached": of the atoms the
 // decision targets (its names' atoms on tensors of its classes), how many took the axis, as "reached /
 // targeted"; the others are the decision's competition sites in the evaluation (SortRole: the fraction
 // reached).
-class DecisionModel : public QAbstractTableModel {
+class DecisionModel : public ColumnTableModel<DecisionRow> {
     Q_OBJECT
 
 public:
@@ -49,11 +67,7 @@ public:
     };
 
     // Which decision a row shows.
-    struct RowDecision {
-        bool forbidden = false;
-        std::size_t index = 0;  // into plan.decisions or plan.forbidden
-        friend bool operator==(const RowDecision&, const RowDecision&) = default;
-    };
+    using RowDecision = ShownDecision;
 
     explicit DecisionModel(QObject* parent = nullptr);
 
@@ -67,27 +81,14 @@ public:
     // The decision a row shows; assumes decisionAt(index) is set.
     const plan::Decision& decision(const RowDecision& row) const;
 
-    int rowCount(const QModelIndex& parent = {}) const override;
-    int columnCount(const QModelIndex& parent = {}) const override;
-    QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
-    QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
+protected:
+    QVariant rowData(const DecisionRow& row, const QModelIndex& index, int role) const override;
 
 private:
-    struct Row {
-        RowDecision decision;
-        QString target, axis, classes, status;
-        std::size_t targeted = 0;  // atoms the decision targets
-        // Competition sites of the decision, by plan::CompetitionSite::Reason.
-        std::size_t axisInUse = 0, notDivisible = 0, majorUnsharded = 0;
-        std::size_t reached() const {
-            return targeted - std::min(targeted, axisInUse + notDivisible + majorUnsharded);
-        }
-    };
     void rebuild();
 
     std::shared_ptr<const ProblemView> problem_;
     std::shared_ptr<const PlanState> state_;
-    std::vector<Row> rows_;
 };
 
 }  // namespace shardscope::ui

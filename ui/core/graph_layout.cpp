@@ -2,11 +2,12 @@
 
 #include <locale.h>
 
+#include <functional>
+#include <mutex>
 #include <string>
 #include <utility>
 
 #include <QByteArray>
-#include <QThread>
 
 #include <gvc.h>
 
@@ -28,7 +29,9 @@ int collectGraphvizMessage(char* message) {
 }
 
 // Graphviz 2.42/2.43 take `char*` for names and values it only reads.
-char* gvText(const char* text) { return const_cast<char*>(text); }
+char* gvText(const char* text) {
+    return const_cast<char*>(text);
+}
 
 // cgraph's default IDs for named objects are the addresses of their interned names, and it orders subgraphs
 // by ID, so cluster order (and with it the layout) would change from run to run. Declining to map names makes
@@ -49,7 +52,9 @@ Agdisc_t* deterministicDiscipline() {
     return &discipline;
 }
 
-QByteArray inches(double points) { return QByteArray::number(points / kPointsPerInch, 'g', 12); }
+QByteArray inches(double points) {
+    return QByteArray::number(points / kPointsPerInch, 'g', 12);
+}
 
 // Graphviz parses and prints doubles with the C library, so a German LC_NUMERIC would read "0.5" as 0. The
 // guard switches only this thread (uselocale), leaving the GUI thread's locale alone.
@@ -133,9 +138,13 @@ private:
     bool laidOut_ = false;
 };
 
-LayoutOutcome failure(QString message) { return {std::nullopt, std::move(message), false}; }
+LayoutOutcome failure(QString message) {
+    return {std::nullopt, std::move(message), false};
+}
 
-bool isCancelled(const std::atomic<bool>* cancel) { return cancel && cancel->load(std::memory_order_relaxed); }
+bool isCancelled(const std::function<bool()>& cancelled) {
+    return cancelled && cancelled();
+}
 
 // Graphviz's origin is bottom-left with y up; Qt's is top-left with y down.
 struct ToQt {
@@ -171,11 +180,17 @@ QPainterPath edgePath(const splines* spline, const ToQt& toQt, QPointF from, QPo
 }  // namespace
 
 LayoutOutcome layoutWithGraphviz(const LayoutRequest& request, const std::atomic<bool>* cancel) {
+    if (!cancel)
+        return layoutWithGraphviz(request, std::function<bool()>());
+    return layoutWithGraphviz(request, [cancel] { return cancel->load(std::memory_order_relaxed); });
+}
+
+LayoutOutcome layoutWithGraphviz(const LayoutRequest& request, const std::function<bool()>& cancel) {
     static const QStringList rankdirs = {QStringLiteral("TB"), QStringLiteral("LR"), QStringLiteral("BT"),
                                          QStringLiteral("RL")};
     if (!rankdirs.contains(request.rankdir))
-        return failure(QObject::tr("Unknown layout direction \"%1\" (expected TB, LR, BT or RL).")
-                           .arg(request.rankdir));
+        return failure(
+            QObject::tr("Unknown layout direction \"%1\" (expected TB, LR, BT or RL).").arg(request.rankdir));
     if (isCancelled(cancel))
         return {std::nullopt, {}, true};
 
@@ -225,8 +240,8 @@ LayoutOutcome layoutWithGraphviz(const LayoutRequest& request, const std::atomic
         Agnode_t* from = nodes.value(edge.from);
         Agnode_t* to = nodes.value(edge.to);
         if (!from || !to)
-            return failure(QObject::tr("Edge %1 → %2 names a node that is not in the graph.")
-                               .arg(edge.from, edge.to));
+            return failure(
+                QObject::tr("Edge %1 → %2 names a node that is not in the graph.").arg(edge.from, edge.to));
         edges.append(agedge(g, from, to, nullptr, 1));
     }
 
@@ -246,108 +261,50 @@ LayoutOutcome layoutWithGraphviz(const LayoutRequest& request, const std::atomic
     result.edges.reserve(edges.size());
     for (qsizetype i = 0; i < edges.size(); ++i) {
         const LayoutEdge& edge = request.edges[i];
-        result.edges.append(edgePath(ED_spl(edges[i]), toQt, result.centres.value(edge.from),
-                                     result.centres.value(edge.to)));
+        result.edges.append(
+            edgePath(ED_spl(edges[i]), toQt, result.centres.value(edge.from), result.centres.value(edge.to)));
     }
     for (auto it = clusters.cbegin(); it != clusters.cend(); ++it) {
         const boxf box = GD_bb(it.value());
-        result.clusters.insert(it.key(), QRectF(toQt(pointf{box.LL.x, box.UR.y}),
-                                                toQt(pointf{box.UR.x, box.LL.y})));
+        result.clusters.insert(it.key(),
+                               QRectF(toQt(pointf{box.LL.x, box.UR.y}), toQt(pointf{box.UR.x, box.LL.y})));
     }
     return {std::move(result), {}, false};
 }
 
 GraphLayoutService::GraphLayoutService(QObject* parent) : QObject(parent) {
     qRegisterMetaType<LayoutResult>();
-    thread_ = QThread::create([this] { run(); });
-    thread_->setObjectName(QStringLiteral("graph layout"));
-    thread_->start();
 }
 
-GraphLayoutService::~GraphLayoutService() {
-    {
-        std::lock_guard lock(mutex_);
-        stopping_ = true;
-        queue_.clear();
-        if (runningCancel_)
-            *runningCancel_ = true;
-    }
-    wake_.notify_all();
-    thread_->wait();
-    delete thread_;
-}
+GraphLayoutService::~GraphLayoutService() =
+    default;  // tags_ go first (stopping the running layout), then jobs_
 
 std::uint64_t GraphLayoutService::request(const QString& tag, LayoutRequest layout) {
-    const std::uint64_t generation = ++issued_[tag];
-    live_.insert(tag, generation);
-    {
-        std::lock_guard lock(mutex_);
-        Job job{tag, generation, std::move(layout)};
-        bool replaced = false;
-        for (Job& queued : queue_) {
-            if (queued.tag == tag) {
-                queued = std::move(job);
-                replaced = true;
-                break;
-            }
-        }
-        if (!replaced)
-            queue_.push_back(std::move(job));
-        if (runningTag_ == tag && runningCancel_)
-            *runningCancel_ = true;
-    }
-    wake_.notify_one();
-    return generation;
+    auto& latest = tags_[tag];
+    if (!latest)
+        latest = std::make_unique<LatestJob>(jobs_);
+    return latest->run(
+        [layout = std::move(layout)](const LatestJob::Token& token) {
+            return layoutWithGraphviz(layout, [&token] { return token.superseded(); });
+        },
+        [this, tag, latest = latest.get()](const LayoutOutcome& outcome) {
+            if (outcome.cancelled)
+                return;
+            if (outcome.result)
+                emit finished(tag, latest->generation(), *outcome.result);
+            else
+                emit failed(tag, latest->generation(), outcome.error);
+        });
 }
 
 void GraphLayoutService::cancel(const QString& tag) {
-    live_.remove(tag);
-    std::lock_guard lock(mutex_);
-    std::erase_if(queue_, [&](const Job& job) { return job.tag == tag; });
-    if (runningTag_ == tag && runningCancel_)
-        *runningCancel_ = true;
+    if (const auto found = tags_.find(tag); found != tags_.end())
+        found->second->cancel();
 }
 
-void GraphLayoutService::run() {
-    for (;;) {
-        Job job;
-        auto cancel = std::make_shared<std::atomic<bool>>(false);
-        {
-            std::unique_lock lock(mutex_);
-            wake_.wait(lock, [this] { return stopping_ || !queue_.empty(); });
-            if (stopping_)
-                return;
-            job = std::move(queue_.front());
-            queue_.pop_front();
-            runningTag_ = job.tag;
-            runningCancel_ = cancel;
-        }
-        LayoutOutcome outcome = layoutWithGraphviz(job.request, cancel.get());
-        {
-            std::lock_guard lock(mutex_);
-            runningTag_.clear();
-            runningCancel_.reset();
-        }
-        if (outcome.cancelled)
-            continue;
-        // Posted to the service's own thread, where live_ says whether this generation may still report. A
-        // service destroyed meanwhile discards the posted call with its mailbox.
-        mailbox_.post([this, tag = std::move(job.tag), generation = job.generation,
-                       outcome = std::make_shared<LayoutOutcome>(std::move(outcome))] {
-            deliver(tag, generation, std::move(*outcome));
-        });
-    }
-}
-
-void GraphLayoutService::deliver(const QString& tag, std::uint64_t generation, LayoutOutcome outcome) {
-    const auto live = live_.constFind(tag);
-    if (live == live_.cend() || *live != generation)
-        return;
-    live_.remove(tag);
-    if (outcome.result)
-        emit finished(tag, generation, *outcome.result);
-    else
-        emit failed(tag, generation, outcome.error);
+std::uint64_t GraphLayoutService::generation(const QString& tag) const {
+    const auto found = tags_.find(tag);
+    return found == tags_.end() ? 0 : found->second->generation();
 }
 
 }  // namespace shardscope::ui

@@ -2,11 +2,10 @@
 #pragma once
 
 #include <atomic>
-#include <condition_variable>
 #include <cstdint>
-#include <deque>
+#include <functional>
+#include <map>
 #include <memory>
-#include <mutex>
 #include <optional>
 
 #include <QHash>
@@ -19,8 +18,6 @@
 #include <QVector>
 
 #include "core/job_queue.h"
-
-class QThread;
 
 namespace shardscope::ui {
 
@@ -65,6 +62,8 @@ struct LayoutOutcome {
 // `cancel` is checked between stages (dot itself cannot be interrupted). Fails on an unknown edge end, a
 // duplicate node id, an invalid rankdir, or Graphviz's own errors.
 LayoutOutcome layoutWithGraphviz(const LayoutRequest& request, const std::atomic<bool>* cancel = nullptr);
+// The same, stopping once `cancelled` returns true (the service passes its job's LatestJob::Token).
+LayoutOutcome layoutWithGraphviz(const LayoutRequest& request, const std::function<bool()>& cancelled);
 
 // Owns the one worker thread that makes every Graphviz call. Requests are tagged by what they lay out (e.g. a
 // view's name): a new request for a tag replaces that tag's queued one and stops its running one, so only the
@@ -83,37 +82,16 @@ public:
     // Drops the tag's queued request and asks its running one to stop; neither reports.
     void cancel(const QString& tag);
     // The newest generation handed out for `tag` (0 if none).
-    std::uint64_t generation(const QString& tag) const { return issued_.value(tag); }
+    std::uint64_t generation(const QString& tag) const;
 
 signals:
     void finished(const QString& tag, std::uint64_t generation, const shardscope::ui::LayoutResult& result);
     void failed(const QString& tag, std::uint64_t generation, const QString& message);
 
 private:
-    struct Job {
-        QString tag;
-        std::uint64_t generation = 0;
-        LayoutRequest request;
-    };
-
-    void run();  // the worker thread's loop
-    void deliver(const QString& tag, std::uint64_t generation, LayoutOutcome outcome);
-
-    // Owner thread only: generations handed out, and the one per tag still allowed to report (absent once
-    // cancelled or delivered).
-    QHash<QString, std::uint64_t> issued_;
-    QHash<QString, std::uint64_t> live_;
-
-    // Shared with the worker, under mutex_.
-    std::mutex mutex_;
-    std::condition_variable wake_;
-    std::deque<Job> queue_;  // at most one job per tag
-    QString runningTag_;
-    std::shared_ptr<std::atomic<bool>> runningCancel_;
-    bool stopping_ = false;
-
-    Mailbox mailbox_;  // the worker's results, to the owner thread
-    QThread* thread_ = nullptr;
+    JobQueue jobs_{"graph layout"};
+    std::map<QString, std::unique_ptr<LatestJob>>
+        tags_;  // after jobs_: destroyed first, stopping the running one
 };
 
 }  // namespace shardscope::ui

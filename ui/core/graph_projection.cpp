@@ -514,30 +514,22 @@ std::vector<GraphTarget> findInGraph(const ProblemView& view, const QString& tex
     return found;
 }
 
-GraphProjector::GraphProjector(QObject* parent)
-    : QObject(parent), newest_(std::make_shared<std::atomic<std::uint64_t>>(0)) {}
+GraphProjector::GraphProjector(QObject* parent) : QObject(parent) {}
 
-GraphProjector::~GraphProjector() {
-    *newest_ = ~std::uint64_t{0};  // jobs_ (destroyed next) waits only for the running projection
-}
+GraphProjector::~GraphProjector() = default;  // projections_ goes first; jobs_ then waits for the running one
 
 std::uint64_t GraphProjector::request(std::shared_ptr<const ProblemView> view, std::vector<bool> expanded,
                                       const QFont& font) {
-    const std::uint64_t generation = ++generation_;
-    *newest_ = generation;
-    jobs_.run(
-        [newest = newest_, generation, view = std::move(view), expanded = std::move(expanded), font] {
-            if (newest->load() != generation)
-                return Projected{};
+    return projections_.run(
+        [view = std::move(view), expanded = std::move(expanded), font] {
             auto projection = std::make_shared<const GraphProjection>(projectGraph(*view, expanded));
             LayoutRequest request = layoutRequestFor(*projection, GraphNodeFonts(font));
             return Projected{std::move(projection), std::move(request)};
         },
-        [this, generation](const Projected& result) {
-            if (generation == generation_ && result.projection)
-                emit projected(generation, result.projection, result.request);
+        [this](const Projected& result) {
+            if (result.projection)
+                emit projected(projections_.generation(), result.projection, result.request);
         });
-    return generation;
 }
 
 }  // namespace shardscope::ui

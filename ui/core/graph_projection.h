@@ -2,7 +2,6 @@
 // values between them as edges, for one ProblemView and one set of expanded modules.
 #pragma once
 
-#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -127,7 +126,7 @@ public:
     std::uint64_t request(std::shared_ptr<const ProblemView> view, std::vector<bool> expanded,
                           const QFont& font);
     // Forgets the running request: it will not report.
-    void cancel() { *newest_ = ++generation_; }
+    void cancel() { projections_.cancel(); }
 
 signals:
     void projected(std::uint64_t generation,
@@ -135,9 +134,8 @@ signals:
                    const shardscope::ui::LayoutRequest& request);
 
 private:
-    std::uint64_t generation_ = 0;
-    std::shared_ptr<std::atomic<std::uint64_t>> newest_;  // generation_, for the jobs
-    JobQueue jobs_{"graph projector"};                  // last: destroyed first
+    JobQueue jobs_{"graph projector"};
+    LatestJob projections_{jobs_};  // last: destroyed first
 };
 
 }  // namespace shardscope::ui

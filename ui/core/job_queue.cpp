@@ -83,4 +83,91 @@ void JobQueue::loop() {
     }
 }
 
+// What a LatestJob shares with its tokens and queued jobs, which may outlive it.
+struct LatestJob::State {
+    std::atomic<std::uint64_t> live{0};  // the generation that may still report; 0: none
+
+    std::mutex mutex;                 // guards the members below
+    Mailbox* mailbox = nullptr;       // the LatestJob's, until it is destroyed
+    std::function<void()> queuedJob;  // the newest request's job, not started yet
+    // The runner in the JobQueue that will start queuedJob (0: none). A newer run() takes its place in the
+    // queue; after cancel() or next() a run() queues a runner of its own at the end, as if none was queued.
+    std::uint64_t runner = 0;
+    std::uint64_t runners = 0;  // runners queued so far, to number them
+};
+
+bool LatestJob::Token::superseded() const {
+    return !state_ || state_->live.load() != generation_;
+}
+
+void LatestJob::Token::post(std::function<void()> letter) const {
+    if (!state_)
+        return;
+    // Under the mutex, so that the LatestJob's destructor (which clears `mailbox` under it) waits for the
+    // post.
+    std::lock_guard lock(state_->mutex);
+    if (!state_->mailbox || state_->live.load() != generation_)
+        return;
+    state_->mailbox->post([state = state_, generation = generation_, letter = std::move(letter)] {
+        if (state->live.load() == generation)
+            letter();
+    });
+}
+
+LatestJob::LatestJob(JobQueue& queue) : LatestJob() {
+    queue_ = &queue;
+}
+
+LatestJob::LatestJob() : state_(std::make_shared<State>()) {
+    state_->mailbox = &mailbox_;
+}
+
+LatestJob::~LatestJob() {
+    cancel();
+    std::lock_guard lock(state_->mutex);
+    state_->mailbox = nullptr;  // posts from now on are dropped; mailbox_ drops the undelivered ones
+}
+
+LatestJob::Token LatestJob::next() {
+    supersede(true, false);
+    return Token(state_, generation_);
+}
+
+void LatestJob::cancel() {
+    supersede(false, false);
+}
+
+void LatestJob::supersede(bool newRequest, bool keepPlace) {
+    std::function<void()> dropped;  // declared first: released after the lock
+    std::lock_guard lock(state_->mutex);
+    state_->live = newRequest ? ++generation_ : 0;
+    dropped = std::exchange(state_->queuedJob, nullptr);
+    if (!keepPlace)
+        state_->runner = 0;
+}
+
+void LatestJob::enqueue(std::function<void()> job) {
+    Q_ASSERT_X(queue_, "LatestJob::run", "a LatestJob made without a JobQueue cannot run work");
+    std::uint64_t runner = 0;
+    {
+        std::lock_guard lock(state_->mutex);
+        state_->queuedJob = std::move(job);
+        if (state_->runner != 0)
+            return;  // the runner already queued starts the newest job
+        runner = state_->runner = ++state_->runners;
+    }
+    queue_->run([state = state_, runner] {
+        std::function<void()> newest;
+        {
+            std::lock_guard lock(state->mutex);
+            if (state->runner != runner)
+                return;  // its place was given up (cancel(), next()); a newer runner starts the job
+            newest = std::exchange(state->queuedJob, nullptr);
+            state->runner = 0;
+        }
+        if (newest)
+            newest();
+    });
+}
+
 }  // namespace shardscope::ui

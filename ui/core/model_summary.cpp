@@ -108,7 +108,7 @@ CostSummary costSummaryOf(const ProblemView& problem, const PlanState& state) {
              tr("How many, the bytes of their buffers, and their time")});
     }
     summary.lines.append({tr("Competition sites"), QString::number(e.competitions.size()),
-                          tr("Occurrences of a decided name that could not take its axis (DESIGN.md §4)")});
+                          tr("Occurrences of a decided name that could not take its axis (docs/design.md, "Plans")")});
     summary.lines.append(
         {tr("Mesh"),
          tr("%1 on %2").arg(toQString(mesh.toString()), toQString(problem.problem->hardware.displayName)),

@@ -4,7 +4,21 @@
 
 namespace shardscope::ui {
 
-OpCountModel::OpCountModel(QObject* parent) : QAbstractTableModel(parent) {}
+OpCountModel::OpCountModel(QObject* parent)
+    : ColumnTableModel(
+          {
+              {.header = tr("Op kind"), .display = [](const OpCountRow& row) { return QVariant(row.kind); }},
+              {.header = tr("Count"),
+               .display = [](const OpCountRow& row) { return QVariant(row.count); },
+               .toolTip = [this](const OpCountRow& row) -> QVariant {
+                   if (total_ <= 0)
+                       return {};
+                   return tr("%1% of all ops")
+                       .arg(100.0 * static_cast<double>(row.count) / static_cast<double>(total_), 0, 'f', 1);
+               },
+               .alignment = Qt::AlignRight | Qt::AlignVCenter},
+          },
+          parent) {}
 
 void OpCountModel::setProblem(const std::shared_ptr<const ProblemView>& model) {
     beginResetModel();
@@ -16,49 +30,6 @@ void OpCountModel::setProblem(const std::shared_ptr<const ProblemView>& model) {
         total_ = model->statistics.opCount;
     }
     endResetModel();
-}
-
-int OpCountModel::rowCount(const QModelIndex& parent) const {
-    return parent.isValid() ? 0 : static_cast<int>(rows_.size());
-}
-
-int OpCountModel::columnCount(const QModelIndex& parent) const {
-    return parent.isValid() ? 0 : ColumnCount;
-}
-
-QVariant OpCountModel::data(const QModelIndex& index, int role) const {
-    if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
-        return {};
-    const Row& row = rows_[static_cast<std::size_t>(index.row())];
-    switch (role) {
-        case Qt::DisplayRole:
-        case SortRole:
-            return index.column() == KindColumn ? QVariant(row.kind) : QVariant(row.count);
-        case Qt::ToolTipRole:
-            if (index.column() == CountColumn && total_ > 0)
-                return tr("%1% of all ops")
-                    .arg(100.0 * static_cast<double>(row.count) / static_cast<double>(total_), 0, 'f', 1);
-            return {};
-        case Qt::TextAlignmentRole:
-            if (index.column() == CountColumn)
-                return QVariant(Qt::AlignRight | Qt::AlignVCenter);
-            return {};
-        default:
-            return {};
-    }
-}
-
-QVariant OpCountModel::headerData(int section, Qt::Orientation orientation, int role) const {
-    if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
-        return {};
-    switch (section) {
-        case KindColumn:
-            return tr("Op kind");
-        case CountColumn:
-            return tr("Count");
-        default:
-            return {};
-    }
 }
 
 }  // namespace shardscope::ui

@@ -2,19 +2,24 @@
 #pragma once
 
 #include <memory>
-#include <vector>
 
-#include <QAbstractTableModel>
 #include <QString>
 
+#include "core/column_table_model.h"
 #include "core/problem_view.h"
 
 namespace shardscope::ui {
 
+// A row of the OpCountModel.
+struct OpCountRow {
+    QString kind;
+    qint64 count = 0;
+};
+
 // One row per op kind (StableHLO mnemonic, or an opaque op's own name), nested regions included, in the
 // order of GraphStatistics::opsByKind (by name). Counts are numbers in the display role, so a
 // QSortFilterProxyModel sorts them numerically.
-class OpCountModel : public QAbstractTableModel {
+class OpCountModel : public ColumnTableModel<OpCountRow> {
     Q_OBJECT
 
 public:
@@ -25,17 +30,7 @@ public:
     // Shows `model`'s op counts; nullptr empties the table.
     void setProblem(const std::shared_ptr<const ProblemView>& model);
 
-    int rowCount(const QModelIndex& parent = {}) const override;
-    int columnCount(const QModelIndex& parent = {}) const override;
-    QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
-    QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
-
 private:
-    struct Row {
-        QString kind;
-        qint64 count = 0;
-    };
-    std::vector<Row> rows_;
     qint64 total_ = 0;
 };
 

@@ -7,7 +7,41 @@
 
 namespace shardscope::ui {
 
-ParameterModel::ParameterModel(QObject* parent) : QAbstractTableModel(parent) {}
+namespace {
+
+// A column that shows one text member of the row.
+TableColumn<ParameterRow> textColumn(const QString& header, QString ParameterRow::*member) {
+    return {.header = header, .display = [member](const ParameterRow& row) { return QVariant(row.*member); }};
+}
+
+}  // namespace
+
+ParameterModel::ParameterModel(QObject* parent)
+    : ColumnTableModel(
+          {
+              {.header = tr("Name"),
+               .display = [](const ParameterRow& row) { return QVariant(row.name); },
+               .toolTip =
+                   [](const ParameterRow& row) {
+                       return QVariant(row.location.isEmpty() ? row.name : row.name + u'\n' + row.location);
+                   }},
+              textColumn(tr("Role"), &ParameterRow::role),
+              textColumn(tr("Shape"), &ParameterRow::shape),
+              textColumn(tr("Type"), &ParameterRow::elementType),
+              {.header = tr("Elements"),
+               .display = [](const ParameterRow& row) { return QVariant(QLocale().toString(row.elements)); },
+               .sort = [](const ParameterRow& row) { return QVariant(row.elements); },
+               .alignment = Qt::AlignRight | Qt::AlignVCenter},
+              {.header = tr("Bytes"),
+               .display = [](const ParameterRow& row) { return QVariant(row.formattedBytes); },
+               .sort = [](const ParameterRow& row) { return QVariant(row.bytes); },
+               .toolTip =
+                   [](const ParameterRow& row) {
+                       return QVariant(tr("%1 bytes").arg(QLocale().toString(row.bytes)));
+                   },
+               .alignment = Qt::AlignRight | Qt::AlignVCenter},
+          },
+          parent) {}
 
 void ParameterModel::setProblem(const std::shared_ptr<const ProblemView>& model) {
     beginResetModel();
@@ -33,74 +67,6 @@ void ParameterModel::setProblem(const std::shared_ptr<const ProblemView>& model)
         }
     }
     endResetModel();
-}
-
-int ParameterModel::rowCount(const QModelIndex& parent) const {
-    return parent.isValid() ? 0 : static_cast<int>(rows_.size());
-}
-
-int ParameterModel::columnCount(const QModelIndex& parent) const {
-    return parent.isValid() ? 0 : ColumnCount;
-}
-
-QVariant ParameterModel::data(const QModelIndex& index, int role) const {
-    if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
-        return {};
-    const Row& row = rows_[static_cast<std::size_t>(index.row())];
-    const int column = index.column();
-    switch (role) {
-        case Qt::DisplayRole:
-        case SortRole:
-            switch (column) {
-                case NameColumn:
-                    return row.name;
-                case RoleColumn:
-                    return row.role;
-                case ShapeColumn:
-                    return row.shape;
-                case ElementTypeColumn:
-                    return row.elementType;
-                case ElementsColumn:
-                    return role == SortRole ? QVariant(row.elements) : QLocale().toString(row.elements);
-                case BytesColumn:
-                    return role == SortRole ? QVariant(row.bytes) : QVariant(row.formattedBytes);
-                default:
-                    return {};
-            }
-        case Qt::ToolTipRole:
-            if (column == NameColumn)
-                return row.location.isEmpty() ? row.name : row.name + u'\n' + row.location;
-            if (column == BytesColumn)
-                return tr("%1 bytes").arg(QLocale().toString(row.bytes));
-            return {};
-        case Qt::TextAlignmentRole:
-            if (column == ElementsColumn || column == BytesColumn)
-                return QVariant(Qt::AlignRight | Qt::AlignVCenter);
-            return {};
-        default:
-            return {};
-    }
-}
-
-QVariant ParameterModel::headerData(int section, Qt::Orientation orientation, int role) const {
-    if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
-        return {};
-    switch (section) {
-        case NameColumn:
-            return tr("Name");
-        case RoleColumn:
-            return tr("Role");
-        case ShapeColumn:
-            return tr("Shape");
-        case ElementTypeColumn:
-            return tr("Type");
-        case ElementsColumn:
-            return tr("Elements");
-        case BytesColumn:
-            return tr("Bytes");
-        default:
-            return {};
-    }
 }
 
 }  // namespace shardscope::ui

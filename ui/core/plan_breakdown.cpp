@@ -56,7 +56,7 @@ QString opText(const ProblemView& problem, std::size_t bodyIndex) {
 }
 
 PlanBreakdown computeBreakdown(const ProblemView& problem, cost::Evaluator& evaluator, const plan::Plan& plan,
-                               const std::atomic<bool>* cancelled) {
+                               const std::function<bool()>& cancelled) {
     const ir::Graph& graph = problem.graph();
     PlanBreakdown out;
     out.plan = plan;
@@ -139,21 +139,20 @@ PlanBreakdown computeBreakdown(const ProblemView& problem, cost::Evaluator& eval
     }
     memory.bytes.reserve(memory.ops.size());
     for (std::size_t op : memory.ops) {
-        if (cancelled && cancelled->load(std::memory_order_relaxed))
+        if (cancelled && cancelled())
             break;
         memory.bytes.push_back(evaluator.liveAt(op).total());
     }
     return out;
 }
 
-// The evaluation side of one problem, shared with the jobs: one job at a time (on jobs_) on one Evaluator, so a plan close to the previous one is evaluated incrementally.
+// The evaluation side of one problem, shared with the jobs: one job at a time (on jobs_) on one Evaluator, so
+// a plan close to the previous one is evaluated incrementally.
 struct PlanInspector::Worker {
     explicit Worker(std::shared_ptr<const ProblemView> p)
         : problem(std::move(p)), evaluator(*problem->problem->costModel) {}
     std::shared_ptr<const ProblemView> problem;
     cost::Evaluator evaluator;
-    std::atomic<std::uint64_t> newest{0};
-    std::atomic<bool> cancelled{false};  // set when `newest` moves on while a job runs
 };
 
 namespace {
@@ -169,128 +168,92 @@ PlanInspector::PlanInspector(QObject* parent) : QObject(parent) {
     qRegisterMetaType<std::shared_ptr<const PlanBreakdown>>();
 }
 
-PlanInspector::~PlanInspector() {
-    if (worker_)
-        worker_->cancelled = true;  // the running job stops its memory walk; jobs_ waits for it
-}
+// inspections_ goes first: the running job stops its memory walk, and jobs_ waits for it.
+PlanInspector::~PlanInspector() = default;
 
 void PlanInspector::setProblem(std::shared_ptr<const ProblemView> problem) {
-    if (worker_) {
-        worker_->newest = ~std::uint64_t{0};
-        worker_->cancelled = true;
-    }
+    inspections_.cancel();
     problem_ = std::move(problem);
     worker_ = problem_ ? std::make_shared<Worker>(problem_) : nullptr;
-    ++generation_;
     busy_ = false;
 }
 
 std::uint64_t PlanInspector::inspect(const plan::Plan& plan) {
-    const std::uint64_t generation = ++generation_;
     if (!worker_)
-        return generation;
-    worker_->newest = generation;
-    worker_->cancelled = true;  // the job running now, if any, stops its memory walk
+        return inspections_.next().generation();  // nothing to compute, but it supersedes like any request
     busy_ = true;
-
-    auto done = [this, generation, worker = worker_](const Outcome& outcome) {
-        if (worker != worker_ || generation != generation_)
-            return;  // a newer plan or problem owns the view now
-        busy_ = false;
-        if (outcome.breakdown)
-            emit inspected(outcome.breakdown);
-        else if (!outcome.error.isEmpty())
-            emit failed(outcome.error);
-    };
-    jobs_.run([worker = worker_, plan, generation]() -> Outcome {
-        if (worker->newest.load() != generation)
-            return {};
-        worker->cancelled = false;
-        if (worker->newest.load() != generation)  // superseded between the two loads
-            return {};
-        try {
-            auto breakdown = std::make_shared<PlanBreakdown>(
-                computeBreakdown(*worker->problem, worker->evaluator, plan, &worker->cancelled));
-            if (worker->cancelled.load())
-                return {};
-            breakdown->generation = generation;
-            return {std::move(breakdown), {}};
-        } catch (const std::exception& e) {
-            return {nullptr, tr("Cannot break the plan down: %1").arg(QString::fromLocal8Bit(e.what()))};
-        }
-    }, std::move(done));
-    return generation;
+    return inspections_.run(
+        [worker = worker_, plan](const LatestJob::Token& token) -> Outcome {
+            try {
+                auto breakdown = std::make_shared<PlanBreakdown>(computeBreakdown(
+                    *worker->problem, worker->evaluator, plan, [&token] { return token.superseded(); }));
+                if (token.superseded())
+                    return {};
+                breakdown->generation = token.generation();
+                return {std::move(breakdown), {}};
+            } catch (const std::exception& e) {
+                return {nullptr, tr("Cannot break the plan down: %1").arg(QString::fromLocal8Bit(e.what()))};
+            }
+        },
+        [this](const Outcome& outcome) {
+            busy_ = false;
+            if (outcome.breakdown)
+                emit inspected(outcome.breakdown);
+            else if (!outcome.error.isEmpty())
+                emit failed(outcome.error);
+        });
 }
 
 // --- PlanCollectiveModel ---
 
-PlanCollectiveModel::PlanCollectiveModel(QObject* parent) : QAbstractTableModel(parent) {}
+namespace {
+
+// A column whose tooltip repeats the cell (the table is narrow, its labels long).
+TableColumn<BreakdownCollective> withToolTip(TableColumn<BreakdownCollective> column) {
+    column.toolTip = column.display;
+    return column;
+}
+
+}  // namespace
+
+PlanCollectiveModel::PlanCollectiveModel(QObject* parent)
+    : ColumnTableModel(
+          {
+              withToolTip({.header = tr("Collective"),
+                           .display =
+                               [](const BreakdownCollective& c) {
+                                   return QVariant(toQString(cost::toString(c.kind)));
+                               }}),
+              withToolTip({.header = tr("Axes"),
+                           .display = [](const BreakdownCollective& c) { return QVariant(c.axes); }}),
+              withToolTip(
+                  {.header = tr("Bytes"),
+                   .display = [](const BreakdownCollective& c) { return QVariant(bytesText(c.bytes)); },
+                   .sort = [](const BreakdownCollective& c) { return QVariant(c.bytes); },
+                   .alignment = Qt::AlignRight | Qt::AlignVCenter}),
+              withToolTip({.header = tr("Time"),
+                           .display = [](const BreakdownCollective& c) { return QVariant(timeText(c.time)); },
+                           .sort = [](const BreakdownCollective& c) { return QVariant(c.time); },
+                           .alignment = Qt::AlignRight | Qt::AlignVCenter}),
+              withToolTip({.header = tr("Caused by"),
+                           .display = [](const BreakdownCollective& c) { return QVariant(c.opLabel); },
+                           .sort =
+                               [](const BreakdownCollective& c) {
+                                   return QVariant::fromValue<qulonglong>(c.bodyIndex);
+                               }}),
+              withToolTip({.header = tr("Tensor"),
+                           .display = [](const BreakdownCollective& c) { return QVariant(c.tensor); }}),
+          },
+          parent) {}
 
 void PlanCollectiveModel::setBreakdown(std::shared_ptr<const PlanBreakdown> breakdown) {
-    beginResetModel();
-    breakdown_ = std::move(breakdown);
-    endResetModel();
+    resetRows(breakdown ? breakdown->collectives : std::vector<BreakdownCollective>());
 }
 
-int PlanCollectiveModel::rowCount(const QModelIndex& parent) const {
-    return parent.isValid() || !breakdown_ ? 0 : static_cast<int>(breakdown_->collectives.size());
-}
-
-int PlanCollectiveModel::columnCount(const QModelIndex& parent) const {
-    return parent.isValid() ? 0 : ColumnCount;
-}
-
-QVariant PlanCollectiveModel::data(const QModelIndex& index, int role) const {
-    if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid) || !breakdown_)
-        return {};
-    const BreakdownCollective& c = breakdown_->collectives[static_cast<std::size_t>(index.row())];
-    if (role == BodyIndexRole)
-        return QVariant::fromValue<qulonglong>(c.bodyIndex);
-    const bool sort = role == SortRole;
-    if (role != Qt::DisplayRole && !sort && role != Qt::ToolTipRole && role != Qt::TextAlignmentRole)
-        return {};
-    const int column = index.column();
-    if (role == Qt::TextAlignmentRole)
-        return column == BytesColumn || column == TimeColumn
-                   ? QVariant(int(Qt::AlignRight | Qt::AlignVCenter))
-                   : QVariant();
-    switch (column) {
-        case KindColumn:
-            return toQString(cost::toString(c.kind));
-        case AxesColumn:
-            return c.axes;
-        case BytesColumn:
-            return sort ? QVariant(c.bytes) : QVariant(bytesText(c.bytes));
-        case TimeColumn:
-            return sort ? QVariant(c.time) : QVariant(timeText(c.time));
-        case OpColumn:
-            return sort ? QVariant::fromValue<qulonglong>(c.bodyIndex) : QVariant(c.opLabel);
-        case TensorColumn:
-            return c.tensor;
-        default:
-            return {};
-    }
-}
-
-QVariant PlanCollectiveModel::headerData(int section, Qt::Orientation orientation, int role) const {
-    if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
-        return {};
-    switch (section) {
-        case KindColumn:
-            return tr("Collective");
-        case AxesColumn:
-            return tr("Axes");
-        case BytesColumn:
-            return tr("Bytes");
-        case TimeColumn:
-            return tr("Time");
-        case OpColumn:
-            return tr("Caused by");
-        case TensorColumn:
-            return tr("Tensor");
-        default:
-            return {};
-    }
+QVariant PlanCollectiveModel::rowData(const BreakdownCollective& row, const QModelIndex& index,
+                                      int role) const {
+    Q_UNUSED(index);
+    return role == BodyIndexRole ? QVariant::fromValue<qulonglong>(row.bodyIndex) : QVariant();
 }
 
 // --- PlanTimeModel ---

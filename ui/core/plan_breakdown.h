@@ -1,10 +1,10 @@
-// A plan's breakdown (DESIGN.md §9): its collectives, where its time goes (per module and per op) and its
+// A plan's breakdown (docs/explorer.md): its collectives, where its time goes (per module and per op) and its
 // memory over the step, computed off the UI thread, with table models for the lists.
 #pragma once
 
-#include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -12,11 +12,11 @@
 #include <QObject>
 #include <QString>
 
+#include "core/column_table_model.h"
 #include "core/job_queue.h"
 #include "core/problem_view.h"
 #include "shardscope/cost/cost_model.h"
 #include "shardscope/plan/plan.h"
-
 
 namespace shardscope::ui {
 
@@ -71,11 +71,11 @@ struct PlanBreakdown {
 };
 
 // Computes the breakdown of `plan` with `evaluator` (which must evaluate against `problem`'s cost model).
-// `cancelled`, when given, is polled during the memory walk: once it is true the result is incomplete and
-// should be dropped. Takes tens of milliseconds on small models and seconds on large ones: not on the UI
+// `cancelled`, when given, is polled during the memory walk: once it returns true the result is incomplete
+// and should be dropped. Takes tens of milliseconds on small models and seconds on large ones: not on the UI
 // thread.
 PlanBreakdown computeBreakdown(const ProblemView& problem, cost::Evaluator& evaluator, const plan::Plan& plan,
-                               const std::atomic<bool>* cancelled = nullptr);
+                               const std::function<bool()>& cancelled = {});
 
 // Bytes and seconds as the explorer writes them ("1.00 MiB", "6.3 us"), for widgets, which do not see the
 // engine's formatting.
@@ -108,14 +108,14 @@ signals:
 private:
     struct Worker;
     std::shared_ptr<const ProblemView> problem_;
-    std::shared_ptr<Worker> worker_;
-    std::uint64_t generation_ = 0;
+    std::shared_ptr<Worker> worker_;  // the problem's evaluator, shared with the jobs (one at a time)
     bool busy_ = false;
-    JobQueue jobs_{"plan breakdown"};  // last: destroyed first
+    JobQueue jobs_{"plan breakdown"};
+    LatestJob inspections_{jobs_};  // last: destroyed first
 };
 
 // The collectives of a breakdown, one row each. SortRole gives numbers; BodyIndexRole the causing op.
-class PlanCollectiveModel : public QAbstractTableModel {
+class PlanCollectiveModel : public ColumnTableModel<BreakdownCollective> {
     Q_OBJECT
 
 public:
@@ -126,13 +126,8 @@ public:
     // nullptr empties the table.
     void setBreakdown(std::shared_ptr<const PlanBreakdown> breakdown);
 
-    int rowCount(const QModelIndex& parent = {}) const override;
-    int columnCount(const QModelIndex& parent = {}) const override;
-    QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
-    QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
-
-private:
-    std::shared_ptr<const PlanBreakdown> breakdown_;
+protected:
+    QVariant rowData(const BreakdownCollective& row, const QModelIndex& index, int role) const override;
 };
 
 // Where the step's time goes: one row per module (the module tree's depth-first order, labels indented by

@@ -11,8 +11,8 @@
 #include "core/name_style.h"
 #include "core/text.h"
 #include "shardscope/ir/op_kind.h"
-#include "shardscope/plan/plan_json.h"
 #include "shardscope/report/model_report.h"
+#include "shardscope/session/comparison.h"
 
 namespace shardscope::ui {
 
@@ -20,23 +20,6 @@ namespace {
 
 PlanFigures figuresOf(const cost::Evaluation& e) {
     return {e.stepTime, e.computeTime, e.collectiveTime, e.peakMemory, e.capacity, e.feasible};
-}
-
-// Same graph: the same ops in the same order over the same values. Two loads of one model agree; a forward
-// graph and its training step, or two models, do not.
-bool sameGraph(const ir::Graph& a, const ir::Graph& b) {
-    if (a.values.size() != b.values.size() || a.body.size() != b.body.size() || a.ops.size() != b.ops.size())
-        return false;
-    for (std::size_t i = 0; i < a.body.size(); ++i) {
-        const ir::Op& x = a.ops[a.body[i].index];
-        const ir::Op& y = b.ops[b.body[i].index];
-        if (x.kind != y.kind || x.operands != y.operands || x.results != y.results)
-            return false;
-    }
-    for (std::size_t v = 0; v < a.values.size(); ++v)
-        if (!(a.values[v].type == b.values[v].type))
-            return false;
-    return true;
 }
 
 // A module holds many ops (a layer norm is a dozen): the label and the mnemonic tell them apart.
@@ -47,21 +30,13 @@ QString opLabel(const ir::Op& op) {
     return mnemonic;
 }
 
-// Every value's sharding under `plan`, and the evaluation (one Evaluator: sharding() reads its state).
-struct Evaluated {
-    cost::Evaluation evaluation;
-    std::vector<plan::TensorSharding> shardings;
-};
-
-Evaluated evaluateWithShardings(const ProblemView& view, const plan::Plan& plan) {
-    cost::Evaluator evaluator(*view.problem->costModel);
-    Evaluated out;
-    out.evaluation = evaluator.evaluate(plan);
-    const std::size_t values = std::min(view.graph().values.size(), view.space().dimensionAtoms.size());
-    out.shardings.resize(view.graph().values.size());
-    for (std::size_t v = 0; v < values; ++v)
-        out.shardings[v] = evaluator.sharding(ir::ValueId(static_cast<std::uint32_t>(v)));
-    return out;
+DecisionDifference::Side sideOf(session::DecisionMatch::Side side) {
+    switch (side) {
+        case session::DecisionMatch::Side::OnlyA: return DecisionDifference::Side::OnlyA;
+        case session::DecisionMatch::Side::OnlyB: return DecisionDifference::Side::OnlyB;
+        case session::DecisionMatch::Side::Both: break;
+    }
+    return DecisionDifference::Side::Both;
 }
 
 }  // namespace
@@ -93,80 +68,30 @@ QString PlanComparison::bytesText(double bytes) {
 PlanComparison comparePlans(std::shared_ptr<const ProblemView> a, const plan::Plan& planA,
                             const QString& nameA, std::shared_ptr<const ProblemView> b,
                             const plan::Plan& planB, const QString& nameB) {
+    // The engine compares (as the CLI's `compare` does); this turns its answer into the view's words.
+    const session::Comparison c = session::comparePlans(*a->problem, planA, *b->problem, planB);
     PlanComparison out;
     out.nameA = nameA;
     out.nameB = nameB;
     out.meshA = toQString(a->mesh().toString());
     out.meshB = toQString(b->mesh().toString());
-    const Evaluated ea = evaluateWithShardings(*a, planA);
-    const Evaluated eb = a == b && planA == planB ? ea : evaluateWithShardings(*b, planB);
-    out.evaluationA = ea.evaluation;
-    out.evaluationB = eb.evaluation;
-    out.a = figuresOf(ea.evaluation);
-    out.b = figuresOf(eb.evaluation);
-
-    // Decisions, matched by their words; a decision repeated in one plan matches as many times as the other
-    // has it. Then the remat decisions the same way ("remat layers.*: full").
-    auto match = [&out](const std::vector<QString>& textA, const std::vector<QString>& textB) {
-        std::vector<bool> usedB(textB.size(), false);
-        for (std::size_t i = 0; i < textA.size(); ++i) {
-            DecisionDifference row{textA[i], DecisionDifference::Side::OnlyA, static_cast<int>(i), -1};
-            for (std::size_t j = 0; j < textB.size(); ++j) {
-                if (usedB[j] || textB[j] != textA[i])
-                    continue;
-                usedB[j] = true;
-                row.side = DecisionDifference::Side::Both;
-                row.positionB = static_cast<int>(j);
-                break;
-            }
-            out.decisions.push_back(row);
-        }
-        for (std::size_t j = 0; j < textB.size(); ++j)
-            if (!usedB[j])
-                out.decisions.push_back({textB[j], DecisionDifference::Side::OnlyB, -1, static_cast<int>(j)});
-    };
-    std::vector<QString> textA, textB, rematA, rematB;
-    for (const auto& d : planA.decisions)
-        textA.push_back(toQString(plan::decisionText(d, a->problem->costModel->planContext(), a->mesh())));
-    for (const auto& d : planB.decisions)
-        textB.push_back(toQString(plan::decisionText(d, b->problem->costModel->planContext(), b->mesh())));
-    for (const auto& r : planA.remat)
-        rematA.push_back(QStringLiteral("remat ") + toQString(plan::rematText(r)));
-    for (const auto& r : planB.remat)
-        rematB.push_back(QStringLiteral("remat ") + toQString(plan::rematText(r)));
-    match(textA, textB);
-    match(rematA, rematB);
-
-    // Collectives per kind.
-    constexpr int kKinds = static_cast<int>(cost::CollectiveKind::CollectivePermute) + 1;
-    std::array<CollectiveKindFigures, kKinds> kinds{};
-    for (int k = 0; k < kKinds; ++k) {
-        kinds[static_cast<std::size_t>(k)].kind = static_cast<cost::CollectiveKind>(k);
-        kinds[static_cast<std::size_t>(k)].name =
-            toQString(cost::toString(static_cast<cost::CollectiveKind>(k)));
-    }
-    for (int side = 0; side < 2; ++side)
-        for (const auto& c : (side == 0 ? ea : eb).evaluation.collectives) {
-            auto& row = kinds[static_cast<std::size_t>(c.kind)];
-            ++row.count[static_cast<std::size_t>(side)];
-            row.bytes[static_cast<std::size_t>(side)] += c.bytes;
-            row.time[static_cast<std::size_t>(side)] += c.time;
-        }
-    for (const auto& row : kinds)
-        if (row.count[0] + row.count[1] > 0)
-            out.collectives.push_back(row);
-
-    // Shardings, per top-level op.
-    const bool sameMesh = a->mesh() == b->mesh();
-    if (!sameMesh)
+    out.evaluationA = c.evaluationA;
+    out.evaluationB = c.evaluationB;
+    out.a = figuresOf(c.evaluationA);
+    out.b = figuresOf(c.evaluationB);
+    for (const auto& d : c.decisions)
+        out.decisions.push_back({toQString(d.text), sideOf(d.side), d.positionA, d.positionB});
+    for (const auto& k : c.collectives)
+        out.collectives.push_back({k.kind, toQString(cost::toString(k.kind)), k.count, k.bytes, k.time});
+    if (c.meshesDiffer)
         out.notes << QObject::tr(
                          "The meshes differ (%1 and %2): shardings are compared by axis name, and the "
                          "figures are each for its own mesh.")
                          .arg(out.meshA, out.meshB);
-    if (a->problem->hardware.id != b->problem->hardware.id)
+    if (c.hardwareDiffers)
         out.notes << QObject::tr("The hardware differs (%1 and %2).")
                          .arg(toQString(a->problem->hardware.id), toQString(b->problem->hardware.id));
-    if (!sameGraph(a->graph(), b->graph())) {
+    if (c.graphsDiffer) {
         out.notes << QObject::tr(
             "The graphs differ (another model, other dimensions, or a forward graph against a "
             "training step): shardings are not compared, only decisions and figures.");
@@ -174,29 +99,16 @@ PlanComparison comparePlans(std::shared_ptr<const ProblemView> a, const plan::Pl
     }
     out.shardingsCompared = true;
     const ir::Graph& graph = a->graph();
-    std::vector<char> differs(graph.values.size(), 0);
-    for (std::size_t v = 0; v < graph.values.size(); ++v) {
-        const auto& x = ea.shardings[v];
-        const auto& y = eb.shardings[v];
-        differs[v] = sameMesh ? !(x == y) : x.toString(a->mesh()) != y.toString(b->mesh());
-    }
-    for (std::size_t i = 0; i < graph.body.size(); ++i) {
-        const ir::Op& op = graph.ops[graph.body[i].index];
+    for (const auto& difference : c.ops) {
         OpShardingDifference row;
-        row.bodyIndex = i;
-        for (const auto& list : {&op.operands, &op.results})
-            for (ir::ValueId v : *list)
-                if (differs[v.index] &&
-                    std::find(row.values.begin(), row.values.end(), v) == row.values.end())
-                    row.values.push_back(v);
-        if (row.values.empty())
-            continue;
-        row.op = opLabel(op);
+        row.bodyIndex = difference.bodyIndex;
+        row.values = difference.values;
+        row.op = opLabel(graph.ops[graph.body[difference.bodyIndex].index]);
         const ir::ValueId first = row.values.front();
         const auto& type = graph.values[first.index].type;
         row.example = QObject::tr("%1 vs %2")
-                          .arg(shardingText(a->space(), a->mesh(), first, type, ea.shardings[first.index]),
-                               shardingText(b->space(), b->mesh(), first, type, eb.shardings[first.index]));
+                          .arg(shardingText(a->space(), a->mesh(), first, type, c.shardingsA[first.index]),
+                               shardingText(b->space(), b->mesh(), first, type, c.shardingsB[first.index]));
         out.ops.push_back(std::move(row));
     }
     return out;
@@ -205,38 +117,24 @@ PlanComparison comparePlans(std::shared_ptr<const ProblemView> a, const plan::Pl
 // -------------------------------------------------------------------------------------------------
 // PlanComparer
 
-PlanComparer::PlanComparer(QObject* parent)
-    : QObject(parent), newest_(std::make_shared<std::atomic<std::uint64_t>>(0)) {
+PlanComparer::PlanComparer(QObject* parent) : QObject(parent) {
     qRegisterMetaType<std::shared_ptr<const PlanComparison>>();
 }
 
-PlanComparer::~PlanComparer() = default;  // jobs_ goes first: it drops the queued jobs, waits for the running one
+PlanComparer::~PlanComparer() = default;  // latest_ goes first: the running comparison reports nothing
 
 void PlanComparer::compare(std::shared_ptr<const ProblemView> a, plan::Plan planA, QString nameA,
                            std::shared_ptr<const ProblemView> b, plan::Plan planB, QString nameB) {
     if (!a || !b)
         return;
-    const std::uint64_t generation = ++generation_;
-    *newest_ = generation;
     if (!comparing_) {
         comparing_ = true;
         emit comparingChanged(true);
     }
     using Outcome = std::shared_ptr<const PlanComparison>;
-    auto done = [this, generation](Outcome outcome) {
-        if (generation != generation_)
-            return;  // a newer request owns the view
-        result_ = std::move(outcome);
-        comparing_ = false;
-        emit comparingChanged(false);
-        if (result_)
-            emit compared(result_);
-    };
-    jobs_.run(
-        [newest = newest_, generation, a = std::move(a), planA = std::move(planA), nameA = std::move(nameA),
-         b = std::move(b), planB = std::move(planB), nameB = std::move(nameB)]() -> Outcome {
-            if (newest->load() != generation)
-                return nullptr;
+    latest_.run(
+        [a = std::move(a), planA = std::move(planA), nameA = std::move(nameA), b = std::move(b),
+         planB = std::move(planB), nameB = std::move(nameB)]() -> Outcome {
             try {
                 auto comparison =
                     std::make_shared<PlanComparison>(comparePlans(a, planA, nameA, b, planB, nameB));
@@ -247,8 +145,15 @@ void PlanComparer::compare(std::shared_ptr<const ProblemView> a, plan::Plan plan
                 return nullptr;  // the engine does not throw on valid plans; nothing to show
             }
         },
-        std::move(done));
+        [this](Outcome outcome) {
+            result_ = std::move(outcome);
+            comparing_ = false;
+            emit comparingChanged(false);
+            if (result_)
+                emit compared(result_);
+        });
 }
+
 
 // ------------------------------------------------------------------------------------------------------
 // models

@@ -91,7 +91,7 @@ PlanComparison comparePlans(std::shared_ptr<const ProblemView> a, const plan::Pl
                             const QString& nameA, std::shared_ptr<const ProblemView> b,
                             const plan::Plan& planB, const QString& nameB);
 
-// Runs comparePlans() on a worker thread; only the newest request reports (generation counter).
+// Runs comparePlans() on a worker thread; only the newest request reports (LatestJob).
 class PlanComparer : public QObject {
     Q_OBJECT
 
@@ -111,10 +111,9 @@ signals:
 
 private:
     std::shared_ptr<const PlanComparison> result_;
-    std::shared_ptr<std::atomic<std::uint64_t>> newest_;
-    std::uint64_t generation_ = 0;
     bool comparing_ = false;
-    JobQueue jobs_{"plan comparison"};  // last: destroyed first
+    JobQueue jobs_{"plan comparison"};
+    LatestJob latest_{jobs_};  // last: destroyed first
 };
 
 // The decisions of a comparison: one row per decision of either plan.

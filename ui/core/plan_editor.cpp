@@ -10,10 +10,9 @@
 #include <QUndoStack>
 
 #include "core/text.h"
-#include "shardscope/export/reference_plan.h"
-#include "shardscope/input_file.h"
 #include "shardscope/plan/experts.h"
 #include "shardscope/plan/plan_json.h"
+#include "shardscope/session/plan_source.h"
 
 namespace shardscope::ui {
 
@@ -79,40 +78,12 @@ void PlanEditor::setPlan(const plan::Plan& plan) {
     evaluate();
 }
 
-namespace {
-
-bool sameChoice(const plan::Decision& a, const plan::Decision& b) {
-    return a == b;
-}
-
-// Removes every copy of `decision` from the plan's decisions, keeping `pinned` counting the pins left.
-void removeEverywhere(plan::Plan& plan, const plan::Decision& decision) {
-    for (std::size_t i = plan.decisions.size(); i-- > 0;) {
-        if (!sameChoice(plan.decisions[i], decision))
-            continue;
-        plan.decisions.erase(plan.decisions.begin() + static_cast<std::ptrdiff_t>(i));
-        if (i < plan.pinned)
-            --plan.pinned;
-    }
-}
-
-}  // namespace
-
 void PlanEditor::pin(const plan::Decision& decision) {
-    plan::Plan after = plan_;
-    removeEverywhere(after, decision);
-    std::erase(after.forbidden, decision);
-    after.decisions.insert(after.decisions.begin() + static_cast<std::ptrdiff_t>(after.pinned), decision);
-    ++after.pinned;
-    edit(std::move(after), tr("Pin %1").arg(describe(decision)));
+    edit(session::withPin(plan_, decision), tr("Pin %1").arg(describe(decision)));
 }
 
 void PlanEditor::forbid(const plan::Decision& decision) {
-    plan::Plan after = plan_;
-    removeEverywhere(after, decision);
-    if (std::find(after.forbidden.begin(), after.forbidden.end(), decision) == after.forbidden.end())
-        after.forbidden.push_back(decision);
-    edit(std::move(after), tr("Forbid %1").arg(describe(decision)));
+    edit(session::withForbidden(plan_, decision), tr("Forbid %1").arg(describe(decision)));
 }
 
 void PlanEditor::removeDecision(std::size_t index) {
@@ -159,55 +130,42 @@ void PlanEditor::setRemat(const QString& family, int policy) {
 }
 
 void PlanEditor::replacePlan(const plan::Plan& plan, const QString& description, bool keepPins) {
-    plan::Plan after = plan;
-    if (keepPins) {
-        std::vector<plan::Decision> pins(plan_.decisions.begin(),
-                                         plan_.decisions.begin() + static_cast<std::ptrdiff_t>(plan_.pinned));
-        for (const auto& pin : pins)
-            removeEverywhere(after, pin);
-        after.decisions.insert(after.decisions.begin(), pins.begin(), pins.end());
-        after.pinned += pins.size();
-        for (const auto& f : plan_.forbidden) {
-            removeEverywhere(after, f);
-            if (std::find(after.forbidden.begin(), after.forbidden.end(), f) == after.forbidden.end())
-                after.forbidden.push_back(f);
-        }
-    }
-    edit(std::move(after), description);
+    edit(keepPins ? session::keepingPins(plan_, plan) : plan, description);
 }
 
-QString PlanEditor::openPlan(const QString& source) {
+QString PlanEditor::openPlan(const QString& source, QStringList* warnings) {
     if (!problem_)
         return tr("Open a model before a plan");
-    const auto& context = problem_->problem->costModel->planContext();
+    // The one reading of a plan source (bounded files, a FIFO or a device refused instead of blocking the window),
+    // with the warnings the CLI gives for the same source.
+    const std::string text = source.toStdString();
+    auto opened = session::planFromSource(text, *problem_->problem->costModel);
+    if (warnings)
+        for (const auto& d : opened.diagnostics())
+            if (d.severity != Severity::Error)
+                warnings->append(toQString(d.message));
+    if (!opened) {
+        const QString why = toQString(opened.diagnostics().front().message);
+        if (source.startsWith(QLatin1String("expert:")))
+            return tr("Cannot start from %1: %2").arg(source.mid(7), why);
+        if (source == QLatin1String("reference"))
+            return why;
+        return tr("Cannot open the plan %1").arg(why);  // the message names the file, the entry and the label
+    }
     if (source.startsWith(QLatin1String("expert:"))) {
-        const QString id = source.mid(7);
-        auto expert = plan::expertPlan(id.toStdString(), context, problem_->mesh());
-        if (!expert)
-            return tr("Cannot start from %1: %2").arg(id, toQString(expert.diagnostics().front().message));
-        replacePlan(*expert, tr("Start from expert plan %1").arg(id));
-        return {};
-    }
-    if (source == QLatin1String("reference")) {
-        auto reference = exporting::referencePlan(problem_->graph(), problem_->space(), problem_->mesh());
-        if (!reference)
-            return toQString(reference.diagnostics().front().message);
-        int warnings = 0;
-        for (const auto& d : reference.diagnostics())
-            warnings += d.severity == Severity::Warning ? 1 : 0;
-        replacePlan(*reference, warnings == 0 ? tr("Start from the model's own shardings")
+        replacePlan(*opened, tr("Start from expert plan %1").arg(source.mid(7)));
+    } else if (source == QLatin1String("reference")) {
+        const auto unexpressed = std::count_if(opened.diagnostics().begin(), opened.diagnostics().end(), [](const Diagnostic& d) {
+            return d.severity == Severity::Warning && d.code != "plan.not-divisible";
+        });
+        replacePlan(*opened, unexpressed == 0 ? tr("Start from the model's own shardings")
                                               : tr("Start from the model's own shardings (%n not expressible)", nullptr,
-                                                   warnings));
-        return {};
+                                                   static_cast<int>(unexpressed)));
+    } else if (source != QLatin1String("none")) {
+        replacePlan(*opened, tr("Open plan %1").arg(QFileInfo(source).fileName()), false);
+    } else {
+        replacePlan(*opened, tr("Start from the replicated plan"));
     }
-    // Bounded, and a FIFO or a device is refused instead of blocking the window.
-    auto text = readInputFile(source.toStdString(), "plan file", kMaxJsonFileBytes);
-    if (!text)
-        return toQString(text.diagnostics().front().message);
-    auto parsed = plan::parsePlan(*text, context, problem_->mesh(), source.toStdString(), plan::MissingAxes::Fail);
-    if (!parsed)  // the message names the file, the entry and the label
-        return tr("Cannot open the plan %1").arg(toQString(parsed.diagnostics().front().message));
-    replacePlan(*parsed, tr("Open plan %1").arg(QFileInfo(source).fileName()), false);
     return {};
 }
 

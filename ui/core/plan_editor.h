@@ -10,6 +10,7 @@
 #include <QList>
 #include <QObject>
 #include <QString>
+#include <QStringList>
 
 #include "core/job_queue.h"
 #include "core/plan_state.h"
@@ -68,11 +69,12 @@ public:
     // forbidden decisions when `keepPins`.
     void replacePlan(const plan::Plan& plan, const QString& description, bool keepPins = true);
 
-    // Replaces the plan (one undoable step) with `source`: "expert:ID" (an expert plan, keeping the user's pins
-    // and forbidden decisions), "reference" (the shardings the model carries, exporting::referencePlan) or the path
-    // of a plan JSON file (as `shardscope-cli evaluate --plan` takes it).
-    // Returns an empty string, or what went wrong in one line naming the plan, file or entry.
-    QString openPlan(const QString& source);
+    // Replaces the plan (one undoable step) with the plan `source` names, read as `shardscope-cli evaluate --plan`
+    // reads it (session::planFromSource): "none", "expert:ID" and "reference" (keeping the user's pins and
+    // forbidden decisions) or the path of a plan JSON file. Returns an empty string, or what went wrong in one line
+    // naming the plan, file or entry; `warnings` (when given) receives the source's warnings (decisions the mesh
+    // cannot divide, shardings a reference plan cannot express), as the CLI says them.
+    QString openPlan(const QString& source, QStringList* warnings = nullptr);
     // Writes the plan as edited to `path` as plan JSON (atomically). Returns an empty string or the reason.
     QString savePlan(const QString& path) const;
 

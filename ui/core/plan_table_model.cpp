@@ -78,23 +78,73 @@ PlanRow planRowOf(const plan::Plan& plan, const cost::Evaluation& evaluation, co
     return row;
 }
 
-// One load, shared with its job: cancelled when the model moves on (new problem, new load, destruction).
-struct PlanTableModel::Load {
-    std::atomic<bool> cancelled{false};
-};
+PlanTableModel::PlanTableModel(QObject* parent)
+    : ColumnTableModel(
+          {
+              {.header = tr("Plan"),
+               .display =
+                   [](const PlanRow& row) {
+                       return row.id != 0 ? QVariant(static_cast<qlonglong>(row.id)) : QVariant(tr("new"));
+                   },
+               .sort = [](const PlanRow& row) { return QVariant(static_cast<qlonglong>(row.id)); },
+               .alignment = Qt::AlignRight | Qt::AlignVCenter},
+              {.header = tr("Origin"), .display = [](const PlanRow& row) { return QVariant(row.origin); }},
+              {.header = tr("Step time"),
+               .display =
+                   [](const PlanRow& row) { return QVariant(toQString(report::formatTime(row.stepTime))); },
+               .sort = [](const PlanRow& row) { return QVariant(row.stepTime); },
+               .alignment = Qt::AlignRight | Qt::AlignVCenter},
+              {.header = tr("Peak memory"),
+               .display =
+                   [](const PlanRow& row) {
+                       return QVariant(toQString(report::formatBytes(row.peakMemory)));
+                   },
+               .sort = [](const PlanRow& row) { return QVariant(row.peakMemory); },
+               .alignment = Qt::AlignRight | Qt::AlignVCenter},
+              {.header = tr("Fits"),
+               .display =
+                   [](const PlanRow& row) {
+                       return QVariant(row.feasible ? tr("fits") : tr("does not fit"));
+                   },
+               .sort = [](const PlanRow& row) { return QVariant(row.feasible ? 1 : 0); },
+               .alignment = Qt::AlignRight | Qt::AlignVCenter},
+              {.header = tr("Collectives"),
+               .display =
+                   [](const PlanRow& row) {
+                       return QVariant(row.collectiveBytes < 0
+                                           ? tr("…")
+                                           : toQString(report::formatBytes(row.collectiveBytes)));
+                   },
+               .sort = [](const PlanRow& row) { return QVariant(row.collectiveBytes); },
+               .alignment = Qt::AlignRight | Qt::AlignVCenter},
+              {.header = tr("Found after"),
+               .display =
+                   [](const PlanRow& row) {
+                       if (row.iteration <= 0 && row.foundAfterSeconds <= 0)
+                           return QVariant(tr("—"));
+                       return QVariant(tr("%1 s · it %2")
+                                           .arg(QLocale().toString(row.foundAfterSeconds, 'f', 1))
+                                           .arg(row.iteration));
+                   },
+               .sort = [](const PlanRow& row) { return QVariant(row.foundAfterSeconds); },
+               .toolTip =
+                   [](const PlanRow& row) {
+                       if (row.iteration <= 0)
+                           return QVariant();
+                       return QVariant(tr("Found %1 s into the search, at iteration %2")
+                                           .arg(QLocale().toString(row.foundAfterSeconds, 'f', 2))
+                                           .arg(row.iteration));
+                   },
+               .alignment = Qt::AlignRight | Qt::AlignVCenter},
+              {.header = tr("Label"), .display = [](const PlanRow& row) { return QVariant(row.label); }},
+          },
+          parent) {}
 
-PlanTableModel::PlanTableModel(QObject* parent) : QAbstractTableModel(parent) {}
-
-PlanTableModel::~PlanTableModel() {
-    if (load_)
-        load_->cancelled = true;  // the running job stops soon; jobs_ waits for it
-}
+// loads_ goes first: the running load stops at its next plan, and jobs_ waits for it.
+PlanTableModel::~PlanTableModel() = default;
 
 void PlanTableModel::setProblem(std::shared_ptr<const ProblemView> problem) {
-    if (load_)
-        load_->cancelled = true;
-    load_.reset();
-    ++generation_;
+    loads_.cancel();
     loading_ = false;
     beginResetModel();
     problem_ = std::move(problem);
@@ -121,21 +171,26 @@ void PlanTableModel::loadWorkspace(const QString& path, std::int64_t session) {
         session);
 }
 
+namespace {
+
+// How a load ended: the workspace plans it read, or why it could not read them.
+struct LoadEnd {
+    int count = 0;
+    QString error;
+};
+
+}  // namespace
+
 void PlanTableModel::startLoad(std::function<std::shared_ptr<const store::Workspace>(QString*)> open,
                                std::int64_t session) {
     if (!problem_)
         return;
-    if (load_)
-        load_->cancelled = true;
-    load_ = std::make_shared<Load>();
-    const std::uint64_t generation = ++generation_;
     loading_ = true;
-    jobs_.run([this, load = load_, problem = problem_, open = std::move(open), session, generation] {
-        auto post = [this](auto member, std::uint64_t gen, std::vector<PlanRow> rows) {
-            jobs_.post([this, member, gen, rows = std::move(rows)]() mutable { (this->*member)(gen, std::move(rows)); });
-        };
-        auto finish = [this, generation](int count, const QString& error) {
-            jobs_.post([this, generation, count, error] { finishLoad(generation, count, error); });
+    // Each stage reaches the model through token.post(), which drops it once a newer load or problem came.
+    auto work = [this, problem = problem_, open = std::move(open), session](const LatestJob::Token& token) {
+        auto post = [this, &token](auto member, std::vector<PlanRow> rows) {
+            token.post(
+                [this, member, rows = std::move(rows)]() mutable { (this->*member)(std::move(rows)); });
         };
         QString error;
         std::shared_ptr<const store::Workspace> workspace;
@@ -144,17 +199,15 @@ void PlanTableModel::startLoad(std::function<std::shared_ptr<const store::Worksp
         } catch (const std::exception& e) {
             error = QString::fromLocal8Bit(e.what());
         }
-        if (!workspace) {
-            finish(0, tr("Cannot read the plans: %1").arg(error));
-            return;
-        }
+        if (!workspace)
+            return LoadEnd{0, tr("Cannot read the plans: %1").arg(error)};
         // Stage 1: the summaries, which lists of many plans read cheaply.
         const auto records = workspace->plans(session, store::PlanContent::Summary);
         std::vector<PlanRow> summaries;
         summaries.reserve(records.size());
         for (const auto& record : records)
             summaries.push_back(summaryRow(record));
-        post(&PlanTableModel::receiveSummaries, generation, summaries);
+        post(&PlanTableModel::receiveSummaries, summaries);
 
         // Stage 2: each plan parsed, its volume read or computed; sent in batches so the table fills
         // steadily.
@@ -163,14 +216,13 @@ void PlanTableModel::startLoad(std::function<std::shared_ptr<const store::Worksp
         std::vector<PlanRow> batch;
         auto sent = std::chrono::steady_clock::now();
         for (PlanRow row : summaries) {
-            if (load->cancelled.load())
-                return;
+            if (token.superseded())
+                return LoadEnd{};
             const auto record = workspace->plan(row.id);
             if (!record)
                 continue;
-            auto parsed =
-                plan::parsePlan(record->plan, context, problem->mesh(), "plan " + std::to_string(row.id),
-                                plan::MissingAxes::Fail);
+            auto parsed = plan::parsePlan(record->plan, context, problem->mesh(),
+                                          "plan " + std::to_string(row.id), plan::MissingAxes::Fail);
             if (parsed)
                 row.plan = *parsed;
             row.collectiveBytes = statedCollectiveBytes(record->evaluation);
@@ -186,19 +238,18 @@ void PlanTableModel::startLoad(std::function<std::shared_ptr<const store::Worksp
             batch.push_back(std::move(row));
             const auto now = std::chrono::steady_clock::now();
             if (now - sent > std::chrono::milliseconds(200)) {
-                post(&PlanTableModel::receiveDetails, generation, std::move(batch));
+                post(&PlanTableModel::receiveDetails, std::move(batch));
                 batch.clear();
                 sent = now;
             }
         }
-        post(&PlanTableModel::receiveDetails, generation, std::move(batch));
-        finish(static_cast<int>(summaries.size()), {});
-    });
+        post(&PlanTableModel::receiveDetails, std::move(batch));
+        return LoadEnd{static_cast<int>(summaries.size()), {}};
+    };
+    loads_.run(std::move(work), [this](const LoadEnd& end) { finishLoad(end.count, end.error); });
 }
 
-void PlanTableModel::receiveSummaries(std::uint64_t generation, std::vector<PlanRow> rows) {
-    if (generation != generation_)
-        return;
+void PlanTableModel::receiveSummaries(std::vector<PlanRow> rows) {
     std::erase_if(rows, [&](const PlanRow& row) { return rowOfId(row.id) >= 0; });
     if (rows.empty())
         return;
@@ -209,9 +260,7 @@ void PlanTableModel::receiveSummaries(std::uint64_t generation, std::vector<Plan
     endInsertRows();
 }
 
-void PlanTableModel::receiveDetails(std::uint64_t generation, std::vector<PlanRow> rows) {
-    if (generation != generation_)
-        return;
+void PlanTableModel::receiveDetails(std::vector<PlanRow> rows) {
     for (auto& row : rows) {
         const int at = rowOfId(row.id);
         if (at < 0)
@@ -221,15 +270,12 @@ void PlanTableModel::receiveDetails(std::uint64_t generation, std::vector<PlanRo
             continue;
         mine.plan = std::move(row.plan);
         mine.collectiveBytes = row.collectiveBytes;
-        emit dataChanged(index(at, 0), index(at, ColumnCount - 1));
+        rowChanged(at);
     }
 }
 
-void PlanTableModel::finishLoad(std::uint64_t generation, int count, const QString& error) {
-    if (generation != generation_)
-        return;
+void PlanTableModel::finishLoad(int count, const QString& error) {
     loading_ = false;
-    load_.reset();
     if (!error.isEmpty())
         emit loadFailed(error);
     else
@@ -240,7 +286,7 @@ int PlanTableModel::addPlan(PlanRow row) {
     const int existing = row.id != 0 ? rowOfId(row.id) : -1;
     if (existing >= 0) {
         rows_[static_cast<std::size_t>(existing)] = std::move(row);
-        emit dataChanged(index(existing, 0), index(existing, ColumnCount - 1));
+        rowChanged(existing);
         return existing;
     }
     const int at = static_cast<int>(rows_.size());
@@ -279,91 +325,14 @@ int PlanTableModel::rowOfId(std::int64_t id) const {
     return found == rows_.end() ? -1 : static_cast<int>(found - rows_.begin());
 }
 
-int PlanTableModel::rowCount(const QModelIndex& parent) const {
-    return parent.isValid() ? 0 : static_cast<int>(rows_.size());
-}
-
-int PlanTableModel::columnCount(const QModelIndex& parent) const {
-    return parent.isValid() ? 0 : ColumnCount;
-}
-
-QVariant PlanTableModel::data(const QModelIndex& index, int role) const {
-    if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
-        return {};
-    const PlanRow& row = rows_[static_cast<std::size_t>(index.row())];
+QVariant PlanTableModel::rowData(const PlanRow& row, const QModelIndex& index, int role) const {
     if (role == PlanIdRole)
         return static_cast<qlonglong>(row.id);
     if (role == RowRole)
         return index.row();
-    const int column = index.column();
-    if (role == Qt::TextAlignmentRole)
-        return column == OriginColumn || column == LabelColumn
-                   ? QVariant()
-                   : QVariant(int(Qt::AlignRight | Qt::AlignVCenter));
-    if (role == Qt::ForegroundRole && column == FeasibleColumn && !row.feasible)
+    if (role == Qt::ForegroundRole && index.column() == FeasibleColumn && !row.feasible)
         return QColor(0xb0, 0x20, 0x20);
-    if (role == Qt::ToolTipRole && column == FoundColumn && row.iteration > 0)
-        return tr("Found %1 s into the search, at iteration %2")
-            .arg(QLocale().toString(row.foundAfterSeconds, 'f', 2))
-            .arg(row.iteration);
-    const bool sort = role == SortRole;
-    if (role != Qt::DisplayRole && !sort)
-        return {};
-    switch (column) {
-        case IdColumn:
-            return row.id != 0 ? QVariant(static_cast<qlonglong>(row.id))
-                               : (sort ? QVariant(0LL) : QVariant(tr("new")));
-        case OriginColumn:
-            return row.origin;
-        case StepTimeColumn:
-            return sort ? QVariant(row.stepTime) : QVariant(toQString(report::formatTime(row.stepTime)));
-        case PeakMemoryColumn:
-            return sort ? QVariant(row.peakMemory) : QVariant(toQString(report::formatBytes(row.peakMemory)));
-        case FeasibleColumn:
-            return sort ? QVariant(row.feasible ? 1 : 0)
-                        : QVariant(row.feasible ? tr("fits") : tr("does not fit"));
-        case CollectiveBytesColumn:
-            if (sort)
-                return row.collectiveBytes;
-            return row.collectiveBytes < 0 ? tr("…") : toQString(report::formatBytes(row.collectiveBytes));
-        case FoundColumn:
-            if (sort)
-                return row.foundAfterSeconds;
-            if (row.iteration <= 0 && row.foundAfterSeconds <= 0)
-                return tr("—");
-            return tr("%1 s · it %2")
-                .arg(QLocale().toString(row.foundAfterSeconds, 'f', 1))
-                .arg(row.iteration);
-        case LabelColumn:
-            return row.label;
-        default:
-            return {};
-    }
-}
-
-QVariant PlanTableModel::headerData(int section, Qt::Orientation orientation, int role) const {
-    if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
-        return {};
-    switch (section) {
-        case IdColumn:
-            return tr("Plan");
-        case OriginColumn:
-            return tr("Origin");
-        case StepTimeColumn:
-            return tr("Step time");
-        case PeakMemoryColumn:
-            return tr("Peak memory");
-        case FeasibleColumn:
-            return tr("Fits");
-        case CollectiveBytesColumn:
-            return tr("Collectives");
-        case FoundColumn:
-            return tr("Found after");
-        case LabelColumn:
-            return tr("Label");
-        default:
-            return {};
-    }
+    return {};
 }
 
 }  // namespace shardscope::ui

@@ -1,22 +1,20 @@
-// The plans table (DESIGN.md §9): every plan of a session, read from its workspace off the UI thread, and the
+// The plans table (docs/explorer.md): every plan of a session, read from its workspace off the UI thread, and the
 // plans a running search reports.
 #pragma once
 
-#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <memory>
 #include <optional>
 #include <vector>
 
-#include <QAbstractTableModel>
 #include <QString>
 
+#include "core/column_table_model.h"
 #include "core/job_queue.h"
 #include "core/problem_view.h"
 #include "shardscope/cost/cost_model.h"
 #include "shardscope/plan/plan.h"
-
 
 namespace shardscope::store {
 class Workspace;
@@ -49,7 +47,7 @@ double collectiveBytesOf(const cost::Evaluation& evaluation);
 // Workspace rows arrive in two stages, both from a worker thread: first the summaries (id, origin, time,
 // memory, feasibility, when found, label), then, as each plan is parsed against the problem (and evaluated
 // when its evaluation JSON lacks the collectives), its plan and collectives volume (dataChanged).
-class PlanTableModel : public QAbstractTableModel {
+class PlanTableModel : public ColumnTableModel<PlanRow> {
     Q_OBJECT
 
 public:
@@ -95,30 +93,26 @@ public:
     // The row of a plan id, or -1.
     int rowOfId(std::int64_t id) const;
 
-    int rowCount(const QModelIndex& parent = {}) const override;
-    int columnCount(const QModelIndex& parent = {}) const override;
-    QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
-    QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
-
 signals:
     // A load ended: `count` workspace plans are in the table (with their plans and volumes).
     void loaded(int count);
     void loadFailed(const QString& message);
 
+protected:
+    QVariant rowData(const PlanRow& row, const QModelIndex& index, int role) const override;
+
 private:
-    struct Load;
     void startLoad(std::function<std::shared_ptr<const store::Workspace>(QString*)> open,
                    std::int64_t session);
-    void receiveSummaries(std::uint64_t generation, std::vector<PlanRow> rows);
-    void receiveDetails(std::uint64_t generation, std::vector<PlanRow> rows);
-    void finishLoad(std::uint64_t generation, int count, const QString& error);
+    // The stages of the newest load (older ones never arrive).
+    void receiveSummaries(std::vector<PlanRow> rows);
+    void receiveDetails(std::vector<PlanRow> rows);
+    void finishLoad(int count, const QString& error);
 
     std::shared_ptr<const ProblemView> problem_;
-    std::vector<PlanRow> rows_;
-    std::uint64_t generation_ = 0;
-    std::shared_ptr<Load> load_;
     bool loading_ = false;
-    JobQueue jobs_{"plan table"};  // last: destroyed first, so its job ends before what it posts to
+    JobQueue jobs_{"plan table"};
+    LatestJob loads_{jobs_};  // last: destroyed first, it stops the running load; jobs_ then waits for it
 };
 
 }  // namespace shardscope::ui

@@ -11,7 +11,7 @@
 #include "core/text.h"
 #include "shardscope/ir/printer.h"
 #include "shardscope/plan/plan_json.h"
-#include "shardscope/store/workspace.h"
+#include "shardscope/session/workspace_session.h"
 
 namespace shardscope::ui {
 namespace {
@@ -29,7 +29,8 @@ QString lineOf(const Diagnostic& diagnostic) {
     return QStringLiteral("%1: %2").arg(toQString(diagnostic.location.toString()), message);
 }
 
-QString failureMessage(const QString& source, const std::vector<Diagnostic>& diagnostics, bool settingsChange) {
+QString failureMessage(const QString& source, const std::vector<Diagnostic>& diagnostics,
+                       bool settingsChange) {
     QString first;
     int errors = 0;
     for (const auto& d : diagnostics) {
@@ -40,65 +41,31 @@ QString failureMessage(const QString& source, const std::vector<Diagnostic>& dia
     }
     if (first.isEmpty())
         first = ProblemLoader::tr("unknown error");
-    QString message = settingsChange ? ProblemLoader::tr("Cannot apply the settings to %1: %2").arg(source, first)
-                                     : ProblemLoader::tr("Cannot open %1: %2").arg(source, first);
+    QString message = settingsChange
+                          ? ProblemLoader::tr("Cannot apply the settings to %1: %2").arg(source, first)
+                          : ProblemLoader::tr("Cannot open %1: %2").arg(source, first);
     if (errors > 1)
         message += ProblemLoader::tr(" (and %n more error(s))", nullptr, errors - 1);
     return message;
 }
 
-// The session's plan to start from: its fastest feasible plan, else its fastest.
-std::optional<store::PlanRecord> bestPlan(const store::Workspace& workspace, std::int64_t session) {
-    std::optional<store::PlanRecord> best;
-    for (auto& record : workspace.plans(session)) {
-        const bool better = !best || (record.feasible && !best->feasible) ||
-                            (record.feasible == best->feasible && record.stepTime < best->stepTime);
-        if (better)
-            best = std::move(record);
-    }
-    return best;
-}
-
 Result<std::unique_ptr<Problem>> loadFromWorkspace(const ProblemRequest& request, ProblemView& view,
                                                    std::string* planJson) {
-    auto workspace = store::Workspace::open(request.workspace.toStdString());
-    if (!workspace)
-        return Result<std::unique_ptr<Problem>>::failure(workspace.diagnostics());
-    const auto sessions = workspace->sessions();
-    if (sessions.empty())
-        return makeError("ui.workspace",
-                         request.workspace.toStdString() + ": the workspace has no session yet");
-    auto session = sessions.back();
-    if (request.session != 0) {
-        const auto found = std::find_if(sessions.begin(), sessions.end(), [&](const store::SessionRecord& s) {
-            return s.id == request.session;
-        });
-        if (found == sessions.end())
-            return makeError("ui.workspace", request.workspace.toStdString() + ": no session " +
-                                                 std::to_string(request.session));
-        session = *found;
-    }
+    // The workspace's model (its bytes, never the file its source names), under the session's settings or the
+    // request's, and the session's best plan to start from.
+    auto resumed = session::resumeSession(request.workspace.toStdString(), request.session,
+                                          request.specFromRequest ? &request.spec : nullptr);
+    if (!resumed)
+        return Result<std::unique_ptr<Problem>>::failure(resumed.diagnostics());
     view.workspacePath = request.workspace;
-    view.session = session.id;
-    if (request.carriedPlan.empty()) {
-        if (auto best = bestPlan(*workspace, session.id))
-            *planJson = best->plan;
-    }
-    if (request.specFromRequest) {
-        // The workspace's model (its bytes, never the file its source names) under the request's settings.
-        ProblemSpec spec = request.spec;
-        spec.model = workspace->model().source;
-        auto bytes = recordedModelBytes(workspace->model(), workspace->path());
-        if (!bytes)
-            return Result<std::unique_ptr<Problem>>::failure(bytes.diagnostics());
-        return loadProblem(spec, *bytes);
-    }
-    return loadSessionProblem(*workspace, session);
+    view.session = resumed->session.id;
+    if (request.carriedPlan.empty() && resumed->best)
+        *planJson = resumed->best->plan;
+    return std::move(resumed->problem);
 }
 
-Outcome loadProblemView(const ProblemRequest& request, const std::atomic<std::uint64_t>& latest,
-                        std::uint64_t generation) {
-    auto superseded = [&] { return latest.load() != generation; };
+Outcome loadProblemView(const ProblemRequest& request, const LatestJob::Token& token) {
+    auto superseded = [&] { return token.superseded(); };
     const QString source = request.workspace.isEmpty() ? toQString(request.spec.model) : request.workspace;
     if (superseded())
         return {};
@@ -127,8 +94,8 @@ Outcome loadProblemView(const ProblemRequest& request, const std::atomic<std::ui
             view->warnings.append(lineOf(d));
         if (!planJson.empty()) {
             // A plan carried to another mesh keeps the decisions whose axes the new mesh has.
-            auto plan = plan::parsePlan(planJson, problem->costModel->planContext(), problem->mesh, "the plan",
-                                        plan::MissingAxes::Drop);
+            auto plan = plan::parsePlan(planJson, problem->costModel->planContext(), problem->mesh,
+                                        "the plan", plan::MissingAxes::Drop);
             for (const auto& d : plan.diagnostics())
                 if (d.code == "plan.axis-dropped")
                     view->planWarnings.append(lineOf(d));
@@ -156,27 +123,21 @@ bool isWorkspaceFile(const QString& path) {
     return file.read(16) == QByteArray("SQLite format 3\0", 16);
 }
 
-ProblemLoader::ProblemLoader(QObject* parent)
-    : QObject(parent), generation_(std::make_shared<std::atomic<std::uint64_t>>(0)) {}
+ProblemLoader::ProblemLoader(QObject* parent) : QObject(parent) {}
+
+// loads_ goes first: the load under way stops at its next stage, and jobs_ waits for it.
+ProblemLoader::~ProblemLoader() = default;
 
 void ProblemLoader::load(const ProblemRequest& request) {
-    const std::uint64_t generation = ++*generation_;
     setBusy(true);
-
-    jobs_.run([request, latest = generation_, generation] { return loadProblemView(request, *latest, generation); },
-              [this, generation](const Outcome& outcome) {
-                  if (generation != generation_->load())
-                      return;  // a newer load() owns the stage now
-                  setBusy(false);
-                  if (outcome.problem)
-                      emit loaded(outcome.problem);
-                  else
-                      emit failed(outcome.error);
-              });
-}
-
-ProblemLoader::~ProblemLoader() {
-    ++*generation_;  // the load under way stops at its next stage; jobs_ (destroyed next) waits for it
+    loads_.run([request](const LatestJob::Token& token) { return loadProblemView(request, token); },
+               [this](const Outcome& outcome) {
+                   setBusy(false);
+                   if (outcome.problem)
+                       emit loaded(outcome.problem);
+                   else
+                       emit failed(outcome.error);
+               });
 }
 
 void ProblemLoader::setBusy(bool busy) {
@@ -188,6 +149,20 @@ void ProblemLoader::setBusy(bool busy) {
 
 QString defaultModelSource() {
     return toQString(kDemoModel);
+}
+
+bool sameDecisionSpace(const ProblemView& a, const ProblemView& b) {
+    const analysis::DecisionSpace& x = a.space();
+    const analysis::DecisionSpace& y = b.space();
+    if (x.names.size() != y.names.size() || x.groups.size() != y.groups.size())
+        return false;
+    for (std::size_t i = 0; i < x.names.size(); ++i)
+        if (x.names[i].label != y.names[i].label || x.names[i].size != y.names[i].size)
+            return false;
+    for (std::size_t i = 0; i < x.groups.size(); ++i)
+        if (x.groups[i].label != y.groups[i].label)
+            return false;
+    return true;
 }
 
 }  // namespace shardscope::ui

@@ -2,7 +2,6 @@
 // workspace session.
 #pragma once
 
-#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -19,9 +18,10 @@ struct ProblemRequest {
     ProblemSpec spec;          // the model and how to plan it (ignored when `workspace` is set)
     QString workspace;         // a workspace file: open one of its sessions instead
     std::int64_t session = 0;  // the session to open; 0 = the newest
-    bool specFromRequest = false;  // with `workspace`: plan the workspace's model with `spec`'s mesh and options
-    // A plan of the previous problem as plan JSON (plan::toJson), carried over by its labels when only the mesh,
-    // hardware or options change. Whatever no longer applies is reported in ProblemView::warnings.
+    // With `workspace`: plan the workspace's model with `spec`'s mesh and options.
+    bool specFromRequest = false;
+    // A plan of the previous problem as plan JSON (plan::toJson), carried over by its labels when only the
+    // mesh, hardware or options change. Whatever no longer applies is reported in ProblemView::warnings.
     std::string carriedPlan;
     // The settings (mesh, hardware, options) of the problem shown change: a failure says "Cannot apply the
     // settings to <source>: ..." rather than "Cannot open <source>: ...".
@@ -54,13 +54,16 @@ signals:
 private:
     void setBusy(bool busy);
 
-    // Shared with the worker jobs, which compare it with their own generation to know they are superseded.
-    std::shared_ptr<std::atomic<std::uint64_t>> generation_;
     bool busy_ = false;
-    JobQueue jobs_{"problem loader"};  // last: destroyed first
+    JobQueue jobs_{"problem loader"};
+    LatestJob loads_{jobs_};  // last: destroyed first, it stops the load under way at its next stage
 };
 
 // What the explorer opens when given nothing (the engine's demo model).
 QString defaultModelSource();
+
+// Whether plans of one problem mean the same in the other: the same names and groups, label by label. Plans
+// name their decisions by the model's names and groups, so another model's plans mean nothing here.
+bool sameDecisionSpace(const ProblemView& a, const ProblemView& b);
 
 }  // namespace shardscope::ui

@@ -10,7 +10,7 @@
 #include "core/module_tree.h"
 #include "shardscope/ir/statistics.h"
 #include "shardscope/plan/plan.h"
-#include "shardscope/problem.h"
+#include "shardscope/session/problem.h"
 
 namespace shardscope::ui {
 

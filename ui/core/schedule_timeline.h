@@ -1,4 +1,4 @@
-// The edited plan's simulated step (DESIGN.md §5.0) as lanes of boxes in seconds, what the Timeline dock
+// The edited plan's simulated step (docs/cost-model.md) as lanes of boxes in seconds, what the Timeline dock
 // draws: the kernels of the compute stream, then the collectives on one lane per device group, as the Chrome
 // trace shows them (cost::stepLanes). Plain values computed once per evaluation, so painting only reads them.
 #pragma once

@@ -3,29 +3,29 @@
 #include <chrono>
 #include <condition_variable>
 #include <exception>
-#include <filesystem>
 #include <mutex>
 #include <stdexcept>
 #include <thread>
 #include <utility>
 
 #include "core/text.h"
-#include "shardscope/search/recording.h"
+#include "shardscope/session/recording.h"
+#include "shardscope/session/workspace_session.h"
 #include "shardscope/store/workspace.h"
 
 namespace shardscope::ui {
 
-// What the worker thread shares with the runner. The runner may go away first (its destructor clears `owner`
-// under the mutex), so the worker posts to it only through post().
+// What the worker thread shares with the runner. The runner may go away first, so the worker posts to it only
+// through post(), which its request's token guards.
 struct SearchRunner::Job {
-    std::uint64_t generation = 0;
+    LatestJob::Token token;   // this search's request: superseded by the next start() or the runner's end
+    SearchRunner* owner = nullptr;  // reached only from letters the token delivers (so while the runner lives)
     std::shared_ptr<const ProblemView> problem;  // keeps the cost model alive while the search runs
     plan::Plan start;
     search::SearchOptions options;
     QString workspacePath;
 
     std::mutex mutex;
-    SearchRunner* owner = nullptr;
     search::Search* search = nullptr;  // while run() may be running
     bool stopRequested = false;
     bool ended = false;
@@ -35,13 +35,7 @@ struct SearchRunner::Job {
     // Calls `f` on the runner's thread, unless the runner is gone or has started another search since.
     template <typename F>
     void post(F f) {
-        std::lock_guard lock(mutex);
-        if (!owner)
-            return;
-        owner->mailbox_.post([target = owner, generation = generation, f = std::move(f)] {
-            if (target->generation_ == generation)
-                f(target);
-        });
+        token.post([target = owner, f = std::move(f)] { f(target); });
     }
     void run();
 };
@@ -69,46 +63,26 @@ QString firstMessage(const std::vector<Diagnostic>& diagnostics) {
     return diagnostics.empty() ? QStringLiteral("unknown error") : toQString(diagnostics.front().message);
 }
 
-// The workspace to record into: opened, or created with the model of `view` (its file's bytes, or those of
-// the workspace it was loaded from).
-Result<store::Workspace> openOrCreate(const std::string& path, const ProblemView& view) {
-    const ProblemSpec& spec = view.problem->spec;
-    if (std::filesystem::exists(path)) {
-        auto opened = store::Workspace::open(path);
-        if (!opened)
-            return opened;
-        if (opened->model().source != spec.model)
-            return makeError(
-                "ui.search_workspace",
-                "'" + path + "' holds the model '" + opened->model().source + "', not '" + spec.model + "'");
-        return opened;
-    }
-    // A model opened from a workspace is the bytes that workspace keeps: the file its source names is never read
-    // (it may be gone, changed, or name something else entirely).
-    Result<store::ModelRecord> record = [&]() -> Result<store::ModelRecord> {
-        if (view.workspacePath.isEmpty())
-            return search::modelRecord(spec);
-        auto origin = store::Workspace::open(view.workspacePath.toStdString());
-        if (!origin)
-            return Result<store::ModelRecord>::failure(origin.diagnostics());
-        return search::modelRecord(spec, &origin->model().bytes);
-    }();
-    if (!record)
-        return Result<store::Workspace>::failure(record.diagnostics());
-    // Another process (a CLI search) may create it meanwhile: then the search records into that file.
-    return store::Workspace::openOrCreate(path, *record);
+// The bytes `view`'s model was loaded from, when they are not the file its source names now: those of the
+// workspace it was opened from (the file its source names is never read: it may be gone, changed, or name
+// something else entirely).
+Result<std::optional<std::string>> loadedBytes(const ProblemView& view) {
+    if (view.workspacePath.isEmpty())
+        return std::optional<std::string>();
+    auto origin = store::Workspace::open(view.workspacePath.toStdString());
+    if (!origin)
+        return Result<std::optional<std::string>>::failure(origin.diagnostics());
+    return std::optional<std::string>(origin->model().bytes);
 }
 
 }  // namespace
 
-// Passes the search's reports to the recorder (on the search thread) and to the runner (queued).
+// Passes the search's reports to the runner (queued), after the recording has saved them.
 class SearchRunner::Observer : public search::SearchObserver {
 public:
-    Observer(Job& job, search::SessionRecorder* recorder) : job_(job), recorder_(recorder) {}
+    explicit Observer(Job& job) : job_(job) {}
 
     void progress(const search::Progress& p) override {
-        if (recorder_)
-            recorder_->progress(p);
         {
             // A stop() that came before run() began was undone by run(); repeat it.
             std::lock_guard lock(job_.mutex);
@@ -126,14 +100,11 @@ public:
     }
 
     void newBest(const search::Found& f) override {
-        if (recorder_)
-            recorder_->newBest(f);
         job_.post([found = foundPlan(f)](SearchRunner* self) { self->onNewBest(found); });
     }
 
 private:
     Job& job_;
-    search::SessionRecorder* recorder_;
     double lastSeconds_ = -1;
     std::int64_t lastIterations_ = 0;
 };
@@ -145,52 +116,44 @@ void SearchRunner::Job::run() {
         const Problem& p = *problem->problem;
         if (auto checked = search::checkOptions(options); !checked)
             throw std::runtime_error(firstMessage(checked.diagnostics()).toStdString());
-        std::optional<store::Workspace> workspace;
-        std::unique_ptr<search::SessionRecorder> recorder;
-        if (!workspacePath.isEmpty()) {
-            auto opened = openOrCreate(workspacePath.toStdString(), *problem);
-            if (!opened)
-                throw std::runtime_error(firstMessage(opened.diagnostics()).toStdString());
-            workspace.emplace(std::move(opened).value());
-            auto started = search::SessionRecorder::start(*workspace, p, start, options, {});
-            if (!started)
-                throw std::runtime_error(firstMessage(started.diagnostics()).toStdString());
-            recorder = std::move(started).value();
-            post([path = workspacePath, session = recorder->session()](SearchRunner* self) {
-                self->onRecording(path, session);
-            });
-            recorder->saveExperts();
-        }
-        search::Search engine(*p.costModel, start, options);
-        Observer observer(*this, recorder.get());
-        bool stopped = false;
-        {
-            std::lock_guard lock(mutex);
-            stopped = stopRequested;
-            if (!stopped)
-                search = &engine;
-        }
-        if (!stopped) {
-            post([](SearchRunner* self) { self->onProgress({}); });  // Starting -> Running
-            if (recorder)
-                recorder->attach(&engine);
-            // Whatever way run() leaves, stop() must no longer reach the engine.
-            struct Detach {
-                Job& job;
-                ~Detach() {
-                    std::lock_guard lock(job.mutex);
-                    job.search = nullptr;
-                }
-            } detach{*this};
-            const search::Found found = engine.run(&observer);
-            if (!found.origin.empty())
-                best = foundPlan(found);
-        }
-        if (recorder) {
-            auto flushed = recorder->finish();
-            if (!flushed)
-                error = firstMessage(flushed.diagnostics());
-        }
+        // The workspace, opened (it must hold this model, as the file is now) or created, as the CLI's search does.
+        auto bytes = loadedBytes(*problem);
+        if (!bytes)
+            throw std::runtime_error(firstMessage(bytes.diagnostics()).toStdString());
+        auto opened = session::WorkspaceSession::open(p.spec, workspacePath.toStdString(),
+                                                      *bytes ? &**bytes : nullptr);
+        if (!opened)
+            throw std::runtime_error(firstMessage(opened.diagnostics()).toStdString());
+        auto workspace = opened->workspace();
+        if (!workspace)
+            throw std::runtime_error(firstMessage(workspace.diagnostics()).toStdString());
+        Observer observer(*this);
+        session::SearchHooks hooks;
+        hooks.observer = &observer;
+        hooks.recording = [this](std::int64_t session) {
+            post([path = workspacePath, session](SearchRunner* self) { self->onRecording(path, session); });
+        };
+        hooks.attach = [this](search::Search* engine) {
+            {
+                std::lock_guard lock(mutex);
+                if (engine && stopRequested)
+                    return false;  // stopped before it began
+                search = engine;   // whatever way run() leaves, stop() must no longer reach the engine after
+            }
+            if (engine)
+                post([](SearchRunner* self) { self->onProgress({}); });  // Starting -> Running
+            return true;
+        };
+        session::SearchRequest request;
+        request.start = start;
+        request.options = options;
+        auto run = session::runSearch(p, *workspace, std::move(request), hooks);
+        if (!run)
+            throw std::runtime_error(firstMessage(run.diagnostics()).toStdString());
+        if (!run->best.origin.empty())
+            best = foundPlan(run->best);
+        if (!run->saved)
+            error = toQString(run->saveError->message);
     } catch (const std::exception& e) {
         error = QString::fromLocal8Bit(e.what());
     }
@@ -211,7 +174,6 @@ SearchRunner::~SearchRunner() {
     if (!job_)
         return;
     std::unique_lock lock(job_->mutex);
-    job_->owner = nullptr;
     job_->stopRequested = true;
     if (job_->search) {
         job_->search->resume();
@@ -235,7 +197,7 @@ bool SearchRunner::start(std::shared_ptr<const ProblemView> problem, const plan:
     if (job_ && job_->thread.joinable())
         job_->thread.join();  // ended: its last report has arrived
     auto job = std::make_shared<Job>();
-    job->generation = ++generation_;
+    job->token = latest_.next();
     job->problem = std::move(problem);
     job->start = start;
     job->start.decisions.resize(start.pinned);  // the search adds its own decisions after the pins

@@ -1,4 +1,4 @@
-// The live search (DESIGN.md §6, §9): one engine Search at a time on a worker thread, steered from the UI
+// The live search (docs/design.md, "Search", §9): one engine Search at a time on a worker thread, steered from the UI
 // thread and reporting through queued signals, optionally recorded into a workspace session.
 #pragma once
 
@@ -107,14 +107,13 @@ private:
     void onRecording(const QString& path, std::int64_t session);
     void onEnded(const std::optional<FoundPlan>& best, const QString& error);
 
-    Mailbox mailbox_;  // the search thread's reports, to this object's thread
     std::shared_ptr<Job> job_;
-    std::uint64_t generation_ = 0;
     State state_ = State::Idle;
     SearchProgress progress_;
     std::optional<FoundPlan> best_;
     QString workspacePath_;
     std::int64_t session_ = 0;
+    LatestJob latest_;  // the search thread's reports, to this object's thread; last: destroyed first
 };
 
 }  // namespace shardscope::ui

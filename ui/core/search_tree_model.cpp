@@ -39,16 +39,19 @@ bool isLeafByKind(const store::TreeNodeRecord& record) {
 
 }  // namespace
 
-SearchTreeModel::SearchTreeModel(QObject* parent) : QAbstractItemModel(parent), top_(std::make_unique<Item>()) {
+SearchTreeModel::SearchTreeModel(QObject* parent)
+    : QAbstractItemModel(parent), top_(std::make_unique<Item>()) {
     top_->record.id = -1;
     byId_[-1] = top_.get();
 }
 
-SearchTreeModel::~SearchTreeModel() = default;  // jobs_ goes first: it drops the queued reads, waits for the running one
+// reads_ and nodePlans_ go first, then jobs_: it drops the queued reads and waits for the running one.
+SearchTreeModel::~SearchTreeModel() = default;
 
 void SearchTreeModel::setSession(std::shared_ptr<const store::Workspace> workspace, std::int64_t session) {
     beginResetModel();
-    ++generation_;
+    shown_ = reads_.next();  // the reads of the previous session no longer report
+    nodePlans_.cancel();
     pending_ = 0;
     workspace_ = std::move(workspace);
     session_ = session;
@@ -79,29 +82,27 @@ void SearchTreeModel::read(Item* item) {
     const bool first = item->fetch == Fetch::NotStarted;
     item->fetch = Fetch::Running;
     ++pending_;
-    const std::uint64_t generation = generation_;
     const std::int64_t parentId = item->record.id;
-    auto done = [this, generation, parentId, first](Level level) {
-        if (generation != generation_)
-            return;  // another session is shown now
-        --pending_;
-        if (level.storedNodes >= 0)
-            storedNodes_ = level.storedNodes;
-        if (parentId == -1 && first && level.children.empty())
-            emit readFailed(tr("Session %1 of %2 has no stored search tree")
-                                .arg(session_)
-                                .arg(toQString(workspace_->path())));
-        merge(parentId, std::move(level.children));
-    };
-    jobs_.run(
-        [workspace = workspace_, session = session_, parentId] {
-            Level level;
-            level.children = workspace->children(session, parentId);
-            if (parentId == -1)
-                level.storedNodes = workspace->nodeCount(session);
-            return level;
-        },
-        std::move(done));
+    // Every read of the session shown reports (in the order asked), through the session's token: one for
+    // another session is dropped.
+    jobs_.run([this, token = shown_, workspace = workspace_, session = session_, parentId, first] {
+        if (token.superseded())
+            return;
+        auto level = std::make_shared<Level>();
+        level->children = workspace->children(session, parentId);
+        if (parentId == -1)
+            level->storedNodes = workspace->nodeCount(session);
+        token.post([this, level, parentId, first] {
+            --pending_;
+            if (level->storedNodes >= 0)
+                storedNodes_ = level->storedNodes;
+            if (parentId == -1 && first && level->children.empty())
+                emit readFailed(tr("Session %1 of %2 has no stored search tree")
+                                    .arg(session_)
+                                    .arg(toQString(workspace_->path())));
+            merge(parentId, std::move(level->children));
+        });
+    });
 }
 
 void SearchTreeModel::merge(std::int64_t parentId, std::vector<store::TreeNodeRecord> children) {
@@ -205,18 +206,14 @@ void SearchTreeModel::requestNodePlan(const QModelIndex& index, std::shared_ptr<
         plan::Plan plan;
         QString error;
     };
-    const std::uint64_t request = ++planRequest_;
-    const std::uint64_t generation = generation_;
     const qint64 node = itemOf(index)->record.id;
-    auto done = [this, request, generation, node](const Outcome& outcome) {
-        if (request != planRequest_ || generation != generation_)
-            return;  // the user has moved on
+    auto done = [this, node](const Outcome& outcome) {  // unless the user has moved on
         if (outcome.error.isEmpty())
             emit nodePlanReady(node, outcome.plan);
         else
             emit nodePlanFailed(node, outcome.error);
     };
-    jobs_.run(
+    nodePlans_.run(
         [workspace = workspace_, session = session_, problem = std::move(problem), path = actionPath(index),
          node]() -> Outcome {
             const cost::CostModel& model = *problem->problem->costModel;

@@ -17,13 +17,12 @@
 #include "shardscope/plan/plan.h"
 #include "shardscope/store/workspace.h"
 
-
 namespace shardscope::ui {
 
 // The search tree of one workspace session as a Qt tree: the top level holds the root node, and each node's
 // children are read from the workspace when a view expands it (canFetchMore/fetchMore). Every read runs on a
 // worker thread (a root may have hundreds of children, a file may be on a slow disk) and arrives through a
-// queued signal; `fetched` tells when. A read made for an earlier session is dropped (generation counter).
+// queued signal; `fetched` tells when. A read made for an earlier session is dropped.
 // Only what the workspace has written is seen: the search's recorder flushes about once a second; refresh()
 // picks up what it wrote since.
 class SearchTreeModel : public QAbstractItemModel {
@@ -112,11 +111,12 @@ private:
     double lowerBound_ = 0;
     std::unique_ptr<Item> top_;                     // invisible: the parent of the root (id -1)
     std::unordered_map<std::int64_t, Item*> byId_;  // every node read, and the invisible top
-    std::uint64_t generation_ = 0;
     int pending_ = 0;
-    std::uint64_t planRequest_ = 0;
     // One reader: levels arrive in the order they were asked for, and a browsing user never holds two cores.
-    JobQueue jobs_{"search tree"};  // last: destroyed first
+    JobQueue jobs_{"search tree"};
+    LatestJob reads_{jobs_};      // a request per session shown: every read of it reports, no other
+    LatestJob nodePlans_{jobs_};  // the newest requestNodePlan() of the session shown
+    LatestJob::Token shown_;      // reads_'s token of the session shown
 };
 
 // The start of a session's search: the pins, forbidden decisions and resolutions its settings record
@@ -126,11 +126,10 @@ Result<plan::Plan> sessionStartPlan(const store::SessionRecord& session, const c
 
 // The plan a node of the search tree stands for: `start` followed by the node's actions (actionPath()), each
 // matched against the words the search uses for its candidates (search::ActionSpace::describe), resolutions
-// against those the plan calls for at that point, remat actions ("remat layers.*: full") against those it offers,
-// "stop" ending the path. The action space is built over
-// every group of the model, so paths recorded with any maxGroups match. Takes milliseconds on large models:
-// call it off the UI thread there. Errors: an action no candidate describes (the model or mesh is not the
-// session's).
+// against those the plan calls for at that point, remat actions ("remat layers.*: full") against those it
+// offers, "stop" ending the path. The action space is built over every group of the model, so paths recorded
+// with any maxGroups match. Takes milliseconds on large models: call it off the UI thread there. Errors: an
+// action no candidate describes (the model or mesh is not the session's).
 Result<plan::Plan> planOfPath(const cost::CostModel& model, const plan::Plan& start,
                               const std::vector<std::string>& path);
 

@@ -42,7 +42,6 @@
 #include "core/selection_details.h"
 #include "core/text.h"
 #include "core/zoo_catalog_model.h"
-#include "shardscope/plan/plan_json.h"
 #include "widgets/cost_panel.h"
 #include "widgets/export_dialog.h"
 #include "widgets/graph_view.h"
@@ -672,18 +671,14 @@ void MainWindow::chooseFile() {
 }
 
 bool MainWindow::openPlan(const QString& plan, QString* errorMessage) {
-    if (!succeeded(editor_->openPlan(plan), errorMessage))
+    QStringList warnings;
+    if (!succeeded(editor_->openPlan(plan, &warnings), errorMessage))
         return false;
     // A plan whose decisions the mesh cannot apply opens (the user may change the mesh next), and says so.
-    if (current_) {
-        const auto& model = *current_->problem->costModel;
-        const auto warnings = plan::checkDivisibility(editor_->plan(), model.planContext(), model.mesh(), plan.toStdString());
-        if (!warnings.empty())
-            statusBar()->showMessage(warnings.size() == 1
-                                         ? toQString(warnings.front().message)
-                                         : tr("%1 (and %n more such decision(s))", nullptr, int(warnings.size()) - 1)
-                                               .arg(toQString(warnings.front().message)));
-    }
+    if (!warnings.isEmpty())
+        statusBar()->showMessage(warnings.size() == 1
+                                     ? warnings.front()
+                                     : tr("%1 (and %n more warning(s))", nullptr, int(warnings.size()) - 1).arg(warnings.front()));
     return true;
 }
 

@@ -22,50 +22,13 @@
 #include <QVBoxLayout>
 
 #include "core/text.h"
-#include "shardscope/analysis/resize.h"
-#include "shardscope/input_file.h"
-#include "shardscope/mesh/mesh.h"
 
 namespace shardscope::ui {
 
 namespace {
 
-// The editor shows bandwidths in GB/s and latencies in µs; the engine's mesh syntax wants bytes/s and
-// seconds.
-constexpr double kBytesPerGB = 1e9;
+// The launch time shows in µs; the spec holds seconds.
 constexpr double kSecondsPerMicrosecond = 1e-6;
-
-QString number(double value) {
-    return QString::number(value, 'g', 15);
-}
-
-// The first error of a failed engine call, without the code: what the user can act on.
-template <typename T>
-QString firstError(const Result<T>& result) {
-    for (const Diagnostic& d : result.diagnostics())
-        if (d.severity == Severity::Error)
-            return toQString(d.message);
-    return QObject::tr("unknown error");
-}
-
-QString linkText(double bandwidth, double latency) {
-    return QObject::tr("%1 GB/s, %2 µs")
-        .arg(number(bandwidth / kBytesPerGB), number(latency / kSecondsPerMicrosecond));
-}
-
-QString hardwareSummary(const mesh::HardwareProfile& h) {
-    const QString peak = QString::number(h.peak(ir::ElementType::BF16) / 1e12, 'g', 4);
-    return QObject::tr(
-               "<b>%1</b><br>"
-               "%2 TFLOP/s dense bf16<br>"
-               "%3 GB HBM at %4 TB/s<br>"
-               "%5 per domain on %6 (%7)<br>"
-               "across domains: %8 (%9)")
-        .arg(toQString(h.displayName).toHtmlEscaped(), peak, QString::number(h.memoryBytes / 1e9, 'g', 4),
-             QString::number(h.hbmBandwidth / 1e12, 'g', 3), QString::number(h.devicesPerDomain),
-             toQString(h.fastLinkName).toHtmlEscaped(), linkText(h.fastLink.bandwidth, h.fastLink.latency),
-             toQString(h.slowLinkName).toHtmlEscaped(), linkText(h.slowLink.bandwidth, h.slowLink.latency));
-}
 
 QDoubleSpinBox* spin(const QString& objectName, double minimum, double maximum, double step, int decimals,
                      const QString& toolTip) {
@@ -141,8 +104,8 @@ QWidget* ProblemEditor::buildHardwareBox() {
     hardwareSummary_->setTextInteractionFlags(Qt::TextSelectableByMouse);
     layout->addWidget(hardwareSummary_);
 
-    for (const mesh::HardwareProfile& profile : mesh::builtinHardware())
-        addHardwareChoice(toQString(profile.id), toQString(profile.displayName));
+    for (const HardwareChoice& builtin : MeshDraft::builtinHardware())
+        addHardwareChoice(builtin.key, builtin.displayName);
     connect(hardwareCombo_, &QComboBox::currentIndexChanged, this, [this] { revalidate(); });
     connect(load, &QPushButton::clicked, this, &ProblemEditor::loadHardwareFile);
     return box;
@@ -187,7 +150,7 @@ QWidget* ProblemEditor::buildMeshBox() {
     connect(meshTable_, &QTableWidget::itemChanged, this, [this] {
         if (updating_)
             return;
-        meshSourceError_.clear();
+        draft_.clearMeshSourceError();
         revalidate();
     });
     connect(add, &QPushButton::clicked, this, [this] {
@@ -198,12 +161,12 @@ QWidget* ProblemEditor::buildMeshBox() {
             name = QStringLiteral("axis%1").arg(n++);
         } while (!meshTable_->findItems(name, Qt::MatchExactly).isEmpty());
         addAxis(name, QStringLiteral("1"));
-        meshSourceError_.clear();
+        draft_.clearMeshSourceError();
         revalidate();
         meshTable_->editItem(meshTable_->item(meshTable_->rowCount() - 1, AxisNameColumn));
     });
     connect(remove, &QPushButton::clicked, this, [this] {
-        meshSourceError_.clear();
+        draft_.clearMeshSourceError();
         removeSelectedAxes();
         revalidate();
     });
@@ -216,8 +179,9 @@ QWidget* ProblemEditor::buildSizesBox() {
     sizesEdit_ = new QLineEdit;
     sizesEdit_->setObjectName(QStringLiteral("sizesEdit"));
     sizesEdit_->setPlaceholderText(tr("as exported, e.g. batch=256,seq=4096"));
-    sizesEdit_->setToolTip(tr("Plan the model at another global batch or sequence length (batch=N,seq=N): every shape "
-                              "is derived again from the dimensions that carry them. Empty: the sizes the model has."));
+    sizesEdit_->setToolTip(
+        tr("Plan the model at another global batch or sequence length (batch=N,seq=N): every shape "
+           "is derived again from the dimensions that carry them. Empty: the sizes the model has."));
     form->addRow(tr("Global sizes"), sizesEdit_);
     connect(sizesEdit_, &QLineEdit::textEdited, this, [this] { revalidate(); });
     return box;
@@ -261,12 +225,14 @@ QWidget* ProblemEditor::buildTrainingBox() {
 QWidget* ProblemEditor::buildCostBox() {
     auto* box = new QGroupBox(tr("Cost model"));
     auto* form = new QFormLayout(box);
-    efficiencySpin_ = spin(QStringLiteral("efficiencySpin"), 0.0, 1.0, 0.05, 2,
-                           tr("Fraction of peak FLOP/s and HBM bandwidth every kernel reaches; \"by shape\" takes it from "
-                              "the hardware profile's tables, by each kernel's local shape"));
+    efficiencySpin_ =
+        spin(QStringLiteral("efficiencySpin"), 0.0, 1.0, 0.05, 2,
+             tr("Fraction of peak FLOP/s and HBM bandwidth every kernel reaches; \"by shape\" takes it from "
+                "the hardware profile's tables, by each kernel's local shape"));
     efficiencySpin_->setSpecialValueText(tr("by shape"));
-    prefetchSpin_ = spin(QStringLiteral("prefetchSpin"), 0.0, 16.0, 1.0, 0,
-                         tr("Blocks of layers a parameter all-gather may run ahead of its use (FSDP prefetch)"));
+    prefetchSpin_ =
+        spin(QStringLiteral("prefetchSpin"), 0.0, 16.0, 1.0, 0,
+             tr("Blocks of layers a parameter all-gather may run ahead of its use (FSDP prefetch)"));
     reserveSpin_ =
         spin(QStringLiteral("reserveSpin"), 0.0, 0.95, 0.05, 2,
              tr("Fraction of device memory kept free: a plan fits when its peak stays below the rest"));
@@ -280,16 +246,7 @@ QWidget* ProblemEditor::buildCostBox() {
 }
 
 int ProblemEditor::addHardwareChoice(const QString& key, const QString& label) {
-    HardwareChoice choice{key, std::nullopt, {}};
-    // A workspace session's spec carries its profile inline, as JSON, so the workspace opens anywhere.
-    auto loaded = key.startsWith(QLatin1Char('{'))
-                      ? mesh::parseHardware(key.toStdString(), "the workspace's hardware profile")
-                      : mesh::loadHardware(key.toStdString());
-    if (loaded)
-        choice.profile = std::move(loaded.value());
-    else
-        choice.error = firstError(loaded);
-    hardware_.push_back(std::move(choice));
+    draft_.addHardware(key);
     const QSignalBlocker blocker(hardwareCombo_);
     hardwareCombo_->addItem(label, key);
     const int index = hardwareCombo_->count() - 1;
@@ -307,13 +264,6 @@ void ProblemEditor::loadHardwareFile() {
         index = addHardwareChoice(path, QFileInfo(path).fileName());
     hardwareCombo_->setCurrentIndex(index);
     revalidate();
-}
-
-const ProblemEditor::HardwareChoice* ProblemEditor::currentHardware() const {
-    const int index = hardwareCombo_->currentIndex();
-    return index >= 0 && index < static_cast<int>(hardware_.size())
-               ? &hardware_[static_cast<std::size_t>(index)]
-               : nullptr;
 }
 
 void ProblemEditor::addAxis(const QString& name, const QString& size, const QString& bandwidth,
@@ -352,89 +302,22 @@ void ProblemEditor::removeSelectedAxes() {
 void ProblemEditor::setMeshRows(const QString& meshSpec) {
     const bool wasUpdating = std::exchange(updating_, true);
     meshTable_->setRowCount(0);
-    const QString trimmed = meshSpec.trimmed();
-    // A mesh written out as JSON (a workspace session's, inline) or in a .json file, the way loadProblem
-    // reads it.
-    std::optional<Result<mesh::Mesh>> parsed;
-    if (trimmed.startsWith(QLatin1Char('{'))) {
-        parsed = mesh::parseMesh(trimmed.toStdString(), "the workspace's mesh");
-    } else if (trimmed.endsWith(QStringLiteral(".json"))) {
-        // Bounded, and a FIFO or a device is refused instead of blocking the window.
-        auto text = readInputFile(trimmed.toStdString(), "mesh file", kMaxJsonFileBytes);
-        parsed = text ? mesh::parseMesh(*text, trimmed.toStdString()) : Result<mesh::Mesh>::failure(text.diagnostics());
-    }
-    meshSourceError_.clear();
-    if (trimmed.endsWith(QStringLiteral(".json")) && !parsed)
-        meshSourceError_ = tr("Mesh: cannot read '%1'").arg(trimmed);
-    else if (parsed && !parsed->ok())
-        meshSourceError_ = tr("Mesh: %1").arg(firstError(*parsed));
-    if (parsed) {
-        // The table cannot show what did not parse; it starts empty and the error says why.
-        if (parsed->ok()) {
-            // Links the hardware would give the axes anyway stay empty: only real overrides show as edits.
-            const HardwareChoice* hardware = currentHardware();
-            QStringList plain;
-            for (const mesh::MeshAxis& axis : (*parsed)->axes)
-                plain << toQString(axis.name) + QLatin1Char('=') + QString::number(axis.size);
-            const auto laidOut =
-                hardware && hardware->profile
-                    ? mesh::makeMesh(plain.join(QLatin1Char(',')).toStdString(), *hardware->profile)
-                    : Result<mesh::Mesh>(makeError("mesh", "no hardware"));
-            for (std::size_t i = 0; i < (*parsed)->axes.size(); ++i) {
-                const mesh::MeshAxis& axis = (*parsed)->axes[i];
-                const mesh::Link* usual = laidOut ? &laidOut->axes[i].link : nullptr;
-                const bool sameBandwidth = usual && usual->bandwidth == axis.link.bandwidth;
-                const bool sameLatency = usual && usual->latency == axis.link.latency;
-                addAxis(toQString(axis.name), QString::number(axis.size),
-                        sameBandwidth ? QString() : number(axis.link.bandwidth / kBytesPerGB),
-                        sameLatency ? QString() : number(axis.link.latency / kSecondsPerMicrosecond));
-            }
-        }
-        updating_ = wasUpdating;
-        return;
-    }
-    for (const QString& item : trimmed.split(QLatin1Char(','), Qt::SkipEmptyParts)) {
-        const QStringList parts = item.split(QLatin1Char(':'));
-        const QString head = parts.front();
-        const qsizetype equals = head.indexOf(QLatin1Char('='));
-        QString bandwidth, latency;
-        QString rest;  // options the table has no column for stay in the name cell, for the engine to report
-        for (qsizetype i = 1; i < parts.size(); ++i) {
-            const QString option = parts[i].trimmed();
-            bool ok = false;
-            const double value = option.section(QLatin1Char('='), 1).trimmed().toDouble(&ok);
-            if (ok && option.startsWith(QStringLiteral("bw=")))
-                bandwidth = number(value / kBytesPerGB);
-            else if (ok && option.startsWith(QStringLiteral("lat=")))
-                latency = number(value / kSecondsPerMicrosecond);
-            else
-                rest += QLatin1Char(':') + option;
-        }
-        if (equals < 0)
-            addAxis(item.trimmed(), QString());
-        else
-            addAxis(head.left(equals).trimmed() + rest, head.mid(equals + 1).trimmed(), bandwidth, latency);
-    }
+    for (const MeshAxisDraft& axis : draft_.readMesh(meshSpec, hardwareCombo_->currentIndex()))
+        addAxis(axis.name, axis.size, axis.bandwidth, axis.latency);
     updating_ = wasUpdating;
 }
 
+std::vector<MeshAxisDraft> ProblemEditor::tableAxes() const {
+    std::vector<MeshAxisDraft> axes;
+    for (int row = 0; row < meshTable_->rowCount(); ++row)
+        axes.push_back({cellText(meshTable_, row, AxisNameColumn), cellText(meshTable_, row, AxisSizeColumn),
+                        cellText(meshTable_, row, BandwidthColumn),
+                        cellText(meshTable_, row, LatencyColumn)});
+    return axes;
+}
+
 QString ProblemEditor::meshText() const {
-    QStringList axes;
-    for (int row = 0; row < meshTable_->rowCount(); ++row) {
-        QString axis = cellText(meshTable_, row, AxisNameColumn) + QLatin1Char('=') +
-                       cellText(meshTable_, row, AxisSizeColumn);
-        bool ok = false;
-        const QString bandwidth = cellText(meshTable_, row, BandwidthColumn);
-        const double gbps = bandwidth.toDouble(&ok);
-        if (!bandwidth.isEmpty())
-            axis += QStringLiteral(":bw=") + (ok ? number(gbps * kBytesPerGB) : bandwidth);
-        const QString latency = cellText(meshTable_, row, LatencyColumn);
-        const double microseconds = latency.toDouble(&ok);
-        if (!latency.isEmpty())
-            axis += QStringLiteral(":lat=") + (ok ? number(microseconds * kSecondsPerMicrosecond) : latency);
-        axes << axis;
-    }
-    return axes.join(QLatin1Char(','));
+    return MeshDraft::meshText(tableAxes());
 }
 
 void ProblemEditor::setSpec(const ProblemSpec& spec) {
@@ -447,8 +330,8 @@ void ProblemEditor::setSpec(const ProblemSpec& spec) {
                 index = i;
         if (index < 0 && key.startsWith(QLatin1Char('{'))) {
             index = addHardwareChoice(key, tr("Workspace profile"));
-            if (const auto& profile = hardware_.back().profile)
-                hardwareCombo_->setItemText(index, tr("%1 (workspace)").arg(toQString(profile->displayName)));
+            if (const HardwareChoice& choice = draft_.hardwareChoices().back(); choice.loaded())
+                hardwareCombo_->setItemText(index, tr("%1 (workspace)").arg(choice.displayName));
             hardwareCombo_->setItemData(index, tr("The profile saved in the workspace"), Qt::ToolTipRole);
         } else if (index < 0) {
             index =
@@ -467,7 +350,7 @@ void ProblemEditor::setSpec(const ProblemSpec& spec) {
         combo->setCurrentText(toQString(value));
     }
     lossOutputCombo_->setCurrentText(toQString(spec.lossOutput));
-    sizesEdit_->setText(toQString(analysis::globalSizesText(spec.sizes)));
+    sizesEdit_->setText(MeshDraft::sizesText(spec));
     mixedPrecisionCheck_->setChecked(spec.mixedPrecision);
     efficiencySpin_->setValue(spec.cost.efficiency);
     prefetchSpin_->setValue(spec.cost.prefetch);
@@ -479,16 +362,17 @@ void ProblemEditor::setSpec(const ProblemSpec& spec) {
 
 ProblemSpec ProblemEditor::spec() const {
     ProblemSpec out = base_;
-    if (const HardwareChoice* hardware = currentHardware())
-        out.hardware = hardware->key.toStdString();
+    const auto& choices = draft_.hardwareChoices();
+    if (const int hardware = hardwareCombo_->currentIndex();
+        hardware >= 0 && hardware < static_cast<int>(choices.size()))
+        out.hardware = choices[static_cast<std::size_t>(hardware)].key.toStdString();
     out.mesh = meshText().toStdString();
     out.train = trainCheck_->isChecked();
     out.optimizer = optimizerCombo_->currentText().toStdString();
     out.loss = lossCombo_->currentText().toStdString();
     out.lossOutput = lossOutputCombo_->currentText().trimmed().toStdString();
     // Sizes that do not parse keep the spec's (revalidate() says why and Apply stays disabled).
-    if (auto sizes = analysis::parseGlobalSizes(sizesEdit_->text().toStdString()))
-        out.sizes = std::move(sizes).value();
+    MeshDraft::applySizes(sizesEdit_->text(), out);
     out.mixedPrecision = mixedPrecisionCheck_->isChecked();
     // Spin boxes round to their decimals: an untouched value keeps the spec's own figure.
     auto edited = [](const QDoubleSpinBox* box, double original, double scale = 1.0) {
@@ -516,78 +400,23 @@ void ProblemEditor::updateTrainingEnabled() {
 
 void ProblemEditor::revalidate() {
     const bool wasUpdating = std::exchange(updating_, true);
-    QString error;
-    const HardwareChoice* hardware = currentHardware();
-    if (!hardware) {
-        error = tr("Choose a hardware profile");
-        hardwareSummary_->clear();
-    } else if (!hardware->profile) {
-        error = tr("Hardware: %1").arg(hardware->error);
-        hardwareSummary_->setText(QString());
-    } else {
-        hardwareSummary_->setText(hardwareSummary(*hardware->profile));
-    }
-
-    for (int row = 0; row < meshTable_->rowCount(); ++row) {
+    const MeshDraftCheck check =
+        draft_.check(hardwareCombo_->currentIndex(), tableAxes(), sizesEdit_->text());
+    hardwareSummary_->setText(check.hardwareSummary);
+    for (int row = 0; row < meshTable_->rowCount(); ++row)
         meshTable_->item(row, LinkColumn)->setText(QString());
-        for (const auto& [column, what] :
-             {std::pair{BandwidthColumn, tr("bandwidth")}, std::pair{LatencyColumn, tr("latency")}}) {
-            const QString text = cellText(meshTable_, row, column);
-            bool ok = true;
-            if (!text.isEmpty())
-                text.toDouble(&ok);
-            if (!ok && error.isEmpty())
-                error = tr("Mesh axis '%1': the %2 must be a number, got '%3'")
-                            .arg(cellText(meshTable_, row, AxisNameColumn), what, text);
-        }
+    deviceCount_->setText(check.deviceCount);
+    for (int row = 0; row < meshTable_->rowCount() && row < static_cast<int>(check.links.size()); ++row) {
+        const MeshAxisLink& link = check.links[static_cast<std::size_t>(row)];
+        QTableWidgetItem* item = meshTable_->item(row, LinkColumn);
+        item->setText(link.text);
+        item->setToolTip(link.toolTip);
     }
 
-    if (error.isEmpty())
-        error = meshSourceError_;
-    if (auto sizes = analysis::parseGlobalSizes(sizesEdit_->text().toStdString()); !sizes && error.isEmpty())
-        error = tr("Global sizes: %1").arg(firstError(sizes));
-    const mesh::HardwareProfile noHardware;
-    const mesh::HardwareProfile& profile = hardware && hardware->profile ? *hardware->profile : noHardware;
-    const auto mesh = mesh::makeMesh(meshText().toStdString(), profile);
-    if (!mesh) {
-        if (error.isEmpty())
-            error = tr("Mesh: %1").arg(firstError(mesh));
-        deviceCount_->setText(tr("? devices"));
-    } else {
-        const std::int64_t devices = mesh->devices();
-        const std::int64_t domain = std::max<std::int64_t>(1, profile.devicesPerDomain);
-        deviceCount_->setText(devices > domain && devices % domain == 0
-                                  ? tr("%1 devices (%2 × %3)").arg(devices).arg(devices / domain).arg(domain)
-                                  : tr("%1 devices").arg(devices));
-        // The links without the user's overrides tell which of the hardware's links an axis lies on.
-        QStringList plain;
-        for (const mesh::MeshAxis& axis : mesh->axes)
-            plain << toQString(axis.name) + QLatin1Char('=') + QString::number(axis.size);
-        const auto laidOut = mesh::makeMesh(plain.join(QLatin1Char(',')).toStdString(), profile);
-        for (int row = 0; row < meshTable_->rowCount() && row < static_cast<int>(mesh->axes.size()); ++row) {
-            const mesh::Link& link = mesh->axes[static_cast<std::size_t>(row)].link;
-            // The table is narrow in a dock: "fast"/"slow" in the cell, the link's full name in the tooltip.
-            QString kind, name;
-            if (laidOut && hardware && hardware->profile) {
-                const bool fast = laidOut->axes[static_cast<std::size_t>(row)].link == profile.fastLink;
-                kind = fast ? tr("fast") : tr("slow");
-                name = toQString(fast ? profile.fastLinkName : profile.slowLinkName);
-                if (!(link == laidOut->axes[static_cast<std::size_t>(row)].link)) {
-                    kind = tr("%1, edited").arg(kind);
-                    name = tr("%1, with the figures edited").arg(name);
-                }
-            }
-            const QString text = linkText(link.bandwidth, link.latency);
-            QTableWidgetItem* item = meshTable_->item(row, LinkColumn);
-            item->setText(kind.isEmpty() ? text : kind + QStringLiteral(": ") + text);
-            item->setToolTip(name);
-        }
-    }
-
-    errorText_ = error;
-    errorLabel_->setText(error);
-    errorLabel_->setVisible(!error.isEmpty());
-    applyButton_->setEnabled(error.isEmpty());
+    errorText_ = check.error;
+    errorLabel_->setText(check.error);
+    errorLabel_->setVisible(!check.error.isEmpty());
+    applyButton_->setEnabled(check.error.isEmpty());
     updating_ = wasUpdating;
 }
 

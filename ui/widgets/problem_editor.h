@@ -1,14 +1,12 @@
 // The problem editor: the hardware, mesh, training step and cost options a model is planned with.
 #pragma once
 
-#include <optional>
 #include <vector>
 
 #include <QString>
 #include <QWidget>
 
-#include "shardscope/mesh/hardware.h"
-#include "shardscope/problem.h"
+#include "core/mesh_draft.h"
 
 class QCheckBox;
 class QComboBox;
@@ -25,9 +23,11 @@ namespace shardscope::ui {
 // of axes (name, size, optional bandwidth in GB/s and latency in µs overriding the link the hardware gives
 // the axis), written out in makeMesh's syntax ("data=8,model=4:bw=4e+11:lat=2e-06") and checked by the engine
 // on every edit: the engine's error shows under the table and Apply stays disabled until the spec is valid.
-// The spec's model and dimensions pass through unchanged; its global sizes (batch=N,seq=N) are a line of text. Child widgets carry object names (hardwareCombo,
-// meshTable, addAxisButton, removeAxisButton, deviceCount, errorLabel, trainCheck, optimizerCombo, lossCombo,
-// lossOutputCombo (editable: empty for the first output, a name or index, or "all"), mixedPrecisionCheck, efficiencySpin, prefetchSpin, reserveSpin, launchSpin, sizesEdit, applyButton, revertButton).
+// The spec's model and dimensions pass through unchanged; its global sizes (batch=N,seq=N) are a line of
+// text. Child widgets carry object names (hardwareCombo, meshTable, addAxisButton, removeAxisButton,
+// deviceCount, errorLabel, trainCheck, optimizerCombo, lossCombo, lossOutputCombo (editable: empty for the
+// first output, a name or index, or "all"), mixedPrecisionCheck, efficiencySpin, prefetchSpin, reserveSpin,
+// launchSpin, sizesEdit, applyButton, revertButton).
 class ProblemEditor : public QWidget {
     Q_OBJECT
 
@@ -61,13 +61,6 @@ signals:
     void applied(shardscope::ProblemSpec spec);
 
 private:
-    // A hardware choice of the combo: a built-in id or a file path, and the profile it loads (or why not).
-    struct HardwareChoice {
-        QString key;
-        std::optional<mesh::HardwareProfile> profile;
-        QString error;
-    };
-
     QWidget* buildHardwareBox();
     QWidget* buildMeshBox();
     QWidget* buildSizesBox();
@@ -79,16 +72,18 @@ private:
                  const QString& latency = {});
     void removeSelectedAxes();
     void setMeshRows(const QString& meshSpec);
-    const HardwareChoice* currentHardware() const;
+    // The mesh table's axes, as typed.
+    std::vector<MeshAxisDraft> tableAxes() const;
     // Checks the hardware and mesh with the engine; updates the summary, links, device count, error and
     // Apply.
     void revalidate();
     void updateTrainingEnabled();
 
     ProblemSpec base_;
-    std::vector<HardwareChoice> hardware_;  // parallel to hardwareCombo_'s items
+    // The hardware choices (parallel to hardwareCombo_'s items) and, until the user edits the table, why the
+    // spec's mesh JSON could not be shown.
+    MeshDraft draft_;
     QString errorText_;
-    QString meshSourceError_;  // why the spec's mesh JSON could not be shown, until the user edits the table
     bool updating_ = false;
 
     QComboBox* hardwareCombo_ = nullptr;

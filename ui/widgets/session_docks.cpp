@@ -23,7 +23,7 @@
 #include "core/search_runner.h"
 #include "core/search_tree_model.h"
 #include "core/text.h"
-#include "shardscope/store/workspace.h"
+#include "core/workspace_listing.h"
 #include "widgets/compare_view.h"
 #include "widgets/graph_view.h"
 #include "widgets/memory_chart.h"
@@ -32,25 +32,6 @@
 
 namespace shardscope::ui {
 namespace {
-
-// Whether plans of one problem mean the same in the other: the same names and groups, label by label.
-bool sameDecisionSpace(const analysis::DecisionSpace& a, const analysis::DecisionSpace& b) {
-    if (a.names.size() != b.names.size() || a.groups.size() != b.groups.size())
-        return false;
-    for (std::size_t i = 0; i < a.names.size(); ++i)
-        if (a.names[i].label != b.names[i].label || a.names[i].size != b.names[i].size)
-            return false;
-    for (std::size_t i = 0; i < a.groups.size(); ++i)
-        if (a.groups[i].label != b.groups[i].label)
-            return false;
-    return true;
-}
-
-// A workspace opened for reading, or why not.
-struct OpenedWorkspace {
-    std::shared_ptr<const store::Workspace> workspace;
-    QString error;
-};
 
 QDockWidget* makeDock(QMainWindow* window, const QString& title, const QString& name, QWidget* panel,
                       Qt::DockWidgetArea area) {
@@ -66,11 +47,13 @@ QDockWidget* makeDock(QMainWindow* window, const QString& title, const QString& 
 // Where a search of a model that has no workspace yet is recorded: a new file per model and day in the user's
 // data folder, so nothing found is lost and the file can be reopened from File ▸ Open recent.
 QString newWorkspacePath(const ProblemView& problem) {
-    const QString folder = QStandardPaths::writableLocation(QStandardPaths::AppDataLocation) + QStringLiteral("/workspaces");
+    const QString folder =
+        QStandardPaths::writableLocation(QStandardPaths::AppDataLocation) + QStringLiteral("/workspaces");
     QDir().mkpath(folder);
     QString name = problem.displayName;
     name.replace(QRegularExpression(QStringLiteral("[^A-Za-z0-9_.-]+")), QStringLiteral("-"));
-    return folder + u'/' + name + u'-' + QDateTime::currentDateTime().toString(QStringLiteral("yyyyMMdd-HHmmss")) +
+    return folder + u'/' + name + u'-' +
+           QDateTime::currentDateTime().toString(QStringLiteral("yyyyMMdd-HHmmss")) +
            QStringLiteral(".shardscope");
 }
 
@@ -91,7 +74,8 @@ SessionDocks::SessionDocks(QMainWindow* window, PlanEditor* editor, GraphView* g
       compareChart_(new MemoryChart),
       compareA_(new PlanInspector(this)),
       compareB_(new PlanInspector(this)),
-      otherWorkspace_(new ProblemLoader(this)) {
+      otherWorkspace_(new ProblemLoader(this)),
+      listing_(new WorkspaceListing(this)) {
     search_->setObjectName(QStringLiteral("searchPanel"));
     auto* proxy = new QSortFilterProxyModel(this);
     proxy->setSourceModel(plans_);
@@ -118,22 +102,28 @@ SessionDocks::SessionDocks(QMainWindow* window, PlanEditor* editor, GraphView* g
     compare_->setObjectName(QStringLiteral("compareView"));
     compare_->setMemoryChart(compareChart_);
 
-    searchDock_ = makeDock(window, tr("Search"), QStringLiteral("searchDock"), search_, Qt::RightDockWidgetArea);
-    plansDock_ = makeDock(window, tr("Plans"), QStringLiteral("plansDock"), planView_, Qt::BottomDockWidgetArea);
-    breakdownDock_ =
-        makeDock(window, tr("Breakdown"), QStringLiteral("breakdownDock"), breakdown_, Qt::BottomDockWidgetArea);
+    searchDock_ =
+        makeDock(window, tr("Search"), QStringLiteral("searchDock"), search_, Qt::RightDockWidgetArea);
+    plansDock_ =
+        makeDock(window, tr("Plans"), QStringLiteral("plansDock"), planView_, Qt::BottomDockWidgetArea);
+    breakdownDock_ = makeDock(window, tr("Breakdown"), QStringLiteral("breakdownDock"), breakdown_,
+                              Qt::BottomDockWidgetArea);
     treeDock_ = makeDock(window, tr("Search tree"), QStringLiteral("searchTreeDock"), treeView_,
                          Qt::BottomDockWidgetArea);
-    compareDock_ = makeDock(window, tr("Compare"), QStringLiteral("compareDock"), compare_, Qt::BottomDockWidgetArea);
+    compareDock_ =
+        makeDock(window, tr("Compare"), QStringLiteral("compareDock"), compare_, Qt::BottomDockWidgetArea);
 
     // The search starts from the edited plan's pins and forbidden decisions; its plans join the table.
     connect(editor_, &PlanEditor::planChanged, this, [this] { search_->setStartPlan(editor_->plan()); });
     connect(search_, &SearchPanel::applyPlanRequested, this,
-            [this](const plan::Plan& plan, const QString& description) { editor_->replacePlan(plan, description); });
+            [this](const plan::Plan& plan, const QString& description) {
+                editor_->replacePlan(plan, description);
+            });
     SearchRunner* runner = search_->runner();
     connect(runner, &SearchRunner::recording, this, [this](const QString& path, qint64 session) {
         emit message(tr("Recording the search into %1, session %2").arg(path).arg(session));
-        // The experts are in the file now; the tree is read once the search has stored some of it (at the end).
+        // The experts are in the file now; the tree is read once the search has stored some of it (at its
+        // end).
         plans_->setProblem(problem_);
         plans_->loadWorkspace(path, session);
         tree_->setSession(nullptr, 0);
@@ -146,7 +136,8 @@ SessionDocks::SessionDocks(QMainWindow* window, PlanEditor* editor, GraphView* g
     });
     connect(runner, &SearchRunner::failed, this, &SessionDocks::message);
 
-    connect(planView_->selectionModel(), &QItemSelectionModel::selectionChanged, this, &SessionDocks::planSelected);
+    connect(planView_->selectionModel(), &QItemSelectionModel::selectionChanged, this,
+            &SessionDocks::planSelected);
     connect(planView_, &QWidget::customContextMenuRequested, this, &SessionDocks::planMenu);
     connect(plans_, &PlanTableModel::loadFailed, this, &SessionDocks::message);
     connect(treeView_, &QAbstractItemView::activated, this,
@@ -165,9 +156,10 @@ SessionDocks::SessionDocks(QMainWindow* window, PlanEditor* editor, GraphView* g
     auto showCurves = [this] {
         if (compareA_->isBusy() || compareB_->isBusy() || !compareCurves_[0] || !compareCurves_[1])
             return;
-        compareChart_->setCurves({memoryCurveOf(compareCurves_[0]->memory, compareNames_[0]),
-                                  memoryCurveOf(compareCurves_[1]->memory, compareNames_[1])},
-                                 std::max(compareCurves_[0]->memory.opCount, compareCurves_[1]->memory.opCount));
+        compareChart_->setCurves(
+            {memoryCurveOf(compareCurves_[0]->memory, compareNames_[0]),
+             memoryCurveOf(compareCurves_[1]->memory, compareNames_[1])},
+            std::max(compareCurves_[0]->memory.opCount, compareCurves_[1]->memory.opCount));
     };
     connect(compareA_, &PlanInspector::inspected, this,
             [this, showCurves](std::shared_ptr<const PlanBreakdown> b) {
@@ -182,10 +174,11 @@ SessionDocks::SessionDocks(QMainWindow* window, PlanEditor* editor, GraphView* g
     connect(otherWorkspace_, &ProblemLoader::loaded, this, [this](std::shared_ptr<const ProblemView> other) {
         if (!problem_)
             return;
-        // Plans name their decisions by the model's names and groups: another model's plans mean nothing here.
-        if (!sameDecisionSpace(problem_->space(), other->space())) {
-            emit message(tr("Cannot compare with %1: it holds the model %2, not %3 (compare with a workspace of the same "
-                            "model)")
+        // Plans name their decisions by the model's names and groups: another model's plans mean nothing to
+        // this one.
+        if (!sameDecisionSpace(*problem_, *other)) {
+            emit message(tr("Cannot compare with %1: it holds the model %2, not %3 (compare with a workspace "
+                            "of the same model)")
                              .arg(other->workspacePath, other->displayName, problem_->displayName));
             return;
         }
@@ -193,6 +186,12 @@ SessionDocks::SessionDocks(QMainWindow* window, PlanEditor* editor, GraphView* g
                 tr("best of %1").arg(QFileInfo(other->workspacePath).fileName()));
     });
     connect(otherWorkspace_, &ProblemLoader::failed, this, &SessionDocks::message);
+    connect(listing_, &WorkspaceListing::opened, this, [this](const WorkspaceHandle& workspace) {
+        plans_->setProblem(problem_);  // the table starts again from the file: saved rows carry their ids
+        plans_->loadWorkspace(workspace, listingSession_);
+        tree_->setSession(workspace, listingSession_);
+    });
+    connect(listing_, &WorkspaceListing::failed, this, &SessionDocks::message);
 }
 
 SessionDocks::~SessionDocks() = default;
@@ -207,7 +206,7 @@ QString SessionDocks::workspacePath() const {
 
 void SessionDocks::setProblem(std::shared_ptr<const ProblemView> problem) {
     problem_ = std::move(problem);
-    ++openGeneration_;
+    listing_->clear();
     search_->setProblem(problem_);
     search_->setStartPlan(editor_->plan());
     plans_->setProblem(problem_);
@@ -226,27 +225,9 @@ void SessionDocks::setProblem(std::shared_ptr<const ProblemView> problem) {
 }
 
 void SessionDocks::showSession(const QString& path, std::int64_t session) {
-    // The file is opened once, off the UI thread (opening checks it), and read by both the table and the tree.
-    const std::uint64_t generation = ++openGeneration_;
-    auto done = [this, generation, session](const OpenedWorkspace& opened) {
-        if (generation != openGeneration_)
-            return;
-        if (!opened.workspace) {
-            emit message(opened.error);
-            return;
-        }
-        plans_->setProblem(problem_);  // the table starts again from the file: saved rows carry their ids
-        plans_->loadWorkspace(opened.workspace, session);
-        tree_->setSession(opened.workspace, session);
-    };
-    jobs_.run(
-        [path]() -> OpenedWorkspace {
-            auto workspace = store::Workspace::open(path.toStdString());
-            if (!workspace)
-                return {nullptr, toQString(workspace.diagnostics().front().message)};
-            return {std::make_shared<const store::Workspace>(std::move(workspace).value()), {}};
-        },
-        std::move(done));
+    // The file is opened once, off the UI thread (opening checks it), and read by the table and the tree.
+    listingSession_ = session;
+    listing_->open(path);
 }
 
 void SessionDocks::showFound(const FoundPlan& found) {
@@ -275,18 +256,26 @@ void SessionDocks::planMenu(const QPoint& position) {
         menu.addAction(tr("Compare these two plans"), this, [this, a, b] { compareRows(a, b); });
     }
     // Other sessions of this workspace: their best plans against the edited one.
-    if (const auto& workspace = tree_->workspace(); workspace && problem_) {
+    if (const auto& workspace = tree_->workspace();
+        workspace && workspace == listing_->workspace() && problem_) {
         QMenu* sessions = menu.addMenu(tr("Compare the edited plan with the best plan of session"));
-        for (const store::SessionRecord& session : workspace->sessions()) {
-            sessions->addAction(tr("%1: %2").arg(session.id).arg(toQString(session.name)), this,
-                                [this, path = toQString(workspace->path()), id = session.id] {
-                                    compareWithWorkspace(path, id);
-                                });
-        }
+        auto fill = [this, sessions] {
+            sessions->clear();
+            for (const WorkspaceSession& session : listing_->sessions()) {
+                sessions->addAction(
+                    tr("%1: %2").arg(session.id).arg(session.name), this,
+                    [this, path = listing_->path(), id = session.id] { compareWithWorkspace(path, id); });
+            }
+        };
+        fill();
+        // Sessions another process wrote since the file opened join the menu once listed (off the UI thread).
+        connect(listing_, &WorkspaceListing::listed, sessions, fill);
+        listing_->refresh();
     }
     menu.addAction(tr("Compare the edited plan with a workspace's best plan…"), this, [this] {
-        const QString path = QFileDialog::getOpenFileName(window_, tr("A workspace of the same model"), QString(),
-                                                          tr("Workspaces (*.shardscope);;All files (*)"));
+        const QString path =
+            QFileDialog::getOpenFileName(window_, tr("A workspace of the same model"), QString(),
+                                         tr("Workspaces (*.shardscope);;All files (*)"));
         if (!path.isEmpty())
             compareWithWorkspace(path);
     });
@@ -300,7 +289,8 @@ void SessionDocks::compareRows(int rowA, int rowB) {
         emit message(tr("Those plans are still being read"));
         return;
     }
-    compare(problem_, *a, tr("plan %1").arg(plans_->planIdAt(rowA)), *b, tr("plan %1").arg(plans_->planIdAt(rowB)));
+    compare(problem_, *a, tr("plan %1").arg(plans_->planIdAt(rowA)), *b,
+            tr("plan %1").arg(plans_->planIdAt(rowB)));
 }
 
 void SessionDocks::compareWithWorkspace(const QString& path, std::int64_t session) {
@@ -313,8 +303,8 @@ void SessionDocks::compareWithWorkspace(const QString& path, std::int64_t sessio
     emit message(tr("Opening %1 to compare…").arg(path));
 }
 
-void SessionDocks::compare(std::shared_ptr<const ProblemView> b, const plan::Plan& planA, const QString& nameA,
-                           const plan::Plan& planB, const QString& nameB) {
+void SessionDocks::compare(std::shared_ptr<const ProblemView> b, const plan::Plan& planA,
+                           const QString& nameA, const plan::Plan& planB, const QString& nameB) {
     compare_->compare(problem_, planA, nameA, b, planB, nameB);
     compareCurves_[0].reset();
     compareCurves_[1].reset();

@@ -1,4 +1,4 @@
-// The explorer's work with a workspace session (DESIGN.md §6-§9): the live search, the plans of the session,
+// The explorer's work with a workspace session (docs/design.md): the live search, the plans of the session,
 // a plan's breakdown, the stored search tree and the comparison of two plans, as docks of the main window.
 #pragma once
 
@@ -8,7 +8,6 @@
 #include <QObject>
 #include <QString>
 
-#include "core/job_queue.h"
 #include "core/plan_state.h"
 #include "core/problem_view.h"
 
@@ -16,10 +15,6 @@ class QDockWidget;
 class QMainWindow;
 class QTableView;
 class QTreeView;
-
-namespace shardscope::store {
-class Workspace;
-}
 
 namespace shardscope::ui {
 
@@ -33,14 +28,15 @@ class PlanTableModel;
 class ProblemLoader;
 class SearchPanel;
 class SearchTreeModel;
+class WorkspaceListing;
 struct FoundPlan;
 struct PlanBreakdown;
 
 // Creates its docks in `window` and wires them to the plan being edited and the graph:
 // - the search starts from the edited plan's pins and records into the problem's workspace, or into a new one
 //   under the user's data folder; its new best plans join the Plans table;
-// - selecting a plan (in the table, the tree, or "Apply best plan") makes it the edited plan (one undoable step)
-//   and shows its breakdown; "locate" in the breakdown or the comparison shows the op on the graph;
+// - selecting a plan (in the table, the tree, or "Apply best plan") makes it the edited plan (one undoable
+//   step) and shows its breakdown; "locate" in the breakdown or the comparison shows the op on the graph;
 // - two plans selected in the table, or the edited plan and a workspace file's best plan, are compared.
 class SessionDocks : public QObject {
     Q_OBJECT
@@ -98,6 +94,8 @@ private:
     PlanInspector* compareA_;
     PlanInspector* compareB_;
     ProblemLoader* otherWorkspace_;
+    WorkspaceListing* listing_;        // the session shown: its file, opened once for the table and the tree
+    std::int64_t listingSession_ = 0;  // the session to show once listing_ has opened
     QDockWidget* searchDock_;
     QDockWidget* plansDock_;
     QDockWidget* breakdownDock_;
@@ -106,8 +104,6 @@ private:
     // The comparison's two breakdowns (for its memory curves) and their names.
     std::shared_ptr<const PlanBreakdown> compareCurves_[2];
     QString compareNames_[2];
-    std::uint64_t openGeneration_ = 0;
-    JobQueue jobs_{"workspace open"};  // last: destroyed first
 };
 
 }  // namespace shardscope::ui

@@ -48,7 +48,7 @@ class Result {
 public:
     Result(T value) : value_(std::move(value)) {}  // NOLINT(google-explicit-constructor)
     Result(Diagnostic error) { diagnostics_.push_back(std::move(error)); }  // NOLINT
-    static Result failure(std::vector<Diagnostic> diagnostics) {
+    static Result failure(std::vector<Diagnostic> diagnostics) {  // NOLINT(performance-unnecessary-value-param): moved
         Result r;
         r.diagnostics_ = std::move(diagnostics);
         return r;

@@ -1,4 +1,4 @@
-// Names, groups and conflicts (DESIGN.md §3.2-3.3).
+// Names, groups and conflicts (docs/design.md, "Names and groups"-3.3).
 //
 // Atoms: every tensor dimension carries a set of boundaries, positions counted in elements from the minor end
 // (1 and the dimension's size always; a factor of stride s and size n adds s and s·n). A factor's occurrences
@@ -544,6 +544,18 @@ private:
 };
 
 }  // namespace
+
+std::optional<GroupId> DecisionSpace::groupLabelled(std::string_view label) const {
+    for (std::size_t g = 0; g < groups.size(); ++g)
+        if (groups[g].label == label) return GroupId(static_cast<std::uint32_t>(g));
+    return std::nullopt;
+}
+
+std::optional<NameId> DecisionSpace::nameLabelled(std::string_view label) const {
+    for (std::size_t n = 0; n < names.size(); ++n)
+        if (names[n].label == label) return NameId(static_cast<std::uint32_t>(n));
+    return std::nullopt;
+}
 
 std::vector<NameId> DecisionSpace::namesOf(ValueId value, int dimension) const {
     std::vector<NameId> out;

@@ -10,7 +10,7 @@
 #include "shardscope/mesh/mesh.h"
 #include "shardscope/plan/experts.h"
 #include "shardscope/plan/plan_json.h"
-#include "shardscope/problem.h"
+#include "shardscope/session/problem.h"
 #include "shardscope/zoo/zoo.h"
 
 namespace shardscope::calibration {

@@ -408,7 +408,7 @@ struct CostModel::Data {
 
     double devices(std::uint32_t mask) const { return static_cast<double>(groupLinks[mask].devices); }
 
-    // The time of one kernel computing `flops` in `element` and moving `bytes` of HBM (DESIGN.md §5.0):
+    // The time of one kernel computing `flops` in `element` and moving `bytes` of HBM (docs/cost-model.md):
     // max(FLOPs / (peak·matmul efficiency), bytes / (HBM·memory efficiency)) + launch. The efficiencies come
     // from the hardware profile's tables at the kernel's local GEMM shape (rows, columns, contraction; none:
     // the table's large-GEMM plateau) and bytes, or are options.efficiency for everything when that is set.
@@ -433,7 +433,7 @@ struct CostModel::Data {
     std::vector<std::int32_t> firstNeed;     // per value: the earliest launch of a kernel reading it after it is produced, -1
     std::vector<std::int32_t> nextStepUse;  // per value donated to an argument: the earliest launch reading the argument, else -1
 
-    // The schedule's structure (DESIGN.md §5.0): one stream per mesh axis, a collective on several axes on the
+    // The schedule's structure (docs/cost-model.md): one stream per mesh axis, a collective on several axes on the
     // stream of the slowest; parameter gathers may start `prefetch` blocks of layers ahead of their use (ops
     // outside any block count as blocks of one op).
     void buildSchedule() {
@@ -1136,11 +1136,16 @@ struct Evaluator::State {
         for (std::size_t i = 1; i < prefetched.size(); ++i) prefetched[i] += prefetched[i - 1];
         // A counting sort on the kernel a transfer waits for (−1 to tasks − 1): stable, linear.
         bucketStart.assign(tasks + 2, 0);
-        for (std::size_t j = 0; j < c; ++j) ++bucketStart[static_cast<std::size_t>(readyKey(step.transfers[j]) + 2)];
+        for (std::size_t j = 0; j < c; ++j) {
+            const int bucket = readyKey(step.transfers[j]) + 2;
+            ++bucketStart[static_cast<std::size_t>(bucket)];
+        }
         for (std::size_t k = 1; k < bucketStart.size(); ++k) bucketStart[k] += bucketStart[k - 1];
         transferOrder.resize(c);
-        for (std::size_t j = 0; j < c; ++j)
-            transferOrder[static_cast<std::size_t>(bucketStart[static_cast<std::size_t>(readyKey(step.transfers[j]) + 1)]++)] = static_cast<std::int32_t>(j);
+        for (std::size_t j = 0; j < c; ++j) {
+            const int bucket = readyKey(step.transfers[j]) + 1;
+            transferOrder[static_cast<std::size_t>(bucketStart[static_cast<std::size_t>(bucket)]++)] = static_cast<std::int32_t>(j);
+        }
         sortedTransfers.resize(c);
         for (std::size_t j = 0; j < c; ++j) sortedTransfers[j] = step.transfers[static_cast<std::size_t>(transferOrder[j])];
         step.transfers.swap(sortedTransfers);
@@ -1236,7 +1241,7 @@ struct Evaluator::State {
         return (d->recomputedBy[static_cast<std::size_t>(i)] >> p) & 1u ? d->rematBlocks[static_cast<std::size_t>(b)].firstBackward : -1;
     }
 
-    // The top-level ops during which value v is live (from its producer to its last use, DESIGN.md §5), and its
+    // The top-level ops during which value v is live (from its producer to its last use, docs/cost-model.md), and its
     // memory category (0 parameters, 1 gradients, 2 optimizer state, 3 activations).
     // A value its block's rematerialization recomputes lives twice: in the forward pass, and again from the
     // block's recompute to its last use (`second`, else {-1, -1}).

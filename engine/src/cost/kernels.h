@@ -1,4 +1,4 @@
-// How a step's top-level ops run as kernels, and which values take memory (DESIGN.md §5.0). Plan-independent:
+// How a step's top-level ops run as kernels, and which values take memory (docs/cost-model.md). Plan-independent:
 // built once per CostModel; the Evaluator prices each kernel with the plan's local shapes.
 //
 // The rules (also in docs/cost-model.md):

@@ -737,6 +737,7 @@ std::size_t constraintEdits(const Scanner& scanner, std::size_t entryAt, const s
     const auto text = scanner.text();
     const std::vector<FunctionBody> functions = functionBodies(scanner);
     std::vector<std::vector<Statement>> statements;
+    statements.reserve(functions.size());
     for (const auto& f : functions)
         statements.push_back(statementsOf(scanner, f.body));
     const auto entry = std::find_if(functions.begin(), functions.end(),

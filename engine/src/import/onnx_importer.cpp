@@ -117,7 +117,7 @@ SourceLocation Importer::here() const {
     return location;
 }
 
-bool Importer::error(std::string code, std::string message) {
+bool Importer::error(std::string code, const std::string& message) {
     std::string prefix = node_ ? node_->op_type() + ": " : std::string();
     diagnostics_.push_back(makeError(std::move(code), prefix + message, here()));
     return false;
@@ -146,7 +146,7 @@ float Importer::attrFloat(std::string_view name, float fallback) const {
     return fallback;
 }
 
-std::string Importer::attrString(std::string_view name, std::string fallback) const {
+std::string Importer::attrString(std::string_view name, const std::string& fallback) const {
     const auto* a = attribute(name);
     return a && a->has_s() ? a->s() : fallback;
 }

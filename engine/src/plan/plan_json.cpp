@@ -42,17 +42,15 @@ Result<std::optional<Decision>> parseDecision(const json& j, const PlanContext& 
     const auto& space = context.space();
     if (j.contains("group") && j["group"].is_string()) {
         const auto label = j["group"].get<std::string>();
-        bool found = false;
-        for (std::size_t g = 0; g < space.groups.size() && !found; ++g)
-            if (space.groups[g].label == label) d = {Decision::Target::Group, static_cast<std::uint32_t>(g), 0, kAllTensorClasses}, found = true;
-        if (!found)
+        const auto group = space.groupLabelled(label);
+        if (group) d = {Decision::Target::Group, group->index, 0, kAllTensorClasses};
+        else
             return fail("unknown group '" + label + "': this model has no group of that label (is the plan for another model? run `shardscope-cli analyze` for this model's groups)");
     } else if (j.contains("name") && j["name"].is_string()) {
         const auto label = j["name"].get<std::string>();
-        bool found = false;
-        for (std::size_t n = 0; n < space.names.size() && !found; ++n)
-            if (space.names[n].label == label) d = {Decision::Target::Name, static_cast<std::uint32_t>(n), 0, kAllTensorClasses}, found = true;
-        if (!found)
+        const auto name = space.nameLabelled(label);
+        if (name) d = {Decision::Target::Name, name->index, 0, kAllTensorClasses};
+        else
             return fail("unknown name '" + label + "': this model has no name of that label (is the plan for another model? run `shardscope-cli analyze --all` for this model's names)");
     } else {
         return fail("needs a \"group\" or a \"name\" (a string)");
@@ -229,12 +227,11 @@ Result<Plan> parsePlan(std::string_view text, const PlanContext& context, const 
                 !r["dimension"].is_number_unsigned())
                 return makeError("plan.resolution", at + ": expected {\"name\": label, \"dimension\": 0, 1, ...}");
             const auto label = r["name"].get<std::string>();
-            const auto& names = context.space().names;
-            auto it = std::find_if(names.begin(), names.end(), [&](const analysis::Name& n) { return n.label == label; });
-            if (it == names.end())
+            const auto found = context.space().nameLabelled(label);
+            if (!found)
                 return makeError("plan.resolution", at + ": unknown name '" + label + "': this model has no name of that label (is the plan for another model?)");
             // A resolution picks one of the dimensions a tensor gives the name: at most as many as any tensor has.
-            const analysis::NameId name{static_cast<std::uint32_t>(it - names.begin())};
+            const analysis::NameId name = *found;
             std::size_t most = 0;
             {
                 std::map<std::uint32_t, std::set<int>> dimensions;

@@ -190,4 +190,28 @@ std::string evaluationJson(const LoadedModel& model, const cost::CostModel& cm, 
     return out.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";  // names need not be UTF-8
 }
 
+std::string warningsJson(const std::vector<Diagnostic>& diagnostics) {
+    using nlohmann::json;
+    json out = json::array();
+    for (const auto& d : diagnostics) {
+        if (d.severity == Severity::Error) continue;
+        json w{{"message", d.message}, {"code", d.code}, {"severity", d.severity == Severity::Warning ? "warning" : "note"}};
+        if (!d.location.file.empty()) w["file"] = d.location.file;
+        if (d.location.line > 0) w["line"] = d.location.line;
+        if (d.location.column > 0) w["column"] = d.location.column;
+        if (!d.location.name.empty()) w["op"] = d.location.name;
+        out.push_back(std::move(w));
+    }
+    return out.dump(-1, ' ', false, json::error_handler_t::replace);
+}
+
+std::string withWarnings(const std::string& reportJson, const std::vector<Diagnostic>& warnings) {
+    using nlohmann::json;
+    auto value = json::parse(reportJson, nullptr, false);
+    if (value.is_discarded() || !value.is_object()) return reportJson;
+    value["warnings"] = json::parse(warningsJson(warnings));
+    // Names, labels and paths need not be UTF-8: such bytes become U+FFFD rather than an exception.
+    return value.dump(2, ' ', false, json::error_handler_t::replace) + "\n";
+}
+
 }  // namespace shardscope::report

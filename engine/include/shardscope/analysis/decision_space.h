@@ -1,10 +1,12 @@
-// The static analysis of DESIGN.md §3: tensor dimensions split into atoms, atoms unified into names (TOAST's
+// The static analysis of docs/design.md, "Names and groups": tensor dimensions split into atoms, atoms unified into names (TOAST's
 // named dimensions) through the ops' factor rules, names grouped by the role they play in repeated structure,
 // and the conflicts a plan must resolve. The search decides groups; the GUI shows all of it.
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "shardscope/analysis/factor_rule.h"
@@ -80,6 +82,9 @@ public:
     const Name& name(NameId id) const { return names[id.index]; }
     const Group& group(GroupId id) const { return groups[id.index]; }
     const Atom& atom(AtomId id) const { return atoms[id.index]; }
+    // The group or name with this label (labels are unique within each), or nullopt.
+    std::optional<GroupId> groupLabelled(std::string_view label) const;
+    std::optional<NameId> nameLabelled(std::string_view label) const;
     // The names on one tensor dimension, major to minor (size-1 atoms left out).
     std::vector<NameId> namesOf(ir::ValueId value, int dimension) const;
     // Gives each name of `group` a group of its own (the user decides layers separately); returns the new ids.

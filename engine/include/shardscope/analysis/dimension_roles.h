@@ -1,4 +1,4 @@
-// What the names of a model mean (DESIGN.md §3.2 item 3), for sources that do not label their dimensions:
+// What the names of a model mean (docs/design.md, "Names and groups" item 3), for sources that do not label their dimensions:
 // roles read from the model's structure, and the layer a per-layer name lives in read from the names the source
 // carries (parameter paths, op locations) or from its repeated blocks. The expert plans find their names by
 // these roles (`batch`, `seq`, `*.heads`, `*.d_ff`, `*.experts`, ...), as they do in the zoo's labelled models.

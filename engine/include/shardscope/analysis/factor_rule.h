@@ -1,4 +1,4 @@
-// Per-op factor rules in the style of Shardy's OpShardingRule (DESIGN.md §3.1).
+// Per-op factor rules in the style of Shardy's OpShardingRule (docs/design.md, "Factor rules").
 //
 // A rule lists factors, each with a size and a kind, and for every operand and result dimension the factors
 // (major to minor) whose sizes multiply to the dimension's size. Sharding a factor shards it alike in every

@@ -1,4 +1,4 @@
-// Calibration (DESIGN.md §5.0 "Truth is measured"): published, measured training runs as data, each predicted
+// Calibration (docs/cost-model.md "Truth is measured"): published, measured training runs as data, each predicted
 // by the cost model with the plan the framework ran, and the error of those predictions.
 //
 // Runs are data, not code. The built-in ones are resources/calibration/published_runs.json, compiled into the
@@ -41,7 +41,7 @@
 
 namespace shardscope::calibration {
 
-// The rematerialisation policies a run may name (DESIGN.md §4): "none", "selective", "full", "dots-saveable".
+// The rematerialisation policies a run may name (docs/design.md, "Plans"): "none", "selective", "full", "dots-saveable".
 const std::vector<std::string>& rematPolicies();
 
 struct Measurement {

@@ -1,7 +1,7 @@
-// The cost model (DESIGN.md §5): a plan's per-op execution shardings, collectives, step time and per-device
+// The cost model (docs/cost-model.md): a plan's per-op execution shardings, collectives, step time and per-device
 // peak memory, on a mesh of a given hardware.
 //
-// Choices made where DESIGN.md is silent (also in the README):
+// Choices made where docs/design.md is silent (also in the README):
 // - Partial sums are reduced lazily, as XLA's all-reduce reassociation does: a result left partial over axes it
 //   is replicated on stays partial through add, subtract, negate, reshape and transpose when every operand is
 //   partial over the same axes, and is all-reduced once where a consumer needs the sum (or at a function
@@ -58,7 +58,7 @@ std::string_view toString(Attention attention);  // "fused", "materialized"
 std::optional<Fusion> parseFusion(std::string_view text);
 std::optional<Attention> parseAttention(std::string_view text);
 
-// How the runtime executes an op whose operands' layouts disagree (DESIGN.md §5 "Op execution sharding").
+// How the runtime executes an op whose operands' layouts disagree (docs/cost-model.md "Op execution sharding").
 // - Xla: any consistent candidate, the cheapest (GSPMD/Shardy may gather a small weight and exchange the
 //   activations all-to-all, as sequence-parallel attention does).
 // - Eager: as PyTorch DTensor and Megatron-LM modules run: a parameter is never gathered or exchanged over a mesh
@@ -89,7 +89,7 @@ std::string_view toString(CollectiveKind kind);  // "all-gather", "reduce-scatte
 struct Collective {
     CollectiveKind kind = CollectiveKind::AllGather;
     std::uint32_t axes = 0;  // mesh axes of the device group (bit i = Mesh::axes[i])
-    double bytes = 0;        // B of DESIGN.md §5: the gathered buffer (all-gather, reduce-scatter, all-reduce) or the local one (all-to-all, permute)
+    double bytes = 0;        // B of docs/cost-model.md: the gathered buffer (all-gather, reduce-scatter, all-reduce) or the local one (all-to-all, permute)
     double time = 0;         // seconds
     ir::OpId op;             // the op that causes it
     ir::ValueId value;       // the tensor it moves
@@ -140,7 +140,7 @@ struct Evaluation {
     std::vector<Collective> collectives;  // in program order of their ops
     std::vector<double> opComputeTime;    // per top-level op (index into graph.body), seconds: its kernel's (charged
                                           // to the kernel's last op) and the recompute that runs before it
-    // The simulated schedule (DESIGN.md §5.0): when each op with compute time starts on the compute stream, and
+    // The simulated schedule (docs/cost-model.md): when each op with compute time starts on the compute stream, and
     // when each collective runs on its stream (parallel to `collectives`). stepTime is its makespan:
     // max(computeTime, busiest stream) <= stepTime <= computeTime + collectiveTime.
     std::vector<double> opStart;
@@ -170,7 +170,7 @@ public:
     const mesh::HardwareProfile& hardware() const;
     const CostOptions& options() const;
     const plan::PlanContext& planContext() const;
-    // FLOPs of one step divided by (devices × peak): the lower bound of DESIGN.md §6's reward.
+    // FLOPs of one step divided by (devices × peak): the lower bound of docs/design.md, "Search"'s reward.
     double lowerBoundTime() const;
     // Whether a value takes memory of its own (kernels.h: fusion outputs, kernel results, arguments), and the
     // attentions priced as flash-attention kernels.
@@ -206,7 +206,7 @@ public:
     plan::TensorSharding sharding(ir::ValueId value) const;
     const OpExecution& execution(std::size_t opIndex) const;
     double localBytes(ir::ValueId value) const;
-    // Bytes per device live while top-level op `opIndex` runs (the memory walk of DESIGN.md §5 at that point).
+    // Bytes per device live while top-level op `opIndex` runs (the memory walk of docs/cost-model.md at that point).
     MemoryBreakdown liveAt(std::size_t opIndex) const;
     std::size_t opsRecosted() const;  // ops re-costed by the last evaluate()
 

@@ -1,4 +1,4 @@
-// The schedule of one step (DESIGN.md §5.0 "Schedule"): kernels on one compute stream in program order,
+// The schedule of one step (docs/cost-model.md "Schedule"): kernels on one compute stream in program order,
 // transfers (collectives) on S communication streams, one per mesh axis or link. The step time is the
 // makespan.
 //

@@ -1,4 +1,4 @@
-// A plan in the words of the frameworks users train with (DESIGN.md §8 (c), (d)): the parameters' shardings as a
+// A plan in the words of the frameworks users train with (docs/export.md (c), (d)): the parameters' shardings as a
 // JAX snippet of PartitionSpecs and as PyTorch DTensor placements.
 #pragma once
 

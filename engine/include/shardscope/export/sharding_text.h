@@ -1,4 +1,4 @@
-// A tensor's sharding in the words of the runtimes that execute plans (DESIGN.md §8): Shardy's attributes and
+// A tensor's sharding in the words of the runtimes that execute plans (docs/export.md): Shardy's attributes and
 // GSPMD's HloSharding strings, as JAX and XLA write them. The building blocks of the StableHLO exports.
 #pragma once
 

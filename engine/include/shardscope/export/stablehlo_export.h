@@ -1,4 +1,4 @@
-// A plan written into StableHLO (DESIGN.md §8 (a) and (b)): the user's own module text with Shardy or GSPMD
+// A plan written into StableHLO (docs/export.md (a) and (b)): the user's own module text with Shardy or GSPMD
 // shardings on the entry function's arguments and results, everything else left as it was.
 #pragma once
 

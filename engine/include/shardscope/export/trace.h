@@ -1,4 +1,4 @@
-// The simulated step as a Chrome/Perfetto trace (DESIGN.md §8 (f)): what one device does, since every device runs
+// The simulated step as a Chrome/Perfetto trace (docs/export.md (f)): what one device does, since every device runs
 // the same SPMD program.
 #pragma once
 

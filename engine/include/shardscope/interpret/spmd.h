@@ -1,7 +1,7 @@
 // SPMD simulation: runs a graph under a plan on a simulated mesh, one local shard per device, with every
 // collective executed explicitly, so a plan can be checked numerically against the unsharded program.
 //
-// What it runs is what the cost model prices (DESIGN.md §5): every tensor lives on each device as the block its
+// What it runs is what the cost model prices (docs/cost-model.md): every tensor lives on each device as the block its
 // sharding (plan::AppliedPlan, via cost::Evaluator::sharding) gives that device, and every top-level op runs as
 // its execution sharding (cost::Evaluator::execution) says:
 // - operands are resharded from their tensor sharding to the op's requirement by data exchange between the

@@ -1,4 +1,4 @@
-// The graph IR (DESIGN.md §2): one function of SSA tensor values and ops in program order.
+// The graph IR (docs/design.md, "The graph IR"): one function of SSA tensor values and ops in program order.
 //
 // All values and ops of a graph, including those inside nested regions, live in one table each and are named
 // by typed ids. The top-level body and every region list their ops in program order; program order is a
@@ -105,7 +105,7 @@ public:
     bool partitioned = false;
     // Values known to be the gradient of a parameter argument: (gradient value, argument index). Set by the
     // training-step builder; empty for imported graphs. The cost model counts these tensors as gradients
-    // (DESIGN.md §5 memory breakdown, ZeRO's model states).
+    // (docs/cost-model.md memory breakdown, ZeRO's model states).
     std::vector<std::pair<ValueId, std::size_t>> gradients;
     // For a training step: the index into `body` of the first op of the backward pass (the forward and the loss
     // come before it). 0 when unknown (imported graphs); rematerialization needs it.

@@ -1,4 +1,4 @@
-// The op kinds of the graph IR. They mirror StableHLO; anything else is imported as an Opaque op (DESIGN.md §2).
+// The op kinds of the graph IR. They mirror StableHLO; anything else is imported as an Opaque op (docs/design.md, "The graph IR").
 #pragma once
 
 #include <cstdint>
@@ -113,7 +113,7 @@ enum class OpKind : std::uint8_t {
 };
 
 inline constexpr int kOpKindCount = 0
-#define SHARDSCOPE_OP_COUNT(name, mnemonic, category) +1
+#define SHARDSCOPE_OP_COUNT(name, mnemonic, category) +1  // NOLINT(bugprone-macro-parentheses): a term of the sum
     SHARDSCOPE_OP_KINDS(SHARDSCOPE_OP_COUNT)
 #undef SHARDSCOPE_OP_COUNT
     ;

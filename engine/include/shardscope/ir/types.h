@@ -1,4 +1,4 @@
-// Element types and static tensor types of the graph IR (DESIGN.md §2).
+// Element types and static tensor types of the graph IR (docs/design.md, "The graph IR").
 #pragma once
 
 #include <cstdint>

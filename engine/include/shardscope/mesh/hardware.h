@@ -1,4 +1,4 @@
-// Hardware profiles (DESIGN.md §4): what one accelerator computes, holds and moves per second, how many of
+// Hardware profiles (docs/design.md, "Plans"): what one accelerator computes, holds and moves per second, how many of
 // them share the fast link, and where every figure comes from.
 //
 // Profiles are data, not code. The built-in ones are the files under resources/hardware/, compiled into the
@@ -92,7 +92,7 @@ struct EfficiencyTables {
 };
 
 // The curves of a profile without an "efficiency" key: a generic GPU-like accelerator reaching 0.7 of
-// peak (DESIGN.md §5's former single efficiency) on large GEMMs and large transfers.
+// peak (docs/cost-model.md's former single efficiency) on large GEMMs and large transfers.
 //  - matmul: 0.7 for a smallest dimension of 2048 or more; below, 0.7 · r(d) / r(2048) with
 //    r(d) = d / (d + 64) for d >= 128 (a fixed per-tile pipeline cost of about one 64-deep K block) and
 //    r(d) = d / 192 below 128 (tile quantization: a 128-wide tile does full work for d useful rows, so the

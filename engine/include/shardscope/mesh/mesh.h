@@ -1,4 +1,4 @@
-// Device meshes (DESIGN.md §4): named axes with sizes, each with the link a device sees along it.
+// Device meshes (docs/design.md, "Plans"): named axes with sizes, each with the link a device sees along it.
 //
 // A mesh is written `name=size,...`, major axis first ("data=8,model=4": 32 devices, device d at coordinates
 // (d / 4, d % 4)). makeMesh() lays it out on a hardware profile to give every axis its link; parseMesh()

@@ -1,4 +1,4 @@
-// Expert plans (DESIGN.md §6): the strategies people write by hand, each as a plan in the decision language, so
+// Expert plans (docs/design.md, "Search"): the strategies people write by hand, each as a plan in the decision language, so
 // they can be evaluated, shown, edited and used to seed the search.
 //
 // Names are found by their labels (`batch`, `seq`, `*.heads`, `*.kv_heads`, `*.d_ff`, `*.experts`): the zoo's,
@@ -45,7 +45,7 @@ const std::vector<ExpertInfo>& expertPlans();
 // (plan.batch-of-one).
 Result<Plan> expertPlan(std::string_view id, const PlanContext& context, const mesh::Mesh& mesh);
 
-// The policies tried, in order, on an expert plan that does not fit (DESIGN.md §6 "with the remat each needs to
+// The policies tried, in order, on an expert plan that does not fit (docs/design.md, "Search" "with the remat each needs to
 // fit"): the cheapest recompute first.
 inline constexpr Remat kRematFallbacks[] = {Remat::Selective, Remat::DotsSaveable, Remat::Full};
 

@@ -1,9 +1,9 @@
-// Plans and their application (DESIGN.md §4).
+// Plans and their application (docs/design.md, "Plans").
 //
 // A plan is an ordered list of decisions `(name-or-group, axis)` plus resolutions of repeated-name conflicts.
 // Applying it gives every tensor dimension its ordered mesh axes, in Shardy's style: `[{"data"}, {}, {"model"}]`.
 //
-// One extension to DESIGN.md §4: a decision may be restricted to tensors of some classes (TensorClass). Names
+// One extension to docs/design.md, "Plans": a decision may be restricted to tensors of some classes (TensorClass). Names
 // unify a parameter with its gradient and optimizer states (the update is elementwise), so "shard the optimizer
 // states but not the parameters" (ZeRO-1) or "...and the gradients" (ZeRO-2) cannot be said with names alone.
 // An unrestricted decision (the default) reaches every class.
@@ -96,7 +96,7 @@ struct Resolution {
     friend bool operator==(const Resolution&, const Resolution&) = default;
 };
 
-// Rematerialization (DESIGN.md §4): which forward values of a block of layers stay in memory until the backward
+// Rematerialization (docs/design.md, "Plans"): which forward values of a block of layers stay in memory until the backward
 // pass; the others are recomputed there (their ops run twice). Never changes a sharding.
 //  - none: every forward value the backward reads is kept;
 //  - selective (Korthikanti et al. 2022): the attention core (the score-sized values between q·kᵀ and ·v) is
@@ -136,7 +136,7 @@ struct Plan {
     friend bool operator==(const Plan&, const Plan&) = default;
 };
 
-// Where a decision could not reach an occurrence of its name (DESIGN.md §4 "competition sites").
+// Where a decision could not reach an occurrence of its name (docs/design.md, "Plans" "competition sites").
 struct CompetitionSite {
     enum class Reason : std::uint8_t {
         AxisInUse,      // the tensor already uses the axis (an earlier decision, or the name on another dimension)
@@ -185,7 +185,7 @@ struct AppliedPlan {
     TensorSharding sharding(const analysis::DecisionSpace& space, ir::ValueId value) const;
 };
 
-// Applies `plan` (DESIGN.md §4): decisions in order; each occurrence of a decided name takes the axis unless the
+// Applies `plan` (docs/design.md, "Plans"): decisions in order; each occurrence of a decided name takes the axis unless the
 // tensor already uses it, the atom's size is not divisible by the product of its axes, or a more major atom of
 // the dimension is not fully sharded; those occurrences become competition sites. Decisions whose axis or
 // target is out of range are ignored (plans are validated when parsed). Deterministic; linear in the atoms of

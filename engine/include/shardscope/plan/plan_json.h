@@ -43,7 +43,7 @@ Result<Plan> parsePlan(std::string_view json, const PlanContext& context, const 
                        MissingAxes missingAxes = MissingAxes::Fail);
 
 // Warnings (code "plan.not-divisible") for the decisions of `plan` that shard nothing because the mesh does not
-// divide their names: every occurrence the decision reaches was skipped as not divisible (DESIGN.md §4), e.g.
+// divide their names: every occurrence the decision reaches was skipped as not divisible (docs/design.md, "Plans"), e.g.
 // "plan.json: decision 1 (batch, data) shards nothing: data=3 divides no dimension of batch (size 8); use an
 // axis whose size divides 8, or another mesh". Decisions that lose their axis to an earlier one are not
 // reported (that is the plan's priority at work). `origin` starts each message: a file, "--pin", "expert:dp".

@@ -5,7 +5,7 @@
 #include <string>
 
 #include "shardscope/analysis/decision_space.h"
-#include "shardscope/model_source.h"
+#include "shardscope/session/model_source.h"
 
 namespace shardscope::report {
 

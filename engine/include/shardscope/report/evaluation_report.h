@@ -4,9 +4,11 @@
 
 #include <cstddef>
 #include <string>
+#include <vector>
 
 #include "shardscope/cost/cost_model.h"
-#include "shardscope/model_source.h"
+#include "shardscope/diagnostic.h"
+#include "shardscope/session/model_source.h"
 
 namespace shardscope::report {
 
@@ -28,5 +30,11 @@ std::string evaluationText(const LoadedModel& model, const cost::CostModel& cost
 //  "slowest_ops": [{op, label, location, time_s}] (the 20 with the most compute time per device)}.
 std::string evaluationJson(const LoadedModel& model, const cost::CostModel& costModel, const plan::Plan& plan,
                            const cost::Evaluation& evaluation);
+
+// The warnings and notes among `diagnostics` as the "warnings" array of every JSON report: one object each with
+// "message", "code", "severity" and, where known, "file", "line", "column" and "op" (the source's name for it).
+std::string warningsJson(const std::vector<Diagnostic>& diagnostics);
+// `reportJson` (a JSON object) indented, with "warnings": warningsJson(warnings) added, and a final newline.
+std::string withWarnings(const std::string& reportJson, const std::vector<Diagnostic>& warnings);
 
 }  // namespace shardscope::report

@@ -4,7 +4,7 @@
 #include <string>
 
 #include "shardscope/ir/statistics.h"
-#include "shardscope/model_source.h"
+#include "shardscope/session/model_source.h"
 
 namespace shardscope::report {
 

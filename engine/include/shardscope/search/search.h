@@ -1,4 +1,4 @@
-// Plan search (DESIGN.md §6): Monte Carlo Tree Search over the decision space, and exhaustive search for small
+// Plan search (docs/design.md, "Search"): Monte Carlo Tree Search over the decision space, and exhaustive search for small
 // spaces.
 //
 // A state is a partial plan: the pins, then the decisions taken on the path from the root. Actions are

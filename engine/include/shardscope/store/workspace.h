@@ -1,4 +1,4 @@
-// The workspace file (DESIGN.md §7): one `*.shardscope` file holds everything needed to reopen work on
+// The workspace file (docs/design.md, "Workspace"): one `*.shardscope` file holds everything needed to reopen work on
 // another machine: the model (its bytes, compressed, with their SHA-256), any number of sessions, each
 // session's search tree and plans, and the user's labels and notes.
 //

@@ -553,6 +553,7 @@ std::optional<ConstTensor> foldTranspose(const ConstTensor& x, const std::vector
         return std::nullopt;
     const auto own = rowMajorStrides(x.shape);
     std::vector<std::int64_t> strides;
+    strides.reserve(permutation.size());
     for (auto p : permutation)
         strides.push_back(own[static_cast<std::size_t>(p)]);
     ConstTensor out = emptyLike(x.element, shape);

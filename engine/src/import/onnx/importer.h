@@ -63,11 +63,11 @@ private:
 
     // --- diagnostics, attributes, inputs and outputs of the current node (onnx_importer.cpp)
     SourceLocation here() const;
-    bool error(std::string code, std::string message);
+    bool error(std::string code, const std::string& message);
     const ::onnx::AttributeProto* attribute(std::string_view name) const;
     std::int64_t attrInt(std::string_view name, std::int64_t fallback) const;
     float attrFloat(std::string_view name, float fallback) const;
-    std::string attrString(std::string_view name, std::string fallback) const;
+    std::string attrString(std::string_view name, const std::string& fallback) const;
     // nullopt when absent; an error (and nullopt) when present but not a list of ints.
     std::optional<std::vector<std::int64_t>> attrInts(std::string_view name, bool& ok);
 

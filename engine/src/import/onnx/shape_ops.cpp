@@ -468,6 +468,7 @@ bool Importer::importConcat() {
             break;
         }
     std::vector<ValueId> values;
+    values.reserve(slots.size());
     for (auto s : slots)
         values.push_back(operand(s, element, slotType(s).shape));
     return define(0, b_.concatenate(std::move(values), *axis, label_));

@@ -1,4 +1,4 @@
-#include "shardscope/model_source.h"
+#include "shardscope/session/model_source.h"
 
 #include <cerrno>
 #include <cstring>
@@ -94,8 +94,9 @@ Result<LoadedModel> loadBytes(std::string_view bytes, const std::string& path, c
     const auto slash = path.find_last_of('/');
     model.displayName = slash == std::string::npos ? path : path.substr(slash + 1);
     model.description = formatName + " file, " + std::to_string(bytes.size()) + " bytes";
+    const std::vector<Diagnostic> warnings = graph.diagnostics();
     model.graph = std::move(graph).value();
-    return planningForm(std::move(model), graph.diagnostics());
+    return planningForm(std::move(model), warnings);
 }
 
 }  // namespace

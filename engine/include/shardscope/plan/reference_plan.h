@@ -1,4 +1,4 @@
-// Reference plans (DESIGN.md §8): the shardings a model already carries (Shardy `#sdy.sharding` attributes
+// Reference plans (docs/export.md): the shardings a model already carries (Shardy `#sdy.sharding` attributes
 // and GSPMD `mhlo.sharding` strings, kept verbatim on the graph by the importers) read back into mesh axes
 // and turned into a plan::Plan that can be evaluated, shown and compared like any other. The inverse of
 // sharding_text.h.
@@ -15,7 +15,7 @@
 #include "shardscope/mesh/mesh.h"
 #include "shardscope/plan/plan.h"
 
-namespace shardscope::exporting {
+namespace shardscope::plan {
 
 // A GSPMD HloSharding string (`{replicated}`, `{maximal device=0}`, `{devices=[4,1,2]<=[8]
 // last_tile_dim_replicate}`, `{devices=[2,2]0,2,1,3}`) read into its parts.
@@ -101,4 +101,4 @@ std::vector<AnnotatedTensor> annotatedTensors(const ir::Graph& graph, const mesh
 Result<plan::Plan> referencePlan(const ir::Graph& graph, const analysis::DecisionSpace& space,
                                  const mesh::Mesh& mesh);
 
-}  // namespace shardscope::exporting
+}  // namespace shardscope::plan

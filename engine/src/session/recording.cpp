@@ -1,15 +1,16 @@
-#include "shardscope/search/recording.h"
+#include "shardscope/session/recording.h"
 
 #include <cstdio>
-#include <fstream>
 #include <nlohmann/json.hpp>
-#include <sstream>
+#include <optional>
 
-#include "shardscope/input_file.h"
 #include "shardscope/plan/experts.h"
 #include "shardscope/plan/plan_json.h"
 
-namespace shardscope::search {
+namespace shardscope::session {
+
+using search::Found;
+using search::Progress;
 
 using nlohmann::json;
 
@@ -24,7 +25,7 @@ std::vector<ExpertEvaluation> evaluateExperts(const cost::CostModel& model) {
         const bool fits = evaluation.feasible;
         experts.push_back({expert.id, std::move(built).value(), std::move(evaluation), false});
         if (!fits)
-            if (auto variant = fittingRematVariant(expert.id, model, evaluate))
+            if (auto variant = search::fittingRematVariant(expert.id, model, evaluate))
                 experts.push_back({variant->id, std::move(variant->plan), std::move(variant->evaluation), true});
     }
     return experts;
@@ -44,7 +45,7 @@ std::string evaluationSummaryJson(const cost::Evaluation& e) {
         .dump(-1, ' ', false, json::error_handler_t::replace);
 }
 
-std::string budgetText(const Budget& budget) {
+std::string budgetText(const search::Budget& budget) {
     std::string text;
     if (budget.seconds > 0) {
         char buffer[32];
@@ -56,40 +57,10 @@ std::string budgetText(const Budget& budget) {
     return text.empty() ? "none" : text;
 }
 
-Result<store::ModelRecord> modelRecord(const ProblemSpec& spec, const std::string* modelBytes) {
-    store::ModelRecord record;
-    record.source = spec.model;
-    if (modelBytes && spec.model.rfind("zoo:", 0) != 0) {
-        record.bytes = *modelBytes;
-    } else if (spec.model.rfind("zoo:", 0) != 0) {
-        auto bytes = readModelFile(spec.model);
-        if (!bytes)
-            return makeError("search.model_file", "cannot keep the model in the workspace: " + bytes.diagnostics().front().message);
-        record.bytes = std::move(bytes).value();
-    }
-    json dimensions = json::object();
-    for (const auto& [name, value] : spec.dimensions)
-        dimensions[name] = value;
-    json sizes = json::object();
-    for (const auto& [name, value] : spec.sizes)
-        sizes[name] = value;
-    record.loadOptions = json{
-        {"train", spec.train},
-        {"optimizer", spec.optimizer},
-        {"loss", spec.loss},
-        {"loss_output", spec.lossOutput},
-        {"mixed_precision", spec.mixedPrecision},
-        {"dimensions",
-         dimensions},
-        {"sizes", sizes},
-        {"entry", spec.entry}}.dump(-1, ' ', false, json::error_handler_t::replace);  // a path need not be UTF-8
-    return record;
-}
-
 Result<std::unique_ptr<SessionRecorder>> SessionRecorder::start(store::Workspace& workspace,
                                                                 const Problem& problem,
                                                                 const plan::Plan& start,
-                                                                const SearchOptions& options,
+                                                                const search::SearchOptions& options,
                                                                 const SessionSettings& settings) {
     const json asked{
         {"problem", json::parse(problemSpecJson(problem))},
@@ -162,4 +133,87 @@ Status SessionRecorder::finish() {
     return workspace_->flush();
 }
 
-}  // namespace shardscope::search
+namespace {
+
+// Passes each report to the recorder first (so a plan is saved before anyone hears of it), then to the caller.
+class RecordingObserver : public search::SearchObserver {
+public:
+    RecordingObserver(SessionRecorder* recorder, search::SearchObserver* next) : recorder_(recorder), next_(next) {}
+    const Progress& last() const { return last_; }
+
+    void progress(const Progress& p) override {
+        last_ = p;
+        if (recorder_) recorder_->progress(p);
+        if (next_) next_->progress(p);
+    }
+    void newBest(const Found& f) override {
+        if (recorder_) recorder_->newBest(f);
+        if (next_) next_->newBest(f);
+    }
+
+private:
+    SessionRecorder* recorder_;
+    search::SearchObserver* next_;
+    Progress last_;
+};
+
+}  // namespace
+
+Result<SearchRun> runSearch(const Problem& problem, store::Workspace* workspace, SearchRequest request,
+                            const SearchHooks& hooks) {
+    if (auto checked = search::checkOptions(request.options); !checked)
+        return Result<SearchRun>::failure(checked.diagnostics());
+    request.start.decisions.resize(std::min(request.start.decisions.size(), request.start.pinned));
+    const cost::CostModel& model = *problem.costModel;
+    SearchRun run;
+    std::unique_ptr<SessionRecorder> recorder;
+    if (workspace) {
+        request.settings.exhaustive = request.exhaustive;
+        auto started = SessionRecorder::start(*workspace, problem, request.start, request.options, request.settings);
+        if (!started)
+            return Result<SearchRun>::failure(started.diagnostics());
+        recorder = std::move(started).value();
+        run.session = recorder->session();
+        if (hooks.recording) hooks.recording(run.session);
+    }
+    // The experts on the same problem, for comparison (and saved with the session).
+    run.experts = recorder ? recorder->saveExperts() : evaluateExperts(model);
+    std::optional<search::Search> engine;  // outlives the recorder's last save of its tree
+    if (request.exhaustive) {
+        auto result = search::exhaustiveSearch(model, request.start, request.options.maxDecisions);
+        if (!result)
+            return Result<SearchRun>::failure(result.diagnostics());
+        run.best = result->best;
+        run.treeNodes = result->states;
+        if (recorder) recorder->savePlan(run.best);
+    } else {
+        engine.emplace(model, request.start, request.options);
+        // Whatever way run() leaves, the caller no longer reaches the engine after it.
+        struct Detach {
+            const SearchHooks& hooks;
+            ~Detach() {
+                if (hooks.attach) hooks.attach(nullptr);
+            }
+        };
+        if (!hooks.attach || hooks.attach(&*engine)) {
+            const Detach detach{hooks};
+            RecordingObserver observer(recorder.get(), hooks.observer);
+            if (recorder) recorder->attach(&*engine);
+            run.best = engine->run(&observer);
+            run.last = observer.last();
+        }
+        run.treeNodes = engine->treeSize();
+    }
+    // A workspace that cannot be written (a full disk) loses this search's unsaved changes, not the search.
+    if (recorder) {
+        auto flushed = recorder->finish();  // saves the last tree changes too
+        if (!flushed) {
+            run.saved = false;
+            run.saveError = flushed.diagnostics().front();
+            run.plansKept = workspace->plans(run.session, store::PlanContent::Summary).size();
+        }
+    }
+    return run;
+}
+
+}  // namespace shardscope::session

@@ -1,4 +1,4 @@
-#include "shardscope/problem.h"
+#include "shardscope/session/problem.h"
 
 #include <cmath>
 #include <cstdio>

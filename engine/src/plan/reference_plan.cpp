@@ -1,4 +1,4 @@
-#include "shardscope/export/reference_plan.h"
+#include "shardscope/plan/reference_plan.h"
 
 #include <algorithm>
 #include <cctype>
@@ -7,7 +7,7 @@
 #include <optional>
 #include <set>
 
-namespace shardscope::exporting {
+namespace shardscope::plan {
 namespace {
 
 constexpr const char* kUnexpressible = "reference.unexpressible";
@@ -744,4 +744,4 @@ Result<plan::Plan> referencePlan(const ir::Graph& graph, const analysis::Decisio
     return result;
 }
 
-}  // namespace shardscope::exporting
+}  // namespace shardscope::plan

@@ -13,7 +13,7 @@
 #include "shardscope/diagnostic.h"
 #include "shardscope/mesh/hardware.h"
 #include "shardscope/mesh/mesh.h"
-#include "shardscope/model_source.h"
+#include "shardscope/session/model_source.h"
 #include "shardscope/store/workspace.h"
 #include "shardscope/train/training_step.h"
 
@@ -65,7 +65,7 @@ Result<std::unique_ptr<Problem>> loadProblem(const ProblemSpec& spec, const std:
 std::string problemSpecJson(const Problem& problem);
 Result<ProblemSpec> parseProblemSpec(std::string_view json, std::string_view origin);
 
-// The spec the model of the workspace at `workspacePath` was recorded with (search::modelRecord's inverse): `base`
+// The spec the model of the workspace at `workspacePath` was recorded with (session::modelRecord's inverse): `base`
 // with the model's source and its load options (train, optimizer, loss, loss_output, mixed_precision, entry,
 // dimensions, sizes).
 // Errors (code workspace.field) name the file, the table and column and the field: load options that are not a
