@@ -1,3 +1,5 @@
+# SPDX-License-Identifier: Apache-2.0
+# SPDX-FileCopyrightText: 2026 The Shardscope Authors
 # The Debian package: `cpack -G DEB` in the build directory writes shardscope_<version>_<arch>.deb with the GUI and
 # the CLI (their install() rules are in app/gui and app/cli), the desktop entry, the icons, the AppStream
 # metainfo and the copyright file. Included once from the top-level CMakeLists.txt, after the targets.

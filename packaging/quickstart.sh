@@ -1,4 +1,6 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# SPDX-FileCopyrightText: 2026 The Shardscope Authors
 # Shardscope quick start on Debian 12.
 #
 #   bash packaging/quickstart.sh demo   install what is missing, build, open the GUI on the built-in demo

@@ -1,4 +1,6 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# SPDX-FileCopyrightText: 2026 The Shardscope Authors
 # Renders resources/icons/shardscope.svg into the PNG sizes the package installs (hicolor 16..512 px).
 # The PNGs are committed, so building and packaging need no SVG renderer; run this again after editing the SVG.
 # Needs rsvg-convert (Debian package librsvg2-bin).

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The Shardscope Authors
 // The round trip of a plan through StableHLO (issue 19 part 8): export the plan (Shardy or GSPMD shardings,
 // every
 // --constraints choice), import the text again and evaluate its reference plan: the step time, the

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The Shardscope Authors
 // Running SQL on a workspace with SQLite itself, for tests that inspect or damage one behind the engine's back.
 #pragma once
 

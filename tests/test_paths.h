@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The Shardscope Authors
 // Where the tests find the project's files, its programs and ../shared. One translation unit (test_paths.cpp)
 // holds these paths, so that every other test compiles to the same object in any clone of the tree and ccache
 // serves them across clones (CI's fresh clone).

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The Shardscope Authors
 // Lets QCOMPARE print engine values when a comparison fails (Qt Test finds toString by argument lookup).
 #pragma once
 

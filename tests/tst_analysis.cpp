@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The Shardscope Authors
 // The static analysis: atoms, names, labels, groups and conflicts on small graphs with known answers, the zoo
 // GPT (the names of the issue, group count independent of depth, attention's repeated sequence name), training
 // steps, and the shared real models.

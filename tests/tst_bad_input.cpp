@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The Shardscope Authors
 // Bad input everywhere (issue 11, item 4), on the engine's API and through shardscope-cli as a user runs it: each
 // case gives a clear error (naming the file, and the entry, name or axis) and leaves prior work intact.
 //   a. corrupted and truncated workspaces;

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The Shardscope Authors
 // Calibration against published measured runs: the built-in runs parse, every measured step time follows from
 // the published figure as its row says (the numbers pinned here), malformed rows are refused naming the file
 // and the row, composed plans land on the right axes, and real predictions come out of the cost model.

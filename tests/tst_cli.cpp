@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The Shardscope Authors
 // shardscope-cli as a user runs it: info on zoo models (text and JSON), listings, help, and one-line errors.
 #include <QJsonArray>
 #include <QJsonDocument>

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The Shardscope Authors
 // Plans and the cost model: plan application, plan JSON, the docs/design.md, "Worked examples" worked examples on the MLP, the
 // published checks of §5.1 (ZeRO Fig. 1 model states, Megatron's all-reduces), data parallelism's collectives,
 // every expert plan, and incremental evaluation agreeing with a fresh one.

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The Shardscope Authors
 // The cost model on real exports nobody here wrote (../shared/models): fused attention is recognised in every
 // transformer, whatever produced it (JAX, PyTorch/XLA, the ONNX exporter), once per attention layer, and in no CNN;
 // pricing it as flash attention never makes the training step slower than pricing its ops.

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The Shardscope Authors
 // Shardings as the runtimes write them: Shardy attributes and GSPMD strings (docs/export.md).
 #include <QJsonArray>
 #include <QJsonDocument>

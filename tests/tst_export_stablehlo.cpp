@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The Shardscope Authors
 // StableHLO export (docs/export.md (a), (b)): shardings written into the user's module text, byte for byte
 // where nothing changes, and the round trip: export, re-import, the same shardings, the same ops.
 #include <QDir>

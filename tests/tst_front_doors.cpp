@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The Shardscope Authors
 // The CLI and the explorer are two front doors to one engine session stage (engine/.../session/). Where their
 // copies of it used to drift, both doors are driven on the same input here and must answer alike: a model file
 // that changed since its workspace was made, an expert plan the mesh cannot divide, and which decisions two plans

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The Shardscope Authors
 // The fuzz targets' inputs kept in the repository, and the bugs found while fuzzing, kept fixed.
 // replay() runs every hand-written seed (tests/fuzz/seeds/) and every input that once crashed, hung or broke a
 // contract in a target (tests/fuzz/regressions/) through that target's code (tests/fuzz/fuzz_inputs.h), which

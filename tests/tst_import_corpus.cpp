@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The Shardscope Authors
 // The importer on MLIR nobody here wrote: tt-mlir's StableHLO/Shardy test inputs
 // (../shared/corpus/ttmlir-stablehlo, split at `// -----` as MLIR's --split-input-file does) and the shared
 // real models. Every module imports and analyses, or is refused with one diagnostic of one line; a module

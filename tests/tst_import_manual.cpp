@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The Shardscope Authors
 // sdy.manual_computation turned back into its global program (issue 19 part 5): local shapes scaled by the
 // in/out shardings, the collectives the global ops already mean dropped, the shardings kept for the reference
 // plan; what has no global meaning refused in one line. And the corpus's manual computations counted.

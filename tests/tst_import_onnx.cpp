@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The Shardscope Authors
 // ONNX import: every shared model imports and verifies with the expected structure and parameter count; small
 // models built here with the ONNX protobuf API pin broadcasting, Gemm, grouped convolution, shape folding,
 // symbolic dimensions, opaque ops, and the refusal of truncated or garbled bytes.

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The Shardscope Authors
 // Dimension roles and layers of imported models (issue 19, parts 2 and 4): names of hand-written StableHLO and of a
 // zoo model exported and re-imported get the zoo's labels (batch, seq, d_model, vocab, *.heads, *.d_ff, *.experts),
 // so every expert plan applies to them; a batch of one still gets its plans, with a warning; a training step keeps

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The Shardscope Authors
 // StableHLO text import: every construct of the issue on small hand-written inputs, the zoo round trip
 // (print -> import -> print is a fixed point), error messages, robustness, and the shared real models.
 #include <QDir>

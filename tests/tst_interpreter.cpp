@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The Shardscope Authors
 // The reference interpreter: every op it runs, on tiny tensors with expectations written by hand from the
 // StableHLO spec (its examples where it has them), rounding to each element type, the errors it reports, and
 // zoo models run end to end (finite logits, causality, batch independence).

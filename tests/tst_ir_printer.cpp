@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The Shardscope Authors
 // The printer writes StableHLO text in the forms JAX prints (pretty where JAX is pretty, generic otherwise).
 #include <QtTest>
 

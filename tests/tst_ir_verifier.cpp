@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The Shardscope Authors
 // The verifier accepts well-formed graphs and rejects each kind of malformed graph with a diagnostic that says
 // what is wrong and where.
 #include <QtTest>

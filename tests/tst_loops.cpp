@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The Shardscope Authors
 // Loops: counted while loops unrolled for planning (ir/unroll.h), the zoo's scanned layers (scan=true), and a
 // scanned model analysed, priced and searched like its unrolled twin.
 #include <QtTest>

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The Shardscope Authors
 // Hardware profiles and meshes: every built-in profile parses, cites every figure and carries docs/design.md, "Plans"'s
 // numbers; profiles and meshes survive a trip through JSON; meshes put each axis on the link its layout
 // implies; every malformed profile, mesh spec and mesh file is refused with its exact message.

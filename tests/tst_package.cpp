@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The Shardscope Authors
 // The Debian package, built from this build tree with cpack: what it holds, what it depends on, whether its
 // desktop entry and AppStream metainfo validate, and whether what it installs runs on its own, away from the
 // source and build trees: the extracted CLI plans the demo model and the extracted GUI pictures it offscreen.

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The Shardscope Authors
 // Reference plans: the shardings a model carries, read back into mesh axes and turned into a plan (docs/design.md
 // §8).
 #include <QDir>

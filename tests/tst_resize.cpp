@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The Shardscope Authors
 // Global batch and sequence (issue 19, part 3): a model exported at one batch and sequence length is planned
 // at another (`--set batch=256,seq=4096`). A zoo model and its StableHLO export resized have the shapes,
 // FLOPs and parameters of the same model built at the new size (from a batch of one too); borders follow (a

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The Shardscope Authors
 // Round trips preserve cost (issue 19 part 8), on every zoo family at small sizes, forward and training step:
 // export a plan (Shardy and GSPMD, constraints none, key and all), import the text, evaluate its reference
 // plan, and get the plan's own step time, collectives and peak memory back.

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The Shardscope Authors
 // Round trips preserve cost (issue 19 part 8) on every shared model (../shared/models), forward and training
 // step: the plan of the first expert that applies (fsdp, else dp) exported (Shardy and GSPMD, constraints
 // none, key and all), imported again and its reference plan evaluated gives the plan's own step time,

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The Shardscope Authors
 // The step schedule (docs/cost-model.md "Schedule"): hand-made FSDP prefetch, gradient reduce-scatters, a
 // reduce-scatter feeding an all-gather and collectives that cannot be hidden, each with its exact times; the
 // bounds and every ordering constraint on random steps, against an independent longest-path oracle; every

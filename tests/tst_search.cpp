@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The Shardscope Authors
 // The plan search: MCTS reproducibility, pins, stop and pause from another thread, the expert seeds, and the
 // exhaustive optimum as the reference for the search's optimality gap.
 #include <QtTest>

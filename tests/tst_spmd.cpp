@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The Shardscope Authors
 // Numerical validation of plans (issue 10): the SPMD simulation runs a small model's training step under a plan
 // on a simulated mesh, one local shard per device with explicit collectives, and must match the unsharded run of
 // the reference interpreter; the collectives it had to execute must be the ones the cost model priced.

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The Shardscope Authors
 // Training steps: every VJP rule against central finite differences (run by the reference interpreter in f64),
 // gradient checks of tiny versions of every zoo family, the optimizer updates, and the step's structure.
 #include <QtTest>

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The Shardscope Authors
 // Bad input in the explorer (issue 11, item 4): a damaged workspace, a plan of another model, settings that cannot
 // be applied, a plan the mesh cannot divide. Each says what is wrong in the window, and the model, the plan and the
 // undo history the window had stay as they were; a file that failed to open is not modified.

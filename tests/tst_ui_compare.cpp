@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The Shardscope Authors
 // The search tree explorer (a session's stored tree, read lazily), the listing of a workspace's sessions, and
 // the comparison of two plans.
 #include <algorithm>

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The Shardscope Authors
 // The graph view: module trees, projections, and the view itself (layout, find, expand, highlight, plans,
 // cancel).
 #include <algorithm>

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The Shardscope Authors
 // JobQueue, Mailbox and LatestJob (ui/core/job_queue.h): the explorer's one way of running work off the GUI
 // thread, and its "only the newest request reports" rule. Also run under ThreadSanitizer (.ci/sanitizers
 // thread), where every hand-off here must be seen as synchronised.

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The Shardscope Authors
 // The graph layout service: Graphviz's adapter (geometry in Qt's coordinates) and its worker thread.
 #include <clocale>
 #include <memory>

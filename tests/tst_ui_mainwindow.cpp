@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The Shardscope Authors
 // ui/widgets: the main window, and the `shardscope` executable's --screenshot mode.
 #include <algorithm>
 #include <memory>

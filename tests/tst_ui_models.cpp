@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The Shardscope Authors
 // ui/core: the background loader, the table models it feeds (and their column-descriptor base), and the mesh
 // draft behind the problem editor.
 #include <algorithm>

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The Shardscope Authors
 // The names, conflicts and decisions panels' models, and the problem editor.
 #include <algorithm>
 #include <memory>

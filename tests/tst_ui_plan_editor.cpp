@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The Shardscope Authors
 // The plan editor (pins, forbids, conflict choices with undo/redo, evaluated in the background) and the problem
 // loader (models, workspaces, plans carried across a change of mesh).
 #include <memory>

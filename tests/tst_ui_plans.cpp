@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The Shardscope Authors
 // The plans table (from a workspace and live), a plan's breakdown (collectives, time per module and op,
 // memory over the step) and the widgets that show them.
 #include <algorithm>

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The Shardscope Authors
 // The live search: SearchRunner's start/pause/resume/stop on a worker thread, its recording into a workspace,
 // and the Search panel (buttons that follow the state, the chart of the best step time).
 #include <memory>

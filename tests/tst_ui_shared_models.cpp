@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The Shardscope Authors
 // The explorer on every real model of ../shared: each opens, is evaluated and laid out, and the largest one is
 // pictured (ui_screenshot/, beside the demo's).
 #include <QDir>

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The Shardscope Authors
 // The Timeline dock: ui/core's ScheduleTimeline against the evaluation it draws (and the Chrome trace's
 // lanes), the canvas's fit, zoom, pan and click, and the main window selecting the op of a clicked box.
 #include <algorithm>

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The Shardscope Authors
 // The workspace file: the model's bytes, sessions, plans, labels and the search tree survive a close and a
 // reopen; the file is stamped as ours and in WAL mode; foreign, damaged and newer files are refused with
 // their exact messages (and left untouched); several threads save at once; a writer killed with SIGKILL

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The Shardscope Authors
 // Workspaces under concurrency and kills, through shardscope-cli as users run it (issue 24):
 //   - two `search zoo:demo --budget 300it --workspace W` at once, W new: both end 0, W holds both sessions and all
 //     of each one's plans and tree nodes (the second to create W opens the first's file; nothing deletes it);

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The Shardscope Authors
 // The model zoo: every preset matches its published parameter count, every family builds a verified graph
 // whose structure scales as the options say, and bad options are refused with a reason.
 #include <QtTest>

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The Shardscope Authors
 // Problems as the UI tests need them: built at once (for models and views), or through the ProblemLoader (as the
 // window gets them).
 #pragma once

@@ -1,3 +1,5 @@
+# SPDX-License-Identifier: Apache-2.0
+# SPDX-FileCopyrightText: 2026 The Shardscope Authors
 # UI tests: Qt Test executables on the offscreen platform, and the explorer's --screenshot mode end to end.
 find_package(Qt6 REQUIRED COMPONENTS Widgets)
 

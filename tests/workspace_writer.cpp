@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The Shardscope Authors
 // A process that writes a workspace until it is killed, for tst_workspace's crash test.
 //
 //   workspace_writer FILE    creates FILE with one session, then saves plans and tree nodes in a loop with a

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The Shardscope Authors
 // shardscope-bench-gui: how long the explorer's UI thread stalls while it opens and lays out a large model.
 //
 // A 2 ms precise timer ticks on the UI thread; every gap between ticks beyond the interval is time the event

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The Shardscope Authors
 // shardscope-bench: timings of the engine's stages on zoo models. Each figure is the median of several runs;
 // ratios are against copying the same graph in the same run (a memory-bound baseline).
 #include <unistd.h>

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The Shardscope Authors
 // `shardscope-cli calibrate`: the cost model's predictions of published, measured training runs beside the
 // measurements (the runs and their predictions are the engine's: shardscope/calibration/calibration.h).
 #include <CLI/CLI.hpp>

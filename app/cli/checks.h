@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The Shardscope Authors
 // Checks of the CLI's numeric options, for CLI11's ->check(): a finite number in a range. CLI::Range lets NaN
 // through (every comparison with it is false) and says nothing of what the number means.
 #pragma once

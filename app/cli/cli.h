@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The Shardscope Authors
 // What the CLI's commands share: diagnostics on stderr, the training-step flags, and the planning commands
 // (planning.cpp).
 #pragma once

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The Shardscope Authors
 // `shardscope-cli export`: a plan in one of the engine's export formats (session/export_formats.h): the model's
 // StableHLO with Shardy or GSPMD shardings, a framework's words, a trace, the plan or its evaluation. Wiring only.
 #include "cli.h"

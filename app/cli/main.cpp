@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The Shardscope Authors
 // shardscope-cli: the headless front end. Argument parsing and wiring only; the work is the engine's.
 #include <CLI/CLI.hpp>
 #include <algorithm>

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The Shardscope Authors
 // What every command's output goes through: diagnostics on stderr (at most a screenful), JSON that never throws on
 // names that are not UTF-8, files replaced whole or not at all, and standard output checked at the end.
 #include <fcntl.h>

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The Shardscope Authors
 // The planning commands: evaluate, search, plans and compare. Wiring and output only; the work is the engine's.
 #include <unistd.h>
 

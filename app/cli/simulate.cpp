@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The Shardscope Authors
 // The simulate command: checks a plan numerically. The model runs once unsharded and once under the plan on a
 // simulated mesh (interpret/spmd.h); the outputs must agree and the collectives the simulation had to execute
 // must be the ones the cost model priced.

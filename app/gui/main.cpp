@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The Shardscope Authors
 // The explorer: `shardscope [MODEL]`, or `shardscope --screenshot FILE [MODEL]` to picture it and exit.
 #include <cstdio>
 

@@ -1,3 +1,5 @@
+# SPDX-License-Identifier: Apache-2.0
+# SPDX-FileCopyrightText: 2026 The Shardscope Authors
 # Writes a C++ source that holds text files as raw string literals, for data the engine ships built in (the
 # hardware profiles under resources/hardware/). Run as a script, normally from add_custom_command:
 #

@@ -1,3 +1,5 @@
+# SPDX-License-Identifier: Apache-2.0
+# SPDX-FileCopyrightText: 2026 The Shardscope Authors
 # shardscope_assert_qt_free(<target>)
 # Fails configuration when <target>, or anything it links (directly or through other targets), is a Qt
 # target or a Qt library. Call it after every target has been defined.

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The Shardscope Authors
 // What each fuzz target does with one input, shared by the libFuzzer targets (fuzz_*.cpp) and by
 // tst_fuzz_regressions, which replays every input that once broke a target (tests/fuzz/regressions/).
 //

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The Shardscope Authors
 // The ThreadSanitizer job's canary: a real data race across the explorer's hand-off (ui/core/job_queue.h), which
 // the job must report. `.ci/sanitizers thread` runs it first and fails unless ThreadSanitizer names this race, so
 // a configuration that hides races in our code (a suppression too broad, ignore_noninstrumented_modules reaching

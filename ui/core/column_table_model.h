@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The Shardscope Authors
 // A flat table model described column by column: what ui/core's table models have in common.
 #pragma once
 

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The Shardscope Authors
 // The conflicts panel's model: the analysis' repeated and cut names, their options and their sites.
 #pragma once
 

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The Shardscope Authors
 // The decisions panel's model: the current plan's decisions in priority order, then the forbidden ones.
 #pragma once
 

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The Shardscope Authors
 // Lays graphs out for the graph view: Graphviz's `dot` behind one adapter, run on one worker thread.
 #pragma once
 

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The Shardscope Authors
 // What the graph view draws: the body's ops, collapsed modules, arguments and outputs as nodes, and the
 // values between them as edges, for one ProblemView and one set of expanded modules.
 #pragma once

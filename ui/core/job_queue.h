@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The Shardscope Authors
 // Background work of the explorer: a thread that runs jobs one at a time and hands their results back to the
 // GUI thread (JobQueue), and the "only the newest request reports" rule its owners follow (LatestJob).
 //

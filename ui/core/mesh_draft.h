@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The Shardscope Authors
 // The engine side of the problem editor: the hardware profiles it offers, and the mesh and global sizes it
 // edits, checked by the engine and told back in Qt's terms.
 #pragma once

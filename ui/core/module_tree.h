@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The Shardscope Authors
 // The body's ops grouped into modules (blocks, layers) so large graphs can open collapsed.
 #pragma once
 

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The Shardscope Authors
 // The names panel's model: TOAST's names grouped the way the search decides them, with what the plan gives
 // them.
 #pragma once

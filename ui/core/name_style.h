@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The Shardscope Authors
 // How the explorer shows TOAST's names: a stable colour per name, and tensor shardings as short text.
 #pragma once
 

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The Shardscope Authors
 // A plan's breakdown (docs/explorer.md): its collectives, where its time goes (per module and per op) and its
 // memory over the step, computed off the UI thread, with table models for the lists.
 #pragma once

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The Shardscope Authors
 // Two plans of one model side by side: what they decide differently, where their shardings differ, and what
 // that does to collectives, step time and memory.
 #pragma once

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The Shardscope Authors
 // The plan being edited: pins, forbidden decisions and conflict choices, with undo/redo, each edit re-evaluated in
 // the background.
 #pragma once

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The Shardscope Authors
 // What the explorer can write of a plan: the engine's export formats (session/export_formats.h), as the CLI's
 // `export --format` offers them, behind one call.
 #pragma once

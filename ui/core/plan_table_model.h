@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The Shardscope Authors
 // The plans table (docs/explorer.md): every plan of a session, read from its workspace off the UI thread, and the
 // plans a running search reports.
 #pragma once

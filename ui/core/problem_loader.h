@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The Shardscope Authors
 // Loads planning problems off the UI thread: a model with its mesh, hardware and training options, or a
 // workspace session.
 #pragma once

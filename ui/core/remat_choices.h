@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The Shardscope Authors
 // The rematerialization choices of the plan dock: the model's block families and the policy a plan gives each,
 // in the UI's words.
 #pragma once

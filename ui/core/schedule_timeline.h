@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The Shardscope Authors
 // The edited plan's simulated step (docs/cost-model.md) as lanes of boxes in seconds, what the Timeline dock
 // draws: the kernels of the compute stream, then the collectives on one lane per device group, as the Chrome
 // trace shows them (cost::stepLanes). Plain values computed once per evaluation, so painting only reads them.

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The Shardscope Authors
 // A session's stored search tree, browsed a level at a time, and the plan a node of it stands for.
 #pragma once
 

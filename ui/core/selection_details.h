@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The Shardscope Authors
 // What the details panel says about the selection: rich text (Qt's HTML subset) built from the problem and the
 // evaluated plan.
 #pragma once

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The Shardscope Authors
 // Engine text (UTF-8 std::string / std::string_view) as QString. Used only inside ui/core.
 #pragma once
 

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The Shardscope Authors
 // Workspace files opened off the UI thread for the session docks: the open workspace, which the models that
 // read it share, and its sessions.
 #pragma once

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The Shardscope Authors
 // Two plans side by side: headline figures, the decisions that differ, collectives per kind, and the ops
 // whose shardings differ.
 #pragma once

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The Shardscope Authors
 // The Cost dock: what the current plan costs (step time, peak memory against the device's capacity,
 // collectives), refreshed after every background evaluation.
 #pragma once

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The Shardscope Authors
 // File ▸ Export: the edited plan in any format the engine offers, written off the UI thread.
 #pragma once
 

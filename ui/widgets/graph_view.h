@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The Shardscope Authors
 // The explorer's centre: the model graph, collapsed by module, with TOAST's names and the plan's shardings on
 // it.
 #pragma once

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The Shardscope Authors
 // The explorer's main window: the graph in the centre, the analysis (names, conflicts), the plan being edited,
 // its cost, the problem's settings and the selection's details around it.
 #pragma once

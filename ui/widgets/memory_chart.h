@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The Shardscope Authors
 // Memory over the step: live bytes per device at each op in program order, for one plan or two to compare.
 #pragma once
 

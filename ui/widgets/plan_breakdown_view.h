@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The Shardscope Authors
 // A plan's breakdown as tabs: its collectives (click one to locate its op), its time per module or per op,
 // and its memory over the step with the peak's breakdown. Computed in the background; the view never blocks.
 #pragma once

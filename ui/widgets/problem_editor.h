@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The Shardscope Authors
 // The problem editor: the hardware, mesh, training step and cost options a model is planned with.
 #pragma once
 

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The Shardscope Authors
 // The plan dock's rematerialization choices: one policy per block family of the model, set on the edited plan
 // (an undoable edit of the PlanEditor like any other).
 #pragma once

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The Shardscope Authors
 // The Search dock: the settings of the MCTS, Start/Pause/Resume/Stop, and the search watched live (the best
 // step time and its feasibility over time, iterations per second, the tree's size).
 #pragma once

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The Shardscope Authors
 // The explorer's work with a workspace session (docs/design.md): the live search, the plans of the session,
 // a plan's breakdown, the stored search tree and the comparison of two plans, as docks of the main window.
 #pragma once

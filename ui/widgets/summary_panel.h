@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The Shardscope Authors
 // The Summary dock: a model's headline figures, the warnings of loading it (every one, in a list under a
 // heading that counts them, or a line saying there are none), and why the last load failed when it did. Child
 // widgets carry object names (summaryError, summaryWarningsHeading, summaryWarnings).

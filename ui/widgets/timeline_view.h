@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The Shardscope Authors
 // The Timeline dock: the edited plan's simulated step as the Chrome trace shows it, a lane for the compute
 // stream and one per device group of collectives, with the time the compute stream idles (exposed
 // communication) shaded. Wheel zooms around the cursor, dragging pans, hovering names a box, clicking one

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The Shardscope Authors
 // Errors and warnings as values. The engine never throws across its API and never prints: every fallible
 // operation returns a Result<T> carrying either a value or the diagnostics that explain why there is none.
 #pragma once

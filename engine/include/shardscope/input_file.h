@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The Shardscope Authors
 // Reading a file the user names (a model, a plan, a mesh, a hardware profile, calibration runs): regular
 // files only, and never more than a limit. A FIFO, a device or a directory is refused at once, without
 // opening it for reading, so nothing blocks on a pipe nobody writes or reads /dev/zero forever.

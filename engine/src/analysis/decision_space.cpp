@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The Shardscope Authors
 // Names, groups and conflicts (docs/design.md, "Names and groups"-3.3).
 //
 // Atoms: every tensor dimension carries a set of boundaries, positions counted in elements from the minor end

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The Shardscope Authors
 // Roles of names from the model's structure, and the layer each per-layer name lives in (dimension_roles.h).
 //
 // The patterns: an embedding is a gather of a weight's rows by token ids; attention is q·kᵀ → softmax → ·v (a dot

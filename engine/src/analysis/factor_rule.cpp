@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The Shardscope Authors
 // Factor rules per op kind, after Shardy's op_sharding_rule_registry.cc (openxla/shardy,
 // shardy/dialect/sdy/transforms/propagation/). Each case below says where it follows Shardy and where, and
 // why, it does not. The conformance test (tests/tst_factor_rules.cpp) checks them against Shardy's own

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The Shardscope Authors
 // Builds a FactorRule factor by factor, in the manner of Shardy's OpShardingRuleBuilder
 // (shardy/dialect/sdy/transforms/propagation/op_sharding_rule_builder.h), so that the per-op rules in
 // factor_rule.cpp read like Shardy's registry and can be compared with it line by line.

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The Shardscope Authors
 // Module paths from the sources' names, and the blocks of layers they (or, without them, the ops' repetition)
 // define (layer_blocks.h).
 #include "shardscope/analysis/layer_blocks.h"

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The Shardscope Authors
 // The second half of analysis::resize (resize.h): with the new size of every name planned (resize_plan.h),
 // every op's shape is derived again, in program order.
 #include "shardscope/analysis/resize.h"

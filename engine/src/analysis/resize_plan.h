@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The Shardscope Authors
 // Which names a resize scales, and to what (the first half of analysis::resize, resize.h): the names of each
 // key's role, the dimension the user's size means, names that follow a resized one across a border, and the
 // batch of one that has no name.

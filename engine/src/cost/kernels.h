@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The Shardscope Authors
 // How a step's top-level ops run as kernels, and which values take memory (docs/cost-model.md). Plan-independent:
 // built once per CostModel; the Evaluator prices each kernel with the plan's local shapes.
 //

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The Shardscope Authors
 // Patches StableHLO text in place: a small scanner that knows just enough MLIR syntax (strings, comments,
 // nested brackets, function signatures, attribute dictionaries) to find the places a sharding goes, so every
 // byte it does not need to change is copied through.

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The Shardscope Authors
 // The element values of MLIR's `dense<...>` literals (DenseElementsAttr's textual forms), apart from the
 // parser that finds them.
 #pragma once

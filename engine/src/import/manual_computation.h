@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The Shardscope Authors
 // sdy.manual_computation turned back into its global program (issue 19, part 5).
 //
 // A manual computation's body is written per device for its manual axes: each block argument is the local

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The Shardscope Authors
 // ONNX import: parsing, symbolic dimensions, ONNX shape inference, graph inputs and initializers, the node
 // loop and the graph outputs. The operators themselves live in import/onnx/.
 #include "shardscope/import/onnx.h"

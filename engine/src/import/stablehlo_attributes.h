@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The Shardscope Authors
 // Attributes as StableHLO text writes them (MLIR's generic attribute syntax, and dialect attributes such as
 // Shardy's `#sdy.sharding<...>`), and what the importer reads out of them: integer lists, comparison
 // directions, convolution layouts, shardings. The values of dense<...> literals are decoded apart

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The Shardscope Authors
 // The characters of StableHLO textual MLIR: tokens, source locations (`loc(...)`), and errors at a position.
 //
 // MLIR's syntax is context sensitive (`2x3xf32` inside a tensor type, `[1] x [0]` in dot_general, `->` inside

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The Shardscope Authors
 // The module's structure: the first pass over the module (aliases, functions, meshes), the entry function and
 // its signature, arguments and outputs, blocks and regions, and the inlining of calls.
 #include <algorithm>

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The Shardscope Authors
 // The attributes of an op in the generic form (`<{dot_dimension_numbers = #stablehlo.dot<...>}>`) as the IR's
 // attribute structs, a while loop's trip count, and the values of dense<...> constants.
 #include "dense_elements.h"

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The Shardscope Authors
 // Statements of a block (result names, terminators), ops in the generic form, and the tuple ops that only
 // rebind names.
 #include <set>

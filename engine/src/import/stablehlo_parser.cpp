@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The Shardscope Authors
 // StableHLO textual MLIR importer: the entry points, the names values are bound to, and the emission of ops.
 // The parser's overview and the map of its files: stablehlo_parser.h.
 #include "stablehlo_parser.h"

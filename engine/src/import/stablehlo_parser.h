@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The Shardscope Authors
 // The StableHLO importer's parser: one recursive descent over the module's text that emits IR ops as it goes.
 //
 // Two passes over the module: the first records `#loc` aliases, meshes and where each function's text starts;

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The Shardscope Authors
 // Ops in their pretty form (`%0 = stablehlo.add %a, %b : tensor<4xf32>`). Each op prints its own syntax, so a
 // table says how to read each one after its name: a reader for each shape of syntax (operands and a type,
 // operands with inline attributes, `dims = [...]` lists, ops with regions...) and for the ops of a form of

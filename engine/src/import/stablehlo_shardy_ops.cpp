@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The Shardscope Authors
 // Shardy's ops: sharding constraints, reshards and collectives (identities that move a tensor to a sharding),
 // data-flow edges and propagation barriers, named computations (inlined) and manual computations (turned back
 // into their global program, manual_computation.h).

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The Shardscope Authors
 // Types as StableHLO text writes them: `tensor<2x3xf32>` (an encoding after the element type is dropped),
 // `!stablehlo.token`, `tuple<...>`, scalar element types (`i64` after an attribute), and the trailing types
 // of ops (`(a, b) -> c`, or a plain list `a, b`).

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The Shardscope Authors
 // dot_general and convolution: sums of products. Floats accumulate in double and are rounded once to the
 // result type (at least as accurate as any accumulation order StableHLO allows); integers accumulate modulo
 // 2^64 and wrap to the result type, as an integer machine would.

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The Shardscope Authors
 // Ops that create, move or select values: each result element is one operand element (or a padding value, an
 // iota index, a random draw).
 #include <algorithm>

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The Shardscope Authors
 // Element-wise ops with StableHLO's per-type semantics: IEEE arithmetic on floats (computed in double and
 // rounded by the evaluator, which for +, -, *, / and sqrt gives the correctly rounded narrow result),
 // wrapping two's complement arithmetic on integers, logical operations on i1.

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The Shardscope Authors
 // Multi-dimensional index arithmetic for row-major tensors.
 #pragma once
 

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The Shardscope Authors
 // The evaluator: binds arguments, runs ops in program order, runs regions (which see the values of enclosing
 // scopes), checks every result against the graph's types and rounds it to its element type.
 #include "shardscope/interpret/interpreter.h"

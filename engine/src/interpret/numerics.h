@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The Shardscope Authors
 // How the interpreter holds element values: every element is a double, kept at a value its element type can
 // represent. Floats narrower than f64 round to nearest even (f8 variants, bf16, f16 and f32 by one encoder),
 // integers wrap to their width, i1 is 0 or 1. The same encoder gives the storage bits bitcast_convert needs.

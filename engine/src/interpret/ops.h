@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The Shardscope Authors
 // The interpreter's op implementations, one function per op kind (or family), called by the evaluator in
 // interpreter.cpp. Each takes the op (for its attributes and for error messages), its operand tensors and the
 // result types the graph declares, and returns the results, or an error naming the op and its location.

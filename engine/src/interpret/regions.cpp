@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The Shardscope Authors
 // Ops whose element function is a region: reduce, reduce_window, select_and_scatter, scatter and sort. The
 // region arrives as a ScalarFunction; these functions only walk indices and call it.
 #include <algorithm>

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The Shardscope Authors
 // The SPMD simulation (spmd.h): per-device blocks, explicit collectives, ops run by the interpreter's OpRunner
 // on buffers that hold only what a device has.
 #include "shardscope/interpret/spmd.h"

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The Shardscope Authors
 // JSON reading and writing shared by the hardware and mesh formats (private to the mesh module).
 #pragma once
 

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The Shardscope Authors
 // Rematerialization decisions (plan.h); the blocks of layers they name are analysis/layer_blocks.h's.
 #include <array>
 

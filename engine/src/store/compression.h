@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The Shardscope Authors
 // zlib for the model bytes a workspace keeps. No zlib type leaves this pair of files.
 #pragma once
 

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The Shardscope Authors
 // The workspace's tables, its identity stamp and its versions.
 #pragma once
 

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The Shardscope Authors
 // SHA-256 (FIPS 180-4), enough of it to fingerprint a workspace's model bytes.
 #pragma once
 

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The Shardscope Authors
 // A thin RAII layer over SQLite for the workspace: connections and statements that close themselves, and
 // failures turned into diagnostics. No SQLite type leaves src/store.
 #pragma once

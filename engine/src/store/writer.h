@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The Shardscope Authors
 // The one thread that writes a workspace file. It owns the write connection: queued changes (plans, tree
 // nodes, labels) are written in batches, one transaction each, and synchronous jobs (creating the schema,
 // adding a session) run between batches.

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The Shardscope Authors
 // Reverse-mode autodiff: walk the forward ops in reverse program order and emit, for each op on the path from
 // a differentiated argument to the loss, its vector-Jacobian product. Cotangents of values used several times
 // are summed. Rules follow JAX's (jax/_src/lax), written with the graph builder so shapes are checked.

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The Shardscope Authors
 // The optimizer update appended to the gradient graph. Every parameter and state is updated by elementwise
 // ops and returned as a result donated to its argument, as JAX's train_step does with donate_argnums.
 #include "shardscope/train/training_step.h"

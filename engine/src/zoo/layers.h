@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The Shardscope Authors
 // Building blocks shared by the zoo's models: linear layers, norms, activations, attention, MLPs.
 // Each creates its parameters under the builder's current scope.
 #pragma once

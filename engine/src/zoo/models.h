@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The Shardscope Authors
 // The zoo's model families. Each reads its options (already filled with defaults) and builds a forward graph.
 #pragma once
 

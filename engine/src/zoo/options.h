@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The Shardscope Authors
 // Typed access to a model's resolved options; the first bad value is kept as the error to report.
 #pragma once
 

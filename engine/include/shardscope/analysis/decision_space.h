@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The Shardscope Authors
 // The static analysis of docs/design.md, "Names and groups": tensor dimensions split into atoms, atoms unified into names (TOAST's
 // named dimensions) through the ops' factor rules, names grouped by the role they play in repeated structure,
 // and the conflicts a plan must resolve. The search decides groups; the GUI shows all of it.

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The Shardscope Authors
 // What the names of a model mean (docs/design.md, "Names and groups" item 3), for sources that do not label their dimensions:
 // roles read from the model's structure, and the layer a per-layer name lives in read from the names the source
 // carries (parameter paths, op locations) or from its repeated blocks. The expert plans find their names by

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The Shardscope Authors
 // Per-op factor rules in the style of Shardy's OpShardingRule (docs/design.md, "Factor rules").
 //
 // A rule lists factors, each with a size and a kind, and for every operand and result dimension the factors

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The Shardscope Authors
 // The repeated blocks of a model (its layers) and the module paths they are read from. Rematerialization names
 // blocks (plan.h), the cost model prices prefetch and recompute per block, and the analysis gives per-layer names
 // their layer in their labels ("layers.3.mlp.d_ff").

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The Shardscope Authors
 // Global batch and sequence length for models exported at another size (issue 19, part 3). A model exported
 // with batch 1 and 128 tokens is planned at the batch and sequence it trains with: the names of the static
 // analysis (decision_space.h) say which dimensions carry the batch and the sequence, through every reshape

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The Shardscope Authors
 // Calibration (docs/cost-model.md "Truth is measured"): published, measured training runs as data, each predicted
 // by the cost model with the plan the framework ran, and the error of those predictions.
 //

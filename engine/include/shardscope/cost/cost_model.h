@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The Shardscope Authors
 // The cost model (docs/cost-model.md): a plan's per-op execution shardings, collectives, step time and per-device
 // peak memory, on a mesh of a given hardware.
 //

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The Shardscope Authors
 // The schedule of one step (docs/cost-model.md "Schedule"): kernels on one compute stream in program order,
 // transfers (collectives) on S communication streams, one per mesh axis or link. The step time is the
 // makespan.

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The Shardscope Authors
 // The lanes one device's simulated step is shown in: the Chrome trace (export/trace.h) and the explorer's
 // timeline draw the same picture, so they take its lanes and their names from here.
 #pragma once

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The Shardscope Authors
 // A plan in the words of the frameworks users train with (docs/export.md (c), (d)): the parameters' shardings as a
 // JAX snippet of PartitionSpecs and as PyTorch DTensor placements.
 #pragma once

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The Shardscope Authors
 // A tensor's sharding in the words of the runtimes that execute plans (docs/export.md): Shardy's attributes and
 // GSPMD's HloSharding strings, as JAX and XLA write them. The building blocks of the StableHLO exports.
 #pragma once

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The Shardscope Authors
 // A plan written into StableHLO (docs/export.md (a) and (b)): the user's own module text with Shardy or GSPMD
 // shardings on the entry function's arguments and results, everything else left as it was.
 #pragma once

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The Shardscope Authors
 // The simulated step as a Chrome/Perfetto trace (docs/export.md (f)): what one device does, since every device runs
 // the same SPMD program.
 #pragma once

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The Shardscope Authors
 // Import of ONNX models (a serialized onnx.ModelProto) through Debian's libonnx and libprotobuf.
 #pragma once
 

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The Shardscope Authors
 // Import of StableHLO textual MLIR (what `jax.jit(f).lower(...).as_text()` and PyTorch/XLA print).
 #pragma once
 

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The Shardscope Authors
 // A reference interpreter: executes a graph on the CPU for small shapes. It checks autodiff against finite
 // differences and, later, sharded plans against the unsharded program. Clarity over speed.
 //

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The Shardscope Authors
 // SPMD simulation: runs a graph under a plan on a simulated mesh, one local shard per device, with every
 // collective executed explicitly, so a plan can be checked numerically against the unsharded program.
 //

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The Shardscope Authors
 // Kind-specific attributes of ops, as small value types. Dimension numbers follow StableHLO's definitions.
 #pragma once
 

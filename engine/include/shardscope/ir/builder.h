@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The Shardscope Authors
 // Builds graphs op by op with result types inferred from the operands, for the model zoo and tests.
 //
 // Errors do not throw: the first inconsistency (say, a contraction of mismatched sizes) is recorded, later

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The Shardscope Authors
 // The graph IR (docs/design.md, "The graph IR"): one function of SSA tensor values and ops in program order.
 //
 // All values and ops of a graph, including those inside nested regions, live in one table each and are named

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The Shardscope Authors
 // Typed indices: a ValueId cannot be passed where an OpId is expected.
 #pragma once
 

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The Shardscope Authors
 // The op kinds of the graph IR. They mirror StableHLO; anything else is imported as an Opaque op (docs/design.md, "The graph IR").
 #pragma once
 

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The Shardscope Authors
 // Prints a graph as StableHLO textual MLIR (a module with one public func.func @main).
 #pragma once
 

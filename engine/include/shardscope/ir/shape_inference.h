@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The Shardscope Authors
 // Result types of ops from their operands and attributes: the one place that knows each kind's shape rule.
 // The builder uses it to create results; the verifier uses it to check them.
 #pragma once

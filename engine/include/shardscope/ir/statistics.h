@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The Shardscope Authors
 // Size and work of one execution of a graph: op counts, parameters, FLOPs and bytes.
 #pragma once
 

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The Shardscope Authors
 // Element types and static tensor types of the graph IR (docs/design.md, "The graph IR").
 #pragma once
 

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The Shardscope Authors
 // Loops unrolled for planning: a `while` that counts a carried integer from a constant by a constant step to a
 // constant limit (JAX's scan and fori_loop, nn.scan over stacked layer weights, MaxText's scan_layers) becomes its
 // body repeated trip-count times, the counter a constant in each copy. Each copy's ops are labelled with the

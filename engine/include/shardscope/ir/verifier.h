@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The Shardscope Authors
 // Structural and type checks of a graph. Importers and builders run it before handing a graph out.
 #pragma once
 

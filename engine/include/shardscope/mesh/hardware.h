@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The Shardscope Authors
 // Hardware profiles (docs/design.md, "Plans"): what one accelerator computes, holds and moves per second, how many of
 // them share the fast link, and where every figure comes from.
 //

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The Shardscope Authors
 // Device meshes (docs/design.md, "Plans"): named axes with sizes, each with the link a device sees along it.
 //
 // A mesh is written `name=size,...`, major axis first ("data=8,model=4": 32 devices, device d at coordinates

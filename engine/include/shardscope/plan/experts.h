@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The Shardscope Authors
 // Expert plans (docs/design.md, "Search"): the strategies people write by hand, each as a plan in the decision language, so
 // they can be evaluated, shown, edited and used to seed the search.
 //

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The Shardscope Authors
 // Plans and their application (docs/design.md, "Plans").
 //
 // A plan is an ordered list of decisions `(name-or-group, axis)` plus resolutions of repeated-name conflicts.

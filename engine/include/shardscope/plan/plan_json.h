@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The Shardscope Authors
 // Plans as versioned JSON (the file users save, edit and pass to `shardscope-cli evaluate --plan`).
 //
 // {"format": "shardscope-plan", "version": 1, "label": "...", "mesh": "data=8,model=4",

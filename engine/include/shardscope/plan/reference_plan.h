@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The Shardscope Authors
 // Reference plans (docs/export.md): the shardings a model already carries (Shardy `#sdy.sharding` attributes
 // and GSPMD `mhlo.sharding` strings, kept verbatim on the graph by the importers) read back into mesh axes
 // and turned into a plan::Plan that can be evaluated, shown and compared like any other. The inverse of

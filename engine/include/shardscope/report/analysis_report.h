@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The Shardscope Authors
 // What `shardscope-cli analyze` reports: names, groups and conflicts, as text and as versioned JSON.
 #pragma once
 

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The Shardscope Authors
 // What `shardscope-cli evaluate` reports: a plan's step time, memory and collectives, as text and as versioned
 // JSON.
 #pragma once

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The Shardscope Authors
 // What `shardscope-cli info` reports about a model, as text for people and as versioned JSON for programs.
 #pragma once
 

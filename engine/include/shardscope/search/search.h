@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The Shardscope Authors
 // Plan search (docs/design.md, "Search"): Monte Carlo Tree Search over the decision space, and exhaustive search for small
 // spaces.
 //

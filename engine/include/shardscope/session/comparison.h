@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The Shardscope Authors
 // Two plans side by side: which decisions they share (matched by their words, so plans of two loads of a model,
 // or of two meshes, compare), their figures, their collectives per kind and the ops whose shardings differ. The
 // CLI's `compare` and the explorer's comparison both show this.

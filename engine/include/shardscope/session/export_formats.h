@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The Shardscope Authors
 // Every way a plan can be written out, in one registry: its id (as `shardscope-cli export --format` takes it),
 // what it is, its file suffix and its writer. The CLI's export and the explorer's export dialog list and write
 // through here, so the ids and the bytes written are the same.

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The Shardscope Authors
 // Where a model comes from: one entry point used by the CLI, the GUI and tests to turn what the user typed
 // into a verified graph.
 #pragma once

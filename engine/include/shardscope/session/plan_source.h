@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The Shardscope Authors
 // Plans as the user names them and edits them: the one reading of a --plan argument (and of the explorer's "start
 // from"), decisions named by label, and the edits that keep a plan's pins first. The CLI and the explorer call
 // these, so a plan opens, warns and edits alike in both.

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The Shardscope Authors
 // A planning problem: a model (its forward graph or training step), its static analysis, and a cost model on a
 // mesh of some hardware. Built once from a ProblemSpec; the CLI's evaluate and search, the workspace and the GUI
 // all start from here.

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The Shardscope Authors
 // A search run as the user asks for it (docs/design.md, "Workspace"): the expert plans it is compared with,
 // the MCTS or exhaustive search itself and, when a workspace is given, its recording as a session: the
 // settings, the experts, every new best plan and the tree as it grows. The CLI's `search`, the explorer's search

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The Shardscope Authors
 // The workspace a planning command works with: where its model comes from (a file, the zoo or a workspace's
 // stored bytes), whether the workspace still matches the model, and where a search is recorded. The CLI's
 // commands, the explorer and the benchmarks open workspaces through here, so they accept and refuse the same.

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The Shardscope Authors
 // The workspace file (docs/design.md, "Workspace"): one `*.shardscope` file holds everything needed to reopen work on
 // another machine: the model (its bytes, compressed, with their SHA-256), any number of sessions, each
 // session's search tree and plans, and the user's labels and notes.

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The Shardscope Authors
 // A whole training step in one graph, as JAX's train_step would be: forward, loss, backward and the optimizer
 // update, with updated parameters and optimizer states returned as results donated to their arguments.
 #pragma once

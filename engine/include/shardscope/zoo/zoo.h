@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The Shardscope Authors
 // The model zoo: parameterised builders of forward graphs with named parameters (module paths).
 //
 // A model is named `NAME[:key=value,...]` where NAME is a family (mlp, gpt, llama, moe, vit, unet) or a

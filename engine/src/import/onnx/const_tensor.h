@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The Shardscope Authors
 // Tensors whose values the ONNX importer knows at import time, and the arithmetic that folds shape
 // computations (Shape -> Gather -> Concat -> Reshape and friends) on them so no such op reaches the graph.
 #pragma once

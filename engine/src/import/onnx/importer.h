@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The Shardscope Authors
 // The ONNX importer's state: what every ONNX value name stands for while the nodes are mapped onto the IR.
 //
 // Every value is a Slot. A slot is one of: an IR value already emitted (op result or function argument); a

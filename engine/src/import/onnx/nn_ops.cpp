@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The Shardscope Authors
 // ONNX linear algebra, convolution, pooling, normalization and reductions on the IR: MatMul/Gemm/Einsum as
 // dot_general, Conv in ONNX's NCHW layout ([b, f, 0, 1]x[o, i, 0, 1]->[b, f, 0, 1]), pooling as
 // reduce_window/reduce, and the norms and Softmax decomposed into reductions and elementwise ops.

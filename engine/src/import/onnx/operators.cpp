@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The Shardscope Authors
 // ONNX operator dispatch, opaque ops, and elementwise computations on the IR: numpy broadcasting becomes
 // explicit broadcast_in_dim, activations decompose into elementwise ops, and constant operands fold.
 #include <algorithm>

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The Shardscope Authors
 // ONNX data movement and shape computations. Each op folds when its data is known at import time (so shape
 // subgraphs such as Shape -> Gather -> Unsqueeze -> Concat -> Reshape leave no op behind) and otherwise maps
 // onto reshape, transpose, slice, concatenate, gather, broadcast_in_dim or pad of the IR.

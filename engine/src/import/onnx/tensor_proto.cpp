@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The Shardscope Authors
 // ONNX TensorProto and data types: decoding initializers and Constant values into ConstTensors.
 #include <cmath>
 #include <cstring>
