@@ -18,11 +18,11 @@
 #include <vector>
 
 #include "shardscope/cost/cost_model.h"
-#include "shardscope/plan/reference_plan.h"
 #include "shardscope/export/stablehlo_export.h"
 #include "shardscope/import/format.h"
 #include "shardscope/ir/printer.h"
 #include "shardscope/plan/experts.h"
+#include "shardscope/plan/reference_plan.h"
 #include "shardscope/session/problem.h"
 
 namespace shardscope::testing {

@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
 // SPDX-FileCopyrightText: 2026 The Shardscope Authors
-// Running SQL on a workspace with SQLite itself, for tests that inspect or damage one behind the engine's back.
+// Running SQL on a workspace with SQLite itself, for tests that inspect or damage one behind the engine's
+// back.
 #pragma once
 
+#include <sqlite3.h>
 #include <QString>
 #include <QStringList>
 #include <QtTest>
-#include <sqlite3.h>
 
 namespace shardscope::testing {
 

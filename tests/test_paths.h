@@ -9,12 +9,12 @@
 
 namespace shardscope::testing {
 
-QString sharedDir();   // ../shared beside the source tree (absent in a user's clone: `shared` tests skip)
-QString sourceDir();   // the source tree
-QString binaryDir();   // the build tree
-QString cliPath();     // shardscope-cli of this build
-QString guiPath();     // shardscope of this build ("" without the GUI)
+QString sharedDir();  // ../shared beside the source tree (absent in a user's clone: `shared` tests skip)
+QString sourceDir();  // the source tree
+QString binaryDir();  // the build tree
+QString cliPath();    // shardscope-cli of this build
+QString guiPath();    // shardscope of this build ("" without the GUI)
 QString workspaceWriterPath();  // tests/workspace_writer of this build
-QString cpackPath();   // the cpack of the CMake that configured this build
+QString cpackPath();            // the cpack of the CMake that configured this build
 
 }  // namespace shardscope::testing

@@ -19,29 +19,36 @@
 #include "shardscope/plan/plan.h"
 
 namespace std {
-inline char* toString(const std::string& s) { return qstrdup(s.c_str()); }
+inline char* toString(const std::string& s) {
+    return qstrdup(s.c_str());
+}
 inline char* toString(const std::vector<std::string>& v) {
     std::string out = "[";
-    for (std::size_t i = 0; i < v.size(); ++i) out += (i ? ", " : "") + v[i];
+    for (std::size_t i = 0; i < v.size(); ++i)
+        out += (i ? ", " : "") + v[i];
     return qstrdup((out + "]").c_str());
 }
 inline char* toString(const std::vector<std::int64_t>& v) {
     std::string out = "[";
-    for (std::size_t i = 0; i < v.size(); ++i) out += (i ? ", " : "") + std::to_string(v[i]);
+    for (std::size_t i = 0; i < v.size(); ++i)
+        out += (i ? ", " : "") + std::to_string(v[i]);
     return qstrdup((out + "]").c_str());
 }
 template <typename K, typename V>
 char* toString(const std::map<K, V>& m) {
     std::ostringstream out;
     out << "{";
-    for (const auto& [k, v] : m) out << k << ": " << v << ", ";
+    for (const auto& [k, v] : m)
+        out << k << ": " << v << ", ";
     out << "}";
     return qstrdup(out.str().c_str());
 }
 }  // namespace std
 
 namespace shardscope::ir {
-inline char* toString(const TensorType& t) { return qstrdup(t.toString().c_str()); }
+inline char* toString(const TensorType& t) {
+    return qstrdup(t.toString().c_str());
+}
 }  // namespace shardscope::ir
 
 namespace shardscope::testing {
@@ -55,7 +62,8 @@ inline mesh::Mesh meshOf(const std::string& text) {
 }
 
 // A sharding from axis names per dimension: {{"data"}, {}} is P('data', None).
-inline plan::TensorSharding shardingOf(const mesh::Mesh& mesh, const std::vector<std::vector<std::string>>& dims) {
+inline plan::TensorSharding shardingOf(const mesh::Mesh& mesh,
+                                       const std::vector<std::vector<std::string>>& dims) {
     plan::TensorSharding sharding;
     for (const auto& axes : dims) {
         plan::AxisList list;
@@ -72,13 +80,15 @@ namespace shardscope::testing {
 
 inline QByteArray readAll(const QString& path) {
     QFile file(path);
-    if (!file.open(QIODevice::ReadOnly)) qFatal("cannot read %s", qPrintable(path));
+    if (!file.open(QIODevice::ReadOnly))
+        qFatal("cannot read %s", qPrintable(path));
     return file.readAll();
 }
 
 inline void writeAll(const QString& path, const QByteArray& bytes) {
     QFile file(path);
-    if (!file.open(QIODevice::WriteOnly | QIODevice::Truncate)) qFatal("cannot write %s", qPrintable(path));
+    if (!file.open(QIODevice::WriteOnly | QIODevice::Truncate))
+        qFatal("cannot write %s", qPrintable(path));
     file.write(bytes);
 }
 

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // SPDX-FileCopyrightText: 2026 The Shardscope Authors
 // The static analysis: atoms, names, labels, groups and conflicts on small graphs with known answers, the zoo
-// GPT (the names of the issue, group count independent of depth, attention's repeated sequence name), training
-// steps, and the shared real models.
+// GPT (the names of the issue, group count independent of depth, attention's repeated sequence name),
+// training steps, and the shared real models.
 #include <QDir>
 #include <QtTest>
 #include <set>
@@ -24,25 +24,29 @@ namespace {
 
 Graph zooGraph(const std::string& model) {
     auto g = zoo::build(*zoo::parseModelSpec(model));
-    if (!g) qFatal("%s", g.errorMessage().c_str());
+    if (!g)
+        qFatal("%s", g.errorMessage().c_str());
     return std::move(g).value();
 }
 
 std::set<std::string> labels(const DecisionSpace& s) {
     std::set<std::string> out;
-    for (const auto& n : s.names) out.insert(n.label);
+    for (const auto& n : s.names)
+        out.insert(n.label);
     return out;
 }
 
 const Name* named(const DecisionSpace& s, const std::string& label) {
     for (const auto& n : s.names)
-        if (n.label == label) return &n;
+        if (n.label == label)
+            return &n;
     return nullptr;
 }
 
 const Argument& argument(const Graph& g, const std::string& name) {
     for (const auto& a : g.arguments)
-        if (a.name == name) return a;
+        if (a.name == name)
+            return a;
     qFatal("no argument %s", name.c_str());
     return g.arguments.front();
 }
@@ -52,12 +56,14 @@ const Argument& argument(const Graph& g, const std::string& name) {
 class TestAnalysis : public QObject {
     Q_OBJECT
 private slots:
-    // docs/design.md, "Worked examples"'s MLP: names B, D and F. Nothing ties the width of the output y = h·W2 to that of the input
-    // x (there is no residual), so the analysis rightly keeps them apart: W2's output width is a name of its own.
+    // docs/design.md, "Worked examples"'s MLP: names B, D and F. Nothing ties the width of the output y =
+    // h·W2 to that of the input x (there is no residual), so the analysis rightly keeps them apart: W2's
+    // output width is a name of its own.
     void mlpHasBatchModelAndHidden() {
         const Graph g = zooGraph("mlp:layers=1,d_model=16,d_ff=32,batch=8");
         const auto s = analyze(g);
-        QCOMPARE(labels(s), (std::set<std::string>{"batch", "d_model", "layers.0.d_ff", "layers.0.w2.d_model"}));
+        QCOMPARE(labels(s),
+                 (std::set<std::string>{"batch", "d_model", "layers.0.d_ff", "layers.0.w2.d_model"}));
         const auto& w1 = argument(g, "layers.0.w1.weight");
         QCOMPARE(s.name(s.namesOf(w1.value, 0).at(0)).label, std::string("d_model"));
         QCOMPARE(s.name(s.namesOf(w1.value, 1).at(0)).label, std::string("layers.0.d_ff"));
@@ -66,8 +72,8 @@ private slots:
         QCOMPARE(s.groups.size(), std::size_t{4});
         // With a second layer, layer 0's output width is layer 1's input width.
         const auto two = analyze(zooGraph("mlp:layers=2,d_model=16,d_ff=32,batch=8"));
-        QCOMPARE(labels(two), (std::set<std::string>{"batch", "d_model", "d_model#2", "layers.0.d_ff", "layers.1.d_ff",
-                                                     "layers.1.w2.d_model"}));
+        QCOMPARE(labels(two), (std::set<std::string>{"batch", "d_model", "d_model#2", "layers.0.d_ff",
+                                                     "layers.1.d_ff", "layers.1.w2.d_model"}));
     }
 
     // A reshape splits a dimension into atoms that become names of their own.
@@ -82,13 +88,16 @@ private slots:
         QCOMPARE(s.dimensionAtoms[g->arguments[0].value.index][0].size(), std::size_t{2});
         QCOMPARE(s.namesOf(g->arguments[0].value, 0).size(), std::size_t{2});
         std::vector<std::int64_t> sizes;
-        for (const auto& n : s.names) sizes.push_back(n.size);
+        for (const auto& n : s.names)
+            sizes.push_back(n.size);
         std::sort(sizes.begin(), sizes.end());
         QCOMPARE(sizes, (std::vector<std::int64_t>{2, 3, 4}));
         // The reshape result's first two dimensions are the same names as the parameter's two atoms.
         const Op& reshape = g->op(g->body[0]);
-        QCOMPARE(s.namesOf(reshape.results[0], 0), (std::vector<NameId>{s.namesOf(g->arguments[0].value, 0)[0]}));
-        QCOMPARE(s.namesOf(reshape.results[0], 1), (std::vector<NameId>{s.namesOf(g->arguments[0].value, 0)[1]}));
+        QCOMPARE(s.namesOf(reshape.results[0], 0),
+                 (std::vector<NameId>{s.namesOf(g->arguments[0].value, 0)[0]}));
+        QCOMPARE(s.namesOf(reshape.results[0], 1),
+                 (std::vector<NameId>{s.namesOf(g->arguments[0].value, 0)[1]}));
     }
 
     // The zoo GPT: batch, sequence, d_model, heads, head_dim and d_ff per layer, vocab.
@@ -96,8 +105,9 @@ private slots:
         const Graph g = zooGraph("gpt:layers=3,d_model=64,heads=4,d_ff=96,seq=16,batch=2,vocab=100");
         const auto s = analyze(g);
         const auto all = labels(s);
-        for (const char* expected : {"batch", "seq", "d_model", "vocab", "layers.0.attn.heads", "layers.0.attn.head_dim",
-                                     "layers.2.attn.heads", "layers.0.mlp.d_ff", "layers.1.mlp.d_ff", "layers.2.mlp.d_ff"})
+        for (const char* expected :
+             {"batch", "seq", "d_model", "vocab", "layers.0.attn.heads", "layers.0.attn.head_dim",
+              "layers.2.attn.heads", "layers.0.mlp.d_ff", "layers.1.mlp.d_ff", "layers.2.mlp.d_ff"})
             QVERIFY2(all.count(expected), expected);
         QCOMPARE(named(s, "batch")->size, std::int64_t{2});
         QCOMPARE(named(s, "seq")->size, std::int64_t{16});
@@ -115,13 +125,16 @@ private slots:
     // A 12-layer model has as many decision groups as a 2-layer one.
     void groupCountDoesNotGrowWithDepth() {
         auto groups = [](int layers, bool train) {
-            Graph g = zooGraph("gpt:layers=" + std::to_string(layers) + ",d_model=64,heads=4,seq=16,batch=2,vocab=100");
-            if (train) g = train::buildTrainingStep(g)->graph;
+            Graph g = zooGraph("gpt:layers=" + std::to_string(layers) +
+                               ",d_model=64,heads=4,seq=16,batch=2,vocab=100");
+            if (train)
+                g = train::buildTrainingStep(g)->graph;
             return analyze(g).groups.size();
         };
         QCOMPARE(groups(12, false), groups(2, false));
         QCOMPARE(groups(12, true), groups(2, true));
-        qInfo("gpt forward: %zu groups at 2 and 12 layers; training step: %zu", groups(2, false), groups(2, true));
+        qInfo("gpt forward: %zu groups at 2 and 12 layers; training step: %zu", groups(2, false),
+              groups(2, true));
     }
 
     // Attention scores carry the sequence name twice: a repeated-name conflict at the scores of every layer.
@@ -130,11 +143,13 @@ private slots:
         const auto s = analyze(g);
         const Conflict* seq = nullptr;
         for (const auto& c : s.conflicts)
-            if (c.kind == ConflictKind::RepeatedName && s.name(c.name).label == "seq") seq = &c;
+            if (c.kind == ConflictKind::RepeatedName && s.name(c.name).label == "seq")
+                seq = &c;
         QVERIFY(seq);
         std::set<std::string> sites;
         for (const auto& site : seq->sites)
-            if (site.op.valid()) sites.insert(g.op(site.op).location.name);
+            if (site.op.valid())
+                sites.insert(g.op(site.op).location.name);
         QVERIFY(sites.count("layers.0.attn.scores"));
         QVERIFY(sites.count("layers.1.attn.scores"));
         QVERIFY(seq->options.size() >= 2);
@@ -171,7 +186,8 @@ private slots:
     void sharedModels_data() {
         QTest::addColumn<QString>("path");
         const QDir root(shardscope::testing::sharedDir() + QStringLiteral("/models"));
-        if (!root.exists()) QTest::newRow("absent") << QString();
+        if (!root.exists())
+            QTest::newRow("absent") << QString();
         for (const char* sub : {"stablehlo", "onnx"}) {
             const QDir dir(root.filePath(sub));
             for (const QString& name : dir.entryList({"*.mlir", "*.onnx"}, QDir::Files, QDir::Name))
@@ -180,7 +196,8 @@ private slots:
     }
     void sharedModels() {
         QFETCH(QString, path);
-        if (path.isEmpty()) QSKIP("../shared/models is absent (a user's clone has no ../shared)");
+        if (path.isEmpty())
+            QSKIP("../shared/models is absent (a user's clone has no ../shared)");
         auto model = loadModel(path.toStdString());
         QVERIFY2(model.ok(), model.errorMessage().c_str());
         const auto s = analyze(model->graph);
@@ -189,10 +206,11 @@ private slots:
         for (const auto& n : s.names) {
             QVERIFY(n.size > 1);
             QVERIFY(!n.atoms.empty());
-            for (AtomId a : n.atoms) QCOMPARE(s.atom(a).size, n.size);
+            for (AtomId a : n.atoms)
+                QCOMPARE(s.atom(a).size, n.size);
         }
-        qInfo("%s: %zu ops, %zu names, %zu groups, %zu conflicts", qPrintable(path.section('/', -1)), model->graph.body.size(),
-              s.names.size(), s.groups.size(), s.conflicts.size());
+        qInfo("%s: %zu ops, %zu names, %zu groups, %zu conflicts", qPrintable(path.section('/', -1)),
+              model->graph.body.size(), s.names.size(), s.groups.size(), s.conflicts.size());
     }
 };
 

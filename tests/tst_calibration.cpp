@@ -243,8 +243,9 @@ private slots:
         QTest::newRow("axis")
             << "megatron@tensor"
             << "expert plan 'megatron@tensor': the mesh has no axis 'tensor' (it has data=4,model=2)";
-        QTest::newRow("empty") << "dp+"
-                               << "expert plan 'dp+': an empty part (write ID, ID@AXIS or a remat policy, joined by '+')";
+        QTest::newRow("empty")
+            << "dp+"
+            << "expert plan 'dp+': an empty part (write ID, ID@AXIS or a remat policy, joined by '+')";
         QTest::newRow("id") << "zero4@data"
                             << "unknown expert plan 'zero4' (known: ";
     }
@@ -252,7 +253,8 @@ private slots:
         QFETCH(QString, spec);
         QFETCH(QString, message);
         const auto problem = smallProblem("data=4,model=2");
-        const auto composed = plan::expertPlan(spec.toStdString(), problem->costModel->planContext(), problem->costModel->mesh());
+        const auto composed = plan::expertPlan(spec.toStdString(), problem->costModel->planContext(),
+                                               problem->costModel->mesh());
         QVERIFY(!composed.ok());
         const std::string got = composed.diagnostics().front().message;
         QVERIFY2(got.starts_with(message.toStdString()), got.c_str());
@@ -268,12 +270,14 @@ private slots:
         QVERIFY(prediction->peakBytes > 0 && prediction->capacityBytes > prediction->peakBytes);
         QVERIFY(prediction->feasible);
         QVERIFY2(prediction->plan.starts_with("(layers.*.attn.heads, model)"), prediction->plan.c_str());
-        QVERIFY2(prediction->plan.find("remat") == std::string::npos, prediction->plan.c_str());  // "none": no decision
+        QVERIFY2(prediction->plan.find("remat") == std::string::npos,
+                 prediction->plan.c_str());  // "none": no decision
     }
 
     // A run's remat policy becomes the plan's, for every block family (the cost model prices it).
     void predictsWithTheRunsRemat() {
-        auto runs = parseRuns(document(replaced(kToyRun, R"("remat": "none")", R"("remat": "full")")), "runs.json");
+        auto runs =
+            parseRuns(document(replaced(kToyRun, R"("remat": "none")", R"("remat": "full")")), "runs.json");
         QVERIFY(runs.ok());
         const auto prediction = predict(runs->front());
         QVERIFY2(prediction.ok(), prediction.errorMessage().c_str());

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // SPDX-FileCopyrightText: 2026 The Shardscope Authors
 // The cost model on real exports nobody here wrote (../shared/models): fused attention is recognised in every
-// transformer, whatever produced it (JAX, PyTorch/XLA, the ONNX exporter), once per attention layer, and in no CNN;
-// pricing it as flash attention never makes the training step slower than pricing its ops.
+// transformer, whatever produced it (JAX, PyTorch/XLA, the ONNX exporter), once per attention layer, and in
+// no CNN; pricing it as flash attention never makes the training step slower than pricing its ops.
 #include <QtTest>
 
 #include "test_paths.h"
@@ -29,7 +29,8 @@ private slots:
         QFETCH(QString, model);
         QFETCH(int, attentions);
         const QString path = shardscope::testing::sharedDir() + QStringLiteral("/models/") + model;
-        if (!QFileInfo::exists(path)) QSKIP("../shared/models is absent (a user's clone has no ../shared)");
+        if (!QFileInfo::exists(path))
+            QSKIP("../shared/models is absent (a user's clone has no ../shared)");
         ProblemSpec spec;
         spec.model = path.toStdString();
         spec.train = true;
@@ -41,12 +42,15 @@ private slots:
         auto materialized = loadProblem(spec);
         QVERIFY2(materialized, materialized.errorMessage().c_str());
         QCOMPARE((*materialized)->costModel->fusedAttentions(), std::size_t{0});
-        const auto a = cost::evaluate(*(*fused)->costModel, {}), b = cost::evaluate(*(*materialized)->costModel, {});
-        qInfo("%s: step %.3f ms fused, %.3f ms materialized; peak %.1f MB, %.1f MB", qPrintable(model), a.stepTime * 1e3,
-              b.stepTime * 1e3, a.peakMemory / 1e6, b.peakMemory / 1e6);
+        const auto a = cost::evaluate(*(*fused)->costModel, {}),
+                   b = cost::evaluate(*(*materialized)->costModel, {});
+        qInfo("%s: step %.3f ms fused, %.3f ms materialized; peak %.1f MB, %.1f MB", qPrintable(model),
+              a.stepTime * 1e3, b.stepTime * 1e3, a.peakMemory / 1e6, b.peakMemory / 1e6);
         QVERIFY(a.peakMemory <= b.peakMemory);
-        if (attentions > 0) QVERIFY(a.computeTime < b.computeTime);
-        else QCOMPARE(a.computeTime, b.computeTime);
+        if (attentions > 0)
+            QVERIFY(a.computeTime < b.computeTime);
+        else
+            QCOMPARE(a.computeTime, b.computeTime);
     }
 };
 

@@ -27,7 +27,8 @@ using testing::meshOf;
 using testing::shardingOf;
 
 // The parallelize_module plan of `model` on `mesh` under the expert plan `expert`.
-exporting::ParallelizePlan parallelizeOf(const std::string& model, const std::string& mesh, const std::string& expert) {
+exporting::ParallelizePlan parallelizeOf(const std::string& model, const std::string& mesh,
+                                         const std::string& expert) {
     ProblemSpec spec;
     spec.model = model;
     spec.mesh = mesh;
@@ -44,8 +45,6 @@ exporting::ParallelizePlan parallelizeOf(const std::string& model, const std::st
         shardings.push_back(applied.sharding(costModel.space(), ir::ValueId(static_cast<std::uint32_t>(v))));
     return exporting::parallelizePlan(costModel.graph(), costModel.mesh(), shardings);
 }
-
-
 
 }  // namespace
 
@@ -67,20 +66,43 @@ private slots:
         QTest::addColumn<QString>("mesh");
         QTest::addColumn<QString>("dims");  // per dimension, axes joined by '+', dimensions by ';'
         QTest::addColumn<QString>("expected");
-        QTest::newRow("P('data', None)") << "data=4,model=2" << "data;" << "{devices=[4,1,2]<=[8] last_tile_dim_replicate}";
-        QTest::newRow("P(None, 'model')") << "data=4,model=2" << ";model"
+        QTest::newRow("P('data', None)") << "data=4,model=2"
+                                         << "data;"
+                                         << "{devices=[4,1,2]<=[8] last_tile_dim_replicate}";
+        QTest::newRow("P(None, 'model')") << "data=4,model=2"
+                                          << ";model"
                                           << "{devices=[1,2,4]<=[4,2]T(1,0) last_tile_dim_replicate}";
-        QTest::newRow("P('data', 'model')") << "data=4,model=2" << "data;model" << "{devices=[4,2]<=[8]}";
-        QTest::newRow("P('model', 'data')") << "data=4,model=2" << "model;data" << "{devices=[2,4]<=[4,2]T(1,0)}";
-        QTest::newRow("P(('data', 'model'))") << "data=4,model=2" << "data+model" << "{devices=[8]<=[8]}";
-        QTest::newRow("P(('model', 'data'))") << "data=4,model=2" << "model+data" << "{devices=[8]<=[4,2]T(1,0)}";
-        QTest::newRow("P()") << "data=4,model=2" << ";" << "{replicated}";
-        QTest::newRow("scalar") << "data=4,model=2" << "" << "{replicated}";
-        QTest::newRow("3 axes, a minor axis left out") << "a=2,b=2,c=2" << "a;c"
-                                                       << "{devices=[2,2,2]<=[2,2,2]T(0,2,1) last_tile_dim_replicate}";
-        QTest::newRow("3 axes, two on one dimension") << "a=2,b=2,c=2" << "b+a;c" << "{devices=[4,2]<=[2,2,2]T(1,0,2)}";
-        QTest::newRow("3 axes, adjacent pair merged") << "a=2,b=2,c=2" << "c;a+b" << "{devices=[2,4]<=[4,2]T(1,0)}";
-        QTest::newRow("size-1 axis left out") << "data=1,model=8" << "model;" << "{devices=[8,1]<=[8]}";
+        QTest::newRow("P('data', 'model')") << "data=4,model=2"
+                                            << "data;model"
+                                            << "{devices=[4,2]<=[8]}";
+        QTest::newRow("P('model', 'data')") << "data=4,model=2"
+                                            << "model;data"
+                                            << "{devices=[2,4]<=[4,2]T(1,0)}";
+        QTest::newRow("P(('data', 'model'))") << "data=4,model=2"
+                                              << "data+model"
+                                              << "{devices=[8]<=[8]}";
+        QTest::newRow("P(('model', 'data'))") << "data=4,model=2"
+                                              << "model+data"
+                                              << "{devices=[8]<=[4,2]T(1,0)}";
+        QTest::newRow("P()") << "data=4,model=2"
+                             << ";"
+                             << "{replicated}";
+        QTest::newRow("scalar") << "data=4,model=2"
+                                << ""
+                                << "{replicated}";
+        QTest::newRow("3 axes, a minor axis left out")
+            << "a=2,b=2,c=2"
+            << "a;c"
+            << "{devices=[2,2,2]<=[2,2,2]T(0,2,1) last_tile_dim_replicate}";
+        QTest::newRow("3 axes, two on one dimension") << "a=2,b=2,c=2"
+                                                      << "b+a;c"
+                                                      << "{devices=[4,2]<=[2,2,2]T(1,0,2)}";
+        QTest::newRow("3 axes, adjacent pair merged") << "a=2,b=2,c=2"
+                                                      << "c;a+b"
+                                                      << "{devices=[2,4]<=[4,2]T(1,0)}";
+        QTest::newRow("size-1 axis left out") << "data=1,model=8"
+                                              << "model;"
+                                              << "{devices=[8,1]<=[8]}";
     }
 
     void gspmdStringsAsJaxWritesThem() {
@@ -100,8 +122,8 @@ private slots:
         QCOMPARE(QString::fromStdString(text), expected);
     }
 
-    // The parameters' shardings as JAX PartitionSpecs and DTensor placements, on the demo under dp-tp (d_ff and
-    // heads on "model", batch on "data": parameters carry d_ff/heads but not the batch).
+    // The parameters' shardings as JAX PartitionSpecs and DTensor placements, on the demo under dp-tp (d_ff
+    // and heads on "model", batch on "data": parameters carry d_ff/heads but not the batch).
     void frameworkSnippets() {
         ProblemSpec spec;
         spec.model = "zoo:demo";
@@ -123,7 +145,8 @@ private slots:
 
         const QString jax = QString::fromStdString(exporting::jaxSnippet(model.mesh(), parameters));
         QVERIFY(jax.contains(QStringLiteral("shape, names = (2, 4), (\"data\", \"model\")")));
-        QVERIFY2(jax.contains(QStringLiteral("\"layers.0.mlp.fc.weight\": P(None, \"model\"),")), qPrintable(jax));
+        QVERIFY2(jax.contains(QStringLiteral("\"layers.0.mlp.fc.weight\": P(None, \"model\"),")),
+                 qPrintable(jax));
         QCOMPARE(jax.count(QStringLiteral(": P(")), static_cast<int>(parameters.size()));
         const QString torch = QString::fromStdString(exporting::dtensorSnippet(model.mesh(), parameters));
         QVERIFY(torch.contains(QStringLiteral("init_device_mesh(\"cuda\", shape, mesh_dim_names=names)")));
@@ -142,49 +165,60 @@ private slots:
     // PyTorch's checkpoint_wrapper per block module; both snippets stay valid Python.
     void rematInFrameworkSnippets() {
         const auto mesh = meshOf("data=2,model=4");
-        exporting::ParameterSharding w{"layers.0.mlp.fc.weight", ir::TensorType{{64, 256}, ir::ElementType::F32},
+        exporting::ParameterSharding w{"layers.0.mlp.fc.weight",
+                                       ir::TensorType{{64, 256}, ir::ElementType::F32},
                                        shardingOf(mesh, {{}, {"model"}})};
         const std::vector<plan::RematDecision> remat{{"layers.*", plan::Remat::Full},
                                                      {"layers.0", plan::Remat::None},
                                                      {"layers.1", plan::Remat::Selective},
                                                      {"layers.2", plan::Remat::DotsSaveable}};
         const QString jax = QString::fromStdString(exporting::jaxSnippet(mesh, {w}, remat));
-        QVERIFY2(jax.contains(QStringLiteral("    (\"layers.*\", jax.checkpoint_policies.nothing_saveable),  # full")), qPrintable(jax));
+        QVERIFY2(jax.contains(
+                     QStringLiteral("    (\"layers.*\", jax.checkpoint_policies.nothing_saveable),  # full")),
+                 qPrintable(jax));
         QVERIFY(jax.contains(QStringLiteral("    (\"layers.0\", None),  # none")));
-        QVERIFY(jax.contains(QStringLiteral(
-            "    (\"layers.1\", jax.checkpoint_policies.save_anything_except_these_names(\"attention_scores\", \"attention_probs\")),")));
-        QVERIFY(jax.contains(QStringLiteral("checkpoint_name(q @ k.T, \"attention_scores\")")));  // what to tag
+        QVERIFY(
+            jax.contains(QStringLiteral("    (\"layers.1\", "
+                                        "jax.checkpoint_policies.save_anything_except_these_names("
+                                        "\"attention_scores\", \"attention_probs\")),")));
+        QVERIFY(
+            jax.contains(QStringLiteral("checkpoint_name(q @ k.T, \"attention_scores\")")));  // what to tag
         QVERIFY(jax.contains(QStringLiteral("    (\"layers.2\", jax.checkpoint_policies.dots_saveable),")));
-        QVERIFY(jax.contains(QStringLiteral("return fn if policy is None else jax.checkpoint(fn, policy=policy)")));
+        QVERIFY(jax.contains(
+            QStringLiteral("return fn if policy is None else jax.checkpoint(fn, policy=policy)")));
         const QString torch = QString::fromStdString(exporting::dtensorSnippet(mesh, {w}, remat));
-        QVERIFY(torch.contains(
-            QStringLiteral("from torch.distributed.algorithms._checkpoint.checkpoint_wrapper import checkpoint_wrapper\n")));
+        QVERIFY(torch.contains(QStringLiteral(
+            "from torch.distributed.algorithms._checkpoint.checkpoint_wrapper import checkpoint_wrapper\n")));
         QVERIFY2(torch.contains(QStringLiteral("    (\"layers.*\", \"full\"),  # full")), qPrintable(torch));
         QVERIFY(torch.contains(QStringLiteral("\"full\": lambda module: checkpoint_wrapper(module),")));
         QVERIFY(torch.contains(QStringLiteral("def apply_remat(model):")));
         QVERIFY(torch.contains(QStringLiteral("TorchTitan's op-level selective AC")));
-        const QString parallelize = QString::fromStdString(
-            exporting::parallelizeSnippet(mesh, exporting::ParallelizePlan{}, {{"layers.*", plan::Remat::Full}}));
+        const QString parallelize = QString::fromStdString(exporting::parallelizeSnippet(
+            mesh, exporting::ParallelizePlan{}, {{"layers.*", plan::Remat::Full}}));
         QVERIFY(parallelize.contains(QStringLiteral("def apply_remat(model):")));
         // No remat decisions: nothing about it.
-        QVERIFY(!QString::fromStdString(exporting::jaxSnippet(mesh, {w})).contains(QStringLiteral("checkpoint")));
-        QVERIFY(!QString::fromStdString(exporting::dtensorSnippet(mesh, {w})).contains(QStringLiteral("checkpoint")));
+        QVERIFY(
+            !QString::fromStdString(exporting::jaxSnippet(mesh, {w})).contains(QStringLiteral("checkpoint")));
+        QVERIFY(!QString::fromStdString(exporting::dtensorSnippet(mesh, {w}))
+                     .contains(QStringLiteral("checkpoint")));
         // Valid Python: parsed by the interpreter where there is one.
         const QString python = QStandardPaths::findExecutable(QStringLiteral("python3"));
         if (python.isEmpty())
             QSKIP("no python3 to parse the snippets");
         for (const QString& code : {jax, torch, parallelize}) {
             QProcess process;
-            process.start(python, {QStringLiteral("-c"), QStringLiteral("import ast, sys; ast.parse(sys.stdin.read())")});
+            process.start(python, {QStringLiteral("-c"),
+                                   QStringLiteral("import ast, sys; ast.parse(sys.stdin.read())")});
             process.write(code.toUtf8());
             process.closeWriteChannel();
             QVERIFY(process.waitForFinished(30000));
-            QVERIFY2(process.exitCode() == 0, qPrintable(QString::fromUtf8(process.readAllStandardError()) + code));
+            QVERIFY2(process.exitCode() == 0,
+                     qPrintable(QString::fromUtf8(process.readAllStandardError()) + code));
         }
     }
 
-    // parallelize_module plans for the zoo GPT: Megatron gives colwise q/k/v and fc, rowwise out-projection and
-    // proj, and nothing left over; tensor + sequence parallelism adds SequenceParallel on every norm, the
+    // parallelize_module plans for the zoo GPT: Megatron gives colwise q/k/v and fc, rowwise out-projection
+    // and proj, and nothing left over; tensor + sequence parallelism adds SequenceParallel on every norm, the
     // sequence-sharded input of the colwise layers and output of the rowwise ones.
     void parallelizeModulePlans_data() {
         QTest::addColumn<QString>("expert");
@@ -218,27 +252,33 @@ private slots:
         std::vector<std::string> leftover;
         for (const auto& p : plan.leftover)
             leftover.push_back(p.name);
-        // Sequence parallelism shards the position embedding's rows too: no parallelize_module style says that.
-        QCOMPARE(leftover, sequence ? std::vector<std::string>{"pos_embed.weight"} : std::vector<std::string>{});
+        // Sequence parallelism shards the position embedding's rows too: no parallelize_module style says
+        // that.
+        QCOMPARE(leftover,
+                 sequence ? std::vector<std::string>{"pos_embed.weight"} : std::vector<std::string>{});
         QCOMPARE(plan.notes.size(), leftover.size());
 
         const QString python = QString::fromStdString(exporting::parallelizeSnippet(meshOf("model=4"), plan));
         QVERIFY(python.contains(QStringLiteral("from torch.distributed.tensor.parallel import (")));
         QVERIFY(python.contains(QStringLiteral("parallelize_module(model, mesh[\"model\"], model_plan)")));
         if (sequence) {
-            QVERIFY2(python.contains(QStringLiteral("    \"layers.1.mlp.fc\": ColwiseParallel(input_layouts=Shard(1)),\n")),
+            QVERIFY2(python.contains(QStringLiteral(
+                         "    \"layers.1.mlp.fc\": ColwiseParallel(input_layouts=Shard(1)),\n")),
                      qPrintable(python));
-            QVERIFY(python.contains(QStringLiteral("    \"layers.1.mlp.proj\": RowwiseParallel(output_layouts=Shard(1)),\n")));
+            QVERIFY(python.contains(
+                QStringLiteral("    \"layers.1.mlp.proj\": RowwiseParallel(output_layouts=Shard(1)),\n")));
             QVERIFY(python.contains(QStringLiteral("    \"final_norm\": SequenceParallel(),\n")));
             QVERIFY(python.contains(QStringLiteral("    \"pos_embed.weight\": (Shard(0),),  # tensor<")));
         } else {
-            QVERIFY2(python.contains(QStringLiteral("    \"layers.0.attn.q_proj\": ColwiseParallel(),\n")), qPrintable(python));
+            QVERIFY2(python.contains(QStringLiteral("    \"layers.0.attn.q_proj\": ColwiseParallel(),\n")),
+                     qPrintable(python));
             QVERIFY(python.contains(QStringLiteral("    \"layers.0.attn.o_proj\": RowwiseParallel(),\n")));
             QVERIFY(!python.contains(QStringLiteral("placements = {")));
         }
     }
 
-    // FSDP x tensor parallel: the styles on "model", and the FSDP shardings over "data" left over as placements.
+    // FSDP x tensor parallel: the styles on "model", and the FSDP shardings over "data" left over as
+    // placements.
     void parallelizeLeavesDataParallelAxesOver() {
         const auto plan = parallelizeOf("zoo:gpt:layers=1,d_model=64,heads=4,seq=16,batch=4,vocab=128",
                                         "data=2,model=4", "fsdp-tp");
@@ -249,10 +289,14 @@ private slots:
                                      [](const auto& p) { return p.name == "layers.0.mlp.fc.weight"; });
         QVERIFY(fc != plan.leftover.end());
         QVERIFY(std::any_of(plan.notes.begin(), plan.notes.end(), [](const std::string& n) {
-            return n.rfind("layers.0.mlp.fc.weight sharded over data: beyond its module's tensor-parallel style", 0) == 0;
+            return n.rfind(
+                       "layers.0.mlp.fc.weight sharded over data: beyond its module's tensor-parallel style",
+                       0) == 0;
         }));
-        const QString python = QString::fromStdString(exporting::parallelizeSnippet(meshOf("data=2,model=4"), plan));
-        QVERIFY2(python.contains(QStringLiteral("    \"layers.0.mlp.fc.weight\": (Shard(0), Shard(1)),  # tensor<")),
+        const QString python =
+            QString::fromStdString(exporting::parallelizeSnippet(meshOf("data=2,model=4"), plan));
+        QVERIFY2(python.contains(
+                     QStringLiteral("    \"layers.0.mlp.fc.weight\": (Shard(0), Shard(1)),  # tensor<")),
                  qPrintable(python));
     }
 
@@ -268,7 +312,8 @@ func.func @main(%x: tensor<4x8xf32> {shardscope.role = "input"},
   %2 = stablehlo.transpose %v, dims = [1, 0] : (tensor<8x16xf32>) -> tensor<16x8xf32>
   %3 = stablehlo.dot_general %1, %2, contracting_dims = [1] x [0] : (tensor<4x16xf32>, tensor<16x8xf32>) -> tensor<4x8xf32>
   return %3 : tensor<4x8xf32>
-})", "torch.mlir");
+})",
+                                             "torch.mlir");
         QVERIFY2(graph.ok(), graph.errorMessage().c_str());
         const auto mesh = meshOf("tp=2");
         // Megatron by hand: the hidden width (16) over "tp" everywhere it appears.
@@ -323,8 +368,9 @@ func.func @main(%x: tensor<4x8xf32> {shardscope.role = "input"},
         QVERIFY((cost::stepLanes(mesh, {}).lanes == std::vector<cost::StepLane>{{0, "compute"}}));
     }
 
-    // The trace is Chrome's trace-event format (checked field by field, as its schema asks) and tells the step the
-    // evaluation tells: the compute adds up, every collective is there, and it ends at the step time.
+    // The trace is Chrome's trace-event format (checked field by field, as its schema asks) and tells the
+    // step the evaluation tells: the compute adds up, every collective is there, and it ends at the step
+    // time.
     void chromeTraceOfTheSimulatedStep() {
         ProblemSpec spec;
         spec.model = "zoo:demo";
@@ -339,8 +385,8 @@ func.func @main(%x: tensor<4x8xf32> {shardscope.role = "input"},
         QVERIFY(!evaluation.collectives.empty());
 
         QJsonParseError error;
-        const QJsonDocument document =
-            QJsonDocument::fromJson(QByteArray::fromStdString(exporting::chromeTrace(model, evaluation)), &error);
+        const QJsonDocument document = QJsonDocument::fromJson(
+            QByteArray::fromStdString(exporting::chromeTrace(model, evaluation)), &error);
         QVERIFY2(error.error == QJsonParseError::NoError, qPrintable(error.errorString()));
         QVERIFY(document.isObject());
         const QJsonObject root = document.object();
@@ -353,12 +399,15 @@ func.func @main(%x: tensor<4x8xf32> {shardscope.role = "input"},
             QVERIFY(value.isObject());
             const QJsonObject event = value.toObject();
             QVERIFY(event.value(QStringLiteral("name")).isString());
-            QVERIFY(event.value(QStringLiteral("pid")).isDouble() && event.value(QStringLiteral("tid")).isDouble());
+            QVERIFY(event.value(QStringLiteral("pid")).isDouble() &&
+                    event.value(QStringLiteral("tid")).isDouble());
             const QString phase = event.value(QStringLiteral("ph")).toString();
             if (phase == QLatin1String("M")) {
-                QVERIFY(event.value(QStringLiteral("args")).toObject().value(QStringLiteral("name")).isString());
+                QVERIFY(
+                    event.value(QStringLiteral("args")).toObject().value(QStringLiteral("name")).isString());
                 if (event.value(QStringLiteral("name")).toString() == QLatin1String("thread_name")) {
-                    QVERIFY(!namedThreads.contains(event.value(QStringLiteral("tid")).toInt()));  // one name each
+                    QVERIFY(
+                        !namedThreads.contains(event.value(QStringLiteral("tid")).toInt()));  // one name each
                     namedThreads.insert(event.value(QStringLiteral("tid")).toInt());
                 }
                 continue;
@@ -375,12 +424,15 @@ func.func @main(%x: tensor<4x8xf32> {shardscope.role = "input"},
                 ++computeEvents;
             } else {
                 ++collectiveEvents;
-                QVERIFY(event.value(QStringLiteral("args")).toObject().value(QStringLiteral("bytes")).toDouble() > 0);
+                QVERIFY(
+                    event.value(QStringLiteral("args")).toObject().value(QStringLiteral("bytes")).toDouble() >
+                    0);
             }
         }
         // One event per kernel (an op with time of its own: fused ops run in the kernel a later op launches).
         int kernels = 0;
-        for (double t : evaluation.opComputeTime) kernels += t > 0;
+        for (double t : evaluation.opComputeTime)
+            kernels += t > 0;
         QVERIFY(kernels > 0 && kernels < static_cast<int>(model.graph().body.size()));
         QCOMPARE(computeEvents, kernels);
         QCOMPARE(collectiveEvents, static_cast<int>(evaluation.collectives.size()));

@@ -6,22 +6,22 @@
 #include <QFile>
 #include <QtTest>
 #include <map>
-#include <set>
 #include <optional>
 #include <regex>
+#include <set>
 #include <sstream>
 
 #include "test_paths.h"
 #include "test_support.h"
 
 #include "shardscope/analysis/decision_space.h"
-#include "shardscope/plan/reference_plan.h"
 #include "shardscope/export/sharding_text.h"
 #include "shardscope/export/stablehlo_export.h"
 #include "shardscope/import/stablehlo.h"
 #include "shardscope/ir/printer.h"
-#include "shardscope/session/model_source.h"
 #include "shardscope/plan/experts.h"
+#include "shardscope/plan/reference_plan.h"
+#include "shardscope/session/model_source.h"
 #include "shardscope/train/training_step.h"
 
 using namespace shardscope;
@@ -31,8 +31,6 @@ namespace {
 
 using testing::meshOf;
 using testing::shardingOf;
-
-
 
 ir::Graph imported(const std::string& text) {
     auto g = import::importStableHlo(text, "test.mlir");
@@ -109,11 +107,13 @@ bool isShardingCall(const ir::Op& op) {
     return op.kind == ir::OpKind::CustomCall && call && call->target == "Sharding";
 }
 
-// The value a statement inserted by the export constrains and the name it gives it: `%new = sdy.sharding_constraint
-// %old <...>` or `%new = stablehlo.custom_call @Sharding(%old) ...`; nullopt for other lines.
+// The value a statement inserted by the export constrains and the name it gives it: `%new =
+// sdy.sharding_constraint %old <...>` or `%new = stablehlo.custom_call @Sharding(%old) ...`; nullopt for
+// other lines.
 std::optional<std::pair<std::string, std::string>> insertedConstraint(const std::string& line) {
     static const std::regex shardy(R"(^\s*(%sharded_[\w$.-]*) = sdy\.sharding_constraint (%[\w$.#-]+) <)");
-    static const std::regex gspmd(R"(^\s*(%sharded_[\w$.-]*) = stablehlo\.custom_call @Sharding\((%[\w$.#-]+)\))");
+    static const std::regex gspmd(
+        R"(^\s*(%sharded_[\w$.-]*) = stablehlo\.custom_call @Sharding\((%[\w$.#-]+)\))");
     std::smatch m;
     if (std::regex_search(line, m, shardy) || std::regex_search(line, m, gspmd))
         return std::make_pair(m[1].str(), m[2].str());
@@ -125,7 +125,8 @@ std::string withOldNames(const std::string& line, const std::map<std::string, st
     static const std::regex token(R"(%sharded_[\w$.-]*)");
     std::string out;
     std::size_t last = 0;
-    for (auto it = std::sregex_iterator(line.begin(), line.end(), token); it != std::sregex_iterator(); ++it) {
+    for (auto it = std::sregex_iterator(line.begin(), line.end(), token); it != std::sregex_iterator();
+         ++it) {
         const auto found = oldNames.find(it->str());
         out += line.substr(last, static_cast<std::size_t>(it->position()) - last);
         out += found != oldNames.end() ? found->second : it->str();
@@ -201,10 +202,10 @@ void checkRoundTrip(const std::string& text, const ir::Graph& graph, const std::
     }
     QVERIFY(sharded > 0);
 
-    // The constraints: walking both bodies, every op of the re-imported one is the next op of the original (its
-    // only result annotated where a constraint folded into it) or a new Sharding op whose operand is a
-    // constrained value of the original, annotated as the plan has it and read back (annotationOnMesh) to exactly
-    // that sharding.
+    // The constraints: walking both bodies, every op of the re-imported one is the next op of the original
+    // (its only result annotated where a constraint folded into it) or a new Sharding op whose operand is a
+    // constrained value of the original, annotated as the plan has it and read back (annotationOnMesh) to
+    // exactly that sharding.
     std::map<std::uint32_t, plan::TensorSharding> wanted;  // ValueId index -> constraint
     for (const auto& c : shardings.constraints)
         wanted[c.value.index] = c.sharding;
@@ -214,8 +215,8 @@ void checkRoundTrip(const std::string& text, const ir::Graph& graph, const std::
     std::size_t next = 0, found = 0;
     for (const ir::OpId id : again->body) {
         const ir::Op& op = again->op(id);
-        const bool isNew = isShardingCall(op) && (next >= graph.body.size() ||
-                                                  !isShardingCall(graph.op(graph.body[next])));
+        const bool isNew =
+            isShardingCall(op) && (next >= graph.body.size() || !isShardingCall(graph.op(graph.body[next])));
         if (!isNew) {
             QVERIFY(next < graph.body.size());
             const ir::Op& before = graph.op(graph.body[next++]);
@@ -226,7 +227,8 @@ void checkRoundTrip(const std::string& text, const ir::Graph& graph, const std::
             if (op.sharding && !before.sharding) {
                 QCOMPARE(op.results.size(), std::size_t{1});
                 const auto constraint = wanted.find(before.results[0].index);
-                QVERIFY2(constraint != wanted.end(), (what + ": an annotation the plan did not choose").c_str());
+                QVERIFY2(constraint != wanted.end(),
+                         (what + ": an annotation the plan did not choose").c_str());
                 QCOMPARE(op.sharding->text, expected(constraint->second, before.results[0]).text);
                 wanted.erase(constraint);
                 ++found;
@@ -237,10 +239,12 @@ void checkRoundTrip(const std::string& text, const ir::Graph& graph, const std::
         const auto source = original.find(op.operands[0].index);
         QVERIFY2(source != original.end(), (what + ": a constraint on an unknown value").c_str());
         const auto constraint = wanted.find(source->second.index);
-        QVERIFY2(constraint != wanted.end(), (what + ": a constraint on a value the plan did not choose").c_str());
+        QVERIFY2(constraint != wanted.end(),
+                 (what + ": a constraint on a value the plan did not choose").c_str());
         QVERIFY2(op.sharding.has_value(), what.c_str());
         QCOMPARE(op.sharding->text, expected(constraint->second, source->second).text);
-        auto read = plan::annotationOnMesh(*op.sharding, graph.type(source->second).rank(), again->meshes, mesh);
+        auto read =
+            plan::annotationOnMesh(*op.sharding, graph.type(source->second).rank(), again->meshes, mesh);
         QVERIFY2(read.ok(), read.errorMessage().c_str());
         QCOMPARE(read->toString(mesh), constraint->second.toString(mesh));
         original[op.results[0].index] = source->second;  // later ops read the constrained value
@@ -251,8 +255,8 @@ void checkRoundTrip(const std::string& text, const ir::Graph& graph, const std::
     if (printed)  // a printed graph's statements are its ops, one to one: every constraint is written
         QCOMPARE(unplaced, std::size_t{0});
 
-    // Nothing else changed: line by line, apart from the inserted mesh line and constraint statements (and the
-    // renamed uses, undone here), only the module header and the entry signature differ.
+    // Nothing else changed: line by line, apart from the inserted mesh line and constraint statements (and
+    // the renamed uses, undone here), only the module header and the entry signature differ.
     auto before = linesOf(text);
     auto after = linesOf(*exported);
     std::map<std::string, std::string> oldNames;
@@ -434,8 +438,8 @@ private slots:
     }
 
     // Constraints go on the line after the defining statement; later uses, and only they, take the new name:
-    // `%10` and a comment's "%1" stay, a multi-result op's `%2#1` is renamed where it is written so (in a while
-    // body too) and `%2#0` is not, and a multi-line while is one statement.
+    // `%10` and a comment's "%1" stay, a multi-result op's `%2#1` is renamed where it is written so (in a
+    // while body too) and `%2#0` is not, and a multi-line while is one statement.
     void constraintsInTheUsersText() {
         const std::string text = R"(module @m {
   func.func @main(%arg0: tensor<8x4xf32>, %arg1: tensor<4x6xf32>) -> (tensor<8x6xf32>, tensor<8x6xf32>) {
@@ -493,18 +497,20 @@ private slots:
                 R"(tensor<8x6xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"data"}, {"model"}]>}))");
         replace("-> tensor<8x6xf32>\n    %10 = stablehlo.negate %1 :",
                 "-> tensor<8x6xf32>\n"
-                "    %sharded_1 = sdy.sharding_constraint %1 <@mesh, [{\"data\"}, {\"model\"}]> : tensor<8x6xf32>\n"
+                "    %sharded_1 = sdy.sharding_constraint %1 <@mesh, [{\"data\"}, {\"model\"}]> : "
+                "tensor<8x6xf32>\n"
                 "    %10 = stablehlo.negate %sharded_1 :");
-        replace("optimization_barrier %1, %10 : tensor<8x6xf32>, tensor<8x6xf32>\n",
-                "optimization_barrier %sharded_1, %10 : tensor<8x6xf32>, tensor<8x6xf32>\n"
-                "    %sharded_2_1 = sdy.sharding_constraint %2#1 <@mesh, [{\"data\"}, {}]> : tensor<8x6xf32>\n");
+        replace(
+            "optimization_barrier %1, %10 : tensor<8x6xf32>, tensor<8x6xf32>\n",
+            "optimization_barrier %sharded_1, %10 : tensor<8x6xf32>, tensor<8x6xf32>\n"
+            "    %sharded_2_1 = sdy.sharding_constraint %2#1 <@mesh, [{\"data\"}, {}]> : tensor<8x6xf32>\n");
         replace("%iterArg_1, %2#1 :", "%iterArg_1, %sharded_2_1 :");
         replace("return %7, %1 :", "return %7, %sharded_1 :");
         QCOMPARE(*out, expected);
 
-        // Re-imported, the constraint on the dot's only result is the dot's annotation; the one on a result of
-        // the two-result barrier is a Sharding op on that value, used where the text uses it (the while body reads
-        // the constrained %2#1); the reference plan reads both.
+        // Re-imported, the constraint on the dot's only result is the dot's annotation; the one on a result
+        // of the two-result barrier is a Sharding op on that value, used where the text uses it (the while
+        // body reads the constrained %2#1); the reference plan reads both.
         const auto again = imported(*out);
         std::vector<const ir::Op*> constraints;
         const ir::Op* dotAgain = nullptr;
@@ -524,8 +530,9 @@ private slots:
         bool readInLoop = false;
         for (const ir::OpId id : again.allOpsInOrder())
             for (const ir::ValueId v : again.op(id).operands)
-                readInLoop = readInLoop || (v == constraints[0]->results[0] &&
-                                            std::find(again.body.begin(), again.body.end(), id) == again.body.end());
+                readInLoop =
+                    readInLoop || (v == constraints[0]->results[0] &&
+                                   std::find(again.body.begin(), again.body.end(), id) == again.body.end());
         QVERIFY(readInLoop);
         QCOMPARE(again.outputs[1].value, dotAgain->results[0]);
         std::vector<Diagnostic> warnings;
@@ -536,10 +543,12 @@ private slots:
         // GSPMD: the custom call XLA's Shardy export and JAX's with_sharding_constraint write.
         auto gspmd = exporting::exportStableHlo(text, "test.mlir", graph, mesh, s, ShardingFormat::Gspmd);
         QVERIFY2(gspmd.ok(), gspmd.errorMessage().c_str());
-        QVERIFY2(gspmd->find("\n    %sharded_1 = stablehlo.custom_call @Sharding(%1) {mhlo.sharding = \"{devices=[4,2]<=[8]}\"} "
-                             ": (tensor<8x6xf32>) -> tensor<8x6xf32>\n    %10 = stablehlo.negate %sharded_1 :") !=
-                     std::string::npos,
-                 gspmd->c_str());
+        QVERIFY2(
+            gspmd->find("\n    %sharded_1 = stablehlo.custom_call @Sharding(%1) {mhlo.sharding = "
+                        "\"{devices=[4,2]<=[8]}\"} "
+                        ": (tensor<8x6xf32>) -> tensor<8x6xf32>\n    %10 = stablehlo.negate %sharded_1 :") !=
+                std::string::npos,
+            gspmd->c_str());
         const auto gspmdAgain = imported(*gspmd);
         int calls = 0;
         for (const ir::OpId id : gspmdAgain.body)
@@ -550,8 +559,8 @@ private slots:
         QCOMPARE(calls, 1);  // the dot's constraint is its annotation
     }
 
-    // An op of a called function is constrained in that function, which every call shares: written when all its
-    // inlined copies are constrained alike, else counted in a warning.
+    // An op of a called function is constrained in that function, which every call shares: written when all
+    // its inlined copies are constrained alike, else counted in a warning.
     void constraintsInCalledFunctions() {
         const std::string text = R"(module @m {
   func.func @main(%arg0: tensor<8x4xf32>, %arg1: tensor<8x4xf32>) -> (tensor<8x4xf32>, tensor<8x4xf32>) {
@@ -577,14 +586,17 @@ private slots:
         exporting::EntryShardings s;
         s.arguments = {shardingOf(mesh, {{"data"}, {}}), shardingOf(mesh, {{"data"}, {}})};
         s.results = s.arguments;
-        s.constraints = {{negates[0], shardingOf(mesh, {{"data"}, {}})}, {negates[1], shardingOf(mesh, {{"data"}, {}})}};
+        s.constraints = {{negates[0], shardingOf(mesh, {{"data"}, {}})},
+                         {negates[1], shardingOf(mesh, {{"data"}, {}})}};
         auto out = exporting::exportStableHlo(text, "test.mlir", graph, mesh, s, ShardingFormat::Shardy);
         QVERIFY2(out.ok(), out.errorMessage().c_str());
         QVERIFY(out.diagnostics().empty());
-        QVERIFY2(out->find("    %0 = stablehlo.negate %a : tensor<8x4xf32>\n"
-                           "    %sharded_0 = sdy.sharding_constraint %0 <@mesh, [{\"data\"}, {}]> : tensor<8x4xf32>\n"
-                           "    %1 = stablehlo.exponential %sharded_0 : tensor<8x4xf32>\n") != std::string::npos,
-                 out->c_str());
+        QVERIFY2(
+            out->find(
+                "    %0 = stablehlo.negate %a : tensor<8x4xf32>\n"
+                "    %sharded_0 = sdy.sharding_constraint %0 <@mesh, [{\"data\"}, {}]> : tensor<8x4xf32>\n"
+                "    %1 = stablehlo.exponential %sharded_0 : tensor<8x4xf32>\n") != std::string::npos,
+            out->c_str());
         QVERIFY(out->find("%0 = call @neg(%arg0)") != std::string::npos);  // @main's %0 is another value
         const auto again = imported(*out);
         int annotated = 0;
@@ -606,8 +618,8 @@ private slots:
     }
 
     // sdy.manual_computation imports as its global program between identity ops for its in_ and out_shardings
-    // (at its own location): an export keeps the boundary shardings as the text has them, a constraint on an op
-    // of its body (whose text has local shapes) is not written but counted, and the text re-imports alike.
+    // (at its own location): an export keeps the boundary shardings as the text has them, a constraint on an
+    // op of its body (whose text has local shapes) is not written but counted, and the text re-imports alike.
     void constraintOnManualComputation() {
         const std::string text = R"(module @m {
   sdy.mesh @mesh = <["data"=4, "model"=2]>
@@ -635,7 +647,8 @@ private slots:
         QVERIFY(out->find("sharding_constraint") == std::string::npos);
         QCOMPARE(out.diagnostics().size(), std::size_t{1});
         QCOMPARE(out.diagnostics().front().code, std::string("export.constraint"));
-        QVERIFY(out->find(R"(in_shardings=[<@mesh, [{"data"}, {}]>, <@mesh, [{}, {"model"}]>])") != std::string::npos);
+        QVERIFY(out->find(R"(in_shardings=[<@mesh, [{"data"}, {}]>, <@mesh, [{}, {"model"}]>])") !=
+                std::string::npos);
         const auto again = imported(*out);
         QCOMPARE(again.body.size(), graph.body.size());
         for (std::size_t i = 0; i < graph.body.size(); ++i) {
@@ -723,8 +736,9 @@ private slots:
         for (const char* model : {"zoo:demo", "zoo:gpt2-small"})
             for (int format : {int(ShardingFormat::Shardy), int(ShardingFormat::Gspmd)})
                 for (auto c : {ConstraintChoice::None, ConstraintChoice::Key, ConstraintChoice::All})
-                    QTest::newRow(qPrintable(QString("%1 %2 %3").arg(model, format == 0 ? "shardy" : "gspmd",
-                                                                      exporting::toString(c).data())))
+                    QTest::newRow(qPrintable(
+                        QString("%1 %2 %3")
+                            .arg(model, format == 0 ? "shardy" : "gspmd", exporting::toString(c).data())))
                         << QString(model) << false << format << int(c);
         QTest::newRow("zoo:demo training step shardy key")
             << QString("zoo:demo") << true << int(ShardingFormat::Shardy) << int(ConstraintChoice::Key);
@@ -746,8 +760,8 @@ private slots:
         }
         // The zoo has no source text: the printed graph is the text the plan is written into.
         checkRoundTrip(ir::printStableHlo(graph), graph, model.toStdString(),
-                       static_cast<ShardingFormat>(format), static_cast<exporting::ConstraintChoice>(constraints),
-                       true);
+                       static_cast<ShardingFormat>(format),
+                       static_cast<exporting::ConstraintChoice>(constraints), true);
     }
 };
 

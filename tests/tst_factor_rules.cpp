@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // SPDX-FileCopyrightText: 2026 The Shardscope Authors
-// Per-op factor rules (docs/design.md, "Factor rules"): Shardy's notation and its parser, equivalence up to renaming, the
-// conformance of every rule with Shardy's own expectations
+// Per-op factor rules (docs/design.md, "Factor rules"): Shardy's notation and its parser, equivalence up to
+// renaming, the conformance of every rule with Shardy's own expectations
 // (../shared/conformance/shardy_op_sharding_rules.mlir), rules of ops the importer cannot read yet (built by
 // hand), and every op of the shared models and the zoo.
 #include <QDir>

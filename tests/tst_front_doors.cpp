@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // SPDX-FileCopyrightText: 2026 The Shardscope Authors
 // The CLI and the explorer are two front doors to one engine session stage (engine/.../session/). Where their
-// copies of it used to drift, both doors are driven on the same input here and must answer alike: a model file
-// that changed since its workspace was made, an expert plan the mesh cannot divide, and which decisions two plans
-// share.
+// copies of it used to drift, both doors are driven on the same input here and must answer alike: a model
+// file that changed since its workspace was made, an expert plan the mesh cannot divide, and which decisions
+// two plans share.
 #include <QProcess>
 #include <QSignalSpy>
 #include <QTemporaryDir>
@@ -39,10 +39,12 @@ Run cli(const QStringList& arguments) {
     if (!process.waitForFinished(120000))
         qFatal("shardscope-cli did not finish");
     return {process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -1,
-            QString::fromUtf8(process.readAllStandardOutput()), QString::fromUtf8(process.readAllStandardError())};
+            QString::fromUtf8(process.readAllStandardOutput()),
+            QString::fromUtf8(process.readAllStandardError())};
 }
 
-// The message of a CLI diagnostic line ("shardscope-cli: error: MESSAGE [code]" or "shardscope-cli: warning: ...").
+// The message of a CLI diagnostic line ("shardscope-cli: error: MESSAGE [code]" or "shardscope-cli: warning:
+// ...").
 QString messageOf(const QString& line) {
     QString text = line;
     for (const char* prefix : {"shardscope-cli: error: ", "shardscope-cli: warning: "})
@@ -74,7 +76,9 @@ private slots:
         const QString model = dir_.filePath("tiny.mlir");
         const QString workspace = dir_.filePath("tiny.shardscope");
         testing::writeAll(model, kTinyModel);
-        QCOMPARE(cli({"search", model, "--mesh", "data=2", "--budget", "5it", "--workspace", workspace}).exitCode, 0);
+        QCOMPARE(
+            cli({"search", model, "--mesh", "data=2", "--budget", "5it", "--workspace", workspace}).exitCode,
+            0);
         QByteArray changed = kTinyModel;
         changed.replace("8x", "16x");
         testing::writeAll(model, changed);
@@ -107,7 +111,8 @@ private slots:
         QCOMPARE(r.exitCode, 0);
         QStringList cliWarnings;
         for (const QString& line : r.err.split('\n', Qt::SkipEmptyParts))
-            if (line.startsWith("shardscope-cli: warning: ")) cliWarnings << messageOf(line);
+            if (line.startsWith("shardscope-cli: warning: "))
+                cliWarnings << messageOf(line);
         QVERIFY2(!cliWarnings.isEmpty(), qPrintable(r.err));
         QVERIFY2(cliWarnings.front().contains("shards nothing"), qPrintable(cliWarnings.front()));
 
@@ -121,8 +126,8 @@ private slots:
         QCOMPARE(explorerWarnings, cliWarnings);
     }
 
-    // Two plans with the same decisions in another order, and one decision only one has: the CLI's compare and
-    // the explorer's comparison match the decisions alike (by their words, not by position).
+    // Two plans with the same decisions in another order, and one decision only one has: the CLI's compare
+    // and the explorer's comparison match the decisions alike (by their words, not by position).
     void theSameComparisonMatching() {
         const QString path = dir_.filePath("compare.shardscope");
         ProblemSpec spec;
@@ -160,7 +165,8 @@ private slots:
         const auto out = nlohmann::json::parse(r.out.toStdString());
         QStringList cliRows;
         for (const auto& row : out["matching"])
-            cliRows << QString::fromStdString(row["decision"].get<std::string>() + " in " + row["in"].get<std::string>());
+            cliRows << QString::fromStdString(row["decision"].get<std::string>() + " in " +
+                                              row["in"].get<std::string>());
 
         auto a = session::openRecordedPlan(path.toStdString() + ":1");
         auto b = session::openRecordedPlan(path.toStdString() + ":2");
@@ -172,7 +178,7 @@ private slots:
         QStringList explorerRows;
         for (const auto& d : comparison.decisions)
             explorerRows << d.text + " in " +
-                                (d.side == DecisionDifference::Side::Both   ? "both"
+                                (d.side == DecisionDifference::Side::Both    ? "both"
                                  : d.side == DecisionDifference::Side::OnlyA ? "a"
                                                                              : "b");
         QCOMPARE(explorerRows, cliRows);

@@ -27,8 +27,8 @@ namespace {
 // learns more; a regression fails the test.
 // (130 and 85 since manual computations import as their global programs, or are refused saying why: in
 // dead_code_elimination.mlir an all_reduce of a replicated value would add up copies; in
-// complex_manual_computation.mlir @test_complex_in_manual_computation multiplies each device's piece by the same
-// replicated values. tst_import_manual counts the corpus's manual computations.)
+// complex_manual_computation.mlir @test_complex_in_manual_computation multiplies each device's piece by the
+// same replicated values. tst_import_manual counts the corpus's manual computations.)
 constexpr int kMinimumImportedModules = 130;
 constexpr int kMinimumImportedFunctions = 85;  // of the modules refused for their several entry candidates
 

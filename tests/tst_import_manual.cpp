@@ -13,9 +13,9 @@
 #include "test_support.h"
 
 #include "shardscope/analysis/decision_space.h"
-#include "shardscope/plan/reference_plan.h"
 #include "shardscope/import/stablehlo.h"
 #include "shardscope/ir/statistics.h"
+#include "shardscope/plan/reference_plan.h"
 
 using namespace shardscope;
 using testing::meshOf;

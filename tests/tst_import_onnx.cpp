@@ -607,13 +607,14 @@ private slots:
         QCOMPARE(r->type(r->outputs[0].value).shape, (Shape{4, 16}));
     }
 
-    // Sizes that overflow int64 (a declared shape, a symbolic dimension given a huge value, a folded shape) are
-    // refused naming the input or the node (issue 24), never read as negative counts or allocated.
+    // Sizes that overflow int64 (a declared shape, a symbolic dimension given a huge value, a folded shape)
+    // are refused naming the input or the node (issue 24), never read as negative counts or allocated.
     void sizesThatOverflowAreRefused() {
         const std::int64_t huge = std::numeric_limits<std::int64_t>::max();
         auto firstError = [](const Result<Graph>& r) {
             for (const auto& d : r.diagnostics())
-                if (d.severity == Severity::Error) return d.message;
+                if (d.severity == Severity::Error)
+                    return d.message;
             return std::string("(no error)");
         };
         OnnxModel declared;
@@ -634,7 +635,8 @@ private slots:
         QVERIFY(!r);
         QCOMPARE(firstError(r), std::string("input 'x' is too large"));
 
-        OnnxModel folded;  // ConstantOfShape of a folded [2^26, 2^26]: a splat, never 2^52 values, and too large a tensor
+        OnnxModel folded;  // ConstantOfShape of a folded [2^26, 2^26]: a splat, never 2^52 values, and too
+                           // large a tensor
         folded.input("x", {1});
         folded.constant("shape", {std::int64_t{1} << 26, std::int64_t{1} << 26});
         folded.node("ConstantOfShape", {"shape"}, {"zeros"}, "zeros");
@@ -642,7 +644,8 @@ private slots:
         folded.output("y");
         r = importModel(folded, "folded.onnx");
         QVERIFY(!r);
-        QVERIFY2(firstError(r).find("has more elements than a tensor may have") != std::string::npos, firstError(r).c_str());
+        QVERIFY2(firstError(r).find("has more elements than a tensor may have") != std::string::npos,
+                 firstError(r).c_str());
     }
 
     void unresolvedSymbolicDimensionsAreNamed() {
@@ -792,8 +795,9 @@ private slots:
     }
 
     void failedOnnxInferenceIsAnErrorNotACrash() {
-        // The Add fails ONNX's own inference (3 vs 4); libonnx's data propagation then dereferenced the missing
-        // type at the Shape after it (found by fuzzing). ONNX inference runs because Hardmax is opaque.
+        // The Add fails ONNX's own inference (3 vs 4); libonnx's data propagation then dereferenced the
+        // missing type at the Shape after it (found by fuzzing). ONNX inference runs because Hardmax is
+        // opaque.
         OnnxModel m;
         m.input("x", {2, 3});
         m.weight("b", {4});
@@ -841,50 +845,83 @@ private slots:
             a->set_s(value);
         };
         const std::vector<Case> cases = {
-            {"Softmax (opset 11: trailing dims)", 11,
-             [&](OnnxModel& m) { setInt(m.node("Softmax", {"x"}, {"y"}), "axis", 1); }, {2, 3, 4}, {2, 3, 4},
+            {"Softmax (opset 11: trailing dims)",
+             11,
+             [&](OnnxModel& m) { setInt(m.node("Softmax", {"x"}, {"y"}), "axis", 1); },
+             {2, 3, 4},
+             {2, 3, 4},
              OpKind::Reduce},
-            {"LogSoftmax", 17, [&](OnnxModel& m) { m.node("LogSoftmax", {"x"}, {"y"}); }, {2, 5}, {2, 5}, OpKind::Log},
-            {"LayerNormalization", 17,
+            {"LogSoftmax",
+             17,
+             [&](OnnxModel& m) { m.node("LogSoftmax", {"x"}, {"y"}); },
+             {2, 5},
+             {2, 5},
+             OpKind::Log},
+            {"LayerNormalization",
+             17,
              [&](OnnxModel& m) {
                  m.weight("s", {8});
                  m.weight("b", {8});
                  m.node("LayerNormalization", {"x", "s", "b"}, {"y"});
              },
-             {2, 3, 8}, {2, 3, 8}, OpKind::Rsqrt},
-            {"BatchNormalization", 17,
+             {2, 3, 8},
+             {2, 3, 8},
+             OpKind::Rsqrt},
+            {"BatchNormalization",
+             17,
              [&](OnnxModel& m) {
-                 for (const char* w : {"s", "b", "mean", "var"}) m.weight(w, {4});
+                 for (const char* w : {"s", "b", "mean", "var"})
+                     m.weight(w, {4});
                  m.node("BatchNormalization", {"x", "s", "b", "mean", "var"}, {"y"});
              },
-             {2, 4, 5, 5}, {2, 4, 5, 5}, OpKind::Rsqrt},
-            {"InstanceNormalization", 17,
+             {2, 4, 5, 5},
+             {2, 4, 5, 5},
+             OpKind::Rsqrt},
+            {"InstanceNormalization",
+             17,
              [&](OnnxModel& m) {
                  m.weight("s", {4});
                  m.weight("b", {4});
                  m.node("InstanceNormalization", {"x", "s", "b"}, {"y"});
              },
-             {2, 4, 5, 5}, {2, 4, 5, 5}, OpKind::Rsqrt},
-            {"MaxPool ceil_mode", 17,
+             {2, 4, 5, 5},
+             {2, 4, 5, 5},
+             OpKind::Rsqrt},
+            {"MaxPool ceil_mode",
+             17,
              [&](OnnxModel& m) {
                  auto& n = m.node("MaxPool", {"x"}, {"y"});
                  setInts(n, "kernel_shape", {3, 3});
                  setInts(n, "strides", {2, 2});
                  setInt(n, "ceil_mode", 1);
              },
-             {1, 2, 8, 8}, {1, 2, 4, 4}, OpKind::ReduceWindow},
-            {"AveragePool excluding pads", 17,
+             {1, 2, 8, 8},
+             {1, 2, 4, 4},
+             OpKind::ReduceWindow},
+            {"AveragePool excluding pads",
+             17,
              [&](OnnxModel& m) {
                  auto& n = m.node("AveragePool", {"x"}, {"y"});
                  setInts(n, "kernel_shape", {3, 3});
                  setInts(n, "pads", {1, 1, 1, 1});
              },
-             {1, 2, 6, 6}, {1, 2, 6, 6}, OpKind::ReduceWindow},
-            {"GlobalAveragePool", 17, [&](OnnxModel& m) { m.node("GlobalAveragePool", {"x"}, {"y"}); }, {2, 3, 4, 4},
-             {2, 3, 1, 1}, OpKind::Reduce},
-            {"LRN", 9, [&](OnnxModel& m) { setInt(m.node("LRN", {"x"}, {"y"}), "size", 5); }, {1, 8, 4, 4},
-             {1, 8, 4, 4}, OpKind::ReduceWindow},
-            {"ConvTranspose", 17,
+             {1, 2, 6, 6},
+             {1, 2, 6, 6},
+             OpKind::ReduceWindow},
+            {"GlobalAveragePool",
+             17,
+             [&](OnnxModel& m) { m.node("GlobalAveragePool", {"x"}, {"y"}); },
+             {2, 3, 4, 4},
+             {2, 3, 1, 1},
+             OpKind::Reduce},
+            {"LRN",
+             9,
+             [&](OnnxModel& m) { setInt(m.node("LRN", {"x"}, {"y"}), "size", 5); },
+             {1, 8, 4, 4},
+             {1, 8, 4, 4},
+             OpKind::ReduceWindow},
+            {"ConvTranspose",
+             17,
              [&](OnnxModel& m) {
                  m.weight("w", {4, 2, 3, 3});
                  auto& n = m.node("ConvTranspose", {"x", "w"}, {"y"});
@@ -892,45 +929,66 @@ private slots:
                  setInts(n, "pads", {1, 1, 1, 1});
                  setInts(n, "output_padding", {1, 1});
              },
-             {1, 4, 5, 5}, {1, 2, 10, 10}, OpKind::Convolution},
-            {"Split", 17,
+             {1, 4, 5, 5},
+             {1, 2, 10, 10},
+             OpKind::Convolution},
+            {"Split",
+             17,
              [&](OnnxModel& m) {
                  m.ints("sizes", {2, 4});
                  m.node("Split", {"x", "sizes"}, {"y", "rest"});
              },
-             {6, 4}, {2, 4}, OpKind::Slice},
-            {"Pad", 17,
+             {6, 4},
+             {2, 4},
+             OpKind::Slice},
+            {"Pad",
+             17,
              [&](OnnxModel& m) {
                  m.ints("pads", {1, 0, 0, 2});
                  m.node("Pad", {"x", "pads"}, {"y"});
              },
-             {2, 3}, {3, 5}, OpKind::Pad},
-            {"Tile", 17,
+             {2, 3},
+             {3, 5},
+             OpKind::Pad},
+            {"Tile",
+             17,
              [&](OnnxModel& m) {
                  m.ints("reps", {2, 2});
                  m.node("Tile", {"x", "reps"}, {"y"});
              },
-             {2, 3}, {4, 6}, OpKind::BroadcastInDim},
-            {"Where", 17,
+             {2, 3},
+             {4, 6},
+             OpKind::BroadcastInDim},
+            {"Where",
+             17,
              [&](OnnxModel& m) {
                  m.input("cond", {3, 1}, onnx::TensorProto_DataType_BOOL);
                  m.node("Where", {"cond", "x", "x"}, {"y"});
              },
-             {1, 4}, {3, 4}, OpKind::Select},
-            {"CumSum", 17,
+             {1, 4},
+             {3, 4},
+             OpKind::Select},
+            {"CumSum",
+             17,
              [&](OnnxModel& m) {
                  m.ints("axis", {1}, true);
                  m.node("CumSum", {"x", "axis"}, {"y"});
              },
-             {2, 5}, {2, 5}, OpKind::ReduceWindow},
-            {"Einsum", 17,
+             {2, 5},
+             {2, 5},
+             OpKind::ReduceWindow},
+            {"Einsum",
+             17,
              [&](OnnxModel& m) {
                  m.weight("w", {2, 4, 5});
                  auto& n = m.node("Einsum", {"x", "w"}, {"y"});
                  str(n, "equation", "bij,bjk->bik");
              },
-             {2, 3, 4}, {2, 3, 5}, OpKind::DotGeneral},
-            {"Clip", 17,
+             {2, 3, 4},
+             {2, 3, 5},
+             OpKind::DotGeneral},
+            {"Clip",
+             17,
              [&](OnnxModel& m) {
                  auto lo = OnnxModel::intTensor("lo", {}, true);
                  lo.clear_int64_data();
@@ -942,37 +1000,79 @@ private slots:
                  *m.proto.mutable_graph()->add_initializer() = lo;
                  m.node("Clip", {"x", "lo", "hi"}, {"y"});
              },
-             {2, 3}, {2, 3}, OpKind::Clamp},
-            {"Squeeze (all unit dims)", 11, [&](OnnxModel& m) { m.node("Squeeze", {"x"}, {"y"}); }, {1, 3, 1}, {3},
+             {2, 3},
+             {2, 3},
+             OpKind::Clamp},
+            {"Squeeze (all unit dims)",
+             11,
+             [&](OnnxModel& m) { m.node("Squeeze", {"x"}, {"y"}); },
+             {1, 3, 1},
+             {3},
              OpKind::Reshape},
-            {"Flatten", 17, [&](OnnxModel& m) { setInt(m.node("Flatten", {"x"}, {"y"}), "axis", 2); }, {2, 3, 4},
-             {6, 4}, OpKind::Reshape},
-            {"ReduceMean (axes attribute)", 13,
-             [&](OnnxModel& m) { setInts(m.node("ReduceMean", {"x"}, {"y"}), "axes", {1}); }, {2, 3, 4}, {2, 1, 4},
+            {"Flatten",
+             17,
+             [&](OnnxModel& m) { setInt(m.node("Flatten", {"x"}, {"y"}), "axis", 2); },
+             {2, 3, 4},
+             {6, 4},
+             OpKind::Reshape},
+            {"ReduceMean (axes attribute)",
+             13,
+             [&](OnnxModel& m) { setInts(m.node("ReduceMean", {"x"}, {"y"}), "axes", {1}); },
+             {2, 3, 4},
+             {2, 1, 4},
              OpKind::Divide},
-            {"ReduceSum (axes input)", 13,
+            {"ReduceSum (axes input)",
+             13,
              [&](OnnxModel& m) {
                  m.ints("axes", {-1});
                  setInt(m.node("ReduceSum", {"x", "axes"}, {"y"}), "keepdims", 0);
              },
-             {2, 3, 4}, {2, 3}, OpKind::Reduce},
-            {"Transpose (default perm)", 17, [&](OnnxModel& m) { m.node("Transpose", {"x"}, {"y"}); }, {2, 3, 4},
-             {4, 3, 2}, OpKind::Transpose},
-            {"HardSwish", 17, [&](OnnxModel& m) { m.node("HardSwish", {"x"}, {"y"}); }, {2, 3}, {2, 3}, OpKind::Clamp},
-            {"Gelu", 17, [&](OnnxModel& m) { m.node("Gelu", {"x"}, {"y"}); }, {2, 3}, {2, 3}, OpKind::OtherElementwise},
-            {"Expand", 17,
+             {2, 3, 4},
+             {2, 3},
+             OpKind::Reduce},
+            {"Transpose (default perm)",
+             17,
+             [&](OnnxModel& m) { m.node("Transpose", {"x"}, {"y"}); },
+             {2, 3, 4},
+             {4, 3, 2},
+             OpKind::Transpose},
+            {"HardSwish",
+             17,
+             [&](OnnxModel& m) { m.node("HardSwish", {"x"}, {"y"}); },
+             {2, 3},
+             {2, 3},
+             OpKind::Clamp},
+            {"Gelu",
+             17,
+             [&](OnnxModel& m) { m.node("Gelu", {"x"}, {"y"}); },
+             {2, 3},
+             {2, 3},
+             OpKind::OtherElementwise},
+            {"Expand",
+             17,
              [&](OnnxModel& m) {
                  m.ints("shape", {2, 1, 4});
                  m.node("Expand", {"x", "shape"}, {"y"});
              },
-             {3, 1}, {2, 3, 4}, OpKind::BroadcastInDim},
-            {"Pow", 17,
+             {3, 1},
+             {2, 3, 4},
+             OpKind::BroadcastInDim},
+            {"Pow",
+             17,
              [&](OnnxModel& m) {
                  m.ints("two", {2}, true);
                  m.node("Pow", {"x", "two"}, {"y"});
              },
-             {2, 3}, {2, 3}, OpKind::Power},
-            {"Sum (variadic)", 17, [&](OnnxModel& m) { m.node("Sum", {"x", "x", "x"}, {"y"}); }, {2, 3}, {2, 3},
+             {2, 3},
+             {2, 3},
+             OpKind::Power},
+            {"Sum (variadic)",
+             17,
+             [&](OnnxModel& m) {
+                 m.node("Sum", {"x", "x", "x"}, {"y"});
+             },
+             {2, 3},
+             {2, 3},
              OpKind::Add},
         };
         for (const auto& c : cases) {
@@ -986,8 +1086,9 @@ private slots:
             QVERIFY2(r->type(r->outputs[0].value).shape == c.expected,
                      (std::string(c.name) + ": got " + r->type(r->outputs[0].value).toString()).c_str());
             QVERIFY2(opsOf(*r, OpKind::Opaque).empty(), c.name);
-            QVERIFY2(!opsOf(*r, c.mustEmit).empty(), (std::string(c.name) + ": expected a " +
-                                                      std::string(mnemonic(c.mustEmit)) + " op").c_str());
+            QVERIFY2(
+                !opsOf(*r, c.mustEmit).empty(),
+                (std::string(c.name) + ": expected a " + std::string(mnemonic(c.mustEmit)) + " op").c_str());
         }
     }
 

@@ -27,20 +27,24 @@ namespace {
 
 Graph imported(const std::string& text) {
     auto g = import::importStableHlo(text, "test.mlir");
-    if (!g) qFatal("%s", g.errorMessage().c_str());
+    if (!g)
+        qFatal("%s", g.errorMessage().c_str());
     return std::move(g).value();
 }
 
 std::string errorOf(const std::string& text, const import::ImportOptions& options = {}) {
     auto g = import::importStableHlo(text, "test.mlir", options);
-    if (g.ok()) return "(no error)";
+    if (g.ok())
+        return "(no error)";
     // A refused module says why in one diagnostic of one line.
-    if (g.diagnostics().size() != 1 || g.errorMessage().find('\n') != std::string::npos) return "(not one line) " + g.errorMessage();
+    if (g.diagnostics().size() != 1 || g.errorMessage().find('\n') != std::string::npos)
+        return "(not one line) " + g.errorMessage();
     return g.errorMessage();
 }
 
 bool contains(const std::string& text, const std::string& part) {
-    if (text.find(part) != std::string::npos) return true;
+    if (text.find(part) != std::string::npos)
+        return true;
     qWarning("'%s' does not contain '%s'", text.c_str(), part.c_str());
     return false;
 }
@@ -52,7 +56,8 @@ const ConstantAttributes& constantOf(const Graph& g, std::size_t bodyIndex) {
 std::vector<const Op*> opsOf(const Graph& g, OpKind kind) {
     std::vector<const Op*> out;
     for (OpId id : g.allOpsInOrder())
-        if (g.op(id).kind == kind) out.push_back(&g.op(id));
+        if (g.op(id).kind == kind)
+            out.push_back(&g.op(id));
     return out;
 }
 
@@ -77,23 +82,29 @@ std::map<std::string, std::int64_t> expectedCounts(const QString& text) {
     std::string current;
     for (const QString& line : text.split('\n')) {
         auto h = header.match(line);
-        if (h.hasMatch()) current = h.captured(1).toStdString();
-        if (current.empty()) continue;
+        if (h.hasMatch())
+            current = h.captured(1).toStdString();
+        if (current.empty())
+            continue;
         auto ops = opName.globalMatch(line);
         while (ops.hasNext()) {
             const std::string kind = ops.next().captured(1).toStdString();
-            if (kind == "return" || kind == "composite") continue;
+            if (kind == "return" || kind == "composite")
+                continue;
             ++functions[current].own[kind == "dot" ? "dot_general" : kind];
         }
         auto calls = call.globalMatch(line);
-        while (calls.hasNext()) functions[current].calls.push_back(calls.next().captured(1).toStdString());
+        while (calls.hasNext())
+            functions[current].calls.push_back(calls.next().captured(1).toStdString());
     }
-    std::function<std::map<std::string, std::int64_t>(const std::string&)> total = [&](const std::string& name) {
-        auto counts = functions[name].own;
-        for (const auto& callee : functions[name].calls)
-            for (const auto& [kind, n] : total(callee)) counts[kind] += n;
-        return counts;
-    };
+    std::function<std::map<std::string, std::int64_t>(const std::string&)> total =
+        [&](const std::string& name) {
+            auto counts = functions[name].own;
+            for (const auto& callee : functions[name].calls)
+                for (const auto& [kind, n] : total(callee))
+                    counts[kind] += n;
+            return counts;
+        };
     return total("main");
 }
 
@@ -102,11 +113,13 @@ std::map<std::string, std::int64_t> expectedCounts(const QString& text) {
 class TestImportStableHlo : public QObject {
     Q_OBJECT
 private slots:
-    // Printing a zoo model and importing the text gives back the same graph: the printed text is a fixed point.
+    // Printing a zoo model and importing the text gives back the same graph: the printed text is a fixed
+    // point.
     void zooRoundTrip_data() {
         QTest::addColumn<QString>("model");
         for (const auto& f : zoo::families())
-            QTest::newRow(f.name.c_str()) << QString::fromStdString(f.name == "gpt" || f.name == "llama" || f.name == "moe" ? f.name + ":layers=2" : f.name);
+            QTest::newRow(f.name.c_str()) << QString::fromStdString(
+                f.name == "gpt" || f.name == "llama" || f.name == "moe" ? f.name + ":layers=2" : f.name);
     }
     void zooRoundTrip() {
         QFETCH(QString, model);
@@ -267,11 +280,13 @@ module @m {
         QVERIFY(errorOf(R"(func.func @main(%a: tensor<f32>) -> tensor<f32> {
   %0 = call @main(%a) : (tensor<f32>) -> tensor<f32>
   return %0 : tensor<f32>
-})").find("recursive call to @main cannot be inlined") != std::string::npos);
+})")
+                    .find("recursive call to @main cannot be inlined") != std::string::npos);
         QVERIFY(errorOf(R"(func.func @main(%a: tensor<f32>) -> tensor<f32> {
   %0 = call @missing(%a) : (tensor<f32>) -> tensor<f32>
   return %0 : tensor<f32>
-})").find("test.mlir:2:3: error: call to unknown function @missing") == 0);
+})")
+                    .find("test.mlir:2:3: error: call to unknown function @missing") == 0);
     }
 
     void locationsBecomeLabels() {
@@ -315,7 +330,8 @@ func.func @main(%arg0: tensor<8xbf16> {ttcore.argument_type = #ttcore.argument_t
         QCOMPARE(g.outputs[1].aliasedArgument, std::optional<std::size_t>(2));
     }
 
-    // A convolution's input is data; float arguments elsewhere are weights (JAX/PyTorch exports name neither).
+    // A convolution's input is data; float arguments elsewhere are weights (JAX/PyTorch exports name
+    // neither).
     void rolesFromDataFlow() {
         const Graph g = imported(R"(
 func.func @main(%arg0: tensor<1x3x8x8xf32>, %arg1: tensor<3x3x3x4xf32>) -> tensor<1x8x8x4xf32> {
@@ -341,7 +357,9 @@ func.func @main() -> (tensor<2x2xi32>, tensor<f32>, tensor<2xf32>, tensor<3xf32>
   %5 = stablehlo.constant dense<[true, false]> : tensor<2xi1>
   return %0, %1, %2, %3, %4, %5 : tensor<2x2xi32>, tensor<f32>, tensor<2xf32>, tensor<3xf32>, tensor<2xbf16>, tensor<2xi1>
 })");
-        auto values = [&](std::size_t i) { return std::get<ConstantAttributes>(g.op(g.body[i]).attributes).values; };
+        auto values = [&](std::size_t i) {
+            return std::get<ConstantAttributes>(g.op(g.body[i]).attributes).values;
+        };
         QCOMPARE(values(0), (std::vector<double>{1, 2, 3, -4}));
         QVERIFY(std::isinf(values(1).at(0)) && values(1).at(0) < 0);
         QCOMPARE(values(2), (std::vector<double>{1.0, 2.0}));
@@ -357,7 +375,8 @@ func.func @main(%arg0: tensor<8xf32>) -> (tensor<8xf32>, tensor<8xf32>, tensor<2
   %1 = chlo.erf %0 : tensor<8xf32> -> tensor<8xf32>
   %2:2 = "chlo.top_k"(%1) {k = 2 : i64} : (tensor<8xf32>) -> (tensor<2xf32>, tensor<2xi32>)
   return %0, %1, %2#0 : tensor<8xf32>, tensor<8xf32>, tensor<2xf32>
-})", "ops.mlir");
+})",
+                                              "ops.mlir");
         QVERIFY2(result.ok(), result.errorMessage().c_str());
         const Graph& g = *result;
         const Op& call = g.op(g.body[0]);
@@ -369,8 +388,11 @@ func.func @main(%arg0: tensor<8xf32>) -> (tensor<8xf32>, tensor<8xf32>, tensor<2
         QCOMPARE(std::get<OpaqueAttributes>(g.op(g.body[2]).attributes).name, std::string("chlo.top_k"));
         bool warned = false;
         for (const auto& d : result.diagnostics())
-            warned = warned || (d.severity == Severity::Warning && d.toString() == "ops.mlir:5:3: warning: op 'chlo.top_k' "
-                                "is not modelled; imported as an opaque op whose dimensions all need replication [stablehlo.unsupported-op]");
+            warned = warned || (d.severity == Severity::Warning &&
+                                d.toString() ==
+                                    "ops.mlir:5:3: warning: op 'chlo.top_k' "
+                                    "is not modelled; imported as an opaque op whose dimensions all need "
+                                    "replication [stablehlo.unsupported-op]");
         QVERIFY(warned);
     }
 
@@ -388,14 +410,18 @@ module @m attributes {mhlo.num_partitions = 8 : i32} {
 })");
         QCOMPARE(g.meshes.size(), std::size_t{1});
         QCOMPARE(g.meshes[0].name, std::string("mesh"));
-        QCOMPARE(g.meshes[0].axes, (std::vector<std::pair<std::string, std::int64_t>>{{"data", 4}, {"model", 2}}));
-        QVERIFY(g.arguments[0].sharding && g.arguments[0].sharding->format == ShardingAnnotation::Format::Shardy);
+        QCOMPARE(g.meshes[0].axes,
+                 (std::vector<std::pair<std::string, std::int64_t>>{{"data", 4}, {"model", 2}}));
+        QVERIFY(g.arguments[0].sharding &&
+                g.arguments[0].sharding->format == ShardingAnnotation::Format::Shardy);
         QCOMPARE(g.arguments[0].sharding->text, std::string(R"(#sdy.sharding<@mesh, [{"data"}, {}]>)"));
-        QVERIFY(g.arguments[1].sharding && g.arguments[1].sharding->format == ShardingAnnotation::Format::Gspmd);
+        QVERIFY(g.arguments[1].sharding &&
+                g.arguments[1].sharding->format == ShardingAnnotation::Format::Gspmd);
         QCOMPARE(g.outputs[0].sharding->text, std::string(R"(#sdy.sharding<@mesh, [{"data"}, {"model"}]>)"));
         // The constraint on the dot's only result is that result's annotation, not an op of its own.
         QCOMPARE(g.body.size(), std::size_t{1});
-        QCOMPARE(g.op(g.body[0]).sharding->text, std::string(R"(#sdy.sharding<@mesh, [{"data"}, {"model"}]>)"));
+        QCOMPARE(g.op(g.body[0]).sharding->text,
+                 std::string(R"(#sdy.sharding<@mesh, [{"data"}, {"model"}]>)"));
         QVERIFY(!g.partitioned);
     }
 
@@ -414,11 +440,13 @@ module {
         QVERIFY(g.partitioned);  // turned back into its global program
         QCOMPARE(countOf(g, "negate"), std::int64_t{1});
         for (OpId id : g.body)
-            if (g.op(id).kind == OpKind::Negate) QCOMPARE(g.type(g.op(id).results[0]).shape, (Shape{8, 8}));
+            if (g.op(id).kind == OpKind::Negate)
+                QCOMPARE(g.type(g.op(id).results[0]).shape, (Shape{8, 8}));
     }
 
-    // Ops before func.func outside any `module` (MLIR wraps the top level in an implicit module), as Shardy's and
-    // tt-mlir's tests write: the format is told, the mesh kept, other module-level ops skipped with a warning.
+    // Ops before func.func outside any `module` (MLIR wraps the top level in an implicit module), as Shardy's
+    // and tt-mlir's tests write: the format is told, the mesh kept, other module-level ops skipped with a
+    // warning.
     void implicitTopLevelModule() {
         const std::string text = R"(// RUN: some-tool %s
 sdy.mesh @mesh = <["x"=2, "y"=4]>
@@ -431,7 +459,8 @@ func.func @main(%arg0: tensor<8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"x"}
 }
 )";
         QVERIFY(import::detectFormat(text) == import::ModelFormat::StableHlo);
-        QVERIFY(import::detectFormat("\"sdy.mesh\"() : () -> ()\nfunc.func @main() {}") == import::ModelFormat::StableHlo);
+        QVERIFY(import::detectFormat("\"sdy.mesh\"() : () -> ()\nfunc.func @main() {}") ==
+                import::ModelFormat::StableHlo);
         QVERIFY(import::detectFormat("// only a comment\n\n// -----\n") == import::ModelFormat::Empty);
         QVERIFY(import::detectFormat("this is not mlir func.func") == import::ModelFormat::Unknown);
         auto result = import::importStableHlo(text, "top.mlir");
@@ -440,14 +469,17 @@ func.func @main(%arg0: tensor<8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"x"}
         QCOMPARE(result->meshes[0].axes.size(), std::size_t{2});
         QCOMPARE(countOf(*result, "negate"), std::int64_t{1});
         int skipped = 0;
-        for (const auto& d : result.diagnostics()) skipped += d.code == "stablehlo.skipped";
+        for (const auto& d : result.diagnostics())
+            skipped += d.code == "stablehlo.skipped";
         QCOMPARE(skipped, 2);
         auto loaded = loadModelBytes("// nothing here\n// -----\n", "comments.mlir");
         QVERIFY(!loaded.ok());
-        QVERIFY(contains(loaded.errorMessage(), "comments.mlir: the file holds no model, only blanks and comments"));
+        QVERIFY(contains(loaded.errorMessage(),
+                         "comments.mlir: the file holds no model, only blanks and comments"));
     }
 
-    // Several public functions and no @main: the error lists them and names --entry; ImportOptions::entryFunction
+    // Several public functions and no @main: the error lists them and names --entry;
+    // ImportOptions::entryFunction
     // (--entry) picks one, whose private callees are inlined as usual.
     void entryFunctionIsChosen() {
         const std::string text = R"(module {
@@ -464,8 +496,9 @@ func.func @main(%arg0: tensor<8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"x"}
     return %0 : tensor<4xf32>
   }
 })";
-        QCOMPARE(errorOf(text), std::string("test.mlir:2:20: error: no entry function: no @main and 2 public functions "
-                                            "(@abs, @twice); choose one with --entry NAME [stablehlo.syntax]"));
+        QCOMPARE(errorOf(text),
+                 std::string("test.mlir:2:20: error: no entry function: no @main and 2 public functions "
+                             "(@abs, @twice); choose one with --entry NAME [stablehlo.syntax]"));
         import::ImportOptions options;
         options.entryFunction = "twice";
         auto g = import::importStableHlo(text, "test.mlir", options);
@@ -476,14 +509,17 @@ func.func @main(%arg0: tensor<8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"x"}
         options.entryFunction = "double";  // a private function may be the entry too
         QVERIFY(import::importStableHlo(text, "test.mlir", options).ok());
         options.entryFunction = "nope";
-        QVERIFY(contains(errorOf(text, options), "no function @nope in the file (its functions: @abs, @twice, @double)"));
-        QVERIFY(contains(errorOf("func.func @f() {\n  return\n}\nfunc.func @f() {\n  return\n}\n"), "test.mlir:4:11: error: redefinition of @f"));
+        QVERIFY(contains(errorOf(text, options),
+                         "no function @nope in the file (its functions: @abs, @twice, @double)"));
+        QVERIFY(contains(errorOf("func.func @f() {\n  return\n}\nfunc.func @f() {\n  return\n}\n"),
+                         "test.mlir:4:11: error: redefinition of @f"));
     }
 
-    // The entry travels in the problem (--entry of evaluate, search, export, simulate) and its JSON; JSON written
-    // before it existed still loads, with the default entry.
+    // The entry travels in the problem (--entry of evaluate, search, export, simulate) and its JSON; JSON
+    // written before it existed still loads, with the default entry.
     void entryFunctionTravelsInTheProblem() {
-        const std::string text = R"(func.func public @a(%arg0: tensor<8x16xf32>, %arg1: tensor<16x4xf32>) -> tensor<8x4xf32> {
+        const std::string text =
+            R"(func.func public @a(%arg0: tensor<8x16xf32>, %arg1: tensor<16x4xf32>) -> tensor<8x4xf32> {
   %0 = stablehlo.dot_general %arg0, %arg1, contracting_dims = [1] x [0] : (tensor<8x16xf32>, tensor<16x4xf32>) -> tensor<8x4xf32>
   return %0 : tensor<8x4xf32>
 }
@@ -512,8 +548,9 @@ func.func public @b(%arg0: tensor<8xf32>) -> tensor<8xf32> {
         QCOMPARE(old->entry, std::string());
     }
 
-    // Shardy's per-op shardings (`out_sharding=<...>` after the operands) and its collectives, which in Shardy's
-    // global view keep the tensor's value: they import as reshards to their out_sharding, with a warning.
+    // Shardy's per-op shardings (`out_sharding=<...>` after the operands) and its collectives, which in
+    // Shardy's global view keep the tensor's value: they import as reshards to their out_sharding, with a
+    // warning.
     void shardyCollectivesAndOutShardings() {
         auto result = import::importStableHlo(R"(sdy.mesh @mesh = <["x"=2, "y"=2]>
 func.func @main(%arg0: tensor<8x8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"x"}, {"y"}]>}) -> tensor<8x8xf32> {
@@ -528,30 +565,35 @@ func.func @main(%arg0: tensor<8x8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"x
   %8 = sdy.propagation_barrier %7 allowed_direction=BACKWARD : tensor<8x8xf32>
   %9 = sdy.reshard %8 #sdy.sharding<@mesh, [{"y"}, {}]> : tensor<8x8xf32>
   return %9 : tensor<8x8xf32>
-})", "ccl.mlir");
+})",
+                                              "ccl.mlir");
         QVERIFY2(result.ok(), result.errorMessage().c_str());
         const Graph& g = *result;
         QCOMPARE(g.body.size(), std::size_t{9});  // the barrier is an identity
-        const char* expected[] = {R"(#sdy.sharding<@mesh, [{}, {"y"}]>)", R"(#sdy.sharding<@mesh, [{}, {}]>)",
-                                  R"(#sdy.sharding<@mesh, [{}, {"x"}]>)", R"(#sdy.sharding<@mesh, [{}, {"x"}]>)",
-                                  R"(#sdy.sharding<@mesh, [{}, {"y"}]>)", R"(#sdy.sharding<@mesh, [{"x"}, {"y"}]>)",
-                                  R"(#sdy.sharding<@mesh, [{"x"}, {}]>)", R"(#sdy.sharding<@mesh, [{}, {}]>)",
-                                  R"(#sdy.sharding<@mesh, [{"y"}, {}]>)"};
+        const char* expected[] = {
+            R"(#sdy.sharding<@mesh, [{}, {"y"}]>)", R"(#sdy.sharding<@mesh, [{}, {}]>)",
+            R"(#sdy.sharding<@mesh, [{}, {"x"}]>)", R"(#sdy.sharding<@mesh, [{}, {"x"}]>)",
+            R"(#sdy.sharding<@mesh, [{}, {"y"}]>)", R"(#sdy.sharding<@mesh, [{"x"}, {"y"}]>)",
+            R"(#sdy.sharding<@mesh, [{"x"}, {}]>)", R"(#sdy.sharding<@mesh, [{}, {}]>)",
+            R"(#sdy.sharding<@mesh, [{"y"}, {}]>)"};
         for (std::size_t i = 0; i < g.body.size(); ++i) {
             const Op& op = g.op(g.body[i]);
             QVERIFY(op.kind == (i == 6 ? OpKind::Add : OpKind::CustomCall));
-            if (i != 6) QCOMPARE(std::get<CustomCallAttributes>(op.attributes).target, std::string("Sharding"));
+            if (i != 6)
+                QCOMPARE(std::get<CustomCallAttributes>(op.attributes).target, std::string("Sharding"));
             QVERIFY(op.sharding);
             QCOMPARE(op.sharding->text, std::string(expected[i]));
         }
         QCOMPARE(g.op(g.body[8]).operands[0], g.op(g.body[7]).results[0]);
         int warned = 0;
-        for (const auto& d : result.diagnostics()) warned += d.code == "stablehlo.shardy-collective";
+        for (const auto& d : result.diagnostics())
+            warned += d.code == "stablehlo.shardy-collective";
         QCOMPARE(warned, 6);  // once per kind of collective
         QVERIFY(contains(errorOf(R"(func.func @main(%a: tensor<4xf32>) -> tensor<4xf32> {
   %0 = stablehlo.add %a, %a out_sharding=<@mesh, [{}]> tensor<4xf32>
   return %0 : tensor<4xf32>
-})"), "test.mlir:2:56: error: expected ':' before the op's type"));
+})"),
+                         "test.mlir:2:56: error: expected ':' before the op's type"));
     }
 
     // Block arguments with locations (manual computations, regions), sdy.constant, arith.constant and
@@ -594,8 +636,9 @@ module {
         QVERIFY(std::get<ReduceAttributes>(opsOf(g, OpKind::Reduce)[0]->attributes).reducer == Reducer::Add);
     }
 
-    // Tuples are their tensors: stablehlo.tuple and get_tuple_element emit nothing, tuple arguments and results of
-    // functions and custom calls become several values. Elsewhere a tuple is refused in one line naming the op.
+    // Tuples are their tensors: stablehlo.tuple and get_tuple_element emit nothing, tuple arguments and
+    // results of functions and custom calls become several values. Elsewhere a tuple is refused in one line
+    // naming the op.
     void tuplesAreFlattened() {
         const Graph g = imported(R"(
 module {
@@ -632,8 +675,10 @@ module {
   %t = stablehlo.tuple %a, %a : tuple<tensor<4xf32>, tensor<4xf32>>
   %0 = stablehlo.add %t, %a : tensor<4xf32>
   return %0 : tensor<4xf32>
-})"), std::string("test.mlir:3:22: error: 'stablehlo.add' cannot take %t, a tuple (only func.call, get_tuple_element, "
-                  "custom_call, stablehlo.tuple and return take tuples) [stablehlo.syntax]"));
+})"),
+                 std::string("test.mlir:3:22: error: 'stablehlo.add' cannot take %t, a tuple (only "
+                             "func.call, get_tuple_element, "
+                             "custom_call, stablehlo.tuple and return take tuples) [stablehlo.syntax]"));
         QVERIFY(contains(errorOf(R"(func.func @main(%a: tensor<4xf32>) -> tensor<4xf32> {
   %0 = "stablehlo.while"(%a) ({
     %c = stablehlo.constant dense<true> : tensor<i1>
@@ -643,11 +688,13 @@ module {
     stablehlo.return %x : tensor<4xf32>
   }) : (tensor<4xf32>) -> tuple<tensor<4xf32>>
   return %a : tensor<4xf32>
-})"), "test.mlir:2:3: error: 'stablehlo.while' returning a tuple is not supported"));
+})"),
+                         "test.mlir:2:3: error: 'stablehlo.while' returning a tuple is not supported"));
         QVERIFY(contains(errorOf(R"(func.func @main(%a: tensor<4xf32>) -> tensor<4xf32> {
   %0 = stablehlo.get_tuple_element %a[0] : (tuple<tensor<4xf32>>) -> tensor<4xf32>
   return %0 : tensor<4xf32>
-})"), "test.mlir:2:36: error: 'stablehlo.get_tuple_element': %a is not a tuple"));
+})"),
+                         "test.mlir:2:36: error: 'stablehlo.get_tuple_element': %a is not a tuple"));
     }
 
     // dense<...> as MLIR writes it: hex blobs of every element type (i1 bit-packed or a byte per element, the
@@ -679,10 +726,11 @@ func.func @main() -> (tensor<2xf64>, tensor<2xf16>, tensor<2xbf16>, tensor<2xi8>
         QCOMPARE(constantOf(g, 3).values, (std::vector<double>{127, -128}));
         QCOMPARE(constantOf(g, 4).values, (std::vector<double>{-1, 2}));
         QCOMPARE(constantOf(g, 5).values, (std::vector<double>{65535, 1}));
-        QCOMPARE(constantOf(g, 6).values, (std::vector<double>{1, 0, 1, 0, 0, 0, 0, 0, 0, 1}));  // 8 per byte, low bit first
-        QCOMPARE(constantOf(g, 7).values, (std::vector<double>{1, 0, 1}));                    // a byte each
-        QCOMPARE(constantOf(g, 8).values, (std::vector<double>{1}));                          // a splat
-        QCOMPARE(constantOf(g, 9).values, (std::vector<double>{1, 3}));                       // the real parts
+        QCOMPARE(constantOf(g, 6).values,
+                 (std::vector<double>{1, 0, 1, 0, 0, 0, 0, 0, 0, 1}));      // 8 per byte, low bit first
+        QCOMPARE(constantOf(g, 7).values, (std::vector<double>{1, 0, 1}));  // a byte each
+        QCOMPARE(constantOf(g, 8).values, (std::vector<double>{1}));        // a splat
+        QCOMPARE(constantOf(g, 9).values, (std::vector<double>{1, 3}));     // the real parts
         QCOMPARE(constantOf(g, 10).values, (std::vector<double>{1, -2}));
         QCOMPARE(constantOf(g, 11).values, (std::vector<double>{7}));  // a splat of one element's bytes
         QVERIFY(constantOf(g, 12).values.empty());
@@ -690,17 +738,22 @@ func.func @main() -> (tensor<2xf64>, tensor<2xf16>, tensor<2xbf16>, tensor<2xi8>
         QCOMPARE(last.size(), std::size_t{4});
         QVERIFY(std::isnan(last[2]) && last[3] == -0.5);
         auto refused = [](const std::string& literal, const std::string& type) {
-            return errorOf("func.func @main() -> " + type + " {\n  %0 = stablehlo.constant dense<" + literal + "> : " + type +
-                           "\n  return %0 : " + type + "\n}");
+            return errorOf("func.func @main() -> " + type + " {\n  %0 = stablehlo.constant dense<" + literal +
+                           "> : " + type + "\n  return %0 : " + type + "\n}");
         };
-        QCOMPARE(refused("[1, 2]", "tensor<3xi32>"),
-                 std::string("test.mlir:2:27: error: dense literal of shape [2] for tensor<3xi32> [stablehlo.syntax]"));
-        QVERIFY(contains(refused("[[1, 2], [3, 4]]", "tensor<4xi32>"), "dense literal of shape [2, 2] for tensor<4xi32>"));
+        QCOMPARE(
+            refused("[1, 2]", "tensor<3xi32>"),
+            std::string(
+                "test.mlir:2:27: error: dense literal of shape [2] for tensor<3xi32> [stablehlo.syntax]"));
+        QVERIFY(contains(refused("[[1, 2], [3, 4]]", "tensor<4xi32>"),
+                         "dense literal of shape [2, 2] for tensor<4xi32>"));
         QVERIFY(contains(refused("[[1, 2], [3]]", "tensor<2x2xi32>"), "dense literal of uneven lists"));
         QVERIFY(contains(refused("[[1, 2], 3]", "tensor<2x2xi32>"), "dense literal of uneven nesting"));
         QVERIFY(contains(refused("\"0x0102030405\"", "tensor<3xi1>"),
-                         "hex literal of 5 bytes for tensor<3xi1>: expected 1 (8 elements per byte) or 3 (a byte per element)"));
-        QVERIFY(contains(refused("\"0x010203\"", "tensor<2xf32>"), "hex literal of 3 bytes for tensor<2xf32>: expected 4 (a splat) or 8"));
+                         "hex literal of 5 bytes for tensor<3xi1>: expected 1 (8 elements per byte) or 3 (a "
+                         "byte per element)"));
+        QVERIFY(contains(refused("\"0x010203\"", "tensor<2xf32>"),
+                         "hex literal of 3 bytes for tensor<2xf32>: expected 4 (a splat) or 8"));
         QVERIFY(contains(refused("[1, x]", "tensor<2xi32>"), "bad element 'x' in the dense literal"));
     }
 
@@ -708,16 +761,19 @@ func.func @main() -> (tensor<2xf64>, tensor<2xf16>, tensor<2xbf16>, tensor<2xi8>
         std::string signature, uses;
         const int n = 3000;
         for (int i = 0; i < n; ++i) {
-            signature += (i ? ", " : "") + ("%arg" + std::to_string(i)) + ": tensor<4xf32> {mhlo.sharding = \"{replicated}\"}";
+            signature += (i ? ", " : "") + ("%arg" + std::to_string(i)) +
+                         ": tensor<4xf32> {mhlo.sharding = \"{replicated}\"}";
         }
         std::string body = "  %s0 = stablehlo.add %arg0, %arg1 : tensor<4xf32>\n";
         for (int i = 2; i < n; ++i)
-            body += "  %s" + std::to_string(i - 1) + " = stablehlo.add %s" + std::to_string(i - 2) + ", %arg" + std::to_string(i) + " : tensor<4xf32>\n";
+            body += "  %s" + std::to_string(i - 1) + " = stablehlo.add %s" + std::to_string(i - 2) +
+                    ", %arg" + std::to_string(i) + " : tensor<4xf32>\n";
         std::string constant = "  %c = stablehlo.constant dense<[";
-        for (int i = 0; i < 50000; ++i) constant += (i ? ", " : "") + std::to_string(i % 7);
+        for (int i = 0; i < 50000; ++i)
+            constant += (i ? ", " : "") + std::to_string(i % 7);
         constant += "]> : tensor<50000xi32>\n";
-        const std::string text = "func.func @main(" + signature + ") -> tensor<4xf32> {\n" + constant + body + "  return %s" +
-                                 std::to_string(n - 2) + " : tensor<4xf32>\n}\n";
+        const std::string text = "func.func @main(" + signature + ") -> tensor<4xf32> {\n" + constant + body +
+                                 "  return %s" + std::to_string(n - 2) + " : tensor<4xf32>\n}\n";
         const Graph g = imported(text);
         QCOMPARE(g.arguments.size(), std::size_t(n));
         QCOMPARE(countOf(g, "add"), std::int64_t{n - 1});
@@ -727,20 +783,32 @@ func.func @main() -> (tensor<2xf64>, tensor<2xf16>, tensor<2xbf16>, tensor<2xi8>
     void syntaxErrorsNamePositionAndExpectation_data() {
         QTest::addColumn<QString>("text");
         QTest::addColumn<QString>("message");
-        QTest::newRow("missing type") << "func.func @main(%a: tensor<4xf32>) -> tensor<4xf32> {\n  %0 = stablehlo.add %a, %a\n  return %0 : tensor<4xf32>\n}"
-                                      << "test.mlir:3:3: error: expected ':' before the op's type, found 'return %0 : tensor<4xf32'";
-        QTest::newRow("undefined value") << "func.func @main(%a: tensor<4xf32>) -> tensor<4xf32> {\n  %0 = stablehlo.add %a, %b : tensor<4xf32>\n  return %0 : tensor<4xf32>\n}"
-                                         << "test.mlir:2:26: error: use of undefined value %b";
-        QTest::newRow("bad element type") << "func.func @main(%a: tensor<4xf99>) -> tensor<4xf32> {\n  return %a : tensor<4xf32>\n}"
-                                          << "test.mlir:1:21: error: unsupported element type 'f99'";
-        QTest::newRow("dynamic shape") << "func.func @main(%a: tensor<?x4xf32>) -> tensor<?x4xf32> {\n  return %a : tensor<?x4xf32>\n}"
-                                       << "error: dynamic dimensions are not supported: tensor<?x4xf32>";
-        QTest::newRow("no function") << "module {\n}\n" << "error: no func.func in the file";
-        QTest::newRow("unclosed block") << "func.func @main(%a: tensor<4xf32>) -> tensor<4xf32> {\n  %0 = stablehlo.negate %a : tensor<4xf32>\n"
+        QTest::newRow("missing type")
+            << "func.func @main(%a: tensor<4xf32>) -> tensor<4xf32> {\n  %0 = stablehlo.add %a, %a\n  return "
+               "%0 : tensor<4xf32>\n}"
+            << "test.mlir:3:3: error: expected ':' before the op's type, found 'return %0 : tensor<4xf32'";
+        QTest::newRow("undefined value")
+            << "func.func @main(%a: tensor<4xf32>) -> tensor<4xf32> {\n  %0 = stablehlo.add %a, %b : "
+               "tensor<4xf32>\n  return %0 : tensor<4xf32>\n}"
+            << "test.mlir:2:26: error: use of undefined value %b";
+        QTest::newRow("bad element type")
+            << "func.func @main(%a: tensor<4xf99>) -> tensor<4xf32> {\n  return %a : tensor<4xf32>\n}"
+            << "test.mlir:1:21: error: unsupported element type 'f99'";
+        QTest::newRow("dynamic shape")
+            << "func.func @main(%a: tensor<?x4xf32>) -> tensor<?x4xf32> {\n  return %a : tensor<?x4xf32>\n}"
+            << "error: dynamic dimensions are not supported: tensor<?x4xf32>";
+        QTest::newRow("no function") << "module {\n}\n"
+                                     << "error: no func.func in the file";
+        QTest::newRow("unclosed block") << "func.func @main(%a: tensor<4xf32>) -> tensor<4xf32> {\n  %0 = "
+                                           "stablehlo.negate %a : tensor<4xf32>\n"
                                         << "error: unbalanced '{'";
-        QTest::newRow("shape mismatch") << "func.func @main(%a: tensor<4xf32>, %b: tensor<5xf32>) -> tensor<4xf32> {\n  %0 = stablehlo.add %a, %b : (tensor<4xf32>, tensor<5xf32>) -> tensor<4xf32>\n  return %0 : tensor<4xf32>\n}"
-                                        << "test.mlir:2:3: error: 'stablehlo.add': operand shapes differ: tensor<4xf32> and tensor<5xf32>";
-        QTest::newRow("garbage") << "this is not mlir" << "test.mlir:1:1: error: expected module, func.func or an alias definition";
+        QTest::newRow("shape mismatch") << "func.func @main(%a: tensor<4xf32>, %b: tensor<5xf32>) -> "
+                                           "tensor<4xf32> {\n  %0 = stablehlo.add %a, %b : (tensor<4xf32>, "
+                                           "tensor<5xf32>) -> tensor<4xf32>\n  return %0 : tensor<4xf32>\n}"
+                                        << "test.mlir:2:3: error: 'stablehlo.add': operand shapes differ: "
+                                           "tensor<4xf32> and tensor<5xf32>";
+        QTest::newRow("garbage") << "this is not mlir"
+                                 << "test.mlir:1:1: error: expected module, func.func or an alias definition";
     }
     void syntaxErrorsNamePositionAndExpectation() {
         QFETCH(QString, text);
@@ -751,7 +819,8 @@ func.func @main() -> (tensor<2xf64>, tensor<2xf16>, tensor<2xbf16>, tensor<2xi8>
 
     // Truncating a real module anywhere, or feeding random bytes, gives an error and never crashes.
     void truncatedAndGarbledInputNeverCrash() {
-        auto model = zoo::build(*zoo::parseModelSpec("moe:layers=1,d_model=64,heads=4,kv_heads=2,d_ff=64,seq=16,vocab=32"));
+        auto model = zoo::build(
+            *zoo::parseModelSpec("moe:layers=1,d_model=64,heads=4,kv_heads=2,d_ff=64,seq=16,vocab=32"));
         const std::string text = printStableHlo(*model);
         int errors = 0;
         for (std::size_t cut = 0; cut < text.size(); cut += 97) {
@@ -762,10 +831,12 @@ func.func @main() -> (tensor<2xf64>, tensor<2xf16>, tensor<2xbf16>, tensor<2xi8>
         std::mt19937 random(7);
         for (int round = 0; round < 200; ++round) {
             std::string garbled = text;
-            for (int k = 0; k < 5; ++k) garbled[random() % garbled.size()] = static_cast<char>(random() % 128);
+            for (int k = 0; k < 5; ++k)
+                garbled[random() % garbled.size()] = static_cast<char>(random() % 128);
             (void)import::importStableHlo(garbled, "garbled.mlir");
             std::string bytes(1 + random() % 200, '\0');
-            for (char& c : bytes) c = static_cast<char>(random());
+            for (char& c : bytes)
+                c = static_cast<char>(random());
             QVERIFY(!import::importStableHlo(bytes, "random.bin").ok());
         }
     }
@@ -774,25 +845,29 @@ func.func @main() -> (tensor<2xf64>, tensor<2xf16>, tensor<2xbf16>, tensor<2xi8>
     void sharedModels_data() {
         QTest::addColumn<QString>("path");
         const QDir dir(shardscope::testing::sharedDir() + QStringLiteral("/models/stablehlo"));
-        if (!dir.exists()) QTest::newRow("absent") << QString();
+        if (!dir.exists())
+            QTest::newRow("absent") << QString();
         for (const QString& name : dir.entryList({"*.mlir"}, QDir::Files, QDir::Name))
             QTest::newRow(qPrintable(name)) << dir.filePath(name);
     }
     void sharedModels() {
         QFETCH(QString, path);
-        if (path.isEmpty()) QSKIP("../shared/models/stablehlo is absent (a user's clone has no ../shared)");
+        if (path.isEmpty())
+            QSKIP("../shared/models/stablehlo is absent (a user's clone has no ../shared)");
         QFile file(path);
         QVERIFY(file.open(QIODevice::ReadOnly));
         const QByteArray bytes = file.readAll();
-        auto graph = import::importStableHlo(std::string_view(bytes.constData(), static_cast<std::size_t>(bytes.size())),
-                                             path.toStdString());
+        auto graph = import::importStableHlo(
+            std::string_view(bytes.constData(), static_cast<std::size_t>(bytes.size())), path.toStdString());
         QVERIFY2(graph.ok(), graph.errorMessage().c_str());
-        for (const auto& d : graph.diagnostics()) qInfo("%s", d.toString().c_str());
+        for (const auto& d : graph.diagnostics())
+            qInfo("%s", d.toString().c_str());
         const auto expected = expectedCounts(QString::fromUtf8(bytes));
         const auto actual = computeStatistics(*graph).opsByKind;
         QCOMPARE(actual, expected);
         std::int64_t total = 0;
-        for (const auto& [kind, n] : actual) total += n;
+        for (const auto& [kind, n] : actual)
+            total += n;
         qInfo("%s: %lld ops, %zu arguments", qPrintable(path.section('/', -1)), static_cast<long long>(total),
               graph->arguments.size());
     }

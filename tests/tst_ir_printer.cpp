@@ -19,14 +19,17 @@ using namespace shardscope::ir;
 
 namespace {
 
-bool contains(const std::string& text, const std::string& fragment) { return text.find(fragment) != std::string::npos; }
+bool contains(const std::string& text, const std::string& fragment) {
+    return text.find(fragment) != std::string::npos;
+}
 
 #define QVERIFY_CONTAINS(text, fragment) \
     QVERIFY2(contains(text, fragment), ("missing: " + std::string(fragment) + "\nin:\n" + (text)).c_str())
 
 Graph finished(GraphBuilder&& b) {
     auto g = std::move(b).finish();
-    if (!g) qFatal("%s", g.errorMessage().c_str());
+    if (!g)
+        qFatal("%s", g.errorMessage().c_str());
     return std::move(g).value();
 }
 
@@ -61,7 +64,8 @@ private slots:
   }
 }
 )";
-        QCOMPARE(QString::fromStdString(printStableHlo(finished(std::move(b)))), QString::fromStdString(expected));
+        QCOMPARE(QString::fromStdString(printStableHlo(finished(std::move(b)))),
+                 QString::fromStdString(expected));
     }
 
     void optionsDropNamesAndLocations() {
@@ -74,7 +78,9 @@ private slots:
         options.argumentNames = false;
         const std::string text = printStableHlo(finished(std::move(b)), options);
         QVERIFY_CONTAINS(text, "module @bare {");
-        QVERIFY_CONTAINS(text, "func.func public @main(%arg0: tensor<2xf32>) -> (tensor<2xf32> {jax.result_info = \"y\"})");
+        QVERIFY_CONTAINS(
+            text,
+            "func.func public @main(%arg0: tensor<2xf32>) -> (tensor<2xf32> {jax.result_info = \"y\"})");
         QVERIFY(!contains(text, "loc("));
         QVERIFY(!contains(text, "shardscope.name"));
     }
@@ -90,18 +96,27 @@ private slots:
         b.compare(x, x, CompareDirection::NE);
         b.iota(TensorType{{4}, ElementType::I32}, 0);
         b.einsum("abc,adc->abd", x, x);
-        b.op(OpKind::Constant, {}, ConstantAttributes{{1, 2, 3, 4}}, {}, {}, {TensorType{{2, 2}, ElementType::I32}});
+        b.op(OpKind::Constant, {}, ConstantAttributes{{1, 2, 3, 4}}, {}, {},
+             {TensorType{{2, 2}, ElementType::I32}});
         b.op(OpKind::Constant, {}, ConstantAttributes{}, {}, {}, {TensorType{{3}, ElementType::F32}});
         b.constant(1, TensorType{{}, ElementType::I1});
         b.constant(-std::numeric_limits<double>::infinity(), TensorType{{}, ElementType::F32});
         const std::string text = printStableHlo(finished(std::move(b)));
-        QVERIFY_CONTAINS(text, "stablehlo.slice %arg0 [0:2, 1:6:2, 0:8] : (tensor<2x6x8xf32>) -> tensor<2x3x8xf32>");
-        QVERIFY_CONTAINS(text, "stablehlo.concatenate %arg0, %arg0, dim = 1 : (tensor<2x6x8xf32>, tensor<2x6x8xf32>) -> tensor<2x12x8xf32>");
-        QVERIFY_CONTAINS(text, "stablehlo.pad %arg0, %2, low = [0, 1, 0], high = [0, 0, 2], interior = [0, 0, 0]");
-        QVERIFY_CONTAINS(text, "stablehlo.compare  LT, %arg1, %arg1,  SIGNED : (tensor<5xi32>, tensor<5xi32>) -> tensor<5xi1>");
+        QVERIFY_CONTAINS(
+            text, "stablehlo.slice %arg0 [0:2, 1:6:2, 0:8] : (tensor<2x6x8xf32>) -> tensor<2x3x8xf32>");
+        QVERIFY_CONTAINS(text,
+                         "stablehlo.concatenate %arg0, %arg0, dim = 1 : (tensor<2x6x8xf32>, "
+                         "tensor<2x6x8xf32>) -> tensor<2x12x8xf32>");
+        QVERIFY_CONTAINS(text,
+                         "stablehlo.pad %arg0, %2, low = [0, 1, 0], high = [0, 0, 2], interior = [0, 0, 0]");
+        QVERIFY_CONTAINS(
+            text,
+            "stablehlo.compare  LT, %arg1, %arg1,  SIGNED : (tensor<5xi32>, tensor<5xi32>) -> tensor<5xi1>");
         QVERIFY_CONTAINS(text, "stablehlo.compare  NE, %arg0, %arg0,  FLOAT");
         QVERIFY_CONTAINS(text, "stablehlo.iota dim = 0 : tensor<4xi32>");
-        QVERIFY_CONTAINS(text, "stablehlo.dot_general %arg0, %arg0, batching_dims = [0] x [0], contracting_dims = [2] x [2] : (tensor<2x6x8xf32>, tensor<2x6x8xf32>) -> tensor<2x6x6xf32>");
+        QVERIFY_CONTAINS(text,
+                         "stablehlo.dot_general %arg0, %arg0, batching_dims = [0] x [0], contracting_dims = "
+                         "[2] x [2] : (tensor<2x6x8xf32>, tensor<2x6x8xf32>) -> tensor<2x6x6xf32>");
         QVERIFY_CONTAINS(text, "stablehlo.constant dense<[[1, 2], [3, 4]]> : tensor<2x2xi32>");
         QVERIFY_CONTAINS(text, "stablehlo.constant dense_resource<__elided__> : tensor<3xf32>");
         QVERIFY_CONTAINS(text, "stablehlo.constant dense<true> : tensor<i1>");
@@ -117,11 +132,12 @@ private slots:
         c.padding = {{3, 3}, {3, 3}};
         b.convolution(image, kernel, c);
         // The line jax_resnet_50.mlir has for the same convolution.
-        QVERIFY_CONTAINS(printStableHlo(finished(std::move(b))),
-                         "stablehlo.convolution(%arg0, %arg1) dim_numbers = [b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f], "
-                         "window = {stride = [2, 2], pad = [[3, 3], [3, 3]]} {batch_group_count = 1 : i64, "
-                         "feature_group_count = 1 : i64} : (tensor<1x224x224x3xf32>, tensor<7x7x3x64xf32>) -> "
-                         "tensor<1x112x112x64xf32>");
+        QVERIFY_CONTAINS(
+            printStableHlo(finished(std::move(b))),
+            "stablehlo.convolution(%arg0, %arg1) dim_numbers = [b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f], "
+            "window = {stride = [2, 2], pad = [[3, 3], [3, 3]]} {batch_group_count = 1 : i64, "
+            "feature_group_count = 1 : i64} : (tensor<1x224x224x3xf32>, tensor<7x7x3x64xf32>) -> "
+            "tensor<1x112x112x64xf32>");
     }
 
     void printsGenericOpsWithRegionsAndMultipleResults() {
@@ -141,57 +157,164 @@ private slots:
         b.op(OpKind::Opaque, {keys}, OpaqueAttributes{"chlo.top_k"}, {}, {},
              {TensorType{{2}, ElementType::F32}, TensorType{{2}, ElementType::I32}});
         const std::string text = printStableHlo(finished(std::move(b)));
-        QVERIFY_CONTAINS(text, "%0:2 = \"stablehlo.sort\"(%arg0, %arg1) <{dimension = 0 : i64, is_stable = true}> ({\n"
-                               "      ^bb0(%arg2: tensor<f32>, %arg3: tensor<f32>, %arg4: tensor<i32>, %arg5: tensor<i32>):\n"
-                               "        %1 = stablehlo.compare  LT, %arg2, %arg3,  FLOAT : (tensor<f32>, tensor<f32>) -> tensor<i1>\n"
-                               "        stablehlo.return %1 : tensor<i1>\n"
-                               "      }) : (tensor<8xf32>, tensor<8xi32>) -> (tensor<8xf32>, tensor<8xi32>) loc(\"sort\")");
+        QVERIFY_CONTAINS(
+            text,
+            "%0:2 = \"stablehlo.sort\"(%arg0, %arg1) <{dimension = 0 : i64, is_stable = true}> ({\n"
+            "      ^bb0(%arg2: tensor<f32>, %arg3: tensor<f32>, %arg4: tensor<i32>, %arg5: tensor<i32>):\n"
+            "        %1 = stablehlo.compare  LT, %arg2, %arg3,  FLOAT : (tensor<f32>, tensor<f32>) -> "
+            "tensor<i1>\n"
+            "        stablehlo.return %1 : tensor<i1>\n"
+            "      }) : (tensor<8xf32>, tensor<8xi32>) -> (tensor<8xf32>, tensor<8xi32>) loc(\"sort\")");
         QVERIFY_CONTAINS(text, "%2 = stablehlo.negate %0#1 : tensor<8xi32>");
-        QVERIFY_CONTAINS(text, "%3 = \"stablehlo.custom_call\"(%arg0) {call_target_name = \"Sharding\", backend_config = \"cfg\"} : (tensor<8xf32>) -> tensor<8xf32>");
-        QVERIFY_CONTAINS(text, "%4:2 = \"chlo.top_k\"(%arg0) : (tensor<8xf32>) -> (tensor<2xf32>, tensor<2xi32>)");
+        QVERIFY_CONTAINS(text,
+                         "%3 = \"stablehlo.custom_call\"(%arg0) {call_target_name = \"Sharding\", "
+                         "backend_config = \"cfg\"} : (tensor<8xf32>) -> tensor<8xf32>");
+        QVERIFY_CONTAINS(text,
+                         "%4:2 = \"chlo.top_k\"(%arg0) : (tensor<8xf32>) -> (tensor<2xf32>, tensor<2xi32>)");
     }
 
-    // Every op prints as an op of a real dialect: ONNX's Erf as chlo.erf (not a made-up stablehlo.elementwise),
-    // an operator only ONNX knows as a custom call of its name, and every op kind's mnemonic is a StableHLO op.
+    // Every op prints as an op of a real dialect: ONNX's Erf as chlo.erf (not a made-up
+    // stablehlo.elementwise), an operator only ONNX knows as a custom call of its name, and every op kind's
+    // mnemonic is a StableHLO op.
     void printsOnlyRealOps() {
-        static const std::set<std::string> stablehlo{
-            "abs", "add", "after_all", "all_gather", "all_reduce", "all_to_all", "and", "atan2", "batch_norm_grad",
-            "batch_norm_inference", "batch_norm_training", "bitcast_convert", "broadcast", "broadcast_in_dim", "case",
-            "cbrt", "ceil", "cholesky", "clamp", "collective_broadcast", "collective_permute", "compare", "complex",
-            "composite", "concatenate", "constant", "convert", "convolution", "cosine", "count_leading_zeros",
-            "custom_call", "divide", "dot_general", "dynamic_broadcast_in_dim", "dynamic_conv", "dynamic_gather",
-            "dynamic_iota", "dynamic_pad", "dynamic_reshape", "dynamic_slice", "dynamic_update_slice", "einsum",
-            "exponential", "exponential_minus_one", "fft", "floor", "gather", "get_dimension_size",
-            "get_tuple_element", "if", "imag", "infeed", "iota", "is_finite", "log", "log_plus_one", "logistic", "map",
-            "maximum", "minimum", "multiply", "negate", "not", "optimization_barrier", "or", "outfeed", "pad",
-            "partition_id", "popcnt", "power", "real", "real_dynamic_slice", "recv", "reduce", "reduce_precision",
-            "reduce_scatter", "reduce_window", "remainder", "replica_id", "reshape", "return", "reverse", "rng",
-            "rng_bit_generator", "round_nearest_afz", "round_nearest_even", "rsqrt", "scatter", "select",
-            "select_and_scatter", "send", "set_dimension_size", "shift_left", "shift_right_arithmetic",
-            "shift_right_logical", "sign", "sine", "slice", "sort", "sqrt", "subtract", "tan", "tanh", "torch_index_select",
-            "transpose", "triangular_solve", "tuple", "uniform_dequantize", "uniform_quantize", "while", "xor"};
+        static const std::set<std::string> stablehlo{"abs",
+                                                     "add",
+                                                     "after_all",
+                                                     "all_gather",
+                                                     "all_reduce",
+                                                     "all_to_all",
+                                                     "and",
+                                                     "atan2",
+                                                     "batch_norm_grad",
+                                                     "batch_norm_inference",
+                                                     "batch_norm_training",
+                                                     "bitcast_convert",
+                                                     "broadcast",
+                                                     "broadcast_in_dim",
+                                                     "case",
+                                                     "cbrt",
+                                                     "ceil",
+                                                     "cholesky",
+                                                     "clamp",
+                                                     "collective_broadcast",
+                                                     "collective_permute",
+                                                     "compare",
+                                                     "complex",
+                                                     "composite",
+                                                     "concatenate",
+                                                     "constant",
+                                                     "convert",
+                                                     "convolution",
+                                                     "cosine",
+                                                     "count_leading_zeros",
+                                                     "custom_call",
+                                                     "divide",
+                                                     "dot_general",
+                                                     "dynamic_broadcast_in_dim",
+                                                     "dynamic_conv",
+                                                     "dynamic_gather",
+                                                     "dynamic_iota",
+                                                     "dynamic_pad",
+                                                     "dynamic_reshape",
+                                                     "dynamic_slice",
+                                                     "dynamic_update_slice",
+                                                     "einsum",
+                                                     "exponential",
+                                                     "exponential_minus_one",
+                                                     "fft",
+                                                     "floor",
+                                                     "gather",
+                                                     "get_dimension_size",
+                                                     "get_tuple_element",
+                                                     "if",
+                                                     "imag",
+                                                     "infeed",
+                                                     "iota",
+                                                     "is_finite",
+                                                     "log",
+                                                     "log_plus_one",
+                                                     "logistic",
+                                                     "map",
+                                                     "maximum",
+                                                     "minimum",
+                                                     "multiply",
+                                                     "negate",
+                                                     "not",
+                                                     "optimization_barrier",
+                                                     "or",
+                                                     "outfeed",
+                                                     "pad",
+                                                     "partition_id",
+                                                     "popcnt",
+                                                     "power",
+                                                     "real",
+                                                     "real_dynamic_slice",
+                                                     "recv",
+                                                     "reduce",
+                                                     "reduce_precision",
+                                                     "reduce_scatter",
+                                                     "reduce_window",
+                                                     "remainder",
+                                                     "replica_id",
+                                                     "reshape",
+                                                     "return",
+                                                     "reverse",
+                                                     "rng",
+                                                     "rng_bit_generator",
+                                                     "round_nearest_afz",
+                                                     "round_nearest_even",
+                                                     "rsqrt",
+                                                     "scatter",
+                                                     "select",
+                                                     "select_and_scatter",
+                                                     "send",
+                                                     "set_dimension_size",
+                                                     "shift_left",
+                                                     "shift_right_arithmetic",
+                                                     "shift_right_logical",
+                                                     "sign",
+                                                     "sine",
+                                                     "slice",
+                                                     "sort",
+                                                     "sqrt",
+                                                     "subtract",
+                                                     "tan",
+                                                     "tanh",
+                                                     "torch_index_select",
+                                                     "transpose",
+                                                     "triangular_solve",
+                                                     "tuple",
+                                                     "uniform_dequantize",
+                                                     "uniform_quantize",
+                                                     "while",
+                                                     "xor"};
         for (int k = 0; k < kOpKindCount; ++k) {
             const auto kind = static_cast<OpKind>(k);
-            if (kind == OpKind::Opaque || kind == OpKind::OtherElementwise) continue;  // printed under their own names
+            if (kind == OpKind::Opaque || kind == OpKind::OtherElementwise)
+                continue;  // printed under their own names
             QVERIFY2(stablehlo.count(std::string(mnemonic(kind))), std::string(mnemonic(kind)).c_str());
         }
         GraphBuilder b("onnx", "model.onnx");
         ValueId x = b.input("x", {2, 3}, ElementType::F32);
         ValueId erf = b.op1(OpKind::OtherElementwise, {x}, OpaqueAttributes{"chlo.erf"}, "gelu.erf");
         ValueId other = b.op(OpKind::Opaque, {erf}, OpaqueAttributes{"onnx.Hardmax"}, "hardmax", {},
-                             {TensorType{{2, 3}, ElementType::F32}}).front();
+                             {TensorType{{2, 3}, ElementType::F32}})
+                            .front();
         ValueId rounded = b.op1(OpKind::ReducePrecision, {other}, NoAttributes{}, "round");
         b.output(rounded, "y");
         const Graph g = finished(std::move(b));
         const std::string text = printStableHlo(g);
         QVERIFY(!contains(text, "stablehlo.elementwise"));
         QVERIFY(!contains(text, "stablehlo.opaque"));
-        QVERIFY_CONTAINS(text, "%0 = \"chlo.erf\"(%arg0) : (tensor<2x3xf32>) -> tensor<2x3xf32> loc(\"gelu.erf\")");
+        QVERIFY_CONTAINS(text,
+                         "%0 = \"chlo.erf\"(%arg0) : (tensor<2x3xf32>) -> tensor<2x3xf32> loc(\"gelu.erf\")");
         QVERIFY_CONTAINS(text, "%1 = \"stablehlo.custom_call\"(%0) {call_target_name = \"onnx.Hardmax\"}");
-        QVERIFY_CONTAINS(text, "\"stablehlo.reduce_precision\"(%1) <{exponent_bits = 8 : i32, mantissa_bits = 23 : i32}>");
+        QVERIFY_CONTAINS(
+            text, "\"stablehlo.reduce_precision\"(%1) <{exponent_bits = 8 : i32, mantissa_bits = 23 : i32}>");
         // Every op of the text is one of StableHLO's, CHLO's or the function's own.
         const std::regex op("(?:= |\\n\\s+)\"?([a-z_]+)\\.([a-z_]+)\\b");
-        for (auto it = std::sregex_iterator(text.begin(), text.end(), op); it != std::sregex_iterator(); ++it) {
+        for (auto it = std::sregex_iterator(text.begin(), text.end(), op); it != std::sregex_iterator();
+             ++it) {
             const std::string dialect = (*it)[1], name = (*it)[2];
             QVERIFY2(dialect == "chlo" || dialect == "func" || dialect == "sdy" ||
                          (dialect == "stablehlo" && stablehlo.count(name)),
@@ -200,7 +323,8 @@ private slots:
         const auto again = import::importStableHlo(text, "printed.mlir");
         QVERIFY2(again.ok(), again.errorMessage().c_str());
         QCOMPARE(int(again->op(again->body[0]).kind), int(OpKind::OtherElementwise));
-        QCOMPARE(std::get<OpaqueAttributes>(again->op(again->body[0]).attributes).name, std::string("chlo.erf"));
+        QCOMPARE(std::get<OpaqueAttributes>(again->op(again->body[0]).attributes).name,
+                 std::string("chlo.erf"));
     }
 
     // A training step prints what the importer needs to read it back as one: where the backward pass starts,
@@ -223,8 +347,10 @@ private slots:
         QCOMPARE(again->body.size(), g.body.size());
         QCOMPARE(again->backwardStart, g.backwardStart);
         std::vector<std::pair<std::uint32_t, std::size_t>> want, got;
-        for (const auto& [v, a] : g.gradients) want.emplace_back(v.index, a);
-        for (const auto& [v, a] : again->gradients) got.emplace_back(v.index, a);
+        for (const auto& [v, a] : g.gradients)
+            want.emplace_back(v.index, a);
+        for (const auto& [v, a] : again->gradients)
+            got.emplace_back(v.index, a);
         std::sort(want.begin(), want.end());
         std::sort(got.begin(), got.end());
         QCOMPARE(got.size(), want.size());
@@ -245,8 +371,10 @@ private slots:
         QTest::addColumn<QString>("model");
         for (const auto& family : zoo::families()) {
             std::string small = family.name;
-            if (family.name == "gpt" || family.name == "llama" || family.name == "moe") small += ":layers=2";
-            if (family.name == "vit") small += ":layers=2,batch=2";
+            if (family.name == "gpt" || family.name == "llama" || family.name == "moe")
+                small += ":layers=2";
+            if (family.name == "vit")
+                small += ":layers=2,batch=2";
             QTest::newRow(family.name.c_str()) << QString::fromStdString(small);
         }
     }
@@ -259,7 +387,8 @@ private slots:
         const std::string text = printStableHlo(*graph);
         QVERIFY(!contains(text, "<undefined"));
         std::size_t definitions = 0;
-        for (std::size_t pos = text.find("\n    %"); pos != std::string::npos; pos = text.find("\n    %", pos + 1))
+        for (std::size_t pos = text.find("\n    %"); pos != std::string::npos;
+             pos = text.find("\n    %", pos + 1))
             ++definitions;
         QCOMPARE(definitions, graph->body.size());
     }

@@ -13,10 +13,10 @@
 #include "shardscope/ir/printer.h"
 #include "shardscope/ir/unroll.h"
 #include "shardscope/ir/verifier.h"
-#include "shardscope/session/model_source.h"
 #include "shardscope/plan/experts.h"
-#include "shardscope/session/problem.h"
 #include "shardscope/search/search.h"
+#include "shardscope/session/model_source.h"
+#include "shardscope/session/problem.h"
 #include "shardscope/zoo/zoo.h"
 
 using namespace shardscope;
@@ -28,35 +28,42 @@ constexpr const char* kTwin = "gpt:layers=4,d_model=256,heads=8,d_ff=1024,seq=25
 
 Graph zooGraph(const std::string& model) {
     auto spec = zoo::parseModelSpec(model);
-    if (!spec) qFatal("%s", spec.errorMessage().c_str());
+    if (!spec)
+        qFatal("%s", spec.errorMessage().c_str());
     auto g = zoo::build(*spec);
-    if (!g) qFatal("%s", g.errorMessage().c_str());
+    if (!g)
+        qFatal("%s", g.errorMessage().c_str());
     return std::move(g).value();
 }
 
 std::size_t countKind(const Graph& g, OpKind kind) {
     std::size_t n = 0;
-    for (OpId id : g.allOpsInOrder()) n += g.op(id).kind == kind;
+    for (OpId id : g.allOpsInOrder())
+        n += g.op(id).kind == kind;
     return n;
 }
 
 std::set<std::string> groupLabels(const analysis::DecisionSpace& space) {
     std::set<std::string> out;
-    for (const auto& group : space.groups) out.insert(group.label);
+    for (const auto& group : space.groups)
+        out.insert(group.label);
     return out;
 }
 
-std::unique_ptr<Problem> problemFor(const std::string& model, bool train, const std::string& mesh = "data=4,model=2") {
+std::unique_ptr<Problem> problemFor(const std::string& model, bool train,
+                                    const std::string& mesh = "data=4,model=2") {
     ProblemSpec spec;
     spec.model = "zoo:" + model;
     spec.train = train;
     spec.mesh = mesh;
     auto p = loadProblem(spec);
-    if (!p) qFatal("%s", p.errorMessage().c_str());
+    if (!p)
+        qFatal("%s", p.errorMessage().c_str());
     return std::move(p).value();
 }
 
-// A loop `for i in [0, 5): acc = acc · x` whose limit is an argument (not a constant): its trip count is unknown.
+// A loop `for i in [0, 5): acc = acc · x` whose limit is an argument (not a constant): its trip count is
+// unknown.
 Graph uncountedLoop() {
     GraphBuilder b("uncounted", "uncounted.mlir");
     const TensorType counter{{}, ElementType::I32};
@@ -69,10 +76,12 @@ Graph uncountedLoop() {
     Region body = b.region({counter, vector}, [&](const std::vector<ValueId>& a) {
         return std::vector<ValueId>{b.add(a[0], b.constant(1, counter)), b.multiply(a[1], x)};
     });
-    auto r = b.op(OpKind::While, {b.constant(0, counter), x}, LoopAttributes{}, "loop", {std::move(cond), std::move(body)});
+    auto r = b.op(OpKind::While, {b.constant(0, counter), x}, LoopAttributes{}, "loop",
+                  {std::move(cond), std::move(body)});
     b.output(r[1], "y");
     auto g = std::move(b).finish();
-    if (!g) qFatal("%s", g.errorMessage().c_str());
+    if (!g)
+        qFatal("%s", g.errorMessage().c_str());
     return std::move(g).value();
 }
 
@@ -82,15 +91,18 @@ class TestLoops : public QObject {
     Q_OBJECT
 private slots:
     // scan=true builds one while loop over weights stacked [layers, ...]; unrolling gives each iteration the
-    // twin's layer labels, reads the counter as a constant per copy and leaves a verified graph without loops.
+    // twin's layer labels, reads the counter as a constant per copy and leaves a verified graph without
+    // loops.
     void scannedZooModelUnrolls() {
         Graph g = zooGraph(std::string(kTwin) + ",scan=true");
         QCOMPARE(countKind(g, OpKind::While), std::size_t{1});
         const Graph twin = zooGraph(kTwin);
-        QVERIFY(g.arguments.size() < twin.arguments.size());  // stacked: one argument per weight, not per layer
+        QVERIFY(g.arguments.size() <
+                twin.arguments.size());  // stacked: one argument per weight, not per layer
         bool stacked = false;
         for (const auto& a : g.arguments)
-            stacked = stacked || (!a.dimensionLabels.empty() && a.dimensionLabels.front() == "layers" && g.type(a.value).shape.front() == 4);
+            stacked = stacked || (!a.dimensionLabels.empty() && a.dimensionLabels.front() == "layers" &&
+                                  g.type(a.value).shape.front() == 4);
         QVERIFY(stacked);
         const auto loops = unrollLoops(g);
         QCOMPARE(loops.unrolled, std::size_t{1});
@@ -100,14 +112,16 @@ private slots:
         std::set<std::string> layers;
         for (OpId id : g.body) {
             const std::string& name = g.op(id).location.name;
-            if (name.rfind("layers.", 0) == 0) layers.insert(name.substr(0, name.find('.', 7)));
+            if (name.rfind("layers.", 0) == 0)
+                layers.insert(name.substr(0, name.find('.', 7)));
         }
         QCOMPARE(layers, (std::set<std::string>{"layers.0", "layers.1", "layers.2", "layers.3"}));
         // Each iteration's dynamic_slices read that iteration's counter value.
         std::set<double> indices;
         for (OpId id : g.body) {
             const Op& op = g.op(id);
-            if (op.kind != OpKind::DynamicSlice) continue;
+            if (op.kind != OpKind::DynamicSlice)
+                continue;
             const Op& start = g.op(g.value(op.operands[1]).producer);
             QCOMPARE(start.kind, OpKind::Constant);
             indices.insert(std::get<ConstantAttributes>(start.attributes).values.front());
@@ -123,7 +137,8 @@ private slots:
         QCOMPARE(loops.unrolled, std::size_t{0});
         QCOMPARE(loops.warnings.size(), std::size_t{1});
         const QString text = QString::fromStdString(loops.warnings.front().toString());
-        QVERIFY2(text.contains("while loop 'loop' is priced as one op") && text.contains("trip count"), qPrintable(text));
+        QVERIFY2(text.contains("while loop 'loop' is priced as one op") && text.contains("trip count"),
+                 qPrintable(text));
         QCOMPARE(countKind(g, OpKind::While), std::size_t{1});
     }
 
@@ -140,10 +155,12 @@ private slots:
         QFETCH(int, kind);
         GraphBuilder b("switch");
         ValueId x = b.parameter("x", {4}, ElementType::F32);
-        Region times = b.region({}, [&](const std::vector<ValueId>&) { return std::vector<ValueId>{b.multiply(x, x)}; });
-        Region plus = b.region({}, [&](const std::vector<ValueId>&) { return std::vector<ValueId>{b.add(x, x)}; });
-        auto r = b.op(OpKind::Case, {b.constant(index, TensorType{{}, ElementType::I32})}, NoAttributes{}, "switch",
-                      {std::move(times), std::move(plus)});
+        Region times =
+            b.region({}, [&](const std::vector<ValueId>&) { return std::vector<ValueId>{b.multiply(x, x)}; });
+        Region plus =
+            b.region({}, [&](const std::vector<ValueId>&) { return std::vector<ValueId>{b.add(x, x)}; });
+        auto r = b.op(OpKind::Case, {b.constant(index, TensorType{{}, ElementType::I32})}, NoAttributes{},
+                      "switch", {std::move(times), std::move(plus)});
         b.output(r.front(), "y");
         Graph g = std::move(b).finish().value();
         unrollLoops(g);
@@ -191,24 +208,28 @@ private slots:
         const TensorType counter{{}, ElementType::I32};
         ValueId x = b.parameter("x", {2}, ElementType::F32);
         Region cond = b.region({counter, b.type(x)}, [&](const std::vector<ValueId>& a) {
-            return std::vector<ValueId>{b.compare(a[0], b.constant(limit, counter), static_cast<CompareDirection>(direction))};
+            return std::vector<ValueId>{
+                b.compare(a[0], b.constant(limit, counter), static_cast<CompareDirection>(direction))};
         });
         Region body = b.region({counter, b.type(x)}, [&](const std::vector<ValueId>& a) {
             return std::vector<ValueId>{b.add(a[0], b.constant(step, counter)), b.add(a[1], a[1])};
         });
-        auto r = b.op(OpKind::While, {b.constant(start, counter), x}, LoopAttributes{}, "loop", {std::move(cond), std::move(body)});
+        auto r = b.op(OpKind::While, {b.constant(start, counter), x}, LoopAttributes{}, "loop",
+                      {std::move(cond), std::move(body)});
         b.output(r[1], "y");
         Graph g = std::move(b).finish().value();
         const auto counted = countedTrips(g, g.op(g.body.back()));
         QCOMPARE(counted ? static_cast<int>(*counted) : -1, trips);
-        if (trips < 0) return;
+        if (trips < 0)
+            return;
         unrollLoops(g);
-        QCOMPARE(countKind(g, OpKind::Add), static_cast<std::size_t>(trips));  // the doublings; the counter updates go
+        QCOMPARE(countKind(g, OpKind::Add),
+                 static_cast<std::size_t>(trips));  // the doublings; the counter updates go
         QVERIFY(verifyGraph(g).ok());
     }
 
-    // The analysis of the scanned model has the twin's groups, plus one: the stacked layer dimension, a single
-    // name over every stacked weight.
+    // The analysis of the scanned model has the twin's groups, plus one: the stacked layer dimension, a
+    // single name over every stacked weight.
     void scannedModelHasTheTwinsGroups() {
         for (bool train : {false, true}) {
             const auto twin = problemFor(kTwin, train);
@@ -239,19 +260,26 @@ private slots:
         const auto scanned = problemFor(std::string(kTwin) + ",scan=true", train);
         for (const std::string id : {"dp", "fsdp", "megatron", "megatron-sp", "fsdp-tp", "zero2"}) {
             const auto a = plan::expertPlan(id, twin->costModel->planContext(), twin->costModel->mesh());
-            const auto b = plan::expertPlan(id, scanned->costModel->planContext(), scanned->costModel->mesh());
+            const auto b =
+                plan::expertPlan(id, scanned->costModel->planContext(), scanned->costModel->mesh());
             QVERIFY2(a.ok() == b.ok(), id.c_str());
-            if (!a.ok()) continue;
+            if (!a.ok())
+                continue;
             const auto x = cost::evaluate(*twin->costModel, *a);
             const auto y = cost::evaluate(*scanned->costModel, *b);
             double bytesX = 0, bytesY = 0;
-            for (const auto& c : x.collectives) bytesX += c.bytes;
-            for (const auto& c : y.collectives) bytesY += c.bytes;
+            for (const auto& c : x.collectives)
+                bytesX += c.bytes;
+            for (const auto& c : y.collectives)
+                bytesY += c.bytes;
             const QString what = QString("%1: step %2 vs %3 us, peak %4 vs %5 MB, collectives %6 vs %7 MB")
                                      .arg(QString::fromStdString(id))
-                                     .arg(x.stepTime * 1e6).arg(y.stepTime * 1e6)
-                                     .arg(x.peakMemory / 1e6).arg(y.peakMemory / 1e6)
-                                     .arg(bytesX / 1e6).arg(bytesY / 1e6);
+                                     .arg(x.stepTime * 1e6)
+                                     .arg(y.stepTime * 1e6)
+                                     .arg(x.peakMemory / 1e6)
+                                     .arg(y.peakMemory / 1e6)
+                                     .arg(bytesX / 1e6)
+                                     .arg(bytesY / 1e6);
             QVERIFY2(std::abs(y.stepTime / x.stepTime - 1) < 0.01, qPrintable(what));
             QVERIFY2(std::abs(y.peakMemory / x.peakMemory - 1) < 0.01, qPrintable(what));
             QVERIFY2(std::abs(bytesY / bytesX - 1) < 0.01 || (bytesX == 0 && bytesY == 0), qPrintable(what));
@@ -268,14 +296,16 @@ private slots:
         search::Search a(*twin->costModel, {}, options), b(*scanned->costModel, {}, options);
         const auto x = a.run(), y = b.run();
         const QString what = QString("best %1 us (%2) vs %3 us (%4)")
-                                 .arg(x.evaluation.stepTime * 1e6).arg(QString::fromStdString(x.origin))
-                                 .arg(y.evaluation.stepTime * 1e6).arg(QString::fromStdString(y.origin));
+                                 .arg(x.evaluation.stepTime * 1e6)
+                                 .arg(QString::fromStdString(x.origin))
+                                 .arg(y.evaluation.stepTime * 1e6)
+                                 .arg(QString::fromStdString(y.origin));
         qInfo("%s", qPrintable(what));
         QVERIFY2(std::abs(y.evaluation.stepTime / x.evaluation.stepTime - 1) < 0.01, qPrintable(what));
     }
 
-    // A scan as JAX lowers it (jax.lax.scan over stacked weights: the stacked weight carried through the loop,
-    // sliced at the counter): three layers, each with the weight's slice for its iteration.
+    // A scan as JAX lowers it (jax.lax.scan over stacked weights: the stacked weight carried through the
+    // loop, sliced at the counter): three layers, each with the weight's slice for its iteration.
     void jaxScanImports() {
         const std::string text = R"(module @jit_f {
   func.func public @main(%arg0: tensor<3x4x4xf32> {jax.arg_info = "params['layers']['w']"}, %arg1: tensor<2x4xf32> {jax.arg_info = "x"}) -> (tensor<2x4xf32> {jax.result_info = ""}) {

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // SPDX-FileCopyrightText: 2026 The Shardscope Authors
-// Hardware profiles and meshes: every built-in profile parses, cites every figure and carries docs/design.md, "Plans"'s
-// numbers; profiles and meshes survive a trip through JSON; meshes put each axis on the link its layout
-// implies; every malformed profile, mesh spec and mesh file is refused with its exact message.
+// Hardware profiles and meshes: every built-in profile parses, cites every figure and carries docs/design.md,
+// "Plans"'s numbers; profiles and meshes survive a trip through JSON; meshes put each axis on the link its
+// layout implies; every malformed profile, mesh spec and mesh file is refused with its exact message.
 #include <cmath>
 #include <limits>
 
@@ -27,25 +27,29 @@ const QString kHardwareDir = shardscope::testing::sourceDir() + QStringLiteral("
 
 std::string readFile(const QString& path) {
     QFile file(path);
-    if (!file.open(QIODevice::ReadOnly)) qFatal("cannot read %s", qPrintable(path));
+    if (!file.open(QIODevice::ReadOnly))
+        qFatal("cannot read %s", qPrintable(path));
     return file.readAll().toStdString();
 }
 
 void writeFile(const QString& path, const std::string& text) {
     QFile file(path);
-    if (!file.open(QIODevice::WriteOnly)) qFatal("cannot write %s", qPrintable(path));
+    if (!file.open(QIODevice::WriteOnly))
+        qFatal("cannot write %s", qPrintable(path));
     file.write(text.data(), static_cast<qint64>(text.size()));
 }
 
 HardwareProfile hardware(const std::string& id) {
     auto p = loadHardware(id);
-    if (!p) qFatal("%s", p.errorMessage().c_str());
+    if (!p)
+        qFatal("%s", p.errorMessage().c_str());
     return std::move(p).value();
 }
 
 Mesh meshOn(const std::string& spec, const std::string& hardwareId) {
     auto m = makeMesh(spec, hardware(hardwareId));
-    if (!m) qFatal("%s", m.errorMessage().c_str());
+    if (!m)
+        qFatal("%s", m.errorMessage().c_str());
     return std::move(m).value();
 }
 
@@ -55,7 +59,8 @@ std::string firstMessage(const std::vector<Diagnostic>& diagnostics) {
 
 std::string replaced(std::string text, const std::string& from, const std::string& to) {
     const auto at = text.find(from);
-    if (at == std::string::npos) qFatal("'%s' is not in the fixture", from.c_str());
+    if (at == std::string::npos)
+        qFatal("'%s' is not in the fixture", from.c_str());
     return text.replace(at, from.size(), to);
 }
 
@@ -71,7 +76,8 @@ const std::string kToy = R"({
 
 // The toy profile with efficiency tables, for the efficiency cases.
 const std::string kToyEfficiency = replaced(kToy, R"(,
-  "citations")", R"(,
+  "citations")",
+                                            R"(,
   "efficiency": {
     "matmul": [[16, 0.1], [64, 0.3], [256, 0.6], [1024, 0.8]],
     "memory": [[65536, 0.05], [1048576, 0.4], [268435456, 0.9]]
@@ -91,7 +97,8 @@ private slots:
         const QStringList files = QDir(kHardwareDir).entryList({"*.json"}, QDir::Files, QDir::Name);
         QCOMPARE(files.size(), 7);
         std::vector<std::string> ids;
-        for (const auto& p : builtinHardware()) ids.push_back(p.id);
+        for (const auto& p : builtinHardware())
+            ids.push_back(p.id);
         QCOMPARE(ids, (std::vector<std::string>{"a100", "h100", "h100-96gb-500w", "h200", "tpu-v4", "tpu-v5e",
                                                 "tpu-v5p"}));
         for (const QString& file : files) {
@@ -105,7 +112,8 @@ private slots:
 
     void builtinProfilesArePositiveAndCited_data() {
         QTest::addColumn<QString>("id");
-        for (const auto& p : builtinHardware()) QTest::newRow(p.id.c_str()) << QString::fromStdString(p.id);
+        for (const auto& p : builtinHardware())
+            QTest::newRow(p.id.c_str()) << QString::fromStdString(p.id);
     }
     void builtinProfilesArePositiveAndCited() {
         QFETCH(QString, id);
@@ -206,10 +214,9 @@ private slots:
         const auto r = loadHardware("b200");
         QVERIFY(!r.ok());
         QCOMPARE(r.diagnostics().front().code, std::string("hardware.unknown"));
-        QCOMPARE(
-            firstMessage(r.diagnostics()),
-            std::string("unknown hardware 'b200' (built-in: a100, h100, h100-96gb-500w, h200, tpu-v4, "
-                        "tpu-v5e, tpu-v5p; or give the path of a JSON profile)"));
+        QCOMPARE(firstMessage(r.diagnostics()),
+                 std::string("unknown hardware 'b200' (built-in: a100, h100, h100-96gb-500w, h200, tpu-v4, "
+                             "tpu-v5e, tpu-v5p; or give the path of a JSON profile)"));
     }
 
     void missingFileNamesThePath() {
@@ -449,7 +456,8 @@ private slots:
             const std::string cited = "\"what\": \"peak_flops_per_s, memory_bytes";
             const auto p =
                 parseHardware(replaced(kToyEfficiency, cited + "\"", cited + what + "\""), "toy.json");
-            if (!p) qFatal("%s", p.errorMessage().c_str());
+            if (!p)
+                qFatal("%s", p.errorMessage().c_str());
             return uncitedFigures(*p);
         };
         const std::vector<std::string> links = {"hbm_bandwidth_bytes_per_s",       "devices_per_domain",
@@ -479,7 +487,8 @@ private slots:
         for (const auto& c : p.citations) {
             matmulCited = matmulCited || c.what.find("efficiency.matmul") != std::string::npos;
             memoryCited = memoryCited || c.what.find("efficiency.memory") != std::string::npos;
-            if (c.what.starts_with("efficiency")) QVERIFY2(!c.note.empty(), c.what.c_str());
+            if (c.what.starts_with("efficiency"))
+                QVERIFY2(!c.note.empty(), c.what.c_str());
         }
         QVERIFY(matmulCited && memoryCited);
         for (const EfficiencyCurve* c : {&p.efficiency->matmul, &p.efficiency->memory})
@@ -548,7 +557,8 @@ private slots:
         row("unknown table", matmul, R"("gemm": [], "matmul": [[16, 0.1]])",
             "toy.json: unknown key 'efficiency.gemm'");
         row("missing memory table", R"(,
-    "memory": [[65536, 0.05], [1048576, 0.4], [268435456, 0.9]])", "", memoryUsage);
+    "memory": [[65536, 0.05], [1048576, 0.4], [268435456, 0.9]])",
+            "", memoryUsage);
         row("missing matmul table", R"("matmul": [[16, 0.1], [64, 0.3], [256, 0.6], [1024, 0.8]],)", "",
             matmulUsage);
         row("empty table", matmul, R"("matmul": [])", matmulUsage);
@@ -597,9 +607,10 @@ private slots:
 
     void tooManyEfficiencyEntriesAreRefused() {
         std::string entries;
-        for (int i = 1; i <= 65; ++i) entries += (i > 1 ? ", [" : "[") + std::to_string(i) + ", 0.5]";
-        const std::string text = replaced(kToyEfficiency, "[[16, 0.1], [64, 0.3], [256, 0.6], [1024, 0.8]]",
-                                          "[" + entries + "]");
+        for (int i = 1; i <= 65; ++i)
+            entries += (i > 1 ? ", [" : "[") + std::to_string(i) + ", 0.5]";
+        const std::string text =
+            replaced(kToyEfficiency, "[[16, 0.1], [64, 0.3], [256, 0.6], [1024, 0.8]]", "[" + entries + "]");
         const auto r = parseHardware(text, "toy.json");
         QVERIFY(!r.ok());
         QCOMPARE(firstMessage(r.diagnostics()),

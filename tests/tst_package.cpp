@@ -131,11 +131,11 @@ private slots:
         const QString out = m_work.filePath(QStringLiteral("cpack"));
         QElapsedTimer timer;
         timer.start();
-        const Run packed =
-            run(cpack,
-                {QStringLiteral("--config"), (shardscope::testing::binaryDir() + QStringLiteral("/CPackConfig.cmake")),
-                 QStringLiteral("-G"), QStringLiteral("DEB"), QStringLiteral("-B"), out},
-                600000);
+        const Run packed = run(cpack,
+                               {QStringLiteral("--config"),
+                                (shardscope::testing::binaryDir() + QStringLiteral("/CPackConfig.cmake")),
+                                QStringLiteral("-G"), QStringLiteral("DEB"), QStringLiteral("-B"), out},
+                               600000);
         QVERIFY2(packed.exitCode == 0, qPrintable(packed.out + packed.err));
         const QStringList debs = QDir(out).entryList({QStringLiteral("*.deb")}, QDir::Files);
         QCOMPARE(debs.size(), 1);
@@ -171,7 +171,8 @@ private slots:
             QStringLiteral("/usr/share/applications/%1.desktop").arg(kAppId),
             QStringLiteral("/usr/share/metainfo/%1.metainfo.xml").arg(kAppId),
             QStringLiteral("/usr/share/icons/hicolor/scalable/apps/%1.svg").arg(kAppId),
-            QStringLiteral("/usr/share/doc/shardscope/copyright"),  // the licence, in Debian's machine-readable format
+            QStringLiteral(
+                "/usr/share/doc/shardscope/copyright"),  // the licence, in Debian's machine-readable format
         };
         for (int size : kIconSizes)
             expected << QStringLiteral("/usr/share/icons/hicolor/%1x%1/apps/%2.png").arg(size).arg(kAppId);
@@ -261,7 +262,8 @@ private slots:
         QFile copyright(m_root + QStringLiteral("/usr/share/doc/shardscope/copyright"));
         QVERIFY(copyright.open(QIODevice::ReadOnly));
         const QByteArray text = copyright.readAll();
-        QVERIFY(text.startsWith("Format: https://www.debian.org/doc/packaging-manuals/copyright-format/1.0/"));
+        QVERIFY(
+            text.startsWith("Format: https://www.debian.org/doc/packaging-manuals/copyright-format/1.0/"));
         QVERIFY(text.contains("License: Apache-2.0"));
         QFile metainfo(m_root + QStringLiteral("/usr/share/metainfo/%1.metainfo.xml").arg(kAppId));
         QVERIFY(metainfo.open(QIODevice::ReadOnly));

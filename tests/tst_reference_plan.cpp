@@ -1,15 +1,15 @@
 // SPDX-License-Identifier: Apache-2.0
 // SPDX-FileCopyrightText: 2026 The Shardscope Authors
-// Reference plans: the shardings a model carries, read back into mesh axes and turned into a plan (docs/design.md
-// §8).
+// Reference plans: the shardings a model carries, read back into mesh axes and turned into a plan
+// (docs/design.md §8).
 #include <QDir>
 #include <QFile>
 #include <QTest>
 
-#include "test_paths.h"
-#include "shardscope/plan/reference_plan.h"
 #include "shardscope/export/sharding_text.h"
 #include "shardscope/import/stablehlo.h"
+#include "shardscope/plan/reference_plan.h"
+#include "test_paths.h"
 #include "test_support.h"
 
 using namespace shardscope;
@@ -17,7 +17,6 @@ using namespace shardscope;
 namespace {
 
 using testing::meshOf;
-
 
 ir::Graph imported(const std::string& text) {
     auto g = import::importStableHlo(text, "test.mlir");
@@ -249,8 +248,7 @@ private slots:
         QVERIFY(s.ok());
         QCOMPARE(s->mesh, std::string("m2"));
         QCOMPARE(s->dimensions, (std::vector<std::vector<std::string>>{{"x"}, {}, {}}));
-        QCOMPARE(plan::parseShardySharding("#sdy.sharding<@mesh, []>")->dimensions.size(),
-                 std::size_t{0});
+        QCOMPARE(plan::parseShardySharding("#sdy.sharding<@mesh, []>")->dimensions.size(), std::size_t{0});
         for (const char* bad :
              {R"(#sdy.sharding<@mesh, [{"x":(1)2}]>)", R"(#sdy.sharding<mesh<["x"=2]>, [{"x"}]>)",
               R"(#sdy.sharding<@mesh, [{x}]>)"}) {
@@ -273,13 +271,12 @@ private slots:
         QVERIFY(on(R"(#sdy.sharding<@mesh, [{}]>)", 2).find("1 dimensions for a tensor of rank 2") !=
                 std::string::npos);
         const auto small = meshOf("data=2,model=2");
-        QVERIFY(shardyText(plan::shardyOnMesh(R"(#sdy.sharding<@mesh, [{"data"}]>)", 1, declared, small),
-                           small)
-                    .find("has size 4") != std::string::npos);
+        QVERIFY(
+            shardyText(plan::shardyOnMesh(R"(#sdy.sharding<@mesh, [{"data"}]>)", 1, declared, small), small)
+                .find("has size 4") != std::string::npos);
         const auto other = meshOf("data=4");
         QVERIFY(
-            shardyText(plan::shardyOnMesh(R"(#sdy.sharding<@mesh, [{"model"}]>)", 1, declared, other),
-                       other)
+            shardyText(plan::shardyOnMesh(R"(#sdy.sharding<@mesh, [{"model"}]>)", 1, declared, other), other)
                 .find("has no axis 'model'") != std::string::npos);
     }
 
@@ -298,8 +295,7 @@ module @m {
 })");
         verifyReproduces(g, meshOf("data=4,model=2"), 4);
         const auto space = analysis::analyze(g);
-        QCOMPARE(plan::referencePlan(g, space, meshOf("data=4,model=2"))->decisions.size(),
-                 std::size_t{2});
+        QCOMPARE(plan::referencePlan(g, space, meshOf("data=4,model=2"))->decisions.size(), std::size_t{2});
     }
 
     void referencePlanReproducesGspmd() {
@@ -337,7 +333,8 @@ module @m {
 })");
         const auto m = meshOf("data=2,model=4");
         verifyReproduces(g, m, 2);
-        // Axes that do not tile the names major first (data would split the size-4 name in two) are a warning.
+        // Axes that do not tile the names major first (data would split the size-4 name in two) are a
+        // warning.
         const auto h = imported(R"(
 module @m {
   sdy.mesh @mesh = <["data"=2, "model"=4]>
@@ -353,7 +350,8 @@ module @m {
         QVERIFY(reference.ok());
         const auto warnings = warningsOf(reference.diagnostics());
         QVERIFY(!warnings.empty());
-        QVERIFY2(warnings.front().find("do not tile its names major to minor") != std::string::npos, warnings.front().c_str());
+        QVERIFY2(warnings.front().find("do not tile its names major to minor") != std::string::npos,
+                 warnings.front().c_str());
     }
 
     // What a plan cannot say is a warning, not an error; the rest of the plan stands.
@@ -422,7 +420,8 @@ module @m {
         }
         QCOMPARE(g.op(g.body[0]).sharding->text, std::string(R"(#sdy.sharding<@mesh, [{"data"}, {}]>)"));
         QCOMPARE(g.op(g.body[1]).sharding->text, std::string(R"(#sdy.sharding<@mesh, [{}, {"model"}]>)"));
-        QCOMPARE(g.op(g.body[3]).sharding->text, std::string(R"(#sdy.sharding<@mesh, [{"data"}, {"model"}]>)"));
+        QCOMPARE(g.op(g.body[3]).sharding->text,
+                 std::string(R"(#sdy.sharding<@mesh, [{"data"}, {"model"}]>)"));
         QCOMPARE(g.op(g.body[3]).operands.front(), dot.results.front());
 
         const auto m = meshOf("data=4,model=2");

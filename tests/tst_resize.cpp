@@ -25,11 +25,11 @@
 #include "shardscope/ir/builder.h"
 #include "shardscope/ir/printer.h"
 #include "shardscope/ir/statistics.h"
-#include "shardscope/session/model_source.h"
 #include "shardscope/plan/experts.h"
+#include "shardscope/session/model_source.h"
 #include "shardscope/session/problem.h"
-#include "shardscope/session/workspace_session.h"
 #include "shardscope/session/recording.h"
+#include "shardscope/session/workspace_session.h"
 
 using namespace shardscope;
 using namespace shardscope::ir;

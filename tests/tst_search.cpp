@@ -27,19 +27,24 @@ struct Problem {
     std::unique_ptr<cost::CostModel> model;
     Problem(const std::string& zooName, const std::string& meshSpec, const std::string& hardware = "h100") {
         auto forward = zoo::build(*zoo::parseModelSpec(zooName));
-        if (!forward) qFatal("%s", forward.errorMessage().c_str());
+        if (!forward)
+            qFatal("%s", forward.errorMessage().c_str());
         auto built = train::buildTrainingStep(*forward);
-        if (!built) qFatal("%s", built.errorMessage().c_str());
+        if (!built)
+            qFatal("%s", built.errorMessage().c_str());
         step = std::move(built).value();
         space = analysis::analyze(step.graph);
         auto hw = mesh::loadHardware(hardware);
         auto m = mesh::makeMesh(meshSpec, *hw);
-        if (!m) qFatal("%s", m.errorMessage().c_str());
+        if (!m)
+            qFatal("%s", m.errorMessage().c_str());
         model = std::make_unique<cost::CostModel>(step.graph, space, *m, *hw);
     }
     plan::Decision decide(const std::string& group, const std::string& axis) const {
         for (std::size_t g = 0; g < space.groups.size(); ++g)
-            if (space.groups[g].label == group) return {plan::Decision::Target::Group, static_cast<std::uint32_t>(g), *model->mesh().axisIndex(axis)};
+            if (space.groups[g].label == group)
+                return {plan::Decision::Target::Group, static_cast<std::uint32_t>(g),
+                        *model->mesh().axisIndex(axis)};
         qFatal("no group %s", group.c_str());
         return {};
     }
@@ -80,7 +85,8 @@ private slots:
         QCOMPARE(treeA.size(), treeB.size());
         QVERIFY(treeA.size() > 50);
         // A training step's tree holds remat actions too.
-        QVERIFY(std::any_of(treeA.begin(), treeA.end(), [](const TreeNode& n) { return n.action.rfind("remat layers.*: ", 0) == 0; }));
+        QVERIFY(std::any_of(treeA.begin(), treeA.end(),
+                            [](const TreeNode& n) { return n.action.rfind("remat layers.*: ", 0) == 0; }));
         for (std::size_t i = 0; i < treeA.size(); ++i) {
             QCOMPARE(treeA[i].action, treeB[i].action);
             QCOMPARE(treeA[i].visits, treeB[i].visits);
@@ -92,7 +98,8 @@ private slots:
         other.run();
         treeC = other.changedNodes();
         bool differs = treeC.size() != treeA.size();
-        for (std::size_t i = 0; !differs && i < treeA.size(); ++i) differs = treeA[i].visits != treeC[i].visits;
+        for (std::size_t i = 0; !differs && i < treeA.size(); ++i)
+            differs = treeA[i].visits != treeC[i].visits;
         QVERIFY2(differs, "another seed explores differently");
     }
 
@@ -102,7 +109,9 @@ private slots:
         double bestExpert = 0;
         for (const auto& e : plan::expertPlans()) {
             auto plan = plan::expertPlan(e.id, p.model->planContext(), p.model->mesh());
-            if (plan) bestExpert = std::max(bestExpert, reward(cost::evaluate(*p.model, *plan), p.model->lowerBoundTime()));
+            if (plan)
+                bestExpert =
+                    std::max(bestExpert, reward(cost::evaluate(*p.model, *plan), p.model->lowerBoundTime()));
         }
         SearchOptions options;
         options.budget.iterations = 200;
@@ -111,7 +120,8 @@ private slots:
         const Found f = search.run(&recorder);
         QVERIFY(f.reward >= bestExpert);
         QVERIFY(!recorder.found.empty());
-        for (std::size_t i = 1; i < recorder.found.size(); ++i) QVERIFY(recorder.found[i].reward > recorder.found[i - 1].reward);
+        for (std::size_t i = 1; i < recorder.found.size(); ++i)
+            QVERIFY(recorder.found[i].reward > recorder.found[i - 1].reward);
         QVERIFY(!recorder.reports.empty());
         QCOMPARE(recorder.reports.back().iterations, std::int64_t{200});
     }
@@ -133,9 +143,12 @@ private slots:
             QVERIFY(!f.plan.decisions.empty());
             QCOMPARE(f.plan.decisions.front(), start.decisions.front());
             QCOMPARE(f.plan.pinned, std::size_t{1});
-            for (const auto& d : f.plan.decisions) QVERIFY(!(d.target == forbidden.target && d.index == forbidden.index && d.axis == forbidden.axis));
+            for (const auto& d : f.plan.decisions)
+                QVERIFY(!(d.target == forbidden.target && d.index == forbidden.index &&
+                          d.axis == forbidden.axis));
         }
-        for (const auto& node : search.changedNodes()) QVERIFY(node.action.find("layers.*.mlp.d_ff, model") == std::string::npos);
+        for (const auto& node : search.changedNodes())
+            QVERIFY(node.action.find("layers.*.mlp.d_ff, model") == std::string::npos);
     }
 
     // Within 1% of the exhaustive optimum on a space small enough to enumerate.
@@ -154,18 +167,23 @@ private slots:
         double bestExpert = 0;
         for (const auto& e : plan::expertPlans()) {
             auto plan = plan::expertPlan(e.id, p.model->planContext(), p.model->mesh());
-            if (plan) bestExpert = std::max(bestExpert, reward(cost::evaluate(*p.model, *plan), p.model->lowerBoundTime()));
+            if (plan)
+                bestExpert =
+                    std::max(bestExpert, reward(cost::evaluate(*p.model, *plan), p.model->lowerBoundTime()));
         }
-        qInfo("exhaustive: %zu states, best reward %.6f (step %.3f us); search %.6f (%.3f us); best expert %.6f", exhaustive->states,
-              exhaustive->best.reward, exhaustive->best.evaluation.stepTime * 1e6, f.reward, f.evaluation.stepTime * 1e6, bestExpert);
+        qInfo(
+            "exhaustive: %zu states, best reward %.6f (step %.3f us); search %.6f (%.3f us); best expert "
+            "%.6f",
+            exhaustive->states, exhaustive->best.reward, exhaustive->best.evaluation.stepTime * 1e6, f.reward,
+            f.evaluation.stepTime * 1e6, bestExpert);
         QVERIFY(exhaustive->best.reward > bestExpert);  // the space holds something better than the experts
         QVERIFY(exhaustive->best.evaluation.feasible && f.evaluation.feasible);
         QVERIFY(f.evaluation.stepTime <= exhaustive->best.evaluation.stepTime * 1.01);
         QVERIFY(f.reward <= exhaustive->best.reward + 1e-12);
     }
 
-    // Remat actions: one per policy other than none for each block family the plan does not set yet; setting one
-    // replaces the family's decision; the transposition cache tells plans apart by their remat.
+    // Remat actions: one per policy other than none for each block family the plan does not set yet; setting
+    // one replaces the family's decision; the transposition cache tells plans apart by their remat.
     void rematActionsAndTheCache() {
         Problem p(kSmallGpt, "data=2,model=4");
         const ActionSpace space(*p.model);
@@ -194,9 +212,11 @@ private slots:
     // reported is a feasible one.
     void expertSeedsFallBackToRemat() {
         Problem p(kTightGpt, "data=2,model=4", "tpu-v5e");
-        const auto plain = cost::evaluate(*p.model, *plan::expertPlan("zero3", p.model->planContext(), p.model->mesh()));
+        const auto plain =
+            cost::evaluate(*p.model, *plan::expertPlan("zero3", p.model->planContext(), p.model->mesh()));
         QVERIFY2(!plain.feasible, "the problem is meant to be too large for zero3 without remat");
-        const auto variant = fittingRematVariant("zero3", *p.model, [&](const plan::Plan& x) { return cost::evaluate(*p.model, x); });
+        const auto variant = fittingRematVariant(
+            "zero3", *p.model, [&](const plan::Plan& x) { return cost::evaluate(*p.model, x); });
         QVERIFY(variant);
         QVERIFY2(variant->evaluation.feasible, variant->id.c_str());
         QCOMPARE(variant->plan.remat.size(), std::size_t{1});
@@ -206,10 +226,11 @@ private slots:
         Recorder recorder;
         Search search(*p.model, plan::Plan{}, options);
         search.run(&recorder);
-        const bool seededVariant = std::any_of(recorder.found.begin(), recorder.found.end(), [](const Found& f) {
-            return f.origin.rfind("expert:", 0) == 0 && f.origin.find('+') != std::string::npos && f.evaluation.feasible &&
-                   !f.plan.remat.empty();
-        });
+        const bool seededVariant =
+            std::any_of(recorder.found.begin(), recorder.found.end(), [](const Found& f) {
+                return f.origin.rfind("expert:", 0) == 0 && f.origin.find('+') != std::string::npos &&
+                       f.evaluation.feasible && !f.plan.remat.empty();
+            });
         QVERIFY(seededVariant);
         QVERIFY(search.best()->evaluation.feasible);
     }
@@ -228,7 +249,8 @@ private slots:
         QVERIFY(recorder.reports.back().seconds < 30);
     }
 
-    // A long search stays in bounded memory: the tree stops at maxTreeNodes and the search goes on from its leaves.
+    // A long search stays in bounded memory: the tree stops at maxTreeNodes and the search goes on from its
+    // leaves.
     void theTreeStopsGrowingAtItsCap() {  // helper C, issue 11 (soak)
         Problem p(kSmallGpt, "data=2,model=4");
         SearchOptions options;
@@ -280,8 +302,8 @@ private slots:
         QVERIFY(search.treeSize() > size);
     }
 
-    // SessionRecorder: a recorded search leaves in the workspace the session's settings (problem, search options,
-    // pins), the experts once, every new best plan the search found and the whole tree.
+    // SessionRecorder: a recorded search leaves in the workspace the session's settings (problem, search
+    // options, pins), the experts once, every new best plan the search found and the whole tree.
     void recordsASessionIntoAWorkspace();
 };
 
@@ -313,7 +335,8 @@ void TestSearch::recordsASessionIntoAWorkspace() {
     plan::Plan start;
     for (std::size_t n = 0; n < p.space.names.size(); ++n)
         if (p.space.names[n].label == "batch")
-            start.decisions.push_back({plan::Decision::Target::Name, static_cast<std::uint32_t>(n), *p.mesh.axisIndex("data")});
+            start.decisions.push_back(
+                {plan::Decision::Target::Name, static_cast<std::uint32_t>(n), *p.mesh.axisIndex("data")});
     start.pinned = start.decisions.size();
     QCOMPARE(start.pinned, std::size_t{1});
     SearchOptions options;
@@ -347,13 +370,16 @@ void TestSearch::recordsASessionIntoAWorkspace() {
     const auto sessions = opened->sessions();
     QCOMPARE(sessions.size(), std::size_t{1});
     QCOMPARE(sessions[0].name, std::string("first"));
-    for (const char* key : {"\"problem\"", "\"budget\":\"200it\"", "\"threads\"", "\"seed\"", "\"exploration\"", "\"pins\""})
+    for (const char* key :
+         {"\"problem\"", "\"budget\":\"200it\"", "\"threads\"", "\"seed\"", "\"exploration\"", "\"pins\""})
         QVERIFY2(sessions[0].settings.find(key) != std::string::npos, key);
     const auto plans = opened->plans(1);
     std::size_t expertPlans = 0, searchPlans = 0;
     for (const auto& saved : plans) {
-        if (saved.origin.rfind("expert:", 0) == 0) ++expertPlans;
-        if (saved.origin == "search") ++searchPlans;
+        if (saved.origin.rfind("expert:", 0) == 0)
+            ++expertPlans;
+        if (saved.origin == "search")
+            ++searchPlans;
     }
     QCOMPARE(expertPlans, experts.size());
     QCOMPARE(searchPlans, static_cast<std::size_t>(counting.found));

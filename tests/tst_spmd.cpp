@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // SPDX-FileCopyrightText: 2026 The Shardscope Authors
-// Numerical validation of plans (issue 10): the SPMD simulation runs a small model's training step under a plan
-// on a simulated mesh, one local shard per device with explicit collectives, and must match the unsharded run of
-// the reference interpreter; the collectives it had to execute must be the ones the cost model priced.
+// Numerical validation of plans (issue 10): the SPMD simulation runs a small model's training step under a
+// plan on a simulated mesh, one local shard per device with explicit collectives, and must match the
+// unsharded run of the reference interpreter; the collectives it had to execute must be the ones the cost
+// model priced.
 #include <QtTest>
 
 #include <algorithm>
@@ -13,8 +14,8 @@
 #include "shardscope/interpret/interpreter.h"
 #include "shardscope/interpret/spmd.h"
 #include "shardscope/plan/experts.h"
-#include "shardscope/session/problem.h"
 #include "shardscope/search/search.h"
+#include "shardscope/session/problem.h"
 
 using namespace shardscope;
 using interpret::Tensor;
@@ -25,7 +26,8 @@ namespace {
 // optimizer's division by sqrt(v) amplifies that a little. A wrong collective or factor rule gives O(1).
 constexpr double kTolerance = 1e-4;
 
-std::unique_ptr<Problem> problem(const std::string& model, const std::string& mesh, double launchTime = 5e-6) {
+std::unique_ptr<Problem> problem(const std::string& model, const std::string& mesh,
+                                 double launchTime = 5e-6) {
     ProblemSpec spec;
     spec.model = model;
     spec.train = true;
@@ -54,14 +56,16 @@ CollectiveCounts countsOf(const std::vector<cost::Collective>& list) {
     return counts;
 }
 
-std::string describe(const CollectiveCounts& expected, const CollectiveCounts& actual, const ir::Graph& graph) {
+std::string describe(const CollectiveCounts& expected, const CollectiveCounts& actual,
+                     const ir::Graph& graph) {
     std::string out;
     auto line = [&](const char* what, const auto& key, int n) {
         const auto [kind, axes, value] = key;
         const ir::Value& v = graph.values[value];
         const std::string op = v.producer.valid() ? graph.op(v.producer).location.toString() : "argument";
-        out += std::string(what) + " " + std::string(toString(static_cast<cost::CollectiveKind>(kind))) + " axes=" +
-               std::to_string(axes) + " %" + std::to_string(value) + " (" + op + ") x" + std::to_string(n) + "\n";
+        out += std::string(what) + " " + std::string(toString(static_cast<cost::CollectiveKind>(kind))) +
+               " axes=" + std::to_string(axes) + " %" + std::to_string(value) + " (" + op + ") x" +
+               std::to_string(n) + "\n";
     };
     for (const auto& [key, n] : expected)
         if (!actual.count(key) || actual.at(key) != n)
@@ -86,7 +90,8 @@ void validate(const Problem& p, const plan::Plan& plan, std::int64_t vocab, cons
     const cost::Evaluation evaluation = cost::evaluate(*p.costModel, plan);
     const auto priced = countsOf(evaluation.collectives);
     const auto executed = countsOf(simulated->collectives);
-    QVERIFY2(priced == executed, (what + ": collectives differ\n" + describe(priced, executed, graph)).c_str());
+    QVERIFY2(priced == executed,
+             (what + ": collectives differ\n" + describe(priced, executed, graph)).c_str());
 }
 
 }  // namespace
@@ -103,12 +108,14 @@ private slots:
         QCOMPARE(interpret::scaledDifference(a, a), 0.0);
         QCOMPARE(interpret::scaledDifference(a, {Tensor{type, {4, -1}}}), 0.25);
         QVERIFY(std::isinf(interpret::scaledDifference(a, {Tensor{type, {4, std::nan("")}}})));
-        QVERIFY(std::isinf(interpret::scaledDifference(a, {Tensor{{{3}, ir::ElementType::F32}, {4, -2, 0}}})));
+        QVERIFY(
+            std::isinf(interpret::scaledDifference(a, {Tensor{{{3}, ir::ElementType::F32}, {4, -2, 0}}})));
         QVERIFY(std::isinf(interpret::scaledDifference(a, {})));
     }
 
-    // The data-parallel MLP step of docs/design.md, "Worked examples": each weight gradient is all-reduced over `data` (and the
-    // loss, a mean over the batch), nothing else moves, and the step matches the unsharded one.
+    // The data-parallel MLP step of docs/design.md, "Worked examples": each weight gradient is all-reduced
+    // over `data` (and the loss, a mean over the batch), nothing else moves, and the step matches the
+    // unsharded one.
     void dataParallelMlp() {
         auto p = problem("zoo:mlp:layers=2,d_model=8,d_ff=16,batch=8,dtype=f32", "data=4");
         auto plan = plan::expertPlan("dp", p->costModel->planContext(), p->mesh);
@@ -136,27 +143,32 @@ private slots:
         QCOMPARE(reduced.size(), std::size_t{5});
         QCOMPARE(others.size(), std::size_t{1});
         QCOMPARE(graph.values[others[0]].type.rank(), std::size_t{0});
-        QVERIFY(graph.op(graph.values[others[0]].producer).location.toString().find("loss") != std::string::npos);
+        QVERIFY(graph.op(graph.values[others[0]].producer).location.toString().find("loss") !=
+                std::string::npos);
     }
 
-    // Every expert plan that applies, on small models of every zoo family with a training step, on a 2x2 mesh.
+    // Every expert plan that applies, on small models of every zoo family with a training step, on a 2x2
+    // mesh.
     void expertPlans_data() {
         QTest::addColumn<QString>("model");
         QTest::addColumn<QString>("mesh");
         QTest::addColumn<int>("vocab");
-        QTest::newRow("mlp") << "zoo:mlp:layers=2,d_model=8,d_ff=16,batch=4,bias=true,activation=gelu,dtype=f32"
-                             << "data=2,model=2" << 2;
+        QTest::newRow("mlp")
+            << "zoo:mlp:layers=2,d_model=8,d_ff=16,batch=4,bias=true,activation=gelu,dtype=f32"
+            << "data=2,model=2" << 2;
         QTest::newRow("gpt") << "zoo:gpt:layers=2,d_model=16,heads=4,d_ff=32,seq=4,batch=4,vocab=16,dtype=f32"
                              << "data=2,model=2" << 16;
         QTest::newRow("llama")
             << "zoo:llama:layers=1,d_model=16,heads=4,kv_heads=2,d_ff=32,seq=4,batch=2,vocab=16,dtype=f32"
             << "data=2,model=2" << 16;
-        QTest::newRow("moe") << "zoo:moe:layers=1,d_model=16,heads=4,kv_heads=2,d_ff=16,seq=8,batch=2,vocab=16,"
-                                "experts=4,top_k=2,dtype=f32"
-                             << "data=2,expert=2" << 16;
-        QTest::newRow("vit") << "zoo:vit:image=8,patch=4,channels=3,layers=1,d_model=16,heads=4,d_ff=32,classes=4,"
-                                "batch=4,dtype=f32"
-                             << "data=2,model=2" << 4;
+        QTest::newRow("moe")
+            << "zoo:moe:layers=1,d_model=16,heads=4,kv_heads=2,d_ff=16,seq=8,batch=2,vocab=16,"
+               "experts=4,top_k=2,dtype=f32"
+            << "data=2,expert=2" << 16;
+        QTest::newRow("vit")
+            << "zoo:vit:image=8,patch=4,channels=3,layers=1,d_model=16,heads=4,d_ff=32,classes=4,"
+               "batch=4,dtype=f32"
+            << "data=2,model=2" << 4;
     }
     void expertPlans() {
         QFETCH(QString, model);
@@ -176,8 +188,9 @@ private slots:
         QVERIFY2(validated >= 4, std::to_string(validated).c_str());
     }
 
-    // Plans the search finds on its own (not seeded with expert plans), on several models. At these sizes launch
-    // times and link latencies make one device best, so the problems leave them out: the search then shards.
+    // Plans the search finds on its own (not seeded with expert plans), on several models. At these sizes
+    // launch times and link latencies make one device best, so the problems leave them out: the search then
+    // shards.
     void searchedPlans_data() {
         QTest::addColumn<QString>("model");
         QTest::addColumn<QString>("mesh");
@@ -187,9 +200,10 @@ private slots:
         QTest::newRow("llama")
             << "zoo:llama:layers=1,d_model=16,heads=4,kv_heads=2,d_ff=32,seq=4,batch=2,vocab=16,dtype=f32"
             << "data=2:lat=0,model=2:lat=0" << 16;
-        QTest::newRow("moe") << "zoo:moe:layers=1,d_model=16,heads=4,kv_heads=2,d_ff=16,seq=8,batch=2,vocab=16,"
-                                "experts=4,top_k=2,dtype=f32"
-                             << "data=2:lat=0,expert=2:lat=0" << 16;
+        QTest::newRow("moe")
+            << "zoo:moe:layers=1,d_model=16,heads=4,kv_heads=2,d_ff=16,seq=8,batch=2,vocab=16,"
+               "experts=4,top_k=2,dtype=f32"
+            << "data=2:lat=0,expert=2:lat=0" << 16;
     }
     void searchedPlans() {
         QFETCH(QString, model);

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // SPDX-FileCopyrightText: 2026 The Shardscope Authors
-// Training steps: every VJP rule against central finite differences (run by the reference interpreter in f64),
-// gradient checks of tiny versions of every zoo family, the optimizer updates, and the step's structure.
+// Training steps: every VJP rule against central finite differences (run by the reference interpreter in
+// f64), gradient checks of tiny versions of every zoo family, the optimizer updates, and the step's
+// structure.
 #include <QtTest>
 #include <cmath>
 #include <functional>
@@ -13,8 +14,8 @@
 #include "shardscope/ir/builder.h"
 #include "shardscope/ir/statistics.h"
 #include "shardscope/session/problem.h"
-#include "shardscope/session/workspace_session.h"
 #include "shardscope/session/recording.h"
+#include "shardscope/session/workspace_session.h"
 #include "shardscope/train/training_step.h"
 #include "shardscope/zoo/zoo.h"
 
@@ -30,13 +31,16 @@ namespace {
 constexpr auto F64 = ElementType::F64;
 
 // Random arguments: floats in [lo, hi) (positive where `positive`), integers in [0, intRange).
-std::vector<Tensor> randomArguments(const Graph& g, std::mt19937& random, double lo, double hi, std::int64_t intRange) {
+std::vector<Tensor> randomArguments(const Graph& g, std::mt19937& random, double lo, double hi,
+                                    std::int64_t intRange) {
     std::vector<Tensor> args;
     for (const auto& a : g.arguments) {
         Tensor t = Tensor::filled(g.type(a.value), 0);
         for (double& v : t.values) {
-            if (isFloat(t.type.element)) v = std::uniform_real_distribution<double>(lo, hi)(random);
-            else v = static_cast<double>(std::uniform_int_distribution<std::int64_t>(0, intRange - 1)(random));
+            if (isFloat(t.type.element))
+                v = std::uniform_real_distribution<double>(lo, hi)(random);
+            else
+                v = static_cast<double>(std::uniform_int_distribution<std::int64_t>(0, intRange - 1)(random));
         }
         args.push_back(std::move(t));
     }
@@ -45,14 +49,15 @@ std::vector<Tensor> randomArguments(const Graph& g, std::mt19937& random, double
 
 std::vector<Tensor> runOrFail(const Graph& g, const std::vector<Tensor>& args) {
     auto r = interpret::run(g, args);
-    if (!r) qFatal("interpreter: %s", r.errorMessage().c_str());
+    if (!r)
+        qFatal("interpreter: %s", r.errorMessage().c_str());
     return std::move(r).value();
 }
 
 // Compares the gradient graph's gradients with central differences of its loss at up to `samples` elements of
 // each differentiated argument. Returns the largest relative error.
-double gradientError(const train::GradientGraph& gg, std::vector<Tensor> args, int samples, std::mt19937& random,
-                     double h = 1e-6) {
+double gradientError(const train::GradientGraph& gg, std::vector<Tensor> args, int samples,
+                     std::mt19937& random, double h = 1e-6) {
     const auto analytic = runOrFail(gg.graph, args);
     double worst = 0;
     for (std::size_t k = 0; k < gg.differentiated.size(); ++k) {
@@ -60,7 +65,8 @@ double gradientError(const train::GradientGraph& gg, std::vector<Tensor> args, i
         const Tensor& grad = analytic[k + 1];
         const auto n = static_cast<std::int64_t>(arg.values.size());
         for (int s = 0; s < samples && s < n; ++s) {
-            const auto i = static_cast<std::size_t>(samples >= n ? s : std::uniform_int_distribution<std::int64_t>(0, n - 1)(random));
+            const auto i = static_cast<std::size_t>(
+                samples >= n ? s : std::uniform_int_distribution<std::int64_t>(0, n - 1)(random));
             const double saved = arg.values[i];
             arg.values[i] = saved + h;
             const double up = runOrFail(gg.graph, args)[0].values[0];
@@ -68,7 +74,8 @@ double gradientError(const train::GradientGraph& gg, std::vector<Tensor> args, i
             const double down = runOrFail(gg.graph, args)[0].values[0];
             arg.values[i] = saved;
             const double numeric = (up - down) / (2 * h);
-            const double error = std::abs(numeric - grad.values[i]) / std::max({1.0, std::abs(numeric), std::abs(grad.values[i])});
+            const double error = std::abs(numeric - grad.values[i]) /
+                                 std::max({1.0, std::abs(numeric), std::abs(grad.values[i])});
             worst = std::max(worst, error);
         }
     }
@@ -79,11 +86,14 @@ Graph finished(GraphBuilder& b) {
     Graph g = b.graph();
     GraphBuilder copy(std::move(g));
     auto r = std::move(copy).finish();
-    if (!r) qFatal("%s", r.errorMessage().c_str());
+    if (!r)
+        qFatal("%s", r.errorMessage().c_str());
     return std::move(r).value();
 }
 
-ValueId p(GraphBuilder& b, const char* name, Shape shape) { return b.parameter(name, std::move(shape), F64); }
+ValueId p(GraphBuilder& b, const char* name, Shape shape) {
+    return b.parameter(name, std::move(shape), F64);
+}
 
 // Outputs 'first' = w1·w1 and 'second' = w2·w2 (elementwise, of parameters w1 and w2), and an integer 'ids'.
 Graph threeOutputs() {
@@ -98,9 +108,11 @@ Graph threeOutputs() {
 
 Graph zooGraph(const std::string& model) {
     auto spec = zoo::parseModelSpec(model);
-    if (!spec) qFatal("%s", spec.errorMessage().c_str());
+    if (!spec)
+        qFatal("%s", spec.errorMessage().c_str());
     auto g = zoo::build(*spec);
-    if (!g) qFatal("%s", g.errorMessage().c_str());
+    if (!g)
+        qFatal("%s", g.errorMessage().c_str());
     return std::move(g).value();
 }
 
@@ -117,18 +129,23 @@ private slots:
             return GraphFactory([kind](GraphBuilder& b) { b.output(b.unary(kind, p(b, "x", {2, 3})), "y"); });
         };
         auto binary = [](OpKind kind) {
-            return GraphFactory([kind](GraphBuilder& b) { b.output(b.binary(kind, p(b, "x", {2, 3}), p(b, "w", {2, 3})), "y"); });
+            return GraphFactory([kind](GraphBuilder& b) {
+                b.output(b.binary(kind, p(b, "x", {2, 3}), p(b, "w", {2, 3})), "y");
+            });
         };
         for (OpKind k : {OpKind::Add, OpKind::Subtract, OpKind::Multiply, OpKind::Maximum, OpKind::Minimum})
             QTest::newRow(std::string(mnemonic(k)).c_str()) << binary(k) << false;
-        for (OpKind k : {OpKind::Divide, OpKind::Power}) QTest::newRow(std::string(mnemonic(k)).c_str()) << binary(k) << true;
-        for (OpKind k : {OpKind::Negate, OpKind::Exponential, OpKind::ExponentialMinusOne, OpKind::Tanh, OpKind::Logistic,
-                         OpKind::Abs, OpKind::Sine, OpKind::Cosine, OpKind::Tan, OpKind::Cbrt})
+        for (OpKind k : {OpKind::Divide, OpKind::Power})
+            QTest::newRow(std::string(mnemonic(k)).c_str()) << binary(k) << true;
+        for (OpKind k :
+             {OpKind::Negate, OpKind::Exponential, OpKind::ExponentialMinusOne, OpKind::Tanh,
+              OpKind::Logistic, OpKind::Abs, OpKind::Sine, OpKind::Cosine, OpKind::Tan, OpKind::Cbrt})
             QTest::newRow(std::string(mnemonic(k)).c_str()) << unary(k) << false;
         for (OpKind k : {OpKind::Log, OpKind::LogPlusOne, OpKind::Rsqrt, OpKind::Sqrt})
             QTest::newRow(std::string(mnemonic(k)).c_str()) << unary(k) << true;
         QTest::newRow("erf") << GraphFactory([](GraphBuilder& b) {
-            auto r = b.op(OpKind::OtherElementwise, {p(b, "x", {5})}, OpaqueAttributes{"chlo.erf"}, {}, {}, {TensorType{{5}, F64}});
+            auto r = b.op(OpKind::OtherElementwise, {p(b, "x", {5})}, OpaqueAttributes{"chlo.erf"}, {}, {},
+                          {TensorType{{5}, F64}});
             b.output(r.front(), "y");
         }) << false;
         QTest::newRow("convert") << GraphFactory([](GraphBuilder& b) {
@@ -150,7 +167,9 @@ private slots:
             b.output(b.transpose(b.reshape(p(b, "x", {2, 6}), {3, 2, 2}), {2, 0, 1}), "y");
         }) << false;
         QTest::newRow("reverse") << GraphFactory([](GraphBuilder& b) {
-            b.output(b.multiply(b.op1(OpKind::Reverse, {p(b, "x", {2, 3})}, DimensionsAttribute{{1}}), p(b, "w", {2, 3})), "y");
+            b.output(b.multiply(b.op1(OpKind::Reverse, {p(b, "x", {2, 3})}, DimensionsAttribute{{1}}),
+                                p(b, "w", {2, 3})),
+                     "y");
         }) << false;
         QTest::newRow("dot_general") << GraphFactory([](GraphBuilder& b) {
             // Batching, two contracting dimensions and free dimensions in an unusual order on both sides.
@@ -183,9 +202,11 @@ private slots:
             b.output(b.convolution(p(b, "x", {1, 3, 3, 2}), p(b, "k", {2, 2, 2, 3}), c), "y");
         }) << false;
         for (Reducer r : {Reducer::Add, Reducer::Maximum, Reducer::Minimum, Reducer::Multiply})
-            QTest::newRow(("reduce " + std::to_string(static_cast<int>(r))).c_str()) << GraphFactory([r](GraphBuilder& b) {
-                b.output(b.reduce(p(b, "x", {3, 4, 2}), {0, 2}, r), "y");
-            }) << (r == Reducer::Multiply);
+            QTest::newRow(("reduce " + std::to_string(static_cast<int>(r))).c_str())
+                << GraphFactory([r](GraphBuilder& b) {
+                       b.output(b.reduce(p(b, "x", {3, 4, 2}), {0, 2}, r), "y");
+                   })
+                << (r == Reducer::Multiply);
         QTest::newRow("sum pool") << GraphFactory([](GraphBuilder& b) {
             WindowAttributes w;
             w.windowDimensions = {1, 3, 2};
@@ -222,12 +243,14 @@ private slots:
         }) << false;
         QTest::newRow("dynamic_slice") << GraphFactory([](GraphBuilder& b) {
             ValueId x = p(b, "x", {5, 4});
-            auto i = b.constant(2, TensorType{{}, ElementType::I32}), j = b.constant(1, TensorType{{}, ElementType::I32});
+            auto i = b.constant(2, TensorType{{}, ElementType::I32}),
+                 j = b.constant(1, TensorType{{}, ElementType::I32});
             b.output(b.op1(OpKind::DynamicSlice, {x, i, j}, DynamicSliceAttributes{{2, 2}}), "y");
         }) << false;
         QTest::newRow("dynamic_update_slice") << GraphFactory([](GraphBuilder& b) {
             ValueId x = p(b, "x", {5, 4}), u = p(b, "u", {2, 3});
-            auto i = b.constant(1, TensorType{{}, ElementType::I32}), j = b.constant(1, TensorType{{}, ElementType::I32});
+            auto i = b.constant(1, TensorType{{}, ElementType::I32}),
+                 j = b.constant(1, TensorType{{}, ElementType::I32});
             b.output(b.op1(OpKind::DynamicUpdateSlice, {x, u, i, j}), "y");
         }) << false;
         QTest::newRow("stacked slices") << GraphFactory([](GraphBuilder& b) {
@@ -236,15 +259,18 @@ private slots:
             ValueId w = p(b, "w", {3, 2}), x = p(b, "x", {2});
             ValueId y = x;
             for (int k = 0; k < 3; ++k) {
-                auto i = b.constant(k, TensorType{{}, ElementType::I32}), zero = b.constant(0, TensorType{{}, ElementType::I32});
-                ValueId layer = b.reshape(b.op1(OpKind::DynamicSlice, {w, i, zero}, DynamicSliceAttributes{{1, 2}}), {2});
+                auto i = b.constant(k, TensorType{{}, ElementType::I32}),
+                     zero = b.constant(0, TensorType{{}, ElementType::I32});
+                ValueId layer =
+                    b.reshape(b.op1(OpKind::DynamicSlice, {w, i, zero}, DynamicSliceAttributes{{1, 2}}), {2});
                 y = b.multiply(y, layer);
             }
             b.output(y, "y");
         }) << false;
         QTest::newRow("overlapping slices") << GraphFactory([](GraphBuilder& b) {
             ValueId w = p(b, "w", {4, 2});
-            auto i = b.constant(1, TensorType{{}, ElementType::I32}), zero = b.constant(0, TensorType{{}, ElementType::I32});
+            auto i = b.constant(1, TensorType{{}, ElementType::I32}),
+                 zero = b.constant(0, TensorType{{}, ElementType::I32});
             ValueId a = b.op1(OpKind::DynamicSlice, {w, i, zero}, DynamicSliceAttributes{{2, 2}});
             ValueId c = b.op1(OpKind::DynamicSlice, {w, zero, zero}, DynamicSliceAttributes{{2, 2}});
             b.output(b.multiply(a, c), "y");
@@ -265,7 +291,8 @@ private slots:
                 });
                 auto sorted = b.op(OpKind::Sort, operands, SortAttributes{1, true}, "top_k", {greater});
                 // top-2 of x, and w carried along
-                b.output(b.multiply(b.slice(sorted[0], {0, 0}, {2, 2}), b.slice(sorted[1], {0, 0}, {2, 2})), "y");
+                b.output(b.multiply(b.slice(sorted[0], {0, 0}, {2, 2}), b.slice(sorted[1], {0, 0}, {2, 2})),
+                         "y");
             });
         };
         QTest::newRow("sort") << sortRow(false) << false;
@@ -321,9 +348,12 @@ private slots:
         QTest::addColumn<QString>("model");
         QTest::newRow("mlp") << "mlp:layers=2,d_model=6,d_ff=8,batch=3,dtype=f64,activation=gelu,bias=true";
         QTest::newRow("gpt") << "gpt:layers=2,d_model=8,heads=2,d_ff=12,seq=5,batch=2,vocab=11,dtype=f64";
-        QTest::newRow("llama") << "llama:layers=1,d_model=8,heads=4,kv_heads=2,d_ff=12,seq=5,batch=2,vocab=11,dtype=f64";
-        QTest::newRow("moe") << "moe:layers=1,d_model=8,heads=2,kv_heads=1,d_ff=6,seq=6,batch=2,vocab=9,experts=3,top_k=2,capacity_factor=2,dtype=f64";
-        QTest::newRow("vit") << "vit:image=8,patch=4,channels=2,layers=1,d_model=8,heads=2,d_ff=12,classes=3,batch=2,dtype=f64";
+        QTest::newRow("llama")
+            << "llama:layers=1,d_model=8,heads=4,kv_heads=2,d_ff=12,seq=5,batch=2,vocab=11,dtype=f64";
+        QTest::newRow("moe") << "moe:layers=1,d_model=8,heads=2,kv_heads=1,d_ff=6,seq=6,batch=2,vocab=9,"
+                                "experts=3,top_k=2,capacity_factor=2,dtype=f64";
+        QTest::newRow("vit") << "vit:image=8,patch=4,channels=2,layers=1,d_model=8,heads=2,d_ff=12,classes=3,"
+                                "batch=2,dtype=f64";
         QTest::newRow("unet") << "unet:image=8,channels=1,classes=2,base=2,depth=2,batch=1,dtype=f64";
     }
     void zooGradients() {
@@ -358,11 +388,13 @@ private slots:
             const std::size_t arg = gg->differentiated[k];
             const Output* updated = nullptr;
             for (const auto& o : step->graph.outputs)
-                if (o.aliasedArgument == arg) updated = &o;
+                if (o.aliasedArgument == arg)
+                    updated = &o;
             QVERIFY(updated);
             const auto& next = out[static_cast<std::size_t>(updated - step->graph.outputs.data())];
             for (std::size_t i = 0; i < next.values.size(); ++i)
-                QVERIFY(std::abs(next.values[i] - (inputs[arg].values[i] - 0.1 * gradients[k + 1].values[i])) < 1e-12);
+                QVERIFY(std::abs(next.values[i] -
+                                 (inputs[arg].values[i] - 0.1 * gradients[k + 1].values[i])) < 1e-12);
         }
 
         train::OptimizerOptions adam;  // first step: m̂ = g, v̂ = g², so the step is lr·g/(|g| + ε)
@@ -375,10 +407,12 @@ private slots:
         const auto adamOut = runOrFail(adamStep->graph, args);
         const std::size_t w = gg->differentiated.front();
         for (std::size_t o = 0; o < adamStep->graph.outputs.size(); ++o) {
-            if (adamStep->graph.outputs[o].aliasedArgument != w) continue;
+            if (adamStep->graph.outputs[o].aliasedArgument != w)
+                continue;
             for (std::size_t i = 0; i < args[w].values.size(); ++i) {
                 const double g = gradients[1].values[i];
-                QVERIFY(std::abs(adamOut[o].values[i] - (args[w].values[i] - 0.01 * g / (std::abs(g) + 1e-8))) < 1e-9);
+                QVERIFY(std::abs(adamOut[o].values[i] -
+                                 (args[w].values[i] - 0.01 * g / (std::abs(g) + 1e-8))) < 1e-9);
             }
         }
     }
@@ -394,14 +428,18 @@ private slots:
         QCOMPARE(s.parameterBytes, 2 * s.parameterCount);
         QCOMPARE(s.optimizerStateBytes, 12 * s.parameterCount + 4);  // + the i32 step counter
         for (const auto& a : step->graph.arguments)
-            if (a.role == ArgumentRole::OptimizerState && a.name != "step") QVERIFY(step->graph.type(a.value).element == ElementType::F32);
+            if (a.role == ArgumentRole::OptimizerState && a.name != "step")
+                QVERIFY(step->graph.type(a.value).element == ElementType::F32);
         std::size_t donated = 0;
-        for (const auto& out : step->graph.outputs) donated += out.aliasedArgument.has_value();
+        for (const auto& out : step->graph.outputs)
+            donated += out.aliasedArgument.has_value();
         QCOMPARE(donated, step->graph.arguments.size() - 2);  // all but the tokens and labels inputs
 
-        auto f32 = train::buildTrainingStep(zooGraph("gpt:layers=1,d_model=64,heads=4,seq=16,vocab=100,dtype=f32"), o);
+        auto f32 = train::buildTrainingStep(
+            zooGraph("gpt:layers=1,d_model=64,heads=4,seq=16,vocab=100,dtype=f32"), o);
         QVERIFY(!f32.ok());
-        QVERIFY(f32.errorMessage().find("mixed precision needs 16-bit parameters, but 'embed.weight' is tensor<100x64xf32>") !=
+        QVERIFY(f32.errorMessage().find(
+                    "mixed precision needs 16-bit parameters, but 'embed.weight' is tensor<100x64xf32>") !=
                 std::string::npos);
     }
 
@@ -416,8 +454,8 @@ private slots:
         QVERIFY(step->updateOps > 0);
         QCOMPARE(step->forwardOps + step->backwardOps + step->updateOps, step->graph.body.size());
         const double ratio = computeStatistics(step->graph).flops / computeStatistics(forward).flops;
-        qInfo("gpt2-small step: %zu forward, %zu backward, %zu update ops; %.3f x forward FLOPs", step->forwardOps,
-              step->backwardOps, step->updateOps, ratio);
+        qInfo("gpt2-small step: %zu forward, %zu backward, %zu update ops; %.3f x forward FLOPs",
+              step->forwardOps, step->backwardOps, step->updateOps, ratio);
         QVERIFY(ratio > 2.95 && ratio < 3.1);
     }
 
@@ -427,7 +465,9 @@ private slots:
         ValueId x = p(b, "x", {4});
         ValueId ids = b.input("ids", {2, 1}, ElementType::I32);
         const TensorType scalar{{}, F64};
-        Region times = b.region({scalar, scalar}, [&](const std::vector<ValueId>& a) { return std::vector<ValueId>{b.multiply(a[0], a[1])}; });
+        Region times = b.region({scalar, scalar}, [&](const std::vector<ValueId>& a) {
+            return std::vector<ValueId>{b.multiply(a[0], a[1])};
+        });
         ScatterAttributes s;
         s.insertedWindowDims = {0};
         s.scatterDimsToOperandDims = {0};
@@ -437,36 +477,42 @@ private slots:
         auto gg = train::differentiate(finished(b));
         QVERIFY(!gg.ok());
         QCOMPARE(QString::fromStdString(gg.errorMessage()),
-                 QStringLiteral("scaling.py (scale): error: cannot differentiate 'stablehlo.scatter': only scatters that add or replace have a VJP "
+                 QStringLiteral("scaling.py (scale): error: cannot differentiate 'stablehlo.scatter': only "
+                                "scatters that add or replace have a VJP "
                                 "rule (this combiner multiplies, takes a maximum or more) [train.no-vjp]"));
     }
 
     // Ops off the path from the parameters to the loss need no rule (here: integer routing of the MoE).
     void onlyThePathIsDifferentiated() {
-        const Graph forward = zooGraph("moe:layers=1,d_model=16,heads=2,kv_heads=1,d_ff=8,seq=8,batch=2,vocab=20,experts=4,top_k=1");
+        const Graph forward = zooGraph(
+            "moe:layers=1,d_model=16,heads=2,kv_heads=1,d_ff=8,seq=8,batch=2,vocab=20,experts=4,top_k=1");
         auto gg = train::differentiate(forward);
         QVERIFY2(gg.ok(), gg.errorMessage().c_str());
         QVERIFY(gg->labelsArgument.has_value());
         QCOMPARE(gg->graph.arguments[*gg->labelsArgument].name, std::string("labels"));
     }
 
-    // --loss-output: the loss of the chosen output (by name or index) or of all of them; the gradient flows only to
-    // the parameters that output depends on, and leaving outputs out is said as a warning.
+    // --loss-output: the loss of the chosen output (by name or index) or of all of them; the gradient flows
+    // only to the parameters that output depends on, and leaving outputs out is said as a warning.
     void lossOutputChoosesWhatIsDifferentiated_data() {
         QTest::addColumn<QString>("choice");
         QTest::addColumn<bool>("firstFlows");   // w1 (of output 'first') gets a gradient
         QTest::addColumn<bool>("secondFlows");  // w2 (of output 'second') gets one
         QTest::addColumn<QString>("warning");
-        QTest::newRow("default") << "" << true << false
-                                 << "the loss uses output 'first' only; 2 other outputs are not differentiated: 'second', 'ids'; "
-                                    "pass --loss-output all to train on every output";
-        QTest::newRow("by name") << "second" << false << true
-                                 << "the loss uses output 'second' only; 2 other outputs are not differentiated: 'first', 'ids'; "
-                                    "pass --loss-output all to train on every output";
-        QTest::newRow("by index") << "1" << false << true
-                                  << "the loss uses output 'second' only; 2 other outputs are not differentiated: 'first', 'ids'; "
-                                     "pass --loss-output all to train on every output";
-        QTest::newRow("all") << "all" << true << true << "the loss leaves out 1 output that is not floating point: 'ids'";
+        QTest::newRow("default")
+            << "" << true << false
+            << "the loss uses output 'first' only; 2 other outputs are not differentiated: 'second', 'ids'; "
+               "pass --loss-output all to train on every output";
+        QTest::newRow("by name")
+            << "second" << false << true
+            << "the loss uses output 'second' only; 2 other outputs are not differentiated: 'first', 'ids'; "
+               "pass --loss-output all to train on every output";
+        QTest::newRow("by index")
+            << "1" << false << true
+            << "the loss uses output 'second' only; 2 other outputs are not differentiated: 'first', 'ids'; "
+               "pass --loss-output all to train on every output";
+        QTest::newRow("all") << "all" << true << true
+                             << "the loss leaves out 1 output that is not floating point: 'ids'";
     }
     void lossOutputChoosesWhatIsDifferentiated() {
         QFETCH(QString, choice);
@@ -485,7 +531,8 @@ private slots:
         const auto results = runOrFail(gg->graph, args);
         auto flows = [&](std::size_t k) {
             double largest = 0;
-            for (double v : results[k + 1].values) largest = std::max(largest, std::abs(v));
+            for (double v : results[k + 1].values)
+                largest = std::max(largest, std::abs(v));
             return largest > 0;
         };
         QCOMPARE(forward.arguments[gg->differentiated[0]].name, std::string("w1"));
@@ -504,8 +551,8 @@ private slots:
         QVERIFY(step.diagnostics() == gg.diagnostics());
     }
 
-    // A name no output has is an error listing the outputs; an integer output has no loss; a model of one output
-    // trains on it without a word.
+    // A name no output has is an error listing the outputs; an integer output has no loss; a model of one
+    // output trains on it without a word.
     void lossOutputErrors() {
         const Graph forward = threeOutputs();
         train::GradientOptions options;
@@ -513,14 +560,17 @@ private slots:
         auto unknown = train::differentiate(forward, options);
         QVERIFY(!unknown.ok());
         QCOMPARE(QString::fromStdString(unknown.errorMessage()),
-                 QStringLiteral("error: no output 'logits' to take the loss of: the model's outputs are 0 'first' tensor<3xf64>, "
-                                "1 'second' tensor<3xf64>, 2 'ids' tensor<3xi32> (give a name, an index or all) [train.loss-output]"));
+                 QStringLiteral("error: no output 'logits' to take the loss of: the model's outputs are 0 "
+                                "'first' tensor<3xf64>, "
+                                "1 'second' tensor<3xf64>, 2 'ids' tensor<3xi32> (give a name, an index or "
+                                "all) [train.loss-output]"));
         options.lossOutput = "3";
         QVERIFY(!train::differentiate(forward, options).ok());
         options.lossOutput = "ids";
         auto integer = train::differentiate(forward, options);
         QVERIFY(!integer.ok());
-        QVERIFY2(integer.errorMessage().find("the model's output 'ids' tensor<3xi32> is not floating point") != std::string::npos,
+        QVERIFY2(integer.errorMessage().find(
+                     "the model's output 'ids' tensor<3xi32> is not floating point") != std::string::npos,
                  integer.errorMessage().c_str());
 
         // Cross-entropy wants classes: a scalar output (an auxiliary loss) has none.
@@ -532,7 +582,8 @@ private slots:
         options.lossOutput = "all";
         auto scalar = train::differentiate(finished(withScalar), options);
         QVERIFY(!scalar.ok());
-        QVERIFY2(scalar.errorMessage().find("output 'aux_loss' is a scalar") != std::string::npos, scalar.errorMessage().c_str());
+        QVERIFY2(scalar.errorMessage().find("output 'aux_loss' is a scalar") != std::string::npos,
+                 scalar.errorMessage().c_str());
 
         GraphBuilder b("one");
         b.output(b.multiply(p(b, "w", {2}), p(b, "v", {2})), "y");
@@ -543,7 +594,8 @@ private slots:
 
     // The choice travels in the problem: its JSON, the workspace's load options, and the problem's warnings.
     void lossOutputTravelsInTheProblem() {
-        const std::string text = R"(func.func @main(%arg0: tensor<4x8xf32> {jax.arg_info = "x"}, %arg1: tensor<8x8xf32> {jax.arg_info = "w_logits"}, %arg2: tensor<8x3xf32> {jax.arg_info = "w_aux"}) -> (tensor<4x8xf32> {jax.result_info = "logits"}, tensor<4x3xf32> {jax.result_info = "aux"}) {
+        const std::string text =
+            R"(func.func @main(%arg0: tensor<4x8xf32> {jax.arg_info = "x"}, %arg1: tensor<8x8xf32> {jax.arg_info = "w_logits"}, %arg2: tensor<8x3xf32> {jax.arg_info = "w_aux"}) -> (tensor<4x8xf32> {jax.result_info = "logits"}, tensor<4x3xf32> {jax.result_info = "aux"}) {
   %0 = stablehlo.dot_general %arg0, %arg1, contracting_dims = [1] x [0] : (tensor<4x8xf32>, tensor<8x8xf32>) -> tensor<4x8xf32>
   %1 = stablehlo.dot_general %arg0, %arg2, contracting_dims = [1] x [0] : (tensor<4x8xf32>, tensor<8x3xf32>) -> tensor<4x3xf32>
   return %0, %1 : tensor<4x8xf32>, tensor<4x3xf32>
@@ -557,7 +609,8 @@ private slots:
         QVERIFY2(partial.ok(), partial.errorMessage().c_str());
         QCOMPARE((*partial)->warnings.size(), std::size_t{1});
         QCOMPARE((*partial)->warnings.front().message,
-                 std::string("the loss uses output 'logits' only; 1 other output is not differentiated: 'aux'; pass --loss-output all "
+                 std::string("the loss uses output 'logits' only; 1 other output is not differentiated: "
+                             "'aux'; pass --loss-output all "
                              "to train on every output"));
         spec.lossOutput = "all";
         auto problem = loadProblem(spec, &text);
@@ -569,7 +622,8 @@ private slots:
         QVERIFY2(back.ok(), back.errorMessage().c_str());
         QCOMPARE(back->lossOutput, std::string("all"));
         std::string before = json;  // as written before --loss-output existed: the first output
-        before.erase(before.find("\"loss_output\": \"all\","), std::string("\"loss_output\": \"all\",").size());
+        before.erase(before.find("\"loss_output\": \"all\","),
+                     std::string("\"loss_output\": \"all\",").size());
         auto old = parseProblemSpec(before, "old.json");
         QVERIFY2(old.ok(), old.errorMessage().c_str());
         QCOMPARE(old->lossOutput, std::string());
@@ -580,16 +634,19 @@ private slots:
         zooSpec.lossOutput = "0";
         auto record = session::modelRecord(zooSpec);
         QVERIFY2(record.ok(), record.errorMessage().c_str());
-        QVERIFY2(record->loadOptions.find("\"loss_output\":\"0\"") != std::string::npos, record->loadOptions.c_str());
+        QVERIFY2(record->loadOptions.find("\"loss_output\":\"0\"") != std::string::npos,
+                 record->loadOptions.c_str());
         auto recorded = recordedModelSpec(*record, "w.shardscope", ProblemSpec{});
         QVERIFY2(recorded.ok(), recorded.errorMessage().c_str());
         QCOMPARE(recorded->lossOutput, std::string("0"));
         spec.lossOutput = "nope";
         auto refused = loadProblem(spec, &text);
         QVERIFY(!refused.ok());
-        QVERIFY2(refused.errorMessage().find("no output 'nope' to take the loss of: the model's outputs are 0 'logits' tensor<4x8xf32>, "
-                                             "1 'aux' tensor<4x3xf32>") != std::string::npos,
-                 refused.errorMessage().c_str());
+        QVERIFY2(
+            refused.errorMessage().find(
+                "no output 'nope' to take the loss of: the model's outputs are 0 'logits' tensor<4x8xf32>, "
+                "1 'aux' tensor<4x3xf32>") != std::string::npos,
+            refused.errorMessage().c_str());
     }
 };
 

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // SPDX-FileCopyrightText: 2026 The Shardscope Authors
-// Bad input in the explorer (issue 11, item 4): a damaged workspace, a plan of another model, settings that cannot
-// be applied, a plan the mesh cannot divide. Each says what is wrong in the window, and the model, the plan and the
-// undo history the window had stay as they were; a file that failed to open is not modified.
+// Bad input in the explorer (issue 11, item 4): a damaged workspace, a plan of another model, settings that
+// cannot be applied, a plan the mesh cannot divide. Each says what is wrong in the window, and the model, the
+// plan and the undo history the window had stay as they were; a file that failed to open is not modified.
 #include <QCryptographicHash>
 #include <QDateTime>
 #include <QFile>
@@ -37,7 +37,6 @@ using shardscope::testing::writeAll;
 constexpr int kLoadTimeoutMs = 60'000;
 // batch 8: a data axis of 3 divides nothing of it.
 const QString kModel = QStringLiteral("zoo:gpt:layers=2,d_model=64,heads=4,seq=32,batch=8,vocab=128");
-
 
 // What the window holds that a failure must not touch.
 struct Work {
@@ -76,7 +75,8 @@ private:
         QVERIFY(settled.wait(kLoadTimeoutMs));
         QVERIFY(window.openPlan(QStringLiteral("expert:megatron")));
         const auto& space = window.currentModel()->space();
-        window.planEditor()->pin({plan::Decision::Target::Name, static_cast<std::uint32_t>(space.names.size() - 1), 0});
+        window.planEditor()->pin(
+            {plan::Decision::Target::Name, static_cast<std::uint32_t>(space.names.size() - 1), 0});
         QCOMPARE(window.planEditor()->undoStack()->count(), 2);
         QTRY_VERIFY_WITH_TIMEOUT(!window.planEditor()->isEvaluating(), kLoadTimeoutMs);
     }
@@ -118,7 +118,8 @@ private slots:
             bytes.truncate(bytes.size() / 2);
         } else {
             const qsizetype at = (bytes.size() / 4096 / 2) * 4096;
-            for (qsizetype i = 0; i < 4096; ++i) bytes[at + i] = static_cast<char>((i * 7919 + 13) & 0xff);
+            for (qsizetype i = 0; i < 4096; ++i)
+                bytes[at + i] = static_cast<char>((i * 7919 + 13) & 0xff);
         }
         writeAll(path, bytes);
         QTest::qWait(20);
@@ -132,7 +133,8 @@ private slots:
         window.openModel(path);
         QVERIFY(failed.wait(kLoadTimeoutMs));
         const QString expected = "Cannot open " + path + ": '" + path +
-                                 "' is damaged (truncated or corrupted) and cannot be opened; it is left as it was (restore a copy, or "
+                                 "' is damaged (truncated or corrupted) and cannot be opened; it is left as "
+                                 "it was (restore a copy, or "
                                  "start a new workspace from the model)";
         QCOMPARE(failed.first().first().toString(), expected);
         QCOMPARE(window.statusBar()->currentMessage(), expected);
@@ -141,8 +143,8 @@ private slots:
         QVERIFY(!QFile::exists(path + "-wal"));
     }
 
-    // Plan ▸ Open plan with a plan saved for another model: refused, naming the file and the first unknown label;
-    // the plan and its undo history stay.
+    // Plan ▸ Open plan with a plan saved for another model: refused, naming the file and the first unknown
+    // label; the plan and its undo history stay.
     void aPlanOfAnotherModelIsRefused() {
         // The plan of the 1-layer MLP family's model: its groups are not the GPT's.
         ProblemSpec otherSpec;
@@ -153,7 +155,8 @@ private slots:
         auto expert = plan::expertPlan("megatron", otherModel.planContext(), otherModel.mesh());
         QVERIFY(expert);
         const QString path = dir_.filePath(QStringLiteral("mlp-plan.json"));
-        writeAll(path, QByteArray::fromStdString(plan::toJson(*expert, otherModel.planContext(), otherModel.mesh())));
+        writeAll(path, QByteArray::fromStdString(
+                           plan::toJson(*expert, otherModel.planContext(), otherModel.mesh())));
         const std::string firstLabel = otherModel.planContext().targetLabel(expert->decisions.front());
 
         MainWindow window;
@@ -162,23 +165,30 @@ private slots:
         const Work work = workOf(window);
         QString error;
         QVERIFY(!window.openPlan(path, &error));
-        const QString expected = "Cannot open the plan " + path + ": decisions[0]: unknown group '" + QString::fromStdString(firstLabel) +
-                                 "': this model has no group of that label (is the plan for another model? run `shardscope-cli analyze` for "
+        const QString expected = "Cannot open the plan " + path + ": decisions[0]: unknown group '" +
+                                 QString::fromStdString(firstLabel) +
+                                 "': this model has no group of that label (is the plan for another model? "
+                                 "run `shardscope-cli analyze` for "
                                  "this model's groups)";
         QCOMPARE(error, expected);
         QCOMPARE(window.statusBar()->currentMessage(), expected);
         compareWork(workOf(window), work);
     }
 
-    // Settings that cannot be loaded (a mesh axis of size 0, a hardware file that is not there) fail the Apply
-    // with the engine's reason; the window keeps its model, plan, undo history and settings.
+    // Settings that cannot be loaded (a mesh axis of size 0, a hardware file that is not there) fail the
+    // Apply with the engine's reason; the window keeps its model, plan, undo history and settings.
     void settingsThatCannotBeAppliedChangeNothing_data() {
         QTest::addColumn<QString>("mesh");
         QTest::addColumn<QString>("hardware");
         QTest::addColumn<QString>("reason");
-        QTest::newRow("zero axis") << "data=0,model=2" << "h100" << "mesh axis 'data' has size 0; sizes must be at least 1";
-        QTest::newRow("negative axis") << "data=-4" << "h100" << "mesh axis 'data' has size -4; sizes must be at least 1";
-        QTest::newRow("missing hardware file") << "data=2" << dir_.filePath(QStringLiteral("gone.json")) << "";
+        QTest::newRow("zero axis") << "data=0,model=2"
+                                   << "h100"
+                                   << "mesh axis 'data' has size 0; sizes must be at least 1";
+        QTest::newRow("negative axis") << "data=-4"
+                                       << "h100"
+                                       << "mesh axis 'data' has size -4; sizes must be at least 1";
+        QTest::newRow("missing hardware file")
+            << "data=2" << dir_.filePath(QStringLiteral("gone.json")) << "";
     }
     void settingsThatCannotBeAppliedChangeNothing() {
         QFETCH(QString, mesh);
@@ -208,8 +218,8 @@ private slots:
         QCOMPARE(window.currentModel()->mesh().toString(), std::string("data=2,model=2"));
     }
 
-    // Apply of a mesh that lacks one of the plan's axes keeps the decisions (and pins) on the axes it has, and the
-    // status bar says which decisions were left out and why. (Before, the whole plan was dropped.)
+    // Apply of a mesh that lacks one of the plan's axes keeps the decisions (and pins) on the axes it has,
+    // and the status bar says which decisions were left out and why. (Before, the whole plan was dropped.)
     void aMeshLackingAnAxisOfThePlanKeepsTheRest() {
         MainWindow window;
         window.show();
@@ -223,7 +233,8 @@ private slots:
             const std::string axis = oldMesh.axes[static_cast<std::size_t>(d.axis)].name;
             const std::string label = window.currentModel()->problem->costModel->planContext().targetLabel(d);
             (axis == "data" ? kept : left).push_back(label + "@" + axis);
-            if (axis == "data" && i < before.pinned) ++keptPins;
+            if (axis == "data" && i < before.pinned)
+                ++keptPins;
         }
         QVERIFY2(!kept.empty() && !left.empty(), "the fixture's plan must use both axes");
         QSignalSpy settled(&window, &MainWindow::settled);
@@ -243,14 +254,16 @@ private slots:
         const QString first = QString::fromStdString(left.front());
         const QString label = first.left(first.indexOf('@'));
         QVERIFY2(message.startsWith("the plan: decisions[") &&
-                     message.contains("] (" + label + ", model) is left out: the mesh has no axis 'model' (it has data)"),
+                     message.contains("] (" + label +
+                                      ", model) is left out: the mesh has no axis 'model' (it has data)"),
                  qPrintable(message));
         if (left.size() > 1)
-            QVERIFY2(message.endsWith(QStringLiteral(" (and %1 more)").arg(left.size() - 1)), qPrintable(message));
+            QVERIFY2(message.endsWith(QStringLiteral(" (and %1 more)").arg(left.size() - 1)),
+                     qPrintable(message));
     }
 
-    // An expert plan on a mesh that divides nothing of its name opens (the user may change the mesh next) and the
-    // status bar says which decision shards nothing and why.
+    // An expert plan on a mesh that divides nothing of its name opens (the user may change the mesh next) and
+    // the status bar says which decision shards nothing and why.
     void aPlanTheMeshCannotDivideIsSaid() {
         MainWindow window;
         window.show();
@@ -262,9 +275,11 @@ private slots:
         QVERIFY(settled.wait(kLoadTimeoutMs));
         QVERIFY(window.openPlan(QStringLiteral("expert:dp")));
         QCOMPARE(window.statusBar()->currentMessage(),
-                 QStringLiteral("expert:dp: decision 1 (batch, data) shards nothing: data=3 divides no dimension of batch (size 8); use an axis "
+                 QStringLiteral("expert:dp: decision 1 (batch, data) shards nothing: data=3 divides no "
+                                "dimension of batch (size 8); use an axis "
                                 "whose size divides 8, or another mesh"));
-        QCOMPARE(window.planEditor()->plan().decisions.size(), std::size_t{2});  // dp puts the batch on every axis
+        QCOMPARE(window.planEditor()->plan().decisions.size(),
+                 std::size_t{2});  // dp puts the batch on every axis
     }
 
     // Compare ▸ with a workspace of another model: refused with a message; nothing is compared.
@@ -288,7 +303,8 @@ private slots:
         window.sessionDocks()->compareWithWorkspace(path);
         QTRY_VERIFY_WITH_TIMEOUT(messages.size() >= 2, kLoadTimeoutMs);  // "Opening…", then the refusal
         const QString refusal = messages.last().first().toString();
-        QVERIFY2(refusal.startsWith("Cannot compare with " + path + ": it holds the model "), qPrintable(refusal));
+        QVERIFY2(refusal.startsWith("Cannot compare with " + path + ": it holds the model "),
+                 qPrintable(refusal));
         QVERIFY2(refusal.endsWith("(compare with a workspace of the same model)"), qPrintable(refusal));
         compareWork(workOf(window), work);
     }

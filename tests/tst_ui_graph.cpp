@@ -16,7 +16,6 @@
 #include <QTest>
 #include <QTimer>
 
-#include "test_paths.h"
 #include "core/graph_projection.h"
 #include "core/module_tree.h"
 #include "core/name_style.h"
@@ -26,6 +25,7 @@
 #include "shardscope/ir/builder.h"
 #include "shardscope/plan/experts.h"
 #include "shardscope/session/problem.h"
+#include "test_paths.h"
 #include "widgets/graph_view.h"
 
 #include "ui_test_support.h"
@@ -44,7 +44,6 @@ std::shared_ptr<const ProblemView> load(const std::string& model, bool train = f
     spec.train = train;
     return fixtures::loadView(spec);
 }
-
 
 QString sharedModel(const char* relative) {
     return QDir(shardscope::testing::sharedDir()).filePath(QString::fromLatin1(relative));
@@ -449,8 +448,9 @@ private slots:
         QVERIFY(waitForLayout(view, finished));
         const auto projection = view.projection();
         const auto& groups = problem->space().groups;
-        const auto dff = std::find_if(groups.begin(), groups.end(),
-                                      [](const analysis::Group& g) { return g.label == "layers.*.mlp.d_ff"; });
+        const auto dff = std::find_if(groups.begin(), groups.end(), [](const analysis::Group& g) {
+            return g.label == "layers.*.mlp.d_ff";
+        });
         QVERIFY(dff != groups.end() && dff->names.size() == 2);
         view.setHighlightedNames(dff->names);
         const QColor colour = nameColor(problem->space(), dff->names.front());
@@ -459,7 +459,8 @@ private slots:
             const auto& names = projection->nodes[i].names;
             bool touches = false;
             for (int k = 0; k < 2; ++k)
-                if (std::find(names.begin(), names.end(), dff->names[static_cast<std::size_t>(k)]) != names.end()) {
+                if (std::find(names.begin(), names.end(), dff->names[static_cast<std::size_t>(k)]) !=
+                    names.end()) {
                     ++litPerName[k];
                     touches = true;
                 }

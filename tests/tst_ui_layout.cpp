@@ -71,7 +71,8 @@ class TestUiLayout : public QObject {
 private slots:
     void chainRunsTopToBottom() {
         const LayoutResult result = laidOut(chain({"a", "b", "c"}));
-        const QPointF a = result.centres.value("a"), b = result.centres.value("b"), c = result.centres.value("c");
+        const QPointF a = result.centres.value("a"), b = result.centres.value("b"),
+                      c = result.centres.value("c");
         QVERIFY2(a.y() < b.y() && b.y() < c.y(), "y grows along the chain");
         QVERIFY(qAbs(a.x() - b.x()) < kTolerance && qAbs(b.x() - c.x()) < kTolerance);
         QCOMPARE(result.edges.size(), 2);
@@ -97,7 +98,8 @@ private slots:
             QVERIFY(result.bounds.adjusted(-kTolerance, -kTolerance, kTolerance, kTolerance).contains(a));
             for (qsizetype j = i + 1; j < request.nodes.size(); ++j) {
                 const QRectF b = boxOf(request.nodes[j], result).adjusted(1, 1, -1, -1);
-                QVERIFY2(!a.intersects(b), qPrintable(request.nodes[i].id + " overlaps " + request.nodes[j].id));
+                QVERIFY2(!a.intersects(b),
+                         qPrintable(request.nodes[i].id + " overlaps " + request.nodes[j].id));
             }
         }
     }
@@ -117,8 +119,10 @@ private slots:
             const QPointF end = path.currentPosition();
             const QRectF from = boxOf(nodes.value(request.edges[i].from), result).adjusted(-m, -m, m, m);
             const QRectF to = boxOf(nodes.value(request.edges[i].to), result).adjusted(-m, -m, m, m);
-            QVERIFY2(from.contains(start), qPrintable(QStringLiteral("edge %1 starts away from its source").arg(i)));
-            QVERIFY2(to.contains(end), qPrintable(QStringLiteral("edge %1 ends away from its target").arg(i)));
+            QVERIFY2(from.contains(start),
+                     qPrintable(QStringLiteral("edge %1 starts away from its source").arg(i)));
+            QVERIFY2(to.contains(end),
+                     qPrintable(QStringLiteral("edge %1 ends away from its target").arg(i)));
         }
     }
 
@@ -131,7 +135,8 @@ private slots:
         for (const LayoutNode& node : request.nodes) {
             if (node.cluster.isEmpty()) {
                 for (const QRectF& cluster : result.clusters)
-                    QVERIFY2(!cluster.contains(result.centres.value(node.id)), "a loose node sits in a cluster");
+                    QVERIFY2(!cluster.contains(result.centres.value(node.id)),
+                             "a loose node sits in a cluster");
                 continue;
             }
             QVERIFY(result.clusters.contains(node.cluster));
@@ -166,7 +171,8 @@ private slots:
 
         const std::string previous = std::setlocale(LC_NUMERIC, nullptr);
         const char* found = nullptr;
-        for (const char* name : {"de_DE.UTF-8", "de_DE.utf8", "fr_FR.UTF-8", "fr_FR.utf8", "ru_RU.UTF-8", "de_DE"}) {
+        for (const char* name :
+             {"de_DE.UTF-8", "de_DE.utf8", "fr_FR.UTF-8", "fr_FR.utf8", "ru_RU.UTF-8", "de_DE"}) {
             if (std::setlocale(LC_NUMERIC, name)) {
                 found = name;
                 break;

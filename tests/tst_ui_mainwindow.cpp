@@ -8,11 +8,11 @@
 #include <QComboBox>
 #include <QDialogButtonBox>
 #include <QDir>
+#include <QDockWidget>
 #include <QFile>
+#include <QImage>
 #include <QJsonDocument>
 #include <QJsonObject>
-#include <QDockWidget>
-#include <QImage>
 #include <QLabel>
 #include <QLineEdit>
 #include <QPlainTextEdit>
@@ -23,26 +23,26 @@
 #include <QStandardPaths>
 #include <QStatusBar>
 #include <QTableView>
+#include <QTemporaryDir>
+#include <QTest>
 #include <QTextBrowser>
 #include <QTreeView>
 #include <QUndoStack>
-#include <QTemporaryDir>
-#include <QTest>
 
-#include "test_paths.h"
 #include "core/plan_editor.h"
-#include "core/problem_loader.h"
-#include "widgets/cost_panel.h"
 #include "core/plan_export.h"
 #include "core/plan_table_model.h"
+#include "core/problem_loader.h"
 #include "core/search_runner.h"
 #include "core/search_tree_model.h"
+#include "shardscope/report/model_report.h"
+#include "test_paths.h"
+#include "widgets/cost_panel.h"
 #include "widgets/export_dialog.h"
 #include "widgets/graph_view.h"
+#include "widgets/main_window.h"
 #include "widgets/search_panel.h"
 #include "widgets/session_docks.h"
-#include "shardscope/report/model_report.h"
-#include "widgets/main_window.h"
 
 using namespace shardscope;
 using namespace shardscope::ui;
@@ -51,7 +51,9 @@ namespace {
 
 constexpr int kLoadTimeoutMs = 60'000;
 
-QString toQStringForTest(const std::string& text) { return QString::fromStdString(text); }
+QString toQStringForTest(const std::string& text) {
+    return QString::fromStdString(text);
+}
 
 bool anyLabelContains(const QWidget& widget, const QString& text) {
     const auto labels = widget.findChildren<QLabel*>();
@@ -190,14 +192,18 @@ private slots:
         auto* details = window.findChild<QTextBrowser*>(QStringLiteral("detailsView"));
         QVERIFY(details && details->toPlainText().contains(QStringLiteral("layers.*.mlp.d_ff")));
 
-        // Pin it on the model axis (what the Names panel's menu does): the plan is re-evaluated in the background.
+        // Pin it on the model axis (what the Names panel's menu does): the plan is re-evaluated in the
+        // background.
         const auto& groups = problem->space().groups;
-        const auto dff = std::find_if(groups.begin(), groups.end(),
-                                      [](const analysis::Group& g) { return g.label == "layers.*.mlp.d_ff"; });
-        plan::Decision decision{plan::Decision::Target::Group, static_cast<std::uint32_t>(dff - groups.begin()),
+        const auto dff = std::find_if(groups.begin(), groups.end(), [](const analysis::Group& g) {
+            return g.label == "layers.*.mlp.d_ff";
+        });
+        plan::Decision decision{plan::Decision::Target::Group,
+                                static_cast<std::uint32_t>(dff - groups.begin()),
                                 *problem->mesh().axisIndex("model")};
         editor->pin(decision);
-        QTRY_VERIFY_WITH_TIMEOUT(!editor->isEvaluating() && editor->state()->plan == editor->plan(), kLoadTimeoutMs);
+        QTRY_VERIFY_WITH_TIMEOUT(!editor->isEvaluating() && editor->state()->plan == editor->plan(),
+                                 kLoadTimeoutMs);
         const cost::Evaluation expected = cost::evaluate(*problem->problem->costModel, editor->plan());
         QCOMPARE(cost->stepTimeText(), toQStringForTest(report::formatTime(expected.stepTime)));
         QVERIFY(cost->stepTimeText() != before);
@@ -207,7 +213,8 @@ private slots:
 
         // Undo brings the old cost back.
         editor->undoStack()->undo();
-        QTRY_VERIFY_WITH_TIMEOUT(!editor->isEvaluating() && editor->state()->plan.decisions.empty(), kLoadTimeoutMs);
+        QTRY_VERIFY_WITH_TIMEOUT(!editor->isEvaluating() && editor->state()->plan.decisions.empty(),
+                                 kLoadTimeoutMs);
         QCOMPARE(cost->stepTimeText(), before);
         QCOMPARE(decisions->model()->rowCount(), 0);
     }
@@ -230,11 +237,12 @@ private slots:
         QCOMPARE(problem->mesh().toString(), std::string("data=4,model=2"));
         QVERIFY(problem->problem->spec.train);
         QCOMPARE(window.planEditor()->plan().decisions.size(), before.decisions.size());
-        QVERIFY(window.planEditor()->state()->evaluation.modelStates.optimizerState > 0);  // a training step now
+        QVERIFY(window.planEditor()->state()->evaluation.modelStates.optimizerState >
+                0);  // a training step now
     }
 
-    // Issue 9's must-show: a search fills the Plans table as it runs; its workspace, closed and reopened, shows
-    // the same plans and the same tree.
+    // Issue 9's must-show: a search fills the Plans table as it runs; its workspace, closed and reopened,
+    // shows the same plans and the same tree.
     void aSearchIsSavedAndReopens() {
         QTemporaryDir dir;
         QVERIFY(dir.isValid());
@@ -261,11 +269,12 @@ private slots:
             QVERIFY2(finished.isEmpty(), "the search ended before the table had a row");
             QVERIFY(finished.wait(kLoadTimeoutMs));
             QVERIFY(!best.isEmpty());
-            // Once the search has ended the file is read again: the tree, and the table (experts and the plans
-            // found, now with their ids).
+            // Once the search has ended the file is read again: the tree, and the table (experts and the
+            // plans found, now with their ids).
             QTRY_VERIFY_WITH_TIMEOUT(session->tree()->storedNodeCount() > 0, kLoadTimeoutMs);
             nodes = session->tree()->storedNodeCount();
-            QTRY_VERIFY_WITH_TIMEOUT(!session->plans()->isLoading() && session->plans()->rowCount() > 0, kLoadTimeoutMs);
+            QTRY_VERIFY_WITH_TIMEOUT(!session->plans()->isLoading() && session->plans()->rowCount() > 0,
+                                     kLoadTimeoutMs);
             plansFound = session->plans()->rowCount();
         }
         MainWindow reopened;
@@ -326,15 +335,19 @@ private slots:
             else if (format.id == QLatin1String("report"))
                 QVERIFY(text.contains("step time"));
             else if (format.id == QLatin1String("trace"))
-                QVERIFY(QJsonDocument::fromJson(text).object().value(QStringLiteral("traceEvents")).isArray());
+                QVERIFY(
+                    QJsonDocument::fromJson(text).object().value(QStringLiteral("traceEvents")).isArray());
             else if (format.id == QLatin1String("jax"))
                 QVERIFY(text.contains("PartitionSpec") && text.contains("\"layers.0.mlp.fc.weight\": P("));
             else if (format.id == QLatin1String("dtensor"))
                 QVERIFY(text.contains("init_device_mesh") && text.contains("\"layers.0.mlp.fc.weight\": ("));
             else if (format.id == QLatin1String("parallelize"))
-                QVERIFY(text.contains("parallelize_module(model, mesh[") && text.contains("\"layers.0.mlp.fc\": ColwiseParallel("));
+                QVERIFY(text.contains("parallelize_module(model, mesh[") &&
+                        text.contains("\"layers.0.mlp.fc\": ColwiseParallel("));
             else if (format.id == QLatin1String("shardy") || format.id == QLatin1String("gspmd"))
-                QVERIFY(text.contains(format.id == QLatin1String("shardy") ? "= sdy.sharding_constraint %" : "= stablehlo.custom_call @Sharding(%"));
+                QVERIFY(text.contains(format.id == QLatin1String("shardy")
+                                          ? "= sdy.sharding_constraint %"
+                                          : "= stablehlo.custom_call @Sharding(%"));
             else {
                 PlanEditor editor;
                 editor.setProblem(window.currentModel());
@@ -345,7 +358,8 @@ private slots:
         ExportDialog dialog(window.currentModel(), window.planEditor()->plan());
         dialog.setPath(dir.filePath(QStringLiteral("missing/plan.json")));
         dialog.findChild<QDialogButtonBox*>()->accepted();
-        QTRY_VERIFY_WITH_TIMEOUT(dialog.errorText().contains(QStringLiteral("missing/plan.json")), kLoadTimeoutMs);
+        QTRY_VERIFY_WITH_TIMEOUT(dialog.errorText().contains(QStringLiteral("missing/plan.json")),
+                                 kLoadTimeoutMs);
     }
 
     void remembersRecentSources() {
@@ -353,7 +367,8 @@ private slots:
         QSignalSpy shown(&window, &MainWindow::modelShown);
         window.openModel(QStringLiteral("zoo:gpt:layers=1,seq=64,d_model=128,heads=4"));
         QVERIFY(shown.wait(kLoadTimeoutMs));
-        QCOMPARE(MainWindow::recentSources().value(0), QStringLiteral("zoo:gpt:layers=1,seq=64,d_model=128,heads=4"));
+        QCOMPARE(MainWindow::recentSources().value(0),
+                 QStringLiteral("zoo:gpt:layers=1,seq=64,d_model=128,heads=4"));
     }
 
     void layoutIsSavedOnClose() {

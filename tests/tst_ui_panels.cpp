@@ -6,12 +6,12 @@
 #include <numeric>
 
 #include <QAbstractItemModelTester>
+#include <QCheckBox>
 #include <QComboBox>
 #include <QDir>
 #include <QElapsedTimer>
 #include <QFile>
 #include <QFileInfo>
-#include <QCheckBox>
 #include <QLabel>
 #include <QLineEdit>
 #include <QListWidget>
@@ -24,15 +24,15 @@
 #include <QTreeView>
 #include <QUndoStack>
 
-#include "test_paths.h"
 #include "core/conflict_model.h"
 #include "core/decision_model.h"
 #include "core/name_model.h"
 #include "core/name_style.h"
-#include "shardscope/cost/cost_model.h"
-#include "shardscope/plan/experts.h"
 #include "core/plan_editor.h"
 #include "core/remat_choices.h"
+#include "shardscope/cost/cost_model.h"
+#include "shardscope/plan/experts.h"
+#include "test_paths.h"
 #include "widgets/problem_editor.h"
 #include "widgets/remat_panel.h"
 #include "widgets/summary_panel.h"
@@ -53,7 +53,6 @@ ProblemSpec specOf(const std::string& model, const std::string& meshSpec,
     spec.train = train;
     return spec;
 }
-
 
 std::shared_ptr<const ProblemView> demo() {
     static const auto view = fixtures::loadView(specOf("zoo:demo", "data=2,model=4"));
@@ -168,11 +167,13 @@ class TestUiPanels : public QObject {
 
 private slots:
     void modelsPassTheTesterOnZooModels() {
-        exerciseModels(demo(), fixtures::loadView(specOf("zoo:llama3-8b:layers=2", "data=4,model=2", "h100", true)));
+        exerciseModels(demo(),
+                       fixtures::loadView(specOf("zoo:llama3-8b:layers=2", "data=4,model=2", "h100", true)));
     }
 
     void modelsPassTheTesterOnBert() {
-        const QString path = shardscope::testing::sharedDir() + QStringLiteral("/models/stablehlo/pt_bert.mlir");
+        const QString path =
+            shardscope::testing::sharedDir() + QStringLiteral("/models/stablehlo/pt_bert.mlir");
         if (!QFileInfo::exists(path))
             QSKIP("pt_bert.mlir not found (SHARDSCOPE_SHARED_DIR missing)");
         QElapsedTimer timer;
@@ -361,8 +362,8 @@ private slots:
         QCOMPARE(stateAt(second), ConflictModel::OptionState::NotChosen);
     }
 
-    // The plan dock's remat choices: a combo box per block family of a training step, set on the edited plan as
-    // an undoable edit, following undo, redo and plans opened; a forward graph has none and says why.
+    // The plan dock's remat choices: a combo box per block family of a training step, set on the edited plan
+    // as an undoable edit, following undo, redo and plans opened; a forward graph has none and says why.
     void rematPanelSetsAFamilysPolicy() {
         const auto view = fixtures::loadView(specOf("zoo:demo", "data=2,model=4", "h100", true));
         PlanEditor editor;
@@ -373,8 +374,9 @@ private slots:
         QCOMPARE(panel.comboOf(QStringLiteral("layers.*")), combo);
         QCOMPARE(combo->count(), 4);
         QCOMPARE(combo->currentText(), QStringLiteral("none"));
-        QCOMPARE(rematFamilies(*view, editor.plan()).front().blocks, static_cast<int>(std::count(
-                     view->blocks().familyOfBlock.begin(), view->blocks().familyOfBlock.end(), 0u)));
+        QCOMPARE(rematFamilies(*view, editor.plan()).front().blocks,
+                 static_cast<int>(std::count(view->blocks().familyOfBlock.begin(),
+                                             view->blocks().familyOfBlock.end(), 0u)));
         // As the user chooses "full".
         combo->setCurrentIndex(2);
         emit combo->activated(2);
@@ -387,14 +389,17 @@ private slots:
         QCOMPARE(combo->currentText(), QStringLiteral("full"));
         // Another policy replaces the family's decision; none removes it.
         editor.setRemat(QStringLiteral("layers.*"), 3);
-        QCOMPARE(editor.plan().remat, (std::vector<plan::RematDecision>{{"layers.*", plan::Remat::DotsSaveable}}));
+        QCOMPARE(editor.plan().remat,
+                 (std::vector<plan::RematDecision>{{"layers.*", plan::Remat::DotsSaveable}}));
         QCOMPARE(combo->currentText(), QStringLiteral("dots-saveable"));
         editor.setRemat(QStringLiteral("layers.*"), 0);
         QVERIFY(editor.plan().remat.empty());
         // An expert's remat variant shows in the panel, and the evaluation is of the plan with its remat.
         QCOMPARE(editor.openPlan(QStringLiteral("expert:fsdp+selective")), QString());
         QCOMPARE(combo->currentText(), QStringLiteral("selective"));
-        QVERIFY(QTest::qWaitFor([&] { return !editor.isEvaluating() && editor.state() && editor.state()->plan == editor.plan(); }, 60'000));
+        QVERIFY(QTest::qWaitFor(
+            [&] { return !editor.isEvaluating() && editor.state() && editor.state()->plan == editor.plan(); },
+            60'000));
         QCOMPARE(editor.state()->plan.remat.size(), std::size_t{1});
         // A forward graph: no families, a note.
         editor.setProblem(demo());
@@ -529,7 +534,8 @@ private slots:
         sizes->clear();
         QTest::keyClicks(sizes, QStringLiteral("width=3"));
         QVERIFY(!editor.isValid());
-        QVERIFY2(editor.errorText().contains(QStringLiteral("unknown size 'width'")), qPrintable(editor.errorText()));
+        QVERIFY2(editor.errorText().contains(QStringLiteral("unknown size 'width'")),
+                 qPrintable(editor.errorText()));
         QVERIFY(!editor.findChild<QPushButton*>(QStringLiteral("applyButton"))->isEnabled());
         sizes->clear();
         QTest::keyClicks(sizes, QStringLiteral(" "));

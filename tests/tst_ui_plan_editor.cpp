@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // SPDX-FileCopyrightText: 2026 The Shardscope Authors
-// The plan editor (pins, forbids, conflict choices with undo/redo, evaluated in the background) and the problem
-// loader (models, workspaces, plans carried across a change of mesh).
+// The plan editor (pins, forbids, conflict choices with undo/redo, evaluated in the background) and the
+// problem loader (models, workspaces, plans carried across a change of mesh).
 #include <memory>
 
 #include <QFile>
@@ -11,14 +11,14 @@
 #include <QThreadPool>
 #include <QUndoStack>
 
-#include "test_paths.h"
 #include "core/plan_editor.h"
 #include "core/problem_loader.h"
-#include "ui_test_support.h"
 #include "shardscope/plan/experts.h"
 #include "shardscope/plan/plan_json.h"
 #include "shardscope/session/plan_source.h"
 #include "shardscope/store/workspace.h"
+#include "test_paths.h"
+#include "ui_test_support.h"
 
 using namespace shardscope;
 using namespace shardscope::ui;
@@ -29,7 +29,6 @@ constexpr int kTimeoutMs = 60'000;
 using ProblemPtr = std::shared_ptr<const ProblemView>;
 using StatePtr = std::shared_ptr<const PlanState>;
 
-
 ProblemRequest demoRequest(const std::string& mesh = "data=2,model=4") {
     ProblemRequest request;
     request.spec.model = "zoo:demo";
@@ -39,8 +38,9 @@ ProblemRequest demoRequest(const std::string& mesh = "data=2,model=4") {
 
 // Waits until the editor has evaluated its current plan; returns that state.
 StatePtr settledState(PlanEditor& editor) {
-    if (!QTest::qWaitFor([&] { return !editor.isEvaluating() && editor.state() && editor.state()->plan == editor.plan(); },
-                         kTimeoutMs))
+    if (!QTest::qWaitFor(
+            [&] { return !editor.isEvaluating() && editor.state() && editor.state()->plan == editor.plan(); },
+            kTimeoutMs))
         qFatal("timed out evaluating");
     return editor.state();
 }
@@ -80,7 +80,8 @@ private slots:
         QVERIFY(empty->evaluation.stepTime > 0);
         QCOMPARE(empty->shardings.size(), demo_->graph().values.size());
 
-        // Pin the d_ff group on the model axis: the cost changes, equals a fresh evaluation, and the tensors carry it.
+        // Pin the d_ff group on the model axis: the cost changes, equals a fresh evaluation, and the tensors
+        // carry it.
         const plan::Decision dff = groupDecision(*demo_, "layers.*.mlp.d_ff", "model");
         editor.pin(dff);
         QCOMPARE(editor.plan().decisions.size(), std::size_t{1});
@@ -146,9 +147,9 @@ private slots:
 
         // Repeated names: choosing the second dimension records a resolution; the first is the default.
         const auto& conflicts = demo_->space().conflicts;
-        const auto repeated = std::find_if(conflicts.begin(), conflicts.end(), [](const analysis::Conflict& c) {
-            return c.kind == analysis::ConflictKind::RepeatedName;
-        });
+        const auto repeated = std::find_if(
+            conflicts.begin(), conflicts.end(),
+            [](const analysis::Conflict& c) { return c.kind == analysis::ConflictKind::RepeatedName; });
         QVERIFY(repeated != conflicts.end());
         editor.resolve(repeated->name, 1);
         QCOMPARE(editor.plan().resolutions.size(), std::size_t{1});
@@ -168,9 +169,10 @@ private slots:
         editor.replacePlan(*megatron, QStringLiteral("megatron"));
         QVERIFY(editor.plan().decisions.front() == batch);
         QCOMPARE(editor.plan().pinned, std::size_t{1});
-        QCOMPARE(editor.plan().decisions.size(), megatron->decisions.size() + 1 -
-                                                     static_cast<std::size_t>(std::count(megatron->decisions.begin(),
-                                                                                         megatron->decisions.end(), batch)));
+        QCOMPARE(editor.plan().decisions.size(),
+                 megatron->decisions.size() + 1 -
+                     static_cast<std::size_t>(
+                         std::count(megatron->decisions.begin(), megatron->decisions.end(), batch)));
         editor.undoStack()->undo();
         QCOMPARE(editor.plan().decisions.size(), std::size_t{1});
     }
@@ -193,15 +195,19 @@ private slots:
         QVERIFY(other.undoStack()->canUndo());
 
         // Each failure says what and where, and leaves the plan as it was.
-        QVERIFY(other.openPlan(QStringLiteral("expert:no-such-expert")).contains(QStringLiteral("no-such-expert")));
-        QVERIFY(other.openPlan(dir.filePath(QStringLiteral("missing.json"))).contains(QStringLiteral("missing.json")));
+        QVERIFY(other.openPlan(QStringLiteral("expert:no-such-expert"))
+                    .contains(QStringLiteral("no-such-expert")));
+        QVERIFY(other.openPlan(dir.filePath(QStringLiteral("missing.json")))
+                    .contains(QStringLiteral("missing.json")));
         QFile bad(dir.filePath(QStringLiteral("bad.json")));
         QVERIFY(bad.open(QIODevice::WriteOnly));
-        bad.write(R"({"format": "shardscope-plan", "version": 1, "decisions": [{"group": "no.such.group", "axis": "data"}]})");
+        bad.write(
+            R"({"format": "shardscope-plan", "version": 1, "decisions": [{"group": "no.such.group", "axis": "data"}]})");
         bad.close();
         const QString error = other.openPlan(bad.fileName());
-        QVERIFY2(error.contains(QStringLiteral("bad.json")) && error.contains(QStringLiteral("no.such.group")),
-                 qUtf8Printable(error));
+        QVERIFY2(
+            error.contains(QStringLiteral("bad.json")) && error.contains(QStringLiteral("no.such.group")),
+            qUtf8Printable(error));
         QVERIFY(other.plan() == saved);
         QVERIFY(!other.savePlan(dir.filePath(QStringLiteral("missing/plan.json"))).isEmpty());
         // The demo carries no shardings: its reference plan is empty, and one undoable step.
@@ -224,7 +230,8 @@ private slots:
         const StatePtr last = settledState(editor);
         QVERIFY(last->plan == editor.plan());
         QTest::qWait(50);
-        // Superseded evaluations are skipped or dropped: far fewer reports than edits, the last one the newest.
+        // Superseded evaluations are skipped or dropped: far fewer reports than edits, the last one the
+        // newest.
         QVERIFY2(evaluated.count() < 41, qPrintable(QString::number(evaluated.count())));
         QCOMPARE(evaluated.last().first().value<StatePtr>()->revision, last->revision);
     }
@@ -242,7 +249,8 @@ private slots:
         auto megatron = plan::expertPlan("dp-tp", demo_->problem->costModel->planContext(), demo_->mesh());
         QVERIFY(megatron.ok());
         ProblemRequest request = demoRequest("data=4,model=2");
-        request.carriedPlan = plan::toJson(*megatron, demo_->problem->costModel->planContext(), demo_->mesh());
+        request.carriedPlan =
+            plan::toJson(*megatron, demo_->problem->costModel->planContext(), demo_->mesh());
         const ProblemPtr wider = fixtures::loadThroughLoader(request);
         QVERIFY(wider);
         QCOMPARE(wider->initialPlan.decisions.size(), megatron->decisions.size());
@@ -251,7 +259,8 @@ private slots:
         // A mesh without the model axis keeps the decisions on data and leaves out those on model, one plan
         // warning each.
         request = demoRequest("data=8");
-        request.carriedPlan = plan::toJson(*megatron, demo_->problem->costModel->planContext(), demo_->mesh());
+        request.carriedPlan =
+            plan::toJson(*megatron, demo_->problem->costModel->planContext(), demo_->mesh());
         const ProblemPtr flat = fixtures::loadThroughLoader(request);
         QVERIFY(flat);
         std::size_t onData = 0;
@@ -262,9 +271,12 @@ private slots:
                 ++onData;
                 continue;
             }
-            leftOut << QStringLiteral("the plan: decisions[%1] (%2, model) is left out: the mesh has no axis 'model' (it has data)")
+            leftOut << QStringLiteral(
+                           "the plan: decisions[%1] (%2, model) is left out: the mesh has no axis 'model' "
+                           "(it has data)")
                            .arg(i)
-                           .arg(QString::fromStdString(demo_->problem->costModel->planContext().targetLabel(d)));
+                           .arg(QString::fromStdString(
+                               demo_->problem->costModel->planContext().targetLabel(d)));
         }
         QVERIFY(onData > 0 && !leftOut.isEmpty());
         QCOMPARE(flat->initialPlan.decisions.size(), onData);

@@ -17,14 +17,14 @@
 #include <QTemporaryDir>
 #include <QTest>
 
-#include "test_paths.h"
 #include "core/plan_breakdown.h"
 #include "core/plan_table_model.h"
 #include "core/problem_loader.h"
-#include "ui_test_support.h"
 #include "shardscope/plan/experts.h"
 #include "shardscope/plan/plan_json.h"
 #include "shardscope/store/workspace.h"
+#include "test_paths.h"
+#include "ui_test_support.h"
 #include "widgets/memory_chart.h"
 #include "widgets/plan_breakdown_view.h"
 
@@ -36,7 +36,6 @@ namespace {
 constexpr int kTimeoutMs = 60'000;
 using ProblemPtr = std::shared_ptr<const ProblemView>;
 const auto kReport = QAbstractItemModelTester::FailureReportingMode::QtTest;
-
 
 bool near(double a, double b) {
     return std::abs(a - b) <= 1e-9 * std::max({1.0, std::abs(a), std::abs(b)});

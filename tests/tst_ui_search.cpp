@@ -14,10 +14,10 @@
 #include <QTest>
 
 #include "core/problem_loader.h"
-#include "ui_test_support.h"
 #include "core/search_runner.h"
 #include "shardscope/plan/plan_json.h"
 #include "shardscope/store/workspace.h"
+#include "ui_test_support.h"
 #include "widgets/search_panel.h"
 
 using namespace shardscope;
@@ -27,7 +27,6 @@ namespace {
 
 constexpr int kTimeoutMs = 60'000;
 using ProblemPtr = std::shared_ptr<const ProblemView>;
-
 
 search::SearchOptions quick(double seconds, int threads = 1) {
     search::SearchOptions options;

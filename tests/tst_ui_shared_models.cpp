@@ -1,17 +1,17 @@
 // SPDX-License-Identifier: Apache-2.0
 // SPDX-FileCopyrightText: 2026 The Shardscope Authors
-// The explorer on every real model of ../shared: each opens, is evaluated and laid out, and the largest one is
-// pictured (ui_screenshot/, beside the demo's).
+// The explorer on every real model of ../shared: each opens, is evaluated and laid out, and the largest one
+// is pictured (ui_screenshot/, beside the demo's).
 #include <QDir>
 #include <QFileInfo>
-#include <QMap>
 #include <QImage>
+#include <QMap>
 #include <QSignalSpy>
 #include <QTest>
 
-#include "test_paths.h"
 #include "core/plan_editor.h"
 #include "core/problem_loader.h"
+#include "test_paths.h"
 #include "widgets/graph_view.h"
 #include "widgets/main_window.h"
 
@@ -21,13 +21,16 @@ namespace {
 
 constexpr int kTimeoutMs = 120'000;
 
-QString sharedModels() { return (shardscope::testing::sharedDir() + QStringLiteral("/models")); }
+QString sharedModels() {
+    return (shardscope::testing::sharedDir() + QStringLiteral("/models"));
+}
 
 QStringList modelFiles() {
     QStringList files;
     for (const QString& folder : {QStringLiteral("stablehlo"), QStringLiteral("onnx")}) {
         const QDir dir(sharedModels() + u'/' + folder);
-        for (const QString& name : dir.entryList({QStringLiteral("*.mlir"), QStringLiteral("*.onnx")}, QDir::Files, QDir::Name))
+        for (const QString& name :
+             dir.entryList({QStringLiteral("*.mlir"), QStringLiteral("*.onnx")}, QDir::Files, QDir::Name))
             files.append(dir.filePath(name));
     }
     return files;
@@ -59,14 +62,19 @@ private slots:
         QSignalSpy settled(&window, &MainWindow::settled);
         QSignalSpy failed(&window, &MainWindow::modelFailed);
         window.openModel(path);
-        const bool ended = QTest::qWaitFor([&] { return !settled.isEmpty() || !failed.isEmpty(); }, kTimeoutMs);
-        QVERIFY2(ended, qUtf8Printable(QStringLiteral("still waiting: loading %1, model %2, evaluating %3, state %4, laying out %5")
-                                           .arg(window.findChild<ProblemLoader*>()->isBusy())
-                                           .arg(window.currentModel() != nullptr)
-                                           .arg(window.planEditor()->isEvaluating())
-                                           .arg(window.planEditor()->state() != nullptr)
-                                           .arg(window.graphView()->isLayoutBusy())));
-        QVERIFY2(failed.isEmpty(), qUtf8Printable(failed.isEmpty() ? QString() : failed.first().first().toString()));
+        const bool ended =
+            QTest::qWaitFor([&] { return !settled.isEmpty() || !failed.isEmpty(); }, kTimeoutMs);
+        QVERIFY2(
+            ended,
+            qUtf8Printable(
+                QStringLiteral("still waiting: loading %1, model %2, evaluating %3, state %4, laying out %5")
+                    .arg(window.findChild<ProblemLoader*>()->isBusy())
+                    .arg(window.currentModel() != nullptr)
+                    .arg(window.planEditor()->isEvaluating())
+                    .arg(window.planEditor()->state() != nullptr)
+                    .arg(window.graphView()->isLayoutBusy())));
+        QVERIFY2(failed.isEmpty(),
+                 qUtf8Printable(failed.isEmpty() ? QString() : failed.first().first().toString()));
         QVERIFY(window.currentModel());
         QVERIFY(window.planEditor()->state());
         QVERIFY(window.graphView()->projection() && !window.graphView()->projection()->nodes.empty());
@@ -90,8 +98,9 @@ private slots:
         QSignalSpy settled(&window, &MainWindow::settled);
         window.openModel(largest);
         QVERIFY(settled.wait(kTimeoutMs));
-        const QString file = (shardscope::testing::binaryDir() + QStringLiteral("/tests/ui_screenshot/%1.png"))
-                                 .arg(QFileInfo(largest).completeBaseName());
+        const QString file =
+            (shardscope::testing::binaryDir() + QStringLiteral("/tests/ui_screenshot/%1.png"))
+                .arg(QFileInfo(largest).completeBaseName());
         QString error;
         QVERIFY2(window.saveScreenshot(file, &error), qUtf8Printable(error));
         const QImage image(file);

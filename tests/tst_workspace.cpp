@@ -445,7 +445,8 @@ private slots:
             writeFile(path, text);
             auto workspace = Workspace::open(path);
             QVERIFY(!workspace);
-            QVERIFY(firstMessage(workspace.diagnostics()).rfind("'" + path + "' is not a Shardscope workspace", 0) == 0);
+            QVERIFY(firstMessage(workspace.diagnostics())
+                        .rfind("'" + path + "' is not a Shardscope workspace", 0) == 0);
             QCOMPARE(readFile(path), text);
         }
     }
@@ -498,7 +499,7 @@ private slots:
             QVERIFY(!workspace);
             QCOMPARE(firstMessage(workspace.diagnostics()),
                      "'" + copy + "' is damaged (truncated or corrupted) and cannot be opened" +
-                     "; it is left as it was (restore a copy, or start a new workspace from the model)");
+                         "; it is left as it was (restore a copy, or start a new workspace from the model)");
             QCOMPARE(workspace.diagnostics().size(), 2u);  // and a note with SQLite's report
             QCOMPARE(workspace.diagnostics()[1].severity, Severity::Note);
             QVERIFY(!workspace.diagnostics()[1].message.empty());
@@ -637,8 +638,8 @@ private slots:
     // --- several writers of one file ---
 
     // Two Workspaces on one file (two connections and writer threads, as two processes have): each adds a
-    // session and saves plans, nodes and labels from several threads; both keep everything, no id is given twice,
-    // and each labels the other's plans.
+    // session and saves plans, nodes and labels from several threads; both keep everything, no id is given
+    // twice, and each labels the other's plans.
     void twoWritersOfOneFileKeepEverything() {
         const std::string path = file("two-writers.shardscope");
         created(path);
@@ -658,7 +659,8 @@ private slots:
                     p.iteration = w * 1000 + i;
                     const auto id = workspace.savePlan(p);
                     ids[w].push_back(id);
-                    workspace.saveNodes(sessions[w], {{i + 1, 0, "node", 1, 1, 1, id, ""}, {0, -1, "", i, 0, 0, id, ""}});
+                    workspace.saveNodes(sessions[w],
+                                        {{i + 1, 0, "node", 1, 1, 1, id, ""}, {0, -1, "", i, 0, 0, id, ""}});
                 }
             });
         }
@@ -686,8 +688,8 @@ private slots:
         QCOMPARE(second.plan(ids[1][7])->label, std::string("seen by the first"));
     }
 
-    // Several threads create one file at once: one wins, the others are told it exists, and the winner's file is
-    // whole and left alone; nothing is left beside it.
+    // Several threads create one file at once: one wins, the others are told it exists, and the winner's file
+    // is whole and left alone; nothing is left beside it.
     void onlyOneCreateWinsARace() {
         const std::string path = file("race.shardscope");
         constexpr int kRacers = 6;
@@ -700,7 +702,8 @@ private slots:
                 while (ready < kRacers) {
                 }
                 auto made = Workspace::create(path, {"zoo:racer" + std::to_string(r), {}, {}, "{}"});
-                outcomes[r] = made ? "won" : made.diagnostics().front().code + " " + firstMessage(made.diagnostics());
+                outcomes[r] =
+                    made ? "won" : made.diagnostics().front().code + " " + firstMessage(made.diagnostics());
             });
         for (auto& t : racers)
             t.join();
@@ -716,7 +719,8 @@ private slots:
         }
         QCOMPARE(winners, 1);
         QCOMPARE(opened(path).model().source, winner);
-        QCOMPARE(QDir(dir_.path()).entryList({"race.shardscope*"}, QDir::Files), QStringList{"race.shardscope"});
+        QCOMPARE(QDir(dir_.path()).entryList({"race.shardscope*"}, QDir::Files),
+                 QStringList{"race.shardscope"});
     }
 
     void openOrCreateOpensAFileOfTheSameModel() {
@@ -731,7 +735,8 @@ private slots:
         QCOMPARE(again->sessions().size(), 1u);
         auto other = Workspace::openOrCreate(path, {"zoo:mlp", {}, {}, "{}"});
         QVERIFY(!other);
-        QCOMPARE(firstMessage(other.diagnostics()), "'" + path + "' holds the model 'zoo:demo', not 'zoo:mlp'");
+        QCOMPARE(firstMessage(other.diagnostics()),
+                 "'" + path + "' holds the model 'zoo:demo', not 'zoo:mlp'");
         QCOMPARE(other.diagnostics().front().code, std::string("workspace.other-model"));
     }
 
@@ -740,9 +745,12 @@ private slots:
     void anUnfinishedFileIsNamedSafeToDelete_data() {
         QTest::addColumn<QString>("sql");
         QTest::addColumn<QString>("what");
-        QTest::newRow("empty") << "" << "empty";
-        QTest::newRow("header only") << "PRAGMA journal_mode = WAL" << "an empty SQLite database";
-        QTest::newRow("stamped, no tables") << "PRAGMA application_id = 1397248835" << "an empty SQLite database";
+        QTest::newRow("empty") << ""
+                               << "empty";
+        QTest::newRow("header only") << "PRAGMA journal_mode = WAL"
+                                     << "an empty SQLite database";
+        QTest::newRow("stamped, no tables") << "PRAGMA application_id = 1397248835"
+                                            << "an empty SQLite database";
     }
     void anUnfinishedFileIsNamedSafeToDelete() {
         QFETCH(QString, sql);
@@ -768,15 +776,17 @@ private slots:
         writeFile(path, std::string(5000, 'x'));
         auto workspace = Workspace::open(path);
         QVERIFY(!workspace);
-        QCOMPARE(firstMessage(workspace.diagnostics()),
-                 "'" + path + "' is not a Shardscope workspace: it is the file '" + file("left.shardscope") +
-                     "' was being built in, left by a process that ended before giving it that name; it holds no "
-                     "work and is safe to delete");
+        QCOMPARE(
+            firstMessage(workspace.diagnostics()),
+            "'" + path + "' is not a Shardscope workspace: it is the file '" + file("left.shardscope") +
+                "' was being built in, left by a process that ended before giving it that name; it holds no "
+                "work and is safe to delete");
         QCOMPARE(readFile(path), std::string(5000, 'x'));
     }
 
-    // Opening a workspace that does not exist names the building files a killed creation left beside it (safe to
-    // delete), but not one a live process is building in (create() holds a lock on it); that one says so itself.
+    // Opening a workspace that does not exist names the building files a killed creation left beside it (safe
+    // to delete), but not one a live process is building in (create() holds a lock on it); that one says so
+    // itself.
     void aMissingWorkspaceNamesWhatAKilledCreationLeft() {
         const std::string path = file("interrupted.shardscope");
         QCOMPARE(firstMessage(Workspace::open(path).diagnostics()), "'" + path + "' does not exist");
@@ -787,17 +797,20 @@ private slots:
         const int fd = ::open(building.c_str(), O_RDONLY | O_CLOEXEC);
         QVERIFY(fd >= 0);
         QCOMPARE(::flock(fd, LOCK_EX | LOCK_NB), 0);  // as create() holds it
-        const std::string safe = " beside it: left by an interrupted creation of it, holding no work and safe to delete)";
-        QCOMPARE(firstMessage(Workspace::open(path).diagnostics()), "'" + path + "' does not exist ('" + left + "'" + safe);
+        const std::string safe =
+            " beside it: left by an interrupted creation of it, holding no work and safe to delete)";
+        QCOMPARE(firstMessage(Workspace::open(path).diagnostics()),
+                 "'" + path + "' does not exist ('" + left + "'" + safe);
         QCOMPARE(firstMessage(Workspace::open(building).diagnostics()),
-                 "'" + building + "' is not a Shardscope workspace yet: it is the file '" + path + "' is being built in by another process");
+                 "'" + building + "' is not a Shardscope workspace yet: it is the file '" + path +
+                     "' is being built in by another process");
         ::close(fd);
         QCOMPARE(firstMessage(Workspace::open(path).diagnostics()),
                  "'" + path + "' does not exist ('" + left + "', '" + building + "'" + safe);
     }
 
-    // A version 1 file (plan ids from max(id) + 1) is migrated on open, once even when two open it at once, and
-    // its plan ids continue.
+    // A version 1 file (plan ids from max(id) + 1) is migrated on open, once even when two open it at once,
+    // and its plan ids continue.
     void aVersionOneFileIsMigratedOnce() {
         const std::string path = file("version1.shardscope");
         {

@@ -1,15 +1,17 @@
 // SPDX-License-Identifier: Apache-2.0
 // SPDX-FileCopyrightText: 2026 The Shardscope Authors
 // Workspaces under concurrency and kills, through shardscope-cli as users run it (issue 24):
-//   - two `search zoo:demo --budget 300it --workspace W` at once, W new: both end 0, W holds both sessions and all
+//   - two `search zoo:demo --budget 300it --workspace W` at once, W new: both end 0, W holds both sessions
+//   and all
 //     of each one's plans and tree nodes (the second to create W opens the first's file; nothing deletes it);
 //   - the same into a W that exists: both keep everything (plan ids come from the file);
 //   - a search killed (SIGKILL) at a random moment while it creates W: W does not exist or opens, nothing
 //     half-made is ever left at W, and the next search into W succeeds;
-//   - a file an interrupted creation of an earlier version left (empty, or SQLite without tables) is refused with
+//   - a file an interrupted creation of an earlier version left (empty, or SQLite without tables) is refused
+//   with
 //     a message saying it holds no work and is safe to delete, and left as it is.
-// Each round is repeated SHARDSCOPE_CONCURRENCY_ROUNDS times (default 5; the `slow` test runs 50) and the counts
-// are printed.
+// Each round is repeated SHARDSCOPE_CONCURRENCY_ROUNDS times (default 5; the `slow` test runs 50) and the
+// counts are printed.
 #include <QDir>
 #include <QElapsedTimer>
 #include <QFile>
@@ -44,8 +46,8 @@ struct Run {
 Run finish(QProcess& process) {
     if (!process.waitForFinished(120000))
         qFatal("shardscope-cli did not finish");
-    return {process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -1, process.readAllStandardOutput(),
-            process.readAllStandardError()};
+    return {process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -1,
+            process.readAllStandardOutput(), process.readAllStandardError()};
 }
 
 Run cli(const QStringList& arguments) {
@@ -90,7 +92,7 @@ class TestWorkspaceConcurrency : public QObject {
     Q_OBJECT
 private:
     QTemporaryDir dir_;
-    Saved expected_;        // what one search saves alone
+    Saved expected_;         // what one search saves alone
     qint64 searchMs_ = 100;  // how long it takes, start to end
 
     QString file(const QString& name) const { return dir_.filePath(name); }
@@ -110,12 +112,13 @@ private:
             QVERIFY(!sessions.contains(session));
             sessions.insert(session);
             const Saved saved = savedBy(path, session);
-            QVERIFY2(saved == expected_, qPrintable(QString("session %1 holds %2 plans and %3 nodes, not %4 and %5")
-                                                        .arg(session)
-                                                        .arg(saved.plans)
-                                                        .arg(saved.nodes)
-                                                        .arg(expected_.plans)
-                                                        .arg(expected_.nodes)));
+            QVERIFY2(saved == expected_,
+                     qPrintable(QString("session %1 holds %2 plans and %3 nodes, not %4 and %5")
+                                    .arg(session)
+                                    .arg(saved.plans)
+                                    .arg(saved.nodes)
+                                    .arg(expected_.plans)
+                                    .arg(expected_.nodes)));
         }
         QCOMPARE(sqlite(path, "PRAGMA integrity_check"), QStringList{"ok"});
     }
@@ -123,7 +126,8 @@ private:
 private slots:
     void initTestCase() {
         QVERIFY(dir_.isValid());
-        // One search alone (one thread, an iteration budget: deterministic) is what each concurrent one must keep.
+        // One search alone (one thread, an iteration budget: deterministic) is what each concurrent one must
+        // keep.
         const QString alone = file("alone.shardscope");
         QElapsedTimer timer;
         timer.start();
@@ -132,7 +136,8 @@ private slots:
         QVERIFY2(r.exitCode == 0, r.err.constData());
         expected_ = savedBy(alone, sessionOf(r));
         QVERIFY(expected_.plans > 5 && expected_.nodes > 100);
-        qInfo("one search saves %d plans and %d tree nodes; %d rounds", expected_.plans, expected_.nodes, rounds());
+        qInfo("one search saves %d plans and %d tree nodes; %d rounds", expected_.plans, expected_.nodes,
+              rounds());
     }
 
     // Two searches create one new workspace at once.
@@ -149,7 +154,8 @@ private slots:
                 return;
             }
             QCOMPARE(sessions, (QSet<qint64>{1, 2}));
-            // Nothing but the workspace and SQLite's log (left when both close at once; the next open reads it).
+            // Nothing but the workspace and SQLite's log (left when both close at once; the next open reads
+            // it).
             const QString name = QString("new-%1.shardscope").arg(round);
             for (const QString& f : filesOf(name))
                 QVERIFY2(f == name || f == name + "-wal" || f == name + "-shm", qPrintable(f));
@@ -175,9 +181,11 @@ private slots:
             }
         }
         QCOMPARE(sqlite(path, "SELECT count(*) FROM session").value(0).toInt(), 1 + 2 * rounds());
-        QCOMPARE(sqlite(path, "SELECT count(*) FROM plan").value(0).toInt(), (1 + 2 * rounds()) * expected_.plans);
-        qInfo("%d rounds of two searches appending to one workspace: %d sessions, none lost anything (%lld ms)",
-              rounds(), 1 + 2 * rounds(), static_cast<long long>(timer.elapsed()));
+        QCOMPARE(sqlite(path, "SELECT count(*) FROM plan").value(0).toInt(),
+                 (1 + 2 * rounds()) * expected_.plans);
+        qInfo(
+            "%d rounds of two searches appending to one workspace: %d sessions, none lost anything (%lld ms)",
+            rounds(), 1 + 2 * rounds(), static_cast<long long>(timer.elapsed()));
     }
 
     // A search killed at a random moment while it creates its workspace never leaves a half-made file at W: W
@@ -208,23 +216,27 @@ private slots:
             }
             if (QFile::exists(path))
                 QVERIFY(QFileInfo(path).size() > 0);
-            // Beside W, at most the file a killed creation was building, under its own name, which every command
-            // names as safe to delete.
+            // Beside W, at most the file a killed creation was building, under its own name, which every
+            // command names as safe to delete.
             for (const QString& f : filesOf(name)) {
-                QVERIFY2(f == name || f.startsWith(name + ".creating-") || f == name + "-wal" || f == name + "-shm",
+                QVERIFY2(f == name || f.startsWith(name + ".creating-") || f == name + "-wal" ||
+                             f == name + "-shm",
                          qPrintable(f));
                 if (f.startsWith(name + ".creating-") && !f.endsWith("-wal") && !f.endsWith("-shm")) {
                     const Run leftover = cli({"plans", file(f)});
                     QCOMPARE(leftover.exitCode, 1);
-                    QVERIFY2(leftover.err.contains("it holds no work and is safe to delete"), leftover.err.constData());
+                    QVERIFY2(leftover.err.contains("it holds no work and is safe to delete"),
+                             leftover.err.constData());
                 }
             }
             const Run again = cli(kSearch + QStringList{path});
             QVERIFY2(again.exitCode == 0, again.err.constData());
         }
-        qInfo("%d kills: %d before the workspace was begun, %d while it was built, %d after (it opened), %d after the "
-              "search ended",
-              kills, before, during, opened, finished);
+        qInfo(
+            "%d kills: %d before the workspace was begun, %d while it was built, %d after (it opened), %d "
+            "after the "
+            "search ended",
+            kills, before, during, opened, finished);
     }
 
     // What an interrupted creation of an earlier version left at W (it wrote in place): refused by search and
@@ -248,9 +260,10 @@ private slots:
                 QFile f(path);
                 return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
             }();
-            const QString line = "shardscope-cli: error: '" + path + "' is not a Shardscope workspace: it is " + what +
-                                 ", as an interrupted creation leaves it; it holds no work and is safe to delete "
-                                 "[workspace.unfinished]";
+            const QString line =
+                "shardscope-cli: error: '" + path + "' is not a Shardscope workspace: it is " + what +
+                ", as an interrupted creation leaves it; it holds no work and is safe to delete "
+                "[workspace.unfinished]";
             for (const QStringList& arguments : {kSearch + QStringList{path}, QStringList{"plans", path}}) {
                 const Run r = cli(arguments);
                 QCOMPARE(r.exitCode, 1);

@@ -4,9 +4,9 @@
 // whose structure scales as the options say, and bad options are refused with a reason.
 #include <QtTest>
 
-#include "test_support.h"
 #include <cmath>
 #include <set>
+#include "test_support.h"
 
 #include "shardscope/analysis/decision_space.h"
 #include "shardscope/import/stablehlo.h"
@@ -26,15 +26,18 @@ namespace {
 
 Graph buildModel(const std::string& name) {
     auto spec = zoo::parseModelSpec(name);
-    if (!spec) qFatal("%s", spec.errorMessage().c_str());
+    if (!spec)
+        qFatal("%s", spec.errorMessage().c_str());
     auto graph = zoo::build(*spec);
-    if (!graph) qFatal("%s", graph.errorMessage().c_str());
+    if (!graph)
+        qFatal("%s", graph.errorMessage().c_str());
     return std::move(graph).value();
 }
 
 const Argument* parameterNamed(const Graph& g, const std::string& name) {
     for (const auto& a : g.arguments)
-        if (a.name == name) return &a;
+        if (a.name == name)
+            return &a;
     return nullptr;
 }
 
@@ -43,7 +46,8 @@ std::vector<const Op*> opsLabelled(const Graph& g, OpKind kind, const std::strin
     for (OpId id : g.body) {
         const Op& op = g.op(id);
         const auto& n = op.location.name;
-        if (op.kind == kind && n.size() >= suffix.size() && n.compare(n.size() - suffix.size(), suffix.size(), suffix) == 0)
+        if (op.kind == kind && n.size() >= suffix.size() &&
+            n.compare(n.size() - suffix.size(), suffix.size(), suffix) == 0)
             out.push_back(&op);
     }
     return out;
@@ -52,7 +56,8 @@ std::vector<const Op*> opsLabelled(const Graph& g, OpKind kind, const std::strin
 // The top-level op of `kind` labelled exactly `label`, or null.
 const Op* opNamed(const Graph& g, OpKind kind, const std::string& label) {
     for (OpId id : g.body)
-        if (g.op(id).kind == kind && g.op(id).location.name == label) return &g.op(id);
+        if (g.op(id).kind == kind && g.op(id).location.name == label)
+            return &g.op(id);
     return nullptr;
 }
 
@@ -86,13 +91,15 @@ class TestZoo : public QObject {
 private slots:
     void presetsMatchPublishedParameterCounts_data() {
         QTest::addColumn<QString>("preset");
-        for (const auto& p : zoo::presets()) QTest::newRow(p.name.c_str()) << QString::fromStdString(p.name);
+        for (const auto& p : zoo::presets())
+            QTest::newRow(p.name.c_str()) << QString::fromStdString(p.name);
     }
     void presetsMatchPublishedParameterCounts() {
         QFETCH(QString, preset);
         const zoo::Preset* p = nullptr;
         for (const auto& candidate : zoo::presets())
-            if (candidate.name == preset.toStdString()) p = &candidate;
+            if (candidate.name == preset.toStdString())
+                p = &candidate;
         QVERIFY(p);
         const Graph g = buildModel(p->name);
         QVERIFY(verifyGraph(g).ok());
@@ -103,31 +110,42 @@ private slots:
         }
         QVERIFY2(!p->source.empty(), "a published figure needs its source");
         const double error = std::abs(count - p->publishedParameters) / p->publishedParameters;
-        qInfo("%-14s %16.0f parameters, published %.4g (%s): %+.3f%%", p->name.c_str(), count, p->publishedParameters,
-              p->source.c_str(), 100.0 * (count - p->publishedParameters) / p->publishedParameters);
-        // Published sizes are within 1%, except a model's name rounded further than that: Megatron-LM's "1.7B"
-        // is the 1.754 B model (d_ff = 4 x hidden, learned positions, untied output layer; calibrationPresetCounts).
+        qInfo("%-14s %16.0f parameters, published %.4g (%s): %+.3f%%", p->name.c_str(), count,
+              p->publishedParameters, p->source.c_str(),
+              100.0 * (count - p->publishedParameters) / p->publishedParameters);
+        // Published sizes are within 1%, except a model's name rounded further than that: Megatron-LM's
+        // "1.7B" is the 1.754 B model (d_ff = 4 x hidden, learned positions, untied output layer;
+        // calibrationPresetCounts).
         const double tolerance = p->name == "megatron-1.7b" ? 0.035 : 0.01;
         QVERIFY2(error <= tolerance, qPrintable(QString("off by %1%").arg(100 * error)));
     }
 
-    // The calibration runs' models (resources/calibration/published_runs.json), counted from their architecture:
-    // 12·h² + 13·h per layer, token and position embeddings, final norm, and the output layer when untied.
+    // The calibration runs' models (resources/calibration/published_runs.json), counted from their
+    // architecture: 12·h² + 13·h per layer, token and position embeddings, final norm, and the output layer
+    // when untied.
     void calibrationPresetCounts() {
         auto gpt = [](std::int64_t layers, std::int64_t h, std::int64_t seq, std::int64_t vocab, bool tied) {
             return layers * (12 * h * h + 13 * h) + vocab * h + seq * h + 2 * h + (tied ? 0 : h * vocab);
         };
-        QCOMPARE(computeStatistics(buildModel("korthikanti-22b")).parameterCount, gpt(48, 6144, 2048, 51200, true));
+        QCOMPARE(computeStatistics(buildModel("korthikanti-22b")).parameterCount,
+                 gpt(48, 6144, 2048, 51200, true));
         QCOMPARE(gpt(48, 6144, 2048, 51200, true), std::int64_t{22074273792});
-        QCOMPARE(computeStatistics(buildModel("megatron-1.7b")).parameterCount, gpt(24, 2048, 4096, 131072, false));
+        QCOMPARE(computeStatistics(buildModel("megatron-1.7b")).parameterCount,
+                 gpt(24, 2048, 4096, 131072, false));
         QCOMPARE(gpt(24, 2048, 4096, 131072, false), std::int64_t{1753862144});
-        QCOMPARE(computeStatistics(buildModel("megatron-7.1b")).parameterCount, gpt(30, 4096, 4096, 131072, false));
-        QCOMPARE(computeStatistics(buildModel("megatron-16b")).parameterCount, gpt(32, 6144, 4096, 131072, false));
-        QCOMPARE(computeStatistics(buildModel("megatron-70b")).parameterCount, gpt(84, 8192, 4096, 131072, false));
-        QCOMPARE(computeStatistics(buildModel("megatron-177b")).parameterCount, gpt(96, 12288, 4096, 131072, false));
+        QCOMPARE(computeStatistics(buildModel("megatron-7.1b")).parameterCount,
+                 gpt(30, 4096, 4096, 131072, false));
+        QCOMPARE(computeStatistics(buildModel("megatron-16b")).parameterCount,
+                 gpt(32, 6144, 4096, 131072, false));
+        QCOMPARE(computeStatistics(buildModel("megatron-70b")).parameterCount,
+                 gpt(84, 8192, 4096, 131072, false));
+        QCOMPARE(computeStatistics(buildModel("megatron-177b")).parameterCount,
+                 gpt(96, 12288, 4096, 131072, false));
         QCOMPARE(gpt(96, 12288, 4096, 131072, false), std::int64_t{177233092608});
-        // TorchTitan's Llama 3.1 8B has Llama 3 8B's shapes (only the rotary scaling differs, which costs nothing).
-        QCOMPARE(computeStatistics(buildModel("llama3-8b:seq=8192")).parameterCount, std::int64_t{8030261248});
+        // TorchTitan's Llama 3.1 8B has Llama 3 8B's shapes (only the rotary scaling differs, which costs
+        // nothing).
+        QCOMPARE(computeStatistics(buildModel("llama3-8b:seq=8192")).parameterCount,
+                 std::int64_t{8030261248});
     }
 
     // Exact counts from the architectures, pinned so a change to a block shows up.
@@ -141,7 +159,8 @@ private slots:
 
     void everyFamilyBuildsWithDefaults_data() {
         QTest::addColumn<QString>("family");
-        for (const auto& f : zoo::families()) QTest::newRow(f.name.c_str()) << QString::fromStdString(f.name);
+        for (const auto& f : zoo::families())
+            QTest::newRow(f.name.c_str()) << QString::fromStdString(f.name);
     }
     void everyFamilyBuildsWithDefaults() {
         QFETCH(QString, family);
@@ -153,7 +172,8 @@ private slots:
             QVERIFY(!a.name.empty());
             QVERIFY2(names.insert(a.name).second, a.name.c_str());
         }
-        for (OpId id : g.body) QVERIFY2(!g.op(id).location.name.empty(), "every op has a label");
+        for (OpId id : g.body)
+            QVERIFY2(!g.op(id).location.name.empty(), "every op has a label");
     }
 
     void parametersAreNamedByModulePath() {
@@ -174,7 +194,10 @@ private slots:
     // One decoder layer adds the same ops every time: the graph grows linearly with depth.
     void decoderGrowsLinearlyWithDepth() {
         auto ops = [](int layers) {
-            return static_cast<std::int64_t>(buildModel("llama:layers=" + std::to_string(layers) + ",d_model=64,heads=4,kv_heads=2,d_ff=128,seq=8,vocab=32").body.size());
+            return static_cast<std::int64_t>(
+                buildModel("llama:layers=" + std::to_string(layers) +
+                           ",d_model=64,heads=4,kv_heads=2,d_ff=128,seq=8,vocab=32")
+                    .body.size());
         };
         const auto one = ops(1), two = ops(2), five = ops(5);
         QCOMPARE(five - two, 3 * (two - one));
@@ -186,7 +209,8 @@ private slots:
         const Graph g = buildModel("gpt:layers=4,d_model=128,heads=4,seq=64,batch=2,vocab=500,dtype=f32");
         double matmul = 0;
         for (OpId id : g.body)
-            if (g.op(id).kind == OpKind::DotGeneral) matmul += flopsOf(g, g.op(id));
+            if (g.op(id).kind == OpKind::DotGeneral)
+                matmul += flopsOf(g, g.op(id));
         const double tokens = static_cast<double>(B * S);
         const double weights = static_cast<double>(L * (4 * D * D + 2 * D * F) + V * D);
         const double attention = static_cast<double>(L * 4 * B * S * S * D);
@@ -211,8 +235,9 @@ private slots:
     // GShard dispatch and combine: [G, S, E, C] masks, expert capacity C = ceil(k·S·factor / E).
     void mixtureOfExpertsDispatchAndCombine() {
         const std::int64_t G = 2, S = 32, E = 4, k = 2, D = 64, F = 96;
-        const Graph g = buildModel("moe:layers=2,d_model=64,heads=4,kv_heads=4,d_ff=96,seq=32,batch=2,vocab=50,"
-                                   "experts=4,top_k=2,capacity_factor=1.5,moe_every=2");
+        const Graph g = buildModel(
+            "moe:layers=2,d_model=64,heads=4,kv_heads=4,d_ff=96,seq=32,batch=2,vocab=50,"
+            "experts=4,top_k=2,capacity_factor=1.5,moe_every=2");
         const std::int64_t C = static_cast<std::int64_t>(std::ceil(k * S * 1.5 / E));
         QCOMPARE(C, std::int64_t{24});
         auto dispatch = opsLabelled(g, OpKind::Transpose, "moe.dispatch_tokens");
@@ -232,11 +257,13 @@ private slots:
     // --- dropout (Korthikanti et al. 2022, Fig. 2: Megatron-LM's placement) ---
     // dropout=0 (the default) adds no op: the graph is the one built without the option.
     void dropoutZeroChangesNothing() {
-        for (const std::string& model : {std::string(kSmallGpt), std::string("llama:layers=2"), std::string("moe:layers=2")}) {
+        for (const std::string& model :
+             {std::string(kSmallGpt), std::string("llama:layers=2"), std::string("moe:layers=2")}) {
             const Graph plain = buildModel(model);
             QVERIFY2(buildModel(model + ",dropout=0") == plain, model.c_str());
             QVERIFY2(buildModel(model + ",dropout=0.0") == plain, model.c_str());
-            for (OpId id : plain.body) QVERIFY(plain.op(id).kind != OpKind::Rng);
+            for (OpId id : plain.body)
+                QVERIFY(plain.op(id).kind != OpKind::Rng);
         }
     }
 
@@ -290,8 +317,9 @@ private slots:
         QCOMPARE(computeStatistics(g).parameterCount, parameters(kSmallGpt));
         QCOMPARE(parameters("gpt2-small:dropout=0.1"), std::int64_t{124439808});
         // The decoder is shared: llama and moe take the option too.
-        for (const char* other : {"llama:layers=1,d_model=64,heads=4,kv_heads=2,d_ff=128,seq=16,vocab=50",
-                                  "moe:layers=1,d_model=64,heads=4,kv_heads=2,d_ff=128,seq=16,vocab=50,experts=4"}) {
+        for (const char* other :
+             {"llama:layers=1,d_model=64,heads=4,kv_heads=2,d_ff=128,seq=16,vocab=50",
+              "moe:layers=1,d_model=64,heads=4,kv_heads=2,d_ff=128,seq=16,vocab=50,experts=4"}) {
             const Graph withDropout = buildModel(std::string(other) + ",dropout=0.1");
             QCOMPARE(opsLabelled(withDropout, OpKind::Rng, "dropout.uniform").size(), std::size_t{3});
         }
@@ -319,7 +347,8 @@ private slots:
         QVERIFY(verifyGraph(g).ok());
         std::set<std::uint32_t> readByBackward;
         for (std::size_t i = step->forwardOps; i < step->forwardOps + step->backwardOps; ++i)
-            for (ValueId v : g.op(g.body[i]).operands) readByBackward.insert(v.index);
+            for (ValueId v : g.op(g.body[i]).operands)
+                readByBackward.insert(v.index);
         for (const std::string& scope : dropoutScopes(2)) {
             const DropoutOps d = dropoutOps(g, scope);
             QVERIFY2(d.select, scope.c_str());
@@ -330,7 +359,8 @@ private slots:
             QCOMPARE(readByBackward.count(d.select->results[0].index) == 1, scope.ends_with("probs_dropout"));
         }
         std::size_t rngs = 0;
-        for (OpId id : g.body) rngs += g.op(id).kind == OpKind::Rng;
+        for (OpId id : g.body)
+            rngs += g.op(id).kind == OpKind::Rng;
         QCOMPARE(rngs, std::size_t{6});  // backward draws nothing new
     }
 
@@ -340,7 +370,8 @@ private slots:
         const std::string model = "gpt:layers=2,d_model=256,heads=4,seq=128,batch=8,vocab=1024";
         auto labels = [](const analysis::DecisionSpace& space) {
             std::vector<std::string> names, groups;
-            for (const auto& n : space.names) names.push_back(n.label + ":" + std::to_string(n.size));
+            for (const auto& n : space.names)
+                names.push_back(n.label + ":" + std::to_string(n.size));
             for (const auto& grp : space.groups)
                 groups.push_back(grp.label + ":" + std::to_string(grp.names.size()));
             return std::make_pair(names, groups);
@@ -356,7 +387,8 @@ private slots:
         auto namesOf = [&](ValueId v) {
             std::vector<std::string> out;
             for (int d = 0; d < g.type(v).rank(); ++d)
-                for (auto n : dropped.namesOf(v, d)) out.push_back(dropped.name(n).label);
+                for (auto n : dropped.namesOf(v, d))
+                    out.push_back(dropped.name(n).label);
             return out;
         };
         const auto probs = dropoutOps(g, "layers.1.attn.probs_dropout");
@@ -413,7 +445,8 @@ private slots:
         QVERIFY2(plain.ok(), plain.errorMessage().c_str());
         QCOMPARE(plain->front().type, out->front().type);
         QVERIFY(plain->front().values != out->front().values);
-        for (double v : out->front().values) QVERIFY(std::isfinite(v));
+        for (double v : out->front().values)
+            QVERIFY(std::isfinite(v));
     }
 
     void presetOverridesKeepTheRest() {
@@ -429,20 +462,34 @@ private slots:
     void refusesBadOptions_data() {
         QTest::addColumn<QString>("model");
         QTest::addColumn<QString>("message");
-        QTest::newRow("unknown model") << "gpt5" << "unknown zoo model 'gpt5' (known: mlp, gpt,";
-        QTest::newRow("unknown key") << "gpt:width=3" << "zoo:gpt: unknown option 'width' (gpt accepts: layers, d_model,";
-        QTest::newRow("not key=value") << "gpt:layers" << "'layers' is not of the form key=value";
-        QTest::newRow("not an integer") << "gpt:layers=two" << "option 'layers' must be an integer, got 'two'";
-        QTest::newRow("too small") << "mlp:batch=0" << "option 'batch' must be an integer from 1 to 16777216, got 0";
-        QTest::newRow("heads do not divide") << "gpt:d_model=100,heads=3" << "d_model (100) must be divisible by heads (3)";
-        QTest::newRow("kv heads do not divide") << "llama:heads=32,kv_heads=5" << "heads (32) must be divisible by kv_heads (5)";
-        QTest::newRow("patch does not divide") << "vit:image=200" << "image (200) must be divisible by patch (16)";
-        QTest::newRow("bad dtype") << "gpt:dtype=i32" << "must be a floating-point type";
-        QTest::newRow("top-k above experts") << "moe:experts=2,top_k=3" << "top_k must not exceed experts";
-        QTest::newRow("unet size") << "unet:image=100" << "must be divisible by 2^depth";
-        QTest::newRow("dropout of 1") << "gpt:dropout=1" << "zoo:gpt: dropout must be below 1, got 1";
-        QTest::newRow("negative dropout") << "gpt:dropout=-0.1" << "option 'dropout' must be a number from 0 to 1, got -0.1";
-        QTest::newRow("missing file") << "/nonexistent/model.mlir" << "cannot open '/nonexistent/model.mlir': No such file or directory";
+        QTest::newRow("unknown model") << "gpt5"
+                                       << "unknown zoo model 'gpt5' (known: mlp, gpt,";
+        QTest::newRow("unknown key") << "gpt:width=3"
+                                     << "zoo:gpt: unknown option 'width' (gpt accepts: layers, d_model,";
+        QTest::newRow("not key=value") << "gpt:layers"
+                                       << "'layers' is not of the form key=value";
+        QTest::newRow("not an integer") << "gpt:layers=two"
+                                        << "option 'layers' must be an integer, got 'two'";
+        QTest::newRow("too small") << "mlp:batch=0"
+                                   << "option 'batch' must be an integer from 1 to 16777216, got 0";
+        QTest::newRow("heads do not divide") << "gpt:d_model=100,heads=3"
+                                             << "d_model (100) must be divisible by heads (3)";
+        QTest::newRow("kv heads do not divide") << "llama:heads=32,kv_heads=5"
+                                                << "heads (32) must be divisible by kv_heads (5)";
+        QTest::newRow("patch does not divide") << "vit:image=200"
+                                               << "image (200) must be divisible by patch (16)";
+        QTest::newRow("bad dtype") << "gpt:dtype=i32"
+                                   << "must be a floating-point type";
+        QTest::newRow("top-k above experts") << "moe:experts=2,top_k=3"
+                                             << "top_k must not exceed experts";
+        QTest::newRow("unet size") << "unet:image=100"
+                                   << "must be divisible by 2^depth";
+        QTest::newRow("dropout of 1") << "gpt:dropout=1"
+                                      << "zoo:gpt: dropout must be below 1, got 1";
+        QTest::newRow("negative dropout") << "gpt:dropout=-0.1"
+                                          << "option 'dropout' must be a number from 0 to 1, got -0.1";
+        QTest::newRow("missing file") << "/nonexistent/model.mlir"
+                                      << "cannot open '/nonexistent/model.mlir': No such file or directory";
     }
     void refusesBadOptions() {
         QFETCH(QString, model);
@@ -450,7 +497,8 @@ private slots:
         const std::string source = model.startsWith('/') ? model.toStdString() : "zoo:" + model.toStdString();
         auto loaded = loadModel(source);
         QVERIFY(!loaded.ok());
-        QVERIFY2(loaded.errorMessage().find(message.toStdString()) != std::string::npos, loaded.errorMessage().c_str());
+        QVERIFY2(loaded.errorMessage().find(message.toStdString()) != std::string::npos,
+                 loaded.errorMessage().c_str());
     }
 };
 

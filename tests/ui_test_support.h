@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // SPDX-FileCopyrightText: 2026 The Shardscope Authors
-// Problems as the UI tests need them: built at once (for models and views), or through the ProblemLoader (as the
-// window gets them).
+// Problems as the UI tests need them: built at once (for models and views), or through the ProblemLoader (as
+// the window gets them).
 #pragma once
 
 #include <memory>

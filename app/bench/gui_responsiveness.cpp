@@ -4,11 +4,11 @@
 //
 // A 2 ms precise timer ticks on the UI thread; every gap between ticks beyond the interval is time the event
 // loop could not run (a stall the user would feel as a frozen window). Each run opens the model (collapsed by
-// module), then expands every module and waits for the full layout. The baseline measured in the same run is the
-// layout's own wall time: what the window would freeze for if the layout ran on the UI thread.
+// module), then expands every module and waits for the full layout. The baseline measured in the same run is
+// the layout's own wall time: what the window would freeze for if the layout ran on the UI thread.
 //   shardscope-bench-gui [MODEL] [RUNS] [--train] [--collapsed]
-//   shardscope-bench-gui --search [MODEL] [RUNS]: a 10 s search runs while the user pans the graph and selects
-//   names every 40 ms (default zoo:demo); the worst stall over the search is reported
+//   shardscope-bench-gui --search [MODEL] [RUNS]: a 10 s search runs while the user pans the graph and
+//   selects names every 40 ms (default zoo:demo); the worst stall over the search is reported
 // (default: the largest shared model, 5 runs, forward pass; --collapsed skips expanding every module, which
 // Graphviz cannot lay out in minutes for training steps of 10k+ ops)
 #include <algorithm>
@@ -18,9 +18,9 @@
 #include <QApplication>
 #include <QElapsedTimer>
 #include <QFileInfo>
+#include <QScrollBar>
 #include <QSettings>
 #include <QSignalSpy>
-#include <QScrollBar>
 #include <QTemporaryDir>
 #include <QTimer>
 #include <QTreeView>
@@ -68,7 +68,6 @@ double median(std::vector<double> values) {
     return values[values.size() / 2];
 }
 
-
 // A search on MODEL runs for 10 s while, every 40 ms, the graph is panned and another name selected.
 int benchSearch(const QStringList& args) {
     const QString model = args.size() > 1 ? args[1] : QStringLiteral("zoo:demo");
@@ -103,8 +102,10 @@ int benchSearch(const QStringList& args) {
         user.setInterval(40);
         QObject::connect(&user, &QTimer::timeout, &window, [&] {
             ++step;
-            graph->horizontalScrollBar()->setValue(graph->horizontalScrollBar()->value() + ((step / 10) % 2 ? -25 : 25));
-            graph->verticalScrollBar()->setValue(graph->verticalScrollBar()->value() + ((step / 7) % 2 ? -25 : 25));
+            graph->horizontalScrollBar()->setValue(graph->horizontalScrollBar()->value() +
+                                                   ((step / 10) % 2 ? -25 : 25));
+            graph->verticalScrollBar()->setValue(graph->verticalScrollBar()->value() +
+                                                 ((step / 7) % 2 ? -25 : 25));
             const int rows = names->model()->rowCount();
             if (rows > 0)
                 names->setCurrentIndex(names->model()->index(step % rows, 0));
@@ -115,8 +116,8 @@ int benchSearch(const QStringList& args) {
         user.stop();
         stalls.push_back(meter.stop());
         iterations.push_back(static_cast<double>(panel->runner()->lastProgress().iterations));
-        std::printf("run %d: %d user actions, %.0f search iterations, worst UI stall %.1f ms\n", run + 1, step,
-                    iterations.back(), stalls.back());
+        std::printf("run %d: %d user actions, %.0f search iterations, worst UI stall %.1f ms\n", run + 1,
+                    step, iterations.back(), stalls.back());
         std::fflush(stdout);
     }
     std::printf("\n%s: a 10 s search (2 threads) while panning and selecting, median of %d runs\n",
@@ -137,10 +138,12 @@ int main(int argc, char* argv[]) {
         return benchSearch(args);
     const bool train = args.removeAll(QStringLiteral("--train")) > 0;
     const bool collapsedOnly = args.removeAll(QStringLiteral("--collapsed")) > 0;
-    const QString model = args.size() > 1 ? args[1] : QStringLiteral(SHARDSCOPE_SHARED_DIR "/models/stablehlo/pt_bert.mlir");
+    const QString model =
+        args.size() > 1 ? args[1] : QStringLiteral(SHARDSCOPE_SHARED_DIR "/models/stablehlo/pt_bert.mlir");
     const int runs = args.size() > 2 ? std::max(1, args[2].toInt()) : 5;
     if (!model.startsWith(QLatin1String("zoo:")) && !QFileInfo::exists(model)) {
-        std::fprintf(stderr, "shardscope-bench-gui: %s does not exist (pass a model or a zoo name)\n", qUtf8Printable(model));
+        std::fprintf(stderr, "shardscope-bench-gui: %s does not exist (pass a model or a zoo name)\n",
+                     qUtf8Printable(model));
         return 2;
     }
 
@@ -166,15 +169,16 @@ int main(int argc, char* argv[]) {
         openStall.push_back(meter.stop());
         openTime.push_back(static_cast<double>(clock.elapsed()));
         if (!failed.isEmpty()) {
-            std::fprintf(stderr, "shardscope-bench-gui: %s\n", qUtf8Printable(failed.first().first().toString()));
+            std::fprintf(stderr, "shardscope-bench-gui: %s\n",
+                         qUtf8Printable(failed.first().first().toString()));
             return 1;
         }
 
         auto* graph = window.graphView();
         nodes = graph->projection() ? static_cast<int>(graph->projection()->nodes.size()) : 0;
         if (collapsedOnly) {
-            std::printf("run %d: open %.0f ms, %d nodes (worst stall %.1f ms)\n", run + 1, openTime.back(), nodes,
-                        openStall.back());
+            std::printf("run %d: open %.0f ms, %d nodes (worst stall %.1f ms)\n", run + 1, openTime.back(),
+                        nodes, openStall.back());
             std::fflush(stdout);
             continue;
         }
@@ -195,15 +199,20 @@ int main(int argc, char* argv[]) {
             QApplication::processEvents(QEventLoop::AllEvents, 50);
         expandStall.push_back(meter.stop());
         nodes = (graph->projection() ? static_cast<int>(graph->projection()->nodes.size()) : 0);
-        std::printf("run %d: open %.0f ms (worst stall %.1f ms); expand all: layout %.0f ms of %d nodes (worst stall %.1f ms)\n",
-                    run + 1, openTime.back(), openStall.back(), expandLayout.back(), nodes, expandStall.back());
+        std::printf(
+            "run %d: open %.0f ms (worst stall %.1f ms); expand all: layout %.0f ms of %d nodes (worst stall "
+            "%.1f ms)\n",
+            run + 1, openTime.back(), openStall.back(), expandLayout.back(), nodes, expandStall.back());
         std::fflush(stdout);
     }
     std::printf("\n%s%s, median of %d runs\n", qUtf8Printable(model), train ? " (training step)" : "", runs);
-    std::printf("  open (collapsed by module):   %7.0f ms, worst UI stall %6.1f ms\n", median(openTime), median(openStall));
+    std::printf("  open (collapsed by module):   %7.0f ms, worst UI stall %6.1f ms\n", median(openTime),
+                median(openStall));
     if (collapsedOnly)
         return median(openStall) < 100 ? 0 : 3;
-    std::printf("  expand all (%d nodes):      layout %6.0f ms, worst UI stall %6.1f ms  (%.3fx of a layout on the UI thread)\n",
-                nodes, median(expandLayout), median(expandStall), median(expandStall) / median(expandLayout));
+    std::printf(
+        "  expand all (%d nodes):      layout %6.0f ms, worst UI stall %6.1f ms  (%.3fx of a layout on the "
+        "UI thread)\n",
+        nodes, median(expandLayout), median(expandStall), median(expandStall) / median(expandLayout));
     return median(expandStall) < 100 && median(openStall) < 100 ? 0 : 3;
 }

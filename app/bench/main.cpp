@@ -20,6 +20,11 @@
 
 #include "shardscope/analysis/decision_space.h"
 #include "shardscope/cost/cost_model.h"
+#include "shardscope/import/onnx.h"
+#include "shardscope/import/stablehlo.h"
+#include "shardscope/ir/printer.h"
+#include "shardscope/ir/statistics.h"
+#include "shardscope/ir/verifier.h"
 #include "shardscope/mesh/hardware.h"
 #include "shardscope/mesh/mesh.h"
 #include "shardscope/plan/experts.h"
@@ -27,11 +32,6 @@
 #include "shardscope/session/problem.h"
 #include "shardscope/session/recording.h"
 #include "shardscope/session/workspace_session.h"
-#include "shardscope/import/onnx.h"
-#include "shardscope/import/stablehlo.h"
-#include "shardscope/ir/printer.h"
-#include "shardscope/ir/statistics.h"
-#include "shardscope/ir/verifier.h"
 #include "shardscope/train/training_step.h"
 #include "shardscope/zoo/zoo.h"
 
@@ -53,8 +53,9 @@ double medianSeconds(int runs, const std::function<void()>& work) {
 // Engine stages on zoo models: build, verify, statistics and printing against copying the same graph.
 int benchZoo(const std::vector<std::string>& models, int runs) {
     std::printf("== zoo models: median of %d runs; x copy = time / time to copy the same graph\n\n", runs);
-    std::printf("%-14s %7s | %9s %9s | %9s %6s | %9s %6s | %9s %6s | %9s\n", "model", "ops", "copy ms", "build ms",
-                "verify ms", "x copy", "stats ms", "x copy", "print ms", "x copy", "Mops/s build");
+    std::printf("%-14s %7s | %9s %9s | %9s %6s | %9s %6s | %9s %6s | %9s\n", "model", "ops", "copy ms",
+                "build ms", "verify ms", "x copy", "stats ms", "x copy", "print ms", "x copy",
+                "Mops/s build");
     for (const auto& name : models) {
         auto spec = shardscope::zoo::parseModelSpec(name);
         if (!spec) {
@@ -74,12 +75,15 @@ int benchZoo(const std::vector<std::string>& models, int runs) {
         });
         const double build = medianSeconds(runs, [&] { sink += shardscope::zoo::build(*spec)->ops.size(); });
         const double verify = medianSeconds(runs, [&] { sink += shardscope::ir::verify(g).size(); });
-        const double stats = medianSeconds(runs, [&] { sink += shardscope::ir::computeStatistics(g).opCount; });
+        const double stats =
+            medianSeconds(runs, [&] { sink += shardscope::ir::computeStatistics(g).opCount; });
         const double print = medianSeconds(runs, [&] { sink += shardscope::ir::printStableHlo(g).size(); });
-        std::printf("%-14s %7zu | %9.2f %9.2f | %9.2f %6.1f | %9.2f %6.1f | %9.2f %6.1f | %9.2f\n", name.c_str(),
-                    g.ops.size(), copy * 1e3, build * 1e3, verify * 1e3, verify / copy, stats * 1e3, stats / copy,
-                    print * 1e3, print / copy, static_cast<double>(g.ops.size()) / build / 1e6);
-        if (sink == 0) std::puts("");
+        std::printf("%-14s %7zu | %9.2f %9.2f | %9.2f %6.1f | %9.2f %6.1f | %9.2f %6.1f | %9.2f\n",
+                    name.c_str(), g.ops.size(), copy * 1e3, build * 1e3, verify * 1e3, verify / copy,
+                    stats * 1e3, stats / copy, print * 1e3, print / copy,
+                    static_cast<double>(g.ops.size()) / build / 1e6);
+        if (sink == 0)
+            std::puts("");
     }
     return 0;
 }
@@ -88,9 +92,10 @@ int benchZoo(const std::vector<std::string>& models, int runs) {
 // newlines (the least any importer must do: read every byte once).
 int benchImport(const std::string& sharedDir, int runs) {
     namespace fs = std::filesystem;
-    std::printf("\n== import: median of %d runs; x scan = time / time to scan the bytes for newlines\n\n", runs);
-    std::printf("%-28s %9s %7s | %9s %9s %7s | %8s %10s\n", "file", "bytes", "ops", "scan ms", "import ms", "x scan",
-                "MB/s", "ops/s");
+    std::printf("\n== import: median of %d runs; x scan = time / time to scan the bytes for newlines\n\n",
+                runs);
+    std::printf("%-28s %9s %7s | %9s %9s %7s | %8s %10s\n", "file", "bytes", "ops", "scan ms", "import ms",
+                "x scan", "MB/s", "ops/s");
     for (const char* format : {"stablehlo", "onnx"}) {
         const fs::path dir = fs::path(sharedDir) / "models" / format;
         if (!fs::is_directory(dir)) {
@@ -99,17 +104,20 @@ int benchImport(const std::string& sharedDir, int runs) {
         }
         fs::path largest;
         for (const auto& entry : fs::directory_iterator(dir))
-            if (entry.is_regular_file() && (entry.path().extension() == ".mlir" || entry.path().extension() == ".onnx") &&
+            if (entry.is_regular_file() &&
+                (entry.path().extension() == ".mlir" || entry.path().extension() == ".onnx") &&
                 (largest.empty() || entry.file_size() > fs::file_size(largest)))
                 largest = entry.path();
-        if (largest.empty()) continue;
+        if (largest.empty())
+            continue;
         std::ifstream in(largest, std::ios::binary);
         std::ostringstream buffer;
         buffer << in.rdbuf();
         const std::string bytes = buffer.str();
         auto import = [&] {
-            return std::string(format) == "onnx" ? shardscope::import::importOnnx(bytes, largest.string())
-                                                 : shardscope::import::importStableHlo(bytes, largest.string());
+            return std::string(format) == "onnx"
+                       ? shardscope::import::importOnnx(bytes, largest.string())
+                       : shardscope::import::importStableHlo(bytes, largest.string());
         };
         auto first = import();
         if (!first) {
@@ -118,27 +126,33 @@ int benchImport(const std::string& sharedDir, int runs) {
         }
         const auto ops = shardscope::ir::computeStatistics(*first).opCount;
         std::size_t sink = 0;
-        const double scan = medianSeconds(runs, [&] { sink += static_cast<std::size_t>(std::count(bytes.begin(), bytes.end(), '\n')); });
+        const double scan = medianSeconds(
+            runs, [&] { sink += static_cast<std::size_t>(std::count(bytes.begin(), bytes.end(), '\n')); });
         const double time = medianSeconds(runs, [&] { sink += import()->ops.size(); });
-        std::printf("%-28s %9zu %7lld | %9.3f %9.2f %7.0f | %8.1f %10.0f\n", largest.filename().c_str(), bytes.size(),
-                    static_cast<long long>(ops), scan * 1e3, time * 1e3, time / scan,
+        std::printf("%-28s %9zu %7lld | %9.3f %9.2f %7.0f | %8.1f %10.0f\n", largest.filename().c_str(),
+                    bytes.size(), static_cast<long long>(ops), scan * 1e3, time * 1e3, time / scan,
                     static_cast<double>(bytes.size()) / time / 1e6, static_cast<double>(ops) / time);
-        if (sink == 0) std::puts("");
+        if (sink == 0)
+            std::puts("");
     }
     return 0;
 }
 
-// Building the whole training step (forward, loss, backward, mixed-precision Adam) against building the forward
-// graph alone, in the same run.
+// Building the whole training step (forward, loss, backward, mixed-precision Adam) against building the
+// forward graph alone, in the same run.
 int benchTrain(const std::vector<std::string>& models, int runs) {
-    std::printf("\n== training step (mixed-precision Adam): median of %d runs; x forward = time / time to build the forward graph\n\n", runs);
-    std::printf("%-20s %7s %7s | %10s %10s %9s | %8s\n", "model", "layers", "ops", "forward ms", "step ms", "x forward",
-                "ops/ms");
+    std::printf(
+        "\n== training step (mixed-precision Adam): median of %d runs; x forward = time / time to build the "
+        "forward graph\n\n",
+        runs);
+    std::printf("%-20s %7s %7s | %10s %10s %9s | %8s\n", "model", "layers", "ops", "forward ms", "step ms",
+                "x forward", "ops/ms");
     shardscope::train::OptimizerOptions options;
     options.mixedPrecision = true;
     for (const auto& name : models) {
         auto spec = shardscope::zoo::parseModelSpec(name);
-        auto forward = spec ? shardscope::zoo::build(*spec) : shardscope::Result<shardscope::ir::Graph>::failure(spec.diagnostics());
+        auto forward = spec ? shardscope::zoo::build(*spec)
+                            : shardscope::Result<shardscope::ir::Graph>::failure(spec.diagnostics());
         if (!forward) {
             std::fprintf(stderr, "%s\n", forward.errorMessage().c_str());
             return 1;
@@ -150,20 +164,25 @@ int benchTrain(const std::vector<std::string>& models, int runs) {
         }
         std::size_t sink = 0;
         const double build = medianSeconds(runs, [&] { sink += shardscope::zoo::build(*spec)->ops.size(); });
-        const double train = medianSeconds(runs, [&] { sink += shardscope::train::buildTrainingStep(*forward, options)->graph.ops.size(); });
-        std::printf("%-20s %7s %7zu | %10.2f %10.2f %9.1f | %8.0f\n", name.c_str(), spec->options.at("layers").c_str(),
-                    step->graph.ops.size(), build * 1e3, train * 1e3, train / build,
-                    static_cast<double>(step->graph.ops.size()) / (train * 1e3));
-        if (sink == 0) std::puts("");
+        const double train = medianSeconds(
+            runs, [&] { sink += shardscope::train::buildTrainingStep(*forward, options)->graph.ops.size(); });
+        std::printf("%-20s %7s %7zu | %10.2f %10.2f %9.1f | %8.0f\n", name.c_str(),
+                    spec->options.at("layers").c_str(), step->graph.ops.size(), build * 1e3, train * 1e3,
+                    train / build, static_cast<double>(step->graph.ops.size()) / (train * 1e3));
+        if (sink == 0)
+            std::puts("");
     }
     return 0;
 }
 
 // The static analysis of training steps of growing depth, against copying the same graph in the same run.
 int benchAnalysis(const std::vector<int>& depths, int runs) {
-    std::printf("\n== analysis of gpt training steps (Adam): median of %d runs; x copy = time / time to copy the graph\n\n", runs);
-    std::printf("%7s %8s %9s | %9s %11s %8s | %8s %7s %7s\n", "layers", "ops", "values", "copy ms", "analysis ms", "x copy",
-                "us/op", "names", "groups");
+    std::printf(
+        "\n== analysis of gpt training steps (Adam): median of %d runs; x copy = time / time to copy the "
+        "graph\n\n",
+        runs);
+    std::printf("%7s %8s %9s | %9s %11s %8s | %8s %7s %7s\n", "layers", "ops", "values", "copy ms",
+                "analysis ms", "x copy", "us/op", "names", "groups");
     for (int layers : depths) {
         auto spec = shardscope::zoo::parseModelSpec("gpt:layers=" + std::to_string(layers));
         auto forward = shardscope::zoo::build(*spec);
@@ -180,9 +199,11 @@ int benchAnalysis(const std::vector<int>& depths, int runs) {
         });
         shardscope::analysis::DecisionSpace space;
         const double time = medianSeconds(runs, [&] { space = shardscope::analysis::analyze(g); });
-        std::printf("%7d %8zu %9zu | %9.1f %11.1f %8.1f | %8.2f %7zu %7zu\n", layers, g.body.size(), g.values.size(), copy * 1e3,
-                    time * 1e3, time / copy, time * 1e6 / static_cast<double>(g.body.size()), space.names.size(), space.groups.size());
-        if (sink == 0) std::puts("");
+        std::printf("%7d %8zu %9zu | %9.1f %11.1f %8.1f | %8.2f %7zu %7zu\n", layers, g.body.size(),
+                    g.values.size(), copy * 1e3, time * 1e3, time / copy,
+                    time * 1e6 / static_cast<double>(g.body.size()), space.names.size(), space.groups.size());
+        if (sink == 0)
+            std::puts("");
     }
     return 0;
 }
@@ -190,16 +211,21 @@ int benchAnalysis(const std::vector<int>& depths, int runs) {
 // Plan evaluation on training steps: full evaluations (every op costed) and incremental ones (one decision
 // added to or removed from an expert plan), against copying the graph in the same run.
 int benchEvaluate(const std::vector<std::string>& models, int runs) {
-    std::printf("\n== evaluation of the fsdp-tp expert plan, mixed-precision Adam training steps on data=8,model=8 x h100: median of %d runs\n\n", runs);
-    std::printf("%-22s %7s | %8s %9s %7s %9s | %9s %7s %9s %8s\n", "model", "ops", "copy ms", "full ms", "x copy", "full/s", "incr ms",
-                "ops", "incr/s", "x full");
+    std::printf(
+        "\n== evaluation of the fsdp-tp expert plan, mixed-precision Adam training steps on data=8,model=8 x "
+        "h100: median of %d runs\n\n",
+        runs);
+    std::printf("%-22s %7s | %8s %9s %7s %9s | %9s %7s %9s %8s\n", "model", "ops", "copy ms", "full ms",
+                "x copy", "full/s", "incr ms", "ops", "incr/s", "x full");
     auto hardware = shardscope::mesh::loadHardware("h100");
     auto mesh = shardscope::mesh::makeMesh("data=8,model=8", *hardware);
     for (const auto& name : models) {
         auto forward = shardscope::zoo::build(*shardscope::zoo::parseModelSpec(name));
         shardscope::train::OptimizerOptions options;
         options.mixedPrecision = true;
-        auto step = forward ? shardscope::train::buildTrainingStep(*forward, options) : shardscope::Result<shardscope::train::TrainingStep>(forward.diagnostics().front());
+        auto step = forward
+                        ? shardscope::train::buildTrainingStep(*forward, options)
+                        : shardscope::Result<shardscope::train::TrainingStep>(forward.diagnostics().front());
         if (!step) {
             std::fprintf(stderr, "%s\n", step.errorMessage().c_str());
             return 1;
@@ -230,23 +256,26 @@ int benchEvaluate(const std::vector<std::string>& models, int runs) {
             if (extended.decisions.size() > base->decisions.size()) {
                 extended.decisions.pop_back();
             } else {
-                extended.decisions.push_back({shardscope::plan::Decision::Target::Group, static_cast<std::uint32_t>(group++ % space.groups.size()), 1});
+                extended.decisions.push_back({shardscope::plan::Decision::Target::Group,
+                                              static_cast<std::uint32_t>(group++ % space.groups.size()), 1});
             }
             sink += evaluator.evaluate(extended).collectives.size();
             recosted += evaluator.opsRecosted();
             ++evaluations;
         });
-        std::printf("%-22s %7zu | %8.1f %9.1f %7.1f %9.1f | %9.2f %7zu %9.1f %8.1f\n", name.c_str(), g.body.size(), copy * 1e3, full * 1e3,
-                    full / copy, 1 / full, incremental * 1e3, recosted / evaluations, 1 / incremental, full / incremental);
-        if (sink == 0) std::puts("");
+        std::printf("%-22s %7zu | %8.1f %9.1f %7.1f %9.1f | %9.2f %7zu %9.1f %8.1f\n", name.c_str(),
+                    g.body.size(), copy * 1e3, full * 1e3, full / copy, 1 / full, incremental * 1e3,
+                    recosted / evaluations, 1 / incremental, full / incremental);
+        if (sink == 0)
+            std::puts("");
     }
     return 0;
 }
 
 // The search against the expert plans on a fixed table of training steps and meshes. Every configuration runs
-// MCTS for `seconds` (2 threads, seed 1); the table gives the best expert, MCTS's best at 1 s, 10 s and the end,
-// the time it took to come within 1% of its final best, iterations per second, and the exhaustive optimum over
-// plans of up to 3 decisions where that space is small enough (under 20,000 sharding states).
+// MCTS for `seconds` (2 threads, seed 1); the table gives the best expert, MCTS's best at 1 s, 10 s and the
+// end, the time it took to come within 1% of its final best, iterations per second, and the exhaustive
+// optimum over plans of up to 3 decisions where that space is small enough (under 20,000 sharding states).
 int benchSearch(double seconds) {
     struct Config {
         const char* name;
@@ -258,15 +287,22 @@ int benchSearch(double seconds) {
         {"gpt2-small 1 node", "zoo:gpt2-small:batch=32", "data=2,model=4", "h100"},
         {"llama3-8b 1 node (dp does not fit)", "zoo:llama3-8b:batch=8,seq=2048", "data=8", "h100"},
         {"llama3-8b:8 layers 4 nodes", "zoo:llama3-8b:layers=8,batch=32,seq=2048", "data=4,model=8", "h100"},
-        {"mixtral-8x7b:4 layers 2 nodes", "zoo:mixtral-8x7b:layers=4,batch=16,seq=1024", "data=2,model=8", "h100"},
+        {"mixtral-8x7b:4 layers 2 nodes", "zoo:mixtral-8x7b:layers=4,batch=16,seq=1024", "data=2,model=8",
+         "h100"},
         {"vit-l16 tpu-v5e", "zoo:vit-l16:batch=256", "data=8,model=4", "tpu-v5e"},
         {"unet 1 node", "zoo:unet:batch=32", "data=8", "h100"},
-        {"gpt:24x2048 tpu-v4", "zoo:gpt:layers=24,d_model=2048,heads=16,seq=2048,batch=64", "data=16,model=4", "tpu-v4"},
+        {"gpt:24x2048 tpu-v4", "zoo:gpt:layers=24,d_model=2048,heads=16,seq=2048,batch=64", "data=16,model=4",
+         "tpu-v4"},
     };
-    std::printf("\n== search: MCTS (2 threads, seed 1, %.0f s) against the expert plans, mixed-precision Adam training steps\n", seconds);
-    std::printf("   step times in ms; x = best expert / plan (above 1: the search is faster); '-' = no feasible plan yet\n\n");
-    std::printf("%-36s %7s | %-12s %9s | %9s %9s %9s %6s | %8s %7s | %9s %7s\n", "configuration", "ops", "best expert", "ms", "1 s", "10 s", "end",
-                "x", "to 1% s", "it/s", "exhaust.", "states");
+    std::printf(
+        "\n== search: MCTS (2 threads, seed 1, %.0f s) against the expert plans, mixed-precision Adam "
+        "training steps\n",
+        seconds);
+    std::printf(
+        "   step times in ms; x = best expert / plan (above 1: the search is faster); '-' = no feasible plan "
+        "yet\n\n");
+    std::printf("%-36s %7s | %-12s %9s | %9s %9s %9s %6s | %8s %7s | %9s %7s\n", "configuration", "ops",
+                "best expert", "ms", "1 s", "10 s", "end", "x", "to 1% s", "it/s", "exhaust.", "states");
     for (const auto& c : configs) {
         shardscope::ProblemSpec spec;
         spec.model = c.model;
@@ -284,9 +320,11 @@ int benchSearch(double seconds) {
         double expertTime = 0;
         for (const auto& e : shardscope::plan::expertPlans()) {
             auto plan = shardscope::plan::expertPlan(e.id, model.planContext(), model.mesh());
-            if (!plan) continue;
+            if (!plan)
+                continue;
             const auto ev = shardscope::cost::evaluate(model, *plan);
-            if (ev.feasible && (bestExpert == "-" || ev.stepTime < expertTime)) bestExpert = e.id, expertTime = ev.stepTime;
+            if (ev.feasible && (bestExpert == "-" || ev.stepTime < expertTime))
+                bestExpert = e.id, expertTime = ev.stepTime;
         }
         struct Recorder : shardscope::search::SearchObserver {
             std::vector<std::pair<double, shardscope::search::Found>> found;
@@ -302,7 +340,8 @@ int benchSearch(double seconds) {
         auto bestAt = [&](double t) -> double {
             double out = 0;
             for (const auto& [when, f] : recorder.found)
-                if (when <= t && f.evaluation.feasible) out = f.evaluation.stepTime;
+                if (when <= t && f.evaluation.feasible)
+                    out = f.evaluation.stepTime;
             return out;
         };
         double within = 0;
@@ -312,21 +351,27 @@ int benchSearch(double seconds) {
                 break;
             }
         auto ms = [](double t) {
-            if (t <= 0) return std::string("-");
+            if (t <= 0)
+                return std::string("-");
             char buffer[32];
             std::snprintf(buffer, sizeof buffer, "%.2f", t * 1e3);
             return std::string(buffer);
         };
         std::string exhaustive = "-", states = "-";
         auto ex = shardscope::search::exhaustiveSearch(model, shardscope::plan::Plan{}, 3, 20000);
-        if (ex && ex->best.evaluation.feasible) exhaustive = ms(ex->best.evaluation.stepTime), states = std::to_string(ex->states);
+        if (ex && ex->best.evaluation.feasible)
+            exhaustive = ms(ex->best.evaluation.stepTime), states = std::to_string(ex->states);
         const double end = best.evaluation.feasible ? best.evaluation.stepTime : 0;
         char ratio[16] = "-";
-        if (end > 0 && expertTime > 0) std::snprintf(ratio, sizeof ratio, "%.3f", expertTime / end);
-        std::printf("%-36s %7zu | %-12s %9s | %9s %9s %9s %6s | %8.2f %7.0f | %9s %7s\n", c.name, model.graph().body.size(), bestExpert.c_str(),
-                    ms(expertTime).c_str(), ms(bestAt(1)).c_str(), ms(bestAt(10)).c_str(), ms(end).c_str(), ratio, within,
-                    recorder.last.seconds > 0 ? static_cast<double>(recorder.last.iterations) / recorder.last.seconds : 0.0, exhaustive.c_str(),
-                    states.c_str());
+        if (end > 0 && expertTime > 0)
+            std::snprintf(ratio, sizeof ratio, "%.3f", expertTime / end);
+        std::printf("%-36s %7zu | %-12s %9s | %9s %9s %9s %6s | %8.2f %7.0f | %9s %7s\n", c.name,
+                    model.graph().body.size(), bestExpert.c_str(), ms(expertTime).c_str(),
+                    ms(bestAt(1)).c_str(), ms(bestAt(10)).c_str(), ms(end).c_str(), ratio, within,
+                    recorder.last.seconds > 0
+                        ? static_cast<double>(recorder.last.iterations) / recorder.last.seconds
+                        : 0.0,
+                    exhaustive.c_str(), states.c_str());
         std::fflush(stdout);
     }
     return 0;
@@ -342,8 +387,10 @@ std::pair<double, double> residentBytes() {
     std::string line;
     double rss = 0, peak = 0;
     while (std::getline(status, line)) {
-        if (line.rfind("VmRSS:", 0) == 0) rss = std::atof(line.c_str() + 6) * 1024;
-        if (line.rfind("VmHWM:", 0) == 0) peak = std::atof(line.c_str() + 6) * 1024;
+        if (line.rfind("VmRSS:", 0) == 0)
+            rss = std::atof(line.c_str() + 6) * 1024;
+        if (line.rfind("VmHWM:", 0) == 0)
+            peak = std::atof(line.c_str() + 6) * 1024;
     }
     return {rss, peak};
 }
@@ -356,12 +403,15 @@ double fileBytes(const std::string& path) {
 
 // The least-squares slope of y over x (0 with fewer than two points).
 double slope(const std::vector<std::pair<double, double>>& points) {
-    if (points.size() < 2) return 0;
+    if (points.size() < 2)
+        return 0;
     double mx = 0, my = 0;
-    for (const auto& [x, y] : points) mx += x, my += y;
+    for (const auto& [x, y] : points)
+        mx += x, my += y;
     mx /= static_cast<double>(points.size()), my /= static_cast<double>(points.size());
     double sxy = 0, sxx = 0;
-    for (const auto& [x, y] : points) sxy += (x - mx) * (y - my), sxx += (x - mx) * (x - mx);
+    for (const auto& [x, y] : points)
+        sxy += (x - mx) * (y - my), sxx += (x - mx) * (x - mx);
     return sxx > 0 ? sxy / sxx : 0;
 }
 
@@ -387,7 +437,8 @@ public:
     // The search runs from attach(search) to attach(nullptr).
     bool attach(shardscope::search::Search* search) {
         std::lock_guard lock(mutex_);
-        if (!search && search_) finalTreeSize_ = search_->treeSize();
+        if (!search && search_)
+            finalTreeSize_ = search_->treeSize();
         search_ = search;
         return true;
     }
@@ -407,31 +458,38 @@ private:
 
 // `--soak MINUTES MODEL`: one MCTS search (one thread, seed 1) of the model's Adam training step on
 // data=4,model=2 of H100s for MINUTES, recorded into a fresh workspace as `shardscope-cli search --workspace`
-// records it. Every SHARDSCOPE_SOAK_SAMPLE_S seconds (30 unless set) it samples RSS, the tree, the iterations,
-// the best step time and the workspace's size (file + WAL); at the end it prints the table and the growth rates.
+// records it. Every SHARDSCOPE_SOAK_SAMPLE_S seconds (30 unless set) it samples RSS, the tree, the
+// iterations, the best step time and the workspace's size (file + WAL); at the end it prints the table and
+// the growth rates.
 int benchSoak(double minutes, const std::string& model, const std::string& mesh) {
     using namespace shardscope;
     double every = 30;
-    if (const char* s = std::getenv("SHARDSCOPE_SOAK_SAMPLE_S")) every = std::max(1.0, std::atof(s));
-    std::printf("== soak: %.1f min search of %s (training step, Adam), mesh %s on h100, 1 thread, seed 1\n", minutes,
-                model.c_str(), mesh.c_str());
+    if (const char* s = std::getenv("SHARDSCOPE_SOAK_SAMPLE_S"))
+        every = std::max(1.0, std::atof(s));
+    std::printf("== soak: %.1f min search of %s (training step, Adam), mesh %s on h100, 1 thread, seed 1\n",
+                minutes, model.c_str(), mesh.c_str());
     std::fflush(stdout);
     ProblemSpec spec;
     spec.model = model;
-    spec.train = true;  // Adam, the model's own precision (pt_bert is f32: mixed precision needs 16-bit parameters)
+    spec.train =
+        true;  // Adam, the model's own precision (pt_bert is f32: mixed precision needs 16-bit parameters)
     spec.mesh = mesh;
     spec.hardware = "h100";
-    const std::string path = (std::filesystem::temp_directory_path() / ("shardscope-soak-" + std::to_string(::getpid()) + ".shardscope")).string();
+    const std::string path = (std::filesystem::temp_directory_path() /
+                              ("shardscope-soak-" + std::to_string(::getpid()) + ".shardscope"))
+                                 .string();
     auto opened = session::WorkspaceSession::open(spec, path);
-    auto problem = opened ? opened->loadProblem() : Result<std::unique_ptr<Problem>>::failure(opened.diagnostics());
+    auto problem =
+        opened ? opened->loadProblem() : Result<std::unique_ptr<Problem>>::failure(opened.diagnostics());
     if (!problem) {
         std::fprintf(stderr, "%s\n", problem.errorMessage().c_str());
         return 1;
     }
     const auto& costModel = *(*problem)->costModel;
     const auto [loadedRss, loadedPeak] = residentBytes();
-    std::printf("problem: %zu ops, %zu names, %zu groups; RSS after loading %.1f MB (peak %.1f MB)\n", costModel.graph().body.size(),
-                (*problem)->space.names.size(), (*problem)->space.groups.size(), loadedRss / 1e6, loadedPeak / 1e6);
+    std::printf("problem: %zu ops, %zu names, %zu groups; RSS after loading %.1f MB (peak %.1f MB)\n",
+                costModel.graph().body.size(), (*problem)->space.names.size(),
+                (*problem)->space.groups.size(), loadedRss / 1e6, loadedPeak / 1e6);
     auto workspace = opened->workspace();
     if (!workspace) {
         std::fprintf(stderr, "%s\n", workspace.errorMessage().c_str());
@@ -441,7 +499,8 @@ int benchSoak(double minutes, const std::string& model, const std::string& mesh)
     request.options.threads = 1;
     request.options.seed = 1;
     request.options.budget.seconds = minutes * 60;
-    if (const char* cap = std::getenv("SHARDSCOPE_SOAK_MAX_NODES")) request.options.maxTreeNodes = static_cast<std::size_t>(std::atoll(cap));
+    if (const char* cap = std::getenv("SHARDSCOPE_SOAK_MAX_NODES"))
+        request.options.maxTreeNodes = static_cast<std::size_t>(std::atoll(cap));
     request.settings = {"soak", {}, false};
     const std::size_t maxTreeNodes = request.options.maxTreeNodes;
     SoakObserver observer;
@@ -451,21 +510,25 @@ int benchSoak(double minutes, const std::string& model, const std::string& mesh)
         const auto [rss, peak] = residentBytes();
         const auto p = observer.last();
         const double wal = fileBytes(path + "-wal");
-        samples.push_back({seconds, rss, peak, fileBytes(path) + wal, wal, observer.treeSize(), p.iterations, p.evaluations, p.bestStepTime,
-                           p.bestFeasible});
+        samples.push_back({seconds, rss, peak, fileBytes(path) + wal, wal, observer.treeSize(), p.iterations,
+                           p.evaluations, p.bestStepTime, p.bestFeasible});
         const auto& s = samples.back();
-        std::fprintf(stderr, "soak: %6.0f s  RSS %7.1f MB  tree %8zu  it %9lld  workspace %7.2f MB\n", s.seconds, s.rss / 1e6, s.treeNodes,
-                     static_cast<long long>(s.iterations), s.workspace / 1e6);
+        std::fprintf(stderr, "soak: %6.0f s  RSS %7.1f MB  tree %8zu  it %9lld  workspace %7.2f MB\n",
+                     s.seconds, s.rss / 1e6, s.treeNodes, static_cast<long long>(s.iterations),
+                     s.workspace / 1e6);
     };
     const auto start = std::chrono::steady_clock::now();
-    auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); };
+    auto elapsed = [&] {
+        return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    };
     std::mutex doneMutex;
     std::condition_variable doneCondition;
     bool done = false;
     Result<session::SearchRun> run = makeError("bench.soak", "the search did not run");
     std::thread runner([&] {
-        run = session::runSearch(**problem, *workspace, request,
-                                 {&observer, {}, [&](search::Search* search) { return observer.attach(search); }});
+        run = session::runSearch(**problem, *workspace, request, {&observer, {}, [&](search::Search* search) {
+                                                                      return observer.attach(search);
+                                                                  }});
         std::lock_guard lock(doneMutex);
         done = true;
         doneCondition.notify_all();
@@ -473,8 +536,10 @@ int benchSoak(double minutes, const std::string& model, const std::string& mesh)
     sample(0);
     for (int k = 1;; ++k) {
         std::unique_lock lock(doneMutex);
-        const auto due = start + std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(k * every));
-        if (doneCondition.wait_until(lock, due, [&] { return done; })) break;
+        const auto due = start + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                     std::chrono::duration<double>(k * every));
+        if (doneCondition.wait_until(lock, due, [&] { return done; }))
+            break;
         lock.unlock();
         sample(elapsed());
     }
@@ -487,56 +552,67 @@ int benchSoak(double minutes, const std::string& model, const std::string& mesh)
     const search::Progress last = observer.last();
     const search::Found& best = run->best;
 
-    std::printf("\n%9s %9s %9s %9s %11s %9s %12s %12s %8s\n", "elapsed s", "RSS MB", "peak MB", "tree", "iterations", "it/s", "best ms",
-                "workspace MB", "WAL MB");
+    std::printf("\n%9s %9s %9s %9s %11s %9s %12s %12s %8s\n", "elapsed s", "RSS MB", "peak MB", "tree",
+                "iterations", "it/s", "best ms", "workspace MB", "WAL MB");
     for (std::size_t i = 0; i < samples.size(); ++i) {
         const auto& s = samples[i];
         const double rate = i == 0 ? 0.0
                                    : static_cast<double>(s.iterations - samples[i - 1].iterations) /
                                          std::max(1e-9, s.seconds - samples[i - 1].seconds);
         char bestText[32] = "-";
-        if (s.bestStepTime > 0) std::snprintf(bestText, sizeof bestText, "%.3f%s", s.bestStepTime * 1e3, s.bestFeasible ? "" : "*");
+        if (s.bestStepTime > 0)
+            std::snprintf(bestText, sizeof bestText, "%.3f%s", s.bestStepTime * 1e3,
+                          s.bestFeasible ? "" : "*");
         const bool afterRun = i + 1 == samples.size();
-        std::printf("%9.0f %9.1f %9.1f %9zu %11lld %9.1f %12s %12.2f %8.2f%s\n", s.seconds, s.rss / 1e6, s.peakRss / 1e6, s.treeNodes,
-                    static_cast<long long>(s.iterations), rate, bestText, s.workspace / 1e6, s.wal / 1e6, afterRun ? "  (search returned, flushed)" : "");
+        std::printf("%9.0f %9.1f %9.1f %9zu %11lld %9.1f %12s %12.2f %8.2f%s\n", s.seconds, s.rss / 1e6,
+                    s.peakRss / 1e6, s.treeNodes, static_cast<long long>(s.iterations), rate, bestText,
+                    s.workspace / 1e6, s.wal / 1e6, afterRun ? "  (search returned, flushed)" : "");
     }
     // Growth after the warm-up: the first 5 minutes (the first third of shorter runs) are left out.
     const double warmUp = std::min(300.0, samples.back().seconds / 3);
     std::vector<std::pair<double, double>> rss, file;
-    // The last sample is taken after run() has returned (its worker's evaluator freed) and the workspace flushed: it
-    // counts for the file only.
+    // The last sample is taken after run() has returned (its worker's evaluator freed) and the workspace
+    // flushed: it counts for the file only.
     for (std::size_t i = 0; i < samples.size(); ++i) {
         const auto& s = samples[i];
-        if (s.seconds < warmUp) continue;
-        if (i + 1 < samples.size()) rss.emplace_back(s.seconds / 3600, s.rss / 1e6);
+        if (s.seconds < warmUp)
+            continue;
+        if (i + 1 < samples.size())
+            rss.emplace_back(s.seconds / 3600, s.rss / 1e6);
         file.emplace_back(s.seconds / 3600, s.workspace / 1e6);
     }
-    std::printf("\nRSS growth after %.0f s: %.1f MB/h (least squares over %zu samples); peak RSS %.1f MB\n", warmUp, slope(rss), rss.size(),
-                samples.back().peakRss / 1e6);
-    std::printf("workspace growth after %.0f s: %.2f MB/h; final size %.2f MB (%s)\n", warmUp, slope(file), samples.back().workspace / 1e6,
-                path.c_str());
-    std::printf("iterations: %lld in %.0f s = %.1f it/s; %lld evaluations (%lld cache hits); tree %zu nodes (cap %zu)\n",
-                static_cast<long long>(last.iterations), last.seconds, last.seconds > 0 ? static_cast<double>(last.iterations) / last.seconds : 0.0,
-                static_cast<long long>(last.evaluations), static_cast<long long>(last.cacheHits), run->treeNodes, maxTreeNodes);
-    std::printf("best plan: %.3f ms%s, found after %.0f s (%s); workspace flush: %s\n", best.evaluation.stepTime * 1e3,
-                best.evaluation.feasible ? "" : " (does not fit)", best.seconds, best.origin.c_str(),
-                run->saved ? "ok" : run->saveError->message.c_str());
+    std::printf("\nRSS growth after %.0f s: %.1f MB/h (least squares over %zu samples); peak RSS %.1f MB\n",
+                warmUp, slope(rss), rss.size(), samples.back().peakRss / 1e6);
+    std::printf("workspace growth after %.0f s: %.2f MB/h; final size %.2f MB (%s)\n", warmUp, slope(file),
+                samples.back().workspace / 1e6, path.c_str());
+    std::printf(
+        "iterations: %lld in %.0f s = %.1f it/s; %lld evaluations (%lld cache hits); tree %zu nodes (cap "
+        "%zu)\n",
+        static_cast<long long>(last.iterations), last.seconds,
+        last.seconds > 0 ? static_cast<double>(last.iterations) / last.seconds : 0.0,
+        static_cast<long long>(last.evaluations), static_cast<long long>(last.cacheHits), run->treeNodes,
+        maxTreeNodes);
+    std::printf("best plan: %.3f ms%s, found after %.0f s (%s); workspace flush: %s\n",
+                best.evaluation.stepTime * 1e3, best.evaluation.feasible ? "" : " (does not fit)",
+                best.seconds, best.origin.c_str(), run->saved ? "ok" : run->saveError->message.c_str());
     if (!std::getenv("SHARDSCOPE_SOAK_KEEP")) {
         std::error_code ignored;
-        for (const char* suffix : {"", "-wal", "-shm"}) std::filesystem::remove(path + suffix, ignored);
+        for (const char* suffix : {"", "-wal", "-shm"})
+            std::filesystem::remove(path + suffix, ignored);
     }
     return run->saved ? 0 : 1;
 }
 
 int main(int argc, char** argv) {
     int runs = 7;
-    if (const char* r = std::getenv("SHARDSCOPE_BENCH_RUNS")) runs = std::max(1, std::atoi(r));
+    if (const char* r = std::getenv("SHARDSCOPE_BENCH_RUNS"))
+        runs = std::max(1, std::atoi(r));
     std::vector<std::string> models{"gpt2-small", "llama3-8b", "mixtral-8x7b", "gpt3-175b", "llama3-70b"};
     std::string sharedDir = SHARDSCOPE_SHARED_DIR;
     const std::string what = argc > 1 ? argv[1] : "all";
     if (what == "--soak" || what == "soak") {
-        // The largest shared model: pt_bert's forward graph has 3,502 ops (12,773 in its training step), more than any
-        // other model in ../shared/models (`shardscope-cli info`).
+        // The largest shared model: pt_bert's forward graph has 3,502 ops (12,773 in its training step), more
+        // than any other model in ../shared/models (`shardscope-cli info`).
         const double minutes = argc > 2 ? std::atof(argv[2]) : 30.0;
         const std::string model = argc > 3 ? argv[3] : sharedDir + "/models/stablehlo/pt_bert.mlir";
         const std::string mesh = argc > 4 ? argv[4] : "data=4,model=2";
@@ -546,33 +622,47 @@ int main(int argc, char** argv) {
         }
         return benchSoak(minutes, model, mesh);
     }
-    if (what == "--help" || (what != "all" && what != "zoo" && what != "import" && what != "train" && what != "analysis" &&
-                              what != "evaluate" && what != "search")) {
-        std::puts("usage: shardscope-bench [all | zoo [PRESET...] | import [SHARED_DIR] | train [MODEL...] | analysis [LAYERS...] | evaluate [MODEL...] | "
-                  "search [SECONDS] | --soak [MINUTES] [MODEL] [MESH]]");
+    if (what == "--help" || (what != "all" && what != "zoo" && what != "import" && what != "train" &&
+                             what != "analysis" && what != "evaluate" && what != "search")) {
+        std::puts(
+            "usage: shardscope-bench [all | zoo [PRESET...] | import [SHARED_DIR] | train [MODEL...] | "
+            "analysis [LAYERS...] | evaluate [MODEL...] | "
+            "search [SECONDS] | --soak [MINUTES] [MODEL] [MESH]]");
         return what == "--help" ? 0 : 2;
     }
-    if (what == "zoo" && argc > 2) models.assign(argv + 2, argv + argc);
-    if (what == "import" && argc > 2) sharedDir = argv[2];
-    std::vector<std::string> trainModels{"gpt2-small", "gpt3-175b:layers=24", "gpt3-175b:layers=48", "gpt3-175b"};
-    if (what == "train" && argc > 2) trainModels.assign(argv + 2, argv + argc);
+    if (what == "zoo" && argc > 2)
+        models.assign(argv + 2, argv + argc);
+    if (what == "import" && argc > 2)
+        sharedDir = argv[2];
+    std::vector<std::string> trainModels{"gpt2-small", "gpt3-175b:layers=24", "gpt3-175b:layers=48",
+                                         "gpt3-175b"};
+    if (what == "train" && argc > 2)
+        trainModels.assign(argv + 2, argv + argc);
     if (what == "all" || what == "zoo")
-        if (int rc = benchZoo(models, runs)) return rc;
+        if (int rc = benchZoo(models, runs))
+            return rc;
     if (what == "all" || what == "import")
-        if (int rc = benchImport(sharedDir, runs)) return rc;
+        if (int rc = benchImport(sharedDir, runs))
+            return rc;
     if (what == "all" || what == "train")
-        if (int rc = benchTrain(trainModels, std::min(runs, 5))) return rc;
+        if (int rc = benchTrain(trainModels, std::min(runs, 5)))
+            return rc;
     std::vector<int> depths{12, 24, 48, 96, 168};
     if (what == "analysis" && argc > 2) {
         depths.clear();
-        for (int i = 2; i < argc; ++i) depths.push_back(std::atoi(argv[i]));
+        for (int i = 2; i < argc; ++i)
+            depths.push_back(std::atoi(argv[i]));
     }
     if (what == "all" || what == "analysis")
-        if (int rc = benchAnalysis(depths, std::min(runs, 3))) return rc;
+        if (int rc = benchAnalysis(depths, std::min(runs, 3)))
+            return rc;
     std::vector<std::string> evaluateModels{"gpt2-small", "gpt3-175b"};
-    if (what == "evaluate" && argc > 2) evaluateModels.assign(argv + 2, argv + argc);
+    if (what == "evaluate" && argc > 2)
+        evaluateModels.assign(argv + 2, argv + argc);
     if (what == "all" || what == "evaluate")
-        if (int rc = benchEvaluate(evaluateModels, std::min(runs, 5))) return rc;
-    if (what == "all" || what == "search") return benchSearch(what == "search" && argc > 2 ? std::atof(argv[2]) : 60.0);
+        if (int rc = benchEvaluate(evaluateModels, std::min(runs, 5)))
+            return rc;
+    if (what == "all" || what == "search")
+        return benchSearch(what == "search" && argc > 2 ? std::atof(argv[2]) : 60.0);
     return 0;
 }

@@ -133,12 +133,9 @@ void printJson(const std::vector<Run>& runs, const std::vector<Outcome>& outcome
                  {"status", statusName(outcome.status)}};
         if (outcome.status == Outcome::Status::Predicted) {
             const auto& p = outcome.prediction;
-            row["predicted"] = {{"step_s", p.stepSeconds},
-                                {"ratio", p.ratio},
-                                {"peak_memory_bytes", p.peakBytes},
-                                {"capacity_bytes", p.capacityBytes},
-                                {"feasible", p.feasible},
-                                {"decisions", p.plan}};
+            row["predicted"] = {{"step_s", p.stepSeconds},          {"ratio", p.ratio},
+                                {"peak_memory_bytes", p.peakBytes}, {"capacity_bytes", p.capacityBytes},
+                                {"feasible", p.feasible},           {"decisions", p.plan}};
         }
         if (outcome.status == Outcome::Status::Failed) {
             json errors = json::array();

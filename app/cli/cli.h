@@ -19,12 +19,13 @@
 
 namespace cli {
 
-// output.cpp: prints diagnostics on stderr, one line each ("shardscope-cli: file:line: error: ... [code]"); past the
-// first 10, one line counts the rest ("shardscope-cli: ... and 243 more (240 errors, 3 warnings)").
+// output.cpp: prints diagnostics on stderr, one line each ("shardscope-cli: file:line: error: ... [code]");
+// past the first 10, one line counts the rest ("shardscope-cli: ... and 243 more (240 errors, 3 warnings)").
 void printDiagnostics(const std::vector<shardscope::Diagnostic>& diagnostics);
 
-// The warnings and notes among `diagnostics` as the "warnings" array of every --json output: one object each with
-// "message", "code", "severity" and, where known, "file", "line", "column" and "op" (the source's name for it).
+// The warnings and notes among `diagnostics` as the "warnings" array of every --json output: one object each
+// with "message", "code", "severity" and, where known, "file", "line", "column" and "op" (the source's name
+// for it).
 nlohmann::json warningsJson(const std::vector<shardscope::Diagnostic>& diagnostics);
 
 // Prints the result's diagnostics (printDiagnostics) and returns whether it holds a value.
@@ -37,10 +38,10 @@ bool report(const shardscope::Result<T>& result) {
 // `value` as indented JSON text; bytes that are not UTF-8 (in names, labels, paths) become U+FFFD.
 std::string jsonText(const nlohmann::json& value);
 
-// Standard output's end: prepareOutput() at the start (a closed pipe fails writes with EPIPE instead of killing the
-// process); finishOutput(status) at the end flushes it and returns the exit status: `status` when everything was
-// written or the reader has gone (`| head -1`: a quiet end), else 1 after saying why ("cannot write the output: No
-// space left on device").
+// Standard output's end: prepareOutput() at the start (a closed pipe fails writes with EPIPE instead of
+// killing the process); finishOutput(status) at the end flushes it and returns the exit status: `status` when
+// everything was written or the reader has gone (`| head -1`: a quiet end), else 1 after saying why ("cannot
+// write the output: No space left on device").
 void prepareOutput();
 int finishOutput(int status);
 
@@ -81,10 +82,10 @@ struct SearchFlags {
     bool exhaustive = false;
 };
 
-int evaluate(const std::string& source, const shardscope::import::ImportOptions& options, const TrainingFlags& training,
-             const ProblemFlags& problem, const std::string& plan, bool json);
-int search(const std::string& source, const shardscope::import::ImportOptions& options, const TrainingFlags& training,
-           const ProblemFlags& problem, const SearchFlags& flags, bool json);
+int evaluate(const std::string& source, const shardscope::import::ImportOptions& options,
+             const TrainingFlags& training, const ProblemFlags& problem, const std::string& plan, bool json);
+int search(const std::string& source, const shardscope::import::ImportOptions& options,
+           const TrainingFlags& training, const ProblemFlags& problem, const SearchFlags& flags, bool json);
 int plans(const std::string& workspace, bool json);
 int compare(const std::string& a, const std::string& b, bool json);
 int label(const std::string& plan, const std::string& text, const std::string& note);
@@ -93,14 +94,14 @@ int label(const std::string& plan, const std::string& text, const std::string& n
 shardscope::ProblemSpec specOf(const std::string& source, const shardscope::import::ImportOptions& options,
                                const TrainingFlags& training, const ProblemFlags& flags);
 
-int exportPlan(const std::string& source, const shardscope::import::ImportOptions& options, const TrainingFlags& training,
-               const ProblemFlags& problem, const std::string& plan, const std::string& format, const std::string& output,
-               const std::string& constraints = "key");
+int exportPlan(const std::string& source, const shardscope::import::ImportOptions& options,
+               const TrainingFlags& training, const ProblemFlags& problem, const std::string& plan,
+               const std::string& format, const std::string& output, const std::string& constraints = "key");
 
-// simulate.cpp: runs the model unsharded and under the plan on a simulated mesh with arguments drawn from `seed`
-// (integers in [0, integerRange)); 0 when the outputs agree within `tolerance` (scaled difference) and the
-// executed collectives are the priced ones, 1 otherwise or on error.
-int simulate(const std::string& source, const shardscope::import::ImportOptions& options, const TrainingFlags& training,
-             const ProblemFlags& problem, const std::string& plan, std::uint64_t seed, std::int64_t integerRange,
-             double tolerance, bool json);
+// simulate.cpp: runs the model unsharded and under the plan on a simulated mesh with arguments drawn from
+// `seed` (integers in [0, integerRange)); 0 when the outputs agree within `tolerance` (scaled difference) and
+// the executed collectives are the priced ones, 1 otherwise or on error.
+int simulate(const std::string& source, const shardscope::import::ImportOptions& options,
+             const TrainingFlags& training, const ProblemFlags& problem, const std::string& plan,
+             std::uint64_t seed, std::int64_t integerRange, double tolerance, bool json);
 }  // namespace cli

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // SPDX-FileCopyrightText: 2026 The Shardscope Authors
-// `shardscope-cli export`: a plan in one of the engine's export formats (session/export_formats.h): the model's
-// StableHLO with Shardy or GSPMD shardings, a framework's words, a trace, the plan or its evaluation. Wiring only.
+// `shardscope-cli export`: a plan in one of the engine's export formats (session/export_formats.h): the
+// model's StableHLO with Shardy or GSPMD shardings, a framework's words, a trace, the plan or its evaluation.
+// Wiring only.
 #include "cli.h"
 #include "shardscope/input_file.h"
 #include "shardscope/session/export_formats.h"
@@ -16,13 +17,15 @@ int exportPlan(const std::string& source, const import::ImportOptions& options, 
                const ProblemFlags& flags, const std::string& planText, const std::string& format,
                const std::string& output, const std::string& constraintsText) {
     if (!session::findExportFormat(format)) {
-        std::cerr << "shardscope-cli: error: --format expects " << session::exportFormatIds() << ", got '" << format << "'\n";
+        std::cerr << "shardscope-cli: error: --format expects " << session::exportFormatIds() << ", got '"
+                  << format << "'\n";
         return 2;
     }
     session::ExportOptions exportOptions;
     const auto constraints = exporting::parseConstraintChoice(constraintsText);
     if (!constraints) {
-        std::cerr << "shardscope-cli: error: --constraints expects none, key or all, got '" << constraintsText << "'\n";
+        std::cerr << "shardscope-cli: error: --constraints expects none, key or all, got '" << constraintsText
+                  << "'\n";
         return 2;
     }
     exportOptions.constraints = *constraints;

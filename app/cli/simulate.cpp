@@ -9,9 +9,9 @@
 #include <tuple>
 
 #include "cli.h"
-#include "shardscope/session/plan_source.h"
 #include "shardscope/interpret/interpreter.h"
 #include "shardscope/interpret/spmd.h"
+#include "shardscope/session/plan_source.h"
 
 namespace cli {
 
@@ -57,8 +57,8 @@ std::string axesText(std::uint32_t axes, const mesh::Mesh& mesh) {
 }  // namespace
 
 int simulate(const std::string& source, const import::ImportOptions& options, const TrainingFlags& training,
-             const ProblemFlags& flags, const std::string& planText, std::uint64_t seed, std::int64_t integerRange,
-             double tolerance, bool asJson) {
+             const ProblemFlags& flags, const std::string& planText, std::uint64_t seed,
+             std::int64_t integerRange, double tolerance, bool asJson) {
     auto problem = loadProblem(specOf(source, options, training, flags));
     if (!report(problem))
         return 1;
@@ -90,7 +90,8 @@ int simulate(const std::string& source, const import::ImportOptions& options, co
 
     if (asJson) {
         json differences = json::array();
-        auto add = [&](const std::map<CollectiveKey, int>& a, const std::map<CollectiveKey, int>& b, const char* side) {
+        auto add = [&](const std::map<CollectiveKey, int>& a, const std::map<CollectiveKey, int>& b,
+                       const char* side) {
             for (const auto& [key, n] : a) {
                 const auto it = b.find(key);
                 if (it != b.end() && it->second == n)
@@ -105,24 +106,24 @@ int simulate(const std::string& source, const import::ImportOptions& options, co
         add(executed, priced, "executed only");
         add(priced, executed, "priced only");
         std::cout << jsonText(json{{"version", 1},
-                          {"devices", simulated->devices},
-                          {"tolerance", tolerance},
-                          {"max_scaled_difference", worst},
-                          {"outputs", outputs},
-                          {"collectives",
-                           {{"executed", simulated->collectives.size()},
-                            {"priced", evaluation.collectives.size()},
-                            {"same", same},
-                            {"differences", differences}}},
-                          {"match", match && same},
-                          {"warnings", warningsJson(p.warnings)}})
+                                   {"devices", simulated->devices},
+                                   {"tolerance", tolerance},
+                                   {"max_scaled_difference", worst},
+                                   {"outputs", outputs},
+                                   {"collectives",
+                                    {{"executed", simulated->collectives.size()},
+                                     {"priced", evaluation.collectives.size()},
+                                     {"same", same},
+                                     {"differences", differences}}},
+                                   {"match", match && same},
+                                   {"warnings", warningsJson(p.warnings)}})
                   << "\n";
         return match && same ? 0 : 1;
     }
     std::printf("Simulated on %s (%lld devices), one local shard per device:\n", p.mesh.toString().c_str(),
                 static_cast<long long>(simulated->devices));
-    std::printf("  outputs: largest scaled difference from the unsharded run %.3g (tolerance %.3g): %s\n", worst,
-                tolerance, match ? "match" : "MISMATCH");
+    std::printf("  outputs: largest scaled difference from the unsharded run %.3g (tolerance %.3g): %s\n",
+                worst, tolerance, match ? "match" : "MISMATCH");
     for (std::size_t o = 0; o < graph.outputs.size(); ++o) {
         const double d = outputs[o]["scaled_difference"].get<double>();
         if (d > tolerance)
@@ -132,14 +133,15 @@ int simulate(const std::string& source, const import::ImportOptions& options, co
     std::printf("  collectives priced:   %s%s\n", byKind(priced).c_str(),
                 same ? " (the same, tensor by tensor)" : " (DIFFERENT)");
     if (!same) {
-        auto show = [&](const std::map<CollectiveKey, int>& a, const std::map<CollectiveKey, int>& b, const char* side) {
+        auto show = [&](const std::map<CollectiveKey, int>& a, const std::map<CollectiveKey, int>& b,
+                        const char* side) {
             for (const auto& [key, n] : a) {
                 const auto it = b.find(key);
                 if (it != b.end() && it->second == n)
                     continue;
                 const ir::Value& v = graph.values[std::get<2>(key)];
-                const std::string where =
-                    v.producer.valid() ? graph.op(v.producer).location.toString() : std::string("an argument");
+                const std::string where = v.producer.valid() ? graph.op(v.producer).location.toString()
+                                                             : std::string("an argument");
                 std::printf("    %s: %d %s over %s of %%%u (%s)\n", side, n,
                             std::string(cost::toString(std::get<0>(key))).c_str(),
                             axesText(std::get<1>(key), p.mesh).c_str(), std::get<2>(key), where.c_str());

@@ -43,42 +43,49 @@ int main(int argc, char* argv[]) {
         QStringLiteral("[MODEL]"));
     const QCommandLineOption screenshotOption(
         QStringLiteral("screenshot"),
-        QStringLiteral("Open MODEL, wait until its plan is evaluated and its graph laid out, save a picture of "
-                       "the window to FILE (PNG) and exit. Without a display, add -platform offscreen."),
+        QStringLiteral(
+            "Open MODEL, wait until its plan is evaluated and its graph laid out, save a picture of "
+            "the window to FILE (PNG) and exit. Without a display, add -platform offscreen."),
         QStringLiteral("FILE"));
     parser.addOption(screenshotOption);
     const QCommandLineOption planOption(
         QStringLiteral("plan"),
-        QStringLiteral("Start from PLAN: expert:ID (dp, zero1, zero2, zero3, fsdp, megatron, megatron-sp, dp-tp, "
-                       "fsdp-tp, ep), expert:ID+REMAT (REMAT: selective, full or dots-saveable for every block "
-                       "family, e.g. expert:fsdp+full) or a plan JSON file."),
+        QStringLiteral(
+            "Start from PLAN: expert:ID (dp, zero1, zero2, zero3, fsdp, megatron, megatron-sp, dp-tp, "
+            "fsdp-tp, ep), expert:ID+REMAT (REMAT: selective, full or dots-saveable for every block "
+            "family, e.g. expert:fsdp+full) or a plan JSON file."),
         QStringLiteral("PLAN"));
     parser.addOption(planOption);
     const QCommandLineOption meshOption(
         QStringLiteral("mesh"),
-        QStringLiteral("The device mesh, e.g. data=8,model=4 (with :bw=GB/s:lat=us per axis), or a mesh .json file "
-                       "(default data=2,model=4)."),
+        QStringLiteral(
+            "The device mesh, e.g. data=8,model=4 (with :bw=GB/s:lat=us per axis), or a mesh .json file "
+            "(default data=2,model=4)."),
         QStringLiteral("MESH"));
     const QCommandLineOption hardwareOption(
         QStringLiteral("hardware"),
-        QStringLiteral("A built-in hardware profile (h100, h100-96gb-500w, h200, a100, tpu-v4, tpu-v5e, tpu-v5p) or a profile .json "
+        QStringLiteral("A built-in hardware profile (h100, h100-96gb-500w, h200, a100, tpu-v4, tpu-v5e, "
+                       "tpu-v5p) or a profile .json "
                        "file (default h100)."),
         QStringLiteral("HARDWARE"));
-    const QCommandLineOption trainOption(QStringLiteral("train"),
-                                         QStringLiteral("Plan the whole training step (Adam), not the forward pass."));
+    const QCommandLineOption trainOption(
+        QStringLiteral("train"),
+        QStringLiteral("Plan the whole training step (Adam), not the forward pass."));
     parser.addOption(meshOption);
     parser.addOption(hardwareOption);
     parser.addOption(trainOption);
     const QCommandLineOption findOption(
         QStringLiteral("find"),
-        QStringLiteral("Once the model is shown, find TEXT in the graph (an op kind or location, a parameter name, "
-                       "a value such as %12) and centre on it."),
+        QStringLiteral(
+            "Once the model is shown, find TEXT in the graph (an op kind or location, a parameter name, "
+            "a value such as %12) and centre on it."),
         QStringLiteral("TEXT"));
     parser.addOption(findOption);
     const QCommandLineOption showDockOption(
         QStringLiteral("show-dock"),
-        QStringLiteral("Bring the panel NAME to the front of its tab group (e.g. timeline, breakdown, stableHlo), as "
-                       "for a screenshot of it."),
+        QStringLiteral(
+            "Bring the panel NAME to the front of its tab group (e.g. timeline, breakdown, stableHlo), as "
+            "for a screenshot of it."),
         QStringLiteral("NAME"));
     parser.addOption(showDockOption);
     parser.process(app);

@@ -8,10 +8,12 @@ std::string SourceLocation::toString() const {
     std::string out = file;
     if (line > 0) {
         out += (out.empty() ? "line " : ":") + std::to_string(line);
-        if (column > 0) out += ":" + std::to_string(column);
+        if (column > 0)
+            out += ":" + std::to_string(column);
     }
     if (!name.empty()) {
-        if (!out.empty()) out += " ";
+        if (!out.empty())
+            out += " ";
         out += "(" + name + ")";
     }
     return out;
@@ -20,14 +22,22 @@ std::string SourceLocation::toString() const {
 std::string Diagnostic::toString() const {
     std::string out;
     std::string where = location.toString();
-    if (!where.empty()) out += where + ": ";
+    if (!where.empty())
+        out += where + ": ";
     switch (severity) {
-        case Severity::Note: out += "note: "; break;
-        case Severity::Warning: out += "warning: "; break;
-        case Severity::Error: out += "error: "; break;
+        case Severity::Note:
+            out += "note: ";
+            break;
+        case Severity::Warning:
+            out += "warning: ";
+            break;
+        case Severity::Error:
+            out += "error: ";
+            break;
     }
     out += message;
-    if (!code.empty()) out += " [" + code + "]";
+    if (!code.empty())
+        out += " [" + code + "]";
     return out;
 }
 

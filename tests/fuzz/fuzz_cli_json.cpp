@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // SPDX-FileCopyrightText: 2026 The Shardscope Authors
-// libFuzzer target: the JSON the CLI's --json commands print (app/cli/output.cpp and the engine's reports). What it
-// does with an input: fuzz_inputs.h.
+// libFuzzer target: the JSON the CLI's --json commands print (app/cli/output.cpp and the engine's reports).
+// What it does with an input: fuzz_inputs.h.
 #include <cstddef>
 #include <cstdint>
 #include <string_view>

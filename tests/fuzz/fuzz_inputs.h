@@ -3,9 +3,9 @@
 // What each fuzz target does with one input, shared by the libFuzzer targets (fuzz_*.cpp) and by
 // tst_fuzz_regressions, which replays every input that once broke a target (tests/fuzz/regressions/).
 //
-// Each function accepts any bytes. Contract: it returns normally, or it aborts when the engine breaks a promise
-// its headers make (an imported graph the verifier rejects, a plan that does not round-trip through JSON). A
-// crash, a hang or a sanitizer report is a bug in the engine.
+// Each function accepts any bytes. Contract: it returns normally, or it aborts when the engine breaks a
+// promise its headers make (an imported graph the verifier rejects, a plan that does not round-trip through
+// JSON). A crash, a hang or a sanitizer report is a bug in the engine.
 #pragma once
 
 #include <string_view>
@@ -24,14 +24,15 @@ void planJson(std::string_view json);
 // evaluation of its plans).
 void workspaceFile(std::string_view bytes);
 
-// The JSON the CLI's --json commands print: its own writer (app/cli/output.cpp, cli::jsonText) and the engine's
-// (report::modelInfoJson, analysisJson, evaluationJson, problemSpecJson, session::modelRecord's load options), fed
-// names, labels and paths cut from the input at line ends (any bytes: not UTF-8, NULs). Each text must parse back
-// as JSON; the load options must read back through recordedModelSpec.
+// The JSON the CLI's --json commands print: its own writer (app/cli/output.cpp, cli::jsonText) and the
+// engine's (report::modelInfoJson, analysisJson, evaluationJson, problemSpecJson, session::modelRecord's load
+// options), fed names, labels and paths cut from the input at line ends (any bytes: not UTF-8, NULs). Each
+// text must parse back as JSON; the load options must read back through recordedModelSpec.
 void cliJson(std::string_view bytes);
 // Workspace fields the store keeps as the caller's JSON text: the input up to its first NUL is a session's
-// settings, the rest the model's load options, read as `compare`, the explorer and `search W.shardscope` read them
-// (loadSessionProblem, recordedModelSpec) against a workspace of zoo:demo; a problem they describe is loaded.
+// settings, the rest the model's load options, read as `compare`, the explorer and `search W.shardscope` read
+// them (loadSessionProblem, recordedModelSpec) against a workspace of zoo:demo; a problem they describe is
+// loaded.
 void workspaceFields(std::string_view bytes);
 
 }  // namespace shardscope::fuzz

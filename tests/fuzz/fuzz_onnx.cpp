@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // SPDX-FileCopyrightText: 2026 The Shardscope Authors
-// libFuzzer target: the ONNX importer (import/onnx.h), bytes in memory. What it does with an input: fuzz_inputs.h.
+// libFuzzer target: the ONNX importer (import/onnx.h), bytes in memory. What it does with an input:
+// fuzz_inputs.h.
 #include <cstddef>
 #include <cstdint>
 #include <string_view>

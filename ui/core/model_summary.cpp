@@ -58,10 +58,11 @@ CostSummary costSummaryOf(const ProblemView& problem, const PlanState& state) {
                                  : tr("does not fit: %1% of the usable memory").arg(share);
 
     const auto& mesh = problem.mesh();
-    summary.lines.append({tr("Step time"), summary.stepTime,
-                          tr("compute %1 + collectives %2, of which %3 run behind compute (simulated schedule)")
-                              .arg(time(e.computeTime), time(e.collectiveTime),
-                                   time(std::max(0.0, e.computeTime + e.collectiveTime - e.stepTime)))});
+    summary.lines.append(
+        {tr("Step time"), summary.stepTime,
+         tr("compute %1 + collectives %2, of which %3 run behind compute (simulated schedule)")
+             .arg(time(e.computeTime), time(e.collectiveTime),
+                  time(std::max(0.0, e.computeTime + e.collectiveTime - e.stepTime)))});
     summary.lines.append({tr("Compute"), time(e.computeTime), tr("Sum of every op's time on one device")});
     summary.lines.append(
         {tr("Collectives"), time(e.collectiveTime),
@@ -109,8 +110,9 @@ CostSummary costSummaryOf(const ProblemView& problem, const PlanState& state) {
              tr("%1 × · %2 · %3").arg(count[k]).arg(bytes(moved[k]), time(spent[k])),
              tr("How many, the bytes of their buffers, and their time")});
     }
-    summary.lines.append({tr("Competition sites"), QString::number(e.competitions.size()),
-                          tr("Occurrences of a decided name that could not take its axis (docs/design.md, "Plans")")});
+    summary.lines.append(
+        {tr("Competition sites"), QString::number(e.competitions.size()),
+         tr("Occurrences of a decided name that could not take its axis (docs/design.md, Plans)")});
     summary.lines.append(
         {tr("Mesh"),
          tr("%1 on %2").arg(toQString(mesh.toString()), toQString(problem.problem->hardware.displayName)),

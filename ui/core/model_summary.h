@@ -25,9 +25,9 @@ QList<SummaryLine> summaryOf(const ProblemView& model);
 struct CostSummary {
     double peakMemory = 0, capacity = 0;  // bytes per device
     bool feasible = false;
-    QString stepTime;                     // "12.345 ms"
-    QString verdict;                      // "fits: 61% of the usable memory" / "does not fit: 140% ..."
-    QList<SummaryLine> lines;             // time split, memory at peak, model states, collectives by kind, sites
+    QString stepTime;          // "12.345 ms"
+    QString verdict;           // "fits: 61% of the usable memory" / "does not fit: 140% ..."
+    QList<SummaryLine> lines;  // time split, memory at peak, model states, collectives by kind, sites
 };
 CostSummary costSummaryOf(const ProblemView& problem, const PlanState& state);
 

@@ -10,8 +10,8 @@
 namespace shardscope::ui {
 
 QColor nameColor(const analysis::DecisionSpace& space, analysis::NameId name) {
-    // FNV-1a of the label, spread over the hue circle; saturation and value vary a little with more bits so that
-    // neighbours in hue still differ.
+    // FNV-1a of the label, spread over the hue circle; saturation and value vary a little with more bits so
+    // that neighbours in hue still differ.
     std::uint64_t hash = 1469598103934665603ull;
     for (const unsigned char c : space.name(name).label) {
         hash ^= c;
@@ -26,7 +26,8 @@ QColor nameColor(const analysis::DecisionSpace& space, analysis::NameId name) {
 QString shortNameLabel(const analysis::DecisionSpace& space, analysis::NameId name) {
     const std::string& label = space.name(name).label;
     const auto dot = label.rfind('.');
-    return toQString(dot == std::string::npos ? std::string_view(label) : std::string_view(label).substr(dot + 1));
+    return toQString(dot == std::string::npos ? std::string_view(label)
+                                              : std::string_view(label).substr(dot + 1));
 }
 
 QString shardingText(const analysis::DecisionSpace& space, const mesh::Mesh& mesh, ir::ValueId value,

@@ -34,9 +34,12 @@ QString opLabel(const ir::Op& op) {
 
 DecisionDifference::Side sideOf(session::DecisionMatch::Side side) {
     switch (side) {
-        case session::DecisionMatch::Side::OnlyA: return DecisionDifference::Side::OnlyA;
-        case session::DecisionMatch::Side::OnlyB: return DecisionDifference::Side::OnlyB;
-        case session::DecisionMatch::Side::Both: break;
+        case session::DecisionMatch::Side::OnlyA:
+            return DecisionDifference::Side::OnlyA;
+        case session::DecisionMatch::Side::OnlyB:
+            return DecisionDifference::Side::OnlyB;
+        case session::DecisionMatch::Side::Both:
+            break;
     }
     return DecisionDifference::Side::Both;
 }
@@ -155,7 +158,6 @@ void PlanComparer::compare(std::shared_ptr<const ProblemView> a, plan::Plan plan
                 emit compared(result_);
         });
 }
-
 
 // ------------------------------------------------------------------------------------------------------
 // models

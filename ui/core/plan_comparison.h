@@ -20,7 +20,6 @@
 #include "shardscope/cost/cost_model.h"
 #include "shardscope/plan/plan.h"
 
-
 namespace shardscope::ui {
 
 // The headline figures of one evaluated plan.

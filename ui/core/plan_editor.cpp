@@ -32,8 +32,8 @@ private:
     plan::Plan before_, after_;
 };
 
-// The evaluation side of one problem, shared with the jobs: jobs run one at a time (on jobs_), each skips itself
-// when a newer revision was asked for by the time it starts.
+// The evaluation side of one problem, shared with the jobs: jobs run one at a time (on jobs_), each skips
+// itself when a newer revision was asked for by the time it starts.
 struct PlanEditor::Worker {
     explicit Worker(std::shared_ptr<const ProblemView> p)
         : problem(std::move(p)), evaluator(*problem->problem->costModel) {}
@@ -54,7 +54,8 @@ struct Outcome {
 
 PlanEditor::PlanEditor(QObject* parent) : QObject(parent), undo_(new QUndoStack(this)) {}
 
-PlanEditor::~PlanEditor() = default;  // jobs_ goes first: it drops the queued jobs and waits for the running one
+PlanEditor::~PlanEditor() =
+    default;  // jobs_ goes first: it drops the queued jobs and waits for the running one
 
 void PlanEditor::setProblem(std::shared_ptr<const ProblemView> problem) {
     if (worker_)
@@ -138,8 +139,8 @@ void PlanEditor::replacePlan(const plan::Plan& plan, const QString& description,
 QString PlanEditor::openPlan(const QString& source, QStringList* warnings) {
     if (!problem_)
         return tr("Open a model before a plan");
-    // The one reading of a plan source (bounded files, a FIFO or a device refused instead of blocking the window),
-    // with the warnings the CLI gives for the same source.
+    // The one reading of a plan source (bounded files, a FIFO or a device refused instead of blocking the
+    // window), with the warnings the CLI gives for the same source.
     const std::string text = source.toStdString();
     auto opened = session::planFromSource(text, *problem_->problem->costModel);
     if (warnings)
@@ -157,12 +158,14 @@ QString PlanEditor::openPlan(const QString& source, QStringList* warnings) {
     if (source.startsWith(QLatin1String("expert:"))) {
         replacePlan(*opened, tr("Start from expert plan %1").arg(source.mid(7)));
     } else if (source == QLatin1String("reference")) {
-        const auto unexpressed = std::count_if(opened.diagnostics().begin(), opened.diagnostics().end(), [](const Diagnostic& d) {
-            return d.severity == Severity::Warning && d.code != "plan.not-divisible";
-        });
-        replacePlan(*opened, unexpressed == 0 ? tr("Start from the model's own shardings")
-                                              : tr("Start from the model's own shardings (%n not expressible)", nullptr,
-                                                   static_cast<int>(unexpressed)));
+        const auto unexpressed =
+            std::count_if(opened.diagnostics().begin(), opened.diagnostics().end(), [](const Diagnostic& d) {
+                return d.severity == Severity::Warning && d.code != "plan.not-divisible";
+            });
+        replacePlan(*opened, unexpressed == 0
+                                 ? tr("Start from the model's own shardings")
+                                 : tr("Start from the model's own shardings (%n not expressible)", nullptr,
+                                      static_cast<int>(unexpressed)));
     } else if (source != QLatin1String("none")) {
         replacePlan(*opened, tr("Open plan %1").arg(QFileInfo(source).fileName()), false);
     } else {
@@ -221,24 +224,27 @@ void PlanEditor::evaluate() {
         else
             emit evaluationFailed(outcome.error);
     };
-    jobs_.run([worker = worker_, plan = plan_, revision]() -> Outcome {
-        if (worker->newest.load() != revision)
-            return {};
-        try {
-            auto state = std::make_shared<PlanState>();
-            state->revision = revision;
-            state->plan = plan;
-            state->evaluation = worker->evaluator.evaluate(plan);
-            const auto& space = worker->problem->space();
-            const std::size_t values = worker->problem->graph().values.size();
-            state->shardings.resize(values);
-            for (std::size_t v = 0; v < values && v < space.dimensionAtoms.size(); ++v)
-                state->shardings[v] = worker->evaluator.sharding(ir::ValueId(static_cast<std::uint32_t>(v)));
-            return {std::move(state), {}};
-        } catch (const std::exception& e) {
-            return {nullptr, tr("Cannot evaluate the plan: %1").arg(QString::fromLocal8Bit(e.what()))};
-        }
-    }, std::move(done));
+    jobs_.run(
+        [worker = worker_, plan = plan_, revision]() -> Outcome {
+            if (worker->newest.load() != revision)
+                return {};
+            try {
+                auto state = std::make_shared<PlanState>();
+                state->revision = revision;
+                state->plan = plan;
+                state->evaluation = worker->evaluator.evaluate(plan);
+                const auto& space = worker->problem->space();
+                const std::size_t values = worker->problem->graph().values.size();
+                state->shardings.resize(values);
+                for (std::size_t v = 0; v < values && v < space.dimensionAtoms.size(); ++v)
+                    state->shardings[v] =
+                        worker->evaluator.sharding(ir::ValueId(static_cast<std::uint32_t>(v)));
+                return {std::move(state), {}};
+            } catch (const std::exception& e) {
+                return {nullptr, tr("Cannot evaluate the plan: %1").arg(QString::fromLocal8Bit(e.what()))};
+            }
+        },
+        std::move(done));
 }
 
 void PlanEditor::setEvaluating(bool evaluating) {

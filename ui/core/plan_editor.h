@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // SPDX-FileCopyrightText: 2026 The Shardscope Authors
-// The plan being edited: pins, forbidden decisions and conflict choices, with undo/redo, each edit re-evaluated in
-// the background.
+// The plan being edited: pins, forbidden decisions and conflict choices, with undo/redo, each edit
+// re-evaluated in the background.
 #pragma once
 
 #include <atomic>
@@ -29,10 +29,10 @@ struct ExpertChoice {
 };
 QList<ExpertChoice> expertChoices();
 
-// Holds the problem shown and the plan the user edits. Every edit is one undoable step on undoStack(); after any
-// change of the plan (edit, undo, redo, new problem) the plan is evaluated on a worker thread and `evaluated`
-// reports it. Evaluations run one at a time on one Evaluator (so they are incremental); an edit made while one
-// runs supersedes the queued one, and only the newest plan's evaluation reports.
+// Holds the problem shown and the plan the user edits. Every edit is one undoable step on undoStack(); after
+// any change of the plan (edit, undo, redo, new problem) the plan is evaluated on a worker thread and
+// `evaluated` reports it. Evaluations run one at a time on one Evaluator (so they are incremental); an edit
+// made while one runs supersedes the queued one, and only the newest plan's evaluation reports.
 class PlanEditor : public QObject {
     Q_OBJECT
 
@@ -61,21 +61,23 @@ public:
     void removeDecision(std::size_t index);
     // Allows again forbidden decision `index`.
     void allow(std::size_t index);
-    // Gives repeated name `name`'s axis to its `dimension`-th dimension (counted major to minor) at every site.
+    // Gives repeated name `name`'s axis to its `dimension`-th dimension (counted major to minor) at every
+    // site.
     void resolve(analysis::NameId name, int dimension);
     // Sets the rematerialization policy of block family `family` ("layers.*"; `policy` indexes
-    // rematPolicyNames()): the plan's remat decisions naming exactly the family are replaced by one at the end,
-    // or removed for none. Decisions naming single blocks of the family stay (they override it).
+    // rematPolicyNames()): the plan's remat decisions naming exactly the family are replaced by one at the
+    // end, or removed for none. Decisions naming single blocks of the family stay (they override it).
     void setRemat(const QString& family, int policy);
-    // Replaces the whole plan (an expert plan, a plan file, an empty plan), keeping the user's pins first and the
-    // forbidden decisions when `keepPins`.
+    // Replaces the whole plan (an expert plan, a plan file, an empty plan), keeping the user's pins first and
+    // the forbidden decisions when `keepPins`.
     void replacePlan(const plan::Plan& plan, const QString& description, bool keepPins = true);
 
-    // Replaces the plan (one undoable step) with the plan `source` names, read as `shardscope-cli evaluate --plan`
-    // reads it (session::planFromSource): "none", "expert:ID" and "reference" (keeping the user's pins and
-    // forbidden decisions) or the path of a plan JSON file. Returns an empty string, or what went wrong in one line
-    // naming the plan, file or entry; `warnings` (when given) receives the source's warnings (decisions the mesh
-    // cannot divide, shardings a reference plan cannot express), as the CLI says them.
+    // Replaces the plan (one undoable step) with the plan `source` names, read as `shardscope-cli evaluate
+    // --plan` reads it (session::planFromSource): "none", "expert:ID" and "reference" (keeping the user's
+    // pins and forbidden decisions) or the path of a plan JSON file. Returns an empty string, or what went
+    // wrong in one line naming the plan, file or entry; `warnings` (when given) receives the source's
+    // warnings (decisions the mesh cannot divide, shardings a reference plan cannot express), as the CLI says
+    // them.
     QString openPlan(const QString& source, QStringList* warnings = nullptr);
     // Writes the plan as edited to `path` as plan JSON (atomically). Returns an empty string or the reason.
     QString savePlan(const QString& path) const;

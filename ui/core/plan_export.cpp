@@ -16,7 +16,9 @@
 namespace shardscope::ui {
 namespace {
 
-QString tr(const char* text) { return QCoreApplication::translate("shardscope::ui::PlanExport", text); }
+QString tr(const char* text) {
+    return QCoreApplication::translate("shardscope::ui::PlanExport", text);
+}
 
 // The model's own bytes: those of the workspace it was opened from (the file its source names is never read
 // again), else the file's; nullopt for the zoo or a file that cannot be read (the graph is printed then).
@@ -43,7 +45,8 @@ QList<ExportFormat> exportFormats() {
     return formats;
 }
 
-QString exportPlan(const ProblemView& problem, const plan::Plan& plan, const QString& formatId, const QString& path) {
+QString exportPlan(const ProblemView& problem, const plan::Plan& plan, const QString& formatId,
+                   const QString& path) {
     session::ExportOptions options;
     const std::string format = formatId.toStdString();
     std::optional<std::string> text;
@@ -55,8 +58,8 @@ QString exportPlan(const ProblemView& problem, const plan::Plan& plan, const QSt
     if (!written)
         return tr("Cannot export to %1: %2").arg(path, toQString(written.diagnostics().front().message));
     QSaveFile file(path);
-    if (!file.open(QIODevice::WriteOnly) || file.write(written->data(), static_cast<qint64>(written->size())) < 0 ||
-        !file.commit())
+    if (!file.open(QIODevice::WriteOnly) ||
+        file.write(written->data(), static_cast<qint64>(written->size())) < 0 || !file.commit())
         return tr("Cannot write %1: %2").arg(path, file.errorString());
     return {};
 }

@@ -20,10 +20,12 @@ struct ExportFormat {
 // The formats, in the order a dialog lists them.
 QList<ExportFormat> exportFormats();
 
-// Writes `plan` of `problem` to `path` in format `formatId` (evaluating the plan when the format needs it), the
-// file replaced atomically. The StableHLO formats patch the model's own text when it is a StableHLO file planned
-// as it is (its stored bytes when it was opened from a workspace), as the CLI does. Returns an empty string, or
-// what went wrong in one line naming the file. Evaluates on the calling thread: call it off the UI thread.
-QString exportPlan(const ProblemView& problem, const plan::Plan& plan, const QString& formatId, const QString& path);
+// Writes `plan` of `problem` to `path` in format `formatId` (evaluating the plan when the format needs it),
+// the file replaced atomically. The StableHLO formats patch the model's own text when it is a StableHLO file
+// planned as it is (its stored bytes when it was opened from a workspace), as the CLI does. Returns an empty
+// string, or what went wrong in one line naming the file. Evaluates on the calling thread: call it off the UI
+// thread.
+QString exportPlan(const ProblemView& problem, const plan::Plan& plan, const QString& formatId,
+                   const QString& path);
 
 }  // namespace shardscope::ui

@@ -18,8 +18,8 @@ struct PlanState {
     std::uint64_t revision = 0;
     plan::Plan plan;
     cost::Evaluation evaluation;
-    // The sharding of every value of the graph, indexed by ValueId::index (values inside nested regions have an
-    // empty sharding: no dimensions).
+    // The sharding of every value of the graph, indexed by ValueId::index (values inside nested regions have
+    // an empty sharding: no dimensions).
     std::vector<plan::TensorSharding> shardings;
 };
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // SPDX-FileCopyrightText: 2026 The Shardscope Authors
-// The plans table (docs/explorer.md): every plan of a session, read from its workspace off the UI thread, and the
-// plans a running search reports.
+// The plans table (docs/explorer.md): every plan of a session, read from its workspace off the UI thread, and
+// the plans a running search reports.
 #pragma once
 
 #include <cstdint>

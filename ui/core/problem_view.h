@@ -35,8 +35,8 @@ struct ProblemView {
     std::int64_t session = 0;
     // The plan the explorer starts with (the session's best plan, or empty).
     plan::Plan initialPlan;
-    // What of the carried plan (ProblemRequest::carriedPlan) did not carry over, one line each: decisions left
-    // out for an axis the new mesh lacks, or why the whole plan was not kept. Also in `warnings`.
+    // What of the carried plan (ProblemRequest::carriedPlan) did not carry over, one line each: decisions
+    // left out for an axis the new mesh lacks, or why the whole plan was not kept. Also in `warnings`.
     QStringList planWarnings;
 
     const ir::Graph& graph() const { return problem->model.graph; }

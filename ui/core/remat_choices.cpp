@@ -46,13 +46,16 @@ QString rematPolicyDescription(int policy) {
         case plan::Remat::None:
             return QObject::tr("Keep every forward value the backward pass reads");
         case plan::Remat::Selective:
-            return QObject::tr("Recompute the attention core (scores and probabilities) in the backward pass; "
-                               "with fused attention it is never stored anyway");
+            return QObject::tr(
+                "Recompute the attention core (scores and probabilities) in the backward pass; "
+                "with fused attention it is never stored anyway");
         case plan::Remat::Full:
-            return QObject::tr("Keep only each block's input; run the block's forward again before its backward");
+            return QObject::tr(
+                "Keep only each block's input; run the block's forward again before its backward");
         case plan::Remat::DotsSaveable:
-            return QObject::tr("Keep the matmul outputs, recompute everything else of the block "
-                               "(JAX's dots_saveable)");
+            return QObject::tr(
+                "Keep the matmul outputs, recompute everything else of the block "
+                "(JAX's dots_saveable)");
     }
     return {};
 }

@@ -20,8 +20,9 @@ namespace shardscope::ui {
 // What the worker thread shares with the runner. The runner may go away first, so the worker posts to it only
 // through post(), which its request's token guards.
 struct SearchRunner::Job {
-    LatestJob::Token token;   // this search's request: superseded by the next start() or the runner's end
-    SearchRunner* owner = nullptr;  // reached only from letters the token delivers (so while the runner lives)
+    LatestJob::Token token;  // this search's request: superseded by the next start() or the runner's end
+    SearchRunner* owner =
+        nullptr;  // reached only from letters the token delivers (so while the runner lives)
     std::shared_ptr<const ProblemView> problem;  // keeps the cost model alive while the search runs
     plan::Plan start;
     search::SearchOptions options;
@@ -118,12 +119,13 @@ void SearchRunner::Job::run() {
         const Problem& p = *problem->problem;
         if (auto checked = search::checkOptions(options); !checked)
             throw std::runtime_error(firstMessage(checked.diagnostics()).toStdString());
-        // The workspace, opened (it must hold this model, as the file is now) or created, as the CLI's search does.
+        // The workspace, opened (it must hold this model, as the file is now) or created, as the CLI's search
+        // does.
         auto bytes = loadedBytes(*problem);
         if (!bytes)
             throw std::runtime_error(firstMessage(bytes.diagnostics()).toStdString());
-        auto opened = session::WorkspaceSession::open(p.spec, workspacePath.toStdString(),
-                                                      *bytes ? &**bytes : nullptr);
+        auto opened =
+            session::WorkspaceSession::open(p.spec, workspacePath.toStdString(), *bytes ? &**bytes : nullptr);
         if (!opened)
             throw std::runtime_error(firstMessage(opened.diagnostics()).toStdString());
         auto workspace = opened->workspace();

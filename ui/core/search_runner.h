@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // SPDX-FileCopyrightText: 2026 The Shardscope Authors
-// The live search (docs/design.md, "Search", §9): one engine Search at a time on a worker thread, steered from the UI
-// thread and reporting through queued signals, optionally recorded into a workspace session.
+// The live search (docs/design.md, "Search", §9): one engine Search at a time on a worker thread, steered
+// from the UI thread and reporting through queued signals, optionally recorded into a workspace session.
 #pragma once
 
 #include <cstdint>

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // SPDX-FileCopyrightText: 2026 The Shardscope Authors
-// What the details panel says about the selection: rich text (Qt's HTML subset) built from the problem and the
-// evaluated plan.
+// What the details panel says about the selection: rich text (Qt's HTML subset) built from the problem and
+// the evaluated plan.
 #pragma once
 
 #include <cstddef>
@@ -13,8 +13,9 @@
 
 namespace shardscope::ui {
 
-// An op of the body (`bodyIndex` into graph.body): kind, location, factor rule, operands and results with their
-// shardings, compute time and the collectives it causes under `state` (may be null), the conflicts it is a site of.
+// An op of the body (`bodyIndex` into graph.body): kind, location, factor rule, operands and results with
+// their shardings, compute time and the collectives it causes under `state` (may be null), the conflicts it
+// is a site of.
 QString describeOp(const ProblemView& problem, const PlanState* state, std::size_t bodyIndex);
 // A name: size, group, tensors, bytes, FLOPs, the axes the plan gives it, its conflicts.
 QString describeName(const ProblemView& problem, const PlanState* state, analysis::NameId name);

@@ -67,8 +67,9 @@ void CostPanel::showState(const ProblemView* problem, const PlanState* state) {
     memory_->setStyleSheet(summary.feasible ? QStringLiteral("QProgressBar::chunk { background: #5aa05a; }")
                                             : QStringLiteral("QProgressBar::chunk { background: #d9534f; }"));
     verdict_->setText(summary.verdict);
-    verdict_->setStyleSheet(summary.feasible ? QStringLiteral("QLabel { color: #2d6a2d; }")
-                                             : QStringLiteral("QLabel { color: #a12622; font-weight: bold; }"));
+    verdict_->setStyleSheet(summary.feasible
+                                ? QStringLiteral("QLabel { color: #2d6a2d; }")
+                                : QStringLiteral("QLabel { color: #a12622; font-weight: bold; }"));
     for (const SummaryLine& line : summary.lines) {
         auto* label = new QLabel(line.label);
         auto* value = new QLabel(line.value);

@@ -76,9 +76,9 @@ void ExportDialog::suggestSuffix() {
     if (index < 0 || index >= formats.size())
         return;
     const QFileInfo info(path_->text());
-    path_->setText(info.path() == QLatin1String(".") ? info.completeBaseName() + u'.' + formats[index].suffix
-                                                     : info.path() + u'/' + info.completeBaseName() + u'.' +
-                                                           formats[index].suffix);
+    path_->setText(info.path() == QLatin1String(".")
+                       ? info.completeBaseName() + u'.' + formats[index].suffix
+                       : info.path() + u'/' + info.completeBaseName() + u'.' + formats[index].suffix);
 }
 
 void ExportDialog::exportNow() {
@@ -89,18 +89,16 @@ void ExportDialog::exportNow() {
     }
     buttons_->setEnabled(false);
     error_->setText(tr("Exporting…"));
-    jobs_.run(
-        [problem = problem_, plan = plan_, format = format_->currentData().toString(), path] {
-            return exportPlan(*problem, plan, format, path);
-        },
-        [this, path](const QString& error) {
-            buttons_->setEnabled(true);
-            error_->setText(error);
-            if (!error.isEmpty())
-                return;
-            emit exported(path);
-            accept();
-        });
+    jobs_.run([problem = problem_, plan = plan_, format = format_->currentData().toString(),
+               path] { return exportPlan(*problem, plan, format, path); },
+              [this, path](const QString& error) {
+                  buttons_->setEnabled(true);
+                  error_->setText(error);
+                  if (!error.isEmpty())
+                      return;
+                  emit exported(path);
+                  accept();
+              });
 }
 
 }  // namespace shardscope::ui

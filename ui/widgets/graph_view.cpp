@@ -107,7 +107,7 @@ public:
 
     std::shared_ptr<const ProblemView> problem;
     std::shared_ptr<const PlanState> plan;
-    std::optional<analysis::NameId> highlighted;  // whose colour the highlight takes
+    std::optional<analysis::NameId> highlighted;     // whose colour the highlight takes
     std::vector<analysis::NameId> highlightedNames;  // sorted: what lights up (a group's names, or one name)
     GraphNodeFonts fonts;
     std::shared_ptr<const GraphProjection> projection;
@@ -232,9 +232,8 @@ public:
         }
         if (detail < kTextDetail)
             return;
-        const QColor ink = graph->highlighted && !graph->lights(node.names)
-                               ? QColor(0xa0, 0xa8, 0xb0)
-                               : QColor(0x1f, 0x29, 0x33);
+        const QColor ink = graph->highlighted && !graph->lights(node.names) ? QColor(0xa0, 0xa8, 0xb0)
+                                                                            : QColor(0x1f, 0x29, 0x33);
         const QFontMetricsF titleMetrics(graph->fonts.title);
         const qreal top = rect_.top() + 5 + (module ? 2 : 0);
         QRectF titleRect(rect_.left() + 4, top, rect_.width() - 8, titleMetrics.height());
@@ -246,9 +245,8 @@ public:
             QRectF subtitleRect(rect_.left() + 4, titleRect.bottom(), rect_.width() - 8,
                                 subtitleMetrics.height());
             painter->setFont(graph->fonts.subtitle);
-            painter->setPen(graph->highlighted && !graph->lights(node.names)
-                                ? ink
-                                : QColor(0x52, 0x60, 0x6d));
+            painter->setPen(graph->highlighted && !graph->lights(node.names) ? ink
+                                                                             : QColor(0x52, 0x60, 0x6d));
             painter->drawText(
                 subtitleRect, Qt::AlignCenter,
                 subtitleMetrics.elidedText(node.subtitle, Qt::ElideMiddle, subtitleRect.width()));
@@ -285,8 +283,8 @@ public:
         arrow_ << tip << tip - back * 8 + side * 3.5 << tip - back * 8 - side * 3.5;
         bounds_ = path_.boundingRect().united(arrow_.boundingRect()).adjusted(-3, -3, 3, 3);
         bounds_ = bounds_.united(labelArea());
-        // Far out, thousands of curves are stroked on every repaint: a flattened copy drawn with a hairline pen
-        // costs a fraction of that and looks the same at that size.
+        // Far out, thousands of curves are stroked on every repaint: a flattened copy drawn with a hairline
+        // pen costs a fraction of that and looks the same at that size.
         const QList<QPolygonF> flattened = path_.toSubpathPolygons();
         if (!flattened.isEmpty())
             polyline_ = flattened.first();

@@ -168,9 +168,9 @@ MainWindow::MainWindow(QWidget* parent)
     chooser_->completer()->setCompletionMode(QCompleter::PopupCompletion);
     chooser_->completer()->setCaseSensitivity(Qt::CaseSensitive);
     chooser_->lineEdit()->setPlaceholderText(tr("zoo:NAME[:key=value,...], a model file or a workspace"));
-    chooser_->setToolTip(
-        tr("A zoo preset or family, optionally with options (zoo:gpt:layers=4,d_model=512), the path of a model "
-           "file, or a workspace file; Enter opens it"));
+    chooser_->setToolTip(tr(
+        "A zoo preset or family, optionally with options (zoo:gpt:layers=4,d_model=512), the path of a model "
+        "file, or a workspace file; Enter opens it"));
     // Choosing from the list emits textActivated; Enter in the line edit emits returnPressed, and also
     // textActivated when the text matches an entry: openModel() ignores the repeated request.
     connect(chooser_, &QComboBox::textActivated, this, &MainWindow::openModel);
@@ -187,7 +187,8 @@ MainWindow::MainWindow(QWidget* parent)
     expertChooser_->setItemData(expertChooser_->count() - 1,
                                 tr("The shardings the model already carries (mhlo.sharding, sdy.sharding)"),
                                 Qt::ToolTipRole);
-    expertChooser_->setToolTip(tr("Replace the plan with an expert strategy (your pins and forbidden decisions stay)"));
+    expertChooser_->setToolTip(
+        tr("Replace the plan with an expert strategy (your pins and forbidden decisions stay)"));
     connect(expertChooser_, &QComboBox::activated, this, [this](int i) {
         if (i > 0)
             openPlan(expertChooser_->itemData(i).toString());
@@ -230,7 +231,8 @@ MainWindow::MainWindow(QWidget* parent)
     toolBar->addAction(redo);
     toolBar->addWidget(expertChooser_);
     toolBar->addSeparator();
-    toolBar->addAction(tr("Fit"), graph_, &GraphView::fitToView)->setToolTip(tr("Fit the graph in the view (Ctrl+0)"));
+    toolBar->addAction(tr("Fit"), graph_, &GraphView::fitToView)
+        ->setToolTip(tr("Fit the graph in the view (Ctrl+0)"));
     toolBar->addAction(tr("Expand all"), graph_, &GraphView::expandAll);
     toolBar->addAction(tr("Collapse all"), graph_, &GraphView::collapseAll);
     toolBar->addWidget(findField_);
@@ -255,18 +257,21 @@ MainWindow::MainWindow(QWidget* parent)
     decisionView_->setObjectName(QStringLiteral("decisionsView"));
     parameterView_->setObjectName(QStringLiteral("parametersView"));
     opCountView_->setObjectName(QStringLiteral("opKindsView"));
-    parameterView_->horizontalHeader()->setSectionResizeMode(ParameterModel::NameColumn, QHeaderView::Stretch);
+    parameterView_->horizontalHeader()->setSectionResizeMode(ParameterModel::NameColumn,
+                                                             QHeaderView::Stretch);
     opCountView_->horizontalHeader()->setSectionResizeMode(OpCountModel::KindColumn, QHeaderView::Stretch);
     nameView_->sortByColumn(NameModel::BytesColumn, Qt::DescendingOrder);
     for (int column = 1; column < NameModel::ColumnCount; ++column)
         nameView_->header()->setSectionResizeMode(column, QHeaderView::ResizeToContents);
     nameView_->setColumnHidden(NameModel::TensorsColumn, true);
-    nameView_->setTextElideMode(Qt::ElideLeft);  // "…mlp.d_ff": a label's end says what it is  // in the details; the dock is narrow
+    nameView_->setTextElideMode(
+        Qt::ElideLeft);  // "…mlp.d_ff": a label's end says what it is  // in the details; the dock is narrow
     nameView_->setContextMenuPolicy(Qt::CustomContextMenu);
     decisionView_->setContextMenuPolicy(Qt::CustomContextMenu);
     for (int column = 0; column < DecisionModel::ColumnCount; ++column)
-        decisionView_->horizontalHeader()->setSectionResizeMode(
-            column, column == DecisionModel::TargetColumn ? QHeaderView::Stretch : QHeaderView::ResizeToContents);
+        decisionView_->horizontalHeader()->setSectionResizeMode(column, column == DecisionModel::TargetColumn
+                                                                            ? QHeaderView::Stretch
+                                                                            : QHeaderView::ResizeToContents);
 
     setCorner(Qt::TopLeftCorner, Qt::LeftDockWidgetArea);
     setCorner(Qt::BottomLeftCorner, Qt::LeftDockWidgetArea);
@@ -275,7 +280,8 @@ MainWindow::MainWindow(QWidget* parent)
     auto* namesDock = addPanel(tr("Names"), QStringLiteral("namesDock"), nameView_, Qt::LeftDockWidgetArea);
     auto* conflictsDock =
         addPanel(tr("Conflicts"), QStringLiteral("conflictsDock"), conflictView_, Qt::LeftDockWidgetArea);
-    auto* summaryDock = addPanel(tr("Model"), QStringLiteral("summaryDock"), summary_, Qt::LeftDockWidgetArea);
+    auto* summaryDock =
+        addPanel(tr("Model"), QStringLiteral("summaryDock"), summary_, Qt::LeftDockWidgetArea);
     // The cost's lines grow with the collectives' kinds: let them scroll rather than be clipped.
     auto* costScroll = new QScrollArea(this);
     costScroll->setWidget(cost_);
@@ -298,15 +304,18 @@ MainWindow::MainWindow(QWidget* parent)
     problemScroll->setWidget(problemEditor_);
     problemScroll->setWidgetResizable(true);
     problemScroll->setFrameShape(QFrame::NoFrame);
-    auto* problemDock =
-        addPanel(tr("Mesh and training"), QStringLiteral("problemDock"), problemScroll, Qt::RightDockWidgetArea);
-    auto* detailsDock = addPanel(tr("Details"), QStringLiteral("detailsDock"), details_, Qt::BottomDockWidgetArea);
+    auto* problemDock = addPanel(tr("Mesh and training"), QStringLiteral("problemDock"), problemScroll,
+                                 Qt::RightDockWidgetArea);
+    auto* detailsDock =
+        addPanel(tr("Details"), QStringLiteral("detailsDock"), details_, Qt::BottomDockWidgetArea);
     auto* timelineDock =
         addPanel(tr("Timeline"), QStringLiteral("timelineDock"), timeline_, Qt::BottomDockWidgetArea);
-    auto* hloDock = addPanel(tr("StableHLO"), QStringLiteral("stableHloDock"), stableHlo_, Qt::BottomDockWidgetArea);
+    auto* hloDock =
+        addPanel(tr("StableHLO"), QStringLiteral("stableHloDock"), stableHlo_, Qt::BottomDockWidgetArea);
     auto* parametersDock =
         addPanel(tr("Parameters"), QStringLiteral("parametersDock"), parameterView_, Qt::LeftDockWidgetArea);
-    auto* opKindsDock = addPanel(tr("Op kinds"), QStringLiteral("opKindsDock"), opCountView_, Qt::LeftDockWidgetArea);
+    auto* opKindsDock =
+        addPanel(tr("Op kinds"), QStringLiteral("opKindsDock"), opCountView_, Qt::LeftDockWidgetArea);
     tabifyDockWidget(namesDock, conflictsDock);
     tabifyDockWidget(planDock, problemDock);
     tabifyDockWidget(detailsDock, timelineDock);
@@ -315,7 +324,8 @@ MainWindow::MainWindow(QWidget* parent)
     tabifyDockWidget(parametersDock, opKindsDock);
     // The session: search, plans, breakdown, search tree and comparison.
     session_ = new SessionDocks(this, editor_, graph_);
-    connect(session_, &SessionDocks::message, this, [this](const QString& text) { statusBar()->showMessage(text); });
+    connect(session_, &SessionDocks::message, this,
+            [this](const QString& text) { statusBar()->showMessage(text); });
     tabifyDockWidget(problemDock, session_->searchDock());
     QDockWidget* below = hloDock;
     for (QDockWidget* dock : session_->bottomDocks()) {
@@ -441,13 +451,14 @@ void MainWindow::buildMenus() {
             return;
         auto* dialog = new ExportDialog(current_, editor_->plan(), this);
         dialog->setAttribute(Qt::WA_DeleteOnClose);
-        connect(dialog, &ExportDialog::exported, this,
-                [this](const QString& path) { statusBar()->showMessage(tr("Exported the plan to %1").arg(path), 4000); });
+        connect(dialog, &ExportDialog::exported, this, [this](const QString& path) {
+            statusBar()->showMessage(tr("Exported the plan to %1").arg(path), 4000);
+        });
         dialog->open();
     });
     file->addAction(tr("&Save the plan as…"), this, [this] {
-        const QString path = QFileDialog::getSaveFileName(this, tr("Save the plan"), QStringLiteral("plan.json"),
-                                                          tr("Plans (*.json)"));
+        const QString path = QFileDialog::getSaveFileName(this, tr("Save the plan"),
+                                                          QStringLiteral("plan.json"), tr("Plans (*.json)"));
         if (!path.isEmpty())
             savePlan(path);
     });
@@ -472,17 +483,18 @@ void MainWindow::buildMenus() {
     QMenu* plan = menuBar()->addMenu(tr("&Plan"));
     QMenu* experts = plan->addMenu(tr("Start from an &expert plan"));
     for (const ExpertChoice& expert : expertChoices())
-        experts->addAction(expert.id, this, [this, id = expert.id] { openPlan(QStringLiteral("expert:") + id); })
+        experts
+            ->addAction(expert.id, this, [this, id = expert.id] { openPlan(QStringLiteral("expert:") + id); })
             ->setToolTip(expert.description);
-    plan->addAction(tr("&Clear the plan"), this, [this] {
-        editor_->replacePlan({}, tr("Clear the plan"));
-    });
+    plan->addAction(tr("&Clear the plan"), this, [this] { editor_->replacePlan({}, tr("Clear the plan")); });
 
     QMenu* view = menuBar()->addMenu(tr("&View"));
     QAction* fit = view->addAction(tr("&Fit the graph"), graph_, &GraphView::fitToView);
     fit->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_0));
-    view->addAction(tr("Zoom &in"), this, [this] { graph_->zoomBy(1.25); })->setShortcut(QKeySequence::ZoomIn);
-    view->addAction(tr("Zoom &out"), this, [this] { graph_->zoomBy(0.8); })->setShortcut(QKeySequence::ZoomOut);
+    view->addAction(tr("Zoom &in"), this, [this] { graph_->zoomBy(1.25); })
+        ->setShortcut(QKeySequence::ZoomIn);
+    view->addAction(tr("Zoom &out"), this, [this] { graph_->zoomBy(0.8); })
+        ->setShortcut(QKeySequence::ZoomOut);
     view->addAction(tr("&Expand every module"), graph_, &GraphView::expandAll);
     view->addAction(tr("&Collapse every module"), graph_, &GraphView::collapseAll);
     view->addSeparator();
@@ -522,7 +534,8 @@ void MainWindow::applySpec(const ProblemSpec& spec) {
     }
     request.carriedPlan = editor_->planJson();
     request.settingsChange = true;
-    // spec_ changes once the problem arrives (showModel): settings that fail to load leave the next open alone.
+    // spec_ changes once the problem arrives (showModel): settings that fail to load leave the next open
+    // alone.
     requested_.clear();
     load(request, current_->source);
 }
@@ -604,16 +617,25 @@ void MainWindow::showState(std::shared_ptr<const PlanState> state) {
     decisions_->setPlanState(state);
     // The details follow the plan.
     switch (detailKind_) {
-    case OpDetail: showDetails(describeOp(*current_, state.get(), detailIndex_)); break;
-    case NameDetail:
-        showDetails(describeName(*current_, state.get(), analysis::NameId(static_cast<std::uint32_t>(detailIndex_))));
-        break;
-    case GroupDetail:
-        showDetails(describeGroup(*current_, state.get(), analysis::GroupId(static_cast<std::uint32_t>(detailIndex_))));
-        break;
-    case ArgumentDetail: showDetails(describeArgument(*current_, state.get(), detailIndex_)); break;
-    case ModuleDetail: showDetails(describeModule(*current_, state.get(), static_cast<int>(detailIndex_))); break;
-    default: break;
+        case OpDetail:
+            showDetails(describeOp(*current_, state.get(), detailIndex_));
+            break;
+        case NameDetail:
+            showDetails(describeName(*current_, state.get(),
+                                     analysis::NameId(static_cast<std::uint32_t>(detailIndex_))));
+            break;
+        case GroupDetail:
+            showDetails(describeGroup(*current_, state.get(),
+                                      analysis::GroupId(static_cast<std::uint32_t>(detailIndex_))));
+            break;
+        case ArgumentDetail:
+            showDetails(describeArgument(*current_, state.get(), detailIndex_));
+            break;
+        case ModuleDetail:
+            showDetails(describeModule(*current_, state.get(), static_cast<int>(detailIndex_)));
+            break;
+        default:
+            break;
     }
 }
 
@@ -678,9 +700,10 @@ bool MainWindow::openPlan(const QString& plan, QString* errorMessage) {
         return false;
     // A plan whose decisions the mesh cannot apply opens (the user may change the mesh next), and says so.
     if (!warnings.isEmpty())
-        statusBar()->showMessage(warnings.size() == 1
-                                     ? warnings.front()
-                                     : tr("%1 (and %n more warning(s))", nullptr, int(warnings.size()) - 1).arg(warnings.front()));
+        statusBar()->showMessage(
+            warnings.size() == 1
+                ? warnings.front()
+                : tr("%1 (and %n more warning(s))", nullptr, int(warnings.size()) - 1).arg(warnings.front()));
     return true;
 }
 
@@ -772,11 +795,15 @@ void MainWindow::applyConflictChoice(const ConflictChoice& choice) {
     const QString label = toQString(current_->space().name(choice.name).label);
     QString text;
     switch (choice.kind) {
-    case ConflictChoice::Kind::Resolve:
-        text = tr("Give %1's axis to its dimension %2").arg(label).arg(choice.dimension + 1);
-        break;
-    case ConflictChoice::Kind::Shard: text = tr("Shard %1 and gather it where it must be whole").arg(label); break;
-    case ConflictChoice::Kind::LeaveUnsharded: text = tr("Leave %1 unsharded").arg(label); break;
+        case ConflictChoice::Kind::Resolve:
+            text = tr("Give %1's axis to its dimension %2").arg(label).arg(choice.dimension + 1);
+            break;
+        case ConflictChoice::Kind::Shard:
+            text = tr("Shard %1 and gather it where it must be whole").arg(label);
+            break;
+        case ConflictChoice::Kind::LeaveUnsharded:
+            text = tr("Leave %1 unsharded").arg(label);
+            break;
     }
     editor_->replacePlan(withChoice(editor_->plan(), choice, current_->mesh()), text, false);
 }

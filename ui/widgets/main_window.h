@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // SPDX-FileCopyrightText: 2026 The Shardscope Authors
-// The explorer's main window: the graph in the centre, the analysis (names, conflicts), the plan being edited,
-// its cost, the problem's settings and the selection's details around it.
+// The explorer's main window: the graph in the centre, the analysis (names, conflicts), the plan being
+// edited, its cost, the problem's settings and the selection's details around it.
 #pragma once
 
 #include <memory>
@@ -47,17 +47,18 @@ public:
     ~MainWindow() override;
 
     // Starts opening `source` in the background: a zoo model ("zoo:gpt2-small"), a model file, or a workspace
-    // file (its newest session and best plan). The mesh, hardware and training options are those of the Problem
-    // panel. The window stays responsive and shows the problem when it arrives (modelShown) or says why not
-    // (modelFailed). Asking again for the source being opened does nothing.
+    // file (its newest session and best plan). The mesh, hardware and training options are those of the
+    // Problem panel. The window stays responsive and shows the problem when it arrives (modelShown) or says
+    // why not (modelFailed). Asking again for the source being opened does nothing.
     void openModel(const QString& source);
     // The mesh, hardware, training and cost settings models open with (the model and dimensions are ignored).
     const ProblemSpec& spec() const { return spec_; }
     void setSpec(const ProblemSpec& spec);
-    // Plans the model shown again with `spec`'s mesh, hardware and options, keeping the plan where it still applies.
+    // Plans the model shown again with `spec`'s mesh, hardware and options, keeping the plan where it still
+    // applies.
     void applySpec(const ProblemSpec& spec);
-    // Replaces the plan with `plan`: "expert:ID" or a plan JSON file (as `shardscope-cli evaluate --plan` takes).
-    // Returns false and says why in the status bar (and `errorMessage`) when it cannot.
+    // Replaces the plan with `plan`: "expert:ID" or a plan JSON file (as `shardscope-cli evaluate --plan`
+    // takes). Returns false and says why in the status bar (and `errorMessage`) when it cannot.
     bool openPlan(const QString& plan, QString* errorMessage = nullptr);
     // Writes the plan being edited to `path` as plan JSON. Returns false with the reason when it cannot.
     bool savePlan(const QString& path, QString* errorMessage = nullptr);
@@ -71,8 +72,9 @@ public:
     GraphView* graphView() const { return graph_; }
     SessionDocks* sessionDocks() const { return session_; }
     TimelineView* timelineView() const { return timeline_; }
-    // Shows dock `name` and brings it to the front of its tab group: its object name with or without the "Dock"
-    // suffix ("timeline", "breakdownDock") or its title, in any case. Returns false when no dock is called so.
+    // Shows dock `name` and brings it to the front of its tab group: its object name with or without the
+    // "Dock" suffix ("timeline", "breakdownDock") or its title, in any case. Returns false when no dock is
+    // called so.
     bool showDock(const QString& name);
     // Whether a problem is shown and nothing is pending: no load, no evaluation, no layout (what a screenshot
     // waits for).
@@ -96,7 +98,8 @@ protected:
     void closeEvent(QCloseEvent* event) override;
 
 private:
-    QDockWidget* addPanel(const QString& title, const QString& objectName, QWidget* panel, Qt::DockWidgetArea area);
+    QDockWidget* addPanel(const QString& title, const QString& objectName, QWidget* panel,
+                          Qt::DockWidgetArea area);
     void buildMenus();
     void load(const ProblemRequest& request, const QString& shownAs);
     void showModel(std::shared_ptr<const ProblemView> model);
@@ -107,7 +110,8 @@ private:
     void rememberRecent(const QString& source);
     void refreshRecentMenu();
     void chooseFile();
-    // Shows `error` in the status bar (and copies it to `errorMessage`) unless it is empty; returns whether it is.
+    // Shows `error` in the status bar (and copies it to `errorMessage`) unless it is empty; returns whether
+    // it is.
     bool succeeded(const QString& error, QString* errorMessage);
     void nameSelected(const QModelIndex& index);
     void nameMenu(const QPoint& position);
@@ -129,12 +133,14 @@ private:
     ParameterModel* parameters_;
     std::shared_ptr<const ProblemView> current_;
     QString requested_;
-    QString notice_;  // what the status bar says of the problem shown once the layout is done ("" for nothing)
-    ProblemSpec spec_;          // the settings new models open with
+    QString
+        notice_;  // what the status bar says of the problem shown once the layout is done ("" for nothing)
+    ProblemSpec spec_;  // the settings new models open with
     QString planToOpen_;
     QString findOnOpen_;
     bool awaitingSettle_ = false;
-    // What the details panel shows, so it follows the plan: 0 none, 1 op, 2 name, 3 group, 4 argument, 5 module.
+    // What the details panel shows, so it follows the plan: 0 none, 1 op, 2 name, 3 group, 4 argument, 5
+    // module.
     int detailKind_ = 0;
     std::size_t detailIndex_ = 0;
 

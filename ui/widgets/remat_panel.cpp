@@ -16,8 +16,9 @@ namespace shardscope::ui {
 RematPanel::RematPanel(PlanEditor* editor, QWidget* parent)
     : QWidget(parent), editor_(editor), form_(new QFormLayout), note_(new QLabel(this)) {
     auto* title = new QLabel(tr("<b>Rematerialization</b> per block family"), this);
-    title->setToolTip(tr("Which forward values of each block stay in memory until the backward pass; the others "
-                         "are recomputed there"));
+    title->setToolTip(
+        tr("Which forward values of each block stay in memory until the backward pass; the others "
+           "are recomputed there"));
     note_->setWordWrap(true);
     note_->setObjectName(QStringLiteral("rematNote"));
     form_->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
@@ -37,7 +38,8 @@ QComboBox* RematPanel::comboOf(const QString& family) const {
 
 void RematPanel::refresh() {
     const auto& problem = editor_->problem();
-    const QList<RematFamily> families = problem ? rematFamilies(*problem, editor_->plan()) : QList<RematFamily>{};
+    const QList<RematFamily> families =
+        problem ? rematFamilies(*problem, editor_->plan()) : QList<RematFamily>{};
     QStringList names;
     for (const RematFamily& f : families)
         names << f.family;
@@ -63,19 +65,22 @@ void RematPanel::refresh() {
     for (qsizetype i = 0; i < families.size(); ++i) {
         const QSignalBlocker blocker(combos_[i]);
         combos_[i]->setCurrentIndex(families[i].policy);
-        combos_[i]->setToolTip(families[i].overridden == 0
-                                   ? rematPolicyDescription(families[i].policy)
-                                   : tr("%1\n%n of its blocks have a policy of their own (set in the plan file)",
-                                        nullptr, families[i].overridden)
-                                         .arg(rematPolicyDescription(families[i].policy)));
+        combos_[i]->setToolTip(
+            families[i].overridden == 0
+                ? rematPolicyDescription(families[i].policy)
+                : tr("%1\n%n of its blocks have a policy of their own (set in the plan file)", nullptr,
+                     families[i].overridden)
+                      .arg(rematPolicyDescription(families[i].policy)));
     }
     if (!problem)
         note_->setText(QString());
     else if (problem->graph().backwardStart == 0)
-        note_->setText(tr("Recomputing applies to a training step: tick \"Plan the whole training step\" under "
-                          "Mesh and training."));
+        note_->setText(
+            tr("Recomputing applies to a training step: tick \"Plan the whole training step\" under "
+               "Mesh and training."));
     else if (families.isEmpty())
-        note_->setText(tr("This model has no repeated blocks of layers (no op name has an index, like layers.3)."));
+        note_->setText(
+            tr("This model has no repeated blocks of layers (no op name has an index, like layers.3)."));
     else
         note_->setText(QString());
     note_->setVisible(!note_->text().isEmpty());

@@ -16,10 +16,10 @@ namespace shardscope::ui {
 
 class PlanEditor;
 
-// Follows the editor: rebuilt when the problem's families change, refreshed on every change of the plan (edit,
-// undo, redo). Each family's combo box (object name "remat:FAMILY", e.g. "remat:layers.*") lists the policies;
-// choosing one calls PlanEditor::setRemat. Without families (a forward graph, a model without blocks of layers)
-// a note says why there is nothing to choose.
+// Follows the editor: rebuilt when the problem's families change, refreshed on every change of the plan
+// (edit, undo, redo). Each family's combo box (object name "remat:FAMILY", e.g. "remat:layers.*") lists the
+// policies; choosing one calls PlanEditor::setRemat. Without families (a forward graph, a model without
+// blocks of layers) a note says why there is nothing to choose.
 class RematPanel : public QWidget {
     Q_OBJECT
 

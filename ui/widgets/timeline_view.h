@@ -22,9 +22,9 @@ class QToolButton;
 
 namespace shardscope::ui {
 
-// Draws a ScheduleTimeline. Boxes narrower than half a pixel are not drawn one by one: each lane draws them as
-// one rectangle per pixel column (alike neighbours joined), as opaque as they fill it, so a step of tens of
-// thousands of boxes paints in time proportional to the visible boxes plus the widget's width.
+// Draws a ScheduleTimeline. Boxes narrower than half a pixel are not drawn one by one: each lane draws them
+// as one rectangle per pixel column (alike neighbours joined), as opaque as they fill it, so a step of tens
+// of thousands of boxes paints in time proportional to the visible boxes plus the widget's width.
 class TimelineCanvas : public QWidget {
     Q_OBJECT
 

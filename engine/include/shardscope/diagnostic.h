@@ -50,7 +50,8 @@ class Result {
 public:
     Result(T value) : value_(std::move(value)) {}  // NOLINT(google-explicit-constructor)
     Result(Diagnostic error) { diagnostics_.push_back(std::move(error)); }  // NOLINT
-    static Result failure(std::vector<Diagnostic> diagnostics) {  // NOLINT(performance-unnecessary-value-param): moved
+    static Result failure(
+        std::vector<Diagnostic> diagnostics) {  // NOLINT(performance-unnecessary-value-param): moved
         Result r;
         r.diagnostics_ = std::move(diagnostics);
         return r;
@@ -76,7 +77,8 @@ public:
     // The first error's one-line text, or "" when ok().
     std::string errorMessage() const {
         for (const auto& d : diagnostics_)
-            if (d.severity == Severity::Error) return d.toString();
+            if (d.severity == Severity::Error)
+                return d.toString();
         return {};
     }
 
@@ -90,9 +92,9 @@ private:
 struct Success {};
 using Status = Result<Success>;
 
-// `body()` (a Result<T>) at the engine's boundary: std::bad_alloc and std::length_error, which an absurd input can
-// still cause after every size has been checked, become the error "out of memory while WHAT" (engine.out-of-memory)
-// instead of crossing the API.
+// `body()` (a Result<T>) at the engine's boundary: std::bad_alloc and std::length_error, which an absurd
+// input can still cause after every size has been checked, become the error "out of memory while WHAT"
+// (engine.out-of-memory) instead of crossing the API.
 template <typename T, typename F>
 Result<T> outOfMemoryAsError(const std::string& what, F&& body) {
     try {

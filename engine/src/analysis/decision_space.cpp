@@ -5,9 +5,9 @@
 // Atoms: every tensor dimension carries a set of boundaries, positions counted in elements from the minor end
 // (1 and the dimension's size always; a factor of stride s and size n adds s and s·n). A factor's occurrences
 // in the tensors of one op must split alike, so the boundaries inside a factor's span are copied between its
-// occurrences until nothing changes (a worklist over the ops touching a changed tensor). Boundaries that do not
-// divide their neighbours cannot make whole atoms and are dropped; a factor whose span then lacks an end is not
-// unified at that tensor. Consecutive boundaries make the atoms.
+// occurrences until nothing changes (a worklist over the ops touching a changed tensor). Boundaries that do
+// not divide their neighbours cannot make whole atoms and are dropped; a factor whose span then lacks an end
+// is not unified at that tensor. Consecutive boundaries make the atoms.
 #include "shardscope/analysis/decision_space.h"
 
 #include <algorithm>
@@ -31,7 +31,9 @@ namespace {
 
 class UnionFind {
 public:
-    explicit UnionFind(std::size_t n) : parent_(n), rank_(n, 0) { std::iota(parent_.begin(), parent_.end(), 0u); }
+    explicit UnionFind(std::size_t n) : parent_(n), rank_(n, 0) {
+        std::iota(parent_.begin(), parent_.end(), 0u);
+    }
     std::uint32_t find(std::uint32_t x) {
         while (parent_[x] != x) {
             parent_[x] = parent_[parent_[x]];
@@ -41,10 +43,13 @@ public:
     }
     void unite(std::uint32_t a, std::uint32_t b) {
         a = find(a), b = find(b);
-        if (a == b) return;
-        if (rank_[a] < rank_[b]) std::swap(a, b);
+        if (a == b)
+            return;
+        if (rank_[a] < rank_[b])
+            std::swap(a, b);
         parent_[b] = a;
-        if (rank_[a] == rank_[b]) ++rank_[a];
+        if (rank_[a] == rank_[b])
+            ++rank_[a];
     }
 
 private:
@@ -59,10 +64,14 @@ struct Occurrence {
     std::int64_t stride;  // product of the sizes of the factors minor to it in that dimension
 };
 
-bool unifies(const Factor& f) { return f.size > 1 && f.kind != FactorKind::NeedReplication && !f.blockedPropagation; }
+bool unifies(const Factor& f) {
+    return f.size > 1 && f.kind != FactorKind::NeedReplication && !f.blockedPropagation;
+}
 
 // "layers.3.mlp" -> "layers.*.mlp": the role a module plays, whatever its layer.
-std::string normalized(const std::string& label) { return withoutLayerIndices(label); }
+std::string normalized(const std::string& label) {
+    return withoutLayerIndices(label);
+}
 
 std::vector<std::string> split(const std::string& text, char separator) {
     std::vector<std::string> out;
@@ -70,7 +79,8 @@ std::vector<std::string> split(const std::string& text, char separator) {
     while (true) {
         std::size_t j = text.find(separator, i);
         out.push_back(text.substr(i, j == std::string::npos ? std::string::npos : j - i));
-        if (j == std::string::npos) break;
+        if (j == std::string::npos)
+            break;
         i = j + 1;
     }
     return out;
@@ -103,9 +113,11 @@ private:
                 for (std::size_t d = 0; d < tensors[t].size(); ++d) {
                     const auto& list = tensors[t][d];
                     auto it = std::find(list.begin(), list.end(), factor);
-                    if (it == list.end()) continue;
+                    if (it == list.end())
+                        continue;
                     std::int64_t stride = 1;
-                    for (auto m = it + 1; m != list.end(); ++m) stride *= rule.factors[static_cast<std::size_t>(*m)].size;
+                    for (auto m = it + 1; m != list.end(); ++m)
+                        stride *= rule.factors[static_cast<std::size_t>(*m)].size;
                     out.push_back({values[t], static_cast<int>(d), stride});
                 }
         };
@@ -120,20 +132,25 @@ private:
         for (std::size_t i = 0; i < g_.body.size(); ++i) {
             const Op& op = g_.op(g_.body[i]);
             rules_.push_back(factorRule(g_, op));
-            for (auto v : op.operands) touching_[v.index].push_back(static_cast<std::uint32_t>(i));
-            for (auto v : op.results) touching_[v.index].push_back(static_cast<std::uint32_t>(i));
+            for (auto v : op.operands)
+                touching_[v.index].push_back(static_cast<std::uint32_t>(i));
+            for (auto v : op.results)
+                touching_[v.index].push_back(static_cast<std::uint32_t>(i));
         }
         bodyIndex_.assign(g_.ops.size(), -1);
-        for (std::size_t i = 0; i < g_.body.size(); ++i) bodyIndex_[g_.body[i].index] = static_cast<std::int32_t>(i);
+        for (std::size_t i = 0; i < g_.body.size(); ++i)
+            bodyIndex_[g_.body[i].index] = static_cast<std::int32_t>(i);
         argumentOf_.assign(g_.values.size(), -1);
-        for (std::size_t a = 0; a < g_.arguments.size(); ++a) argumentOf_[g_.arguments[a].value.index] = static_cast<std::int32_t>(a);
+        for (std::size_t a = 0; a < g_.arguments.size(); ++a)
+            argumentOf_[g_.arguments[a].value.index] = static_cast<std::int32_t>(a);
         bounds_.resize(g_.values.size());
         for (std::size_t v = 0; v < g_.values.size(); ++v) {
             const auto& shape = g_.values[v].type.shape;
             bounds_[v].resize(shape.size());
             for (std::size_t d = 0; d < shape.size(); ++d) {
                 bounds_[v][d] = {1};
-                if (shape[d] > 1) bounds_[v][d].push_back(shape[d]);
+                if (shape[d] > 1)
+                    bounds_[v][d].push_back(shape[d]);
             }
         }
     }
@@ -141,10 +158,12 @@ private:
     // Adds a boundary; returns whether it was new.
     bool addBound(ValueId v, int d, std::int64_t position) {
         const std::int64_t size = g_.type(v).shape[static_cast<std::size_t>(d)];
-        if (position <= 1 || position >= size || size % position != 0) return false;
+        if (position <= 1 || position >= size || size % position != 0)
+            return false;
         auto& b = bounds_[v.index][static_cast<std::size_t>(d)];
         auto it = std::lower_bound(b.begin(), b.end(), position);
-        if (it != b.end() && *it == position) return false;
+        if (it != b.end() && *it == position)
+            return false;
         b.insert(it, position);
         return true;
     }
@@ -152,7 +171,8 @@ private:
     void refine() {
         std::deque<std::uint32_t> work;
         std::vector<bool> queued(g_.body.size(), true);
-        for (std::uint32_t i = 0; i < g_.body.size(); ++i) work.push_back(i);
+        for (std::uint32_t i = 0; i < g_.body.size(); ++i)
+            work.push_back(i);
         while (!work.empty()) {
             const std::uint32_t i = work.front();
             work.pop_front();
@@ -160,19 +180,25 @@ private:
             std::set<std::uint32_t> changed;
             const FactorRule& rule = rules_[i];
             for (int f = 0; f < static_cast<int>(rule.factors.size()); ++f) {
-                if (!unifies(rule.factors[static_cast<std::size_t>(f)])) continue;
+                if (!unifies(rule.factors[static_cast<std::size_t>(f)]))
+                    continue;
                 const std::int64_t size = rule.factors[static_cast<std::size_t>(f)].size;
                 const auto occ = occurrences(i, f);
-                std::set<std::int64_t> relative;  // boundaries inside the span, in units of the factor's stride
+                std::set<std::int64_t>
+                    relative;  // boundaries inside the span, in units of the factor's stride
                 for (const auto& o : occ) {
-                    if (addBound(o.value, o.dimension, o.stride)) changed.insert(o.value.index);
-                    if (addBound(o.value, o.dimension, o.stride * size)) changed.insert(o.value.index);
+                    if (addBound(o.value, o.dimension, o.stride))
+                        changed.insert(o.value.index);
+                    if (addBound(o.value, o.dimension, o.stride * size))
+                        changed.insert(o.value.index);
                     for (auto b : bounds_[o.value.index][static_cast<std::size_t>(o.dimension)])
-                        if (b > o.stride && b < o.stride * size && b % o.stride == 0) relative.insert(b / o.stride);
+                        if (b > o.stride && b < o.stride * size && b % o.stride == 0)
+                            relative.insert(b / o.stride);
                 }
                 for (const auto& o : occ)
                     for (auto r : relative)
-                        if (addBound(o.value, o.dimension, o.stride * r)) changed.insert(o.value.index);
+                        if (addBound(o.value, o.dimension, o.stride * r))
+                            changed.insert(o.value.index);
             }
             for (auto v : changed)
                 for (auto op : touching_[v])
@@ -186,7 +212,8 @@ private:
             for (auto& b : dims) {
                 std::vector<std::int64_t> chain{1};
                 for (std::size_t k = 1; k < b.size(); ++k)
-                    if (b[k] % chain.back() == 0) chain.push_back(b[k]);
+                    if (b[k] % chain.back() == 0)
+                        chain.push_back(b[k]);
                 b = std::move(chain);
             }
     }
@@ -198,19 +225,23 @@ private:
             for (std::size_t d = 0; d < bounds_[v].size(); ++d) {
                 const auto& b = bounds_[v][d];
                 for (std::size_t k = b.size(); k-- > 1;) {  // major to minor
-                    space_.dimensionAtoms[v][d].push_back(AtomId{static_cast<std::uint32_t>(space_.atoms.size())});
-                    space_.atoms.push_back(Atom{ValueId{static_cast<std::uint32_t>(v)}, static_cast<int>(d), b[k] / b[k - 1], {}});
+                    space_.dimensionAtoms[v][d].push_back(
+                        AtomId{static_cast<std::uint32_t>(space_.atoms.size())});
+                    space_.atoms.push_back(Atom{
+                        ValueId{static_cast<std::uint32_t>(v)}, static_cast<int>(d), b[k] / b[k - 1], {}});
                 }
             }
         }
     }
 
-    // The atoms covering [stride, stride·size] of a dimension, major to minor; empty when the span is not whole.
+    // The atoms covering [stride, stride·size] of a dimension, major to minor; empty when the span is not
+    // whole.
     std::vector<AtomId> atomsOf(const Occurrence& o, std::int64_t size) const {
         const auto& b = bounds_[o.value.index][static_cast<std::size_t>(o.dimension)];
         auto lo = std::lower_bound(b.begin(), b.end(), o.stride);
         auto hi = std::lower_bound(b.begin(), b.end(), o.stride * size);
-        if (lo == b.end() || hi == b.end() || *lo != o.stride || *hi != o.stride * size) return {};
+        if (lo == b.end() || hi == b.end() || *lo != o.stride || *hi != o.stride * size)
+            return {};
         const auto& atoms = space_.dimensionAtoms[o.value.index][static_cast<std::size_t>(o.dimension)];
         // Atom k (major to minor) spans b[n-1-k] .. b[n-k] where n = b.size().
         const auto n = static_cast<std::ptrdiff_t>(b.size());
@@ -225,51 +256,66 @@ private:
             const FactorRule& rule = rules_[i];
             for (int f = 0; f < static_cast<int>(rule.factors.size()); ++f) {
                 const Factor& factor = rule.factors[static_cast<std::size_t>(f)];
-                if (!unifies(factor)) continue;
+                if (!unifies(factor))
+                    continue;
                 std::vector<AtomId> reference;
                 for (const auto& o : occurrences(i, f)) {
                     auto atoms = atomsOf(o, factor.size);
-                    if (atoms.empty()) continue;
+                    if (atoms.empty())
+                        continue;
                     if (reference.empty()) {
                         reference = std::move(atoms);
                         continue;
                     }
-                    if (atoms.size() != reference.size()) continue;
+                    if (atoms.size() != reference.size())
+                        continue;
                     bool same = true;
-                    for (std::size_t k = 0; k < atoms.size(); ++k) same = same && space_.atom(atoms[k]).size == space_.atom(reference[k]).size;
-                    if (!same) continue;
-                    for (std::size_t k = 0; k < atoms.size(); ++k) uf.unite(atoms[k].index, reference[k].index);
+                    for (std::size_t k = 0; k < atoms.size(); ++k)
+                        same = same && space_.atom(atoms[k]).size == space_.atom(reference[k]).size;
+                    if (!same)
+                        continue;
+                    for (std::size_t k = 0; k < atoms.size(); ++k)
+                        uf.unite(atoms[k].index, reference[k].index);
                 }
             }
         }
         uniteStackedDimensions(uf);
         roots_.resize(space_.atoms.size());
-        for (std::uint32_t a = 0; a < space_.atoms.size(); ++a) roots_[a] = uf.find(a);
+        for (std::uint32_t a = 0; a < space_.atoms.size(); ++a)
+            roots_[a] = uf.find(a);
     }
 
-    // Stacked layers: tensors that dynamic_slice (or dynamic_update_slice) cuts to one entry of a dimension at the
-    // same start index (a scan's counter, one per unrolled iteration) hold their layers along that dimension alike,
-    // so those dimensions are one name, the layer dimension a pipeline or a layer-sharded plan splits.
+    // Stacked layers: tensors that dynamic_slice (or dynamic_update_slice) cuts to one entry of a dimension
+    // at the same start index (a scan's counter, one per unrolled iteration) hold their layers along that
+    // dimension alike, so those dimensions are one name, the layer dimension a pipeline or a layer-sharded
+    // plan splits.
     void uniteStackedDimensions(UnionFind& uf) {
-        std::map<std::pair<std::uint32_t, std::int64_t>, AtomId> first;  // (start index value, size) -> an atom
+        std::map<std::pair<std::uint32_t, std::int64_t>, AtomId>
+            first;  // (start index value, size) -> an atom
         for (OpId id : g_.body) {
             const Op& op = g_.op(id);
             const bool slice = op.kind == OpKind::DynamicSlice && !op.operands.empty() && !op.results.empty();
             const bool update = op.kind == OpKind::DynamicUpdateSlice && op.operands.size() >= 2;
-            if (!slice && !update) continue;
+            if (!slice && !update)
+                continue;
             const ValueId stacked = op.operands[0];
             const Shape& whole = g_.type(stacked).shape;
             const Shape& piece = g_.type(slice ? op.results[0] : op.operands[1]).shape;
             const std::size_t firstStart = slice ? 1 : 2;
-            for (std::size_t d = 0; d < whole.size() && d < piece.size() && firstStart + d < op.operands.size(); ++d) {
-                if (piece[d] != 1 || whole[d] <= 1) continue;
+            for (std::size_t d = 0;
+                 d < whole.size() && d < piece.size() && firstStart + d < op.operands.size(); ++d) {
+                if (piece[d] != 1 || whole[d] <= 1)
+                    continue;
                 std::vector<const std::vector<AtomId>*> dims{&space_.dimensionAtoms[stacked.index][d]};
-                if (update) dims.push_back(&space_.dimensionAtoms[op.results[0].index][d]);
+                if (update)
+                    dims.push_back(&space_.dimensionAtoms[op.results[0].index][d]);
                 for (const auto* atoms : dims) {
-                    if (atoms->size() != 1) continue;
+                    if (atoms->size() != 1)
+                        continue;
                     const auto key = std::make_pair(op.operands[firstStart + d].index, whole[d]);
                     auto [it, added] = first.try_emplace(key, atoms->front());
-                    if (!added) uf.unite(it->second.index, atoms->front().index);
+                    if (!added)
+                        uf.unite(it->second.index, atoms->front().index);
                     stackedAtoms_.push_back(atoms->front());
                 }
             }
@@ -280,8 +326,10 @@ private:
         std::unordered_map<std::uint32_t, NameId> byRoot;
         for (std::uint32_t a = 0; a < space_.atoms.size(); ++a) {
             Atom& atom = space_.atoms[a];
-            if (atom.size <= 1) continue;
-            auto [it, inserted] = byRoot.try_emplace(roots_[a], NameId{static_cast<std::uint32_t>(space_.names.size())});
+            if (atom.size <= 1)
+                continue;
+            auto [it, inserted] =
+                byRoot.try_emplace(roots_[a], NameId{static_cast<std::uint32_t>(space_.names.size())});
             if (inserted) {
                 Name n;
                 n.size = atom.size;
@@ -293,32 +341,37 @@ private:
         // Tensors and bytes.
         for (auto& n : space_.names) {
             std::set<std::uint32_t> values;
-            for (AtomId a : n.atoms) values.insert(space_.atom(a).value.index);
+            for (AtomId a : n.atoms)
+                values.insert(space_.atom(a).value.index);
             n.tensors = values.size();
-            for (auto v : values) n.bytes += static_cast<double>(g_.values[v].type.bytes());
+            for (auto v : values)
+                n.bytes += static_cast<double>(g_.values[v].type.bytes());
         }
         // FLOPs: every op with a factor covering the name counts once for it.
         for (std::size_t i = 0; i < rules_.size(); ++i) {
             const double flops = flopsOf(g_, g_.op(g_.body[i]));
-            if (flops == 0) continue;
+            if (flops == 0)
+                continue;
             std::set<std::uint32_t> seen;
             const Op& op = g_.op(g_.body[i]);
             auto visit = [&](const std::vector<ValueId>& values) {
                 for (auto v : values)
                     for (const auto& dim : space_.dimensionAtoms[v.index])
                         for (AtomId a : dim)
-                            if (space_.atom(a).name.valid()) seen.insert(space_.atom(a).name.index);
+                            if (space_.atom(a).name.valid())
+                                seen.insert(space_.atom(a).name.index);
             };
             visit(op.operands);
             visit(op.results);
-            for (auto n : seen) space_.names[n].flops += flops;
+            for (auto n : seen)
+                space_.names[n].flops += flops;
         }
     }
 
-    // Labels from the sources' dimension labels: the token input's "batch"/"seq", a parameter's "d_ff" prefixed
-    // by its layer ("layers.3.mlp.d_ff") when the name lives in one layer. A label "heads*head_dim" names the
-    // atoms of a dimension split in two. When the source labels none of its parameters (imports), names it does
-    // not label take the role their structure plays (dimension_roles.h); the others are "N17".
+    // Labels from the sources' dimension labels: the token input's "batch"/"seq", a parameter's "d_ff"
+    // prefixed by its layer ("layers.3.mlp.d_ff") when the name lives in one layer. A label "heads*head_dim"
+    // names the atoms of a dimension split in two. When the source labels none of its parameters (imports),
+    // names it does not label take the role their structure plays (dimension_roles.h); the others are "N17".
     void label() {
         struct Candidate {
             std::string label, module;
@@ -326,12 +379,17 @@ private:
         };
         std::vector<std::vector<Candidate>> candidates(space_.names.size());
         for (const auto& a : g_.arguments) {
-            if (a.dimensionLabels.empty()) continue;
+            if (a.dimensionLabels.empty())
+                continue;
             const auto dot = a.name.rfind('.');
-            std::string module = a.role == ArgumentRole::Parameter && dot != std::string::npos ? a.name.substr(0, dot) : "";
-            // A parameter stacked over the layers ("layers.mlp.w1" [layers, d_model, d_ff]) holds every layer's:
-            // its names are the layers' ("layers.*.mlp.d_ff"), as those of an unrolled model's "layers.3.mlp.w1".
-            if (std::find(a.dimensionLabels.begin(), a.dimensionLabels.end(), "layers") != a.dimensionLabels.end() && !module.empty()) {
+            std::string module =
+                a.role == ArgumentRole::Parameter && dot != std::string::npos ? a.name.substr(0, dot) : "";
+            // A parameter stacked over the layers ("layers.mlp.w1" [layers, d_model, d_ff]) holds every
+            // layer's: its names are the layers' ("layers.*.mlp.d_ff"), as those of an unrolled model's
+            // "layers.3.mlp.w1".
+            if (std::find(a.dimensionLabels.begin(), a.dimensionLabels.end(), "layers") !=
+                    a.dimensionLabels.end() &&
+                !module.empty()) {
                 const auto parts = split(module, '.');
                 std::string starred;
                 bool placed = false;
@@ -344,49 +402,61 @@ private:
                 }
                 module = placed ? starred : "*." + module;
             }
-            for (std::size_t d = 0; d < a.dimensionLabels.size() && d < space_.dimensionAtoms[a.value.index].size(); ++d) {
+            for (std::size_t d = 0;
+                 d < a.dimensionLabels.size() && d < space_.dimensionAtoms[a.value.index].size(); ++d) {
                 const auto& atoms = space_.dimensionAtoms[a.value.index][d];
                 std::vector<AtomId> named;
                 for (AtomId id : atoms)
-                    if (space_.atom(id).name.valid()) named.push_back(id);
+                    if (space_.atom(id).name.valid())
+                        named.push_back(id);
                 const auto parts = split(a.dimensionLabels[d], '*');
                 if (parts.size() == atoms.size()) {
                     for (std::size_t k = 0; k < atoms.size(); ++k)
                         if (space_.atom(atoms[k]).name.valid())
-                            candidates[space_.atom(atoms[k]).name.index].push_back({parts[k], module, a.role == ArgumentRole::Input});
+                            candidates[space_.atom(atoms[k]).name.index].push_back(
+                                {parts[k], module, a.role == ArgumentRole::Input});
                 } else if (named.size() == 1 && parts.size() == 1) {
-                    candidates[space_.atom(named[0]).name.index].push_back({parts[0], module, a.role == ArgumentRole::Input});
+                    candidates[space_.atom(named[0]).name.index].push_back(
+                        {parts[0], module, a.role == ArgumentRole::Input});
                 }
             }
         }
-        // A source that labels its parameters (the zoo) says what it means to; one that labels at most its inputs
-        // (ONNX's symbolic dimensions) leaves the rest to the structure.
+        // A source that labels its parameters (the zoo) says what it means to; one that labels at most its
+        // inputs (ONNX's symbolic dimensions) leaves the rest to the structure.
         std::vector<InferredLabel> inferred;
-        const bool sourceLabelled = std::any_of(g_.arguments.begin(), g_.arguments.end(), [](const Argument& a) {
-            return a.role == ArgumentRole::Parameter && !a.dimensionLabels.empty();
-        });
-        if (!sourceLabelled && std::any_of(candidates.begin(), candidates.end(), [](const auto& c) { return c.empty(); }))
+        const bool sourceLabelled =
+            std::any_of(g_.arguments.begin(), g_.arguments.end(), [](const Argument& a) {
+                return a.role == ArgumentRole::Parameter && !a.dimensionLabels.empty();
+            });
+        if (!sourceLabelled &&
+            std::any_of(candidates.begin(), candidates.end(), [](const auto& c) { return c.empty(); }))
             inferred = inferDimensionRoles(g_, space_, layerBlocks(g_));
         // The dimension a scan's layers are stacked on (uniteStackedDimensions), unless the source names it.
         std::vector<char> stacked(space_.names.size(), 0);
         for (AtomId a : stackedAtoms_)
-            if (space_.atom(a).name.valid()) stacked[space_.atom(a).name.index] = 1;
+            if (space_.atom(a).name.valid())
+                stacked[space_.atom(a).name.index] = 1;
         for (std::size_t n = 0; n < space_.names.size(); ++n) {
             auto& c = candidates[n];
-            std::string chosen = c.empty() && stacked[n] ? std::string("layers")
+            std::string chosen = c.empty() && stacked[n]            ? std::string("layers")
                                  : c.empty() && n < inferred.size() ? inferred[n].text()
                                                                     : std::string();
             for (const auto& x : c)
-                if (x.input) chosen = x.label;
+                if (x.input)
+                    chosen = x.label;
             if (chosen.empty() && !c.empty()) {
                 std::map<std::string, int> votes;
-                for (const auto& x : c) ++votes[x.label];
-                chosen = std::max_element(votes.begin(), votes.end(), [](const auto& a, const auto& b) { return a.second < b.second; })->first;
+                for (const auto& x : c)
+                    ++votes[x.label];
+                chosen = std::max_element(votes.begin(), votes.end(), [](const auto& a, const auto& b) {
+                             return a.second < b.second;
+                         })->first;
                 // The module prefix the parameters share, when it names one layer.
                 std::vector<std::string> prefix;
                 bool first = true;
                 for (const auto& x : c) {
-                    if (x.module.empty()) continue;
+                    if (x.module.empty())
+                        continue;
                     const auto parts = split(x.module, '.');
                     if (first) {
                         prefix = parts;
@@ -394,58 +464,70 @@ private:
                         continue;
                     }
                     std::size_t k = 0;
-                    while (k < prefix.size() && k < parts.size() && prefix[k] == parts[k]) ++k;
+                    while (k < prefix.size() && k < parts.size() && prefix[k] == parts[k])
+                        ++k;
                     prefix.resize(k);
                 }
                 std::string joined;
                 bool layered = false;
                 for (const auto& p : prefix) {
-                    if (p.empty()) continue;
+                    if (p.empty())
+                        continue;
                     joined += (joined.empty() ? "" : ".") + p;
-                    layered = layered || p == "*" || std::all_of(p.begin(), p.end(), [](char ch) { return std::isdigit(static_cast<unsigned char>(ch)); });
+                    layered = layered || p == "*" || std::all_of(p.begin(), p.end(), [](char ch) {
+                                  return std::isdigit(static_cast<unsigned char>(ch));
+                              });
                 }
-                if (layered && chosen != "layers") chosen = joined + "." + chosen;
+                if (layered && chosen != "layers")
+                    chosen = joined + "." + chosen;
             }
             space_.names[n].label = chosen.empty() ? "N" + std::to_string(n) : chosen;
         }
         // Labels are unique: later names with a taken label get "#2", "#3", ...
         std::map<std::string, int> taken;
         for (auto& n : space_.names)
-            if (int count = ++taken[n.label]; count > 1) n.label += "#" + std::to_string(count);
+            if (int count = ++taken[n.label]; count > 1)
+                n.label += "#" + std::to_string(count);
     }
 
-    // A structural signature: what ops touch the name's atoms and where, whatever the layer. In a training step,
-    // of the forward tensors only, so that a name's gradients and optimizer states (whose ops carry the parameter's
-    // name) do not set apart names the forward groups together.
+    // A structural signature: what ops touch the name's atoms and where, whatever the layer. In a training
+    // step, of the forward tensors only, so that a name's gradients and optimizer states (whose ops carry the
+    // parameter's name) do not set apart names the forward groups together.
     std::size_t signature(const Name& n) {
         std::vector<std::size_t> parts;
         std::hash<std::string> hash;
         const std::size_t forwardEnd = g_.backwardStart > 0 ? g_.backwardStart : g_.body.size();
         auto forward = [&](const Value& v, ValueId id) {
             if (!v.producer.valid()) {
-                const Argument* a = argumentOf_[id.index] < 0 ? nullptr : &g_.arguments[static_cast<std::size_t>(argumentOf_[id.index])];
+                const Argument* a = argumentOf_[id.index] < 0
+                                        ? nullptr
+                                        : &g_.arguments[static_cast<std::size_t>(argumentOf_[id.index])];
                 return !a || a->role != ArgumentRole::OptimizerState;
             }
             const std::int32_t i = bodyIndex_[v.producer.index];
             return i < 0 || static_cast<std::size_t>(i) < forwardEnd;
         };
         bool anyForward = false;
-        for (AtomId id : n.atoms) anyForward = anyForward || forward(g_.value(space_.atom(id).value), space_.atom(id).value);
+        for (AtomId id : n.atoms)
+            anyForward = anyForward || forward(g_.value(space_.atom(id).value), space_.atom(id).value);
         for (AtomId id : n.atoms) {
             const Atom& a = space_.atom(id);
             const Value& v = g_.value(a.value);
-            if (anyForward && !forward(v, a.value)) continue;
+            if (anyForward && !forward(v, a.value))
+                continue;
             const auto& atoms = space_.dimensionAtoms[a.value.index][static_cast<std::size_t>(a.dimension)];
             const auto position = std::find(atoms.begin(), atoms.end(), id) - atoms.begin();
             std::string key = v.producer.valid() ? std::string(mnemonic(g_.op(v.producer).kind)) : "arg";
-            key += ":" + std::to_string(v.resultIndex) + ":" + std::to_string(a.dimension) + ":" + std::to_string(position) + ":" +
-                   std::to_string(v.type.rank());
-            if (v.producer.valid()) key += ":" + layerless(g_.op(v.producer).location.name);
+            key += ":" + std::to_string(v.resultIndex) + ":" + std::to_string(a.dimension) + ":" +
+                   std::to_string(position) + ":" + std::to_string(v.type.rank());
+            if (v.producer.valid())
+                key += ":" + layerless(g_.op(v.producer).location.name);
             parts.push_back(hash(key));
         }
         std::sort(parts.begin(), parts.end());
         std::size_t seed = static_cast<std::size_t>(n.size);
-        for (auto p : parts) seed ^= p + 0x9e3779b97f4a7c15ULL + (seed << 6) + (seed >> 2);
+        for (auto p : parts)
+            seed ^= p + 0x9e3779b97f4a7c15ULL + (seed << 6) + (seed >> 2);
         return seed;
     }
 
@@ -464,14 +546,19 @@ private:
         for (std::size_t n = 0; n < space_.names.size(); ++n) {
             Name& name = space_.names[n];
             std::string key;
-            if (!options_.groupRepeatedStructure) key = std::to_string(n);
+            if (!options_.groupRepeatedStructure)
+                key = std::to_string(n);
             else if (name.label[0] != 'N' || !std::isdigit(static_cast<unsigned char>(name.label[1])))
                 key = "label:" + normalized(name.label) + "#" + std::to_string(name.size);
-            else key = "shape:" + std::to_string(signature(name));
-            auto [it, inserted] = byKey.try_emplace(key, GroupId{static_cast<std::uint32_t>(space_.groups.size())});
+            else
+                key = "shape:" + std::to_string(signature(name));
+            auto [it, inserted] =
+                byKey.try_emplace(key, GroupId{static_cast<std::uint32_t>(space_.groups.size())});
             if (inserted) {
                 Group g;
-                g.label = name.label[0] == 'N' && std::isdigit(static_cast<unsigned char>(name.label[1])) ? name.label : normalized(name.label);
+                g.label = name.label[0] == 'N' && std::isdigit(static_cast<unsigned char>(name.label[1]))
+                              ? name.label
+                              : normalized(name.label);
                 space_.groups.push_back(g);
             }
             name.group = it->second;
@@ -489,10 +576,12 @@ private:
             std::map<std::uint32_t, std::vector<int>> dims;
             for (std::size_t d = 0; d < space_.dimensionAtoms[v].size(); ++d)
                 for (AtomId a : space_.dimensionAtoms[v][d])
-                    if (space_.atom(a).name.valid()) dims[space_.atom(a).name.index].push_back(static_cast<int>(d));
+                    if (space_.atom(a).name.valid())
+                        dims[space_.atom(a).name.index].push_back(static_cast<int>(d));
             for (auto& [n, list] : dims) {
                 list.erase(std::unique(list.begin(), list.end()), list.end());
-                if (list.size() < 2) continue;
+                if (list.size() < 2)
+                    continue;
                 Conflict& c = repeated[n];
                 c.kind = ConflictKind::RepeatedName;
                 c.name = NameId{n};
@@ -504,15 +593,19 @@ private:
             const FactorRule& rule = rules_[i];
             for (int f = 0; f < static_cast<int>(rule.factors.size()); ++f) {
                 const Factor& factor = rule.factors[static_cast<std::size_t>(f)];
-                if (factor.size <= 1 || unifies(factor)) continue;
+                if (factor.size <= 1 || unifies(factor))
+                    continue;
                 for (const auto& o : occurrences(i, f))
-                    for (AtomId a : space_.dimensionAtoms[o.value.index][static_cast<std::size_t>(o.dimension)]) {
+                    for (AtomId a :
+                         space_.dimensionAtoms[o.value.index][static_cast<std::size_t>(o.dimension)]) {
                         const NameId n = space_.atom(a).name;
-                        if (!n.valid()) continue;
+                        if (!n.valid())
+                            continue;
                         Conflict& c = cut[n.index];
                         c.kind = ConflictKind::CutName;
                         c.name = n;
-                        if (c.sites.empty() || c.sites.back().op != g_.body[i] || c.sites.back().value != o.value)
+                        if (c.sites.empty() || c.sites.back().op != g_.body[i] ||
+                            c.sites.back().value != o.value)
                             c.sites.push_back({g_.body[i], o.value, {o.dimension}});
                     }
             }
@@ -526,7 +619,8 @@ private:
         }
         for (auto& [n, c] : cut) {
             const std::string& label = space_.names[n].label;
-            c.options = {"shard " + label + " and all-gather it where it must be whole (" + std::to_string(c.sites.size()) + " site(s))",
+            c.options = {"shard " + label + " and all-gather it where it must be whole (" +
+                             std::to_string(c.sites.size()) + " site(s))",
                          "leave " + label + " unsharded"};
             space_.conflicts.push_back(std::move(c));
         }
@@ -535,9 +629,11 @@ private:
     const Graph& g_;
     const AnalysisOptions& options_;
     DecisionSpace space_;
-    std::vector<FactorRule> rules_;                          // per top-level op, in body order
-    std::vector<std::vector<std::uint32_t>> touching_;       // value -> top-level ops (body positions) using or making it
-    std::vector<std::vector<std::vector<std::int64_t>>> bounds_;  // value -> dimension -> boundaries (ascending)
+    std::vector<FactorRule> rules_;  // per top-level op, in body order
+    std::vector<std::vector<std::uint32_t>>
+        touching_;  // value -> top-level ops (body positions) using or making it
+    std::vector<std::vector<std::vector<std::int64_t>>>
+        bounds_;  // value -> dimension -> boundaries (ascending)
     std::vector<std::uint32_t> roots_;
     std::vector<AtomId> stackedAtoms_;      // dimensions a dynamic_slice cuts to one layer at a shared index
     std::vector<std::int32_t> bodyIndex_;   // op -> index into body; -1 inside regions
@@ -549,28 +645,33 @@ private:
 
 std::optional<GroupId> DecisionSpace::groupLabelled(std::string_view label) const {
     for (std::size_t g = 0; g < groups.size(); ++g)
-        if (groups[g].label == label) return GroupId(static_cast<std::uint32_t>(g));
+        if (groups[g].label == label)
+            return GroupId(static_cast<std::uint32_t>(g));
     return std::nullopt;
 }
 
 std::optional<NameId> DecisionSpace::nameLabelled(std::string_view label) const {
     for (std::size_t n = 0; n < names.size(); ++n)
-        if (names[n].label == label) return NameId(static_cast<std::uint32_t>(n));
+        if (names[n].label == label)
+            return NameId(static_cast<std::uint32_t>(n));
     return std::nullopt;
 }
 
 std::vector<NameId> DecisionSpace::namesOf(ValueId value, int dimension) const {
     std::vector<NameId> out;
     for (AtomId a : dimensionAtoms[value.index][static_cast<std::size_t>(dimension)])
-        if (atom(a).name.valid()) out.push_back(atom(a).name);
+        if (atom(a).name.valid())
+            out.push_back(atom(a).name);
     return out;
 }
 
 std::vector<GroupId> DecisionSpace::splitGroup(GroupId id) {
     std::vector<GroupId> created;
-    if (id.index >= groups.size()) return created;
+    if (id.index >= groups.size())
+        return created;
     std::vector<NameId> members = groups[id.index].names;
-    if (members.size() <= 1) return created;
+    if (members.size() <= 1)
+        return created;
     groups[id.index].names = {members.front()};
     groups[id.index].bytes = name(members.front()).bytes;
     groups[id.index].flops = name(members.front()).flops;
@@ -589,6 +690,8 @@ std::vector<GroupId> DecisionSpace::splitGroup(GroupId id) {
     return created;
 }
 
-DecisionSpace analyze(const Graph& graph, const AnalysisOptions& options) { return Analysis(graph, options).run(); }
+DecisionSpace analyze(const Graph& graph, const AnalysisOptions& options) {
+    return Analysis(graph, options).run();
+}
 
 }  // namespace shardscope::analysis

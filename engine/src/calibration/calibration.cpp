@@ -56,7 +56,8 @@ public:
                                                  "mesh",        "devices",  "pipeline_parallel",
                                                  "plan",        "remat",    "global_batch",
                                                  "micro_batch", "measured", "measured_step_s",
-                                                 "derivation",  "notes",    "fusion", "attention", "runtime"};
+                                                 "derivation",  "notes",    "fusion",
+                                                 "attention",   "runtime"};
         if (row_.contains("id") && row_["id"].is_string())
             id_ = row_["id"].get<std::string>();
         for (auto it = row_.begin(); it != row_.end(); ++it)
@@ -73,22 +74,28 @@ public:
             !microBatch(r) || !measured(r) || !positive(row_, "measured_step_s", r.measuredStepSeconds))
             return *error_;
         std::string fusion;
-        if (!optionalText("fusion", fusion)) return *error_;
+        if (!optionalText("fusion", fusion))
+            return *error_;
         if (!fusion.empty()) {
             r.fusion = cost::parseFusion(fusion);
-            if (!r.fusion) return fail("unknown fusion '" + fusion + "' (xla or none)");
+            if (!r.fusion)
+                return fail("unknown fusion '" + fusion + "' (xla or none)");
         }
         std::string runtime;
-        if (!optionalText("runtime", runtime)) return *error_;
+        if (!optionalText("runtime", runtime))
+            return *error_;
         if (!runtime.empty()) {
             r.runtime = cost::parseRuntime(runtime);
-            if (!r.runtime) return fail("unknown runtime '" + runtime + "' (xla or eager)");
+            if (!r.runtime)
+                return fail("unknown runtime '" + runtime + "' (xla or eager)");
         }
         std::string attention;
-        if (!optionalText("attention", attention)) return *error_;
+        if (!optionalText("attention", attention))
+            return *error_;
         if (!attention.empty()) {
             r.attention = cost::parseAttention(attention);
-            if (!r.attention) return fail("unknown attention '" + attention + "' (fused or materialized)");
+            if (!r.attention)
+                return fail("unknown attention '" + attention + "' (fused or materialized)");
         }
         const auto& policies = rematPolicies();
         if (std::find(policies.begin(), policies.end(), r.remat) == policies.end())
@@ -308,9 +315,12 @@ Result<Prediction> predictUnchecked(const Run& run, const cost::CostOptions& opt
     spec.hardware = run.hardware;
     spec.mesh = run.mesh;
     spec.cost = options;
-    if (run.fusion) spec.cost.fusion = *run.fusion;
-    if (run.attention) spec.cost.attention = *run.attention;
-    if (run.runtime) spec.cost.runtime = *run.runtime;
+    if (run.fusion)
+        spec.cost.fusion = *run.fusion;
+    if (run.attention)
+        spec.cost.attention = *run.attention;
+    if (run.runtime)
+        spec.cost.runtime = *run.runtime;
     auto problem = loadProblem(spec);
     if (!problem)
         return Result<Prediction>::failure(aboutRun(run, problem.diagnostics()));

@@ -16,37 +16,54 @@ namespace shardscope::cost {
 
 using analysis::AtomId;
 using analysis::FactorKind;
+using ir::ValueId;
 using plan::AxisList;
 using plan::TensorClass;
-using ir::ValueId;
 
 std::string_view toString(CollectiveKind kind) {
     switch (kind) {
-        case CollectiveKind::AllGather: return "all-gather";
-        case CollectiveKind::ReduceScatter: return "reduce-scatter";
-        case CollectiveKind::AllReduce: return "all-reduce";
-        case CollectiveKind::AllToAll: return "all-to-all";
-        case CollectiveKind::CollectivePermute: return "collective-permute";
+        case CollectiveKind::AllGather:
+            return "all-gather";
+        case CollectiveKind::ReduceScatter:
+            return "reduce-scatter";
+        case CollectiveKind::AllReduce:
+            return "all-reduce";
+        case CollectiveKind::AllToAll:
+            return "all-to-all";
+        case CollectiveKind::CollectivePermute:
+            return "collective-permute";
     }
     return "?";
 }
 
-std::string_view toString(Fusion fusion) { return fusion == Fusion::Xla ? "xla" : "none"; }
-std::string_view toString(Attention attention) { return attention == Attention::Fused ? "fused" : "materialized"; }
+std::string_view toString(Fusion fusion) {
+    return fusion == Fusion::Xla ? "xla" : "none";
+}
+std::string_view toString(Attention attention) {
+    return attention == Attention::Fused ? "fused" : "materialized";
+}
 std::optional<Fusion> parseFusion(std::string_view text) {
-    if (text == "xla") return Fusion::Xla;
-    if (text == "none") return Fusion::None;
+    if (text == "xla")
+        return Fusion::Xla;
+    if (text == "none")
+        return Fusion::None;
     return std::nullopt;
 }
-std::string_view toString(Runtime runtime) { return runtime == Runtime::Xla ? "xla" : "eager"; }
+std::string_view toString(Runtime runtime) {
+    return runtime == Runtime::Xla ? "xla" : "eager";
+}
 std::optional<Runtime> parseRuntime(std::string_view text) {
-    if (text == "xla") return Runtime::Xla;
-    if (text == "eager") return Runtime::Eager;
+    if (text == "xla")
+        return Runtime::Xla;
+    if (text == "eager")
+        return Runtime::Eager;
     return std::nullopt;
 }
 std::optional<Attention> parseAttention(std::string_view text) {
-    if (text == "fused") return Attention::Fused;
-    if (text == "materialized") return Attention::Materialized;
+    if (text == "fused")
+        return Attention::Fused;
+    if (text == "materialized")
+        return Attention::Materialized;
     return std::nullopt;
 }
 
@@ -83,21 +100,24 @@ struct OpInfo {
     ir::ElementType element = ir::ElementType::F32;
     bool free = false;    // costs nothing (constants, reshapes)
     bool linear = false;  // keeps partial sums partial (add, subtract, negate, reshape, transpose)
-    // A dot_general or convolution: each factor's role in the GEMM it runs as (kernel efficiency depends on the
-    // local m, n, k): rows (batch folded in), columns, contraction; empty for other ops.
+    // A dot_general or convolution: each factor's role in the GEMM it runs as (kernel efficiency depends on
+    // the local m, n, k): rows (batch folded in), columns, contraction; empty for other ops.
     enum class Gemm : std::uint8_t { Rows, Columns, Contraction };
     std::vector<Gemm> gemm;
 };
 
 // FLOPs of one execution of `op`, control-flow regions included: while bodies trip-count times (the condition
-// once more), the most expensive branch of a case or if. Reduce-like bodies are combiners flopsOf already counts.
+// once more), the most expensive branch of a case or if. Reduce-like bodies are combiners flopsOf already
+// counts.
 double workOf(const ir::Graph& graph, const ir::Op& op) {
     double total = ir::flopsOf(graph, op);
-    if (ir::category(op.kind) != ir::OpCategory::Control || op.regions.empty()) return total;
+    if (ir::category(op.kind) != ir::OpCategory::Control || op.regions.empty())
+        return total;
     std::vector<double> regions;
     for (const auto& r : op.regions) {
         double sum = 0;
-        for (ir::OpId id : r.ops) sum += workOf(graph, graph.op(id));
+        for (ir::OpId id : r.ops)
+            sum += workOf(graph, graph.op(id));
         regions.push_back(sum);
     }
     if (op.kind == ir::OpKind::While && regions.size() == 2) {
@@ -109,53 +129,66 @@ double workOf(const ir::Graph& graph, const ir::Op& op) {
 }
 
 // Ops XLA fuses into their consumers and never writes out: they take no memory and no time of their own.
-bool rematerialized(ir::OpKind kind) { return kind == ir::OpKind::BroadcastInDim || kind == ir::OpKind::Iota; }
+bool rematerialized(ir::OpKind kind) {
+    return kind == ir::OpKind::BroadcastInDim || kind == ir::OpKind::Iota;
+}
 
 // A dynamic_slice of a contiguous block of a function argument (a layer of a stacked weight, as a scan reads
 // it): a view of the argument's buffer that its consumers read in place (XLA fuses the slice into them, or
 // hands the GEMM an offset), so it computes nothing and takes no memory of its own.
 bool argumentView(const ir::Graph& g, const ir::Op& op) {
-    if (op.kind != ir::OpKind::DynamicSlice || op.operands.empty() || op.results.empty()) return false;
-    if (g.value(op.operands[0]).producer.valid()) return false;
+    if (op.kind != ir::OpKind::DynamicSlice || op.operands.empty() || op.results.empty())
+        return false;
+    if (g.value(op.operands[0]).producer.valid())
+        return false;
     const ir::Shape& whole = g.type(op.operands[0]).shape;
     const ir::Shape& piece = g.type(op.results[0]).shape;
-    if (whole.size() != piece.size()) return false;
+    if (whole.size() != piece.size())
+        return false;
     std::size_t last = 0;  // the last dimension cut; those before it must be cut to one entry
     for (std::size_t d = 0; d < whole.size(); ++d)
-        if (piece[d] != whole[d]) last = d;
+        if (piece[d] != whole[d])
+            last = d;
     for (std::size_t d = 0; d < last; ++d)
-        if (piece[d] != 1) return false;
+        if (piece[d] != 1)
+            return false;
     return true;
 }
 
-// A sharding constraint (custom_call @Sharding, as sdy.sharding_constraint and with_sharding_constraint import)
-// only says how a value is laid out: it computes nothing and takes no memory of its own (the value lives on in its
-// place); a reshard it needs is priced like any other.
+// A sharding constraint (custom_call @Sharding, as sdy.sharding_constraint and with_sharding_constraint
+// import) only says how a value is laid out: it computes nothing and takes no memory of its own (the value
+// lives on in its place); a reshard it needs is priced like any other.
 bool shardingConstraint(const ir::Op& op) {
     const auto* call = std::get_if<ir::CustomCallAttributes>(&op.attributes);
     return op.kind == ir::OpKind::CustomCall && call && call->target == "Sharding";
 }
 
-// `latencyShare` is the part of the latency this collective pays: 1, or less for a tensor that frameworks move in
-// buckets with others (bucketShare).
-double collectiveTime(CollectiveKind kind, double bytes, const mesh::AxisGroupLink& group, double latencyShare = 1) {
+// `latencyShare` is the part of the latency this collective pays: 1, or less for a tensor that frameworks
+// move in buckets with others (bucketShare).
+double collectiveTime(CollectiveKind kind, double bytes, const mesh::AxisGroupLink& group,
+                      double latencyShare = 1) {
     const double n = static_cast<double>(group.devices);
-    if (n <= 1) return 0;
+    if (n <= 1)
+        return 0;
     const double bw = group.link.bandwidth > 0 ? group.link.bandwidth : 1e30;
     const double alpha = group.link.latency * latencyShare;
     const double one = alpha * (n - 1) + (n - 1) / n * bytes / bw;
-    if (kind != CollectiveKind::AllReduce) return one;
-    // NCCL runs an all-reduce as a ring or as a (double binary) tree, whichever its tuner predicts faster: the
-    // tree pays log2(n) latencies instead of n − 1 per phase, which wins for small messages on large groups.
+    if (kind != CollectiveKind::AllReduce)
+        return one;
+    // NCCL runs an all-reduce as a ring or as a (double binary) tree, whichever its tuner predicts faster:
+    // the tree pays log2(n) latencies instead of n − 1 per phase, which wins for small messages on large
+    // groups.
     const double tree = 2 * (alpha * std::ceil(std::log2(n)) + bytes / bw);
     return std::min(2 * one, tree);
 }
 
-// Gradients and parameters are reduced and gathered in buckets (PyTorch DDP's 25 MB default, Megatron's gradient
-// buffers, FSDP's per-module flat parameters): a tensor of `bytes` pays its share of one bucket's latency.
+// Gradients and parameters are reduced and gathered in buckets (PyTorch DDP's 25 MB default, Megatron's
+// gradient buffers, FSDP's per-module flat parameters): a tensor of `bytes` pays its share of one bucket's
+// latency.
 constexpr double kBucketBytes = 25e6;
 double bucketShare(plan::TensorClass c, double bytes) {
-    const bool modelState = c == plan::TensorClass::Parameter || c == plan::TensorClass::Gradient || c == plan::TensorClass::OptimizerState;
+    const bool modelState = c == plan::TensorClass::Parameter || c == plan::TensorClass::Gradient ||
+                            c == plan::TensorClass::OptimizerState;
     return modelState ? std::min(1.0, bytes / kBucketBytes) : 1.0;
 }
 
@@ -170,36 +203,41 @@ struct CostModel::Data {
     plan::PlanContext planContext;
     std::vector<OpInfo> ops;
     std::vector<std::vector<std::uint32_t>> valueOps;  // top-level ops touching each value
-    std::vector<std::int32_t> producer;                // body index of each value's producer, -1 for arguments
-    std::vector<std::int32_t> lastUse;                 // body index of the last top-level use, -1 when unused
-    std::vector<char> topLevel;                        // value of the function body (not inside a region)
-    std::vector<char> output, donated;                 // a function result; an argument a result is donated to
-    detail::KernelPlan kernels;                        // which ops run together and which values take memory
-    // Rematerialization (plan::Remat), for a training step: per block of layers and policy, the kernels that run
-    // again before the block's backward and the forward values that are then not kept in between.
+    std::vector<std::int32_t> producer;  // body index of each value's producer, -1 for arguments
+    std::vector<std::int32_t> lastUse;   // body index of the last top-level use, -1 when unused
+    std::vector<char> topLevel;          // value of the function body (not inside a region)
+    std::vector<char> output, donated;   // a function result; an argument a result is donated to
+    detail::KernelPlan kernels;          // which ops run together and which values take memory
+    // Rematerialization (plan::Remat), for a training step: per block of layers and policy, the kernels that
+    // run again before the block's backward and the forward values that are then not kept in between.
     struct RematBlock {
-        std::int32_t firstBackward = -1;  // body index of the block's first backward op: where the recompute runs
+        std::int32_t firstBackward =
+            -1;  // body index of the block's first backward op: where the recompute runs
         std::array<std::vector<std::uint32_t>, plan::kRematCount> kernels;  // kernels each policy runs again
-        std::array<bool, plan::kRematCount> drops{};                         // the policy drops any value
-        // Per policy: the stored values its recompute reads that it does not compute itself (the block's inputs,
-        // and for dots-saveable the saved dot results), kept until the recompute.
+        std::array<bool, plan::kRematCount> drops{};                        // the policy drops any value
+        // Per policy: the stored values its recompute reads that it does not compute itself (the block's
+        // inputs, and for dots-saveable the saved dot results), kept until the recompute.
         std::array<std::vector<ValueId>, plan::kRematCount> sources;
     };
     const plan::LayerBlocks& blocks() const { return planContext.blocks(); }
     std::vector<RematBlock> rematBlocks;
-    std::vector<std::int32_t> rematBlockOf;  // per value: the block whose forward produced it and whose backward reads it
-    std::vector<std::uint8_t> rematDrops;    // per value: bit p set when policy p recomputes it instead of keeping it
+    std::vector<std::int32_t>
+        rematBlockOf;  // per value: the block whose forward produced it and whose backward reads it
+    std::vector<std::uint8_t>
+        rematDrops;  // per value: bit p set when policy p recomputes it instead of keeping it
     std::vector<std::int32_t> forwardEnd;    // per value: its last use in the forward pass
     std::vector<std::uint8_t> recomputedBy;  // per body op: bit p set when policy p runs it again
     std::vector<std::int32_t> bodyIndexOf;   // per OpId: its index in graph.body (-1 inside regions)
     std::vector<char> argumentSlice;         // per value: a view of an argument (argumentView, reshaped)
-    std::vector<double> launchDiscount;      // per kernel: the launch time it does not pay (an optimizer update's)
+    std::vector<double>
+        launchDiscount;  // per kernel: the launch time it does not pay (an optimizer update's)
     std::vector<double> fullBytes;
-    std::vector<ValueId> modelStateValues[3];          // parameters, gradients, optimizer states
+    std::vector<ValueId> modelStateValues[3];  // parameters, gradients, optimizer states
     double totalFlops = 0;
-    std::vector<mesh::AxisGroupLink> groupLinks;       // by axis mask
+    std::vector<mesh::AxisGroupLink> groupLinks;  // by axis mask
 
-    Data(const ir::Graph& g, const analysis::DecisionSpace& s, mesh::Mesh m, mesh::HardwareProfile h, CostOptions o)
+    Data(const ir::Graph& g, const analysis::DecisionSpace& s, mesh::Mesh m, mesh::HardwareProfile h,
+         CostOptions o)
         : graph(&g), space(&s), mesh(std::move(m)), hardware(std::move(h)), options(o), planContext(g, s) {
         build();
     }
@@ -217,16 +255,21 @@ struct CostModel::Data {
         for (std::size_t v = 0; v < nv; ++v) {
             fullBytes[v] = static_cast<double>(g.values[v].type.bytes());
         }
-        for (const auto& a : g.arguments) topLevel[a.value.index] = 1;
+        for (const auto& a : g.arguments)
+            topLevel[a.value.index] = 1;
         for (const auto& o : g.outputs) {
             output[o.value.index] = 1;
-            if (o.aliasedArgument && *o.aliasedArgument < g.arguments.size()) donated[g.arguments[*o.aliasedArgument].value.index] = 1;
+            if (o.aliasedArgument && *o.aliasedArgument < g.arguments.size())
+                donated[g.arguments[*o.aliasedArgument].value.index] = 1;
         }
         for (const auto& a : g.arguments) {
-            if (a.role == ir::ArgumentRole::Parameter) modelStateValues[0].push_back(a.value);
-            if (a.role == ir::ArgumentRole::OptimizerState) modelStateValues[2].push_back(a.value);
+            if (a.role == ir::ArgumentRole::Parameter)
+                modelStateValues[0].push_back(a.value);
+            if (a.role == ir::ArgumentRole::OptimizerState)
+                modelStateValues[2].push_back(a.value);
         }
-        for (const auto& [value, argument] : g.gradients) modelStateValues[1].push_back(value);
+        for (const auto& [value, argument] : g.gradients)
+            modelStateValues[1].push_back(value);
 
         ops.resize(g.body.size());
         const auto batchGroup = planContext.batchGroup();
@@ -238,40 +281,53 @@ struct CostModel::Data {
             info.operandCount = op.operands.size();
             info.flops = workOf(g, op);
             totalFlops += info.flops;
-            if (!op.operands.empty()) info.element = g.type(op.operands.front()).element;
-            else if (!op.results.empty()) info.element = g.type(op.results.front()).element;
-            info.free = op.kind == ir::OpKind::Constant || op.kind == ir::OpKind::Reshape || op.kind == ir::OpKind::OptimizationBarrier ||
-                        op.kind == ir::OpKind::BitcastConvert || rematerialized(op.kind) || shardingConstraint(op) || argumentView(g, op) ||
+            if (!op.operands.empty())
+                info.element = g.type(op.operands.front()).element;
+            else if (!op.results.empty())
+                info.element = g.type(op.results.front()).element;
+            info.free = op.kind == ir::OpKind::Constant || op.kind == ir::OpKind::Reshape ||
+                        op.kind == ir::OpKind::OptimizationBarrier || op.kind == ir::OpKind::BitcastConvert ||
+                        rematerialized(op.kind) || shardingConstraint(op) || argumentView(g, op) ||
                         stackedGradient(op);
-            info.linear = op.kind == ir::OpKind::Add || op.kind == ir::OpKind::Subtract || op.kind == ir::OpKind::Negate ||
-                          op.kind == ir::OpKind::Reshape || op.kind == ir::OpKind::Transpose;
-            auto addTensors = [&](const std::vector<ValueId>& values, const std::vector<analysis::TensorFactors>& factors, bool result) {
+            info.linear = op.kind == ir::OpKind::Add || op.kind == ir::OpKind::Subtract ||
+                          op.kind == ir::OpKind::Negate || op.kind == ir::OpKind::Reshape ||
+                          op.kind == ir::OpKind::Transpose;
+            auto addTensors = [&](const std::vector<ValueId>& values,
+                                  const std::vector<analysis::TensorFactors>& factors, bool result) {
                 for (std::size_t t = 0; t < values.size(); ++t) {
                     TensorInfo ti;
                     ti.value = values[t];
                     ti.result = result;
-                    if (t < factors.size()) ti.dimensionFactors = factors[t];
+                    if (t < factors.size())
+                        ti.dimensionFactors = factors[t];
                     ti.dimensionFactors.resize(g.type(values[t]).shape.size());
                     info.tensors.push_back(std::move(ti));
                 }
             };
             addTensors(op.operands, rule.operands, false);
-            for (ValueId v : op.operands) info.readsParameter = info.readsParameter || planContext.classes()[v.index] == plan::TensorClass::Parameter;
+            for (ValueId v : op.operands)
+                info.readsParameter =
+                    info.readsParameter || planContext.classes()[v.index] == plan::TensorClass::Parameter;
             addTensors(op.results, rule.results, true);
             info.factors.resize(rule.factors.size());
             for (std::size_t f = 0; f < rule.factors.size(); ++f) {
                 info.factors[f].size = rule.factors[f].size;
                 info.factors[f].kind = rule.factors[f].kind;
             }
-            if ((op.kind == ir::OpKind::DotGeneral || op.kind == ir::OpKind::Convolution) && info.tensors.size() >= 3) {
-                // Rows: factors of the lhs (batch dimensions too); columns: the rhs's alone; contraction: reductions.
+            if ((op.kind == ir::OpKind::DotGeneral || op.kind == ir::OpKind::Convolution) &&
+                info.tensors.size() >= 3) {
+                // Rows: factors of the lhs (batch dimensions too); columns: the rhs's alone; contraction:
+                // reductions.
                 info.gemm.assign(rule.factors.size(), OpInfo::Gemm::Rows);
                 std::vector<char> inLhs(rule.factors.size(), 0);
                 for (const auto& dim : info.tensors[0].dimensionFactors)
-                    for (int f : dim) inLhs[static_cast<std::size_t>(f)] = 1;
+                    for (int f : dim)
+                        inLhs[static_cast<std::size_t>(f)] = 1;
                 for (std::size_t f = 0; f < rule.factors.size(); ++f) {
-                    if (rule.factors[f].kind == FactorKind::Reduction) info.gemm[f] = OpInfo::Gemm::Contraction;
-                    else if (!inLhs[f]) info.gemm[f] = OpInfo::Gemm::Columns;
+                    if (rule.factors[f].kind == FactorKind::Reduction)
+                        info.gemm[f] = OpInfo::Gemm::Contraction;
+                    else if (!inLhs[f])
+                        info.gemm[f] = OpInfo::Gemm::Columns;
                 }
             }
             for (std::size_t t = 0; t < info.tensors.size(); ++t) {
@@ -282,7 +338,8 @@ struct CostModel::Data {
                     const auto& atoms = dims[d];
                     const std::int64_t dimSize = g.type(ti.value).shape[d];
                     std::int64_t product = 1;
-                    for (int f : list) product *= rule.factors[static_cast<std::size_t>(f)].size;
+                    for (int f : list)
+                        product *= rule.factors[static_cast<std::size_t>(f)].size;
                     const bool mismatch = list.size() == 1 && product != dimSize;
                     std::int64_t stride = 1;
                     for (std::size_t k = list.size(); k-- > 0;) {
@@ -302,12 +359,15 @@ struct CostModel::Data {
                             for (std::size_t a = atoms.size(); a-- > 0;) {
                                 const std::int64_t before = p;
                                 p *= space->atom(atoms[a]).size;
-                                if (before == stride) startOk = true;
+                                if (before == stride)
+                                    startOk = true;
                                 if (before >= stride && p <= stride * size) {
-                                    if (last < 0) last = static_cast<int>(a);
+                                    if (last < 0)
+                                        last = static_cast<int>(a);
                                     first = static_cast<int>(a);
                                 }
-                                if (p == stride * size) endOk = true;
+                                if (p == stride * size)
+                                    endOk = true;
                             }
                             occ.aligned = startOk && endOk;
                             if (first >= 0) {
@@ -316,9 +376,11 @@ struct CostModel::Data {
                             }
                         }
                         auto& factor = info.factors[static_cast<std::size_t>(f)];
-                        for (std::uint32_t a = occ.firstAtom; a < occ.firstAtom + occ.atomCount && a < atoms.size(); ++a) {
+                        for (std::uint32_t a = occ.firstAtom;
+                             a < occ.firstAtom + occ.atomCount && a < atoms.size(); ++a) {
                             const auto name = space->atom(atoms[a]).name;
-                            factor.batch = factor.batch || (batchGroup && name.valid() && space->name(name).group == *batchGroup);
+                            factor.batch = factor.batch || (batchGroup && name.valid() &&
+                                                            space->name(name).group == *batchGroup);
                         }
                         factor.occurrences.push_back(occ);
                         stride *= size;
@@ -327,7 +389,8 @@ struct CostModel::Data {
             }
             auto touch = [&](ValueId v) {
                 auto& list = valueOps[v.index];
-                if (list.empty() || list.back() != i) list.push_back(static_cast<std::uint32_t>(i));
+                if (list.empty() || list.back() != i)
+                    list.push_back(static_cast<std::uint32_t>(i));
             };
             for (ValueId v : op.operands) {
                 touch(v);
@@ -342,7 +405,8 @@ struct CostModel::Data {
             auto nested = [&](auto&& self, const ir::Op& o) -> void {
                 for (const auto& r : o.regions)
                     for (ir::OpId id : r.ops) {
-                        for (ValueId v : g.op(id).operands) lastUse[v.index] = std::max(lastUse[v.index], static_cast<std::int32_t>(i));
+                        for (ValueId v : g.op(id).operands)
+                            lastUse[v.index] = std::max(lastUse[v.index], static_cast<std::int32_t>(i));
                         self(self, g.op(id));
                     }
             };
@@ -352,9 +416,10 @@ struct CostModel::Data {
         for (std::size_t i = 0; i < ops.size(); ++i) {
             const ir::Op& op = g.op(g.body[i]);
             freeOp[i] = ops[i].free;
-            const bool bitcast = op.kind == ir::OpKind::Reshape || op.kind == ir::OpKind::BitcastConvert || op.kind == ir::OpKind::OptimizationBarrier;
-            transparentOp[i] = rematerialized(op.kind) || shardingConstraint(op) || argumentView(g, op) || stackedGradient(op) ||
-                               (options.fusion == Fusion::Xla && bitcast);
+            const bool bitcast = op.kind == ir::OpKind::Reshape || op.kind == ir::OpKind::BitcastConvert ||
+                                 op.kind == ir::OpKind::OptimizationBarrier;
+            transparentOp[i] = rematerialized(op.kind) || shardingConstraint(op) || argumentView(g, op) ||
+                               stackedGradient(op) || (options.fusion == Fusion::Xla && bitcast);
         }
         detail::KernelInputs in;
         in.graph = &g;
@@ -367,11 +432,12 @@ struct CostModel::Data {
         in.transparentOp = &transparentOp;
         kernels = detail::planKernels(in, options.fusion, options.attention);
         bodyIndexOf.assign(g.ops.size(), -1);
-        for (std::size_t i = 0; i < g.body.size(); ++i) bodyIndexOf[g.body[i].index] = static_cast<std::int32_t>(i);
+        for (std::size_t i = 0; i < g.body.size(); ++i)
+            bodyIndexOf[g.body[i].index] = static_cast<std::int32_t>(i);
         // The optimizer update runs as multi-tensor kernels (PyTorch's foreach and fused optimizers, XLA's
-        // horizontal fusion of the update's loop fusions): one launch covers that kernel of every parameter, so
-        // each parameter's update kernel pays 1/P of a launch and streams at a large transfer's efficiency.
-        // Stacked (scanned) and per-layer parameters then cost alike.
+        // horizontal fusion of the update's loop fusions): one launch covers that kernel of every parameter,
+        // so each parameter's update kernel pays 1/P of a launch and streams at a large transfer's
+        // efficiency. Stacked (scanned) and per-layer parameters then cost alike.
         launchDiscount.assign(kernels.kernels.size(), 0);
         if (g.backwardStart > 0 && !modelStateValues[0].empty()) {
             const auto& classes = planContext.classes();
@@ -382,27 +448,34 @@ struct CostModel::Data {
                     update = update && i >= g.backwardStart;
                     for (ValueId r : g.op(g.body[i]).results) {
                         const auto c = classes[r.index];
-                        update = update && (c == TensorClass::OptimizerUpdate || c == TensorClass::OptimizerState || c == TensorClass::Parameter);
+                        update = update && (c == TensorClass::OptimizerUpdate ||
+                                            c == TensorClass::OptimizerState || c == TensorClass::Parameter);
                     }
                 }
-                if (update) launchDiscount[k] = options.launchTime * (1 - share);
+                if (update)
+                    launchDiscount[k] = options.launchTime * (1 - share);
             }
         }
         argumentSlice.assign(nv, 0);
         for (ir::OpId id : g.body) {
             const ir::Op& op = g.op(id);
-            const bool view = argumentView(g, op) || (op.kind == ir::OpKind::Reshape && !op.operands.empty() && argumentSlice[op.operands[0].index]);
-            if (view && op.results.size() == 1) argumentSlice[op.results[0].index] = 1;
+            const bool view =
+                argumentView(g, op) || (op.kind == ir::OpKind::Reshape && !op.operands.empty() &&
+                                        argumentSlice[op.operands[0].index]);
+            if (view && op.results.size() == 1)
+                argumentSlice[op.results[0].index] = 1;
         }
         buildRemat();
         largeGemmEfficiency = hardware.matmulEfficiency(1e9, 1e9, 1e9);
         groupLinks.resize(std::size_t{1} << mesh.axes.size());
-        for (std::size_t m = 0; m < groupLinks.size(); ++m) groupLinks[m] = mesh::groupLink(mesh, static_cast<std::uint32_t>(m));
+        for (std::size_t m = 0; m < groupLinks.size(); ++m)
+            groupLinks[m] = mesh::groupLink(mesh, static_cast<std::uint32_t>(m));
         buildSchedule();
     }
 
-    // The gradient of a stacked parameter, concatenated from its layers' pieces: each piece is written in its place
-    // (a scan's backward updates the stacked gradient slice by slice), so the concatenation moves nothing.
+    // The gradient of a stacked parameter, concatenated from its layers' pieces: each piece is written in its
+    // place (a scan's backward updates the stacked gradient slice by slice), so the concatenation moves
+    // nothing.
     bool stackedGradient(const ir::Op& op) const {
         return op.kind == ir::OpKind::Concatenate && op.results.size() == 1 &&
                planContext.classes()[op.results[0].index] == plan::TensorClass::Gradient;
@@ -416,28 +489,37 @@ struct CostModel::Data {
     // the table's large-GEMM plateau) and bytes, or are options.efficiency for everything when that is set.
     // A multi-tensor kernel (the optimizer update's) streams every parameter's piece at once: its memory
     // efficiency is the table's for a large transfer.
-    double kernelTime(ir::ElementType element, double flops, double bytes, const double* gemm, bool multiTensor = false) const {
+    double kernelTime(ir::ElementType element, double flops, double bytes, const double* gemm,
+                      bool multiTensor = false) const {
         const double peak = hardware.peak(element);
         double flopEfficiency = options.efficiency, memoryEfficiency = options.efficiency;
         if (options.efficiency <= 0) {
-            flopEfficiency = gemm ? hardware.matmulEfficiency(gemm[0], gemm[1], gemm[2]) : largeGemmEfficiency;
+            flopEfficiency =
+                gemm ? hardware.matmulEfficiency(gemm[0], gemm[1], gemm[2]) : largeGemmEfficiency;
             memoryEfficiency = hardware.memoryEfficiency(multiTensor ? std::max(bytes, 1e9) : bytes);
         }
         const double flopTime = peak > 0 && flopEfficiency > 0 ? flops / (peak * flopEfficiency) : 0;
-        const double memTime = hardware.hbmBandwidth > 0 && memoryEfficiency > 0 ? bytes / (hardware.hbmBandwidth * memoryEfficiency) : 0;
+        const double memTime = hardware.hbmBandwidth > 0 && memoryEfficiency > 0
+                                   ? bytes / (hardware.hbmBandwidth * memoryEfficiency)
+                                   : 0;
         return std::max(flopTime, memTime) + options.launchTime;
     }
     double largeGemmEfficiency = 0;
-    std::vector<std::int32_t> streamOf;      // per axis mask: the communication stream (its slowest axis)
-    std::vector<std::int32_t> prefetchFrom;  // per body op: the first op of the block `prefetch` blocks before its own
-    std::vector<std::int32_t> launchOf;      // per body op: the op that launches its kernel (itself for a free op)
-    std::vector<std::int32_t> readyPoint;    // per body op: the op whose kernel's end makes its result available, -1 = at the start
-    std::vector<std::int32_t> firstNeed;     // per value: the earliest launch of a kernel reading it after it is produced, -1
-    std::vector<std::int32_t> nextStepUse;  // per value donated to an argument: the earliest launch reading the argument, else -1
+    std::vector<std::int32_t> streamOf;  // per axis mask: the communication stream (its slowest axis)
+    std::vector<std::int32_t>
+        prefetchFrom;  // per body op: the first op of the block `prefetch` blocks before its own
+    std::vector<std::int32_t>
+        launchOf;  // per body op: the op that launches its kernel (itself for a free op)
+    std::vector<std::int32_t>
+        readyPoint;  // per body op: the op whose kernel's end makes its result available, -1 = at the start
+    std::vector<std::int32_t>
+        firstNeed;  // per value: the earliest launch of a kernel reading it after it is produced, -1
+    std::vector<std::int32_t>
+        nextStepUse;  // per value donated to an argument: the earliest launch reading the argument, else -1
 
-    // The schedule's structure (docs/cost-model.md): one stream per mesh axis, a collective on several axes on the
-    // stream of the slowest; parameter gathers may start `prefetch` blocks of layers ahead of their use (ops
-    // outside any block count as blocks of one op).
+    // The schedule's structure (docs/cost-model.md): one stream per mesh axis, a collective on several axes
+    // on the stream of the slowest; parameter gathers may start `prefetch` blocks of layers ahead of their
+    // use (ops outside any block count as blocks of one op).
     void buildSchedule() {
         const ir::Graph& g = *graph;
         streamOf.assign(groupLinks.size(), 0);
@@ -454,42 +536,52 @@ struct CostModel::Data {
         std::vector<std::int32_t> segmentStarts;
         std::vector<std::int32_t> segmentOf(n, 0);
         for (std::size_t i = 0; i < n; ++i) {
-            if (i == 0 || b.blockOfOp[i] < 0 || b.blockOfOp[i] != b.blockOfOp[i - 1]) segmentStarts.push_back(static_cast<std::int32_t>(i));
+            if (i == 0 || b.blockOfOp[i] < 0 || b.blockOfOp[i] != b.blockOfOp[i - 1])
+                segmentStarts.push_back(static_cast<std::int32_t>(i));
             segmentOf[i] = static_cast<std::int32_t>(segmentStarts.size()) - 1;
         }
         prefetchFrom.assign(n, 0);
         const auto ahead = static_cast<std::int32_t>(std::max(0, options.prefetch));
         // Prefetch 0: a gather is issued only as the kernel before its use starts.
         for (std::size_t i = 0; i < n; ++i)
-            prefetchFrom[i] = ahead == 0 ? static_cast<std::int32_t>(i) : segmentStarts[static_cast<std::size_t>(std::max(0, segmentOf[i] - ahead))];
+            prefetchFrom[i] =
+                ahead == 0 ? static_cast<std::int32_t>(i)
+                           : segmentStarts[static_cast<std::size_t>(std::max(0, segmentOf[i] - ahead))];
         // A value is needed when the first kernel reading it launches: an op fused into a later kernel (a
         // weight gradient's transpose fused into its optimizer update) does not need it where it stands.
         launchOf.resize(n);
         for (std::size_t i = 0; i < n; ++i) {
             const std::int32_t k = kernels.kernelOf[i];
-            launchOf[i] = k < 0 ? static_cast<std::int32_t>(i) : static_cast<std::int32_t>(kernels.kernels[static_cast<std::size_t>(k)].ops.back());
+            launchOf[i] =
+                k < 0 ? static_cast<std::int32_t>(i)
+                      : static_cast<std::int32_t>(kernels.kernels[static_cast<std::size_t>(k)].ops.back());
         }
         // A kernel's own result is there when it ends; a value computed inside a fusion (a weight gradient's
-        // transpose in its update's fusion) could be as soon as what it is computed from is: a reduction of it
-        // is the reduction of its source, which XLA moves there.
+        // transpose in its update's fusion) could be as soon as what it is computed from is: a reduction of
+        // it is the reduction of its source, which XLA moves there.
         readyPoint.assign(n, -1);
         for (std::size_t i = 0; i < n; ++i) {
             const std::int32_t k = kernels.kernelOf[i];
-            if (k >= 0 && (launchOf[i] == static_cast<std::int32_t>(i) || kernels.kernels[static_cast<std::size_t>(k)].ops.size() == 1)) {
+            if (k >= 0 && (launchOf[i] == static_cast<std::int32_t>(i) ||
+                           kernels.kernels[static_cast<std::size_t>(k)].ops.size() == 1)) {
                 readyPoint[i] = static_cast<std::int32_t>(i);
                 continue;
             }
             for (ValueId v : g.op(g.body[i]).operands) {
                 const std::int32_t p = producer[v.index];
-                if (p < 0) continue;
-                const bool inside = kernels.kernelOf[static_cast<std::size_t>(p)] < 0 || kernels.kernelOf[static_cast<std::size_t>(p)] == k;
-                readyPoint[i] = std::max(readyPoint[i], inside ? readyPoint[static_cast<std::size_t>(p)] : launchOf[static_cast<std::size_t>(p)]);
+                if (p < 0)
+                    continue;
+                const bool inside = kernels.kernelOf[static_cast<std::size_t>(p)] < 0 ||
+                                    kernels.kernelOf[static_cast<std::size_t>(p)] == k;
+                readyPoint[i] = std::max(readyPoint[i], inside ? readyPoint[static_cast<std::size_t>(p)]
+                                                               : launchOf[static_cast<std::size_t>(p)]);
             }
         }
         const auto earliestLaunch = [&](std::size_t v, std::int32_t after) {
             std::int32_t first = -1;
             for (std::uint32_t i : valueOps[v])
-                if (static_cast<std::int32_t>(i) > after && (first < 0 || launchOf[i] < first)) first = launchOf[i];
+                if (static_cast<std::int32_t>(i) > after && (first < 0 || launchOf[i] < first))
+                    first = launchOf[i];
             return first;
         };
         nextStepUse.assign(g.values.size(), -1);
@@ -497,11 +589,13 @@ struct CostModel::Data {
             if (o.aliasedArgument && *o.aliasedArgument < g.arguments.size())
                 nextStepUse[o.value.index] = earliestLaunch(g.arguments[*o.aliasedArgument].value.index, -1);
         firstNeed.assign(g.values.size(), -1);
-        for (std::size_t v = 0; v < g.values.size(); ++v) firstNeed[v] = earliestLaunch(v, producer[v]);
+        for (std::size_t v = 0; v < g.values.size(); ++v)
+            firstNeed[v] = earliestLaunch(v, producer[v]);
     }
 
-    // What each policy recomputes (plan.h): full everything the block's forward computed, dots-saveable all but
-    // the results of dots and convolutions, selective the attention core (its values other than the dots').
+    // What each policy recomputes (plan.h): full everything the block's forward computed, dots-saveable all
+    // but the results of dots and convolutions, selective the attention core (its values other than the
+    // dots').
     void buildRemat() {
         const ir::Graph& g = *graph;
         const std::size_t n = g.body.size(), start = g.backwardStart;
@@ -511,46 +605,59 @@ struct CostModel::Data {
         recomputedBy.assign(n, 0);
         const plan::LayerBlocks& blocks = planContext.blocks();
         rematBlocks.assign(blocks.blocks.size(), {});  // without a backward pass no block recomputes anything
-        if (start == 0 || start >= n) return;
+        if (start == 0 || start >= n)
+            return;
         for (std::size_t i = start; i < n; ++i) {
             const std::int32_t b = blocks.blockOfOp[i];
-            if (b >= 0 && rematBlocks[static_cast<std::size_t>(b)].firstBackward < 0) rematBlocks[static_cast<std::size_t>(b)].firstBackward = static_cast<std::int32_t>(i);
+            if (b >= 0 && rematBlocks[static_cast<std::size_t>(b)].firstBackward < 0)
+                rematBlocks[static_cast<std::size_t>(b)].firstBackward = static_cast<std::int32_t>(i);
         }
         forwardEnd.assign(nv, -1);
         for (std::size_t v = 0; v < nv; ++v)
             for (std::uint32_t i : valueOps[v])
-                if (i < start) forwardEnd[v] = std::max(forwardEnd[v], static_cast<std::int32_t>(i));
+                if (i < start)
+                    forwardEnd[v] = std::max(forwardEnd[v], static_cast<std::int32_t>(i));
         auto isDot = [&](std::size_t i) {
             const auto kind = g.op(g.body[i]).kind;
             return kind == ir::OpKind::DotGeneral || kind == ir::OpKind::Convolution;
         };
-        constexpr auto kSelective = static_cast<std::size_t>(plan::Remat::Selective), kFull = static_cast<std::size_t>(plan::Remat::Full),
+        constexpr auto kSelective = static_cast<std::size_t>(plan::Remat::Selective),
+                       kFull = static_cast<std::size_t>(plan::Remat::Full),
                        kDots = static_cast<std::size_t>(plan::Remat::DotsSaveable);
         for (std::size_t i = 0; i < start; ++i) {
             const std::int32_t b = blocks.blockOfOp[i];
-            if (b < 0) continue;
+            if (b < 0)
+                continue;
             RematBlock& block = rematBlocks[static_cast<std::size_t>(b)];
-            if (block.firstBackward < 0) continue;
+            if (block.firstBackward < 0)
+                continue;
             const ir::Op& op = g.op(g.body[i]);
             for (ValueId r : op.results) {
-                if (!kernels.stored[r.index] || output[r.index] || kernels.lastUse[r.index] < block.firstBackward) continue;
+                if (!kernels.stored[r.index] || output[r.index] ||
+                    kernels.lastUse[r.index] < block.firstBackward)
+                    continue;
                 std::uint8_t drops = 1u << kFull;
-                if (!isDot(i)) drops |= 1u << kDots;
+                if (!isDot(i))
+                    drops |= 1u << kDots;
                 // A fused attention keeps only its statistics: selective has nothing to drop there.
                 const std::int32_t k = kernels.kernelOf[i];
-                const bool fused = k >= 0 && kernels.kernels[static_cast<std::size_t>(k)].kind == detail::KernelKind::AttentionForward;
-                if (kernels.attentionCore[i] && !isDot(i) && !fused) drops |= 1u << kSelective;
+                const bool fused = k >= 0 && kernels.kernels[static_cast<std::size_t>(k)].kind ==
+                                                 detail::KernelKind::AttentionForward;
+                if (kernels.attentionCore[i] && !isDot(i) && !fused)
+                    drops |= 1u << kSelective;
                 rematBlockOf[r.index] = b;
                 rematDrops[r.index] = drops;
                 for (std::size_t p = 0; p < plan::kRematCount; ++p)
-                    if ((drops >> p) & 1u) block.drops[p] = true;
+                    if ((drops >> p) & 1u)
+                        block.drops[p] = true;
             }
         }
         // The kernels run again: those wholly in one block's forward, when the policy drops something there.
         for (std::size_t k = 0; k < kernels.kernels.size(); ++k) {
             const auto& kernel = kernels.kernels[k];
             const std::int32_t b = blocks.blockOfOp[kernel.ops.front()];
-            if (b < 0 || kernel.ops.back() >= start) continue;
+            if (b < 0 || kernel.ops.back() >= start)
+                continue;
             bool one = true, dot = false, core = false;
             for (std::uint32_t i : kernel.ops) {
                 one = one && blocks.blockOfOp[i] == b;
@@ -558,45 +665,56 @@ struct CostModel::Data {
                 core = core || kernels.attentionCore[i];
             }
             RematBlock& block = rematBlocks[static_cast<std::size_t>(b)];
-            if (!one || block.firstBackward < 0) continue;
+            if (!one || block.firstBackward < 0)
+                continue;
             auto add = [&](std::size_t p) {
-                if (!block.drops[p]) return;
+                if (!block.drops[p])
+                    return;
                 block.kernels[p].push_back(static_cast<std::uint32_t>(k));
-                for (std::uint32_t i : kernel.ops) recomputedBy[i] |= static_cast<std::uint8_t>(1u << p);
+                for (std::uint32_t i : kernel.ops)
+                    recomputedBy[i] |= static_cast<std::uint8_t>(1u << p);
             };
             add(kFull);
-            if (!dot) add(kDots);
-            if (core) add(kSelective);
+            if (!dot)
+                add(kDots);
+            if (core)
+                add(kSelective);
         }
         std::vector<char> recomputed(g.values.size(), 0);
         for (auto& block : rematBlocks)
             for (std::size_t p = 0; p < plan::kRematCount; ++p) {
                 for (std::uint32_t k : block.kernels[p])
-                    for (ValueId v : kernels.kernels[k].writes) recomputed[v.index] = 1;
+                    for (ValueId v : kernels.kernels[k].writes)
+                        recomputed[v.index] = 1;
                 for (std::uint32_t k : block.kernels[p])
                     for (ValueId v : kernels.kernels[k].reads)
                         if (!recomputed[v.index] && producer[v.index] >= 0 &&
-                            std::find(block.sources[p].begin(), block.sources[p].end(), v) == block.sources[p].end())
+                            std::find(block.sources[p].begin(), block.sources[p].end(), v) ==
+                                block.sources[p].end())
                             block.sources[p].push_back(v);
                 for (std::uint32_t k : block.kernels[p])
-                    for (ValueId v : kernels.kernels[k].writes) recomputed[v.index] = 0;
+                    for (ValueId v : kernels.kernels[k].writes)
+                        recomputed[v.index] = 0;
             }
     }
 };
 
-std::vector<AxisList> scatteredLayout(const std::vector<AxisList>& required, const std::vector<AxisList>& have,
-                                     std::uint32_t scattered) {
+std::vector<AxisList> scatteredLayout(const std::vector<AxisList>& required,
+                                      const std::vector<AxisList>& have, std::uint32_t scattered) {
     std::vector<AxisList> produced = required;
     for (std::size_t k = 0; k < produced.size() && k < have.size(); ++k)
         for (int i = 0; i < have[k].size(); ++i)
-            if ((scattered >> have[k][i]) & 1u) produced[k].push(have[k][i]);
+            if ((scattered >> have[k][i]) & 1u)
+                produced[k].push(have[k][i]);
     return produced;
 }
 
 ReshardAxes reshardAxes(const std::vector<AxisList>& from, const std::vector<AxisList>& to) {
     std::uint32_t a = 0, r = 0;
-    for (const auto& list : from) a |= list.mask();
-    for (const auto& list : to) r |= list.mask();
+    for (const auto& list : from)
+        a |= list.mask();
+    for (const auto& list : to)
+        r |= list.mask();
     const std::uint32_t common = a & r;
     ReshardAxes axes;
     axes.gathered = a & ~r;
@@ -606,30 +724,49 @@ ReshardAxes reshardAxes(const std::vector<AxisList>& from, const std::vector<Axi
         const AxisList t = k < to.size() ? to[k] : AxisList{};
         AxisList x, y;
         for (int i = 0; i < f.size(); ++i)
-            if ((common >> f[i]) & 1u) x.push(f[i]);
+            if ((common >> f[i]) & 1u)
+                x.push(f[i]);
         for (int i = 0; i < t.size(); ++i)
-            if ((common >> t[i]) & 1u) y.push(t[i]);
+            if ((common >> t[i]) & 1u)
+                y.push(t[i]);
         // Kept axes keep their blocks only when they stay in the same order as the major part of both lists.
         bool prefix = x == y;
         for (int i = 0; i < x.size() && prefix; ++i)
             prefix = f[i] == x[i] && t[i] == x[i];
-        if (!prefix) axes.exchanged |= x.mask() | y.mask();
+        if (!prefix)
+            axes.exchanged |= x.mask() | y.mask();
     }
     return axes;
 }
 
-CostModel::CostModel(const ir::Graph& graph, const analysis::DecisionSpace& space, mesh::Mesh mesh, mesh::HardwareProfile hardware,
-                     CostOptions options)
+CostModel::CostModel(const ir::Graph& graph, const analysis::DecisionSpace& space, mesh::Mesh mesh,
+                     mesh::HardwareProfile hardware, CostOptions options)
     : data_(std::make_unique<Data>(graph, space, std::move(mesh), std::move(hardware), options)) {}
 CostModel::~CostModel() = default;
-const ir::Graph& CostModel::graph() const { return *data_->graph; }
-const analysis::DecisionSpace& CostModel::space() const { return *data_->space; }
-const mesh::Mesh& CostModel::mesh() const { return data_->mesh; }
-const mesh::HardwareProfile& CostModel::hardware() const { return data_->hardware; }
-const CostOptions& CostModel::options() const { return data_->options; }
-const plan::PlanContext& CostModel::planContext() const { return data_->planContext; }
-bool CostModel::takesMemory(ir::ValueId value) const { return data_->topLevel[value.index] && data_->kernels.stored[value.index]; }
-std::size_t CostModel::fusedAttentions() const { return data_->options.attention == Attention::Fused ? data_->kernels.attentions : 0; }
+const ir::Graph& CostModel::graph() const {
+    return *data_->graph;
+}
+const analysis::DecisionSpace& CostModel::space() const {
+    return *data_->space;
+}
+const mesh::Mesh& CostModel::mesh() const {
+    return data_->mesh;
+}
+const mesh::HardwareProfile& CostModel::hardware() const {
+    return data_->hardware;
+}
+const CostOptions& CostModel::options() const {
+    return data_->options;
+}
+const plan::PlanContext& CostModel::planContext() const {
+    return data_->planContext;
+}
+bool CostModel::takesMemory(ir::ValueId value) const {
+    return data_->topLevel[value.index] && data_->kernels.stored[value.index];
+}
+std::size_t CostModel::fusedAttentions() const {
+    return data_->options.attention == Attention::Fused ? data_->kernels.attentions : 0;
+}
 double CostModel::lowerBoundTime() const {
     const double peak = data_->hardware.peak(ir::ElementType::BF16);
     return data_->totalFlops / (data_->devices((1u << data_->mesh.axes.size()) - 1) * (peak > 0 ? peak : 1));
@@ -641,9 +778,10 @@ namespace {
 
 struct OpRecord {
     OpExecution execution;
-    std::vector<Collective> collectives;   // reshards, reduce-scatters, permutes
-    std::vector<std::uint64_t> shareKeys;  // per collective: (value, target layout) of an operand reshard, else 0
-    std::vector<std::uint32_t> partial;    // per result: axes it is left partial over (all-reduced lazily)
+    std::vector<Collective> collectives;  // reshards, reduce-scatters, permutes
+    std::vector<std::uint64_t>
+        shareKeys;  // per collective: (value, target layout) of an operand reshard, else 0
+    std::vector<std::uint32_t> partial;  // per result: axes it is left partial over (all-reduced lazily)
 };
 
 using DimAxes = std::vector<AxisList>;
@@ -664,12 +802,12 @@ struct Evaluator::State {
     std::vector<std::uint32_t> pending, reduceAxes;
     std::vector<std::array<double, 5>> delta;
     std::unordered_set<std::uint64_t> shared;
-    std::vector<plan::RematDecision> remat;   // the plan's, as last evaluated
-    std::vector<plan::Remat> blockPolicy;     // per block of layers
+    std::vector<plan::RematDecision> remat;  // the plan's, as last evaluated
+    std::vector<plan::Remat> blockPolicy;    // per block of layers
     bool rematSet = false;
-    std::vector<std::int32_t> keptUntil;      // per value: a block's recompute needs it until then (-1: no)
-    std::vector<double> kernelTime;           // per kernel, of the last sweep
-    std::vector<Collective> recomputed;       // collectives of recomputed ops, run again
+    std::vector<std::int32_t> keptUntil;  // per value: a block's recompute needs it until then (-1: no)
+    std::vector<double> kernelTime;       // per kernel, of the last sweep
+    std::vector<Collective> recomputed;   // collectives of recomputed ops, run again
     // The step's schedule, rebuilt per evaluation in reused buffers.
     ScheduleSimulator simulator;
     Step step;
@@ -699,42 +837,53 @@ struct Evaluator::State {
 
     static std::uint32_t maskOf(const DimAxes& dims) {
         std::uint32_t m = 0;
-        for (const auto& a : dims) m |= a.mask();
+        for (const auto& a : dims)
+            m |= a.mask();
         return m;
     }
 
     double local(ValueId v, std::uint32_t mask) const { return d->fullBytes[v.index] / d->devices(mask); }
-    double share(ValueId v, double bytes) const { return bucketShare(d->planContext.classes()[v.index], bytes); }
+    double share(ValueId v, double bytes) const {
+        return bucketShare(d->planContext.classes()[v.index], bytes);
+    }
 
-    // Adds the collectives that turn layout `from` into `to` of value v (all-gather the dropped axes, all-to-all
-    // the moved ones, slice the added ones for free). Returns their time.
-    double reshard(const DimAxes& from, const DimAxes& to, ValueId v, ir::OpId op, std::vector<Collective>* out) const {
+    // Adds the collectives that turn layout `from` into `to` of value v (all-gather the dropped axes,
+    // all-to-all the moved ones, slice the added ones for free). Returns their time.
+    double reshard(const DimAxes& from, const DimAxes& to, ValueId v, ir::OpId op,
+                   std::vector<Collective>* out) const {
         const auto [dropped, moved] = reshardAxes(from, to);
         const std::uint32_t common = maskOf(from) & maskOf(to);
         double time = 0;
         const double kept = local(v, common);
         if (dropped) {
-            const double t = collectiveTime(CollectiveKind::AllGather, kept, d->groupLinks[dropped], share(v, kept));
+            const double t =
+                collectiveTime(CollectiveKind::AllGather, kept, d->groupLinks[dropped], share(v, kept));
             time += t;
-            if (out) out->push_back({CollectiveKind::AllGather, dropped, kept, t, op, v});
+            if (out)
+                out->push_back({CollectiveKind::AllGather, dropped, kept, t, op, v});
         }
         if (moved) {
-            const double t = collectiveTime(CollectiveKind::AllToAll, kept, d->groupLinks[moved], share(v, kept));
+            const double t =
+                collectiveTime(CollectiveKind::AllToAll, kept, d->groupLinks[moved], share(v, kept));
             time += t;
-            if (out) out->push_back({CollectiveKind::AllToAll, moved, kept, t, op, v});
+            if (out)
+                out->push_back({CollectiveKind::AllToAll, moved, kept, t, op, v});
         }
         return time;
     }
 
     // Costs one candidate: factor axes `choice`. Fills `record` when given.
-    double costCandidate(const OpInfo& info, const std::vector<AxisList>& choice, const std::vector<DimAxes>& actuals, OpRecord* record) const {
+    double costCandidate(const OpInfo& info, const std::vector<AxisList>& choice,
+                         const std::vector<DimAxes>& actuals, OpRecord* record) const {
         double time = 0, bytes = 0, temp = 0;
         std::uint32_t all = 0, reduction = 0, permutation = 0;
         for (std::size_t f = 0; f < info.factors.size(); ++f) {
             const std::uint32_t m = choice[f].mask();
             all |= m;
-            if (info.factors[f].kind == FactorKind::Reduction) reduction |= m;
-            if (info.factors[f].kind == FactorKind::Permutation) permutation |= m;
+            if (info.factors[f].kind == FactorKind::Reduction)
+                reduction |= m;
+            if (info.factors[f].kind == FactorKind::Permutation)
+                permutation |= m;
         }
         std::vector<Collective>* out = record ? &record->collectives : nullptr;
         for (std::size_t t = 0; t < info.tensors.size(); ++t) {
@@ -742,7 +891,8 @@ struct Evaluator::State {
             DimAxes& required = scratchRequired;
             required.assign(ti.dimensionFactors.size(), AxisList{});
             for (std::size_t k = 0; k < ti.dimensionFactors.size(); ++k)
-                for (int f : ti.dimensionFactors[k]) required[k].append(choice[static_cast<std::size_t>(f)]);
+                for (int f : ti.dimensionFactors[k])
+                    required[k].append(choice[static_cast<std::size_t>(f)]);
             const std::uint32_t rmask = maskOf(required);
             const double localRequired = local(ti.value, rmask);
             bytes += localRequired;
@@ -753,9 +903,12 @@ struct Evaluator::State {
                     time += reshard(have, required, ti.value, info.id, out);
                     if (out) {
                         // Another op resharding this value alike shares the copy (the sweep counts it once).
-                        std::uint64_t key = (static_cast<std::uint64_t>(ti.value.index) + 1) * 0x9E3779B97F4A7C15ull;
-                        for (const auto& list : required) key = (key ^ list.bits()) * 0x100000001B3ull;
-                        // One key per collective of the reshard (an all-gather and an all-to-all are both kept).
+                        std::uint64_t key =
+                            (static_cast<std::uint64_t>(ti.value.index) + 1) * 0x9E3779B97F4A7C15ull;
+                        for (const auto& list : required)
+                            key = (key ^ list.bits()) * 0x100000001B3ull;
+                        // One key per collective of the reshard (an all-gather and an all-to-all are both
+                        // kept).
                         record->shareKeys.resize(before, 0);
                         for (std::size_t j = before; j < out->size(); ++j)
                             record->shareKeys.push_back((key + (j - before) * 0xD6E8FEB86659FD93ull) | 1);
@@ -768,21 +921,29 @@ struct Evaluator::State {
             const std::uint32_t hmask = maskOf(have);
             const std::uint32_t scatter = reduction & hmask;
             if (scatter) {
-                const double t2 = collectiveTime(CollectiveKind::ReduceScatter, localRequired, d->groupLinks[scatter], share(ti.value, localRequired));
+                const double t2 = collectiveTime(CollectiveKind::ReduceScatter, localRequired,
+                                                 d->groupLinks[scatter], share(ti.value, localRequired));
                 time += t2;
-                if (out) out->push_back({CollectiveKind::ReduceScatter, scatter, localRequired, t2, info.id, ti.value});
+                if (out)
+                    out->push_back(
+                        {CollectiveKind::ReduceScatter, scatter, localRequired, t2, info.id, ti.value});
             }
             if (reduction & ~hmask) {
                 // All-reduced lazily by the sweep; priced here for choosing the candidate.
-                const double t2 = collectiveTime(CollectiveKind::AllReduce, local(ti.value, hmask), d->groupLinks[reduction & ~hmask],
+                const double t2 = collectiveTime(CollectiveKind::AllReduce, local(ti.value, hmask),
+                                                 d->groupLinks[reduction & ~hmask],
                                                  share(ti.value, local(ti.value, hmask)));
                 time += t2;
             }
-            if (record) record->partial[t - info.operandCount] = reduction & ~hmask;
+            if (record)
+                record->partial[t - info.operandCount] = reduction & ~hmask;
             if (permutation) {
-                const double t2 = collectiveTime(CollectiveKind::CollectivePermute, localRequired, d->groupLinks[permutation]);
+                const double t2 = collectiveTime(CollectiveKind::CollectivePermute, localRequired,
+                                                 d->groupLinks[permutation]);
                 time += t2;
-                if (out) out->push_back({CollectiveKind::CollectivePermute, permutation, localRequired, t2, info.id, ti.value});
+                if (out)
+                    out->push_back({CollectiveKind::CollectivePermute, permutation, localRequired, t2,
+                                    info.id, ti.value});
             }
             if (!(required == have) || reduction) {
                 DimAxes produced = scatteredLayout(required, have, scatter);
@@ -796,7 +957,8 @@ struct Evaluator::State {
         if (!info.free) {
             double gemm[3] = {1, 1, 1};
             for (std::size_t f = 0; f < info.gemm.size(); ++f)
-                gemm[static_cast<std::size_t>(info.gemm[f])] *= static_cast<double>(info.factors[f].size) / d->devices(choice[f].mask());
+                gemm[static_cast<std::size_t>(info.gemm[f])] *=
+                    static_cast<double>(info.factors[f].size) / d->devices(choice[f].mask());
             compute = d->kernelTime(info.element, flops, bytes, info.gemm.empty() ? nullptr : gemm);
         }
         if (record) {
@@ -809,22 +971,27 @@ struct Evaluator::State {
         return time + compute;
     }
 
-    // Runtime::Eager: no parameter operand is gathered or exchanged over an axis `choice` gives to a factor other
-    // than the batch (FSDP's gather frees an axis for the batch or leaves it unused; a tensor-parallel weight is
-    // never gathered so that the activations can keep a sequence or hidden axis).
-    bool keepsParameters(const OpInfo& info, const std::vector<AxisList>& choice, const std::vector<DimAxes>& actuals) const {
+    // Runtime::Eager: no parameter operand is gathered or exchanged over an axis `choice` gives to a factor
+    // other than the batch (FSDP's gather frees an axis for the batch or leaves it unused; a tensor-parallel
+    // weight is never gathered so that the activations can keep a sequence or hidden axis).
+    bool keepsParameters(const OpInfo& info, const std::vector<AxisList>& choice,
+                         const std::vector<DimAxes>& actuals) const {
         std::uint32_t otherAxes = 0;
         for (std::size_t f = 0; f < info.factors.size(); ++f)
-            if (!info.factors[f].batch) otherAxes |= choice[f].mask();
+            if (!info.factors[f].batch)
+                otherAxes |= choice[f].mask();
         for (std::size_t t = 0; t < info.operandCount; ++t) {
             const TensorInfo& ti = info.tensors[t];
-            if (d->planContext.classes()[ti.value.index] != plan::TensorClass::Parameter) continue;
+            if (d->planContext.classes()[ti.value.index] != plan::TensorClass::Parameter)
+                continue;
             DimAxes& required = scratchRequired;
             required.assign(ti.dimensionFactors.size(), AxisList{});
             for (std::size_t k = 0; k < ti.dimensionFactors.size(); ++k)
-                for (int f : ti.dimensionFactors[k]) required[k].append(choice[static_cast<std::size_t>(f)]);
+                for (int f : ti.dimensionFactors[k])
+                    required[k].append(choice[static_cast<std::size_t>(f)]);
             const auto moved = reshardAxes(actuals[t], required);
-            if ((moved.gathered | moved.exchanged) & otherAxes) return false;
+            if ((moved.gathered | moved.exchanged) & otherAxes)
+                return false;
         }
         return true;
     }
@@ -833,10 +1000,13 @@ struct Evaluator::State {
         std::uint32_t seen = 0;
         for (std::size_t f = 0; f < info.factors.size(); ++f) {
             const std::uint32_t m = choice[f].mask();
-            if (seen & m) return false;
+            if (seen & m)
+                return false;
             seen |= m;
-            if (m && (info.factors[f].kind == FactorKind::NeedReplication)) return false;
-            if (info.factors[f].size % static_cast<std::int64_t>(d->devices(m)) != 0) return false;
+            if (m && (info.factors[f].kind == FactorKind::NeedReplication))
+                return false;
+            if (info.factors[f].size % static_cast<std::int64_t>(d->devices(m)) != 0)
+                return false;
         }
         // A factor may only be sharded when the factors major to it in the same dimension are fully sharded.
         for (const auto& ti : info.tensors)
@@ -844,8 +1014,11 @@ struct Evaluator::State {
                 bool open = false;
                 for (int f : list) {
                     const auto& c = choice[static_cast<std::size_t>(f)];
-                    if (open && !c.empty()) return false;
-                    if (static_cast<std::int64_t>(d->devices(c.mask())) != info.factors[static_cast<std::size_t>(f)].size) open = true;
+                    if (open && !c.empty())
+                        return false;
+                    if (static_cast<std::int64_t>(d->devices(c.mask())) !=
+                        info.factors[static_cast<std::size_t>(f)].size)
+                        open = true;
                 }
             }
         return true;
@@ -856,7 +1029,8 @@ struct Evaluator::State {
         std::uint64_t h = 1469598103934665603ull;
         for (const auto& ti : d->ops[i].tensors) {
             for (const auto& dim : d->space->dimensionAtoms[ti.value.index]) {
-                for (AtomId a : dim) h = (h ^ applied.atomAxes[a.index].bits()) * 1099511628211ull;
+                for (AtomId a : dim)
+                    h = (h ^ applied.atomAxes[a.index].bits()) * 1099511628211ull;
                 h = (h ^ 0xFFu) * 1099511628211ull;
             }
             h = (h ^ 0xFEu) * 1099511628211ull;
@@ -865,7 +1039,8 @@ struct Evaluator::State {
     }
 
     // Makes op i's current record the one for its present local shardings: one of the last two if it matches
-    // (a search moving back and forth between plans finds most ops in a sharding priced before), else costOp's.
+    // (a search moving back and forth between plans finds most ops in a sharding priced before), else
+    // costOp's.
     void recost(std::size_t i) {
         auto& memo = memos[i];
         const std::uint64_t key = signature(i);
@@ -874,7 +1049,8 @@ struct Evaluator::State {
                 memo.current = k;
                 return;
             }
-        const std::uint8_t slot = memo.epochs[memo.current] == epoch ? static_cast<std::uint8_t>(memo.current ^ 1) : memo.current;
+        const std::uint8_t slot =
+            memo.epochs[memo.current] == epoch ? static_cast<std::uint8_t>(memo.current ^ 1) : memo.current;
         memo.records[slot] = costOp(i);
         memo.keys[slot] = key;
         memo.epochs[slot] = epoch;
@@ -889,12 +1065,14 @@ struct Evaluator::State {
             const auto& dims = d->space->dimensionAtoms[info.tensors[t].value.index];
             actuals[t].assign(dims.size(), AxisList{});
             for (std::size_t k = 0; k < dims.size(); ++k)
-                for (AtomId a : dims[k]) actuals[t][k].append(applied.atomAxes[a.index]);
+                for (AtomId a : dims[k])
+                    actuals[t][k].append(applied.atomAxes[a.index]);
         }
         // Each factor's proposals: the axes each occurrence carries (the result's first).
         const std::size_t nf = info.factors.size();
         std::vector<std::vector<AxisList>>& options = scratchOptions;
-        if (options.size() < nf) options.resize(nf);
+        if (options.size() < nf)
+            options.resize(nf);
         std::vector<std::uint32_t> claims(nf, 0);
         for (std::size_t f = 0; f < nf; ++f) {
             const auto& factor = info.factors[f];
@@ -903,42 +1081,59 @@ struct Evaluator::State {
             auto add = [&](const Occurrence& occ) {
                 AxisList axes;
                 if (occ.aligned) {
-                    const auto& atoms = d->space->dimensionAtoms[info.tensors[occ.tensor].value.index][occ.dimension];
-                    for (std::uint32_t a = occ.firstAtom; a < occ.firstAtom + occ.atomCount && a < atoms.size(); ++a)
+                    const auto& atoms =
+                        d->space->dimensionAtoms[info.tensors[occ.tensor].value.index][occ.dimension];
+                    for (std::uint32_t a = occ.firstAtom;
+                         a < occ.firstAtom + occ.atomCount && a < atoms.size(); ++a)
                         axes.append(applied.atomAxes[atoms[a].index]);
                 }
-                if (std::find(proposals.begin(), proposals.end(), axes) == proposals.end()) proposals.push_back(axes);
+                if (std::find(proposals.begin(), proposals.end(), axes) == proposals.end())
+                    proposals.push_back(axes);
             };
             for (const auto& occ : factor.occurrences)
-                if (info.tensors[occ.tensor].result) add(occ);
+                if (info.tensors[occ.tensor].result)
+                    add(occ);
             for (const auto& occ : factor.occurrences)
-                if (!info.tensors[occ.tensor].result) add(occ);
-            if (factor.kind == FactorKind::NeedReplication) proposals.assign(1, AxisList{});
-            for (const auto& p : proposals) claims[f] |= p.mask();
-            if (proposals.empty()) proposals.push_back(AxisList{});
+                if (!info.tensors[occ.tensor].result)
+                    add(occ);
+            if (factor.kind == FactorKind::NeedReplication)
+                proposals.assign(1, AxisList{});
+            for (const auto& p : proposals)
+                claims[f] |= p.mask();
+            if (proposals.empty())
+                proposals.push_back(AxisList{});
         }
         // Disputed factors (several proposals, or an axis another factor claims) may also go unsharded.
         for (std::size_t f = 0; f < nf; ++f) {
             std::uint32_t others = 0;
             for (std::size_t h = 0; h < nf; ++h)
-                if (h != f) others |= claims[h];
+                if (h != f)
+                    others |= claims[h];
             const bool disputed = options[f].size() > 1 || (claims[f] & others) != 0;
             auto& o = options[f];
-            if (disputed && std::find(o.begin(), o.end(), AxisList{}) == o.end()) o.push_back(AxisList{});
+            if (disputed && std::find(o.begin(), o.end(), AxisList{}) == o.end())
+                o.push_back(AxisList{});
             // Proposals whose axes do not divide the factor are not candidates.
             o.erase(std::remove_if(o.begin(), o.end(),
-                                   [&](const AxisList& a) { return info.factors[f].size % static_cast<std::int64_t>(d->devices(a.mask())) != 0; }),
+                                   [&](const AxisList& a) {
+                                       return info.factors[f].size %
+                                                  static_cast<std::int64_t>(d->devices(a.mask())) !=
+                                              0;
+                                   }),
                     o.end());
-            if (o.empty()) o.push_back(AxisList{});
+            if (o.empty())
+                o.push_back(AxisList{});
         }
         // Enumerate (bounded); keep the cheapest valid candidate, the first on ties (the result's proposals).
         std::size_t count = 1;
         for (std::size_t f = 0; f < nf; ++f) {
             count *= options[f].size();
-            if (count > 4096) break;
+            if (count > 4096)
+                break;
         }
         if (count > 4096)
-            for (std::size_t f = 0; f < nf; ++f) options[f].resize(std::min<std::size_t>(options[f].size(), 2)), count = 0;
+            for (std::size_t f = 0; f < nf; ++f)
+                options[f].resize(std::min<std::size_t>(options[f].size(), 2)), count = 0;
         std::vector<AxisList> best, choice(nf);
         double bestCost = 0;
         bool found = false, foundEager = false;
@@ -946,11 +1141,14 @@ struct Evaluator::State {
         std::vector<std::size_t> index(nf, 0);
         if (count == 1) {
             // One candidate (the common case): no need to price it twice.
-            for (std::size_t f = 0; f < nf; ++f) choice[f] = options[f].front();
-            if (validChoice(info, choice)) found = true, best = choice;
+            for (std::size_t f = 0; f < nf; ++f)
+                choice[f] = options[f].front();
+            if (validChoice(info, choice))
+                found = true, best = choice;
         }
         while (count != 1) {
-            for (std::size_t f = 0; f < nf; ++f) choice[f] = options[f][index[f]];
+            for (std::size_t f = 0; f < nf; ++f)
+                choice[f] = options[f][index[f]];
             if (validChoice(info, choice)) {
                 const bool keeps = !eager || keepsParameters(info, choice, actuals);
                 // Under Runtime::Eager a candidate that keeps the parameters beats any that does not.
@@ -965,10 +1163,13 @@ struct Evaluator::State {
                 }
             }
             std::size_t f = 0;
-            while (f < nf && ++index[f] == options[f].size()) index[f++] = 0;
-            if (f == nf) break;
+            while (f < nf && ++index[f] == options[f].size())
+                index[f++] = 0;
+            if (f == nf)
+                break;
         }
-        if (!found) best.assign(nf, AxisList{});
+        if (!found)
+            best.assign(nf, AxisList{});
         OpRecord record;
         record.partial.assign(info.tensors.size() - info.operandCount, 0);
         costCandidate(info, best, actuals, &record);
@@ -978,7 +1179,8 @@ struct Evaluator::State {
     void refreshLocalBytes(ValueId v) {
         std::uint32_t m = 0;
         for (const auto& dim : d->space->dimensionAtoms[v.index])
-            for (AtomId a : dim) m |= applied.atomAxes[a.index].mask();
+            for (AtomId a : dim)
+                m |= applied.atomAxes[a.index].mask();
         valueMask[v.index] = m;
         localBytes[v.index] = local(v, m);
     }
@@ -1001,28 +1203,34 @@ struct Evaluator::State {
             bool allPartial = info.linear && info.operandCount > 0;
             for (std::size_t t = 0; t < info.operandCount && allPartial; ++t) {
                 const auto m = pending[info.tensors[t].value.index];
-                if (m == 0 || (t > 0 && m != common)) allPartial = false;
+                if (m == 0 || (t > 0 && m != common))
+                    allPartial = false;
                 common = m;
             }
             bool resultsFree = true;
             for (std::size_t r = 0; r < rec.partial.size(); ++r) {
                 const ValueId v = info.tensors[info.operandCount + r].value;
-                if (rec.partial[r] != 0 || (valueMask[v.index] & common)) resultsFree = false;
+                if (rec.partial[r] != 0 || (valueMask[v.index] & common))
+                    resultsFree = false;
             }
             if (allPartial && resultsFree) {
-                for (std::size_t r = 0; r < rec.partial.size(); ++r) pending[info.tensors[info.operandCount + r].value.index] = common;
+                for (std::size_t r = 0; r < rec.partial.size(); ++r)
+                    pending[info.tensors[info.operandCount + r].value.index] = common;
             } else {
                 for (std::size_t t = 0; t < info.operandCount; ++t) {
                     const ValueId v = info.tensors[t].value;
-                    if (pending[v.index]) needsReduce[v.index] = 1, reduceAxes[v.index] = pending[v.index];
+                    if (pending[v.index])
+                        needsReduce[v.index] = 1, reduceAxes[v.index] = pending[v.index];
                 }
-                for (std::size_t r = 0; r < rec.partial.size(); ++r) pending[info.tensors[info.operandCount + r].value.index] = rec.partial[r];
+                for (std::size_t r = 0; r < rec.partial.size(); ++r)
+                    pending[info.tensors[info.operandCount + r].value.index] = rec.partial[r];
             }
         }
         for (const auto& o : g.outputs)
-            if (pending[o.value.index]) needsReduce[o.value.index] = 1, reduceAxes[o.value.index] = pending[o.value.index];
-        // Collectives in program order, each op's lazily reduced results after its own collectives; an operand
-        // reshard another op already made (same value, same layout) is not made again.
+            if (pending[o.value.index])
+                needsReduce[o.value.index] = 1, reduceAxes[o.value.index] = pending[o.value.index];
+        // Collectives in program order, each op's lazily reduced results after its own collectives; an
+        // operand reshard another op already made (same value, same layout) is not made again.
         shared.clear();
         kernelTime.resize(d->kernels.kernels.size());
         kernelTimes();
@@ -1032,16 +1240,19 @@ struct Evaluator::State {
             const OpRecord& rec = record(i);
             const std::size_t firstOfOp = e.collectives.size();
             for (std::size_t k = 0; k < rec.collectives.size(); ++k) {
-                if (rec.shareKeys[k] && !shared.insert(rec.shareKeys[k]).second) continue;
+                if (rec.shareKeys[k] && !shared.insert(rec.shareKeys[k]).second)
+                    continue;
                 e.collectives.push_back(rec.collectives[k]);
                 e.collectiveTime += rec.collectives[k].time;
             }
             const std::int32_t rerun = blockPolicy.empty() ? -1 : rerunAt(info.id);
             for (std::size_t r = 0; r < rec.partial.size(); ++r) {
                 const ValueId v = info.tensors[info.operandCount + r].value;
-                if (!needsReduce[v.index]) continue;
+                if (!needsReduce[v.index])
+                    continue;
                 const double b = localBytes[v.index];
-                const double t = collectiveTime(CollectiveKind::AllReduce, b, d->groupLinks[reduceAxes[v.index]], share(v, b));
+                const double t = collectiveTime(CollectiveKind::AllReduce, b,
+                                                d->groupLinks[reduceAxes[v.index]], share(v, b));
                 e.collectives.push_back({CollectiveKind::AllReduce, reduceAxes[v.index], b, t, info.id, v});
                 e.collectiveTime += t;
             }
@@ -1054,10 +1265,13 @@ struct Evaluator::State {
         }
         if (!recomputed.empty()) {
             // In program order: a recomputed collective runs where its block's backward begins.
-            for (const auto& c : recomputed) e.collectiveTime += c.time;
+            for (const auto& c : recomputed)
+                e.collectiveTime += c.time;
             e.collectives.insert(e.collectives.end(), recomputed.begin(), recomputed.end());
             std::stable_sort(e.collectives.begin(), e.collectives.end(),
-                             [&](const Collective& a, const Collective& b) { return d->bodyIndexOf[a.op.index] < d->bodyIndexOf[b.op.index]; });
+                             [&](const Collective& a, const Collective& b) {
+                                 return d->bodyIndexOf[a.op.index] < d->bodyIndexOf[b.op.index];
+                             });
         }
         simulate();
         memory();
@@ -1074,10 +1288,13 @@ struct Evaluator::State {
         taskOp.clear();
         std::size_t tasks = 0;
         for (std::size_t i = 0; i < n; ++i)
-            if (e.opComputeTime[i] > 0) ++tasks;
+            if (e.opComputeTime[i] > 0)
+                ++tasks;
         step.kernels.resize(tasks);
-        for (std::int32_t i = static_cast<std::int32_t>(n) - 1, next = static_cast<std::int32_t>(tasks); i >= 0; --i) {
-            if (e.opComputeTime[static_cast<std::size_t>(i)] > 0) --next;
+        for (std::int32_t i = static_cast<std::int32_t>(n) - 1, next = static_cast<std::int32_t>(tasks);
+             i >= 0; --i) {
+            if (e.opComputeTime[static_cast<std::size_t>(i)] > 0)
+                --next;
             taskAt[static_cast<std::size_t>(i)] = next < static_cast<std::int32_t>(tasks) ? next : -1;
         }
         for (std::size_t i = 0; i < n; ++i)
@@ -1102,8 +1319,8 @@ struct Evaluator::State {
             std::int32_t consumer = i;
             if (p == i && d->nextStepUse[col.value.index] >= 0) {
                 // An updated parameter gathered after the update: in the steady state it runs under the next
-                // step's forward (Megatron's overlapped parameter gather, FSDP's prefetch) and is needed where
-                // the step first reads the parameter.
+                // step's forward (Megatron's overlapped parameter gather, FSDP's prefetch) and is needed
+                // where the step first reads the parameter.
                 t.readyAfter = -1;
                 consumer = d->nextStepUse[col.value.index];
             } else if (p == i) {  // a reduction of op i's result, needed where the result is first used
@@ -1118,42 +1335,54 @@ struct Evaluator::State {
                 consumer = i < 0 ? -1 : d->launchOf[static_cast<std::size_t>(i)];
                 if (argument && i >= 0) {
                     const std::int32_t from = d->prefetchFrom[static_cast<std::size_t>(i)];
-                    t.issueAfter = std::min(taskAt[static_cast<std::size_t>(from)], taskAt[static_cast<std::size_t>(consumer)] - 1);
+                    t.issueAfter = std::min(taskAt[static_cast<std::size_t>(from)],
+                                            taskAt[static_cast<std::size_t>(consumer)] - 1);
                     // The gathered buffer is live from when it may be issued to its use.
-                    if (t.issueAfter >= 0 && col.kind == CollectiveKind::AllGather && taskOp[static_cast<std::size_t>(t.issueAfter)] < i) {
-                        prefetched[static_cast<std::size_t>(taskOp[static_cast<std::size_t>(t.issueAfter)])] += col.bytes;
-                        prefetched[static_cast<std::size_t>(i)] -= col.bytes;  // a difference array, summed below
+                    if (t.issueAfter >= 0 && col.kind == CollectiveKind::AllGather &&
+                        taskOp[static_cast<std::size_t>(t.issueAfter)] < i) {
+                        prefetched[static_cast<std::size_t>(
+                            taskOp[static_cast<std::size_t>(t.issueAfter)])] += col.bytes;
+                        prefetched[static_cast<std::size_t>(i)] -=
+                            col.bytes;  // a difference array, summed below
                     }
                 }
             }
-            if (t.readyAfter < -1 || i < 0) t.readyAfter = -1;
+            if (t.readyAfter < -1 || i < 0)
+                t.readyAfter = -1;
             step.transfers[j] = t;
             const std::int32_t k = consumer < 0 ? -1 : taskAt[static_cast<std::size_t>(consumer)];
             // A kernel cannot wait for a transfer that starts after it: the wait moves to the next kernel.
             const std::int32_t after = std::max(t.readyAfter, t.issueAfter);
-            neededBy[j] = k < 0 ? -1 : (k > after ? k : (after + 1 < static_cast<std::int32_t>(tasks) ? after + 1 : -1));
+            neededBy[j] =
+                k < 0 ? -1
+                      : (k > after ? k : (after + 1 < static_cast<std::int32_t>(tasks) ? after + 1 : -1));
         }
-        // Issue order per stream: by readiness, then program order (a stream never holds back a ready transfer
-        // behind one that is not).
-        for (std::size_t i = 1; i < prefetched.size(); ++i) prefetched[i] += prefetched[i - 1];
+        // Issue order per stream: by readiness, then program order (a stream never holds back a ready
+        // transfer behind one that is not).
+        for (std::size_t i = 1; i < prefetched.size(); ++i)
+            prefetched[i] += prefetched[i - 1];
         // A counting sort on the kernel a transfer waits for (−1 to tasks − 1): stable, linear.
         bucketStart.assign(tasks + 2, 0);
         for (std::size_t j = 0; j < c; ++j) {
             const int bucket = readyKey(step.transfers[j]) + 2;
             ++bucketStart[static_cast<std::size_t>(bucket)];
         }
-        for (std::size_t k = 1; k < bucketStart.size(); ++k) bucketStart[k] += bucketStart[k - 1];
+        for (std::size_t k = 1; k < bucketStart.size(); ++k)
+            bucketStart[k] += bucketStart[k - 1];
         transferOrder.resize(c);
         for (std::size_t j = 0; j < c; ++j) {
             const int bucket = readyKey(step.transfers[j]) + 1;
-            transferOrder[static_cast<std::size_t>(bucketStart[static_cast<std::size_t>(bucket)]++)] = static_cast<std::int32_t>(j);
+            transferOrder[static_cast<std::size_t>(bucketStart[static_cast<std::size_t>(bucket)]++)] =
+                static_cast<std::int32_t>(j);
         }
         sortedTransfers.resize(c);
-        for (std::size_t j = 0; j < c; ++j) sortedTransfers[j] = step.transfers[static_cast<std::size_t>(transferOrder[j])];
+        for (std::size_t j = 0; j < c; ++j)
+            sortedTransfers[j] = step.transfers[static_cast<std::size_t>(transferOrder[j])];
         step.transfers.swap(sortedTransfers);
         for (std::size_t j = 0; j < c; ++j) {
             const std::int32_t k = neededBy[static_cast<std::size_t>(transferOrder[j])];
-            if (k >= 0) step.kernels[static_cast<std::size_t>(k)].waitsFor.push_back(static_cast<std::int32_t>(j));
+            if (k >= 0)
+                step.kernels[static_cast<std::size_t>(k)].waitsFor.push_back(static_cast<std::int32_t>(j));
         }
         e.collectiveStart.assign(c, 0);
         e.collectiveEnd.assign(c, 0);
@@ -1165,40 +1394,50 @@ struct Evaluator::State {
                 e.collectiveStart[original] = schedule.transferStart[j];
                 e.collectiveEnd[original] = schedule.transferEnd[j];
             }
-            for (std::size_t k = 0; k < taskOp.size(); ++k) e.opStart[static_cast<std::size_t>(taskOp[k])] = schedule.kernelStart[k];
+            for (std::size_t k = 0; k < taskOp.size(); ++k)
+                e.opStart[static_cast<std::size_t>(taskOp[k])] = schedule.kernelStart[k];
         } else {
             // Not reachable by construction; the serial bound keeps the evaluation sound if it ever is.
             e.stepTime = e.computeTime + e.collectiveTime;
         }
     }
 
-    // Each kernel's time, charged to the op that launches it (its last). A kernel of one op keeps the op's own
-    // price; a fused one reads its inputs and writes its outputs once.
+    // Each kernel's time, charged to the op that launches it (its last). A kernel of one op keeps the op's
+    // own price; a fused one reads its inputs and writes its outputs once.
     void kernelTimes() {
         Evaluation& e = evaluation;
         std::fill(e.opComputeTime.begin(), e.opComputeTime.end(), 0.0);
         for (const auto& kernel : d->kernels.kernels) {
             double time = 0;
             if (kernel.kind == detail::KernelKind::Op) {
-                for (std::uint32_t i : kernel.ops) time += record(i).execution.computeTime;
+                for (std::uint32_t i : kernel.ops)
+                    time += record(i).execution.computeTime;
             } else {
                 double flops = 0, bytes = 0;
-                for (std::uint32_t i : kernel.ops) flops += record(i).execution.flops;
-                if (kernel.recomputedOp >= 0) flops += record(static_cast<std::size_t>(kernel.recomputedOp)).execution.flops;
-                for (ValueId v : kernel.reads) bytes += localBytes[v.index];
-                for (ValueId v : kernel.writes) bytes += localBytes[v.index];
+                for (std::uint32_t i : kernel.ops)
+                    flops += record(i).execution.flops;
+                if (kernel.recomputedOp >= 0)
+                    flops += record(static_cast<std::size_t>(kernel.recomputedOp)).execution.flops;
+                for (ValueId v : kernel.reads)
+                    bytes += localBytes[v.index];
+                for (ValueId v : kernel.writes)
+                    bytes += localBytes[v.index];
                 // An attention kernel runs its GEMMs at the shape of q·kᵀ (its contraction is the head size).
                 const double* gemm = nullptr;
                 double shape[3] = {1, 1, 1};
-                const std::size_t first = kernel.recomputedOp >= 0 ? static_cast<std::size_t>(kernel.recomputedOp) : kernel.ops.front();
+                const std::size_t first = kernel.recomputedOp >= 0
+                                              ? static_cast<std::size_t>(kernel.recomputedOp)
+                                              : kernel.ops.front();
                 if (kernel.kind != detail::KernelKind::Fusion && !d->ops[first].gemm.empty()) {
                     const auto& info = d->ops[first];
                     const auto& axes = record(first).execution.factorAxes;
                     for (std::size_t f = 0; f < info.gemm.size() && f < axes.size(); ++f)
-                        shape[static_cast<std::size_t>(info.gemm[f])] *= static_cast<double>(info.factors[f].size) / d->devices(axes[f].mask());
+                        shape[static_cast<std::size_t>(info.gemm[f])] *=
+                            static_cast<double>(info.factors[f].size) / d->devices(axes[f].mask());
                     gemm = shape;
                 }
-                const double discount = d->launchDiscount[static_cast<std::size_t>(&kernel - d->kernels.kernels.data())];
+                const double discount =
+                    d->launchDiscount[static_cast<std::size_t>(&kernel - d->kernels.kernels.data())];
                 time = d->kernelTime(d->ops[kernel.ops.front()].element, flops, bytes, gemm, discount > 0);
             }
             time -= d->launchDiscount[static_cast<std::size_t>(&kernel - d->kernels.kernels.data())];
@@ -1211,8 +1450,10 @@ struct Evaluator::State {
             const auto p = static_cast<std::size_t>(blockPolicy[b]);
             const auto& block = d->rematBlocks[b];
             double time = 0;
-            for (std::uint32_t k : block.kernels[p]) time += kernelTime[k];
-            if (time == 0) continue;
+            for (std::uint32_t k : block.kernels[p])
+                time += kernelTime[k];
+            if (time == 0)
+                continue;
             e.opComputeTime[static_cast<std::size_t>(block.firstBackward)] += time;
             e.computeTime += time;
         }
@@ -1220,7 +1461,8 @@ struct Evaluator::State {
 
     // The plan's rematerialization per block, and how long each block's recompute keeps values.
     void setRemat(const std::vector<plan::RematDecision>& next) {
-        if (rematSet && next == remat) return;
+        if (rematSet && next == remat)
+            return;
         rematSet = true;
         remat = next;
         blockPolicy = plan::rematPerBlock(d->blocks(), remat);
@@ -1228,25 +1470,31 @@ struct Evaluator::State {
         for (std::size_t b = 0; b < blockPolicy.size(); ++b) {
             const auto& block = d->rematBlocks[b];
             const auto p = static_cast<std::size_t>(blockPolicy[b]);
-            if (!block.drops[p]) continue;
-            for (ValueId v : block.sources[p]) keptUntil[v.index] = std::max(keptUntil[v.index], block.firstBackward);
+            if (!block.drops[p])
+                continue;
+            for (ValueId v : block.sources[p])
+                keptUntil[v.index] = std::max(keptUntil[v.index], block.firstBackward);
         }
     }
 
     // The op a rematerialized op's collective runs again at (its block's first backward op), or -1.
     std::int32_t rerunAt(ir::OpId op) const {
         const std::int32_t i = d->bodyIndexOf[op.index];
-        if (i < 0 || d->recomputedBy.empty()) return -1;
+        if (i < 0 || d->recomputedBy.empty())
+            return -1;
         const std::int32_t b = d->blocks().blockOfOp[static_cast<std::size_t>(i)];
-        if (b < 0) return -1;
+        if (b < 0)
+            return -1;
         const auto p = static_cast<unsigned>(blockPolicy[static_cast<std::size_t>(b)]);
-        return (d->recomputedBy[static_cast<std::size_t>(i)] >> p) & 1u ? d->rematBlocks[static_cast<std::size_t>(b)].firstBackward : -1;
+        return (d->recomputedBy[static_cast<std::size_t>(i)] >> p) & 1u
+                   ? d->rematBlocks[static_cast<std::size_t>(b)].firstBackward
+                   : -1;
     }
 
-    // The top-level ops during which value v is live (from its producer to its last use, docs/cost-model.md), and its
-    // memory category (0 parameters, 1 gradients, 2 optimizer state, 3 activations).
-    // A value its block's rematerialization recomputes lives twice: in the forward pass, and again from the
-    // block's recompute to its last use (`second`, else {-1, -1}).
+    // The top-level ops during which value v is live (from its producer to its last use, docs/cost-model.md),
+    // and its memory category (0 parameters, 1 gradients, 2 optimizer state, 3 activations). A value its
+    // block's rematerialization recomputes lives twice: in the forward pass, and again from the block's
+    // recompute to its last use (`second`, else {-1, -1}).
     struct Lifetime {
         std::int32_t from = 0, to = 0;
         std::pair<std::int32_t, std::int32_t> second{-1, -1};
@@ -1255,38 +1503,50 @@ struct Evaluator::State {
         const std::int32_t end = static_cast<std::int32_t>(d->ops.size()) - 1;
         std::int32_t from = d->producer[v] < 0 ? 0 : d->producer[v];
         std::int32_t to = d->kernels.lastUse[v];
-        if (d->producer[v] < 0 && !d->donated[v]) to = end;  // arguments live the whole step unless donated
-        if (d->output[v]) to = end;
-        if (!keptUntil.empty()) to = std::max(to, keptUntil[v]);
+        if (d->producer[v] < 0 && !d->donated[v])
+            to = end;  // arguments live the whole step unless donated
+        if (d->output[v])
+            to = end;
+        if (!keptUntil.empty())
+            to = std::max(to, keptUntil[v]);
         Lifetime life{from, std::max(from, to)};
         const std::int32_t b = d->rematBlockOf.empty() ? -1 : d->rematBlockOf[v];
-        if (b >= 0 && !blockPolicy.empty() && ((d->rematDrops[v] >> static_cast<unsigned>(blockPolicy[static_cast<std::size_t>(b)])) & 1u)) {
+        if (b >= 0 && !blockPolicy.empty() &&
+            ((d->rematDrops[v] >> static_cast<unsigned>(blockPolicy[static_cast<std::size_t>(b)])) & 1u)) {
             const std::int32_t again = d->rematBlocks[static_cast<std::size_t>(b)].firstBackward;
             life.to = std::max(from, std::min(life.to, d->forwardEnd[v]));
-            if (again <= life.to) life.to = std::max(life.to, d->kernels.lastUse[v]);
-            else life.second = {again, std::max(again, d->kernels.lastUse[v])};
+            if (again <= life.to)
+                life.to = std::max(life.to, d->kernels.lastUse[v]);
+            else
+                life.second = {again, std::max(again, d->kernels.lastUse[v])};
         }
         return life;
     }
     int category(std::size_t v) const {
         switch (d->planContext.classes()[v]) {
-            case TensorClass::Parameter: return 0;
-            case TensorClass::Gradient: return 1;
-            case TensorClass::OptimizerState: return 2;
-            default: return 3;
+            case TensorClass::Parameter:
+                return 0;
+            case TensorClass::Gradient:
+                return 1;
+            case TensorClass::OptimizerState:
+                return 2;
+            default:
+                return 3;
         }
     }
 
     MemoryBreakdown liveAt(std::size_t i) const {
         std::array<double, 5> live{};
         for (std::size_t v = 0; v < d->graph->values.size(); ++v) {
-            if (!d->topLevel[v] || !d->kernels.stored[v]) continue;
+            if (!d->topLevel[v] || !d->kernels.stored[v])
+                continue;
             const Lifetime life = lifetime(v);
             const auto at = static_cast<std::int32_t>(i);
             if ((at >= life.from && at <= life.to) || (at >= life.second.first && at <= life.second.second))
                 live[static_cast<std::size_t>(category(v))] += localBytes[v];
         }
-        if (i < memos.size()) live[4] = record(i).execution.temporaryBytes + (i < prefetched.size() ? prefetched[i] : 0);
+        if (i < memos.size())
+            live[4] = record(i).execution.temporaryBytes + (i < prefetched.size() ? prefetched[i] : 0);
         return {live[0], live[1], live[2], live[3], live[4]};
     }
 
@@ -1296,7 +1556,8 @@ struct Evaluator::State {
         // Categories: 0 parameters, 1 gradients, 2 optimizer state, 3 activations, 4 temporaries.
         delta.assign(n + 1, std::array<double, 5>{});
         for (std::size_t v = 0; v < g.values.size(); ++v) {
-            if (!d->topLevel[v] || !d->kernels.stored[v] || n == 0) continue;
+            if (!d->topLevel[v] || !d->kernels.stored[v] || n == 0)
+                continue;
             const Lifetime life = lifetime(v);
             const auto c = static_cast<std::size_t>(category(v));
             delta[static_cast<std::size_t>(life.from)][c] += localBytes[v];
@@ -1307,7 +1568,8 @@ struct Evaluator::State {
             }
         }
         for (std::size_t i = 0; i < n; ++i) {
-            const double temporary = record(i).execution.temporaryBytes + (i < prefetched.size() ? prefetched[i] : 0);
+            const double temporary =
+                record(i).execution.temporaryBytes + (i < prefetched.size() ? prefetched[i] : 0);
             delta[i][4] += temporary;
             delta[i + 1][4] -= temporary;
         }
@@ -1317,7 +1579,8 @@ struct Evaluator::State {
         e.peakOp = 0;
         for (std::size_t i = 0; i < n; ++i) {
             double total = 0;
-            for (int c = 0; c < 5; ++c) total += (live[static_cast<std::size_t>(c)] += delta[i][static_cast<std::size_t>(c)]);
+            for (int c = 0; c < 5; ++c)
+                total += (live[static_cast<std::size_t>(c)] += delta[i][static_cast<std::size_t>(c)]);
             if (total > e.peakMemory) {
                 e.peakMemory = total;
                 e.peakOp = i;
@@ -1326,14 +1589,18 @@ struct Evaluator::State {
         }
         if (n == 0) {
             double total = 0;
-            for (std::size_t v = 0; v < g.values.size(); ++v) total += d->topLevel[v] ? localBytes[v] : 0;
+            for (std::size_t v = 0; v < g.values.size(); ++v)
+                total += d->topLevel[v] ? localBytes[v] : 0;
             e.peakMemory = total;
         }
         e.atPeak.parameters = std::max(0.0, e.atPeak.parameters);
         e.modelStates = {};
-        for (ValueId v : d->modelStateValues[0]) e.modelStates.parameters += localBytes[v.index];
-        for (ValueId v : d->modelStateValues[1]) e.modelStates.gradients += localBytes[v.index];
-        for (ValueId v : d->modelStateValues[2]) e.modelStates.optimizerState += localBytes[v.index];
+        for (ValueId v : d->modelStateValues[0])
+            e.modelStates.parameters += localBytes[v.index];
+        for (ValueId v : d->modelStateValues[1])
+            e.modelStates.gradients += localBytes[v.index];
+        for (ValueId v : d->modelStateValues[2])
+            e.modelStates.optimizerState += localBytes[v.index];
         e.capacity = d->hardware.memoryBytes * (1 - d->options.memoryReserve);
         e.feasible = e.peakMemory <= e.capacity;
     }
@@ -1345,9 +1612,12 @@ struct Evaluator::State {
             applied = std::move(next);
             localBytes.assign(g.values.size(), 0);
             valueMask.assign(g.values.size(), 0);
-            for (std::size_t v = 0; v < g.values.size(); ++v) refreshLocalBytes(ValueId{static_cast<std::uint32_t>(v)});
-            if (memos.size() != d->ops.size()) memos.resize(d->ops.size());
-            for (std::size_t i = 0; i < d->ops.size(); ++i) recost(i);
+            for (std::size_t v = 0; v < g.values.size(); ++v)
+                refreshLocalBytes(ValueId{static_cast<std::uint32_t>(v)});
+            if (memos.size() != d->ops.size())
+                memos.resize(d->ops.size());
+            for (std::size_t i = 0; i < d->ops.size(); ++i)
+                recost(i);
             recosted = d->ops.size();
             valid = true;
         } else {
@@ -1355,17 +1625,21 @@ struct Evaluator::State {
             valueDirty.assign(g.values.size(), 0);
             std::vector<std::uint32_t> dirtyValues;
             for (std::size_t a = 0; a < next.atomAxes.size(); ++a) {
-                if (next.atomAxes[a] == applied.atomAxes[a]) continue;
+                if (next.atomAxes[a] == applied.atomAxes[a])
+                    continue;
                 const ValueId v = d->space->atoms[a].value;
-                if (!valueDirty[v.index]) valueDirty[v.index] = 1, dirtyValues.push_back(v.index);
+                if (!valueDirty[v.index])
+                    valueDirty[v.index] = 1, dirtyValues.push_back(v.index);
             }
             applied = std::move(next);
             for (std::uint32_t v : dirtyValues) {
                 refreshLocalBytes(ValueId{v});
-                for (std::uint32_t op : d->valueOps[v]) opDirty[op] = 1;
+                for (std::uint32_t op : d->valueOps[v])
+                    opDirty[op] = 1;
             }
             for (std::size_t i = 0; i < d->ops.size(); ++i)
-                if (opDirty[i]) recost(i), ++recosted;
+                if (opDirty[i])
+                    recost(i), ++recosted;
         }
         evaluation.competitions = applied.competitions;
         sweep();
@@ -1389,11 +1663,21 @@ void Evaluator::reset() {
     state_->valid = false;
     ++state_->epoch;
 }
-plan::TensorSharding Evaluator::sharding(ValueId value) const { return state_->applied.sharding(*state_->d->space, value); }
-const OpExecution& Evaluator::execution(std::size_t opIndex) const { return state_->record(opIndex).execution; }
-double Evaluator::localBytes(ValueId value) const { return state_->localBytes[value.index]; }
-MemoryBreakdown Evaluator::liveAt(std::size_t opIndex) const { return state_->liveAt(opIndex); }
-std::size_t Evaluator::opsRecosted() const { return state_->recosted; }
+plan::TensorSharding Evaluator::sharding(ValueId value) const {
+    return state_->applied.sharding(*state_->d->space, value);
+}
+const OpExecution& Evaluator::execution(std::size_t opIndex) const {
+    return state_->record(opIndex).execution;
+}
+double Evaluator::localBytes(ValueId value) const {
+    return state_->localBytes[value.index];
+}
+MemoryBreakdown Evaluator::liveAt(std::size_t opIndex) const {
+    return state_->liveAt(opIndex);
+}
+std::size_t Evaluator::opsRecosted() const {
+    return state_->recosted;
+}
 
 Evaluation evaluate(const CostModel& model, const plan::Plan& plan) {
     Evaluator evaluator(model);

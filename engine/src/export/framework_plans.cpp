@@ -66,15 +66,18 @@ void rematList(std::ostream& out, const std::vector<plan::RematDecision>& remat,
         out << "    (" << quoted(r.target) << ", ";
         switch (r.policy) {
             case plan::Remat::None:
-                out << (jax ? "None" : "\"none\"") << "),  # none: keep every activation the backward pass reads";
+                out << (jax ? "None" : "\"none\"")
+                    << "),  # none: keep every activation the backward pass reads";
                 break;
             case plan::Remat::Selective:
-                out << (jax ? "jax.checkpoint_policies.save_anything_except_these_names(\"attention_scores\", \"attention_probs\")"
+                out << (jax ? "jax.checkpoint_policies.save_anything_except_these_names(\"attention_scores\","
+                              " \"attention_probs\")"
                             : "\"selective\"")
                     << "),  # selective: recompute the attention core";
                 break;
             case plan::Remat::Full:
-                out << (jax ? "jax.checkpoint_policies.nothing_saveable" : "\"full\"") << "),  # full: keep only the block's input";
+                out << (jax ? "jax.checkpoint_policies.nothing_saveable" : "\"full\"")
+                    << "),  # full: keep only the block's input";
                 break;
             case plan::Remat::DotsSaveable:
                 out << (jax ? "jax.checkpoint_policies.dots_saveable" : "\"dots-saveable\"")
@@ -85,7 +88,8 @@ void rematList(std::ostream& out, const std::vector<plan::RematDecision>& remat,
     }
     out << "]\n\n\n"
         << "def remat_policy(block):\n"
-        << "    \"\"\"The policy of block \"layers.3\": the last entry naming it or its family \"layers.*\".\"\"\"\n"
+        << "    \"\"\"The policy of block \"layers.3\": the last entry naming it or its family "
+           "\"layers.*\".\"\"\"\n"
         << "    family = block.rsplit(\".\", 1)[0] + \".*\"\n"
         << "    policy = " << (jax ? "None" : "\"none\"") << "\n"
         << "    for target, entry in remat_policies:\n"
@@ -95,11 +99,13 @@ void rematList(std::ostream& out, const std::vector<plan::RematDecision>& remat,
 }
 
 bool anySelective(const std::vector<plan::RematDecision>& remat) {
-    return std::any_of(remat.begin(), remat.end(), [](const plan::RematDecision& r) { return r.policy == plan::Remat::Selective; });
+    return std::any_of(remat.begin(), remat.end(),
+                       [](const plan::RematDecision& r) { return r.policy == plan::Remat::Selective; });
 }
 
 void jaxRemat(std::ostream& out, const std::vector<plan::RematDecision>& remat) {
-    out << "\n\n# Rematerialization per block of layers (jax.checkpoint around each block's forward function).\n";
+    out << "\n\n# Rematerialization per block of layers (jax.checkpoint around each block's forward "
+           "function).\n";
     if (anySelective(remat))
         out << "# selective: name the attention core inside each block so the policy can leave it out, e.g.\n"
             << "#   from jax.ad_checkpoint import checkpoint_name\n"
@@ -108,7 +114,8 @@ void jaxRemat(std::ostream& out, const std::vector<plan::RematDecision>& remat) 
     rematList(out, remat, true);
     out << "\n\n"
         << "def checkpointed(block, fn):\n"
-        << "    \"\"\"Block `block`'s forward function `fn` under jax.checkpoint with its policy (fn itself for none).\"\"\"\n"
+        << "    \"\"\"Block `block`'s forward function `fn` under jax.checkpoint with its policy (fn itself "
+           "for none).\"\"\"\n"
         << "    policy = remat_policy(block)\n"
         << "    return fn if policy is None else jax.checkpoint(fn, policy=policy)\n";
 }
@@ -122,26 +129,31 @@ void torchRematImports(std::ostream& out, const std::vector<plan::RematDecision>
 }
 
 void torchRemat(std::ostream& out, const std::vector<plan::RematDecision>& remat) {
-    out << "\n\n# Activation checkpointing per block of layers: apply_remat(model) after parallelize_module and "
+    out << "\n\n# Activation checkpointing per block of layers: apply_remat(model) after parallelize_module "
+           "and "
            "fully_shard.\n";
     rematList(out, remat, false);
     out << "\n\n"
-        << "# selective (Korthikanti et al.) recomputes the attention core, as TorchTitan's op-level selective AC does;\n"
+        << "# selective (Korthikanti et al.) recomputes the attention core, as TorchTitan's op-level "
+           "selective AC does;\n"
         << "# dots-saveable (JAX's dots_saveable) keeps only the matmul outputs.\n"
         << "_ATTENTION_OPS = {\n"
         << "    torch.ops.aten._scaled_dot_product_flash_attention.default,\n"
         << "    torch.ops.aten._scaled_dot_product_efficient_attention.default,\n"
         << "    torch.ops.aten._softmax.default,\n"
         << "}\n"
-        << "_MATMUL_OPS = {torch.ops.aten.mm.default, torch.ops.aten.addmm.default, torch.ops.aten.bmm.default}\n\n\n"
+        << "_MATMUL_OPS = {torch.ops.aten.mm.default, torch.ops.aten.addmm.default, "
+           "torch.ops.aten.bmm.default}\n\n\n"
         << "def _saving(keep):\n"
         << "    def policy(ctx, op, *args, **kwargs):\n"
         << "        return CheckpointPolicy.MUST_SAVE if keep(op) else CheckpointPolicy.PREFER_RECOMPUTE\n\n"
         << "    return functools.partial(create_selective_checkpoint_contexts, policy)\n\n\n"
         << "_WRAPPERS = {\n"
         << "    \"full\": lambda module: checkpoint_wrapper(module),\n"
-        << "    \"selective\": lambda module: checkpoint_wrapper(module, context_fn=_saving(lambda op: op not in _ATTENTION_OPS)),\n"
-        << "    \"dots-saveable\": lambda module: checkpoint_wrapper(module, context_fn=_saving(lambda op: op in _MATMUL_OPS)),\n"
+        << "    \"selective\": lambda module: checkpoint_wrapper(module, context_fn=_saving(lambda op: op "
+           "not in _ATTENTION_OPS)),\n"
+        << "    \"dots-saveable\": lambda module: checkpoint_wrapper(module, context_fn=_saving(lambda op: "
+           "op in _MATMUL_OPS)),\n"
         << "}\n\n\n"
         << "def apply_remat(model):\n"
         << "    \"\"\"Wraps each block module (\"layers.3\") whose policy recomputes.\"\"\"\n"

@@ -25,7 +25,8 @@ std::string shardyMesh(const mesh::Mesh& mesh, std::string_view name) {
     return text + "]>";
 }
 
-std::string shardySharding(const plan::TensorSharding& sharding, const mesh::Mesh& mesh, std::string_view meshName) {
+std::string shardySharding(const plan::TensorSharding& sharding, const mesh::Mesh& mesh,
+                           std::string_view meshName) {
     return "#sdy.sharding<@" + std::string(meshName) + ", " + sharding.toString(mesh) + ">";
 }
 
@@ -58,8 +59,8 @@ std::string gspmdSharding(const plan::TensorSharding& sharding, int rank, const 
     if (replicated > 1)
         tiles.push_back(replicated);
 
-    // The device order is iota(mesh shape) transposed by `order`. Canonical form: drop size-1 axes (done), then
-    // merge axes that are adjacent in the mesh and stay adjacent (in the same order) in `order`.
+    // The device order is iota(mesh shape) transposed by `order`. Canonical form: drop size-1 axes (done),
+    // then merge axes that are adjacent in the mesh and stay adjacent (in the same order) in `order`.
     std::vector<int> meshAxes;  // the axes of `order`, in mesh order
     for (int axis = 0; axis < static_cast<int>(mesh.axes.size()); ++axis)
         if (std::find(order.begin(), order.end(), axis) != order.end())
@@ -75,12 +76,14 @@ std::string gspmdSharding(const plan::TensorSharding& sharding, int rank, const 
         else
             groups.push_back({axis});
     }
-    // The reshape dims are the groups in mesh order; the transpose lists, for each group in `order`, its rank.
+    // The reshape dims are the groups in mesh order; the transpose lists, for each group in `order`, its
+    // rank.
     std::vector<std::size_t> byMesh(groups.size());
     for (std::size_t g = 0; g < groups.size(); ++g)
         byMesh[g] = g;
-    std::sort(byMesh.begin(), byMesh.end(),
-              [&](std::size_t a, std::size_t b) { return rankOf(groups[a].front()) < rankOf(groups[b].front()); });
+    std::sort(byMesh.begin(), byMesh.end(), [&](std::size_t a, std::size_t b) {
+        return rankOf(groups[a].front()) < rankOf(groups[b].front());
+    });
     std::vector<std::int64_t> dims;
     for (const std::size_t g : byMesh) {
         std::int64_t product = 1;

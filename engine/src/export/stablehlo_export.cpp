@@ -89,8 +89,8 @@ EntryShardings entryShardings(const ir::Graph& graph, const analysis::DecisionSp
                         sameSharding = sameSharding || o == sharding;
                     }
                 }
-                // A reshard: the result keeps an operand's shape but none of its shardings, or takes an axis no
-                // operand uses (a slice, as a reshape into heads may be).
+                // A reshard: the result keeps an operand's shape but none of its shardings, or takes an axis
+                // no operand uses (a slice, as a reshape into heads may be).
                 key = key || (sameShape && !sameSharding) || (sharding.mask() & ~operandAxes) != 0;
                 if (!key || (sharding.mask() == 0 && !operandsSharded))
                     continue;
@@ -838,7 +838,8 @@ std::size_t constraintEdits(const Scanner& scanner, std::size_t entryAt, const s
     for (const auto& [key, list] : wanted) {
         const auto& [where, resultIndex] = key;
         const auto& first = list.front()->sharding;  // clang 14 cannot capture a structured binding
-        const bool alike = std::all_of(list.begin(), list.end(), [&first](const ValueSharding* c) { return c->sharding == first; });
+        const bool alike = std::all_of(list.begin(), list.end(),
+                                       [&first](const ValueSharding* c) { return c->sharding == first; });
         if (list.size() != copies[where] || !alike) {
             unplaced += list.size();
             continue;

@@ -15,33 +15,44 @@ std::string chromeTrace(const cost::CostModel& model, const cost::Evaluation& ev
     const ir::Graph& graph = model.graph();
     const mesh::Mesh& mesh = model.mesh();
     json events = json::array();
-    events.push_back({{"name", "process_name"}, {"ph", "M"}, {"pid", 0}, {"tid", 0},
-                      {"args", {{"name", "device (each of " + std::to_string(mesh.devices()) + " runs this)"}}}});
+    events.push_back(
+        {{"name", "process_name"},
+         {"ph", "M"},
+         {"pid", 0},
+         {"tid", 0},
+         {"args", {{"name", "device (each of " + std::to_string(mesh.devices()) + " runs this)"}}}});
     // One thread per lane: compute (tid 0), then one per device group, in the order the groups first appear.
     const cost::StepLanes lanes = cost::stepLanes(mesh, evaluation);
     for (std::size_t tid = 0; tid < lanes.lanes.size(); ++tid)
-        events.push_back({{"name", "thread_name"}, {"ph", "M"}, {"pid", 0}, {"tid", tid},
+        events.push_back({{"name", "thread_name"},
+                          {"ph", "M"},
+                          {"pid", 0},
+                          {"tid", tid},
                           {"args", {{"name", lanes.lanes[tid].name}}}});
     // Collectives where the schedule put them, on their group's thread.
     for (std::size_t j = 0; j < evaluation.collectives.size(); ++j) {
         const cost::Collective& c = evaluation.collectives[j];
         const double start = j < evaluation.collectiveStart.size() ? evaluation.collectiveStart[j] : 0;
         std::size_t opIndex = 0;
-        while (opIndex < graph.body.size() && graph.body[opIndex] != c.op) ++opIndex;
-        events.push_back({{"name", std::string(cost::toString(c.kind))},
-                          {"cat", "collective"},
-                          {"ph", "X"},
-                          {"pid", 0},
-                          {"tid", lanes.laneOfCollective[j]},
-                          {"ts", start * 1e6},
-                          {"dur", c.time * 1e6},
-                          {"args", {{"op", opIndex}, {"bytes", c.bytes}, {"tensor", "%" + std::to_string(c.value.index)}}}});
+        while (opIndex < graph.body.size() && graph.body[opIndex] != c.op)
+            ++opIndex;
+        events.push_back(
+            {{"name", std::string(cost::toString(c.kind))},
+             {"cat", "collective"},
+             {"ph", "X"},
+             {"pid", 0},
+             {"tid", lanes.laneOfCollective[j]},
+             {"ts", start * 1e6},
+             {"dur", c.time * 1e6},
+             {"args",
+              {{"op", opIndex}, {"bytes", c.bytes}, {"tensor", "%" + std::to_string(c.value.index)}}}});
     }
-    // Kernels on the compute thread, at their simulated start (an op without time of its own is fused into the
-    // kernel a later op launches).
+    // Kernels on the compute thread, at their simulated start (an op without time of its own is fused into
+    // the kernel a later op launches).
     for (std::size_t i = 0; i < graph.body.size(); ++i) {
         const double compute = i < evaluation.opComputeTime.size() ? evaluation.opComputeTime[i] : 0;
-        if (compute <= 0) continue;
+        if (compute <= 0)
+            continue;
         const ir::Op& op = graph.op(graph.body[i]);
         json args{{"op", i}};
         if (!op.location.name.empty())

@@ -402,15 +402,19 @@ bool Importer::resolveSymbolicDimensions() {
     }
     // A value for a dimension the model does not have is a mistake (a misspelt name, or a static batch).
     std::string known;
-    for (const auto& name : seen) known += (known.empty() ? "" : ", ") + name;
+    for (const auto& name : seen)
+        known += (known.empty() ? "" : ", ") + name;
     for (const auto& [name, value] : options_.dimensions)
         if (!seen.count(name)) {
-            diagnostics_.push_back(makeError("onnx.symbolic-dimension",
-                                             "--dim " + name + "=" + std::to_string(value) + ": the model has no symbolic dimension '" +
-                                                 name + "' (" + (known.empty() ? "its shapes are static; to plan it at another size, set a "
-                                                                                 "global size: --set batch=N,seq=N"
-                                                                               : "it has: " + known) + ")",
-                                             file));
+            diagnostics_.push_back(
+                makeError("onnx.symbolic-dimension",
+                          "--dim " + name + "=" + std::to_string(value) +
+                              ": the model has no symbolic dimension '" + name + "' (" +
+                              (known.empty() ? "its shapes are static; to plan it at another size, set a "
+                                               "global size: --set batch=N,seq=N"
+                                             : "it has: " + known) +
+                              ")",
+                          file));
             ok = false;
         }
     return ok;
@@ -418,7 +422,8 @@ bool Importer::resolveSymbolicDimensions() {
 
 bool Importer::checkGraphStructure() {
     // ONNX requires SSA values in topological order; checking it here (subgraphs included) also keeps
-    // libonnx's shape inference, which dereferences the types of undefined inputs, away from malformed graphs.
+    // libonnx's shape inference, which dereferences the types of undefined inputs, away from malformed
+    // graphs.
     std::function<bool(const ::onnx::GraphProto&, std::unordered_set<std::string>)> check =
         [&](const ::onnx::GraphProto& graph, std::unordered_set<std::string> defined) {
             for (const auto& in : graph.input())
@@ -459,8 +464,9 @@ bool Importer::checkGraphStructure() {
         label_ = node_->name().empty() ? node_->op_type() + "_" + std::to_string(nodeIndex_) : node_->name();
         for (const auto& in : node_->input())
             if (!in.empty() && !defined.count(in))
-                return error("onnx.undefined-value",
-                             "input '" + in + "' is not defined by an earlier node, an initializer or a graph input");
+                return error(
+                    "onnx.undefined-value",
+                    "input '" + in + "' is not defined by an earlier node, an initializer or a graph input");
         for (const auto& a : node_->attribute()) {
             if (a.has_g() && !check(a.g(), defined))
                 return false;
@@ -488,8 +494,8 @@ void Importer::runShapeInference() {
         return;
     inferenceRan_ = true;
     try {
-        // No data propagation: libonnx 1.12 dereferences missing input types in it (a Shape after a node whose
-        // inference failed crashes), and the importer folds shape computations itself.
+        // No data propagation: libonnx 1.12 dereferences missing input types in it (a Shape after a node
+        // whose inference failed crashes), and the importer folds shape computations itself.
         ::onnx::ShapeInferenceOptions inferenceOptions(/*check_type=*/false, /*strict_mode=*/0,
                                                        /*data_propagation=*/false);
         ::onnx::shape_inference::InferShapes(model_, ::onnx::OpSchemaRegistry::Instance(), inferenceOptions);

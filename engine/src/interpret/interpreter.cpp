@@ -355,8 +355,10 @@ Result<Tensors> Evaluator::evaluateStructural(const ir::Op& op, const Operands& 
 
 Result<Tensors> Evaluator::runSingle(const ir::Op& op, const Operands& operands) {
     if (operands.size() != op.operands.size())
-        return opError(op, "takes " + std::to_string(op.operands.size()) + " operands, given " +
-                               std::to_string(operands.size()), "interpret.internal");
+        return opError(op,
+                       "takes " + std::to_string(op.operands.size()) + " operands, given " +
+                           std::to_string(operands.size()),
+                       "interpret.internal");
     for (std::size_t i = 0; i < operands.size(); ++i)
         values_[op.operands[i].index] = *operands[i];
     Status done = runOp(op);

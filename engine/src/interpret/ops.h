@@ -39,8 +39,8 @@ Diagnostic opError(const ir::Op& op, const std::string& message, std::string cod
 Diagnostic unsupportedOp(const ir::Op& op, const std::string& why = {});
 
 // Runs single ops of one graph, as run() would run them in place, with its own rng stream (seeded from
-// Options::rngSeed, drawn in call order). Assumes the graph passed ir::verifyGraph. Region bodies must not use
-// values defined outside the op (the runner knows only the operands it is given).
+// Options::rngSeed, drawn in call order). Assumes the graph passed ir::verifyGraph. Region bodies must not
+// use values defined outside the op (the runner knows only the operands it is given).
 class OpRunner {
 public:
     OpRunner(const ir::Graph& graph, const Options& options);

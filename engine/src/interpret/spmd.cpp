@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // SPDX-FileCopyrightText: 2026 The Shardscope Authors
-// The SPMD simulation (spmd.h): per-device blocks, explicit collectives, ops run by the interpreter's OpRunner
-// on buffers that hold only what a device has.
+// The SPMD simulation (spmd.h): per-device blocks, explicit collectives, ops run by the interpreter's
+// OpRunner on buffers that hold only what a device has.
 #include "shardscope/interpret/spmd.h"
 
 #include <algorithm>
@@ -123,15 +123,16 @@ public:
                 continue;
             bool same = true;
             for (std::size_t a = 0; a < sizes_.size() && same; ++a)
-                if (!((axes >> a) & 1u) && coordinate(e, static_cast<int>(a)) != coordinate(device, static_cast<int>(a)))
+                if (!((axes >> a) & 1u) &&
+                    coordinate(e, static_cast<int>(a)) != coordinate(device, static_cast<int>(a)))
                     same = false;
             if (same)
                 out.push_back(e);
         }
         return out;
     }
-    // The block of a tensor of `shape` laid out as `layout` that `device` holds; nullopt when a dimension is not
-    // divisible by its axes.
+    // The block of a tensor of `shape` laid out as `layout` that `device` holds; nullopt when a dimension is
+    // not divisible by its axes.
     std::optional<Box> box(const ir::Shape& shape, const Layout& layout, std::int64_t device) const {
         Box b;
         for (std::size_t k = 0; k < shape.size(); ++k) {
@@ -209,18 +210,24 @@ bool usesOuterValues(const ir::Graph& graph, const ir::Op& op) {
 class Simulator {
 public:
     Simulator(const cost::CostModel& model, const Options& options)
-        : graph_(model.graph()), mesh_(model.mesh()), devices_(model.mesh()),
-          runner_(model.graph(), options), evaluator_(model), state_(model.graph().values.size()) {}
+        : graph_(model.graph()),
+          mesh_(model.mesh()),
+          devices_(model.mesh()),
+          runner_(model.graph(), options),
+          evaluator_(model),
+          state_(model.graph().values.size()) {}
 
     Result<Simulation> run(const plan::Plan& plan, const std::vector<Tensor>& arguments) {
         if (devices_.count() > kMaxDevices)
-            return makeError("simulate.too-many-devices",
-                             "the simulation runs at most " + std::to_string(kMaxDevices) + " devices; the mesh " +
-                                 mesh_.toString() + " has " + std::to_string(devices_.count()));
+            return makeError("simulate.too-many-devices", "the simulation runs at most " +
+                                                              std::to_string(kMaxDevices) +
+                                                              " devices; the mesh " + mesh_.toString() +
+                                                              " has " + std::to_string(devices_.count()));
         if (Status verified = ir::verifyGraph(graph_); !verified)
             return Result<Simulation>::failure(verified.diagnostics());
         if (arguments.size() != graph_.arguments.size())
-            return makeError("interpret.argument", "the graph takes " + std::to_string(graph_.arguments.size()) +
+            return makeError("interpret.argument", "the graph takes " +
+                                                       std::to_string(graph_.arguments.size()) +
                                                        " arguments, got " + std::to_string(arguments.size()));
         evaluator_.evaluate(plan);
         for (std::size_t i = 0; i < arguments.size(); ++i)
@@ -260,7 +267,8 @@ private:
         Distributed& d = state_[argument.value.index];
         d.layout = evaluator_.sharding(argument.value).dimensions;
         d.present = true;
-        auto shards = cut(full, d.layout, "argument #" + std::to_string(i) + " '" + argument.name + "'", argument.location);
+        auto shards = cut(full, d.layout, "argument #" + std::to_string(i) + " '" + argument.name + "'",
+                          argument.location);
         if (!shards)
             return Status::failure(shards.diagnostics());
         d.shards = std::move(*shards);
@@ -300,8 +308,10 @@ private:
         for (std::int64_t device = 0; device < devices_.count(); ++device) {
             auto target = devices_.box(type.shape, to, device);
             if (!target)
-                return opError(op, "cannot lay out %" + std::to_string(value.index) + " (" + type.toString() +
-                                       ") as " + layoutText(to, mesh_) + ": a dimension is not divisible by its axes",
+                return opError(op,
+                               "cannot lay out %" + std::to_string(value.index) + " (" + type.toString() +
+                                   ") as " + layoutText(to, mesh_) +
+                                   ": a dimension is not divisible by its axes",
                                "simulate.not-divisible");
             Tensor block = Tensor::filled(ir::TensorType{target->size, type.element}, 0.0);
             std::vector<char> covered(static_cast<std::size_t>(target->elements()), 0);
@@ -323,8 +333,8 @@ private:
             for (char c : covered)
                 if (!c)
                     return opError(op,
-                                   "resharding %" + std::to_string(value.index) + " from " + layoutText(from, mesh_) +
-                                       " to " + layoutText(to, mesh_) +
+                                   "resharding %" + std::to_string(value.index) + " from " +
+                                       layoutText(from, mesh_) + " to " + layoutText(to, mesh_) +
                                        " needs data from devices outside the collective's group",
                                    "simulate.inconsistent");
             out.push_back(std::move(block));
@@ -344,8 +354,8 @@ private:
 
     // Combines the shards over the groups of `axes`: every device of a group ends with the same combination,
     // taken in ascending device order and rounded to `element` after each step.
-    std::vector<Tensor> allReduce(const std::vector<Tensor>& shards, std::uint32_t axes, const Combiner& combiner,
-                                  ir::ElementType element) const {
+    std::vector<Tensor> allReduce(const std::vector<Tensor>& shards, std::uint32_t axes,
+                                  const Combiner& combiner, ir::ElementType element) const {
         std::vector<Tensor> out;
         for (std::int64_t device = 0; device < devices_.count(); ++device) {
             auto members = devices_.group(device, axes);
@@ -382,8 +392,8 @@ private:
     }
 
     // How partial results of `op` combine, and what fills positions a device does not hold along a sharded
-    // reduction factor, if the simulation knows: sums for dot_general, convolution and gather (an index outside
-    // the device's rows reads 0), the body for single-result reduce and scatter.
+    // reduction factor, if the simulation knows: sums for dot_general, convolution and gather (an index
+    // outside the device's rows reads 0), the body for single-result reduce and scatter.
     std::optional<Combiner> combinerOf(const ir::Op& op) const {
         if (op.kind == OpKind::DotGeneral || op.kind == OpKind::Convolution || op.kind == OpKind::Gather)
             return sumCombiner();
@@ -431,9 +441,11 @@ private:
         const analysis::FactorRule rule = analysis::factorRule(graph_, op);
         const std::vector<AxisList>& factorAxes = evaluator_.execution(index).factorAxes;
         auto axesOf = [&](int f) {
-            return static_cast<std::size_t>(f) < factorAxes.size() ? factorAxes[static_cast<std::size_t>(f)] : AxisList{};
+            return static_cast<std::size_t>(f) < factorAxes.size() ? factorAxes[static_cast<std::size_t>(f)]
+                                                                   : AxisList{};
         };
-        auto required = [&](const std::vector<analysis::TensorFactors>& tensors, std::size_t t, std::size_t rank) {
+        auto required = [&](const std::vector<analysis::TensorFactors>& tensors, std::size_t t,
+                            std::size_t rank) {
             Layout layout(rank);
             if (t < tensors.size())
                 for (std::size_t k = 0; k < rank && k < tensors[t].size(); ++k)
@@ -450,8 +462,8 @@ private:
                 permutation |= m;
         }
         // Dimensions of a tensor that carry a sharded factor of `kind`.
-        auto dimsWith = [&](const std::vector<analysis::TensorFactors>& tensors, std::size_t t, std::size_t rank,
-                            FactorKind kind) {
+        auto dimsWith = [&](const std::vector<analysis::TensorFactors>& tensors, std::size_t t,
+                            std::size_t rank, FactorKind kind) {
             std::vector<char> flags(rank, 0);
             if (t < tensors.size())
                 for (std::size_t k = 0; k < rank && k < tensors[t].size(); ++k)
@@ -462,8 +474,9 @@ private:
         };
 
         // The cost model's lazy rule: a linear op of operands partial over the same axes stays partial.
-        const bool linear = op.kind == OpKind::Add || op.kind == OpKind::Subtract || op.kind == OpKind::Negate ||
-                            op.kind == OpKind::Reshape || op.kind == OpKind::Transpose;
+        const bool linear = op.kind == OpKind::Add || op.kind == OpKind::Subtract ||
+                            op.kind == OpKind::Negate || op.kind == OpKind::Reshape ||
+                            op.kind == OpKind::Transpose;
         std::uint32_t common = 0;
         bool usePartial = linear && !op.operands.empty();
         for (std::size_t t = 0; t < op.operands.size() && usePartial; ++t) {
@@ -489,7 +502,8 @@ private:
             const ir::TensorType& type = graph_.type(v);
             Distributed& d = state_[v.index];
             if (!d.present)
-                return opError(op, "operand %" + std::to_string(v.index) + " has no value", "interpret.internal");
+                return opError(op, "operand %" + std::to_string(v.index) + " has no value",
+                               "interpret.internal");
             const Layout need = required(rule.operands, t, type.shape.size());
             const std::vector<Tensor>& source = usePartial ? d.shards : summed(v);
             const auto key = std::make_tuple(v.index, layoutKey(need), usePartial);
@@ -522,8 +536,9 @@ private:
         if (reduction) {
             combiner = combinerOf(op);
             if (!combiner)
-                return opError(op, "a sharded reduction factor leaves partial results the simulation cannot combine",
-                               "simulate.unsupported");
+                return opError(
+                    op, "a sharded reduction factor leaves partial results the simulation cannot combine",
+                    "simulate.unsupported");
         }
 
         // Each device computes its blocks of the results.
@@ -538,9 +553,10 @@ private:
             } else {
                 Tensors embedded;
                 for (std::size_t t = 0; t < op.operands.size(); ++t) {
-                    auto e = embed(op, t, local[t][static_cast<std::size_t>(device)], computeLayouts[t], device,
-                                   dimsWith(rule.operands, t, computeLayouts[t].size(), FactorKind::Reduction), local,
-                                   combiner, reduction);
+                    auto e =
+                        embed(op, t, local[t][static_cast<std::size_t>(device)], computeLayouts[t], device,
+                              dimsWith(rule.operands, t, computeLayouts[t].size(), FactorKind::Reduction),
+                              local, combiner, reduction);
                     if (!e)
                         return Status::failure(e.diagnostics());
                     embedded.push_back(std::move(*e));
@@ -559,19 +575,21 @@ private:
                 const ir::TensorType& type = graph_.type(op.results[r]);
                 auto b = devices_.box(type.shape, produced[r], device);
                 if (!b)
-                    return opError(op, "its result #" + std::to_string(r) + " (" + type.toString() +
-                                           ") cannot be laid out as " + layoutText(produced[r], mesh_),
+                    return opError(op,
+                                   "its result #" + std::to_string(r) + " (" + type.toString() +
+                                       ") cannot be laid out as " + layoutText(produced[r], mesh_),
                                    "simulate.not-divisible");
                 Tensor block = Tensor::filled(ir::TensorType{b->size, type.element}, 0.0);
                 const Tensor& g = global[r];
-                forEachIn(*b, wholeOf(type), *b, [&](std::size_t s, std::size_t d) { block.values[d] = g.values[s]; });
+                forEachIn(*b, wholeOf(type), *b,
+                          [&](std::size_t s, std::size_t d) { block.values[d] = g.values[s]; });
                 results[r].push_back(std::move(block));
             }
         }
         replicatedResults_.clear();
 
-        // Results: reduce-scatter where the result is sharded on a reduction axis, keep the rest partial, then
-        // reshard to the tensor's own sharding.
+        // Results: reduce-scatter where the result is sharded on a reduction axis, keep the rest partial,
+        // then reshard to the tensor's own sharding.
         for (std::size_t r = 0; r < op.results.size(); ++r) {
             const ValueId v = op.results[r];
             const ir::TensorType& type = graph_.type(v);
@@ -581,8 +599,8 @@ private:
             if (scatter) {
                 // Reduce-scatter: sum over the group, each device keeping its piece of its own block.
                 const Layout scattered = cost::scatteredLayout(layout, have[r], scatter);
-                auto kept = reshard(allReduce(shards, scatter, *combiner, type.element), type, layout, scattered, op, v,
-                                    false);
+                auto kept = reshard(allReduce(shards, scatter, *combiner, type.element), type, layout,
+                                    scattered, op, v, false);
                 if (!kept)
                     return Status::failure(kept.diagnostics());
                 shards = std::move(*kept);
@@ -617,14 +635,15 @@ private:
         return key;
     }
 
-    // Operand `t` of `op` as device `device` sees it: a buffer of the operand's global shape with the device's
-    // block in place; positions outside it are the reduction's identity along sharded reduction factors (a
-    // reduce's init value) and NaN (0 for integers) elsewhere. A scatter's inputs count once in the sum of the
-    // partial results: on the devices off coordinate 0 of the reduction axes they are the identity throughout.
+    // Operand `t` of `op` as device `device` sees it: a buffer of the operand's global shape with the
+    // device's block in place; positions outside it are the reduction's identity along sharded reduction
+    // factors (a reduce's init value) and NaN (0 for integers) elsewhere. A scatter's inputs count once in
+    // the sum of the partial results: on the devices off coordinate 0 of the reduction axes they are the
+    // identity throughout.
     Result<Tensor> embed(const ir::Op& op, std::size_t t, const Tensor& block, const Layout& layout,
                          std::int64_t device, const std::vector<char>& reductionDims,
-                         const std::vector<std::vector<Tensor>>& local, const std::optional<Combiner>& combiner,
-                         std::uint32_t reductionAxes) const {
+                         const std::vector<std::vector<Tensor>>& local,
+                         const std::optional<Combiner>& combiner, std::uint32_t reductionAxes) const {
         const ir::TensorType& type = graph_.type(op.operands[t]);
         if (op.kind == OpKind::Scatter && combiner && t < op.results.size()) {
             bool first = true;
@@ -639,8 +658,9 @@ private:
         Tensor full = Tensor::filled(type, ir::isFloat(type.element) ? kNaN : 0.0);
         const auto b = devices_.box(type.shape, layout, device);
         if (!b)
-            return opError(op, "operand #" + std::to_string(t) + " cannot be laid out as " + layoutText(layout, mesh_),
-                           "simulate.not-divisible");
+            return opError(
+                op, "operand #" + std::to_string(t) + " cannot be laid out as " + layoutText(layout, mesh_),
+                "simulate.not-divisible");
         bool anyReduction = false;
         Box slab = *b;
         for (std::size_t k = 0; k < reductionDims.size(); ++k)
@@ -659,9 +679,11 @@ private:
             }
             if (!ir::isFloat(type.element) && std::isinf(identity))
                 identity = 0;
-            forEachIn(slab, wholeOf(type), wholeOf(type), [&](std::size_t, std::size_t d) { full.values[d] = identity; });
+            forEachIn(slab, wholeOf(type), wholeOf(type),
+                      [&](std::size_t, std::size_t d) { full.values[d] = identity; });
         }
-        forEachIn(*b, *b, wholeOf(type), [&](std::size_t s, std::size_t d) { full.values[d] = block.values[s]; });
+        forEachIn(*b, *b, wholeOf(type),
+                  [&](std::size_t s, std::size_t d) { full.values[d] = block.values[s]; });
         return full;
     }
 
@@ -670,7 +692,8 @@ private:
         const ir::Output& output = graph_.outputs[o];
         const ValueId v = output.value;
         const ir::TensorType& type = graph_.type(v);
-        const std::string what = "output #" + std::to_string(o) + (output.name.empty() ? "" : " '" + output.name + "'");
+        const std::string what =
+            "output #" + std::to_string(o) + (output.name.empty() ? "" : " '" + output.name + "'");
         if (!state_[v.index].present)
             return makeError("interpret.internal", what + " was never computed");
         const std::vector<Tensor>& shards = summed(v);
@@ -681,7 +704,8 @@ private:
         for (std::int64_t device = 0; device < devices_.count(); ++device) {
             auto b = devices_.box(type.shape, layout, device);
             if (!b)
-                return makeError("simulate.not-divisible", what + " cannot be laid out as " + layoutText(layout, mesh_));
+                return makeError("simulate.not-divisible",
+                                 what + " cannot be laid out as " + layoutText(layout, mesh_));
             const Tensor& shard = shards[static_cast<std::size_t>(device)];
             std::optional<std::string> disagreement;
             forEachIn(*b, *b, whole, [&](std::size_t s, std::size_t d) {
@@ -689,10 +713,11 @@ private:
                 if (holder[d] < 0) {
                     full.values[d] = x;
                     holder[d] = device;
-                } else if (!disagreement && !(x == full.values[d] || (std::isnan(x) && std::isnan(full.values[d])))) {
+                } else if (!disagreement &&
+                           !(x == full.values[d] || (std::isnan(x) && std::isnan(full.values[d])))) {
                     disagreement = "devices " + std::to_string(holder[d]) + " and " + std::to_string(device) +
-                                   " hold different values of " + what + " at element " + std::to_string(d) + ": " +
-                                   std::to_string(full.values[d]) + " and " + std::to_string(x);
+                                   " hold different values of " + what + " at element " + std::to_string(d) +
+                                   ": " + std::to_string(full.values[d]) + " and " + std::to_string(x);
                 }
             });
             if (disagreement)
@@ -714,8 +739,8 @@ private:
 
 }  // namespace
 
-Result<Simulation> simulate(const cost::CostModel& model, const plan::Plan& plan, const std::vector<Tensor>& arguments,
-                            const Options& options) {
+Result<Simulation> simulate(const cost::CostModel& model, const plan::Plan& plan,
+                            const std::vector<Tensor>& arguments, const Options& options) {
     return Simulator(model, options).run(plan, arguments);
 }
 

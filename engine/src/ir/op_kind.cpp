@@ -20,17 +20,24 @@ constexpr std::array<KindInfo, kOpKindCount> kKinds{{
 
 }  // namespace
 
-std::string_view mnemonic(OpKind kind) { return kKinds[static_cast<std::size_t>(kind)].mnemonic; }
+std::string_view mnemonic(OpKind kind) {
+    return kKinds[static_cast<std::size_t>(kind)].mnemonic;
+}
 
-OpCategory category(OpKind kind) { return kKinds[static_cast<std::size_t>(kind)].category; }
+OpCategory category(OpKind kind) {
+    return kKinds[static_cast<std::size_t>(kind)].category;
+}
 
 std::optional<OpKind> parseOpKind(std::string_view name) {
     constexpr std::string_view prefix = "stablehlo.";
-    if (name.substr(0, prefix.size()) == prefix) name.remove_prefix(prefix.size());
+    if (name.substr(0, prefix.size()) == prefix)
+        name.remove_prefix(prefix.size());
     for (std::size_t i = 0; i < kKinds.size(); ++i) {
         const auto kind = static_cast<OpKind>(i);
-        if (kind == OpKind::Opaque || kind == OpKind::OtherElementwise) continue;
-        if (kKinds[i].mnemonic == name) return static_cast<OpKind>(i);
+        if (kind == OpKind::Opaque || kind == OpKind::OtherElementwise)
+            continue;
+        if (kKinds[i].mnemonic == name)
+            return static_cast<OpKind>(i);
     }
     return std::nullopt;
 }

@@ -46,25 +46,35 @@ constexpr std::array kElements{
 
 const ElementInfo& info(ElementType type) {
     for (const auto& e : kElements)
-        if (e.type == type) return e;
+        if (e.type == type)
+            return e;
     return kElements.front();
 }
 
 }  // namespace
 
-std::string_view toString(ElementType type) { return info(type).spelling; }
+std::string_view toString(ElementType type) {
+    return info(type).spelling;
+}
 
 std::optional<ElementType> parseElementType(std::string_view text) {
     for (const auto& e : kElements)
-        if (e.spelling == text) return e.type;
-    if (text == "si8") return ElementType::I8;
-    if (text == "si16") return ElementType::I16;
-    if (text == "si32") return ElementType::I32;
-    if (text == "si64") return ElementType::I64;
+        if (e.spelling == text)
+            return e.type;
+    if (text == "si8")
+        return ElementType::I8;
+    if (text == "si16")
+        return ElementType::I16;
+    if (text == "si32")
+        return ElementType::I32;
+    if (text == "si64")
+        return ElementType::I64;
     return std::nullopt;
 }
 
-int bitWidth(ElementType type) { return info(type).bits; }
+int bitWidth(ElementType type) {
+    return info(type).bits;
+}
 
 bool isFloat(ElementType type) {
     switch (type) {
@@ -76,12 +86,16 @@ bool isFloat(ElementType type) {
         case ElementType::BF16:
         case ElementType::F16:
         case ElementType::F32:
-        case ElementType::F64: return true;
-        default: return false;
+        case ElementType::F64:
+            return true;
+        default:
+            return false;
     }
 }
 
-bool isComplex(ElementType type) { return type == ElementType::C64 || type == ElementType::C128; }
+bool isComplex(ElementType type) {
+    return type == ElementType::C64 || type == ElementType::C128;
+}
 
 bool isUnsigned(ElementType type) {
     switch (type) {
@@ -90,8 +104,10 @@ bool isUnsigned(ElementType type) {
         case ElementType::U8:
         case ElementType::U16:
         case ElementType::U32:
-        case ElementType::U64: return true;
-        default: return false;
+        case ElementType::U64:
+            return true;
+        default:
+            return false;
     }
 }
 
@@ -103,17 +119,21 @@ bool isInteger(ElementType type) {
         case ElementType::I8:
         case ElementType::I16:
         case ElementType::I32:
-        case ElementType::I64: return true;
-        default: return isUnsigned(type);
+        case ElementType::I64:
+            return true;
+        default:
+            return isUnsigned(type);
     }
 }
 
 std::int64_t elementCount(const Shape& shape) {
     for (auto d : shape)
-        if (d == 0) return 0;
+        if (d == 0)
+            return 0;
     std::int64_t n = 1;
     for (auto d : shape)
-        if (__builtin_mul_overflow(n, d, &n)) return std::numeric_limits<std::int64_t>::max();
+        if (__builtin_mul_overflow(n, d, &n))
+            return std::numeric_limits<std::int64_t>::max();
     return n;
 }
 
@@ -121,7 +141,8 @@ std::int64_t TensorType::bytes() const {
     // ceil(elements * bits / 8) as (elements / 8) * bits + ceil((elements % 8) * bits / 8), checked.
     const std::int64_t n = elements(), bits = bitWidth(element);
     std::int64_t bytes = 0;
-    if (__builtin_mul_overflow(n / 8, bits, &bytes) || __builtin_add_overflow(bytes, (n % 8 * bits + 7) / 8, &bytes))
+    if (__builtin_mul_overflow(n / 8, bits, &bytes) ||
+        __builtin_add_overflow(bytes, (n % 8 * bits + 7) / 8, &bytes))
         return std::numeric_limits<std::int64_t>::max();
     return bytes;
 }
@@ -129,7 +150,8 @@ std::int64_t TensorType::bytes() const {
 std::string shapeToString(const Shape& shape) {
     std::string out;
     for (std::size_t i = 0; i < shape.size(); ++i) {
-        if (i) out += "x";
+        if (i)
+            out += "x";
         out += std::to_string(shape[i]);
     }
     return out;
@@ -137,7 +159,8 @@ std::string shapeToString(const Shape& shape) {
 
 std::string TensorType::toString() const {
     std::string out = "tensor<";
-    for (auto d : shape) out += std::to_string(d) + "x";
+    for (auto d : shape)
+        out += std::to_string(d) + "x";
     out += ir::toString(element);
     out += ">";
     return out;

@@ -19,7 +19,8 @@ public:
         checkArguments();
         visible_.emplace_back();
         for (const auto& a : graph_.arguments)
-            if (inRange(a.value)) define(a.value);
+            if (inRange(a.value))
+                define(a.value);
         visitOps(graph_.body);
         checkOutputs();
         return std::move(diagnostics_);
@@ -40,7 +41,8 @@ private:
     }
     bool isVisible(ValueId v) const {
         for (const auto& scope : visible_)
-            if (scope.count(v.index)) return true;
+            if (scope.count(v.index))
+                return true;
         return false;
     }
 
@@ -51,8 +53,8 @@ private:
             bool negative = false;
             for (auto d : type.shape)
                 if (d < 0) {
-                    error("ir.negative-dimension", "value %" + std::to_string(i) + " has a negative dimension in " +
-                                                       type.toString());
+                    error("ir.negative-dimension",
+                          "value %" + std::to_string(i) + " has a negative dimension in " + type.toString());
                     negative = true;
                     break;
                 }
@@ -64,7 +66,8 @@ private:
         }
     }
 
-    // "'stablehlo.dot_general' result #0 (its location) tensor<...> has more elements than ...", or the argument's name.
+    // "'stablehlo.dot_general' result #0 (its location) tensor<...> has more elements than ...", or the
+    // argument's name.
     void tensorTooLarge(ValueId v) {
         const Value& value = graph_.value(v);
         std::string what = valueName(v);
@@ -77,12 +80,14 @@ private:
             for (std::size_t a = 0; a < graph_.arguments.size(); ++a)
                 if (graph_.arguments[a].value == v) {
                     const auto& argument = graph_.arguments[a];
-                    what = "argument #" + std::to_string(a) + (argument.name.empty() ? "" : " '" + argument.name + "'");
+                    what = "argument #" + std::to_string(a) +
+                           (argument.name.empty() ? "" : " '" + argument.name + "'");
                     location = argument.location;
                 }
         }
         error("ir.tensor-too-large",
-              what + " " + value.type.toString() + " has more elements than a tensor may have (at most 2^50 = " +
+              what + " " + value.type.toString() +
+                  " has more elements than a tensor may have (at most 2^50 = " +
                   std::to_string(kMaxTensorElements) + "): its size overflows or is absurd",
               std::move(location));
     }
@@ -92,7 +97,8 @@ private:
         std::set<std::uint32_t> seen;
         for (std::size_t i = 0; i < graph_.arguments.size(); ++i) {
             const auto& a = graph_.arguments[i];
-            const std::string label = "argument #" + std::to_string(i) + (a.name.empty() ? "" : " '" + a.name + "'");
+            const std::string label =
+                "argument #" + std::to_string(i) + (a.name.empty() ? "" : " '" + a.name + "'");
             if (!inRange(a.value)) {
                 error("ir.argument-undefined", label + " refers to a value that does not exist", a.location);
                 continue;
@@ -103,16 +109,18 @@ private:
                 error("ir.argument-duplicate", label + " reuses the value of another argument", a.location);
             if (!a.dimensionLabels.empty() &&
                 a.dimensionLabels.size() != static_cast<std::size_t>(graph_.type(a.value).rank()))
-                error("ir.argument-labels", label + " has " + std::to_string(a.dimensionLabels.size()) +
-                                                " dimension labels for a rank-" +
-                                                std::to_string(graph_.type(a.value).rank()) + " tensor",
+                error("ir.argument-labels",
+                      label + " has " + std::to_string(a.dimensionLabels.size()) +
+                          " dimension labels for a rank-" + std::to_string(graph_.type(a.value).rank()) +
+                          " tensor",
                       a.location);
             if (a.role == ArgumentRole::Parameter || a.role == ArgumentRole::OptimizerState) {
                 if (a.name.empty())
-                    error("ir.parameter-unnamed", label + " is a " + std::string(toString(a.role)) + " without a name",
-                          a.location);
+                    error("ir.parameter-unnamed",
+                          label + " is a " + std::string(toString(a.role)) + " without a name", a.location);
                 else if (!names.insert(a.name).second)
-                    error("ir.parameter-name-duplicate", "two parameters are named '" + a.name + "'", a.location);
+                    error("ir.parameter-name-duplicate", "two parameters are named '" + a.name + "'",
+                          a.location);
             }
         }
     }
@@ -120,12 +128,14 @@ private:
     void visitOps(const std::vector<OpId>& list) {
         for (OpId id : list) {
             if (!id.valid() || id.index >= graph_.ops.size()) {
-                error("ir.op-undefined", "the program lists op #" + std::to_string(id.index) + " which does not exist");
+                error("ir.op-undefined",
+                      "the program lists op #" + std::to_string(id.index) + " which does not exist");
                 continue;
             }
             if (!visitedOps_.insert(id.index).second) {
-                error("ir.op-repeated", "op #" + std::to_string(id.index) + " " + opName(graph_.op(id)) +
-                                            " appears twice in the program",
+                error("ir.op-repeated",
+                      "op #" + std::to_string(id.index) + " " + opName(graph_.op(id)) +
+                          " appears twice in the program",
                       graph_.op(id).location);
                 continue;
             }
@@ -139,14 +149,14 @@ private:
         for (std::size_t i = 0; i < op.operands.size(); ++i) {
             ValueId v = op.operands[i];
             if (!inRange(v)) {
-                error("ir.operand-undefined", name + " operand #" + std::to_string(i) + " (" + valueName(v) +
-                                                  ") does not exist",
+                error("ir.operand-undefined",
+                      name + " operand #" + std::to_string(i) + " (" + valueName(v) + ") does not exist",
                       op.location);
                 operandsOk = false;
             } else if (!isVisible(v)) {
                 error("ir.operand-before-definition",
-                      name + " operand #" + std::to_string(i) + " (" + valueName(v) + ") is used before it is defined" +
-                          (defined_[v.index] ? " in this scope" : ""),
+                      name + " operand #" + std::to_string(i) + " (" + valueName(v) +
+                          ") is used before it is defined" + (defined_[v.index] ? " in this scope" : ""),
                       op.location);
                 operandsOk = false;
             }
@@ -165,74 +175,86 @@ private:
             visitOps(region.ops);
             for (auto v : region.results)
                 if (!inRange(v) || !isVisible(v))
-                    error("ir.region-result-undefined", name + " region returns " + valueName(v) +
-                                                            " which is not defined in it or above it",
-                          op.location);
+                    error(
+                        "ir.region-result-undefined",
+                        name + " region returns " + valueName(v) + " which is not defined in it or above it",
+                        op.location);
             visible_.pop_back();
         }
         for (std::size_t i = 0; i < op.results.size(); ++i) {
             ValueId v = op.results[i];
             if (!inRange(v)) {
-                error("ir.result-undefined", name + " result #" + std::to_string(i) + " does not exist", op.location);
+                error("ir.result-undefined", name + " result #" + std::to_string(i) + " does not exist",
+                      op.location);
                 operandsOk = false;
                 continue;
             }
             const auto& value = graph_.value(v);
             if (value.producer != id || value.resultIndex != i)
-                error("ir.result-producer", name + " result #" + std::to_string(i) + " (" + valueName(v) +
-                                                " ) does not record this op as its producer",
+                error("ir.result-producer",
+                      name + " result #" + std::to_string(i) + " (" + valueName(v) +
+                          " ) does not record this op as its producer",
                       op.location);
             checkSingleDefinition(v, op);
             define(v);
         }
-        if (!operandsOk) return;
+        if (!operandsOk)
+            return;
         std::vector<TensorType> declared;
-        for (auto v : op.results) declared.push_back(graph_.type(v));
+        for (auto v : op.results)
+            declared.push_back(graph_.type(v));
         auto inferred = inferResultTypes(graph_, op, declared);
         if (!inferred) {
-            diagnostics_.insert(diagnostics_.end(), inferred.diagnostics().begin(), inferred.diagnostics().end());
+            diagnostics_.insert(diagnostics_.end(), inferred.diagnostics().begin(),
+                                inferred.diagnostics().end());
             return;
         }
         if (inferred->size() != declared.size()) {
-            error("ir.result-count", name + " has " + std::to_string(declared.size()) + " result(s) but produces " +
-                                         std::to_string(inferred->size()),
+            error("ir.result-count",
+                  name + " has " + std::to_string(declared.size()) + " result(s) but produces " +
+                      std::to_string(inferred->size()),
                   op.location);
             return;
         }
         for (std::size_t i = 0; i < declared.size(); ++i)
             if ((*inferred)[i] != declared[i])
-                error("ir.result-type", name + " result #" + std::to_string(i) + " is declared " +
-                                            declared[i].toString() + " but the operands give " +
-                                            (*inferred)[i].toString(),
+                error("ir.result-type",
+                      name + " result #" + std::to_string(i) + " is declared " + declared[i].toString() +
+                          " but the operands give " + (*inferred)[i].toString(),
                       op.location);
     }
 
     void checkSingleDefinition(ValueId v, const Op& op) {
         if (defined_[v.index])
-            error("ir.value-redefined", valueName(v) + " is defined more than once (again by " + opName(op) + ")",
-                  op.location);
+            error("ir.value-redefined",
+                  valueName(v) + " is defined more than once (again by " + opName(op) + ")", op.location);
     }
 
     void checkOutputs() {
         std::set<std::size_t> donated;
         for (std::size_t i = 0; i < graph_.outputs.size(); ++i) {
             const auto& out = graph_.outputs[i];
-            const std::string label = "output #" + std::to_string(i) + (out.name.empty() ? "" : " '" + out.name + "'");
+            const std::string label =
+                "output #" + std::to_string(i) + (out.name.empty() ? "" : " '" + out.name + "'");
             if (!inRange(out.value) || !isVisible(out.value)) {
-                error("ir.output-undefined", label + " returns " + valueName(out.value) + " which is not defined");
+                error("ir.output-undefined",
+                      label + " returns " + valueName(out.value) + " which is not defined");
                 continue;
             }
-            if (!out.aliasedArgument) continue;
+            if (!out.aliasedArgument)
+                continue;
             std::size_t a = *out.aliasedArgument;
             if (a >= graph_.arguments.size()) {
-                error("ir.alias-out-of-range", label + " aliases argument #" + std::to_string(a) + " but there are only " +
+                error("ir.alias-out-of-range", label + " aliases argument #" + std::to_string(a) +
+                                                   " but there are only " +
                                                    std::to_string(graph_.arguments.size()));
                 continue;
             }
             const auto& arg = graph_.arguments[a];
             if (inRange(arg.value) && graph_.type(arg.value) != graph_.type(out.value))
-                error("ir.alias-type", label + " of type " + graph_.type(out.value).toString() + " aliases argument '" +
-                                           arg.name + "' of type " + graph_.type(arg.value).toString());
+                error("ir.alias-type", label + " of type " + graph_.type(out.value).toString() +
+                                           " aliases argument '" + arg.name + "' of type " +
+                                           graph_.type(arg.value).toString());
             if (!donated.insert(a).second)
                 error("ir.alias-duplicate", "argument '" + arg.name + "' (#" + std::to_string(a) +
                                                 ") is donated to more than one output");
@@ -248,12 +270,15 @@ private:
 
 }  // namespace
 
-std::vector<Diagnostic> verify(const Graph& graph) { return Verifier(graph).run(); }
+std::vector<Diagnostic> verify(const Graph& graph) {
+    return Verifier(graph).run();
+}
 
 Status verifyGraph(const Graph& graph) {
     auto diagnostics = verify(graph);
     for (const auto& d : diagnostics)
-        if (d.severity == Severity::Error) return Status::failure(std::move(diagnostics));
+        if (d.severity == Severity::Error)
+            return Status::failure(std::move(diagnostics));
     Status ok{Success{}};
     ok.addDiagnostics(diagnostics);
     return ok;

@@ -60,13 +60,15 @@ EfficiencyTables makeDefaultEfficiency() {
 
 std::string lower(std::string_view text) {
     std::string out(text);
-    for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    for (char& c : out)
+        c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
     return out;
 }
 
 std::string trim(std::string_view text) {
     const auto begin = text.find_first_not_of(" \t\n");
-    if (begin == std::string_view::npos) return {};
+    if (begin == std::string_view::npos)
+        return {};
     const auto end = text.find_last_not_of(" \t\n");
     return std::string(text.substr(begin, end - begin + 1));
 }
@@ -78,7 +80,8 @@ std::vector<std::string> splitWhat(std::string_view what) {
         const auto comma = what.find(',', start);
         items.push_back(trim(
             what.substr(start, comma == std::string_view::npos ? std::string_view::npos : comma - start)));
-        if (comma == std::string_view::npos) break;
+        if (comma == std::string_view::npos)
+            break;
         start = comma + 1;
     }
     return items;
@@ -100,7 +103,8 @@ bool isFigurePath(const std::string& path) {
                                          "efficiency.matmul",
                                          "efficiency.memory"};
     for (const char* p : kPaths)
-        if (path == p) return true;
+        if (path == p)
+            return true;
     const std::string peakPrefix = "peak_flops_per_s.";
     return path.starts_with(peakPrefix) && ir::parseElementType(path.substr(peakPrefix.size())).has_value();
 }
@@ -112,8 +116,10 @@ public:
 
     Result<HardwareProfile> read(std::string_view text) {
         nlohmann::json doc;
-        if (auto error = detail::parseJsonDocument(text, origin_, kParseCode, doc)) return *error;
-        if (!doc.is_object()) return fail("expected a JSON object");
+        if (auto error = detail::parseJsonDocument(text, origin_, kParseCode, doc))
+            return *error;
+        if (!doc.is_object())
+            return fail("expected a JSON object");
         if (auto unknown =
                 detail::unknownKey(doc, {"format", "version", "id", "display_name", "peak_flops_per_s",
                                          "hbm_bandwidth_bytes_per_s", "memory_bytes", "devices_per_domain",
@@ -122,7 +128,8 @@ public:
         if (detail::stringAt(doc, "format") != std::string(kFormat))
             return fail("'format' must be \"" + std::string(kFormat) + "\"");
         const auto version = detail::integerAt(doc, "version");
-        if (!version) return fail("'version' must be an integer");
+        if (!version)
+            return fail("'version' must be an integer");
         if (*version != kVersion)
             return fail("version " + std::to_string(*version) +
                         " is not supported (this build reads version " + std::to_string(kVersion) + ")");
@@ -130,22 +137,31 @@ public:
         HardwareProfile p;
         if (!requireString(doc, "id", p.id) || !requireString(doc, "display_name", p.displayName))
             return error();
-        if (!peaks(doc, p.peakFlops)) return error();
-        if (!positive(doc, "hbm_bandwidth_bytes_per_s", "", p.hbmBandwidth)) return error();
-        if (!positive(doc, "memory_bytes", "", p.memoryBytes)) return error();
+        if (!peaks(doc, p.peakFlops))
+            return error();
+        if (!positive(doc, "hbm_bandwidth_bytes_per_s", "", p.hbmBandwidth))
+            return error();
+        if (!positive(doc, "memory_bytes", "", p.memoryBytes))
+            return error();
         const auto domain = detail::integerAt(doc, "devices_per_domain");
-        if (!domain || *domain < 1) return fail("'devices_per_domain' must be a positive integer");
+        if (!domain || *domain < 1)
+            return fail("'devices_per_domain' must be a positive integer");
         p.devicesPerDomain = *domain;
-        if (!link(doc, "fast_link", p.fastLink, p.fastLinkName)) return error();
-        if (!link(doc, "slow_link", p.slowLink, p.slowLinkName)) return error();
-        if (!efficiency(doc, p.efficiency)) return error();
-        if (!citations(doc, p.citations)) return error();
+        if (!link(doc, "fast_link", p.fastLink, p.fastLinkName))
+            return error();
+        if (!link(doc, "slow_link", p.slowLink, p.slowLinkName))
+            return error();
+        if (!efficiency(doc, p.efficiency))
+            return error();
+        if (!citations(doc, p.citations))
+            return error();
         return p;
     }
 
 private:
     Diagnostic fail(const std::string& message) {
-        if (!error_) error_ = makeError(kParseCode, origin_ + ": " + message);
+        if (!error_)
+            error_ = makeError(kParseCode, origin_ + ": " + message);
         return *error_;
     }
     Diagnostic error() const { return *error_; }
@@ -186,7 +202,8 @@ private:
             return false;
         }
         for (auto entry = it->begin(); entry != it->end(); ++entry) {
-            if (entry.key().starts_with('_')) continue;
+            if (entry.key().starts_with('_'))
+                continue;
             const auto type = ir::parseElementType(entry.key());
             if (!type) {
                 fail("'peak_flops_per_s' has an unknown element type '" + entry.key() +
@@ -194,7 +211,8 @@ private:
                 return false;
             }
             double value = 0;
-            if (!positive(*it, entry.key(), "peak_flops_per_s." + entry.key(), value)) return false;
+            if (!positive(*it, entry.key(), "peak_flops_per_s." + entry.key(), value))
+                return false;
             out[*type] = value;
         }
         if (out.empty()) {
@@ -214,7 +232,8 @@ private:
             fail("unknown key '" + key + "." + *unknown + "'");
             return false;
         }
-        if (!requireString(*it, "name", name, key + ".name")) return false;
+        if (!requireString(*it, "name", name, key + ".name"))
+            return false;
         if (!positive(*it, "bandwidth_bytes_per_s", key + ".bandwidth_bytes_per_s", out.bandwidth))
             return false;
         const auto latency = detail::numberAt(*it, "latency_s");
@@ -233,7 +252,8 @@ private:
     // The optional "efficiency" object: both tables, each checked entry by entry.
     bool efficiency(const nlohmann::json& doc, std::optional<EfficiencyTables>& out) {
         const auto it = doc.find("efficiency");
-        if (it == doc.end()) return true;
+        if (it == doc.end())
+            return true;
         if (!it->is_object()) {
             fail("'efficiency' must be an object with a \"matmul\" and a \"memory\" table");
             return false;
@@ -265,7 +285,8 @@ private:
                 return false;
             }
             auto finite = [](const nlohmann::json& v) -> std::optional<double> {
-                if (!v.is_number()) return std::nullopt;
+                if (!v.is_number())
+                    return std::nullopt;
                 const double d = v.get<double>();
                 return std::isfinite(d) ? std::optional<double>(d) : std::nullopt;
             };
@@ -278,7 +299,8 @@ private:
             const auto fraction = finite(entry[1]);
             if (!fraction || !(*fraction > 0) || *fraction > 1 || detail::figureTrouble(*fraction)) {
                 fail(where + ": the efficiency must be a number in (0, 1]" +
-                     (fraction && *fraction > 0 && *fraction <= 1 ? ": " + *detail::figureTrouble(*fraction) : std::string()));
+                     (fraction && *fraction > 0 && *fraction <= 1 ? ": " + *detail::figureTrouble(*fraction)
+                                                                  : std::string()));
                 return false;
             }
             if (!out.points.empty() && !(*x > out.points.back().x)) {
@@ -293,7 +315,8 @@ private:
 
     bool citations(const nlohmann::json& doc, std::vector<Citation>& out) {
         const auto it = doc.find("citations");
-        if (it == doc.end()) return true;
+        if (it == doc.end())
+            return true;
         if (!it->is_array()) {
             fail("'citations' must be an array of {what, source, note}");
             return false;
@@ -348,13 +371,15 @@ nlohmann::ordered_json linkJson(const std::string& name, const Link& link) {
 
 nlohmann::ordered_json curveJson(const EfficiencyCurve& curve) {
     nlohmann::ordered_json points = nlohmann::ordered_json::array();
-    for (const auto& p : curve.points) points.push_back(nlohmann::ordered_json::array({p.x, p.efficiency}));
+    for (const auto& p : curve.points)
+        points.push_back(nlohmann::ordered_json::array({p.x, p.efficiency}));
     return points;
 }
 
 std::string builtinIds() {
     std::string out;
-    for (const auto& p : builtinHardware()) out += (out.empty() ? "" : ", ") + p.id;
+    for (const auto& p : builtinHardware())
+        out += (out.empty() ? "" : ", ") + p.id;
     return out;
 }
 
@@ -368,10 +393,12 @@ double HardwareProfile::peak(ir::ElementType type) const {
     };
     auto firstOf = [&](std::initializer_list<E> types) -> std::optional<double> {
         for (E t : types)
-            if (auto v = find(t)) return v;
+            if (auto v = find(t))
+                return v;
         return std::nullopt;
     };
-    if (auto exact = find(type)) return *exact;
+    if (auto exact = find(type))
+        return *exact;
     std::optional<double> fallback;
     switch (type) {
         case E::F8E4M3FN:
@@ -398,17 +425,23 @@ double HardwareProfile::peak(ir::ElementType type) const {
         default:
             break;
     }
-    if (fallback) return *fallback;
-    if (auto f32 = find(E::F32)) return *f32;
-    if (peakFlops.empty()) return 0;
+    if (fallback)
+        return *fallback;
+    if (auto f32 = find(E::F32))
+        return *f32;
+    if (peakFlops.empty())
+        return 0;
     double smallest = peakFlops.begin()->second;
-    for (const auto& [t, v] : peakFlops) smallest = std::min(smallest, v);
+    for (const auto& [t, v] : peakFlops)
+        smallest = std::min(smallest, v);
     return smallest;
 }
 
 double EfficiencyCurve::at(double x) const {
-    if (points.empty()) return 1;
-    if (!(x > points.front().x)) return points.front().efficiency;
+    if (points.empty())
+        return 1;
+    if (!(x > points.front().x))
+        return points.front().efficiency;
     for (std::size_t i = 1; i < points.size(); ++i) {
         const EfficiencyPoint& hi = points[i];
         if (x < hi.x) {
@@ -443,7 +476,8 @@ const std::vector<HardwareProfile>& builtinHardware() {
         for (const auto& [file, text] : detail::builtinHardwareFiles()) {
             // A built-in that does not parse is left out; tst_mesh parses every file and names the error.
             auto profile = parseHardware(text, file);
-            if (profile) out.push_back(std::move(profile).value());
+            if (profile)
+                out.push_back(std::move(profile).value());
         }
         std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.id < b.id; });
         return out;
@@ -458,7 +492,8 @@ Result<HardwareProfile> parseHardware(std::string_view jsonText, std::string_vie
 Result<HardwareProfile> loadHardware(std::string_view idOrPath) {
     const std::string wanted = lower(trim(idOrPath));
     for (const auto& p : builtinHardware())
-        if (lower(p.id) == wanted) return p;
+        if (lower(p.id) == wanted)
+            return p;
 
     const std::string path(idOrPath);
     std::error_code ec;
@@ -468,7 +503,8 @@ Result<HardwareProfile> loadHardware(std::string_view idOrPath) {
         return makeError("hardware.unknown", "unknown hardware '" + path + "' (built-in: " + builtinIds() +
                                                  "; or give the path of a JSON profile)");
     auto text = readInputFile(path, "hardware profile", kMaxJsonFileBytes);
-    if (!text) return Result<HardwareProfile>::failure(text.diagnostics());
+    if (!text)
+        return Result<HardwareProfile>::failure(text.diagnostics());
     return parseHardware(*text, path);
 }
 
@@ -479,7 +515,8 @@ std::string toJson(const HardwareProfile& p) {
     j["id"] = p.id;
     j["display_name"] = p.displayName;
     nlohmann::ordered_json peaks = nlohmann::ordered_json::object();
-    for (const auto& [type, flops] : p.peakFlops) peaks[std::string(ir::toString(type))] = flops;
+    for (const auto& [type, flops] : p.peakFlops)
+        peaks[std::string(ir::toString(type))] = flops;
     j["peak_flops_per_s"] = std::move(peaks);
     j["hbm_bandwidth_bytes_per_s"] = p.hbmBandwidth;
     j["memory_bytes"] = p.memoryBytes;
@@ -497,7 +534,8 @@ std::string toJson(const HardwareProfile& p) {
         nlohmann::ordered_json entry;
         entry["what"] = c.what;
         entry["source"] = c.source;
-        if (!c.note.empty()) entry["note"] = c.note;
+        if (!c.note.empty())
+            entry["note"] = c.note;
         citations.push_back(std::move(entry));
     }
     j["citations"] = std::move(citations);
@@ -518,14 +556,16 @@ std::vector<std::string> uncitedFigures(const HardwareProfile& p) {
     }
     std::vector<std::string> cited;
     for (const auto& c : p.citations)
-        for (auto& item : splitWhat(c.what)) cited.push_back(std::move(item));
+        for (auto& item : splitWhat(c.what))
+            cited.push_back(std::move(item));
     std::vector<std::string> uncited;
     for (const auto& figure : figures) {
         const bool covered = std::any_of(cited.begin(), cited.end(), [&](const std::string& item) {
             return figure == item ||
                    (figure.size() > item.size() && figure.starts_with(item) && figure[item.size()] == '.');
         });
-        if (!covered) uncited.push_back(figure);
+        if (!covered)
+            uncited.push_back(figure);
     }
     return uncited;
 }

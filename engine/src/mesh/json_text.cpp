@@ -12,7 +12,8 @@ namespace shardscope::mesh::detail {
 namespace {
 
 const nlohmann::json* member(const nlohmann::json& object, std::string_view key) {
-    if (!object.is_object()) return nullptr;
+    if (!object.is_object())
+        return nullptr;
     const auto it = object.find(key);
     return it == object.end() ? nullptr : &*it;
 }
@@ -23,12 +24,15 @@ std::string quoted(const std::string& text) {
 }
 
 std::string number(const nlohmann::ordered_json& value) {
-    if (value.is_number_integer() || value.is_number_unsigned()) return value.dump();
+    if (value.is_number_integer() || value.is_number_unsigned())
+        return value.dump();
     const double v = value.get<double>();
-    if (!std::isfinite(v)) return "null";  // what JSON can say; parsing rejects it
+    if (!std::isfinite(v))
+        return "null";  // what JSON can say; parsing rejects it
     std::array<char, 32> buffer{};
     const auto [end, error] = std::to_chars(buffer.data(), buffer.data() + buffer.size(), v);
-    if (error != std::errc{}) return value.dump();
+    if (error != std::errc{})
+        return value.dump();
     return std::string(buffer.data(), end);
 }
 
@@ -39,8 +43,10 @@ bool isScalar(const nlohmann::ordered_json& value) {
 void write(const nlohmann::ordered_json& value, int indent, std::string& out);
 
 std::string scalar(const nlohmann::ordered_json& value) {
-    if (value.is_string()) return quoted(value.get<std::string>());
-    if (value.is_number()) return number(value);
+    if (value.is_string())
+        return quoted(value.get<std::string>());
+    if (value.is_number())
+        return number(value);
     return value.dump();  // true, false, null
 }
 
@@ -50,10 +56,13 @@ std::string oneLine(const nlohmann::ordered_json& value, int indent) {
     std::string out = value.is_object() ? "{" : "[";
     bool first = true;
     for (auto it = value.begin(); it != value.end(); ++it) {
-        if (!isScalar(*it)) return {};
-        if (!first) out += ", ";
+        if (!isScalar(*it))
+            return {};
+        if (!first)
+            out += ", ";
         first = false;
-        if (value.is_object()) out += quoted(it.key()) + ": ";
+        if (value.is_object())
+            out += quoted(it.key()) + ": ";
         out += scalar(*it);
     }
     out += value.is_object() ? "}" : "]";
@@ -77,10 +86,12 @@ void write(const nlohmann::ordered_json& value, int indent, std::string& out) {
     out += value.is_object() ? "{\n" : "[\n";
     bool first = true;
     for (auto it = value.begin(); it != value.end(); ++it) {
-        if (!first) out += ",\n";
+        if (!first)
+            out += ",\n";
         first = false;
         out += inner;
-        if (value.is_object()) out += quoted(it.key()) + ": ";
+        if (value.is_object())
+            out += quoted(it.key()) + ": ";
         write(*it, indent + 2, out);
     }
     out += "\n" + std::string(static_cast<std::size_t>(indent), ' ') + (value.is_object() ? "}" : "]");
@@ -107,29 +118,37 @@ std::optional<std::string> unknownKey(const nlohmann::json& object,
                                       std::initializer_list<std::string_view> known) {
     for (auto it = object.begin(); it != object.end(); ++it) {
         const std::string& key = it.key();
-        if (!key.empty() && key.front() == '_') continue;
+        if (!key.empty() && key.front() == '_')
+            continue;
         bool found = false;
-        for (std::string_view k : known) found = found || k == key;
-        if (!found) return key;
+        for (std::string_view k : known)
+            found = found || k == key;
+        if (!found)
+            return key;
     }
     return std::nullopt;
 }
 
 std::optional<double> numberAt(const nlohmann::json& object, std::string_view key) {
     const nlohmann::json* value = member(object, key);
-    if (!value || !value->is_number()) return std::nullopt;
+    if (!value || !value->is_number())
+        return std::nullopt;
     const double v = value->get<double>();
-    if (!std::isfinite(v)) return std::nullopt;
+    if (!std::isfinite(v))
+        return std::nullopt;
     return v;
 }
 
 std::optional<std::int64_t> integerAt(const nlohmann::json& object, std::string_view key) {
     const nlohmann::json* value = member(object, key);
-    if (!value) return std::nullopt;
-    if (value->is_number_integer()) return value->get<std::int64_t>();
+    if (!value)
+        return std::nullopt;
+    if (value->is_number_integer())
+        return value->get<std::int64_t>();
     if (value->is_number_unsigned()) {
         const auto v = value->get<std::uint64_t>();
-        if (v > static_cast<std::uint64_t>(INT64_MAX)) return std::nullopt;
+        if (v > static_cast<std::uint64_t>(INT64_MAX))
+            return std::nullopt;
         return static_cast<std::int64_t>(v);
     }
     if (value->is_number_float()) {
@@ -143,7 +162,8 @@ std::optional<std::int64_t> integerAt(const nlohmann::json& object, std::string_
 
 std::optional<std::string> stringAt(const nlohmann::json& object, std::string_view key) {
     const nlohmann::json* value = member(object, key);
-    if (!value || !value->is_string()) return std::nullopt;
+    if (!value || !value->is_string())
+        return std::nullopt;
     return value->get<std::string>();
 }
 
@@ -152,16 +172,20 @@ std::optional<std::string> figureTrouble(double value) {
     std::snprintf(text, sizeof text, "%.3g", value);  // a denormal's digits are few: 1e-320, not 9.99989e-321
     if (value != 0 && std::fabs(value) < std::numeric_limits<double>::min())
         return std::string(text) + " is too small to compute with";
-    if (std::fabs(value) > kLargestFigure) return std::string(text) + " is too large (at most 1e+30)";
+    if (std::fabs(value) > kLargestFigure)
+        return std::string(text) + " is too large (at most 1e+30)";
     return std::nullopt;
 }
 
 bool isIdentifier(std::string_view name) {
-    if (name.empty()) return false;
+    if (name.empty())
+        return false;
     auto letter = [](char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; };
-    if (!letter(name.front())) return false;
+    if (!letter(name.front()))
+        return false;
     for (char c : name)
-        if (!letter(c) && !(c >= '0' && c <= '9')) return false;
+        if (!letter(c) && !(c >= '0' && c <= '9'))
+            return false;
     return true;
 }
 

@@ -20,7 +20,8 @@ const std::string kUsage = "--mesh expects name=size,... (e.g. data=8,model=4)";
 
 std::string_view trim(std::string_view text) {
     const auto begin = text.find_first_not_of(" \t");
-    if (begin == std::string_view::npos) return {};
+    if (begin == std::string_view::npos)
+        return {};
     const auto end = text.find_last_not_of(" \t");
     return text.substr(begin, end - begin + 1);
 }
@@ -32,7 +33,8 @@ std::vector<std::string_view> split(std::string_view text, char separator) {
         const auto at = text.find(separator, start);
         parts.push_back(
             text.substr(start, at == std::string_view::npos ? std::string_view::npos : at - start));
-        if (at == std::string_view::npos) return parts;
+        if (at == std::string_view::npos)
+            return parts;
         start = at + 1;
     }
 }
@@ -41,13 +43,15 @@ template <typename T>
 std::optional<T> parseNumber(std::string_view text) {
     T value{};
     const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
-    if (text.empty() || error != std::errc{} || end != text.data() + text.size()) return std::nullopt;
+    if (text.empty() || error != std::errc{} || end != text.data() + text.size())
+        return std::nullopt;
     return value;
 }
 
 // The rules makeMesh and parseMesh share; the message of the first broken one.
 std::optional<std::string> checkAxes(const std::vector<MeshAxis>& axes) {
-    if (axes.empty()) return "a mesh needs at least one axis";
+    if (axes.empty())
+        return "a mesh needs at least one axis";
     if (axes.size() > static_cast<std::size_t>(kMaxMeshAxes))
         return "a mesh has at most " + std::to_string(kMaxMeshAxes) + " axes, got " +
                std::to_string(axes.size());
@@ -58,8 +62,10 @@ std::optional<std::string> checkAxes(const std::vector<MeshAxis>& axes) {
             return "mesh axis '" + axis.name + "' has size " + std::to_string(axis.size) +
                    "; sizes must be at least 1";
         for (std::size_t j = 0; j < i; ++j)
-            if (axes[j].name == axis.name) return "mesh axis '" + axis.name + "' appears twice";
-        if (axis.size > kMaxDevices / devices) return "the mesh has more than 2^40 devices";
+            if (axes[j].name == axis.name)
+                return "mesh axis '" + axis.name + "' appears twice";
+        if (axis.size > kMaxDevices / devices)
+            return "the mesh has more than 2^40 devices";
         devices *= axis.size;
     }
     return std::nullopt;
@@ -78,13 +84,15 @@ nlohmann::ordered_json axisJson(const MeshAxis& axis) {
 
 std::int64_t Mesh::devices() const {
     std::int64_t n = 1;
-    for (const auto& axis : axes) n *= axis.size;
+    for (const auto& axis : axes)
+        n *= axis.size;
     return n;
 }
 
 std::optional<int> Mesh::axisIndex(std::string_view name) const {
     for (std::size_t i = 0; i < axes.size(); ++i)
-        if (axes[i].name == name) return static_cast<int>(i);
+        if (axes[i].name == name)
+            return static_cast<int>(i);
     return std::nullopt;
 }
 
@@ -96,7 +104,8 @@ std::string Mesh::toString() const {
 }
 
 Result<Mesh> makeMesh(std::string_view spec, const HardwareProfile& hardware) {
-    if (trim(spec).empty()) return makeError(kSpecCode, kUsage + ", got an empty mesh");
+    if (trim(spec).empty())
+        return makeError(kSpecCode, kUsage + ", got an empty mesh");
     struct Override {
         std::optional<double> bandwidth, latency;
     };
@@ -127,19 +136,25 @@ Result<Mesh> makeMesh(std::string_view spec, const HardwareProfile& hardware) {
             const auto value = parseNumber<double>(valueText);
             const std::string where = "mesh axis '" + axisName + "': ";
             if (key == "bw") {
-                if (axisOverride.bandwidth) return makeError(kSpecCode, where + "'bw' given twice");
+                if (axisOverride.bandwidth)
+                    return makeError(kSpecCode, where + "'bw' given twice");
                 if (!value || !std::isfinite(*value) || !(*value > 0) || detail::figureTrouble(*value))
                     return makeError(kSpecCode, where + "bw must be a positive number of bytes/s, got '" +
                                                     std::string(valueText) + "'" +
-                                                    (value && detail::figureTrouble(*value) ? " (" + *detail::figureTrouble(*value) + ")" : ""));
+                                                    (value && detail::figureTrouble(*value)
+                                                         ? " (" + *detail::figureTrouble(*value) + ")"
+                                                         : ""));
                 axisOverride.bandwidth = value;
             } else if (key == "lat") {
-                if (axisOverride.latency) return makeError(kSpecCode, where + "'lat' given twice");
+                if (axisOverride.latency)
+                    return makeError(kSpecCode, where + "'lat' given twice");
                 if (!value || !std::isfinite(*value) || *value < 0 || detail::figureTrouble(*value))
                     return makeError(kSpecCode, where +
                                                     "lat must be a non-negative number of seconds, got '" +
                                                     std::string(valueText) + "'" +
-                                                    (value && detail::figureTrouble(*value) ? " (" + *detail::figureTrouble(*value) + ")" : ""));
+                                                    (value && detail::figureTrouble(*value)
+                                                         ? " (" + *detail::figureTrouble(*value) + ")"
+                                                         : ""));
                 axisOverride.latency = value;
             } else {
                 return makeError(kSpecCode, where + "unknown option '" + std::string(option) +
@@ -149,7 +164,8 @@ Result<Mesh> makeMesh(std::string_view spec, const HardwareProfile& hardware) {
         mesh.axes.push_back(MeshAxis{axisName, *size, Link{}});
         overrides.push_back(axisOverride);
     }
-    if (auto problem = checkAxes(mesh.axes)) return makeError(kSpecCode, *problem);
+    if (auto problem = checkAxes(mesh.axes))
+        return makeError(kSpecCode, *problem);
 
     const std::int64_t domain = hardware.devicesPerDomain;
     const bool wholeMeshInDomain = mesh.devices() <= domain;
@@ -159,8 +175,10 @@ Result<Mesh> makeMesh(std::string_view spec, const HardwareProfile& hardware) {
         const std::int64_t span = stride * axis.size;
         const bool inside = wholeMeshInDomain || (span <= domain && domain % span == 0);
         axis.link = inside ? hardware.fastLink : hardware.slowLink;
-        if (overrides[i].bandwidth) axis.link.bandwidth = *overrides[i].bandwidth;
-        if (overrides[i].latency) axis.link.latency = *overrides[i].latency;
+        if (overrides[i].bandwidth)
+            axis.link.bandwidth = *overrides[i].bandwidth;
+        if (overrides[i].latency)
+            axis.link.latency = *overrides[i].latency;
         stride = span;
     }
     return mesh;
@@ -168,7 +186,8 @@ Result<Mesh> makeMesh(std::string_view spec, const HardwareProfile& hardware) {
 
 std::string toJson(const Mesh& mesh) {
     nlohmann::ordered_json axes = nlohmann::ordered_json::array();
-    for (const auto& axis : mesh.axes) axes.push_back(axisJson(axis));
+    for (const auto& axis : mesh.axes)
+        axes.push_back(axisJson(axis));
     nlohmann::ordered_json j;
     j["axes"] = std::move(axes);
     return detail::prettyJson(j);
@@ -178,9 +197,12 @@ Result<Mesh> parseMesh(std::string_view jsonText, std::string_view origin) {
     const std::string where(origin);
     auto fail = [&](const std::string& message) { return makeError(kParseCode, where + ": " + message); };
     nlohmann::json doc;
-    if (auto error = detail::parseJsonDocument(jsonText, origin, kParseCode, doc)) return *error;
-    if (!doc.is_object()) return fail("expected a JSON object with an 'axes' array");
-    if (auto unknown = detail::unknownKey(doc, {"axes"})) return fail("unknown key '" + *unknown + "'");
+    if (auto error = detail::parseJsonDocument(jsonText, origin, kParseCode, doc))
+        return *error;
+    if (!doc.is_object())
+        return fail("expected a JSON object with an 'axes' array");
+    if (auto unknown = detail::unknownKey(doc, {"axes"}))
+        return fail("unknown key '" + *unknown + "'");
     const auto axesIt = doc.find("axes");
     if (axesIt == doc.end() || !axesIt->is_array())
         return fail("'axes' must be an array of {name, size, bandwidth_bytes_per_s, latency_s}");
@@ -188,7 +210,8 @@ Result<Mesh> parseMesh(std::string_view jsonText, std::string_view origin) {
     for (std::size_t i = 0; i < axesIt->size(); ++i) {
         const nlohmann::json& entry = (*axesIt)[i];
         const std::string path = "axes[" + std::to_string(i) + "]";
-        if (!entry.is_object()) return fail("'" + path + "' must be an object");
+        if (!entry.is_object())
+            return fail("'" + path + "' must be an object");
         if (auto unknown = detail::unknownKey(entry, {"name", "size", "bandwidth_bytes_per_s", "latency_s"}))
             return fail("unknown key '" + path + "." + *unknown + "'");
         MeshAxis axis;
@@ -198,7 +221,8 @@ Result<Mesh> parseMesh(std::string_view jsonText, std::string_view origin) {
                         ".name' must be a name of letters, digits and '_' (not starting with a digit)");
         axis.name = *name;
         const auto size = detail::integerAt(entry, "size");
-        if (!size) return fail("'" + path + ".size' must be an integer");
+        if (!size)
+            return fail("'" + path + ".size' must be an integer");
         axis.size = *size;
         const auto bandwidth = detail::numberAt(entry, "bandwidth_bytes_per_s");
         if (!bandwidth || !(*bandwidth > 0))
@@ -207,28 +231,35 @@ Result<Mesh> parseMesh(std::string_view jsonText, std::string_view origin) {
             return fail("'" + path + ".bandwidth_bytes_per_s' must be a positive number: " + *trouble);
         axis.link.bandwidth = *bandwidth;
         const auto latency = detail::numberAt(entry, "latency_s");
-        if (!latency || *latency < 0) return fail("'" + path + ".latency_s' must be a non-negative number");
+        if (!latency || *latency < 0)
+            return fail("'" + path + ".latency_s' must be a non-negative number");
         if (const auto trouble = detail::figureTrouble(*latency))
             return fail("'" + path + ".latency_s' must be a non-negative number: " + *trouble);
         axis.link.latency = *latency;
         mesh.axes.push_back(std::move(axis));
     }
-    if (auto problem = checkAxes(mesh.axes)) return fail(*problem);
+    if (auto problem = checkAxes(mesh.axes))
+        return fail(*problem);
     return mesh;
 }
 
 AxisGroupLink groupLink(const Mesh& mesh, std::uint32_t axisMask) {
     std::vector<const MeshAxis*> members;
     for (std::size_t i = 0; i < mesh.axes.size() && i < 32; ++i)
-        if (axisMask & (std::uint32_t{1} << i)) members.push_back(&mesh.axes[i]);
+        if (axisMask & (std::uint32_t{1} << i))
+            members.push_back(&mesh.axes[i]);
     AxisGroupLink group;
-    if (members.empty()) return group;
-    for (const MeshAxis* axis : members) group.devices *= axis->size;
+    if (members.empty())
+        return group;
+    for (const MeshAxis* axis : members)
+        group.devices *= axis->size;
     // Size-1 axes carry no traffic: leave them out of the slowest-link choice unless nothing else is left.
     std::vector<const MeshAxis*> moving;
     for (const MeshAxis* axis : members)
-        if (axis->size > 1) moving.push_back(axis);
-    if (moving.empty()) moving = members;
+        if (axis->size > 1)
+            moving.push_back(axis);
+    if (moving.empty())
+        moving = members;
     group.link.bandwidth = std::numeric_limits<double>::infinity();
     for (const MeshAxis* axis : moving) {
         group.link.bandwidth = std::min(group.link.bandwidth, axis->link.bandwidth);

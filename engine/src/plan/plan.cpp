@@ -16,11 +16,14 @@ constexpr std::array<std::string_view, kTensorClassCount> kClassNames{"activatio
                                                                       "optimizer_state", "optimizer_update"};
 }
 
-std::string_view toString(TensorClass c) { return kClassNames[static_cast<std::size_t>(c)]; }
+std::string_view toString(TensorClass c) {
+    return kClassNames[static_cast<std::size_t>(c)];
+}
 
 std::optional<TensorClass> parseTensorClass(std::string_view text) {
     for (std::size_t i = 0; i < kClassNames.size(); ++i)
-        if (kClassNames[i] == text) return static_cast<TensorClass>(i);
+        if (kClassNames[i] == text)
+            return static_cast<TensorClass>(i);
     return std::nullopt;
 }
 
@@ -29,50 +32,60 @@ std::vector<TensorClass> classifyTensors(const ir::Graph& graph) {
     // Seeds of the optimizer update: optimizer states and gradients.
     std::vector<char> update(graph.values.size(), 0);
     for (const auto& a : graph.arguments) {
-        if (a.role == ir::ArgumentRole::Parameter) classes[a.value.index] = TensorClass::Parameter;
+        if (a.role == ir::ArgumentRole::Parameter)
+            classes[a.value.index] = TensorClass::Parameter;
         if (a.role == ir::ArgumentRole::OptimizerState) {
             classes[a.value.index] = TensorClass::OptimizerState;
             update[a.value.index] = 1;
         }
     }
-    for (const auto& [value, argument] : graph.gradients) update[value.index] = 1;
-    // A layer of a stacked parameter (dynamic_slice at a scan's counter, reshaped to the layer's shape) is that
-    // layer's parameter: gathered, prefetched and sharded as an unrolled model's.
+    for (const auto& [value, argument] : graph.gradients)
+        update[value.index] = 1;
+    // A layer of a stacked parameter (dynamic_slice at a scan's counter, reshaped to the layer's shape) is
+    // that layer's parameter: gathered, prefetched and sharded as an unrolled model's.
     for (ir::OpId id : graph.body) {
         const ir::Op& op = graph.op(id);
-        if ((op.kind == ir::OpKind::DynamicSlice || op.kind == ir::OpKind::Reshape) && !op.operands.empty() && op.results.size() == 1 &&
-            classes[op.operands[0].index] == TensorClass::Parameter)
+        if ((op.kind == ir::OpKind::DynamicSlice || op.kind == ir::OpKind::Reshape) && !op.operands.empty() &&
+            op.results.size() == 1 && classes[op.operands[0].index] == TensorClass::Parameter)
             classes[op.results[0].index] = TensorClass::Parameter;
     }
     for (ir::OpId id : graph.body) {
         const ir::Op& op = graph.op(id);
-        const bool fromUpdate = std::any_of(op.operands.begin(), op.operands.end(), [&](ValueId v) { return update[v.index] != 0; });
-        if (!fromUpdate) continue;
+        const bool fromUpdate = std::any_of(op.operands.begin(), op.operands.end(),
+                                            [&](ValueId v) { return update[v.index] != 0; });
+        if (!fromUpdate)
+            continue;
         for (ValueId r : op.results) {
             update[r.index] = 1;
             classes[r.index] = TensorClass::OptimizerUpdate;
         }
     }
-    for (const auto& [value, argument] : graph.gradients) classes[value.index] = TensorClass::Gradient;
-    // The pieces a stacked parameter's gradient is concatenated from (one per layer of a scan) are gradients too:
-    // each is reduced, bucketed and sharded as the gradient of its layer's slice.
+    for (const auto& [value, argument] : graph.gradients)
+        classes[value.index] = TensorClass::Gradient;
+    // The pieces a stacked parameter's gradient is concatenated from (one per layer of a scan) are gradients
+    // too: each is reduced, bucketed and sharded as the gradient of its layer's slice.
     for (const auto& [value, argument] : graph.gradients) {
         const ir::Value& v = graph.value(value);
         if (v.producer.valid() && graph.op(v.producer).kind == ir::OpKind::Concatenate)
             for (ValueId piece : graph.op(v.producer).operands)
-                // through the reshape that gave the layer's gradient the stacked shape, to the op that computed it
-                for (ValueId p = piece; p.valid(); ) {
+                // through the reshape that gave the layer's gradient the stacked shape, to the op that
+                // computed it
+                for (ValueId p = piece; p.valid();) {
                     classes[p.index] = TensorClass::Gradient;
                     const ir::Value& made = graph.value(p);
-                    const bool reshaped = made.producer.valid() && graph.op(made.producer).kind == ir::OpKind::Reshape;
+                    const bool reshaped =
+                        made.producer.valid() && graph.op(made.producer).kind == ir::OpKind::Reshape;
                     p = reshaped ? graph.op(made.producer).operands[0] : ValueId{};
                 }
     }
     for (const auto& o : graph.outputs) {
-        if (!o.aliasedArgument || *o.aliasedArgument >= graph.arguments.size()) continue;
+        if (!o.aliasedArgument || *o.aliasedArgument >= graph.arguments.size())
+            continue;
         const auto role = graph.arguments[*o.aliasedArgument].role;
-        if (role == ir::ArgumentRole::Parameter) classes[o.value.index] = TensorClass::Parameter;
-        if (role == ir::ArgumentRole::OptimizerState) classes[o.value.index] = TensorClass::OptimizerState;
+        if (role == ir::ArgumentRole::Parameter)
+            classes[o.value.index] = TensorClass::Parameter;
+        if (role == ir::ArgumentRole::OptimizerState)
+            classes[o.value.index] = TensorClass::OptimizerState;
     }
     return classes;
 }
@@ -80,25 +93,32 @@ std::vector<TensorClass> classifyTensors(const ir::Graph& graph) {
 std::int64_t devicesOf(const mesh::Mesh& mesh, std::uint32_t axisMask) {
     std::int64_t n = 1;
     for (std::size_t i = 0; i < mesh.axes.size(); ++i)
-        if ((axisMask >> i) & 1u) n *= mesh.axes[i].size;
+        if ((axisMask >> i) & 1u)
+            n *= mesh.axes[i].size;
     return n;
 }
 
 std::uint32_t TensorSharding::mask() const {
     std::uint32_t m = 0;
-    for (const auto& d : dimensions) m |= d.mask();
+    for (const auto& d : dimensions)
+        m |= d.mask();
     return m;
 }
 
 std::string TensorSharding::toString(const mesh::Mesh& mesh) const {
     std::string out = "[";
     for (std::size_t d = 0; d < dimensions.size(); ++d) {
-        if (d) out += ", ";
+        if (d)
+            out += ", ";
         out += "{";
         for (int i = 0; i < dimensions[d].size(); ++i) {
-            if (i) out += ", ";
+            if (i)
+                out += ", ";
             const int axis = dimensions[d][i];
-            out += "\"" + (axis >= 0 && static_cast<std::size_t>(axis) < mesh.axes.size() ? mesh.axes[axis].name : std::string("?")) + "\"";
+            out += "\"" +
+                   (axis >= 0 && static_cast<std::size_t>(axis) < mesh.axes.size() ? mesh.axes[axis].name
+                                                                                   : std::string("?")) +
+                   "\"";
         }
         out += "}";
     }
@@ -107,38 +127,49 @@ std::string TensorSharding::toString(const mesh::Mesh& mesh) const {
 
 std::string_view toString(CompetitionSite::Reason reason) {
     switch (reason) {
-        case CompetitionSite::Reason::AxisInUse: return "axis in use";
-        case CompetitionSite::Reason::NotDivisible: return "not divisible";
-        case CompetitionSite::Reason::MajorUnsharded: return "major atom not fully sharded";
+        case CompetitionSite::Reason::AxisInUse:
+            return "axis in use";
+        case CompetitionSite::Reason::NotDivisible:
+            return "not divisible";
+        case CompetitionSite::Reason::MajorUnsharded:
+            return "major atom not fully sharded";
     }
     return "?";
 }
 
 namespace {
 
-std::optional<analysis::GroupId> findBatchGroup(const ir::Graph& graph, const analysis::DecisionSpace& space) {
+std::optional<analysis::GroupId> findBatchGroup(const ir::Graph& graph,
+                                                const analysis::DecisionSpace& space) {
     for (std::size_t g = 0; g < space.groups.size(); ++g) {
         const std::string& label = space.groups[g].label;
         const auto dot = label.rfind('.');
         std::string tail = dot == std::string::npos ? label : label.substr(dot + 1);
         tail = tail.substr(0, tail.find('#'));  // "batch#2": a second group of that label
-        if (tail == "batch") return analysis::GroupId{static_cast<std::uint32_t>(g)};
+        if (tail == "batch")
+            return analysis::GroupId{static_cast<std::uint32_t>(g)};
     }
     const ir::Argument* largest = nullptr;
     for (const auto& a : graph.arguments)
         if (a.role == ir::ArgumentRole::Input && graph.type(a.value).rank() > 0 &&
             (!largest || graph.type(a.value).bytes() > graph.type(largest->value).bytes()))
             largest = &a;
-    if (!largest) return std::nullopt;
+    if (!largest)
+        return std::nullopt;
     const auto names = space.namesOf(largest->value, 0);
-    if (names.empty()) return std::nullopt;
+    if (names.empty())
+        return std::nullopt;
     return space.name(names.front()).group;
 }
 
 }  // namespace
 
 PlanContext::PlanContext(const ir::Graph& graph, const analysis::DecisionSpace& space)
-    : graph_(&graph), space_(&space), classes_(classifyTensors(graph)), nameAtoms_(space.names.size()), blocks_(layerBlocks(graph)) {
+    : graph_(&graph),
+      space_(&space),
+      classes_(classifyTensors(graph)),
+      nameAtoms_(space.names.size()),
+      blocks_(layerBlocks(graph)) {
     for (std::size_t n = 0; n < space.names.size(); ++n) {
         auto& atoms = nameAtoms_[n];
         atoms = space.names[n].atoms;
@@ -146,8 +177,10 @@ PlanContext::PlanContext(const ir::Graph& graph, const analysis::DecisionSpace& 
         std::sort(atoms.begin(), atoms.end(), [&](AtomId a, AtomId b) {
             const auto& x = space.atom(a);
             const auto& y = space.atom(b);
-            if (x.value != y.value) return x.value.index < y.value.index;
-            if (x.dimension != y.dimension) return x.dimension < y.dimension;
+            if (x.value != y.value)
+                return x.value.index < y.value.index;
+            if (x.dimension != y.dimension)
+                return x.dimension < y.dimension;
             return a.index < b.index;
         });
     }
@@ -156,10 +189,12 @@ PlanContext::PlanContext(const ir::Graph& graph, const analysis::DecisionSpace& 
 
 std::vector<NameId> PlanContext::namesOf(const Decision& decision) const {
     if (decision.target == Decision::Target::Name) {
-        if (decision.index >= space_->names.size()) return {};
+        if (decision.index >= space_->names.size())
+            return {};
         return {NameId{decision.index}};
     }
-    if (decision.index >= space_->groups.size()) return {};
+    if (decision.index >= space_->groups.size())
+        return {};
     return space_->groups[decision.index].names;
 }
 
@@ -174,7 +209,8 @@ TensorSharding AppliedPlan::sharding(const analysis::DecisionSpace& space, Value
     const auto& dims = space.dimensionAtoms[value.index];
     s.dimensions.resize(dims.size());
     for (std::size_t d = 0; d < dims.size(); ++d)
-        for (AtomId a : dims[d]) s.dimensions[d].append(atomAxes[a.index]);
+        for (AtomId a : dims[d])
+            s.dimensions[d].append(atomAxes[a.index]);
     return s;
 }
 
@@ -185,10 +221,12 @@ AppliedPlan applyPlan(const PlanContext& context, const mesh::Mesh& mesh, const 
     std::vector<std::uint32_t> used(context.graph().values.size(), 0);  // axes each tensor uses
     std::vector<int> resolution(space.names.size(), 0);
     for (const auto& r : plan.resolutions)
-        if (r.name.index < resolution.size()) resolution[r.name.index] = r.dimension;
+        if (r.name.index < resolution.size())
+            resolution[r.name.index] = r.dimension;
     auto axesSize = [&](const AxisList& list) {
         std::int64_t n = 1;
-        for (int i = 0; i < list.size(); ++i) n *= mesh.axes[static_cast<std::size_t>(list[i])].size;
+        for (int i = 0; i < list.size(); ++i)
+            n *= mesh.axes[static_cast<std::size_t>(list[i])].size;
         return n;
     };
     auto fullySharded = [&](AtomId a) { return axesSize(applied.atomAxes[a.index]) == space.atom(a).size; };
@@ -196,7 +234,8 @@ AppliedPlan applyPlan(const PlanContext& context, const mesh::Mesh& mesh, const 
     std::vector<AtomId> order;
     for (std::size_t di = 0; di < plan.decisions.size(); ++di) {
         const Decision& decision = plan.decisions[di];
-        if (decision.axis < 0 || static_cast<std::size_t>(decision.axis) >= mesh.axes.size()) continue;
+        if (decision.axis < 0 || static_cast<std::size_t>(decision.axis) >= mesh.axes.size())
+            continue;
         const std::int64_t axisSize = mesh.axes[static_cast<std::size_t>(decision.axis)].size;
         const std::uint32_t bit = 1u << decision.axis;
         for (NameId name : context.namesOf(decision)) {
@@ -205,21 +244,25 @@ AppliedPlan applyPlan(const PlanContext& context, const mesh::Mesh& mesh, const 
             for (std::size_t i = 0; i < atoms.size();) {
                 std::size_t j = i;
                 const ValueId value = space.atom(atoms[i]).value;
-                while (j < atoms.size() && space.atom(atoms[j]).value == value) ++j;
+                while (j < atoms.size() && space.atom(atoms[j]).value == value)
+                    ++j;
                 if (!((decision.tensors >> static_cast<unsigned>(context.classes()[value.index])) & 1u)) {
                     i = j;
                     continue;
                 }
-                order.assign(atoms.begin() + static_cast<std::ptrdiff_t>(i), atoms.begin() + static_cast<std::ptrdiff_t>(j));
+                order.assign(atoms.begin() + static_cast<std::ptrdiff_t>(i),
+                             atoms.begin() + static_cast<std::ptrdiff_t>(j));
                 const int pick = resolution[name.index];
                 if (pick > 0) {
                     // Distinct dimensions in order; move the picked dimension's atoms to the front.
                     std::vector<int> dims;
                     for (AtomId a : order)
-                        if (dims.empty() || dims.back() != space.atom(a).dimension) dims.push_back(space.atom(a).dimension);
+                        if (dims.empty() || dims.back() != space.atom(a).dimension)
+                            dims.push_back(space.atom(a).dimension);
                     if (static_cast<std::size_t>(pick) < dims.size()) {
                         const int d = dims[static_cast<std::size_t>(pick)];
-                        std::stable_partition(order.begin(), order.end(), [&](AtomId a) { return space.atom(a).dimension == d; });
+                        std::stable_partition(order.begin(), order.end(),
+                                              [&](AtomId a) { return space.atom(a).dimension == d; });
                     }
                 }
                 for (AtomId a : order) {
@@ -233,8 +276,10 @@ AppliedPlan applyPlan(const PlanContext& context, const mesh::Mesh& mesh, const 
                         ok = false;
                         reason = CompetitionSite::Reason::NotDivisible;
                     } else {
-                        for (AtomId major : space.dimensionAtoms[value.index][static_cast<std::size_t>(atom.dimension)]) {
-                            if (major == a) break;
+                        for (AtomId major :
+                             space.dimensionAtoms[value.index][static_cast<std::size_t>(atom.dimension)]) {
+                            if (major == a)
+                                break;
                             if (space.atom(major).size > 1 && !fullySharded(major)) {
                                 ok = false;
                                 reason = CompetitionSite::Reason::MajorUnsharded;

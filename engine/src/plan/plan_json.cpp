@@ -4,8 +4,8 @@
 
 #include <algorithm>
 #include <map>
-#include <optional>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <set>
 
 namespace shardscope::plan {
@@ -17,11 +17,14 @@ namespace {
 json decisionJson(const Decision& d, const PlanContext& context, const mesh::Mesh& mesh) {
     json out;
     out[d.target == Decision::Target::Group ? "group" : "name"] = context.targetLabel(d);
-    out["axis"] = d.axis >= 0 && static_cast<std::size_t>(d.axis) < mesh.axes.size() ? mesh.axes[static_cast<std::size_t>(d.axis)].name : "?";
+    out["axis"] = d.axis >= 0 && static_cast<std::size_t>(d.axis) < mesh.axes.size()
+                      ? mesh.axes[static_cast<std::size_t>(d.axis)].name
+                      : "?";
     if (d.tensors != kAllTensorClasses) {
         json classes = json::array();
         for (int c = 0; c < kTensorClassCount; ++c)
-            if ((d.tensors >> c) & 1u) classes.push_back(std::string(toString(static_cast<TensorClass>(c))));
+            if ((d.tensors >> c) & 1u)
+                classes.push_back(std::string(toString(static_cast<TensorClass>(c))));
         out["tensors"] = classes;
     }
     return out;
@@ -29,50 +32,67 @@ json decisionJson(const Decision& d, const PlanContext& context, const mesh::Mes
 
 std::string axesList(const mesh::Mesh& mesh) {
     std::string out;
-    for (const auto& a : mesh.axes) out += (out.empty() ? "" : ", ") + a.name;
+    for (const auto& a : mesh.axes)
+        out += (out.empty() ? "" : ", ") + a.name;
     return out;
 }
 
 // `planMesh` is the mesh the plan file says it was made for ("" when it does not say).
 // No decision (nullopt) when it is left out under MissingAxes::Drop: the result then carries the
 // "plan.axis-dropped" warning.
-Result<std::optional<Decision>> parseDecision(const json& j, const PlanContext& context, const mesh::Mesh& mesh, const std::string& where,
-                               const std::string& planMesh, MissingAxes missingAxes) {
-    auto fail = [&](const std::string& message) { return makeError("plan.bad-decision", where + ": " + message); };
-    if (!j.is_object()) return fail("expected an object {\"group\" or \"name\", \"axis\"}");
+Result<std::optional<Decision>> parseDecision(const json& j, const PlanContext& context,
+                                              const mesh::Mesh& mesh, const std::string& where,
+                                              const std::string& planMesh, MissingAxes missingAxes) {
+    auto fail = [&](const std::string& message) {
+        return makeError("plan.bad-decision", where + ": " + message);
+    };
+    if (!j.is_object())
+        return fail("expected an object {\"group\" or \"name\", \"axis\"}");
     Decision d;
     const auto& space = context.space();
     if (j.contains("group") && j["group"].is_string()) {
         const auto label = j["group"].get<std::string>();
         const auto group = space.groupLabelled(label);
-        if (group) d = {Decision::Target::Group, group->index, 0, kAllTensorClasses};
+        if (group)
+            d = {Decision::Target::Group, group->index, 0, kAllTensorClasses};
         else
-            return fail("unknown group '" + label + "': this model has no group of that label (is the plan for another model? run `shardscope-cli analyze` for this model's groups)");
+            return fail("unknown group '" + label +
+                        "': this model has no group of that label (is the plan for another model? run "
+                        "`shardscope-cli analyze` for this model's groups)");
     } else if (j.contains("name") && j["name"].is_string()) {
         const auto label = j["name"].get<std::string>();
         const auto name = space.nameLabelled(label);
-        if (name) d = {Decision::Target::Name, name->index, 0, kAllTensorClasses};
+        if (name)
+            d = {Decision::Target::Name, name->index, 0, kAllTensorClasses};
         else
-            return fail("unknown name '" + label + "': this model has no name of that label (is the plan for another model? run `shardscope-cli analyze --all` for this model's names)");
+            return fail("unknown name '" + label +
+                        "': this model has no name of that label (is the plan for another model? run "
+                        "`shardscope-cli analyze --all` for this model's names)");
     } else {
         return fail("needs a \"group\" or a \"name\" (a string)");
     }
-    if (!j.contains("axis") || !j["axis"].is_string()) return fail("needs an \"axis\" (a string)");
+    if (!j.contains("axis") || !j["axis"].is_string())
+        return fail("needs an \"axis\" (a string)");
     const auto axisName = j["axis"].get<std::string>();
     const auto axis = mesh.axisIndex(axisName);
     if (!axis && missingAxes == MissingAxes::Drop) {
         Result<std::optional<Decision>> left(std::nullopt);
-        left.addDiagnostic(makeWarning("plan.axis-dropped", where + " (" + context.targetLabel(d) + ", " + axisName +
-                                                                ") is left out: the mesh has no axis '" + axisName + "' (it has " +
-                                                                axesList(mesh) + ")"));
+        left.addDiagnostic(
+            makeWarning("plan.axis-dropped", where + " (" + context.targetLabel(d) + ", " + axisName +
+                                                 ") is left out: the mesh has no axis '" + axisName +
+                                                 "' (it has " + axesList(mesh) + ")"));
         return left;
     }
     if (!axis)
         return fail("unknown mesh axis '" + axisName + "' (the mesh has " + axesList(mesh) +
-                    (planMesh.empty() || planMesh == mesh.toString() ? std::string() : "; the plan was made for " + planMesh) + ")");
+                    (planMesh.empty() || planMesh == mesh.toString()
+                         ? std::string()
+                         : "; the plan was made for " + planMesh) +
+                    ")");
     d.axis = *axis;
     if (j.contains("tensors")) {
-        if (!j["tensors"].is_array()) return fail("\"tensors\" must be a list of tensor classes");
+        if (!j["tensors"].is_array())
+            return fail("\"tensors\" must be a list of tensor classes");
         d.tensors = 0;
         for (const auto& c : j["tensors"]) {
             const auto parsed = c.is_string() ? parseTensorClass(c.get<std::string>()) : std::nullopt;
@@ -88,26 +108,39 @@ Result<std::optional<Decision>> parseDecision(const json& j, const PlanContext& 
 // "layers.*, encoder.layer.*, ... (N families); blocks are named like layers.0": the model's families, for an
 // error about a target that names none of them.
 std::string familiesText(const LayerBlocks& blocks) {
-    if (blocks.families.empty()) return "this model has no repeated blocks of layers (no op name has an index, like layers.3)";
+    if (blocks.families.empty())
+        return "this model has no repeated blocks of layers (no op name has an index, like layers.3)";
     constexpr std::size_t kShown = 4;
     std::string out = "this model's families are ";
-    for (std::size_t i = 0; i < blocks.families.size() && i < kShown; ++i) out += (i ? ", " : "") + blocks.families[i];
-    if (blocks.families.size() > kShown) out += ", ... (" + std::to_string(blocks.families.size()) + " families)";
+    for (std::size_t i = 0; i < blocks.families.size() && i < kShown; ++i)
+        out += (i ? ", " : "") + blocks.families[i];
+    if (blocks.families.size() > kShown)
+        out += ", ... (" + std::to_string(blocks.families.size()) + " families)";
     return out + "; its blocks are named like " + blocks.blocks.front();
 }
 
 Result<RematDecision> parseRematDecision(const json& j, const LayerBlocks& blocks, const std::string& where) {
-    auto fail = [&](const std::string& message) { return makeError("plan.bad-remat", where + ": " + message); };
-    if (!j.is_object() || !j.contains("target") || !j["target"].is_string() || !j.contains("policy") || !j["policy"].is_string())
-        return fail("expected {\"target\": a block family like \"layers.*\" or a block like \"layers.3\", \"policy\": a string}");
+    auto fail = [&](const std::string& message) {
+        return makeError("plan.bad-remat", where + ": " + message);
+    };
+    if (!j.is_object() || !j.contains("target") || !j["target"].is_string() || !j.contains("policy") ||
+        !j["policy"].is_string())
+        return fail(
+            "expected {\"target\": a block family like \"layers.*\" or a block like \"layers.3\", "
+            "\"policy\": a string}");
     RematDecision r;
     r.target = j["target"].get<std::string>();
     const auto policy = parseRemat(j["policy"].get<std::string>());
-    if (!policy) return fail("unknown remat policy " + j["policy"].dump() + " (none, selective, full or dots-saveable)");
+    if (!policy)
+        return fail("unknown remat policy " + j["policy"].dump() +
+                    " (none, selective, full or dots-saveable)");
     r.policy = *policy;
-    const bool known = std::find(blocks.families.begin(), blocks.families.end(), r.target) != blocks.families.end() ||
-                       std::find(blocks.blocks.begin(), blocks.blocks.end(), r.target) != blocks.blocks.end();
-    if (!known) return fail("unknown remat target " + j["target"].dump() + ": it names no block or family of blocks (" + familiesText(blocks) + ")");
+    const bool known =
+        std::find(blocks.families.begin(), blocks.families.end(), r.target) != blocks.families.end() ||
+        std::find(blocks.blocks.begin(), blocks.blocks.end(), r.target) != blocks.blocks.end();
+    if (!known)
+        return fail("unknown remat target " + j["target"].dump() +
+                    ": it names no block or family of blocks (" + familiesText(blocks) + ")");
     return r;
 }
 
@@ -115,31 +148,42 @@ constexpr std::size_t kRematPolicies = 4;  // none, selective, full, dots-saveab
 
 // Refuses a list of `key` longer than the problem can use, before anything is built for its entries: `most`
 // entries, `why` saying what bounds them.
-Status checkLength(const json& j, const char* key, std::size_t most, const std::string& why, const std::string& where) {
-    if (!j.contains(key) || !j[key].is_array() || j[key].size() <= most) return Success{};
+Status checkLength(const json& j, const char* key, std::size_t most, const std::string& why,
+                   const std::string& where) {
+    if (!j.contains(key) || !j[key].is_array() || j[key].size() <= most)
+        return Success{};
     return makeError("plan.too-long", where + ": \"" + key + "\" has " + std::to_string(j[key].size()) +
-                                          " entries, more than this problem can use (at most " + std::to_string(most) + ": " + why + ")");
+                                          " entries, more than this problem can use (at most " +
+                                          std::to_string(most) + ": " + why + ")");
 }
 
-// The lists of a plan file no longer than the problem can use: a decision per target (group or name), mesh axis
-// and tensor class; a resolution per name; remat decisions (a later one overrides an earlier one) as many as
-// there are policies per block or family of blocks, and one more.
-Status checkLengths(const json& j, const PlanContext& context, const mesh::Mesh& mesh, const std::string& where) {
+// The lists of a plan file no longer than the problem can use: a decision per target (group or name), mesh
+// axis and tensor class; a resolution per name; remat decisions (a later one overrides an earlier one) as
+// many as there are policies per block or family of blocks, and one more.
+Status checkLengths(const json& j, const PlanContext& context, const mesh::Mesh& mesh,
+                    const std::string& where) {
     const auto& space = context.space();
-    const std::size_t decisions = (space.groups.size() + space.names.size()) * std::max<std::size_t>(mesh.axes.size(), 1) *
+    const std::size_t decisions = (space.groups.size() + space.names.size()) *
+                                  std::max<std::size_t>(mesh.axes.size(), 1) *
                                   static_cast<std::size_t>(kTensorClassCount);
     const std::string perTarget = "one per group or name, mesh axis and tensor class";
-    for (auto s : {checkLength(j, "decisions", decisions, perTarget, where), checkLength(j, "forbidden", decisions, perTarget, where),
+    for (auto s : {checkLength(j, "decisions", decisions, perTarget, where),
+                   checkLength(j, "forbidden", decisions, perTarget, where),
                    checkLength(j, "resolutions", space.names.size(), "one per name", where),
-                   checkLength(j, "remat", (context.blocks().families.size() + context.blocks().blocks.size() + 1) * kRematPolicies,
+                   checkLength(j, "remat",
+                               (context.blocks().families.size() + context.blocks().blocks.size() + 1) *
+                                   kRematPolicies,
                                "a few per block or family of blocks", where)})
-        if (!s) return s;
+        if (!s)
+            return s;
     return Success{};
 }
 
 }  // namespace
 
-std::string rematText(const RematDecision& remat) { return remat.target + ": " + std::string(toString(remat.policy)); }
+std::string rematText(const RematDecision& remat) {
+    return remat.target + ": " + std::string(toString(remat.policy));
+}
 
 std::string decisionText(const Decision& decision, const PlanContext& context, const mesh::Mesh& mesh) {
     std::string out = "(" + context.targetLabel(decision) + ", " +
@@ -150,7 +194,8 @@ std::string decisionText(const Decision& decision, const PlanContext& context, c
     if (decision.tensors != kAllTensorClasses) {
         std::string classes;
         for (int c = 0; c < kTensorClassCount; ++c)
-            if ((decision.tensors >> c) & 1u) classes += (classes.empty() ? "" : ",") + std::string(toString(static_cast<TensorClass>(c)));
+            if ((decision.tensors >> c) & 1u)
+                classes += (classes.empty() ? "" : ",") + std::string(toString(static_cast<TensorClass>(c)));
         out += " on " + classes;
     }
     return out;
@@ -163,135 +208,182 @@ std::string toJson(const Plan& plan, const PlanContext& context, const mesh::Mes
     out["label"] = plan.label;
     out["mesh"] = mesh.toString();
     out["decisions"] = json::array();
-    for (const auto& d : plan.decisions) out["decisions"].push_back(decisionJson(d, context, mesh));
+    for (const auto& d : plan.decisions)
+        out["decisions"].push_back(decisionJson(d, context, mesh));
     out["pinned"] = plan.pinned;
     out["forbidden"] = json::array();
-    for (const auto& d : plan.forbidden) out["forbidden"].push_back(decisionJson(d, context, mesh));
+    for (const auto& d : plan.forbidden)
+        out["forbidden"].push_back(decisionJson(d, context, mesh));
     out["resolutions"] = json::array();
     for (const auto& r : plan.resolutions)
-        out["resolutions"].push_back({{"name", r.name.index < context.space().names.size() ? context.space().names[r.name.index].label : "?"},
-                                      {"dimension", r.dimension}});
+        out["resolutions"].push_back(
+            {{"name",
+              r.name.index < context.space().names.size() ? context.space().names[r.name.index].label : "?"},
+             {"dimension", r.dimension}});
     if (!plan.remat.empty()) {
         out["remat"] = json::array();
-        for (const auto& r : plan.remat) out["remat"].push_back({{"target", r.target}, {"policy", std::string(toString(r.policy))}});
+        for (const auto& r : plan.remat)
+            out["remat"].push_back({{"target", r.target}, {"policy", std::string(toString(r.policy))}});
     }
     return out.dump(2, ' ', false, json::error_handler_t::replace) + "\n";  // labels need not be UTF-8
 }
 
-Result<Plan> parsePlan(std::string_view text, const PlanContext& context, const mesh::Mesh& mesh, std::string_view origin,
-                       MissingAxes missingAxes) {
+Result<Plan> parsePlan(std::string_view text, const PlanContext& context, const mesh::Mesh& mesh,
+                       std::string_view origin, MissingAxes missingAxes) {
     const std::string where(origin);
     json j = json::parse(text, nullptr, false);
-    if (j.is_discarded()) return makeError("plan.not-json", where + ": not a JSON document");
+    if (j.is_discarded())
+        return makeError("plan.not-json", where + ": not a JSON document");
     if (!j.is_object() || !j.contains("format") || j["format"] != "shardscope-plan")
-        return makeError("plan.format", where + ": not a Shardscope plan (expected \"format\": \"shardscope-plan\")");
-    if (!j.contains("version") || !j["version"].is_number_integer()) return makeError("plan.version", where + ": missing \"version\"");
+        return makeError("plan.format",
+                         where + ": not a Shardscope plan (expected \"format\": \"shardscope-plan\")");
+    if (!j.contains("version") || !j["version"].is_number_integer())
+        return makeError("plan.version", where + ": missing \"version\"");
     const int version = j["version"].get<int>();
     if (version > kPlanJsonVersion)
-        return makeError("plan.version", where + ": plan format version " + std::to_string(version) + " is newer than this Shardscope reads (" +
+        return makeError("plan.version", where + ": plan format version " + std::to_string(version) +
+                                             " is newer than this Shardscope reads (" +
                                              std::to_string(kPlanJsonVersion) + ")");
-    if (auto lengths = checkLengths(j, context, mesh, where); !lengths) return Result<Plan>::failure(lengths.diagnostics());
+    if (auto lengths = checkLengths(j, context, mesh, where); !lengths)
+        return Result<Plan>::failure(lengths.diagnostics());
     Plan plan;
-    if (j.contains("label") && j["label"].is_string()) plan.label = j["label"].get<std::string>();
-    const std::string planMesh = j.contains("mesh") && j["mesh"].is_string() ? j["mesh"].get<std::string>() : std::string();
+    if (j.contains("label") && j["label"].is_string())
+        plan.label = j["label"].get<std::string>();
+    const std::string planMesh =
+        j.contains("mesh") && j["mesh"].is_string() ? j["mesh"].get<std::string>() : std::string();
     std::vector<Diagnostic> dropped;     // "plan.axis-dropped" warnings
     std::vector<std::size_t> droppedAt;  // the indices of the decisions left out
     auto readList = [&](const char* key, std::vector<Decision>& into) -> Status {
-        if (!j.contains(key)) return Success{};
-        if (!j[key].is_array()) return makeError("plan.bad-decision", where + ": \"" + key + "\" must be a list");
+        if (!j.contains(key))
+            return Success{};
+        if (!j[key].is_array())
+            return makeError("plan.bad-decision", where + ": \"" + key + "\" must be a list");
         for (std::size_t i = 0; i < j[key].size(); ++i) {
-            auto d = parseDecision(j[key][i], context, mesh, where + ": " + key + "[" + std::to_string(i) + "]", planMesh, missingAxes);
-            if (!d) return Status::failure(d.diagnostics());
+            auto d = parseDecision(j[key][i], context, mesh,
+                                   where + ": " + key + "[" + std::to_string(i) + "]", planMesh, missingAxes);
+            if (!d)
+                return Status::failure(d.diagnostics());
             if (!*d) {
                 dropped.insert(dropped.end(), d.diagnostics().begin(), d.diagnostics().end());
-                if (&into == &plan.decisions) droppedAt.push_back(i);
+                if (&into == &plan.decisions)
+                    droppedAt.push_back(i);
                 continue;
             }
             into.push_back(**d);
         }
         return Success{};
     };
-    if (auto s = readList("decisions", plan.decisions); !s) return Result<Plan>::failure(s.diagnostics());
-    if (auto s = readList("forbidden", plan.forbidden); !s) return Result<Plan>::failure(s.diagnostics());
+    if (auto s = readList("decisions", plan.decisions); !s)
+        return Result<Plan>::failure(s.diagnostics());
+    if (auto s = readList("forbidden", plan.forbidden); !s)
+        return Result<Plan>::failure(s.diagnostics());
     if (j.contains("pinned")) {
         const std::size_t listed = plan.decisions.size() + droppedAt.size();
         if (!j["pinned"].is_number_unsigned() || j["pinned"].get<std::size_t>() > listed)
-            return makeError("plan.pinned", where + ": \"pinned\" must count leading decisions (0 to " + std::to_string(listed) + ")");
+            return makeError("plan.pinned", where + ": \"pinned\" must count leading decisions (0 to " +
+                                                std::to_string(listed) + ")");
         const auto pinned = j["pinned"].get<std::size_t>();
-        plan.pinned = pinned - static_cast<std::size_t>(std::count_if(droppedAt.begin(), droppedAt.end(), [&](std::size_t i) { return i < pinned; }));
+        plan.pinned =
+            pinned - static_cast<std::size_t>(std::count_if(droppedAt.begin(), droppedAt.end(),
+                                                            [&](std::size_t i) { return i < pinned; }));
     }
     if (j.contains("resolutions")) {
-        if (!j["resolutions"].is_array()) return makeError("plan.resolution", where + ": \"resolutions\" must be a list");
+        if (!j["resolutions"].is_array())
+            return makeError("plan.resolution", where + ": \"resolutions\" must be a list");
         for (std::size_t i = 0; i < j["resolutions"].size(); ++i) {
             const auto& r = j["resolutions"][i];
             const std::string at = where + ": resolutions[" + std::to_string(i) + "]";
             if (!r.is_object() || !r.contains("name") || !r["name"].is_string() || !r.contains("dimension") ||
                 !r["dimension"].is_number_unsigned())
-                return makeError("plan.resolution", at + ": expected {\"name\": label, \"dimension\": 0, 1, ...}");
+                return makeError("plan.resolution",
+                                 at + ": expected {\"name\": label, \"dimension\": 0, 1, ...}");
             const auto label = r["name"].get<std::string>();
             const auto found = context.space().nameLabelled(label);
             if (!found)
-                return makeError("plan.resolution", at + ": unknown name '" + label + "': this model has no name of that label (is the plan for another model?)");
-            // A resolution picks one of the dimensions a tensor gives the name: at most as many as any tensor has.
+                return makeError(
+                    "plan.resolution",
+                    at + ": unknown name '" + label +
+                        "': this model has no name of that label (is the plan for another model?)");
+            // A resolution picks one of the dimensions a tensor gives the name: at most as many as any tensor
+            // has.
             const analysis::NameId name = *found;
             std::size_t most = 0;
             {
                 std::map<std::uint32_t, std::set<int>> dimensions;
-                for (auto a : context.atomsOf(name)) dimensions[context.space().atom(a).value.index].insert(context.space().atom(a).dimension);
-                for (const auto& [value, dims] : dimensions) most = std::max(most, dims.size());
+                for (auto a : context.atomsOf(name))
+                    dimensions[context.space().atom(a).value.index].insert(context.space().atom(a).dimension);
+                for (const auto& [value, dims] : dimensions)
+                    most = std::max(most, dims.size());
             }
             const auto dimension = r["dimension"].get<std::uint64_t>();
             if (dimension >= most)
-                return makeError("plan.resolution", at + ": name '" + label + "' has no dimension " + std::to_string(dimension) + " to choose (" +
-                                                        (most < 2 ? std::string("it is not repeated on any tensor") : "choose 0 to " + std::to_string(most - 1)) +
-                                                        ")");
+                return makeError("plan.resolution",
+                                 at + ": name '" + label + "' has no dimension " + std::to_string(dimension) +
+                                     " to choose (" +
+                                     (most < 2 ? std::string("it is not repeated on any tensor")
+                                               : "choose 0 to " + std::to_string(most - 1)) +
+                                     ")");
             plan.resolutions.push_back({name, static_cast<int>(dimension)});
         }
     }
     if (j.contains("remat")) {
-        if (!j["remat"].is_array()) return makeError("plan.bad-remat", where + ": \"remat\" must be a list");
+        if (!j["remat"].is_array())
+            return makeError("plan.bad-remat", where + ": \"remat\" must be a list");
         for (std::size_t i = 0; i < j["remat"].size(); ++i) {
-            auto r = parseRematDecision(j["remat"][i], context.blocks(), where + ": remat[" + std::to_string(i) + "]");
-            if (!r) return Result<Plan>::failure(r.diagnostics());
+            auto r = parseRematDecision(j["remat"][i], context.blocks(),
+                                        where + ": remat[" + std::to_string(i) + "]");
+            if (!r)
+                return Result<Plan>::failure(r.diagnostics());
             plan.remat.push_back(std::move(r).value());
         }
     }
     Result<Plan> result(std::move(plan));
-    for (auto& warning : dropped) result.addDiagnostic(std::move(warning));
-    for (auto& warning : checkDivisibility(result.value(), context, mesh, where)) result.addDiagnostic(std::move(warning));
+    for (auto& warning : dropped)
+        result.addDiagnostic(std::move(warning));
+    for (auto& warning : checkDivisibility(result.value(), context, mesh, where))
+        result.addDiagnostic(std::move(warning));
     return result;
 }
 
-std::vector<Diagnostic> checkDivisibility(const Plan& plan, const PlanContext& context, const mesh::Mesh& mesh, std::string_view origin) {
+std::vector<Diagnostic> checkDivisibility(const Plan& plan, const PlanContext& context,
+                                          const mesh::Mesh& mesh, std::string_view origin) {
     std::vector<Diagnostic> out;
-    if (plan.decisions.empty()) return out;
+    if (plan.decisions.empty())
+        return out;
     const AppliedPlan applied = applyPlan(context, mesh, plan);
     std::vector<std::size_t> notDivisible(plan.decisions.size(), 0), otherwise(plan.decisions.size(), 0);
     for (const auto& site : applied.competitions) {
-        if (site.decision >= plan.decisions.size()) continue;
+        if (site.decision >= plan.decisions.size())
+            continue;
         (site.reason == CompetitionSite::Reason::NotDivisible ? notDivisible : otherwise)[site.decision]++;
     }
     // Occurrences a decision reached: the atoms of its names (in its tensor classes) that carry its axis.
     for (std::size_t i = 0; i < plan.decisions.size(); ++i) {
-        if (notDivisible[i] == 0 || otherwise[i] > 0) continue;
+        if (notDivisible[i] == 0 || otherwise[i] > 0)
+            continue;
         const Decision& d = plan.decisions[i];
-        if (d.axis < 0 || static_cast<std::size_t>(d.axis) >= mesh.axes.size()) continue;
+        if (d.axis < 0 || static_cast<std::size_t>(d.axis) >= mesh.axes.size())
+            continue;
         bool reached = false;
         std::int64_t size = 0;
         for (auto name : context.namesOf(d)) {
             size = std::max(size, context.space().name(name).size);
             for (auto a : context.atomsOf(name)) {
                 const auto& axes = applied.atomAxes[a.index];
-                for (int k = 0; k < axes.size() && !reached; ++k) reached = axes[k] == d.axis;
+                for (int k = 0; k < axes.size() && !reached; ++k)
+                    reached = axes[k] == d.axis;
             }
         }
-        if (reached) continue;
+        if (reached)
+            continue;
         const auto& axis = mesh.axes[static_cast<std::size_t>(d.axis)];
         const std::string axisText = axis.name + "=" + std::to_string(axis.size);
         out.push_back(makeWarning("plan.not-divisible",
-                                  std::string(origin) + ": decision " + std::to_string(i + 1) + " " + decisionText(d, context, mesh) +
-                                      " shards nothing: " + axisText + " divides no dimension of " + context.targetLabel(d) + " (size " +
-                                      std::to_string(size) + "); use an axis whose size divides " + std::to_string(size) + ", or another mesh"));
+                                  std::string(origin) + ": decision " + std::to_string(i + 1) + " " +
+                                      decisionText(d, context, mesh) + " shards nothing: " + axisText +
+                                      " divides no dimension of " + context.targetLabel(d) + " (size " +
+                                      std::to_string(size) + "); use an axis whose size divides " +
+                                      std::to_string(size) + ", or another mesh"));
     }
     return out;
 }

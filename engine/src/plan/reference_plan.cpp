@@ -221,25 +221,26 @@ bool subsequence(const plan::AxisList& a, const plan::AxisList& b) {
     return k == a.size();
 }
 
-// What a name must carry: its axes (from the first tensor that shards it) and, for a repeated name, which of a
-// tensor's dimensions carrying it takes them.
+// What a name must carry: its axes (from the first tensor that shards it) and, for a repeated name, which of
+// a tensor's dimensions carrying it takes them.
 struct Demand {
     plan::AxisList axes;
     std::string from;
     int resolution = 0;
 };
 
-// The order of the names' decisions. A plan gives an axis to the first name that asks for it on a tensor (a later
-// one loses it there, as the batch takes the data axis from the parameters' dimensions on the activations under
-// FSDP): where an annotated tensor gives an axis to one of its names and not to another that asks for it too, the
-// first comes before the second. Otherwise, and to break cycles, the batch's names come first (every expert
-// strategy decides the batch before what competes with it), then names touching more bytes (then by id).
+// The order of the names' decisions. A plan gives an axis to the first name that asks for it on a tensor (a
+// later one loses it there, as the batch takes the data axis from the parameters' dimensions on the
+// activations under FSDP): where an annotated tensor gives an axis to one of its names and not to another
+// that asks for it too, the first comes before the second. Otherwise, and to break cycles, the batch's names
+// come first (every expert strategy decides the batch before what competes with it), then names touching more
+// bytes (then by id).
 std::vector<std::uint32_t> decisionOrder(const analysis::DecisionSpace& space,
                                          const std::vector<AnnotatedTensor>& tensors,
                                          const std::map<std::uint32_t, Demand>& demands,
                                          std::optional<analysis::GroupId> batch) {
     std::map<std::uint32_t, std::set<std::uint32_t>> after;  // name -> the names that must come after it
-    std::map<std::uint32_t, int> before;                      // name -> how many must come before it
+    std::map<std::uint32_t, int> before;                     // name -> how many must come before it
     for (const auto& [name, demand] : demands)
         before[name] = 0;
     for (const AnnotatedTensor& tensor : tensors) {
@@ -277,7 +278,8 @@ std::vector<std::uint32_t> decisionOrder(const analysis::DecisionSpace& space,
         }
     }
     auto larger = [&](std::uint32_t a, std::uint32_t b) {
-        const bool batchA = batch && space.names[a].group == *batch, batchB = batch && space.names[b].group == *batch;
+        const bool batchA = batch && space.names[a].group == *batch,
+                   batchB = batch && space.names[b].group == *batch;
         if (batchA != batchB)
             return batchA;
         if (space.names[a].bytes != space.names[b].bytes)
@@ -660,8 +662,9 @@ Result<plan::Plan> referencePlan(const ir::Graph& graph, const analysis::Decisio
                 warn(where + " has no name to shard (it is of size 1 or unknown to the analysis)");
                 continue;
             }
-            // The axes tile the dimension major first (Shardy's semantics): they go to its names major to minor,
-            // each name taking axes while they divide what is left of it, and the next name only once it is full.
+            // The axes tile the dimension major first (Shardy's semantics): they go to its names major to
+            // minor, each name taking axes while they divide what is left of it, and the next name only once
+            // it is full.
             const auto& atoms = space.dimensionAtoms[tensor.value.index][d];
             std::vector<std::pair<analysis::NameId, plan::AxisList>> parts;
             std::size_t atom = 0;
@@ -669,20 +672,23 @@ Result<plan::Plan> referencePlan(const ir::Graph& graph, const analysis::Decisio
             bool fits = true;
             for (int i = 0; i < axes.size() && fits; ++i) {
                 const std::int64_t size = mesh.axes[static_cast<std::size_t>(axes[i])].size;
-                while (atom < atoms.size() && left == 1 && ++atom < atoms.size()) left = space.atom(atoms[atom]).size;
+                while (atom < atoms.size() && left == 1 && ++atom < atoms.size())
+                    left = space.atom(atoms[atom]).size;
                 if (atom >= atoms.size() || left % size != 0 || !space.atom(atoms[atom]).name.valid()) {
                     fits = false;
                     break;
                 }
                 const analysis::NameId name = space.atom(atoms[atom]).name;
-                if (parts.empty() || parts.back().first != name) parts.push_back({name, {}});
+                if (parts.empty() || parts.back().first != name)
+                    parts.push_back({name, {}});
                 parts.back().second.push(axes[i]);
                 left /= size;
             }
             if (!fits) {
                 const analysis::NameId major = names.front();
                 warn(where + ": its names split (the axes " + plan::TensorSharding{{axes}}.toString(mesh) +
-                     " do not tile its names major to minor, starting with '" + space.name(major).label + "')");
+                     " do not tile its names major to minor, starting with '" + space.name(major).label +
+                     "')");
                 continue;
             }
             for (const auto& [name, nameAxes] : parts) {
@@ -700,8 +706,9 @@ Result<plan::Plan> referencePlan(const ir::Graph& graph, const analysis::Decisio
                     ++carrying;
                 }
                 auto [it, inserted] = demands.try_emplace(name.index, Demand{nameAxes, where, resolution});
-                // A tensor where the name lost some of its axes to another name (a competition the order of the
-                // decisions reproduces) asks for fewer of them: the name carries the most any tensor gives it.
+                // A tensor where the name lost some of its axes to another name (a competition the order of
+                // the decisions reproduces) asks for fewer of them: the name carries the most any tensor
+                // gives it.
                 if (!inserted && (carrying <= 1 || it->second.resolution == resolution)) {
                     if (subsequence(it->second.axes, nameAxes))
                         it->second = Demand{nameAxes, where, resolution};

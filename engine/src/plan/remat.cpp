@@ -11,11 +11,14 @@ namespace {
 constexpr std::array<std::string_view, kRematCount> kRematNames{"none", "selective", "full", "dots-saveable"};
 }  // namespace
 
-std::string_view toString(Remat policy) { return kRematNames[static_cast<std::size_t>(policy)]; }
+std::string_view toString(Remat policy) {
+    return kRematNames[static_cast<std::size_t>(policy)];
+}
 
 std::optional<Remat> parseRemat(std::string_view text) {
     for (std::size_t i = 0; i < kRematNames.size(); ++i)
-        if (kRematNames[i] == text) return static_cast<Remat>(i);
+        if (kRematNames[i] == text)
+            return static_cast<Remat>(i);
     return std::nullopt;
 }
 
@@ -23,7 +26,9 @@ std::vector<Remat> rematPerBlock(const LayerBlocks& blocks, const std::vector<Re
     std::vector<Remat> policy(blocks.blocks.size(), Remat::None);
     for (const auto& decision : remat)
         for (std::size_t b = 0; b < blocks.blocks.size(); ++b)
-            if (decision.target == blocks.blocks[b] || decision.target == blocks.families[blocks.familyOfBlock[b]]) policy[b] = decision.policy;
+            if (decision.target == blocks.blocks[b] ||
+                decision.target == blocks.families[blocks.familyOfBlock[b]])
+                policy[b] = decision.policy;
     return policy;
 }
 

@@ -28,51 +28,64 @@ using plan::Plan;
 
 namespace {
 
-bool sameTargetAndAxis(const Decision& a, const Decision& b) { return a.target == b.target && a.index == b.index && a.axis == b.axis; }
+bool sameTargetAndAxis(const Decision& a, const Decision& b) {
+    return a.target == b.target && a.index == b.index && a.axis == b.axis;
+}
 
-// A hash of the shardings a plan gives every atom and of the remat policy of every block: equal plans reached in
-// different orders hash alike. Blocks without recompute add nothing, so a plan without remat decisions hashes as
-// its shardings alone.
+// A hash of the shardings a plan gives every atom and of the remat policy of every block: equal plans reached
+// in different orders hash alike. Blocks without recompute add nothing, so a plan without remat decisions
+// hashes as its shardings alone.
 std::uint64_t stateHash(const plan::AppliedPlan& applied, const Plan& plan, const plan::LayerBlocks& blocks) {
     std::uint64_t h = 1469598103934665603ull;
-    for (const auto& a : applied.atomAxes) h = (h ^ a.bits()) * 1099511628211ull;
-    if (plan.remat.empty()) return h;
+    for (const auto& a : applied.atomAxes)
+        h = (h ^ a.bits()) * 1099511628211ull;
+    if (plan.remat.empty())
+        return h;
     const auto policies = plan::rematPerBlock(blocks, plan.remat);
     for (std::size_t b = 0; b < policies.size(); ++b)
         if (policies[b] != plan::Remat::None)
-            h = (h ^ (0x9E3779B97F4A7C15ull + b * plan::kRematCount + static_cast<std::uint64_t>(policies[b]))) * 1099511628211ull;
+            h = (h ^
+                 (0x9E3779B97F4A7C15ull + b * plan::kRematCount + static_cast<std::uint64_t>(policies[b]))) *
+                1099511628211ull;
     return h;
 }
 
 // Whether a remat decision of `plan` names `family` exactly.
 bool namesFamily(const Plan& plan, const std::string& family) {
-    return std::any_of(plan.remat.begin(), plan.remat.end(), [&](const plan::RematDecision& r) { return r.target == family; });
+    return std::any_of(plan.remat.begin(), plan.remat.end(),
+                       [&](const plan::RematDecision& r) { return r.target == family; });
 }
 
 }  // namespace
 
-// ------------------------------------------------------------------------------------------------- ActionSpace
+// -------------------------------------------------------------------------------------------------
+// ActionSpace
 
 ActionSpace::ActionSpace(const cost::CostModel& model, std::size_t maxGroups, double minShare)
     : model_(&model) {
     // Recomputing changes a training step only: without a backward pass nothing is kept for it.
-    if (model.graph().backwardStart > 0) rematFamilies_ = model.planContext().blocks().families;
+    if (model.graph().backwardStart > 0)
+        rematFamilies_ = model.planContext().blocks().families;
     const auto& space = model.space();
     const auto& context = model.planContext();
     std::vector<std::pair<double, std::uint32_t>> ranked;
     for (std::size_t g = 0; g < space.groups.size(); ++g) {
         const auto& group = space.groups[g];
-        if (group.names.empty() || space.name(group.names.front()).size < 2) continue;
+        if (group.names.empty() || space.name(group.names.front()).size < 2)
+            continue;
         ranked.emplace_back(-group.bytes, static_cast<std::uint32_t>(g));
     }
     std::sort(ranked.begin(), ranked.end());
     const double largest = ranked.empty() ? 0 : -ranked.front().first;
-    if (ranked.size() > maxGroups) ranked.resize(maxGroups);
-    const plan::TensorClassMask zero1 = plan::maskOf(plan::TensorClass::OptimizerState) | plan::maskOf(plan::TensorClass::OptimizerUpdate);
+    if (ranked.size() > maxGroups)
+        ranked.resize(maxGroups);
+    const plan::TensorClassMask zero1 =
+        plan::maskOf(plan::TensorClass::OptimizerState) | plan::maskOf(plan::TensorClass::OptimizerUpdate);
     const plan::TensorClassMask zero2 = zero1 | plan::maskOf(plan::TensorClass::Gradient);
     for (const auto& [negBytes, g] : ranked) {
         const double bytes = -negBytes;
-        if (bytes < minShare * largest) continue;
+        if (bytes < minShare * largest)
+            continue;
         bool parameters = false, states = false;
         for (auto n : space.groups[g].names)
             for (auto a : space.name(n).atoms) {
@@ -81,21 +94,26 @@ ActionSpace::ActionSpace(const cost::CostModel& model, std::size_t maxGroups, do
                 states = states || c == plan::TensorClass::OptimizerState;
             }
         for (std::size_t axis = 0; axis < model.mesh().axes.size(); ++axis) {
-            if (model.mesh().axes[axis].size < 2) continue;
+            if (model.mesh().axes[axis].size < 2)
+                continue;
             const Decision d{Decision::Target::Group, g, static_cast<int>(axis), plan::kAllTensorClasses};
             candidates_.push_back({d, bytes});
             if (parameters && states) {
                 // ZeRO-1/2 style: only the optimizer states (and gradients) of what the group reaches.
-                candidates_.push_back({Decision{Decision::Target::Group, g, static_cast<int>(axis), zero1}, bytes / 4});
-                candidates_.push_back({Decision{Decision::Target::Group, g, static_cast<int>(axis), zero2}, bytes / 4});
+                candidates_.push_back(
+                    {Decision{Decision::Target::Group, g, static_cast<int>(axis), zero1}, bytes / 4});
+                candidates_.push_back(
+                    {Decision{Decision::Target::Group, g, static_cast<int>(axis), zero2}, bytes / 4});
             }
         }
     }
     repeated_.assign(space.names.size(), {});
     for (const auto& c : space.conflicts) {
-        if (c.kind != analysis::ConflictKind::RepeatedName) continue;
+        if (c.kind != analysis::ConflictKind::RepeatedName)
+            continue;
         int most = 0;
-        for (const auto& site : c.sites) most = std::max(most, static_cast<int>(site.dimensions.size()));
+        for (const auto& site : c.sites)
+            most = std::max(most, static_cast<int>(site.dimensions.size()));
         repeated_[c.name.index] = {most};
     }
 }
@@ -109,29 +127,38 @@ std::vector<std::size_t> ActionSpace::legal(const Plan& plan) const {
         bool ok = true;
         std::int64_t product = mesh.axes[static_cast<std::size_t>(d.axis)].size;
         for (const auto& taken : plan.decisions) {
-            if (sameTargetAndAxis(taken, d)) ok = false;
+            if (sameTargetAndAxis(taken, d))
+                ok = false;
             if (taken.target == d.target && taken.index == d.index && (taken.tensors & d.tensors))
                 product *= mesh.axes[static_cast<std::size_t>(taken.axis)].size;
         }
         for (const auto& f : plan.forbidden)
-            if (sameTargetAndAxis(f, d)) ok = false;
+            if (sameTargetAndAxis(f, d))
+                ok = false;
         const auto& group = space.groups[d.index];
-        if (ok && space.name(group.names.front()).size % product != 0) ok = false;
-        if (ok) out.push_back(i);
+        if (ok && space.name(group.names.front()).size % product != 0)
+            ok = false;
+        if (ok)
+            out.push_back(i);
     }
     return out;
 }
 
 std::vector<Action> ActionSpace::pendingResolutions(const Plan& plan) const {
-    if (plan.decisions.empty()) return {};
+    if (plan.decisions.empty())
+        return {};
     const auto& last = plan.decisions.back();
     const auto names = model_->planContext().namesOf(last);
     for (auto n : names) {
-        if (repeated_[n.index].empty()) continue;
-        const bool resolved = std::any_of(plan.resolutions.begin(), plan.resolutions.end(), [&](const plan::Resolution& r) { return r.name == n; });
-        if (resolved) continue;
+        if (repeated_[n.index].empty())
+            continue;
+        const bool resolved = std::any_of(plan.resolutions.begin(), plan.resolutions.end(),
+                                          [&](const plan::Resolution& r) { return r.name == n; });
+        if (resolved)
+            continue;
         std::vector<Action> out;
-        for (int k = 0; k < repeated_[n.index].front(); ++k) out.push_back({Action::Kind::Resolve, {}, {n, k}, {}});
+        for (int k = 0; k < repeated_[n.index].front(); ++k)
+            out.push_back({Action::Kind::Resolve, {}, {n, k}, {}});
         return out;
     }
     return {};
@@ -140,7 +167,8 @@ std::vector<Action> ActionSpace::pendingResolutions(const Plan& plan) const {
 std::vector<Action> ActionSpace::rematActions(const Plan& plan) const {
     std::vector<Action> out;
     for (const auto& family : rematFamilies_) {
-        if (namesFamily(plan, family)) continue;
+        if (namesFamily(plan, family))
+            continue;
         for (int p = 0; p < plan::kRematCount; ++p)
             if (static_cast<plan::Remat>(p) != plan::Remat::None)
                 out.push_back({Action::Kind::Remat, {}, {}, {family, static_cast<plan::Remat>(p)}});
@@ -150,38 +178,49 @@ std::vector<Action> ActionSpace::rematActions(const Plan& plan) const {
 
 std::string ActionSpace::describe(const Action& action) const {
     switch (action.kind) {
-        case Action::Kind::Remat: return "remat " + plan::rematText(action.remat);
-        case Action::Kind::Decide: return plan::decisionText(action.decision, model_->planContext(), model_->mesh());
+        case Action::Kind::Remat:
+            return "remat " + plan::rematText(action.remat);
+        case Action::Kind::Decide:
+            return plan::decisionText(action.decision, model_->planContext(), model_->mesh());
         case Action::Kind::Resolve:
-            return "resolve " + model_->space().name(action.resolution.name).label + ": dimension " + std::to_string(action.resolution.dimension);
-        case Action::Kind::Stop: return "stop";
+            return "resolve " + model_->space().name(action.resolution.name).label + ": dimension " +
+                   std::to_string(action.resolution.dimension);
+        case Action::Kind::Stop:
+            return "stop";
     }
     return "?";
 }
 
 double reward(const cost::Evaluation& e, double lowerBound) {
-    if (e.feasible) return 0.5 + 0.5 * (e.stepTime > 0 ? std::min(1.0, lowerBound / e.stepTime) : 1.0);
+    if (e.feasible)
+        return 0.5 + 0.5 * (e.stepTime > 0 ? std::min(1.0, lowerBound / e.stepTime) : 1.0);
     const double fit = e.peakMemory > 0 ? std::min(1.0, e.capacity / e.peakMemory) : 1.0;
     return 0.5 * fit * fit;
 }
 
 Plan withAction(Plan plan, const Action& action) {
-    if (action.kind == Action::Kind::Decide) plan.decisions.push_back(action.decision);
-    if (action.kind == Action::Kind::Resolve) plan.resolutions.push_back(action.resolution);
+    if (action.kind == Action::Kind::Decide)
+        plan.decisions.push_back(action.decision);
+    if (action.kind == Action::Kind::Resolve)
+        plan.resolutions.push_back(action.resolution);
     if (action.kind == Action::Kind::Remat) {
-        std::erase_if(plan.remat, [&](const plan::RematDecision& r) { return r.target == action.remat.target; });
+        std::erase_if(plan.remat,
+                      [&](const plan::RematDecision& r) { return r.target == action.remat.target; });
         plan.remat.push_back(action.remat);
     }
     return plan;
 }
 
-std::optional<ExpertVariant> fittingRematVariant(const std::string& id, const cost::CostModel& model,
-                                                 const std::function<cost::Evaluation(const plan::Plan&)>& evaluate) {
+std::optional<ExpertVariant> fittingRematVariant(
+    const std::string& id, const cost::CostModel& model,
+    const std::function<cost::Evaluation(const plan::Plan&)>& evaluate) {
     for (const auto& variant : plan::rematVariants(id, model.planContext())) {
         auto built = plan::expertPlan(variant, model.planContext(), model.mesh());
-        if (!built) return std::nullopt;
+        if (!built)
+            return std::nullopt;
         auto evaluation = evaluate(*built);
-        if (evaluation.feasible) return ExpertVariant{variant, std::move(built).value(), std::move(evaluation)};
+        if (evaluation.feasible)
+            return ExpertVariant{variant, std::move(built).value(), std::move(evaluation)};
     }
     return std::nullopt;
 }
@@ -213,9 +252,11 @@ public:
         }
         const cost::Evaluation& e = evaluator.evaluate(plan, std::move(applied));
         const double r = reward(e, lowerBound_);
-        if (evaluation) *evaluation = e;
+        if (evaluation)
+            *evaluation = e;
         std::lock_guard lock(mutex_);
-        if (cache_.size() < capacity_) cache_.emplace(key, CacheEntry{r});
+        if (cache_.size() < capacity_)
+            cache_.emplace(key, CacheEntry{r});
         ++evaluations_;
         fresh = true;
         return r;
@@ -245,7 +286,8 @@ private:
 
 }  // namespace
 
-// ------------------------------------------------------------------------------------------------------ Search
+// ------------------------------------------------------------------------------------------------------
+// Search
 
 struct Search::Impl {
     struct Node {
@@ -280,7 +322,11 @@ struct Search::Impl {
     double low = 1e300, high = -1e300;  // rewards seen (under the tree lock)
 
     Impl(const cost::CostModel& m, Plan s, SearchOptions o)
-        : model(m), start(std::move(s)), options(o), actions(m, o.maxGroups), evaluations(m, actions.blocks(), o.maxCachedStates) {
+        : model(m),
+          start(std::move(s)),
+          options(o),
+          actions(m, o.maxGroups),
+          evaluations(m, actions.blocks(), o.maxCachedStates) {
         start.pinned = start.decisions.size();
         Node root;
         root.hash = evaluations.hashOf(start);
@@ -289,28 +335,36 @@ struct Search::Impl {
 
     Plan planOf(std::int64_t id) const {
         std::vector<const Action*> path;
-        for (std::int64_t n = id; n > 0; n = nodes[static_cast<std::size_t>(n)].parent) path.push_back(&nodes[static_cast<std::size_t>(n)].action);
+        for (std::int64_t n = id; n > 0; n = nodes[static_cast<std::size_t>(n)].parent)
+            path.push_back(&nodes[static_cast<std::size_t>(n)].action);
         Plan plan = start;
-        for (auto it = path.rbegin(); it != path.rend(); ++it) plan = withAction(std::move(plan), **it);
+        for (auto it = path.rbegin(); it != path.rend(); ++it)
+            plan = withAction(std::move(plan), **it);
         return plan;
     }
 
-    // The actions of a state, in rank order: pending resolutions only, else legal decisions, remat actions, stop.
+    // The actions of a state, in rank order: pending resolutions only, else legal decisions, remat actions,
+    // stop.
     std::vector<Action> actionsOf(const Plan& plan, int depth) const {
         auto resolutions = actions.pendingResolutions(plan);
-        if (!resolutions.empty()) return resolutions;
+        if (!resolutions.empty())
+            return resolutions;
         std::vector<Action> out;
         if (depth < options.maxDecisions)
-            for (std::size_t i : actions.legal(plan)) out.push_back({Action::Kind::Decide, actions.candidates()[i].decision, {}, {}});
-        for (auto& remat : actions.rematActions(plan)) out.push_back(std::move(remat));
+            for (std::size_t i : actions.legal(plan))
+                out.push_back({Action::Kind::Decide, actions.candidates()[i].decision, {}, {}});
+        for (auto& remat : actions.rematActions(plan))
+            out.push_back(std::move(remat));
         out.push_back({Action::Kind::Stop, {}, {}, {}});
         return out;
     }
 
-    // A node's value for UCT, scaled to the range of rewards seen so far: rewards of small models differ in the
-    // fourth decimal (T_lb/T is tiny when launches dominate), which a fixed exploration constant would drown.
+    // A node's value for UCT, scaled to the range of rewards seen so far: rewards of small models differ in
+    // the fourth decimal (T_lb/T is tiny when launches dominate), which a fixed exploration constant would
+    // drown.
     double value(const Node& n) const {
-        if (n.visits <= 0) return 0;
+        if (n.visits <= 0)
+            return 0;
         const double v = options.maxBackup ? n.best : n.valueSum / n.visits;
         return high > low ? (v - low) / (high - low) : 0.5;
     }
@@ -321,13 +375,16 @@ struct Search::Impl {
         std::int64_t current = 0;
         while (true) {
             Node& node = nodes[static_cast<std::size_t>(current)];
-            if (node.terminal) break;
+            if (node.terminal)
+                break;
             // A full tree grows no more: the walk ends at a leaf, whose rollout starts from its plan.
             const bool full = nodes.size() >= std::max<std::size_t>(1, options.maxTreeNodes);
-            if (full && !node.expanded) break;
+            if (full && !node.expanded)
+                break;
             if (!node.expanded) {
                 node.untried = actionsOf(planOf(current), node.depth);
-                std::reverse(node.untried.begin(), node.untried.end());  // pop_back takes the best ranked first
+                std::reverse(node.untried.begin(),
+                             node.untried.end());  // pop_back takes the best ranked first
                 node.expanded = true;
             }
             bool created = false;
@@ -345,7 +402,8 @@ struct Search::Impl {
                 } else {
                     child.hash = evaluations.hashOf(withAction(planOf(current), action));
                     // A decision that changes no sharding leads nowhere new.
-                    if (action.kind == Action::Kind::Decide && child.hash == node.hash) continue;
+                    if (action.kind == Action::Kind::Decide && child.hash == node.hash)
+                        continue;
                 }
                 const std::int64_t id = static_cast<std::int64_t>(nodes.size());
                 nodes[static_cast<std::size_t>(current)].children.push_back(id);
@@ -354,14 +412,17 @@ struct Search::Impl {
                 created = true;
                 break;
             }
-            if (created) break;
+            if (created)
+                break;
             Node& parent = nodes[static_cast<std::size_t>(current)];
             if (parent.children.empty()) {
-                if (parent.untried.empty()) parent.terminal = true;
+                if (parent.untried.empty())
+                    parent.terminal = true;
                 break;
             }
-            // UCT over the children (virtual losses count as visits with value 0). Virtual losses can push every
-            // score below any bound, and a score may be NaN: the first child stands until one scores higher.
+            // UCT over the children (virtual losses count as visits with value 0). Virtual losses can push
+            // every score below any bound, and a score may be NaN: the first child stands until one scores
+            // higher.
             const double logN = std::log(std::max(1.0, parent.visits));
             std::int64_t chosen = parent.children.front();
             double bestScore = -std::numeric_limits<double>::infinity();
@@ -369,12 +430,14 @@ struct Search::Impl {
                 const Node& child = nodes[static_cast<std::size_t>(c)];
                 const double n = std::max(child.visits, 1e-9);
                 const double score = value(child) + options.exploration * std::sqrt(logN / n);
-                if (score > bestScore) bestScore = score, chosen = c;
+                if (score > bestScore)
+                    bestScore = score, chosen = c;
             }
             current = chosen;
             path.push_back(current);
         }
-        for (auto id : path) nodes[static_cast<std::size_t>(id)].visits += options.virtualLoss;
+        for (auto id : path)
+            nodes[static_cast<std::size_t>(id)].visits += options.virtualLoss;
         return path;
     }
 
@@ -390,9 +453,11 @@ struct Search::Impl {
         }
     }
 
-    void offer(const Plan& plan, const cost::Evaluation& e, double r, const std::string& origin, SearchObserver* observer) {
+    void offer(const Plan& plan, const cost::Evaluation& e, double r, const std::string& origin,
+               SearchObserver* observer) {
         std::unique_lock lock(bestMutex);
-        if (bestFound && r <= bestFound->reward) return;
+        if (bestFound && r <= bestFound->reward)
+            return;
         Found f;
         f.plan = plan;
         f.plan.label = origin;
@@ -410,43 +475,51 @@ struct Search::Impl {
         }
     }
 
-    // The expert's decisions after the pins, less the forbidden ones; its remat decisions for the families the
-    // start plan leaves to the search.
+    // The expert's decisions after the pins, less the forbidden ones; its remat decisions for the families
+    // the start plan leaves to the search.
     Plan seedPlan(const Plan& expert) const {
         Plan out = start;
         for (const auto& d : expert.decisions) {
-            const bool forbidden = std::any_of(start.forbidden.begin(), start.forbidden.end(), [&](const Decision& f) { return sameTargetAndAxis(f, d); });
-            if (!forbidden) out.decisions.push_back(d);
+            const bool forbidden = std::any_of(start.forbidden.begin(), start.forbidden.end(),
+                                               [&](const Decision& f) { return sameTargetAndAxis(f, d); });
+            if (!forbidden)
+                out.decisions.push_back(d);
         }
         for (const auto& r : expert.remat)
-            if (!namesFamily(start, r.target)) out.remat.push_back(r);
+            if (!namesFamily(start, r.target))
+                out.remat.push_back(r);
         return out;
     }
 
-    // Seeds: the expert plans (after the pins), each evaluated, and for one that does not fit its remat variants
-    // in turn until one fits (plan::rematVariants); their paths enter the tree where they are made of the
-    // search's own actions.
+    // Seeds: the expert plans (after the pins), each evaluated, and for one that does not fit its remat
+    // variants in turn until one fits (plan::rematVariants); their paths enter the tree where they are made
+    // of the search's own actions.
     void seedExperts(cost::Evaluator& evaluator, SearchObserver* observer) {
         // reward(): a feasible plan scores at least 0.5, an infeasible one less.
         constexpr double kFeasible = 0.5;
         for (const auto& expert : plan::expertPlans()) {
             auto p = plan::expertPlan(expert.id, model.planContext(), model.mesh());
-            if (!p) continue;
-            if (seedExpert(evaluator, observer, seedPlan(*p), expert.id) >= kFeasible) continue;
+            if (!p)
+                continue;
+            if (seedExpert(evaluator, observer, seedPlan(*p), expert.id) >= kFeasible)
+                continue;
             for (const auto& variant : plan::rematVariants(expert.id, model.planContext())) {
                 auto v = plan::expertPlan(variant, model.planContext(), model.mesh());
-                if (!v || seedExpert(evaluator, observer, seedPlan(*v), variant) >= kFeasible) break;
+                if (!v || seedExpert(evaluator, observer, seedPlan(*v), variant) >= kFeasible)
+                    break;
             }
         }
     }
 
-    // Evaluates one seed, offers it as "expert:ID", walks the tree along its actions and backs its reward up that
-    // path. Returns the reward.
-    double seedExpert(cost::Evaluator& evaluator, SearchObserver* observer, const Plan& seededPlan, const std::string& id) {
+    // Evaluates one seed, offers it as "expert:ID", walks the tree along its actions and backs its reward up
+    // that path. Returns the reward.
+    double seedExpert(cost::Evaluator& evaluator, SearchObserver* observer, const Plan& seededPlan,
+                      const std::string& id) {
         bool fresh = false;
         cost::Evaluation e;
         const double r = evaluations.evaluate(evaluator, seededPlan, fresh, &e);
-        if (fresh) offer(seededPlan, e, r, "expert:" + id, observer);
+        if (fresh)
+            offer(seededPlan, e, r, "expert:" + id, observer);
         // The seed as the search's actions: its decisions after the pins, then its remat decisions.
         std::vector<Action> steps;
         for (std::size_t k = start.decisions.size(); k < seededPlan.decisions.size(); ++k)
@@ -460,7 +533,8 @@ struct Search::Impl {
         for (const Action& want : steps) {
             Node& node = nodes[static_cast<std::size_t>(current)];
             const bool decide = want.kind == Action::Kind::Decide;
-            if (decide && node.depth >= options.maxDecisions) break;
+            if (decide && node.depth >= options.maxDecisions)
+                break;
             if (!node.expanded) {
                 node.untried = actionsOf(planOf(current), node.depth);
                 std::reverse(node.untried.begin(), node.untried.end());
@@ -468,10 +542,12 @@ struct Search::Impl {
             }
             std::int64_t next = -1;
             for (auto c : node.children)
-                if (nodes[static_cast<std::size_t>(c)].action == want) next = c;
+                if (nodes[static_cast<std::size_t>(c)].action == want)
+                    next = c;
             if (next < 0) {
                 auto it = std::find(node.untried.begin(), node.untried.end(), want);
-                if (it == node.untried.end()) break;
+                if (it == node.untried.end())
+                    break;
                 node.untried.erase(it);
                 Node child;
                 child.parent = current;
@@ -484,31 +560,41 @@ struct Search::Impl {
             }
             current = next;
             path.push_back(current);
-            if (!actions.pendingResolutions(planOf(current)).empty()) break;
+            if (!actions.pendingResolutions(planOf(current)).empty())
+                break;
         }
-        for (auto node : path) nodes[static_cast<std::size_t>(node)].visits += options.virtualLoss;
+        for (auto node : path)
+            nodes[static_cast<std::size_t>(node)].visits += options.virtualLoss;
         backup(path, r);
         return r;
     }
 
     bool budgetLeft() {
-        if (stopped) return false;
+        if (stopped)
+            return false;
         const std::int64_t done = iterations.load() - runIterationsStart;
-        if (options.budget.iterations > 0 && done >= options.budget.iterations) return false;
-        const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - runStart).count();
-        if (options.budget.seconds > 0 && seconds >= options.budget.seconds) return false;
+        if (options.budget.iterations > 0 && done >= options.budget.iterations)
+            return false;
+        const double seconds =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - runStart).count();
+        if (options.budget.seconds > 0 && seconds >= options.budget.seconds)
+            return false;
         if (options.budget.patience > 0) {
             std::lock_guard lock(bestMutex);
-            if (iterations.load() - std::max(lastImprovement, runIterationsStart) >= options.budget.patience) return false;
+            if (iterations.load() - std::max(lastImprovement, runIterationsStart) >= options.budget.patience)
+                return false;
         }
         return true;
     }
 
     void report(SearchObserver* observer, bool force) {
-        if (!observer) return;
-        const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - runStart).count();
+        if (!observer)
+            return;
+        const double seconds =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - runStart).count();
         std::lock_guard o(observerMutex);
-        if (!force && seconds - lastProgress < 0.2) return;
+        if (!force && seconds - lastProgress < 0.2)
+            return;
         lastProgress = seconds;
         Progress p;
         p.iterations = iterations.load();
@@ -536,12 +622,14 @@ struct Search::Impl {
         std::mt19937_64 random(options.seed * 0x9E3779B97F4A7C15ull + static_cast<std::uint64_t>(index));
         if (index == 0 && !seeded) {
             seeded = true;
-            if (options.seedWithExperts) seedExperts(evaluator, observer);
+            if (options.seedWithExperts)
+                seedExperts(evaluator, observer);
             // The pins alone are a plan too.
             bool fresh = false;
             cost::Evaluation e;
             const double r = evaluations.evaluate(evaluator, start, fresh, &e);
-            if (fresh) offer(start, e, r, "search", observer);
+            if (fresh)
+                offer(start, e, r, "search", observer);
         }
         while (budgetLeft()) {
             if (paused) {
@@ -567,24 +655,30 @@ struct Search::Impl {
                     break;
                 }
             }
-            // Rollout: random legal actions, weighted by rank, until stop or the depth limit. Now and then a remat
-            // action instead (no random number is drawn for it where none is possible, as on a forward graph).
+            // Rollout: random legal actions, weighted by rank, until stop or the depth limit. Now and then a
+            // remat action instead (no random number is drawn for it where none is possible, as on a forward
+            // graph).
             while (!terminal) {
                 auto resolutions = actions.pendingResolutions(plan);
                 if (!resolutions.empty()) {
                     plan = withAction(std::move(plan), resolutions[random() % resolutions.size()]);
                     continue;
                 }
-                if (depth >= options.maxDecisions || std::uniform_real_distribution<double>(0, 1)(random) < options.stopProbability) break;
+                if (depth >= options.maxDecisions ||
+                    std::uniform_real_distribution<double>(0, 1)(random) < options.stopProbability)
+                    break;
                 if (const auto remat = actions.rematActions(plan);
-                    !remat.empty() && std::uniform_real_distribution<double>(0, 1)(random) < options.rematProbability) {
+                    !remat.empty() &&
+                    std::uniform_real_distribution<double>(0, 1)(random) < options.rematProbability) {
                     plan = withAction(std::move(plan), remat[random() % remat.size()]);
                     continue;
                 }
                 const auto legal = actions.legal(plan);
-                if (legal.empty()) break;
+                if (legal.empty())
+                    break;
                 double total = 0;
-                for (auto i : legal) total += actions.candidates()[i].weight;
+                for (auto i : legal)
+                    total += actions.candidates()[i].weight;
                 double pick = std::uniform_real_distribution<double>(0, total)(random);
                 std::size_t chosen = legal.back();
                 for (auto i : legal) {
@@ -601,7 +695,8 @@ struct Search::Impl {
             cost::Evaluation e;
             const double r = evaluations.evaluate(evaluator, plan, fresh, &e);
             iterations.fetch_add(1);
-            if (fresh) offer(plan, e, r, "search", observer);
+            if (fresh)
+                offer(plan, e, r, "search", observer);
             {
                 std::lock_guard lock(treeMutex);
                 backup(path, r);
@@ -625,17 +720,23 @@ struct Search::Impl {
             }
         }
         worker(0, observer);
-        for (auto& t : pool) t.join();
+        for (auto& t : pool)
+            t.join();
         report(observer, true);
         std::lock_guard lock(bestMutex);
         return bestFound ? *bestFound : Found{};
     }
 };
 
-Search::Search(const cost::CostModel& model, Plan start, SearchOptions options) : impl_(std::make_unique<Impl>(model, std::move(start), options)) {}
+Search::Search(const cost::CostModel& model, Plan start, SearchOptions options)
+    : impl_(std::make_unique<Impl>(model, std::move(start), options)) {}
 Search::~Search() = default;
-Found Search::run(SearchObserver* observer) { return impl_->run(observer); }
-void Search::pause() { impl_->paused = true; }
+Found Search::run(SearchObserver* observer) {
+    return impl_->run(observer);
+}
+void Search::pause() {
+    impl_->paused = true;
+}
 void Search::resume() {
     impl_->paused = false;
     impl_->pauseCondition.notify_all();
@@ -657,20 +758,24 @@ std::vector<TreeNode> Search::changedNodes() {
     std::vector<TreeNode> out;
     for (std::size_t i = 0; i < impl_->nodes.size(); ++i) {
         auto& n = impl_->nodes[i];
-        if (!n.dirty) continue;
+        if (!n.dirty)
+            continue;
         n.dirty = false;
         std::string status = n.status;
-        if (status.empty() && n.terminal) status = "explored";
-        out.push_back({static_cast<std::int64_t>(i), n.parent, i == 0 ? "root" : impl_->actions.describe(n.action),
+        if (status.empty() && n.terminal)
+            status = "explored";
+        out.push_back({static_cast<std::int64_t>(i), n.parent,
+                       i == 0 ? "root" : impl_->actions.describe(n.action),
                        static_cast<std::int64_t>(std::llround(n.visits)), n.valueSum, n.best, status});
     }
     return out;
 }
 
-// -------------------------------------------------------------------------------------------------- exhaustive
+// --------------------------------------------------------------------------------------------------
+// exhaustive
 
-Result<ExhaustiveResult> exhaustiveSearch(const cost::CostModel& model, const Plan& start, int maxDecisions, std::size_t maxStates,
-                                          std::size_t maxGroups) {
+Result<ExhaustiveResult> exhaustiveSearch(const cost::CostModel& model, const Plan& start, int maxDecisions,
+                                          std::size_t maxStates, std::size_t maxGroups) {
     ActionSpace actions(model, maxGroups);
     Evaluations evaluations(model, actions.blocks(), maxStates + 1);
     cost::Evaluator evaluator(model);
@@ -687,10 +792,13 @@ Result<ExhaustiveResult> exhaustiveSearch(const cost::CostModel& model, const Pl
         Frame frame = std::move(stack.back());
         stack.pop_back();
         const auto applied = plan::applyPlan(model.planContext(), model.mesh(), frame.plan);
-        if (!seen.insert(stateHash(applied, frame.plan, actions.blocks())).second) continue;
+        if (!seen.insert(stateHash(applied, frame.plan, actions.blocks())).second)
+            continue;
         if (seen.size() > maxStates)
-            return makeError("search.too-large", "the decision space has more than " + std::to_string(maxStates) + " sharding states within " +
-                                                     std::to_string(maxDecisions) + " decisions; use the tree search instead");
+            return makeError("search.too-large", "the decision space has more than " +
+                                                     std::to_string(maxStates) + " sharding states within " +
+                                                     std::to_string(maxDecisions) +
+                                                     " decisions; use the tree search instead");
         bool fresh = false;
         cost::Evaluation e;
         const double r = evaluations.evaluate(evaluator, frame.plan, fresh, &e);
@@ -702,8 +810,10 @@ Result<ExhaustiveResult> exhaustiveSearch(const cost::CostModel& model, const Pl
             result.best.origin = "exhaustive";
         }
         // Remat actions are no decisions: they are successors at any depth (each family set once on a path).
-        for (const auto& remat : actions.rematActions(frame.plan)) stack.push_back({withAction(frame.plan, remat), frame.depth});
-        if (frame.depth >= maxDecisions) continue;
+        for (const auto& remat : actions.rematActions(frame.plan))
+            stack.push_back({withAction(frame.plan, remat), frame.depth});
+        if (frame.depth >= maxDecisions)
+            continue;
         const auto legal = actions.legal(frame.plan);
         for (auto it = legal.rbegin(); it != legal.rend(); ++it) {
             // A decision and the resolutions it calls for are one step: each resolution is its own successor.
@@ -719,16 +829,19 @@ Result<ExhaustiveResult> exhaustiveSearch(const cost::CostModel& model, const Pl
                     successors.push_back(std::move(p));
                     continue;
                 }
-                for (const auto& resolution : resolutions) pending.push_back(withAction(p, resolution));
+                for (const auto& resolution : resolutions)
+                    pending.push_back(withAction(p, resolution));
             }
-            for (auto& p : successors) stack.push_back({std::move(p), frame.depth + 1});
+            for (auto& p : successors)
+                stack.push_back({std::move(p), frame.depth + 1});
         }
     }
     result.states = seen.size();
     return result;
 }
 
-// ------------------------------------------------------------------------------------------ options and budgets
+// ------------------------------------------------------------------------------------------ options and
+// budgets
 
 namespace {
 
@@ -749,19 +862,23 @@ Result<Budget> parseBudget(std::string_view text) {
     char* end = nullptr;
     const double value = std::strtod(begin, &end);
     const std::string unit(end == begin ? "" : end);
-    if (end == begin || (!unit.empty() && unit != "s" && unit != "m" && unit != "min" && unit != "it" && unit != "i"))
+    if (end == begin ||
+        (!unit.empty() && unit != "s" && unit != "m" && unit != "min" && unit != "it" && unit != "i"))
         return fail("expected a duration or a number of iterations, such as 60s, 2m or 5000it");
-    if (!std::isfinite(value) || !(value > 0)) return fail("must be a finite number greater than 0");
+    if (!std::isfinite(value) || !(value > 0))
+        return fail("must be a finite number greater than 0");
     Budget budget;
     if (unit == "it" || unit == "i") {
         if (value > static_cast<double>(kMaxBudgetIterations))
             return fail("at most " + shortNumber(static_cast<double>(kMaxBudgetIterations)) + " iterations");
-        if (value != std::floor(value)) return fail("a number of iterations must be whole");
+        if (value != std::floor(value))
+            return fail("a number of iterations must be whole");
         budget.iterations = static_cast<std::int64_t>(value);
         return budget;
     }
     const double seconds = unit == "m" || unit == "min" ? value * 60 : value;
-    if (seconds > kMaxBudgetSeconds) return fail("at most 30 days (" + shortNumber(kMaxBudgetSeconds) + " s)");
+    if (seconds > kMaxBudgetSeconds)
+        return fail("at most 30 days (" + shortNumber(kMaxBudgetSeconds) + " s)");
     budget.seconds = seconds;
     return budget;
 }
@@ -771,7 +888,8 @@ Status checkOptions(const SearchOptions& o) {
     auto fraction = [](double p) { return std::isfinite(p) && p >= 0 && p <= 1; };
     if (!std::isfinite(o.exploration) || o.exploration < 0)
         return fail("exploration " + shortNumber(o.exploration) + ": must be a finite number >= 0");
-    if (o.threads < 1 || o.threads > 1024) return fail("threads " + std::to_string(o.threads) + ": must be 1 to 1024");
+    if (o.threads < 1 || o.threads > 1024)
+        return fail("threads " + std::to_string(o.threads) + ": must be 1 to 1024");
     if (o.maxDecisions < 0 || o.maxDecisions > 1000)
         return fail("max decisions " + std::to_string(o.maxDecisions) + ": must be 0 to 1000");
     const Budget& b = o.budget;
@@ -780,9 +898,12 @@ Status checkOptions(const SearchOptions& o) {
     if (b.iterations < 0 || b.iterations > kMaxBudgetIterations)
         return fail("budget " + std::to_string(b.iterations) + " iterations: must be 0 (no limit) to " +
                     shortNumber(static_cast<double>(kMaxBudgetIterations)));
-    if (b.patience < 0) return fail("patience " + std::to_string(b.patience) + ": must be 0 (none) or more iterations");
-    if (!fraction(o.stopProbability)) return fail("stop probability " + shortNumber(o.stopProbability) + ": must be in [0, 1]");
-    if (!fraction(o.rematProbability)) return fail("remat probability " + shortNumber(o.rematProbability) + ": must be in [0, 1]");
+    if (b.patience < 0)
+        return fail("patience " + std::to_string(b.patience) + ": must be 0 (none) or more iterations");
+    if (!fraction(o.stopProbability))
+        return fail("stop probability " + shortNumber(o.stopProbability) + ": must be in [0, 1]");
+    if (!fraction(o.rematProbability))
+        return fail("remat probability " + shortNumber(o.rematProbability) + ": must be in [0, 1]");
     if (!std::isfinite(o.virtualLoss) || o.virtualLoss < 0)
         return fail("virtual loss " + shortNumber(o.virtualLoss) + ": must be a finite number >= 0");
     return Success{};

@@ -76,16 +76,19 @@ std::vector<std::string> rematTexts(const plan::Plan& plan) {
 }  // namespace
 
 int Comparison::onlyA() const {
-    return static_cast<int>(std::count_if(decisions.begin(), decisions.end(),
-                                          [](const auto& d) { return d.side == DecisionMatch::Side::OnlyA; }));
+    return static_cast<int>(std::count_if(decisions.begin(), decisions.end(), [](const auto& d) {
+        return d.side == DecisionMatch::Side::OnlyA;
+    }));
 }
 
 int Comparison::onlyB() const {
-    return static_cast<int>(std::count_if(decisions.begin(), decisions.end(),
-                                          [](const auto& d) { return d.side == DecisionMatch::Side::OnlyB; }));
+    return static_cast<int>(std::count_if(decisions.begin(), decisions.end(), [](const auto& d) {
+        return d.side == DecisionMatch::Side::OnlyB;
+    }));
 }
 
-Comparison comparePlans(const Problem& a, const plan::Plan& planA, const Problem& b, const plan::Plan& planB) {
+Comparison comparePlans(const Problem& a, const plan::Plan& planA, const Problem& b,
+                        const plan::Plan& planB) {
     Comparison out;
     evaluate(a, planA, out.evaluationA, out.shardingsA);
     if (&a == &b && planA == planB) {
@@ -133,7 +136,8 @@ Comparison comparePlans(const Problem& a, const plan::Plan& planA, const Problem
         row.bodyIndex = i;
         for (const auto* list : {&op.operands, &op.results})
             for (ir::ValueId v : *list)
-                if (differs[v.index] && std::find(row.values.begin(), row.values.end(), v) == row.values.end())
+                if (differs[v.index] &&
+                    std::find(row.values.begin(), row.values.end(), v) == row.values.end())
                     row.values.push_back(v);
         if (!row.values.empty())
             out.ops.push_back(std::move(row));

@@ -43,7 +43,8 @@ Result<std::string> stableHlo(const Problem& problem, const plan::Plan& plan, co
         text = *options.modelText;
         file = problem.model.source;
     } else {
-        // A training step, an ONNX file, a zoo model or a model at other sizes has no StableHLO of the user's.
+        // A training step, an ONNX file, a zoo model or a model at other sizes has no StableHLO of the
+        // user's.
         ir::PrintOptions printing;
         printing.moduleName = problem.model.displayName;
         for (char& c : printing.moduleName)
@@ -53,7 +54,8 @@ Result<std::string> stableHlo(const Problem& problem, const plan::Plan& plan, co
         file = problem.model.source + " (as StableHLO)";
     }
     const auto applied = plan::applyPlan(problem.costModel->planContext(), problem.mesh, plan);
-    const auto shardings = exporting::entryShardings(problem.model.graph, problem.space, applied, options.constraints);
+    const auto shardings =
+        exporting::entryShardings(problem.model.graph, problem.space, applied, options.constraints);
     return exporting::exportStableHlo(text, file, problem.model.graph, problem.mesh, shardings, format);
 }
 
@@ -66,16 +68,18 @@ const std::vector<Entry>& registry() {
         {{"evaluation", "Plan with its evaluation (JSON, as shardscope-cli evaluate --json)", "json"},
          [](const Problem& p, const plan::Plan& plan, const ExportOptions&) -> Result<std::string> {
              return report::withWarnings(
-                 report::evaluationJson(p.model, *p.costModel, plan, cost::evaluate(*p.costModel, plan)), p.warnings);
+                 report::evaluationJson(p.model, *p.costModel, plan, cost::evaluate(*p.costModel, plan)),
+                 p.warnings);
          }},
         {{"report", "Evaluation report (text, as shardscope-cli evaluate prints it)", "txt"},
          [](const Problem& p, const plan::Plan& plan, const ExportOptions&) -> Result<std::string> {
-             return report::evaluationText(p.model, *p.costModel, plan, cost::evaluate(*p.costModel, plan), 0);
+             return report::evaluationText(p.model, *p.costModel, plan, cost::evaluate(*p.costModel, plan),
+                                           0);
          }},
         {{"jax", "JAX: the mesh and the parameters' PartitionSpecs (Python)", "py"},
          [](const Problem& p, const plan::Plan& plan, const ExportOptions&) -> Result<std::string> {
-             return exporting::jaxSnippet(p.mesh, exporting::parameterShardings(p.model.graph, shardingsOf(p, plan)),
-                                          plan.remat);
+             return exporting::jaxSnippet(
+                 p.mesh, exporting::parameterShardings(p.model.graph, shardingsOf(p, plan)), plan.remat);
          }},
         {{"dtensor", "PyTorch: the DeviceMesh and the parameters' DTensor placements (Python)", "py"},
          [](const Problem& p, const plan::Plan& plan, const ExportOptions&) -> Result<std::string> {
@@ -83,7 +87,8 @@ const std::vector<Entry>& registry() {
                  p.mesh, exporting::parameterShardings(p.model.graph, shardingsOf(p, plan)), plan.remat);
          }},
         {{"parallelize",
-          "PyTorch: a parallelize_module plan (ColwiseParallel, RowwiseParallel, SequenceParallel) (Python)", "py"},
+          "PyTorch: a parallelize_module plan (ColwiseParallel, RowwiseParallel, SequenceParallel) (Python)",
+          "py"},
          [](const Problem& p, const plan::Plan& plan, const ExportOptions&) -> Result<std::string> {
              return exporting::parallelizeSnippet(
                  p.mesh, exporting::parallelizePlan(p.model.graph, p.mesh, shardingsOf(p, plan)), plan.remat);
@@ -92,7 +97,8 @@ const std::vector<Entry>& registry() {
          [](const Problem& p, const plan::Plan& plan, const ExportOptions& o) {
              return stableHlo(p, plan, o, exporting::ShardingFormat::Shardy);
          }},
-        {{"gspmd", "StableHLO with GSPMD mhlo.sharding strings and Sharding custom calls on key ops (MLIR)", "mlir"},
+        {{"gspmd", "StableHLO with GSPMD mhlo.sharding strings and Sharding custom calls on key ops (MLIR)",
+          "mlir"},
          [](const Problem& p, const plan::Plan& plan, const ExportOptions& o) {
              return stableHlo(p, plan, o, exporting::ShardingFormat::Gspmd);
          }},
@@ -133,7 +139,8 @@ std::string exportFormatIds() {
 Result<std::string> exportPlan(const Problem& problem, const plan::Plan& plan, std::string_view formatId,
                                const ExportOptions& options) {
     const auto& entries = registry();
-    const auto entry = std::find_if(entries.begin(), entries.end(), [&](const Entry& e) { return e.format.id == formatId; });
+    const auto entry =
+        std::find_if(entries.begin(), entries.end(), [&](const Entry& e) { return e.format.id == formatId; });
     if (entry == entries.end())
         return makeError("session.export-format",
                          "unknown export format '" + std::string(formatId) + "' (" + exportFormatIds() + ")");

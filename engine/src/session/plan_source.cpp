@@ -23,7 +23,8 @@ void removeEverywhere(plan::Plan& plan, const plan::Decision& decision) {
     }
 }
 
-void addDivisibilityWarnings(Result<plan::Plan>& plan, const cost::CostModel& model, std::string_view source) {
+void addDivisibilityWarnings(Result<plan::Plan>& plan, const cost::CostModel& model,
+                             std::string_view source) {
     if (!plan)
         return;
     for (auto& warning : plan::checkDivisibility(*plan, model.planContext(), model.mesh(), source))
@@ -32,7 +33,8 @@ void addDivisibilityWarnings(Result<plan::Plan>& plan, const cost::CostModel& mo
 
 }  // namespace
 
-Result<plan::Plan> planFromSource(std::string_view source, const cost::CostModel& model, plan::MissingAxes missingAxes) {
+Result<plan::Plan> planFromSource(std::string_view source, const cost::CostModel& model,
+                                  plan::MissingAxes missingAxes) {
     if (source == "none") {
         plan::Plan empty;
         empty.label = "replicated";
@@ -53,8 +55,8 @@ Result<plan::Plan> planFromSource(std::string_view source, const cost::CostModel
     if (!text) {
         const Diagnostic& why = text.diagnostics().front();
         if (why.code == "input.open")
-            return makeError("session.plan-file",
-                             "cannot read plan file '" + path + "' (a plan is " + std::string(kPlanSources) + ")");
+            return makeError("session.plan-file", "cannot read plan file '" + path + "' (a plan is " +
+                                                      std::string(kPlanSources) + ")");
         return why;
     }
     // parsePlan says what the mesh cannot divide itself.
@@ -66,8 +68,9 @@ Result<plan::Decision> decisionFromLabel(std::string_view text, const analysis::
     const std::string flag(what), argument(text);
     const auto eq = text.rfind('=');
     if (eq == std::string_view::npos || eq == 0 || eq + 1 == text.size())
-        return makeError("session.decision", flag + " expects LABEL=AXIS (a group or name label from analyze), got '" +
-                                                 argument + "'");
+        return makeError(
+            "session.decision",
+            flag + " expects LABEL=AXIS (a group or name label from analyze), got '" + argument + "'");
     const std::string label(text.substr(0, eq)), axisName(text.substr(eq + 1));
     const auto axis = mesh.axisIndex(axisName);
     if (!axis)
@@ -99,15 +102,16 @@ plan::Plan withForbidden(const plan::Plan& plan, const plan::Decision& decision)
 }
 
 plan::Plan keepingPins(const plan::Plan& current, plan::Plan replacement) {
-    const std::vector<plan::Decision> pins(current.decisions.begin(),
-                                           current.decisions.begin() + static_cast<std::ptrdiff_t>(current.pinned));
+    const std::vector<plan::Decision> pins(
+        current.decisions.begin(), current.decisions.begin() + static_cast<std::ptrdiff_t>(current.pinned));
     for (const auto& pin : pins)
         removeEverywhere(replacement, pin);
     replacement.decisions.insert(replacement.decisions.begin(), pins.begin(), pins.end());
     replacement.pinned += pins.size();
     for (const auto& f : current.forbidden) {
         removeEverywhere(replacement, f);
-        if (std::find(replacement.forbidden.begin(), replacement.forbidden.end(), f) == replacement.forbidden.end())
+        if (std::find(replacement.forbidden.begin(), replacement.forbidden.end(), f) ==
+            replacement.forbidden.end())
             replacement.forbidden.push_back(f);
     }
     return replacement;

@@ -28,7 +28,8 @@ std::vector<ExpertEvaluation> evaluateExperts(const cost::CostModel& model) {
         experts.push_back({expert.id, std::move(built).value(), std::move(evaluation), false});
         if (!fits)
             if (auto variant = search::fittingRematVariant(expert.id, model, evaluate))
-                experts.push_back({variant->id, std::move(variant->plan), std::move(variant->evaluation), true});
+                experts.push_back(
+                    {variant->id, std::move(variant->plan), std::move(variant->evaluation), true});
     }
     return experts;
 }
@@ -75,7 +76,8 @@ Result<std::unique_ptr<SessionRecorder>> SessionRecorder::start(store::Workspace
           {"exhaustive", settings.exhaustive}}},
         {"pins", json::parse(plan::toJson(start, problem.costModel->planContext(), problem.mesh))}};
     // An empty name becomes "session ID": unique when other processes add sessions at the same time.
-    auto added = workspace.addSession(settings.name, asked.dump(-1, ' ', false, json::error_handler_t::replace));
+    auto added =
+        workspace.addSession(settings.name, asked.dump(-1, ' ', false, json::error_handler_t::replace));
     if (!added)
         return Result<std::unique_ptr<SessionRecorder>>::failure(added.diagnostics());
     return std::unique_ptr<SessionRecorder>(new SessionRecorder(workspace, problem, *added));
@@ -125,7 +127,8 @@ void SessionRecorder::saveTree() {
         return;
     std::vector<store::TreeNodeRecord> nodes;
     for (const auto& n : search_->changedNodes())
-        nodes.push_back({n.id, n.parent, n.action, n.visits, n.valueSum, n.best, n.id == 0 ? bestPlan_ : 0, n.status});
+        nodes.push_back(
+            {n.id, n.parent, n.action, n.visits, n.valueSum, n.best, n.id == 0 ? bestPlan_ : 0, n.status});
     if (!nodes.empty())
         workspace_->saveNodes(session_, std::move(nodes));
 }
@@ -137,20 +140,26 @@ Status SessionRecorder::finish() {
 
 namespace {
 
-// Passes each report to the recorder first (so a plan is saved before anyone hears of it), then to the caller.
+// Passes each report to the recorder first (so a plan is saved before anyone hears of it), then to the
+// caller.
 class RecordingObserver : public search::SearchObserver {
 public:
-    RecordingObserver(SessionRecorder* recorder, search::SearchObserver* next) : recorder_(recorder), next_(next) {}
+    RecordingObserver(SessionRecorder* recorder, search::SearchObserver* next)
+        : recorder_(recorder), next_(next) {}
     const Progress& last() const { return last_; }
 
     void progress(const Progress& p) override {
         last_ = p;
-        if (recorder_) recorder_->progress(p);
-        if (next_) next_->progress(p);
+        if (recorder_)
+            recorder_->progress(p);
+        if (next_)
+            next_->progress(p);
     }
     void newBest(const Found& f) override {
-        if (recorder_) recorder_->newBest(f);
-        if (next_) next_->newBest(f);
+        if (recorder_)
+            recorder_->newBest(f);
+        if (next_)
+            next_->newBest(f);
     }
 
 private:
@@ -171,12 +180,14 @@ Result<SearchRun> runSearch(const Problem& problem, store::Workspace* workspace,
     std::unique_ptr<SessionRecorder> recorder;
     if (workspace) {
         request.settings.exhaustive = request.exhaustive;
-        auto started = SessionRecorder::start(*workspace, problem, request.start, request.options, request.settings);
+        auto started =
+            SessionRecorder::start(*workspace, problem, request.start, request.options, request.settings);
         if (!started)
             return Result<SearchRun>::failure(started.diagnostics());
         recorder = std::move(started).value();
         run.session = recorder->session();
-        if (hooks.recording) hooks.recording(run.session);
+        if (hooks.recording)
+            hooks.recording(run.session);
     }
     // The experts on the same problem, for comparison (and saved with the session).
     run.experts = recorder ? recorder->saveExperts() : evaluateExperts(model);
@@ -187,20 +198,23 @@ Result<SearchRun> runSearch(const Problem& problem, store::Workspace* workspace,
             return Result<SearchRun>::failure(result.diagnostics());
         run.best = result->best;
         run.treeNodes = result->states;
-        if (recorder) recorder->savePlan(run.best);
+        if (recorder)
+            recorder->savePlan(run.best);
     } else {
         engine.emplace(model, request.start, request.options);
         // Whatever way run() leaves, the caller no longer reaches the engine after it.
         struct Detach {
             const SearchHooks& hooks;
             ~Detach() {
-                if (hooks.attach) hooks.attach(nullptr);
+                if (hooks.attach)
+                    hooks.attach(nullptr);
             }
         };
         if (!hooks.attach || hooks.attach(&*engine)) {
             const Detach detach{hooks};
             RecordingObserver observer(recorder.get(), hooks.observer);
-            if (recorder) recorder->attach(&*engine);
+            if (recorder)
+                recorder->attach(&*engine);
             run.best = engine->run(&observer);
             run.last = observer.last();
         }

@@ -16,7 +16,9 @@ using nlohmann::json;
 
 namespace {
 
-bool isZoo(const std::string& source) { return source.rfind("zoo:", 0) == 0; }
+bool isZoo(const std::string& source) {
+    return source.rfind("zoo:", 0) == 0;
+}
 
 std::string openItself(const std::string& path) {
     return "open '" + path + "' itself, or record into another workspace";
@@ -38,8 +40,8 @@ Result<store::ModelRecord> modelRecord(const ProblemSpec& spec, const std::strin
         } else {
             auto bytes = readModelFile(spec.model);
             if (!bytes)
-                return makeError("search.model_file",
-                                 "cannot keep the model in the workspace: " + bytes.diagnostics().front().message);
+                return makeError("search.model_file", "cannot keep the model in the workspace: " +
+                                                          bytes.diagnostics().front().message);
             record.bytes = std::move(bytes).value();
         }
     }
@@ -49,15 +51,16 @@ Result<store::ModelRecord> modelRecord(const ProblemSpec& spec, const std::strin
     json sizes = json::object();
     for (const auto& [name, value] : spec.sizes)
         sizes[name] = value;
-    record.loadOptions = json{{"train", spec.train},
-                              {"optimizer", spec.optimizer},
-                              {"loss", spec.loss},
-                              {"loss_output", spec.lossOutput},
-                              {"mixed_precision", spec.mixedPrecision},
-                              {"dimensions", dimensions},
-                              {"sizes", sizes},
-                              {"entry", spec.entry}}
-                             .dump(-1, ' ', false, json::error_handler_t::replace);  // a path need not be UTF-8
+    record.loadOptions = json{
+        {"train", spec.train},
+        {"optimizer", spec.optimizer},
+        {"loss", spec.loss},
+        {"loss_output", spec.lossOutput},
+        {"mixed_precision", spec.mixedPrecision},
+        {"dimensions", dimensions},
+        {"sizes", sizes},
+        {"entry",
+         spec.entry}}.dump(-1, ' ', false, json::error_handler_t::replace);  // a path need not be UTF-8
     return record;
 }
 
@@ -68,14 +71,15 @@ Result<WorkspaceSession> WorkspaceSession::open(ProblemSpec spec, std::string wo
         session.loadedBytes_ = *loadedBytes;
     if (isWorkspacePath(spec.model)) {
         if (!workspacePath.empty() && workspacePath != spec.model)
-            return makeError("session.workspace-flag", "the model '" + spec.model +
-                                                           "' is a workspace: a search records into it, not into '" +
-                                                           workspacePath + "'");
+            return makeError("session.workspace-flag",
+                             "the model '" + spec.model +
+                                 "' is a workspace: a search records into it, not into '" + workspacePath +
+                                 "'");
         auto opened = store::Workspace::open(spec.model);  // a missing file: the store says so
         if (!opened)
             return Result<WorkspaceSession>::failure(opened.diagnostics());
-        // The model and its training-step options as the workspace recorded them; its bytes, never the file its
-        // source names.
+        // The model and its training-step options as the workspace recorded them; its bytes, never the file
+        // its source names.
         auto recorded = recordedModelSpec(opened->model(), opened->path(), std::move(spec));
         if (!recorded)
             return Result<WorkspaceSession>::failure(recorded.diagnostics());
@@ -96,16 +100,17 @@ Result<WorkspaceSession> WorkspaceSession::open(ProblemSpec spec, std::string wo
     const store::ModelRecord& model = opened->model();
     const std::string& source = session.spec_.model;
     if (model.source != source)
-        return makeError("session.workspace-model", "'" + session.path_ + "' holds the model '" + model.source +
-                                                        "', not '" + source + "' (to plan its model, " +
-                                                        openItself(session.path_) + ")");
+        return makeError("session.workspace-model",
+                         "'" + session.path_ + "' holds the model '" + model.source + "', not '" + source +
+                             "' (to plan its model, " + openItself(session.path_) + ")");
     if (!model.bytes.empty()) {
         // The same path, but is it the same model? The workspace keeps the bytes it was made from.
         Result<std::string> now = loadedBytes ? Result<std::string>(*loadedBytes) : readModelFile(source);
         if (now && *now != model.bytes)
-            return makeError("session.model-changed", "'" + source + "' has changed since '" + session.path_ +
-                                                          "' was made from it (to plan the workspace's copy, " +
-                                                          openItself(session.path_) + ")");
+            return makeError("session.model-changed",
+                             "'" + source + "' has changed since '" + session.path_ +
+                                 "' was made from it (to plan the workspace's copy, " +
+                                 openItself(session.path_) + ")");
     }
     session.workspace_.emplace(std::move(opened).value());
     return session;
@@ -148,16 +153,18 @@ std::optional<store::PlanRecord> bestPlan(const store::Workspace& workspace, std
     return best;
 }
 
-Result<ResumedSession> resumeSession(const std::string& path, std::int64_t sessionId, const ProblemSpec* settings) {
+Result<ResumedSession> resumeSession(const std::string& path, std::int64_t sessionId,
+                                     const ProblemSpec* settings) {
     auto workspace = store::Workspace::open(path);
     if (!workspace)
         return Result<ResumedSession>::failure(workspace.diagnostics());
     const auto sessions = workspace->sessions();
     if (sessions.empty())
         return makeError("session.none", path + ": the workspace has no session yet");
-    auto found = sessionId == 0 ? std::prev(sessions.end())
-                                : std::find_if(sessions.begin(), sessions.end(),
-                                               [&](const store::SessionRecord& s) { return s.id == sessionId; });
+    auto found = sessionId == 0
+                     ? std::prev(sessions.end())
+                     : std::find_if(sessions.begin(), sessions.end(),
+                                    [&](const store::SessionRecord& s) { return s.id == sessionId; });
     if (found == sessions.end())
         return makeError("session.none", path + ": no session " + std::to_string(sessionId));
     Result<std::unique_ptr<Problem>> problem = [&]() -> Result<std::unique_ptr<Problem>> {
@@ -180,9 +187,11 @@ Result<ResumedSession> resumeSession(const std::string& path, std::int64_t sessi
 Result<RecordedPlan> openRecordedPlan(const std::string& reference) {
     const auto colon = reference.rfind(':');
     char* end = nullptr;
-    const long long id = colon == std::string::npos ? 0 : std::strtoll(reference.c_str() + colon + 1, &end, 10);
+    const long long id =
+        colon == std::string::npos ? 0 : std::strtoll(reference.c_str() + colon + 1, &end, 10);
     if (colon == std::string::npos || id <= 0 || *end != '\0')
-        return makeError("session.plan-reference", "expects WORKSPACE.shardscope:PLAN_ID, got '" + reference + "'");
+        return makeError("session.plan-reference",
+                         "expects WORKSPACE.shardscope:PLAN_ID, got '" + reference + "'");
     auto workspace = store::Workspace::open(reference.substr(0, colon));
     if (!workspace)
         return Result<RecordedPlan>::failure(workspace.diagnostics());
@@ -200,7 +209,8 @@ Result<RecordedPlan> openRecordedPlan(const std::string& reference) {
     auto problem = loadSessionProblem(*workspace, *session);
     if (!problem)
         return Result<RecordedPlan>::failure(problem.diagnostics());
-    auto parsed = plan::parsePlan(record->plan, (*problem)->costModel->planContext(), (*problem)->mesh, reference);
+    auto parsed =
+        plan::parsePlan(record->plan, (*problem)->costModel->planContext(), (*problem)->mesh, reference);
     if (!parsed)
         return Result<RecordedPlan>::failure(parsed.diagnostics());
     Result<RecordedPlan> out(RecordedPlan{reference, std::move(workspace).value(), std::move(record).value(),

@@ -110,7 +110,8 @@ Status migrate(sqlite::Connection& db) {
 Result<std::int64_t> takePlanIds(sqlite::Connection& db, std::int64_t count) {
     // A file whose counter row is missing or behind its plans (edited by hand) still hands out fresh ids.
     auto first = db.integer(
-        "SELECT max((SELECT coalesce(max(next), 1) FROM plan_ids), (SELECT coalesce(max(id), 0) + 1 FROM plan))");
+        "SELECT max((SELECT coalesce(max(next), 1) FROM plan_ids), (SELECT coalesce(max(id), 0) + 1 FROM "
+        "plan))");
     if (!first)
         return first;
     auto take = db.prepare(

@@ -12,9 +12,9 @@
 namespace shardscope::store::sqlite {
 namespace {
 
-// Whether the files of `db` have reached this process's file-size limit (RLIMIT_FSIZE), or its disk is all but
-// full. SQLite reports a write that fails (rather than falls short) as SQLITE_IOERR, and the errno saying why
-// does not reliably survive its clean-up, so the file system is asked instead.
+// Whether the files of `db` have reached this process's file-size limit (RLIMIT_FSIZE), or its disk is all
+// but full. SQLite reports a write that fails (rather than falls short) as SQLITE_IOERR, and the errno saying
+// why does not reliably survive its clean-up, so the file system is asked instead.
 const char* noRoomCause(sqlite3* db) {
     const char* file = sqlite3_db_filename(db, "main");
     if (!file || !*file)
@@ -24,20 +24,22 @@ const char* noRoomCause(sqlite3* db) {
         for (const char* suffix : {"", "-wal", "-journal"}) {
             struct stat status {};
             const std::string path = std::string(file) + suffix;
-            if (::stat(path.c_str(), &status) == 0 && static_cast<rlim_t>(status.st_size) + 65536 >= limit.rlim_cur)
+            if (::stat(path.c_str(), &status) == 0 &&
+                static_cast<rlim_t>(status.st_size) + 65536 >= limit.rlim_cur)
                 return kFileTooLarge;
         }
     }
     struct statvfs disk {};
-    if (::statvfs(file, &disk) == 0 && static_cast<double>(disk.f_bavail) * static_cast<double>(disk.f_frsize) < 1 << 20)
+    if (::statvfs(file, &disk) == 0 &&
+        static_cast<double>(disk.f_bavail) * static_cast<double>(disk.f_frsize) < 1 << 20)
         return kDiskFull;
     return nullptr;
 }
 
 Diagnostic failureOf(sqlite3* db, int rc) {
     const int primary = rc & 0xff;
-    // An I/O error's cause is the system's: a full disk or quota (SQLite reports a short write as SQLITE_FULL,
-    // a failed one as SQLITE_IOERR), or a file-size limit.
+    // An I/O error's cause is the system's: a full disk or quota (SQLite reports a short write as
+    // SQLITE_FULL, a failed one as SQLITE_IOERR), or a file-size limit.
     const int system = db && primary == SQLITE_IOERR ? sqlite3_system_errno(db) : 0;
     if (system == ENOSPC || system == EDQUOT)
         return makeError(kDiskFull, system == ENOSPC ? "database or disk is full" : "disk quota exceeded");

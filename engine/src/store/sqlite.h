@@ -22,8 +22,8 @@ inline constexpr const char* kFailed = "workspace.sqlite";               // anyt
 // A write refused because this process may not make the file larger (EFBIG: `ulimit -f`, RLIMIT_FSIZE).
 inline constexpr const char* kFileTooLarge = "workspace.file-size-limit";
 
-// Whether a failure with `code` means there is no room to write (a full disk or quota, a file-size limit): the
-// same write may succeed once room is made.
+// Whether a failure with `code` means there is no room to write (a full disk or quota, a file-size limit):
+// the same write may succeed once room is made.
 inline bool isNoRoom(std::string_view code) {
     return code == kDiskFull || code == kFileTooLarge;
 }

@@ -43,22 +43,26 @@ Diagnostic notAWorkspace(const std::string& path) {
 // A file an interrupted creation left (by a version of Shardscope that wrote workspaces in place, or another
 // program): `what` it is, and that it may go.
 Diagnostic unfinished(const std::string& path, const std::string& what) {
-    return makeError("workspace.unfinished", quoted(path) + " is not a Shardscope workspace: it is " + what +
-                                                 ", as an interrupted creation leaves it; it holds no work and is "
-                                                 "safe to delete");
+    return makeError("workspace.unfinished",
+                     quoted(path) + " is not a Shardscope workspace: it is " + what +
+                         ", as an interrupted creation leaves it; it holds no work and is "
+                         "safe to delete");
 }
 
 Diagnostic notSqlite(const std::string& path) {
-    return makeError("workspace.not-workspace", quoted(path) + " is not a Shardscope workspace: it is not an SQLite database (another "
-                                                               "kind of file, or a workspace whose first page is damaged)");
+    return makeError("workspace.not-workspace",
+                     quoted(path) +
+                         " is not a Shardscope workspace: it is not an SQLite database (another "
+                         "kind of file, or a workspace whose first page is damaged)");
 }
 
-// The file is damaged; `report`, when given, is SQLite's own account, kept in a note. open() writes nothing to a
-// file it refuses, and the message says so and what the user can do.
+// The file is damaged; `report`, when given, is SQLite's own account, kept in a note. open() writes nothing
+// to a file it refuses, and the message says so and what the user can do.
 Result<Success> damaged(const std::string& path, const std::string& what, const std::string& report = {}) {
-    auto result = Status::failure({makeError(
-        sqlite::kDamaged, quoted(path) + " is damaged" + what +
-                              "; it is left as it was (restore a copy, or start a new workspace from the model)")});
+    auto result = Status::failure(
+        {makeError(sqlite::kDamaged,
+                   quoted(path) + " is damaged" + what +
+                       "; it is left as it was (restore a copy, or start a new workspace from the model)")});
     if (!report.empty())
         result.addDiagnostic(Diagnostic{Severity::Note, sqlite::kDamaged, {}, report});
     return result;
@@ -69,7 +73,8 @@ const std::string kTruncatedOrCorrupted = " (truncated or corrupted) and cannot 
 // Rewords a failure of SQLite met while creating, opening or saving to `path`.
 Diagnostic failedOn(const std::string& verb, const std::string& path, const Diagnostic& failure) {
     if (sqlite::isNoRoom(failure.code))
-        return makeError(failure.code, "cannot " + verb + " " + quoted(path) + ": " + sqlite::noRoomReason(failure));
+        return makeError(failure.code,
+                         "cannot " + verb + " " + quoted(path) + ": " + sqlite::noRoomReason(failure));
     return makeError(failure.code, "cannot " + verb + " " + quoted(path) + ": " + failure.message);
 }
 
@@ -188,7 +193,8 @@ Result<ModelRecord> readModel(sqlite::Connection& db, const std::string& path) {
         if (!piece)
             return fail(": the model's bytes cannot be decompressed");
         if (model.bytes.empty())  // `size` is the file's word, not yet checked: a hint, within reason
-            model.bytes.reserve(static_cast<std::size_t>(std::min<std::int64_t>(size, std::int64_t{256} << 20)));
+            model.bytes.reserve(
+                static_cast<std::size_t>(std::min<std::int64_t>(size, std::int64_t{256} << 20)));
         hash.update(*piece);
         model.bytes += *piece;
         total += pieceSize;
@@ -274,8 +280,8 @@ struct Workspace::Impl {
     mutable std::mutex readMutex;
     mutable std::optional<sqlite::Connection> reader;  // guarded by readMutex
 
-    // Starts the writer on `connection` (to `path`), switches the file to its write-ahead log and opens the read
-    // connection. Errors name the file.
+    // Starts the writer on `connection` (to `path`), switches the file to its write-ahead log and opens the
+    // read connection. Errors name the file.
     Status start(sqlite::Connection connection);
 
     ~Impl() {
@@ -336,7 +342,8 @@ Result<std::string> newFileBeside(const std::string& path) {
     return makeError(sqlite::kFailed, "every name tried beside it is taken");
 }
 
-// The workspace `path` is the building file of ("<workspace>.creating-XXXXXX", see newFileBeside), if it is one.
+// The workspace `path` is the building file of ("<workspace>.creating-XXXXXX", see newFileBeside), if it is
+// one.
 std::optional<std::string> buildingFor(const std::string& path) {
     constexpr std::string_view kInfix = ".creating-";
     const auto at = path.rfind(kInfix);
@@ -348,19 +355,23 @@ std::optional<std::string> buildingFor(const std::string& path) {
     return path.substr(0, at);
 }
 
-// An exclusive flock(2) create() holds on its building file until the file has its name, so that a building file
-// nobody holds is known to be left by a process that ended (flock and SQLite's fcntl locks do not meet on Linux).
+// An exclusive flock(2) create() holds on its building file until the file has its name, so that a building
+// file nobody holds is known to be left by a process that ended (flock and SQLite's fcntl locks do not meet
+// on Linux).
 class BuildingLock {
 public:
     explicit BuildingLock(const std::string& file) : fd_(::open(file.c_str(), O_RDONLY | O_CLOEXEC)) {
-        if (fd_ >= 0) (void)::flock(fd_, LOCK_EX | LOCK_NB);
+        if (fd_ >= 0)
+            (void)::flock(fd_, LOCK_EX | LOCK_NB);
     }
     BuildingLock(const BuildingLock&) = delete;
     BuildingLock& operator=(const BuildingLock&) = delete;
     ~BuildingLock() { release(); }
-    // Before SQLite opens the file again: closing a descriptor of a file drops the process's fcntl locks on it.
+    // Before SQLite opens the file again: closing a descriptor of a file drops the process's fcntl locks on
+    // it.
     void release() {
-        if (fd_ >= 0) ::close(fd_);
+        if (fd_ >= 0)
+            ::close(fd_);
         fd_ = -1;
     }
 
@@ -371,7 +382,8 @@ private:
 // Whether a process is building in `file` right now (it holds the BuildingLock).
 bool beingBuilt(const std::string& file) {
     const int fd = ::open(file.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-    if (fd < 0) return false;
+    if (fd < 0)
+        return false;
     const bool held = ::flock(fd, LOCK_SH | LOCK_NB) != 0 && errno == EWOULDBLOCK;
     ::close(fd);
     return held;
@@ -384,25 +396,30 @@ std::vector<std::string> leftBuildingFiles(const std::string& path) {
     const std::string prefix = where.filename().string() + ".creating-";
     std::error_code error;
     const auto directory = where.has_parent_path() ? where.parent_path() : std::filesystem::path(".");
-    for (std::filesystem::directory_iterator it(directory, error), end; !error && it != end; it.increment(error)) {
+    for (std::filesystem::directory_iterator it(directory, error), end; !error && it != end;
+         it.increment(error)) {
         const std::string name = it->path().filename().string();
-        if (name.rfind(prefix, 0) != 0) continue;
+        if (name.rfind(prefix, 0) != 0)
+            continue;
         const std::string file = (where.has_parent_path() ? (where.parent_path() / name).string() : name);
-        if (buildingFor(file) == path && !beingBuilt(file)) left.push_back(file);
-        if (left.size() == 3) break;
+        if (buildingFor(file) == path && !beingBuilt(file))
+            left.push_back(file);
+        if (left.size() == 3)
+            break;
     }
     std::sort(left.begin(), left.end());
     return left;
 }
 
-// Writes the schema and `model` (its pieces already compressed) into the empty file `file`, and leaves it in WAL
-// mode, closed, with everything in the file itself and synced.
+// Writes the schema and `model` (its pieces already compressed) into the empty file `file`, and leaves it in
+// WAL mode, closed, with everything in the file itself and synced.
 Status build(const std::string& file, const ModelRecord& model, const std::vector<std::string>& chunks) {
     auto connection = sqlite::Connection::open(file, SQLITE_OPEN_READWRITE);
     if (!connection)
         return Status::failure(connection.diagnostics());
     sqlite::Connection& db = *connection;
-    // The journal in memory: no file beside this one that a kill could leave, and a failed build is thrown away.
+    // The journal in memory: no file beside this one that a kill could leave, and a failed build is thrown
+    // away.
     if (auto mode = db.text("PRAGMA journal_mode = MEMORY"); !mode)
         return Status::failure(mode.diagnostics());
     if (auto begun = db.exec("BEGIN IMMEDIATE"); !begun)
@@ -511,8 +528,9 @@ Result<Workspace> Workspace::create(const std::string& path, const ModelRecord& 
         chunks.push_back(std::move(*piece));
     }
 
-    // Built under another name and renamed: a process killed meanwhile leaves no half-made file at `path`, and
-    // of two processes creating `path` at once, the second is told it exists (and nothing deletes the first's).
+    // Built under another name and renamed: a process killed meanwhile leaves no half-made file at `path`,
+    // and of two processes creating `path` at once, the second is told it exists (and nothing deletes the
+    // first's).
     auto built = newFileBeside(path);
     if (!built)
         return Result<Workspace>::failure(failedOn("create", path, built.diagnostics()));
@@ -546,21 +564,24 @@ Result<Workspace> Workspace::open(const std::string& path) {
         for (const auto& file : leftBuildingFiles(path))
             left += (left.empty() ? "" : ", ") + quoted(file);
         if (!left.empty())
-            left = " (" + left + " beside it: left by an interrupted creation of it, holding no work and safe to delete)";
+            left = " (" + left +
+                   " beside it: left by an interrupted creation of it, holding no work and safe to delete)";
         return makeError("workspace.open", quoted(path) + " does not exist" + left);
     }
     if (const auto building = buildingFor(path)) {
         if (beingBuilt(path))
-            return makeError("workspace.unfinished", quoted(path) + " is not a Shardscope workspace yet: it is the file " +
-                                                         quoted(*building) + " is being built in by another process");
-        return makeError("workspace.unfinished",
-                         quoted(path) + " is not a Shardscope workspace: it is the file " + quoted(*building) +
-                             " was being built in, left by a process that ended before giving it that name; it holds "
-                             "no work and is safe to delete");
+            return makeError("workspace.unfinished",
+                             quoted(path) + " is not a Shardscope workspace yet: it is the file " +
+                                 quoted(*building) + " is being built in by another process");
+        return makeError(
+            "workspace.unfinished",
+            quoted(path) + " is not a Shardscope workspace: it is the file " + quoted(*building) +
+                " was being built in, left by a process that ended before giving it that name; it holds "
+                "no work and is safe to delete");
     }
 
-    // SQLite takes an empty file for an empty database and a file shorter than its header for garbage: say what
-    // they are before SQLite sees them.
+    // SQLite takes an empty file for an empty database and a file shorter than its header for garbage: say
+    // what they are before SQLite sees them.
     const auto size = std::filesystem::file_size(path, error);
     if (!error && size == 0)
         return unfinished(path, "empty");
@@ -615,8 +636,9 @@ Result<Workspace> Workspace::openOrCreate(const std::string& path, const ModelRe
         return makeError("workspace.other-model",
                          quoted(path) + " holds the model '" + held.source + "', not '" + model.source + "'");
     if (held.sha256 != sha256Hex(model.bytes))
-        return makeError("workspace.other-model", quoted(path) + " holds other bytes of the model '" + held.source +
-                                                      "' (the file has changed since the workspace was made)");
+        return makeError("workspace.other-model",
+                         quoted(path) + " holds other bytes of the model '" + held.source +
+                             "' (the file has changed since the workspace was made)");
     return opened;
 }
 

@@ -107,9 +107,9 @@ std::int64_t Writer::savePlan(PlanRecord plan) {
     std::lock_guard lock(mutex_);
     if (!sessions_.contains(plan.session)) {
         const std::string which = plan.id > 0 ? "plan " + std::to_string(plan.id) : std::string("a plan");
-        refused_.push_back(makeError("workspace.unknown-session",
-                                     which + " was not saved: this workspace has no session " +
-                                         std::to_string(plan.session)));
+        refused_.push_back(makeError(
+            "workspace.unknown-session",
+            which + " was not saved: this workspace has no session " + std::to_string(plan.session)));
         return plan.id;
     }
     const bool wasEmpty = queue_.empty();
@@ -174,8 +174,9 @@ Status Writer::flush() {
         const std::size_t kept = queue_.size();
         const std::string keptText = count(kept, "unsaved change is", "unsaved changes are") + " kept";
         const std::string message = sqlite::isNoRoom(lastError_.code)
-                                        ? "cannot save to '" + path_ + "': " + sqlite::noRoomReason(lastError_) +
-                                              "; " + keptText + " and will be written once there is room"
+                                        ? "cannot save to '" + path_ +
+                                              "': " + sqlite::noRoomReason(lastError_) + "; " + keptText +
+                                              " and will be written once there is room"
                                         : "cannot save to '" + path_ + "': " + lastError_.message + "; " +
                                               keptText + " and will be written at the next flush";
         errors.insert(errors.begin(), makeError(lastError_.code, message));
@@ -240,8 +241,8 @@ void Writer::writeQueued(std::unique_lock<std::mutex>& lock) {
     Status written = write(batch, refused);
     if (!written && sqlite::isNoRoom(written.diagnostics().front().code) && !batch.plans.empty() &&
         !batch.nodes.empty()) {
-        // No room for the whole batch: the plans (and their labels) are what a user reopens a workspace for, and
-        // few; the tree's nodes are many and can wait. Try the plans alone.
+        // No room for the whole batch: the plans (and their labels) are what a user reopens a workspace for,
+        // and few; the tree's nodes are many and can wait. Try the plans alone.
         ChangeBatch plans;
         plans.plans = std::move(batch.plans);
         plans.labels = std::move(batch.labels);

@@ -57,8 +57,8 @@ public:
     void addSession(std::int64_t id);
 
     // Gives the plan an id from the block this writer took from the file (taking a new block when it is used
-    // up) and queues it. Returns 0 when no block can be taken (the file cannot be written): the plan is queued
-    // all the same and gets its id when it is written.
+    // up) and queues it. Returns 0 when no block can be taken (the file cannot be written): the plan is
+    // queued all the same and gets its id when it is written.
     std::int64_t savePlan(PlanRecord plan);
     void saveNodes(std::int64_t session, std::vector<TreeNodeRecord> nodes);
     void setLabel(std::int64_t plan, const std::string& label, const std::string& note);
@@ -76,8 +76,8 @@ private:
 
     Writer(sqlite::Connection connection, std::string path);
     void loop();
-    // Writes the queue as one batch (on no room, its plans and labels alone); called with `lock` held, releases
-    // it while writing.
+    // Writes the queue as one batch (on no room, its plans and labels alone); called with `lock` held,
+    // releases it while writing.
     void writeQueued(std::unique_lock<std::mutex>& lock);
     // Writes `batch` in one transaction; labels of plans the file does not hold are left out and reported in
     // `refused`.

@@ -19,7 +19,8 @@ namespace {
 
 Dims leading(int n) {
     Dims d;
-    for (int i = 0; i < n; ++i) d.push_back(i);
+    for (int i = 0; i < n; ++i)
+        d.push_back(i);
     return d;
 }
 
@@ -35,34 +36,40 @@ ValueId meanLast(GraphBuilder& b, ValueId x) {
 }  // namespace
 
 ValueId filled(GraphBuilder& b, double value, ValueId like) {
-    if (b.failed()) return {};
+    if (b.failed())
+        return {};
     const auto& t = b.type(like);
     ValueId s = b.scalar(value, t.element);
     return t.shape.empty() ? s : b.broadcastInDim(s, t.shape, {});
 }
 
 ValueId expandTrailing(GraphBuilder& b, ValueId x, const Shape& shape) {
-    if (b.failed()) return {};
+    if (b.failed())
+        return {};
     return b.broadcastInDim(x, shape, leading(b.type(x).rank()));
 }
 
 ValueId linear(GraphBuilder& b, ValueId x, std::int64_t out, bool bias, std::string_view name,
                std::vector<std::string> labels) {
-    if (b.failed()) return {};
+    if (b.failed())
+        return {};
     auto scope = b.scope(name);
     const auto in = b.type(x);
     const std::int64_t last = in.rank() - 1;
     ValueId w = b.parameter("weight", {in.shape.back(), out}, in.element, labels);
     ValueId y = b.dotGeneral(x, w, {{}, {}, {last}, {0}}, "matmul");
-    if (!bias) return y;
+    if (!bias)
+        return y;
     std::vector<std::string> biasLabels;
-    if (labels.size() == 2) biasLabels = {labels[1]};
+    if (labels.size() == 2)
+        biasLabels = {labels[1]};
     ValueId bv = b.parameter("bias", {out}, in.element, biasLabels);
     return b.add(y, b.broadcastTo(bv, b.type(y).shape), "bias");
 }
 
 ValueId layerNorm(GraphBuilder& b, ValueId x, std::string_view name, double epsilon) {
-    if (b.failed()) return {};
+    if (b.failed())
+        return {};
     auto scope = b.scope(name);
     const auto t = b.type(x);
     ValueId centred = b.subtract(x, meanLast(b, x));
@@ -75,7 +82,8 @@ ValueId layerNorm(GraphBuilder& b, ValueId x, std::string_view name, double epsi
 }
 
 ValueId rmsNorm(GraphBuilder& b, ValueId x, std::string_view name, double epsilon) {
-    if (b.failed()) return {};
+    if (b.failed())
+        return {};
     auto scope = b.scope(name);
     const auto t = b.type(x);
     ValueId meanSquare = meanLast(b, b.multiply(x, x));
@@ -85,11 +93,13 @@ ValueId rmsNorm(GraphBuilder& b, ValueId x, std::string_view name, double epsilo
 }
 
 ValueId softmax(GraphBuilder& b, ValueId x, std::int64_t dim) {
-    if (b.failed()) return {};
+    if (b.failed())
+        return {};
     const auto shape = b.type(x).shape;
     Dims keep;
     for (std::int64_t d = 0; d < static_cast<std::int64_t>(shape.size()); ++d)
-        if (d != dim) keep.push_back(d);
+        if (d != dim)
+            keep.push_back(d);
     ValueId max = b.reduce(x, {dim}, Reducer::Maximum, "softmax.max");
     ValueId shifted = b.subtract(x, b.broadcastInDim(max, shape, keep));
     ValueId e = b.unary(OpKind::Exponential, shifted, "softmax.exp");
@@ -98,7 +108,8 @@ ValueId softmax(GraphBuilder& b, ValueId x, std::int64_t dim) {
 }
 
 ValueId gelu(GraphBuilder& b, ValueId x) {
-    if (b.failed()) return {};
+    if (b.failed())
+        return {};
     // 0.5·x·(1 + tanh(√(2/π)·(x + 0.044715·x³)))
     ValueId cube = b.multiply(b.multiply(x, x), x);
     ValueId inner = b.add(x, b.multiply(filled(b, 0.044715, x), cube));
@@ -107,13 +118,19 @@ ValueId gelu(GraphBuilder& b, ValueId x) {
     return b.multiply(half, b.add(filled(b, 1.0, x), t), "gelu");
 }
 
-ValueId silu(GraphBuilder& b, ValueId x) { return b.multiply(x, b.unary(OpKind::Logistic, x), "silu"); }
+ValueId silu(GraphBuilder& b, ValueId x) {
+    return b.multiply(x, b.unary(OpKind::Logistic, x), "silu");
+}
 
-ValueId relu(GraphBuilder& b, ValueId x) { return b.maximum(x, filled(b, 0.0, x), "relu"); }
+ValueId relu(GraphBuilder& b, ValueId x) {
+    return b.maximum(x, filled(b, 0.0, x), "relu");
+}
 
 ValueId dropout(GraphBuilder& b, ValueId x, double p, std::string_view name) {
-    if (b.failed()) return {};
-    if (p <= 0.0) return x;
+    if (b.failed())
+        return {};
+    if (p <= 0.0)
+        return x;
     auto scope = b.scope(name);
     const auto t = b.type(x);
     // One flat stream of draws reshaped to x's shape, as JAX's threefry makes its bits: rng's shape operand
@@ -121,11 +138,13 @@ ValueId dropout(GraphBuilder& b, ValueId x, double p, std::string_view name) {
     const std::int64_t count = t.elements();
     auto shape = b.op(OpKind::Constant, {}, ir::ConstantAttributes{{static_cast<double>(count)}}, "shape", {},
                       {TensorType{{1}, ElementType::I64}});
-    if (shape.empty()) return {};
+    if (shape.empty())
+        return {};
     ValueId lo = b.scalar(0.0, ElementType::F32), hi = b.scalar(1.0, ElementType::F32);
     auto draws = b.op(OpKind::Rng, {lo, hi, shape.front()}, ir::NoAttributes{}, "uniform", {},
                       {TensorType{{count}, ElementType::F32}});
-    if (draws.empty()) return {};
+    if (draws.empty())
+        return {};
     ValueId uniform = b.reshape(draws.front(), t.shape, "uniform");
     ValueId keep = b.compare(uniform, filled(b, p, uniform), CompareDirection::GE, "mask");
     ValueId scaled = b.multiply(x, filled(b, 1.0 / (1.0 - p), x), "scale");
@@ -136,16 +155,20 @@ namespace {
 
 // Rotary position embedding over the last dimension of x [B, S, ..., Dh] (rotate-half form).
 ValueId applyRope(GraphBuilder& b, ValueId x, double theta) {
-    if (b.failed()) return {};
+    if (b.failed())
+        return {};
     const auto t = b.type(x);
     const std::int64_t seq = t.shape[1], dh = t.shape.back(), half = dh / 2;
     // angles[s, i] = s · theta^(-2i/Dh), duplicated to Dh columns.
     std::vector<double> inverse(static_cast<std::size_t>(half));
-    for (std::int64_t i = 0; i < half; ++i) inverse[i] = std::pow(theta, -2.0 * static_cast<double>(i) / static_cast<double>(dh));
-    ValueId positions = b.convert(b.iota(TensorType{{seq, half}, ir::ElementType::I32}, 0), ir::ElementType::F32);
+    for (std::int64_t i = 0; i < half; ++i)
+        inverse[i] = std::pow(theta, -2.0 * static_cast<double>(i) / static_cast<double>(dh));
+    ValueId positions =
+        b.convert(b.iota(TensorType{{seq, half}, ir::ElementType::I32}, 0), ir::ElementType::F32);
     auto freqs = b.op(OpKind::Constant, {}, ir::ConstantAttributes{inverse}, "rope.inv_freq", {},
                       {TensorType{{half}, ir::ElementType::F32}});
-    if (freqs.empty()) return {};
+    if (freqs.empty())
+        return {};
     ValueId angles = b.multiply(positions, b.broadcastInDim(freqs.front(), {seq, half}, {1}));
     angles = b.concatenate({angles, angles}, 1);
     ValueId cos = b.convert(b.unary(OpKind::Cosine, angles, "rope.cos"), t.element);
@@ -172,7 +195,8 @@ ValueId causalMask(GraphBuilder& b, std::int64_t seq) {
 }  // namespace
 
 ValueId attention(GraphBuilder& b, ValueId x, const AttentionConfig& c, std::string_view name) {
-    if (b.failed()) return {};
+    if (b.failed())
+        return {};
     auto scope = b.scope(name);
     const auto t = b.type(x);
     const std::int64_t B = t.shape[0], S = t.shape[1], D = t.shape[2];
@@ -191,7 +215,8 @@ ValueId attention(GraphBuilder& b, ValueId x, const AttentionConfig& c, std::str
         q = applyRope(b, q, c.ropeTheta);
         k = applyRope(b, k, c.ropeTheta);
     }
-    ValueId scores = grouped ? b.einsum("bskgd,btkd->bkgst", q, k, "scores") : b.einsum("bshd,bthd->bhst", q, k, "scores");
+    ValueId scores =
+        grouped ? b.einsum("bskgd,btkd->bkgst", q, k, "scores") : b.einsum("bshd,bthd->bhst", q, k, "scores");
     scores = b.multiply(scores, filled(b, 1.0 / std::sqrt(static_cast<double>(Dh)), scores), "scale");
     const auto scoreShape = b.type(scores).shape;
     const int rank = static_cast<int>(scoreShape.size());
@@ -201,13 +226,15 @@ ValueId attention(GraphBuilder& b, ValueId x, const AttentionConfig& c, std::str
         scores = b.select(mask, scores, masked, "mask");
     }
     ValueId probs = dropout(b, softmax(b, scores, rank - 1), c.dropout, "probs_dropout");
-    ValueId context = grouped ? b.einsum("bkgst,btkd->bskgd", probs, v, "context") : b.einsum("bhst,bthd->bshd", probs, v, "context");
+    ValueId context = grouped ? b.einsum("bkgst,btkd->bskgd", probs, v, "context")
+                              : b.einsum("bhst,bthd->bshd", probs, v, "context");
     context = b.reshape(context, {B, S, H * Dh});
     return linear(b, context, D, c.bias, "o_proj", {queryHeads, "d_model"});
 }
 
 ValueId geluMlp(GraphBuilder& b, ValueId x, std::int64_t hidden, bool bias, std::string_view name) {
-    if (b.failed()) return {};
+    if (b.failed())
+        return {};
     auto scope = b.scope(name);
     const std::int64_t width = b.type(x).shape.back();
     ValueId h = gelu(b, linear(b, x, hidden, bias, "fc", {"d_model", "d_ff"}));
@@ -215,7 +242,8 @@ ValueId geluMlp(GraphBuilder& b, ValueId x, std::int64_t hidden, bool bias, std:
 }
 
 ValueId swiGluMlp(GraphBuilder& b, ValueId x, std::int64_t hidden, std::string_view name) {
-    if (b.failed()) return {};
+    if (b.failed())
+        return {};
     auto scope = b.scope(name);
     const std::int64_t width = b.type(x).shape.back();
     ValueId gate = silu(b, linear(b, x, hidden, false, "gate_proj", {"d_model", "d_ff"}));
@@ -224,12 +252,14 @@ ValueId swiGluMlp(GraphBuilder& b, ValueId x, std::int64_t hidden, std::string_v
 }
 
 ValueId moeMlp(GraphBuilder& b, ValueId x, std::int64_t hidden, const MoeConfig& c, std::string_view name) {
-    if (b.failed()) return {};
+    if (b.failed())
+        return {};
     auto scope = b.scope(name);
     const auto t = b.type(x);
     const auto dt = t.element;
     const std::int64_t G = t.shape[0], S = t.shape[1], D = t.shape[2], E = c.experts;
-    const auto C = static_cast<std::int64_t>(std::ceil(static_cast<double>(c.topK * S) * c.capacityFactor / static_cast<double>(E)));
+    const auto C = static_cast<std::int64_t>(
+        std::ceil(static_cast<double>(c.topK * S) * c.capacityFactor / static_cast<double>(E)));
     const Shape gse{G, S, E}, gs{G, S}, gsc{G, S, C}, gsec{G, S, E, C};
 
     ValueId router = b.parameter("router.weight", {D, E}, dt, {"d_model", "experts"});
@@ -249,26 +279,32 @@ ValueId moeMlp(GraphBuilder& b, ValueId x, std::int64_t hidden, const MoeConfig&
     for (std::int64_t choice = 0; choice < c.topK; ++choice) {
         auto choiceScope = b.scope("top" + std::to_string(choice + 1));
         ValueId best = b.reduce(remaining, {2}, Reducer::Maximum, "gate");
-        ValueId isBest = b.compare(remaining, b.broadcastInDim(best, gse, {0, 1}), CompareDirection::EQ, "choice");
+        ValueId isBest =
+            b.compare(remaining, b.broadcastInDim(best, gse, {0, 1}), CompareDirection::EQ, "choice");
         ValueId mask = b.convert(isBest, routingType);
         remaining = b.select(isBest, zeros, remaining);
         // Position of each token in its expert's buffer: running count over the group's tokens.
         ValueId position = b.subtract(b.reduceWindow(mask, cumsum, "position"), filled(b, 1.0, mask));
-        if (earlierCount.valid()) position = b.add(position, b.broadcastInDim(earlierCount, gse, {0, 2}));
+        if (earlierCount.valid())
+            position = b.add(position, b.broadcastInDim(earlierCount, gse, {0, 2}));
         ValueId counted = b.reduce(mask, {1}, Reducer::Add, "expert_load");
         earlierCount = earlierCount.valid() ? b.add(earlierCount, counted) : counted;
-        ValueId fits = b.compare(position, filled(b, static_cast<double>(C), position), CompareDirection::LT, "capacity");
+        ValueId fits = b.compare(position, filled(b, static_cast<double>(C), position), CompareDirection::LT,
+                                 "capacity");
         mask = b.select(fits, mask, zeros);
         ValueId slot = b.reduce(b.multiply(mask, position), {2}, Reducer::Add, "slot");
         ValueId slots = b.convert(b.iota(TensorType{gsc, ir::ElementType::I32}, 2), routingType);
-        ValueId oneHot = b.convert(b.compare(b.broadcastInDim(slot, gsc, {0, 1}), slots, CompareDirection::EQ), routingType);
+        ValueId oneHot = b.convert(
+            b.compare(b.broadcastInDim(slot, gsc, {0, 1}), slots, CompareDirection::EQ), routingType);
         ValueId weight = b.broadcastInDim(b.multiply(best, b.reduce(mask, {2}, Reducer::Add)), gsec, {0, 1});
-        ValueId term = b.multiply(b.multiply(b.broadcastInDim(mask, gsec, {0, 1, 2}), b.broadcastInDim(oneHot, gsec, {0, 1, 3})),
-                                  weight, "combine_weights");
+        ValueId term = b.multiply(
+            b.multiply(b.broadcastInDim(mask, gsec, {0, 1, 2}), b.broadcastInDim(oneHot, gsec, {0, 1, 3})),
+            weight, "combine_weights");
         combine = combine.valid() ? b.add(combine, term) : term;
     }
     ValueId combineWeights = b.convert(combine, dt, "combine");
-    ValueId dispatch = b.convert(b.compare(combine, filled(b, 0.0, combine), CompareDirection::NE), dt, "dispatch");
+    ValueId dispatch =
+        b.convert(b.compare(combine, filled(b, 0.0, combine), CompareDirection::NE), dt, "dispatch");
 
     ValueId expertInput = b.einsum("gsec,gsd->egcd", dispatch, x, "dispatch_tokens");
     ValueId w1 = b.parameter("experts.gate_proj", {E, D, hidden}, dt, {"experts", "d_model", "d_ff"});

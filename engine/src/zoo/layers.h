@@ -43,7 +43,7 @@ ValueId dropout(GraphBuilder& b, ValueId x, double p, std::string_view name);
 
 struct AttentionConfig {
     std::int64_t heads = 1;
-    std::int64_t kvHeads = 1;   // < heads: grouped-query attention
+    std::int64_t kvHeads = 1;  // < heads: grouped-query attention
     std::int64_t headDim = 64;
     bool bias = true;
     bool causal = true;
@@ -68,6 +68,7 @@ struct MoeConfig {
 // GShard-style mixture of SwiGLU experts over x [G, S, D] (G groups of S tokens): a router, top-k gating with
 // per-expert capacity C = ceil(k·S·factor/E), dispatch and combine masks [G, S, E, C], and the einsums
 // gsec,gsd->egcd (dispatch), egcd,edf->egcf and egcf,efd->egcd (experts), gsec,egcd->gsd (combine).
-ValueId moeMlp(GraphBuilder& b, ValueId x, std::int64_t hidden, const MoeConfig& config, std::string_view name);
+ValueId moeMlp(GraphBuilder& b, ValueId x, std::int64_t hidden, const MoeConfig& config,
+               std::string_view name);
 
 }  // namespace shardscope::zoo

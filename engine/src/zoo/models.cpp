@@ -15,7 +15,8 @@ using ir::Shape;
 namespace {
 
 Result<ir::Graph> finish(GraphBuilder&& b, Options& options) {
-    if (options.error()) return *options.error();
+    if (options.error())
+        return *options.error();
     return std::move(b).finish();
 }
 
@@ -38,25 +39,32 @@ struct DecoderConfig {
     std::int64_t layers, dModel, heads, kvHeads, dFf, seq, batch, vocab;
     ElementType dtype;
     bool tied;
-    bool llamaStyle;        // RMSNorm, rotary embeddings, SwiGLU, no biases; else LayerNorm, learned positions, GELU
+    bool
+        llamaStyle;  // RMSNorm, rotary embeddings, SwiGLU, no biases; else LayerNorm, learned positions, GELU
     double ropeTheta = 10000.0;
     double dropout = 0.0;       // per layer on the attention probabilities, the attention and the MLP outputs
     std::int64_t moeEvery = 0;  // every n-th layer (1-based) uses experts; 0 = none
     MoeConfig moe;
-    bool scan = false;          // the layers as a while loop over stacked weights
+    bool scan = false;  // the layers as a while loop over stacked weights
 };
 
 Result<ir::Graph> buildDecoder(const std::string& name, const DecoderConfig& c, Options& options) {
-    options.require(c.dModel % c.heads == 0, "d_model (" + std::to_string(c.dModel) + ") must be divisible by heads (" +
-                                                 std::to_string(c.heads) + ")");
-    options.require(c.heads % c.kvHeads == 0, "heads (" + std::to_string(c.heads) + ") must be divisible by kv_heads (" +
+    options.require(c.dModel % c.heads == 0, "d_model (" + std::to_string(c.dModel) +
+                                                 ") must be divisible by heads (" + std::to_string(c.heads) +
+                                                 ")");
+    options.require(c.heads % c.kvHeads == 0, "heads (" + std::to_string(c.heads) +
+                                                  ") must be divisible by kv_heads (" +
                                                   std::to_string(c.kvHeads) + ")");
-    options.require(!c.llamaStyle || (c.dModel / c.heads) % 2 == 0, "rotary embeddings need an even head dimension");
+    options.require(!c.llamaStyle || (c.dModel / c.heads) % 2 == 0,
+                    "rotary embeddings need an even head dimension");
     options.require(c.dropout < 1.0, "dropout must be below 1, got " + std::to_string(c.dropout));
-    if (c.moeEvery > 0) options.require(c.moe.topK <= c.moe.experts, "top_k must not exceed experts");
-    options.require(!c.scan || c.moeEvery <= 1, "scan=true needs every layer alike: moe_every must be 1 (or 0)");
+    if (c.moeEvery > 0)
+        options.require(c.moe.topK <= c.moe.experts, "top_k must not exceed experts");
+    options.require(!c.scan || c.moeEvery <= 1,
+                    "scan=true needs every layer alike: moe_every must be 1 (or 0)");
     GraphBuilder b(name, "zoo:" + name);
-    if (options.error()) return *options.error();
+    if (options.error())
+        return *options.error();
 
     ValueId tokens = b.input("tokens", {c.batch, c.seq}, ElementType::I32, {"batch", "seq"});
     ValueId wte = b.parameter("embed.weight", {c.vocab, c.dModel}, c.dtype, {"vocab", "d_model"});
@@ -66,7 +74,8 @@ Result<ir::Graph> buildDecoder(const std::string& name, const DecoderConfig& c, 
         ValueId wpe = b.parameter("pos_embed.weight", {c.seq, c.dModel}, c.dtype, {"seq", "d_model"});
         x = b.add(x, b.broadcastInDim(wpe, activation, {1, 2}, "pos_embed"), "pos_embed");
     }
-    AttentionConfig attention{c.heads, c.kvHeads, c.dModel / c.heads, !c.llamaStyle, true, c.llamaStyle, c.ropeTheta};
+    AttentionConfig attention{c.heads, c.kvHeads,    c.dModel / c.heads, !c.llamaStyle,
+                              true,    c.llamaStyle, c.ropeTheta};
     attention.dropout = c.dropout;
     // Dropout where Megatron-LM has it (Korthikanti et al. 2022, Fig. 2): on the attention probabilities, and
     // on each block's output before its residual add. The embedding dropout is left out.
@@ -76,9 +85,12 @@ Result<ir::Graph> buildDecoder(const std::string& name, const DecoderConfig& c, 
         r = b.add(r, dropout(b, attended, c.dropout, "attn_dropout"), "residual");
         h = c.llamaStyle ? rmsNorm(b, r, "mlp_norm") : layerNorm(b, r, "mlp_norm");
         ValueId y;
-        if (c.moeEvery > 0 && (layer + 1) % c.moeEvery == 0) y = moeMlp(b, h, c.dFf, c.moe, "moe");
-        else if (c.llamaStyle) y = swiGluMlp(b, h, c.dFf, "mlp");
-        else y = geluMlp(b, h, c.dFf, true, "mlp");
+        if (c.moeEvery > 0 && (layer + 1) % c.moeEvery == 0)
+            y = moeMlp(b, h, c.dFf, c.moe, "moe");
+        else if (c.llamaStyle)
+            y = swiGluMlp(b, h, c.dFf, "mlp");
+        else
+            y = geluMlp(b, h, c.dFf, true, "mlp");
         return b.add(r, dropout(b, y, c.dropout, "mlp_dropout"), "residual");
     };
     if (c.scan) {
@@ -86,7 +98,8 @@ Result<ir::Graph> buildDecoder(const std::string& name, const DecoderConfig& c, 
         const ir::TensorType counter{{}, ElementType::I32};
         const ir::TensorType carried = b.type(x);
         ir::Region cond = b.region({counter, carried}, [&](const std::vector<ValueId>& a) {
-            return std::vector<ValueId>{b.compare(a[0], b.constant(static_cast<double>(c.layers), counter), ir::CompareDirection::LT)};
+            return std::vector<ValueId>{b.compare(a[0], b.constant(static_cast<double>(c.layers), counter),
+                                                  ir::CompareDirection::LT)};
         });
         ir::Region body = b.region({counter, carried}, [&](const std::vector<ValueId>& a) {
             auto scope = b.scope("layers");
@@ -95,8 +108,8 @@ Result<ir::Graph> buildDecoder(const std::string& name, const DecoderConfig& c, 
             b.stackParameters(0, {});
             return std::vector<ValueId>{b.add(a[0], b.constant(1, counter)), out};
         });
-        auto results = b.op(ir::OpKind::While, {b.constant(0, counter), x}, ir::LoopAttributes{c.layers, true}, "layers",
-                            {std::move(cond), std::move(body)});
+        auto results = b.op(ir::OpKind::While, {b.constant(0, counter), x},
+                            ir::LoopAttributes{c.layers, true}, "layers", {std::move(cond), std::move(body)});
         x = results.size() == 2 ? results[1] : ValueId{};
     } else {
         for (std::int64_t layer = 0; layer < c.layers; ++layer) {
@@ -122,7 +135,8 @@ DecoderConfig decoderOptions(Options& o, bool llamaStyle) {
     c.heads = o.integer("heads");
     c.kvHeads = llamaStyle ? o.integer("kv_heads") : c.heads;
     c.dFf = o.integer("d_ff", 0);
-    if (c.dFf == 0) c.dFf = 4 * c.dModel;
+    if (c.dFf == 0)
+        c.dFf = 4 * c.dModel;
     c.seq = o.integer("seq");
     c.batch = o.integer("batch");
     c.vocab = o.integer("vocab");
@@ -131,7 +145,8 @@ DecoderConfig decoderOptions(Options& o, bool llamaStyle) {
     c.llamaStyle = llamaStyle;
     c.dropout = o.real("dropout", 0.0);
     c.scan = o.boolean("scan");
-    if (llamaStyle) c.ropeTheta = o.real("rope_theta", 1.0);
+    if (llamaStyle)
+        c.ropeTheta = o.real("rope_theta", 1.0);
     return c;
 }
 
@@ -143,9 +158,11 @@ Result<ir::Graph> buildMlp(Options& o) {
     const auto dtype = o.elementType("dtype");
     const bool bias = o.boolean("bias");
     const std::string activation = o.text("activation");
-    o.require(activation == "relu" || activation == "gelu", "activation must be relu or gelu, got '" + activation + "'");
+    o.require(activation == "relu" || activation == "gelu",
+              "activation must be relu or gelu, got '" + activation + "'");
     GraphBuilder b("mlp", "zoo:mlp");
-    if (o.error()) return *o.error();
+    if (o.error())
+        return *o.error();
     ValueId x = b.input("x", {batch, width}, dtype, {"batch", "d_model"});
     for (std::int64_t layer = 0; layer < layers; ++layer) {
         auto scope = b.scope("layers." + std::to_string(layer));
@@ -157,9 +174,13 @@ Result<ir::Graph> buildMlp(Options& o) {
     return finish(std::move(b), o);
 }
 
-Result<ir::Graph> buildGpt(Options& o) { return buildDecoder("gpt", decoderOptions(o, false), o); }
+Result<ir::Graph> buildGpt(Options& o) {
+    return buildDecoder("gpt", decoderOptions(o, false), o);
+}
 
-Result<ir::Graph> buildLlama(Options& o) { return buildDecoder("llama", decoderOptions(o, true), o); }
+Result<ir::Graph> buildLlama(Options& o) {
+    return buildDecoder("llama", decoderOptions(o, true), o);
+}
 
 Result<ir::Graph> buildMoe(Options& o) {
     DecoderConfig c = decoderOptions(o, true);
@@ -175,13 +196,16 @@ Result<ir::Graph> buildVit(Options& o) {
     const auto layers = o.integer("layers"), width = o.integer("d_model"), heads = o.integer("heads");
     const auto hidden = o.integer("d_ff"), classes = o.integer("classes"), batch = o.integer("batch");
     const auto dtype = o.elementType("dtype");
-    o.require(image % patch == 0, "image (" + std::to_string(image) + ") must be divisible by patch (" + std::to_string(patch) + ")");
+    o.require(image % patch == 0, "image (" + std::to_string(image) + ") must be divisible by patch (" +
+                                      std::to_string(patch) + ")");
     o.require(width % heads == 0, "d_model must be divisible by heads");
     GraphBuilder b("vit", "zoo:vit");
-    if (o.error()) return *o.error();
+    if (o.error())
+        return *o.error();
     const std::int64_t grid = image / patch, patches = grid * grid, tokens = patches + 1;
 
-    ValueId pixels = b.input("images", {batch, image, image, channels}, dtype, {"batch", "height", "width", "channels"});
+    ValueId pixels =
+        b.input("images", {batch, image, image, channels}, dtype, {"batch", "height", "width", "channels"});
     ValueId kernel = b.parameter("patch_embed.weight", {patch, patch, channels, width}, dtype,
                                  {"patch_h", "patch_w", "channels", "d_model"});
     ConvolutionAttributes conv = ConvolutionAttributes::channelsLast();
@@ -201,7 +225,8 @@ Result<ir::Graph> buildVit(Options& o) {
         x = b.add(x, geluMlp(b, layerNorm(b, x, "mlp_norm", 1e-6), hidden, true, "mlp"), "residual");
     }
     x = layerNorm(b, x, "final_norm", 1e-6);
-    ValueId pooled = b.reshape(b.slice(x, {0, 0, 0}, {batch, 1, width}, {}, "cls_pool"), {batch, width}, "cls_pool");
+    ValueId pooled =
+        b.reshape(b.slice(x, {0, 0, 0}, {batch, 1, width}, {}, "cls_pool"), {batch, width}, "cls_pool");
     b.output(linear(b, pooled, classes, true, "head", {"d_model", "classes"}), "logits");
     return finish(std::move(b), o);
 }
@@ -221,7 +246,8 @@ ValueId conv(GraphBuilder& b, ValueId x, std::int64_t out, std::int64_t kernel, 
              ConvolutionAttributes attributes) {
     auto scope = b.scope(name);
     const auto t = b.type(x);
-    ValueId w = b.parameter("weight", {kernel, kernel, t.shape[3], out}, t.element, {"kernel_h", "kernel_w", "in_channels", "out_channels"});
+    ValueId w = b.parameter("weight", {kernel, kernel, t.shape[3], out}, t.element,
+                            {"kernel_h", "kernel_w", "in_channels", "out_channels"});
     ValueId y = b.convolution(x, w, attributes, "conv");
     ValueId bias = b.parameter("bias", {out}, t.element, {"out_channels"});
     return b.add(y, b.broadcastTo(bias, b.type(y).shape));
@@ -239,11 +265,14 @@ Result<ir::Graph> buildUnet(Options& o) {
     const auto image = o.integer("image"), channels = o.integer("channels"), classes = o.integer("classes");
     const auto base = o.integer("base"), depth = o.integer("depth", 1), batch = o.integer("batch");
     const auto dtype = o.elementType("dtype");
-    o.require(depth < 16 && image % (std::int64_t{1} << depth) == 0,
-              "image (" + std::to_string(image) + ") must be divisible by 2^depth (" + std::to_string(depth) + ")");
+    o.require(
+        depth < 16 && image % (std::int64_t{1} << depth) == 0,
+        "image (" + std::to_string(image) + ") must be divisible by 2^depth (" + std::to_string(depth) + ")");
     GraphBuilder b("unet", "zoo:unet");
-    if (o.error()) return *o.error();
-    ValueId x = b.input("images", {batch, image, image, channels}, dtype, {"batch", "height", "width", "channels"});
+    if (o.error())
+        return *o.error();
+    ValueId x =
+        b.input("images", {batch, image, image, channels}, dtype, {"batch", "height", "width", "channels"});
     std::vector<ValueId> skips;
     std::int64_t width = base;
     x = doubleConv(b, x, width, "down.0");

@@ -3,29 +3,33 @@
 #include "zoo/options.h"
 
 #include <charconv>
-#include <cstdio>
 #include <cmath>
+#include <cstdio>
 #include <string_view>
 
 namespace shardscope::zoo {
 namespace {
 
-// The largest value an integer option takes: a model of more layers than this builds a graph too large to plan,
-// and a size past kMaxSize (batch, sequence, widths, vocabulary, pixels) is no model anyone trains. Sizes are
-// checked again as tensors (no tensor may hold more than ir::kMaxTensorElements).
+// The largest value an integer option takes: a model of more layers than this builds a graph too large to
+// plan, and a size past kMaxSize (batch, sequence, widths, vocabulary, pixels) is no model anyone trains.
+// Sizes are checked again as tensors (no tensor may hold more than ir::kMaxTensorElements).
 constexpr std::int64_t kMaxLayers = 1000;
 constexpr std::int64_t kMaxSize = std::int64_t{1} << 24;
 
 std::int64_t maximumOf(std::string_view key) {
-    if (key == "layers") return kMaxLayers;
-    if (key == "depth") return 15;
+    if (key == "layers")
+        return kMaxLayers;
+    if (key == "depth")
+        return 15;
     return kMaxSize;
 }
 
 // The largest value of a real option; the smallest is the caller's.
 double maximumOfReal(std::string_view key) {
-    if (key == "dropout") return 1.0;
-    if (key == "capacity_factor") return 1000.0;
+    if (key == "dropout")
+        return 1.0;
+    if (key == "capacity_factor")
+        return 1000.0;
     return 1e12;  // rope_theta and others: finite, and far above any value in use
 }
 
@@ -38,11 +42,13 @@ std::string realText(double v) {
 }  // namespace
 
 void Options::fail(const std::string& message) {
-    if (!error_) error_ = makeError("zoo.option", "zoo:" + model_ + ": " + message);
+    if (!error_)
+        error_ = makeError("zoo.option", "zoo:" + model_ + ": " + message);
 }
 
 void Options::require(bool condition, const std::string& message) {
-    if (!condition) fail(message);
+    if (!condition)
+        fail(message);
 }
 
 std::string Options::text(const std::string& key) {
@@ -63,8 +69,8 @@ std::int64_t Options::integer(const std::string& key, std::int64_t min) {
         return min;
     }
     if (v < min || v > maximumOf(key)) {
-        fail("option '" + key + "' must be an integer from " + std::to_string(min) + " to " + std::to_string(maximumOf(key)) +
-             ", got " + s);
+        fail("option '" + key + "' must be an integer from " + std::to_string(min) + " to " +
+             std::to_string(maximumOf(key)) + ", got " + s);
         return min;
     }
     return v;
@@ -79,7 +85,8 @@ double Options::real(const std::string& key, double min) {
         return min;
     }
     if (!std::isfinite(v) || v < min || v > maximumOfReal(key)) {
-        fail("option '" + key + "' must be a number from " + realText(min) + " to " + realText(maximumOfReal(key)) + ", got " + s);
+        fail("option '" + key + "' must be a number from " + realText(min) + " to " +
+             realText(maximumOfReal(key)) + ", got " + s);
         return min;
     }
     return v;
@@ -87,8 +94,10 @@ double Options::real(const std::string& key, double min) {
 
 bool Options::boolean(const std::string& key) {
     const std::string s = text(key);
-    if (s == "true" || s == "1" || s == "yes") return true;
-    if (s == "false" || s == "0" || s == "no") return false;
+    if (s == "true" || s == "1" || s == "yes")
+        return true;
+    if (s == "false" || s == "0" || s == "no")
+        return false;
     fail("option '" + key + "' must be true or false, got '" + s + "'");
     return false;
 }

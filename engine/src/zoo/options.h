@@ -15,7 +15,8 @@ namespace shardscope::zoo {
 
 class Options {
 public:
-    Options(std::string model, const std::map<std::string, std::string>& values) : model_(std::move(model)), values_(values) {}
+    Options(std::string model, const std::map<std::string, std::string>& values)
+        : model_(std::move(model)), values_(values) {}
 
     std::int64_t integer(const std::string& key, std::int64_t min = 1);
     double real(const std::string& key, double min = 0.0);

@@ -20,7 +20,8 @@ const std::vector<OptionSpec> kDecoderOptions{
     {"dtype", "bf16", "element type of parameters and activations (f32, bf16, f16)"},
     {"tied", "true", "share the token embedding with the output projection"},
     {"dropout", "0", "dropout probability in every layer, placed as Megatron-LM (0 = no dropout ops)"},
-    {"scan", "false", "layers as one while loop over stacked weights [layers, ...], as JAX's nn.scan / MaxText's scan_layers"},
+    {"scan", "false",
+     "layers as one while loop over stacked weights [layers, ...], as JAX's nn.scan / MaxText's scan_layers"},
 };
 
 std::vector<OptionSpec> llamaOptions() {
@@ -37,7 +38,9 @@ std::vector<OptionSpec> llamaOptions() {
         {"tied", "false", "share the token embedding with the output projection"},
         {"rope_theta", "500000", "rotary embedding base"},
         {"dropout", "0", "dropout probability in every layer, placed as Megatron-LM (0 = no dropout ops)"},
-        {"scan", "false", "layers as one while loop over stacked weights [layers, ...], as JAX's nn.scan / MaxText's scan_layers"},
+        {"scan", "false",
+         "layers as one while loop over stacked weights [layers, ...], as JAX's nn.scan / MaxText's "
+         "scan_layers"},
     };
 }
 
@@ -45,7 +48,8 @@ std::vector<OptionSpec> moeOptions() {
     auto o = llamaOptions();
     auto set = [&](const std::string& key, const std::string& value) {
         for (auto& spec : o)
-            if (spec.key == key) spec.defaultValue = value;
+            if (spec.key == key)
+                spec.defaultValue = value;
     };
     set("layers", "4");
     set("d_model", "1024");
@@ -58,7 +62,8 @@ std::vector<OptionSpec> moeOptions() {
     set("rope_theta", "1000000");
     o.push_back({"experts", "8", "experts per MoE layer"});
     o.push_back({"top_k", "2", "experts each token is routed to"});
-    o.push_back({"capacity_factor", "1.25", "expert capacity = ceil(top_k x seq x factor / experts) tokens per group"});
+    o.push_back({"capacity_factor", "1.25",
+                 "expert capacity = ceil(top_k x seq x factor / experts) tokens per group"});
     o.push_back({"moe_every", "1", "every n-th layer uses experts (1 = all)"});
     return o;
 }
@@ -69,25 +74,30 @@ struct Builder {
 };
 
 const std::vector<Builder> kBuilders{
-    {"mlp", buildMlp}, {"gpt", buildGpt}, {"llama", buildLlama}, {"moe", buildMoe}, {"vit", buildVit}, {"unet", buildUnet},
+    {"mlp", buildMlp}, {"gpt", buildGpt}, {"llama", buildLlama},
+    {"moe", buildMoe}, {"vit", buildVit}, {"unet", buildUnet},
 };
 
 const Family* findFamily(std::string_view name) {
     for (const auto& f : families())
-        if (f.name == name) return &f;
+        if (f.name == name)
+            return &f;
     return nullptr;
 }
 
 const Preset* findPreset(std::string_view name) {
     for (const auto& p : presets())
-        if (p.name == name) return &p;
+        if (p.name == name)
+            return &p;
     return nullptr;
 }
 
 std::string knownNames() {
     std::string out;
-    for (const auto& f : families()) out += (out.empty() ? "" : ", ") + f.name;
-    for (const auto& p : presets()) out += ", " + p.name;
+    for (const auto& f : families())
+        out += (out.empty() ? "" : ", ") + f.name;
+    for (const auto& p : presets())
+        out += ", " + p.name;
     return out;
 }
 
@@ -97,16 +107,20 @@ Status applyAssignments(std::string_view text, const Family& family, const std::
     std::size_t pos = 0;
     while (pos <= text.size()) {
         auto comma = text.find(',', pos);
-        std::string_view item = text.substr(pos, comma == std::string_view::npos ? std::string_view::npos : comma - pos);
+        std::string_view item =
+            text.substr(pos, comma == std::string_view::npos ? std::string_view::npos : comma - pos);
         pos = comma == std::string_view::npos ? text.size() + 1 : comma + 1;
-        if (item.empty()) continue;
+        if (item.empty())
+            continue;
         auto eq = item.find('=');
         if (eq == std::string_view::npos || eq == 0 || eq + 1 == item.size())
-            return makeError("zoo.option", "zoo:" + model + ": '" + std::string(item) + "' is not of the form key=value");
+            return makeError("zoo.option",
+                             "zoo:" + model + ": '" + std::string(item) + "' is not of the form key=value");
         std::string key(item.substr(0, eq));
         if (!options.count(key)) {
             std::string keys;
-            for (const auto& o : family.options) keys += (keys.empty() ? "" : ", ") + o.key;
+            for (const auto& o : family.options)
+                keys += (keys.empty() ? "" : ", ") + o.key;
             return makeError("zoo.option", "zoo:" + model + ": unknown option '" + key + "' (" + family.name +
                                                " accepts: " + keys + ")");
         }
@@ -119,7 +133,8 @@ Status applyAssignments(std::string_view text, const Family& family, const std::
 
 const std::vector<Family>& families() {
     static const std::vector<Family> kFamilies{
-        {"mlp", "multi-layer perceptron: layers of x·W1 -> activation -> ·W2",
+        {"mlp",
+         "multi-layer perceptron: layers of x·W1 -> activation -> ·W2",
          {{"layers", "2", "number of W1/W2 blocks"},
           {"d_model", "1024", "input and output width"},
           {"d_ff", "4096", "hidden width"},
@@ -129,10 +144,14 @@ const std::vector<Family>& families() {
           {"dtype", "f32", "element type"}}},
         {"gpt", "GPT-2/3 style decoder: learned positions, pre-LayerNorm, multi-head attention, GELU MLP",
          kDecoderOptions},
-        {"llama", "Llama style decoder: RMSNorm, rotary embeddings, grouped-query attention, SwiGLU", llamaOptions()},
-        {"moe", "mixture-of-experts Llama-style decoder with GShard-style top-k routing, capacity and dispatch/combine einsums",
+        {"llama", "Llama style decoder: RMSNorm, rotary embeddings, grouped-query attention, SwiGLU",
+         llamaOptions()},
+        {"moe",
+         "mixture-of-experts Llama-style decoder with GShard-style top-k routing, capacity and "
+         "dispatch/combine einsums",
          moeOptions()},
-        {"vit", "Vision Transformer: patch convolution, class token, pre-LayerNorm encoder, classification head",
+        {"vit",
+         "Vision Transformer: patch convolution, class token, pre-LayerNorm encoder, classification head",
          {{"image", "224", "image height and width (pixels)"},
           {"patch", "16", "patch size"},
           {"channels", "3", "input channels"},
@@ -143,7 +162,8 @@ const std::vector<Family>& families() {
           {"classes", "1000", "output classes"},
           {"batch", "32", "images per step"},
           {"dtype", "bf16", "element type"}}},
-        {"unet", "convolutional U-Net: double 3x3 convolutions, max-pool down, 2x2 transposed-convolution up, skips",
+        {"unet",
+         "convolutional U-Net: double 3x3 convolutions, max-pool down, 2x2 transposed-convolution up, skips",
          {{"image", "256", "image height and width (divisible by 2^depth)"},
           {"channels", "1", "input channels"},
           {"classes", "2", "output channels"},
@@ -165,22 +185,27 @@ const std::vector<Preset>& presets() {
          "OpenAI gpt-2 release, checkpoint '1558M' (Radford et al. 2019)", "GPT-2 XL"},
         {"gpt3-175b", "gpt", "layers=96,d_model=12288,heads=96,seq=2048,vocab=50257", 175.0e9,
          "Brown et al. 2020, Language Models are Few-Shot Learners, Table 2.1", "GPT-3 175B"},
-        // The calibration runs' models (resources/calibration/published_runs.json). Korthikanti et al. trained with
-        // Megatron-LM's tied embedding; the Megatron-Core weak-scaling GPTs untie it (their published sizes count
-        // the output layer: 7.13 B, 16.1 B, 69.8 B, 177.2 B; "1.7B" is the 1.754 B model's name, truncated).
+        // The calibration runs' models (resources/calibration/published_runs.json). Korthikanti et al.
+        // trained with Megatron-LM's tied embedding; the Megatron-Core weak-scaling GPTs untie it (their
+        // published sizes count the output layer: 7.13 B, 16.1 B, 69.8 B, 177.2 B; "1.7B" is the 1.754 B
+        // model's name, truncated).
         {"korthikanti-22b", "gpt", "layers=48,d_model=6144,heads=64,seq=2048,vocab=51200", 22e9,
-         "Korthikanti et al. 2022, Reducing Activation Recomputation in Large Transformer Models, Table 3 (22B)",
+         "Korthikanti et al. 2022, Reducing Activation Recomputation in Large Transformer Models, Table 3 "
+         "(22B)",
          "GPT 22B of Korthikanti et al. (Megatron-LM, A100)"},
         {"megatron-1.7b", "gpt", "layers=24,d_model=2048,heads=16,seq=4096,vocab=131072,tied=false", 1.7e9,
-         "Megatron-LM README, weak-scaling model table on H100 (1.7B)", "Megatron-Core weak-scaling GPT 1.7B"},
+         "Megatron-LM README, weak-scaling model table on H100 (1.7B)",
+         "Megatron-Core weak-scaling GPT 1.7B"},
         {"megatron-7.1b", "gpt", "layers=30,d_model=4096,heads=32,seq=4096,vocab=131072,tied=false", 7.1e9,
-         "Megatron-LM README, weak-scaling model table on H100 (7.1B)", "Megatron-Core weak-scaling GPT 7.1B"},
+         "Megatron-LM README, weak-scaling model table on H100 (7.1B)",
+         "Megatron-Core weak-scaling GPT 7.1B"},
         {"megatron-16b", "gpt", "layers=32,d_model=6144,heads=48,seq=4096,vocab=131072,tied=false", 16e9,
          "Megatron-LM README, weak-scaling model table on H100 (16B)", "Megatron-Core weak-scaling GPT 16B"},
         {"megatron-70b", "gpt", "layers=84,d_model=8192,heads=64,seq=4096,vocab=131072,tied=false", 70e9,
          "Megatron-LM README, weak-scaling model table on H100 (70B)", "Megatron-Core weak-scaling GPT 70B"},
         {"megatron-177b", "gpt", "layers=96,d_model=12288,heads=96,seq=4096,vocab=131072,tied=false", 177e9,
-         "Megatron-LM README, weak-scaling model table on H100 (177B)", "Megatron-Core weak-scaling GPT 177B"},
+         "Megatron-LM README, weak-scaling model table on H100 (177B)",
+         "Megatron-Core weak-scaling GPT 177B"},
         {"llama3-8b", "llama",
          "layers=32,d_model=4096,heads=32,kv_heads=8,d_ff=14336,vocab=128256,rope_theta=500000", 8.03e9,
          "Meta Llama 3 model card (meta-llama/Meta-Llama-3-8B: 8.03B parameters)", "Llama 3 8B"},
@@ -188,12 +213,14 @@ const std::vector<Preset>& presets() {
          "layers=80,d_model=8192,heads=64,kv_heads=8,d_ff=28672,vocab=128256,rope_theta=500000", 70.6e9,
          "Meta Llama 3 model card (meta-llama/Meta-Llama-3-70B: 70.6B parameters)", "Llama 3 70B"},
         {"mixtral-8x7b", "moe",
-         "layers=32,d_model=4096,heads=32,kv_heads=8,d_ff=14336,vocab=32000,experts=8,top_k=2,rope_theta=1000000,seq=4096,batch=1",
-         46.7e9, "Jiang et al. 2024, Mixtral of Experts (47B total; model card 46.7B)", "Mixtral 8x7B (8 experts, top-2)"},
+         "layers=32,d_model=4096,heads=32,kv_heads=8,d_ff=14336,vocab=32000,experts=8,top_k=2,rope_theta="
+         "1000000,seq=4096,batch=1",
+         46.7e9, "Jiang et al. 2024, Mixtral of Experts (47B total; model card 46.7B)",
+         "Mixtral 8x7B (8 experts, top-2)"},
         {"vit-b16", "vit", "image=224,patch=16,layers=12,d_model=768,heads=12,d_ff=3072,classes=1000", 86.6e6,
          "Dosovitskiy et al. 2021 (ViT-Base, 86M); timm vit_base_patch16_224: 86.6M", "ViT-Base/16"},
-        {"vit-l16", "vit", "image=224,patch=16,layers=24,d_model=1024,heads=16,d_ff=4096,classes=1000", 304.3e6,
-         "timm vit_large_patch16_224: 304.3M (Dosovitskiy et al. 2021, ViT-Large)", "ViT-Large/16"},
+        {"vit-l16", "vit", "image=224,patch=16,layers=24,d_model=1024,heads=16,d_ff=4096,classes=1000",
+         304.3e6, "timm vit_large_patch16_224: 304.3M (Dosovitskiy et al. 2021, ViT-Large)", "ViT-Large/16"},
         {"unet", "unet", "image=256,channels=1,classes=2,base=64,depth=4", 31.03e6,
          "Ronneberger et al. 2015, U-Net (Fig. 1 architecture: 31.03M parameters)", "the original U-Net"},
     };
@@ -213,26 +240,32 @@ std::string ModelSpec::canonicalName() const {
 Result<ModelSpec> parseModelSpec(std::string_view text) {
     const auto colon = text.find(':');
     const std::string name(text.substr(0, colon));
-    const std::string_view overrides = colon == std::string_view::npos ? std::string_view{} : text.substr(colon + 1);
+    const std::string_view overrides =
+        colon == std::string_view::npos ? std::string_view{} : text.substr(colon + 1);
     ModelSpec spec;
     const Preset* preset = findPreset(name);
     const Family* family = findFamily(preset ? preset->family : name);
     if (!family)
-        return makeError("zoo.unknown-model", "unknown zoo model '" + name + "' (known: " + knownNames() + ")");
+        return makeError("zoo.unknown-model",
+                         "unknown zoo model '" + name + "' (known: " + knownNames() + ")");
     spec.family = family->name;
-    for (const auto& o : family->options) spec.options[o.key] = o.defaultValue;
+    for (const auto& o : family->options)
+        spec.options[o.key] = o.defaultValue;
     if (preset) {
         spec.preset = preset->name;
         auto applied = applyAssignments(preset->options, *family, name, spec.options);
-        if (!applied) return Result<ModelSpec>::failure(applied.diagnostics());
+        if (!applied)
+            return Result<ModelSpec>::failure(applied.diagnostics());
     }
     auto applied = applyAssignments(overrides, *family, name, spec.options);
-    if (!applied) return Result<ModelSpec>::failure(applied.diagnostics());
+    if (!applied)
+        return Result<ModelSpec>::failure(applied.diagnostics());
     return spec;
 }
 
 Result<ir::Graph> build(const ModelSpec& spec) {
-    auto it = std::find_if(kBuilders.begin(), kBuilders.end(), [&](const Builder& b) { return b.family == spec.family; });
+    auto it = std::find_if(kBuilders.begin(), kBuilders.end(),
+                           [&](const Builder& b) { return b.family == spec.family; });
     if (it == kBuilders.end())
         return makeError("zoo.unknown-model", "unknown zoo model family '" + spec.family + "'");
     Options options(spec.preset.empty() ? spec.family : spec.preset, spec.options);

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // SPDX-FileCopyrightText: 2026 The Shardscope Authors
-// The static analysis of docs/design.md, "Names and groups": tensor dimensions split into atoms, atoms unified into names (TOAST's
-// named dimensions) through the ops' factor rules, names grouped by the role they play in repeated structure,
-// and the conflicts a plan must resolve. The search decides groups; the GUI shows all of it.
+// The static analysis of docs/design.md, "Names and groups": tensor dimensions split into atoms, atoms
+// unified into names (TOAST's named dimensions) through the ops' factor rules, names grouped by the role they
+// play in repeated structure, and the conflicts a plan must resolve. The search decides groups; the GUI shows
+// all of it.
 #pragma once
 
 #include <cstdint>
@@ -35,9 +36,9 @@ struct Atom {
 struct Name {
     std::int64_t size = 1;
     std::vector<AtomId> atoms;
-    std::string label;    // "batch", "seq", "layers.3.mlp.d_ff", or "N17"
-    double bytes = 0;     // bytes of the distinct tensors that carry the name
-    double flops = 0;     // FLOPs of the ops whose rule has a factor covering the name
+    std::string label;  // "batch", "seq", "layers.3.mlp.d_ff", or "N17"
+    double bytes = 0;   // bytes of the distinct tensors that carry the name
+    double flops = 0;   // FLOPs of the ops whose rule has a factor covering the name
     std::size_t tensors = 0;
     GroupId group;
 };
@@ -54,8 +55,8 @@ enum class ConflictKind : std::uint8_t {
 };
 
 struct ConflictSite {
-    ir::OpId op;           // the op that produces the tensor (repeated) or needs the replication (cut)
-    ir::ValueId value;     // the tensor concerned
+    ir::OpId op;                  // the op that produces the tensor (repeated) or needs the replication (cut)
+    ir::ValueId value;            // the tensor concerned
     std::vector<int> dimensions;  // its dimensions that carry the name
 };
 
@@ -89,12 +90,13 @@ public:
     std::optional<NameId> nameLabelled(std::string_view label) const;
     // The names on one tensor dimension, major to minor (size-1 atoms left out).
     std::vector<NameId> namesOf(ir::ValueId value, int dimension) const;
-    // Gives each name of `group` a group of its own (the user decides layers separately); returns the new ids.
+    // Gives each name of `group` a group of its own (the user decides layers separately); returns the new
+    // ids.
     std::vector<GroupId> splitGroup(GroupId group);
 };
 
-// Analyses `graph` (top-level ops; regions are treated through their op's rule). Linear in the graph's size up
-// to the near-constant factor of union-find.
+// Analyses `graph` (top-level ops; regions are treated through their op's rule). Linear in the graph's size
+// up to the near-constant factor of union-find.
 DecisionSpace analyze(const ir::Graph& graph, const AnalysisOptions& options = {});
 
 }  // namespace shardscope::analysis

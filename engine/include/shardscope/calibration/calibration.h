@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // SPDX-FileCopyrightText: 2026 The Shardscope Authors
-// Calibration (docs/cost-model.md "Truth is measured"): published, measured training runs as data, each predicted
-// by the cost model with the plan the framework ran, and the error of those predictions.
+// Calibration (docs/cost-model.md "Truth is measured"): published, measured training runs as data, each
+// predicted by the cost model with the plan the framework ran, and the error of those predictions.
 //
 // Runs are data, not code. The built-in ones are resources/calibration/published_runs.json, compiled into the
 // engine; users write their own in the same format (docs/calibration.md):
@@ -17,14 +17,15 @@
 //      "measured": {"value": 465.9, "unit": "TFLOP/s per GPU", "model_flops_per_step": 3.578e16},
 //      "measured_step_s": 0.80003, "derivation": "...", "notes": "..."}]}
 //
-// An optional "fusion" ("xla" or "none") says how the framework ran the step's ops (eager PyTorch: "none"), and
-// an optional "attention" ("fused" or "materialized") how it ran attention (before FlashAttention: "materialized"),
-// an optional "runtime" ("xla" or "eager", cost::Runtime) how its framework runs ops whose layouts disagree.
-// "unit" is "s/iter" (the step time itself), "TFLOP/s per GPU" (needs "model_flops_per_step": step = flops /
-// (devices × value·1e12)) or "tokens/s per GPU" (needs "tokens_per_gpu_per_step": step = tokens / value);
-// "memory_gib" (the published peak per GPU) is optional. "measured_step_s" must agree with that derivation
-// within 0.1%, so a typo in either shows. "micro_batch", "table" and "notes" may be null or absent; keys
-// starting with '_' are comments; any other unknown key is an error.
+// An optional "fusion" ("xla" or "none") says how the framework ran the step's ops (eager PyTorch: "none"),
+// and an optional "attention" ("fused" or "materialized") how it ran attention (before FlashAttention:
+// "materialized"), an optional "runtime" ("xla" or "eager", cost::Runtime) how its framework runs ops whose
+// layouts disagree. "unit" is "s/iter" (the step time itself), "TFLOP/s per GPU" (needs
+// "model_flops_per_step": step = flops / (devices × value·1e12)) or "tokens/s per GPU" (needs
+// "tokens_per_gpu_per_step": step = tokens / value); "memory_gib" (the published peak per GPU) is optional.
+// "measured_step_s" must agree with that derivation within 0.1%, so a typo in either shows. "micro_batch",
+// "table" and "notes" may be null or absent; keys starting with '_' are comments; any other unknown key is an
+// error.
 //
 // A plan is an expert plan as plan::expertPlan reads it: an id over the whole mesh, or a composition
 // `ID@AXIS+ID@AXIS...` ("megatron-sp@model+zero2@data": Megatron-Core's tensor + sequence parallelism inside
@@ -43,7 +44,8 @@
 
 namespace shardscope::calibration {
 
-// The rematerialisation policies a run may name (docs/design.md, "Plans"): "none", "selective", "full", "dots-saveable".
+// The rematerialisation policies a run may name (docs/design.md, "Plans"): "none", "selective", "full",
+// "dots-saveable".
 const std::vector<std::string>& rematPolicies();
 
 struct Measurement {
@@ -110,7 +112,7 @@ struct Prediction {
     double peakBytes = 0;      // per device
     double capacityBytes = 0;  // device memory × (1 − reserve)
     bool feasible = false;
-    double ratio = 0;           // predicted / measured step time
+    double ratio = 0;  // predicted / measured step time
     friend bool operator==(const Prediction&, const Prediction&) = default;
 };
 

@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 // SPDX-FileCopyrightText: 2026 The Shardscope Authors
-// The cost model (docs/cost-model.md): a plan's per-op execution shardings, collectives, step time and per-device
-// peak memory, on a mesh of a given hardware.
+// The cost model (docs/cost-model.md): a plan's per-op execution shardings, collectives, step time and
+// per-device peak memory, on a mesh of a given hardware.
 //
 // Choices made where docs/design.md is silent (also in the README):
-// - Partial sums are reduced lazily, as XLA's all-reduce reassociation does: a result left partial over axes it
+// - Partial sums are reduced lazily, as XLA's all-reduce reassociation does: a result left partial over axes
+// it
 //   is replicated on stays partial through add, subtract, negate, reshape and transpose when every operand is
 //   partial over the same axes, and is all-reduced once where a consumer needs the sum (or at a function
 //   result). So Megatron's backward `dx = dq·Wqᵀ + dk·Wkᵀ + dv·Wvᵀ` costs one all-reduce, not three. The
@@ -13,27 +14,32 @@
 //   its first use; the copy counts as a temporary of each op that uses it (not in between). Each op still
 //   chooses its execution as if it paid for the reshard itself.
 // - An op's compute uses the peak of its first operand's element type; constants and reshapes cost nothing; a
-//   control op (while, case) costs its regions' work (while bodies trip-count times), divided by the devices its
-//   own execution sharding splits it over.
+//   control op (while, case) costs its regions' work (while bodies trip-count times), divided by the devices
+//   its own execution sharding splits it over.
 // - Memory: a value lives from its producer to its last top-level use (uses inside regions count for the
 //   op that holds the region); arguments live the whole step unless a result is donated to them, then until
 //   their last use; results live to the end. Temporaries (resharded operands, results before their reduction)
 //   live for their op.
-// - Ops run as kernels (CostOptions::fusion, ::attention; the rules are in engine/src/cost/kernels.h): a fused
+// - Ops run as kernels (CostOptions::fusion, ::attention; the rules are in engine/src/cost/kernels.h): a
+// fused
 //   kernel reads its stored inputs and writes its stored outputs once and takes
 //   max(FLOPs / (peak·eff), bytes / (HBM·eff)) + one launch; only stored values take memory. Broadcasts and
-//   iotas are always folded into their users: their operands live on in their place. The efficiencies come from
-//   the hardware profile's tables at the kernel's local GEMM shape and bytes (CostOptions::efficiency 0).
+//   iotas are always folded into their users: their operands live on in their place. The efficiencies come
+//   from the hardware profile's tables at the kernel's local GEMM shape and bytes (CostOptions::efficiency
+//   0).
 // - An all-reduce takes the faster of a ring and a tree (2·(α·⌈log2 n⌉ + B/bw)), as NCCL's tuner picks.
-//   Gradients, parameters and optimizer states move in 25 MB buckets: such a tensor pays its share of the latency.
-// - Rematerialization (Plan::remat, per block of layers): a value the block's policy drops lives in the forward
-//   and again from the block's recompute (its first backward op) to its last use; the values the recompute reads
-//   live until it; the recomputed kernels and their collectives run again there.
-// - The step time is the makespan of a simulated schedule (schedule.h): kernels in program order on one compute
+//   Gradients, parameters and optimizer states move in 25 MB buckets: such a tensor pays its share of the
+//   latency.
+// - Rematerialization (Plan::remat, per block of layers): a value the block's policy drops lives in the
+// forward
+//   and again from the block's recompute (its first backward op) to its last use; the values the recompute
+//   reads live until it; the recomputed kernels and their collectives run again there.
+// - The step time is the makespan of a simulated schedule (schedule.h): kernels in program order on one
+// compute
 //   stream, one communication stream per mesh axis (a collective on several axes on its slowest axis's); a
-//   reshard before the op that needs it, a reduction before its result's first use, parameter gathers no earlier
-//   than CostOptions::prefetch blocks ahead (their buffers counted in memory meanwhile), an updated parameter's
-//   gather under the next step's forward (steady state).
+//   reshard before the op that needs it, a reduction before its result's first use, parameter gathers no
+//   earlier than CostOptions::prefetch blocks ahead (their buffers counted in memory meanwhile), an updated
+//   parameter's gather under the next step's forward (steady state).
 #pragma once
 
 #include <cstdint>
@@ -60,10 +66,12 @@ std::string_view toString(Attention attention);  // "fused", "materialized"
 std::optional<Fusion> parseFusion(std::string_view text);
 std::optional<Attention> parseAttention(std::string_view text);
 
-// How the runtime executes an op whose operands' layouts disagree (docs/cost-model.md "Op execution sharding").
+// How the runtime executes an op whose operands' layouts disagree (docs/cost-model.md "Op execution
+// sharding").
 // - Xla: any consistent candidate, the cheapest (GSPMD/Shardy may gather a small weight and exchange the
 //   activations all-to-all, as sequence-parallel attention does).
-// - Eager: as PyTorch DTensor and Megatron-LM modules run: a parameter is never gathered or exchanged over a mesh
+// - Eager: as PyTorch DTensor and Megatron-LM modules run: a parameter is never gathered or exchanged over a
+// mesh
 //   axis the op gives to a dimension other than the batch (FSDP/ZeRO's gather frees an axis for the batch or
 //   leaves it unused); tensor-parallel weights stay where they are and the activations move (Megatron's
 //   all-gather before a column-parallel layer). An op with no such candidate falls back to the cheapest.
@@ -76,12 +84,14 @@ struct CostOptions {
     Attention attention = Attention::Fused;
     Runtime runtime = Runtime::Xla;
     // Fraction of peak FLOP/s and HBM bandwidth a kernel reaches: 0 takes them from the hardware profile's
-    // efficiency tables at each kernel's local shape (mesh/hardware.h); a value in (0, 1] is used for every kernel.
+    // efficiency tables at each kernel's local shape (mesh/hardware.h); a value in (0, 1] is used for every
+    // kernel.
     double efficiency = 0;
-    double launchTime = 5e-6;    // per op, seconds
-    int prefetch = 1;            // blocks of layers a parameter all-gather may run ahead of its use (FSDP's prefetch);
-                                 // 0: only as the kernel before its use starts
-    double memoryReserve = 0.1;  // fraction of device memory kept free: feasible when peak <= memory·(1 - reserve)
+    double launchTime = 5e-6;  // per op, seconds
+    int prefetch = 1;  // blocks of layers a parameter all-gather may run ahead of its use (FSDP's prefetch);
+                       // 0: only as the kernel before its use starts
+    double memoryReserve =
+        0.1;  // fraction of device memory kept free: feasible when peak <= memory·(1 - reserve)
     friend bool operator==(const CostOptions&, const CostOptions&) = default;
 };
 
@@ -91,7 +101,8 @@ std::string_view toString(CollectiveKind kind);  // "all-gather", "reduce-scatte
 struct Collective {
     CollectiveKind kind = CollectiveKind::AllGather;
     std::uint32_t axes = 0;  // mesh axes of the device group (bit i = Mesh::axes[i])
-    double bytes = 0;        // B of docs/cost-model.md: the gathered buffer (all-gather, reduce-scatter, all-reduce) or the local one (all-to-all, permute)
+    double bytes = 0;        // B of docs/cost-model.md: the gathered buffer (all-gather, reduce-scatter,
+                             // all-reduce) or the local one (all-to-all, permute)
     double time = 0;         // seconds
     ir::OpId op;             // the op that causes it
     ir::ValueId value;       // the tensor it moves
@@ -99,21 +110,21 @@ struct Collective {
 };
 
 // The device groups of the collectives that turn a tensor laid out as `from` into `to` (one AxisList per
-// dimension, major first): the axes to all-gather (in `from`, not in `to`) and the axes to exchange all-to-all
-// (kept, but holding different blocks afterwards: moved to another dimension or another position in theirs, or
-// with a dropped axis major to them in `from` or an added axis major to them in `to`, which renumbers their
-// blocks). Axes only in `to` are a local slice. Every device finds the data it needs on the devices that share
-// its coordinates outside `gathered | exchanged` (the SPMD simulation checks this).
+// dimension, major first): the axes to all-gather (in `from`, not in `to`) and the axes to exchange
+// all-to-all (kept, but holding different blocks afterwards: moved to another dimension or another position
+// in theirs, or with a dropped axis major to them in `from` or an added axis major to them in `to`, which
+// renumbers their blocks). Axes only in `to` are a local slice. Every device finds the data it needs on the
+// devices that share its coordinates outside `gathered | exchanged` (the SPMD simulation checks this).
 struct ReshardAxes {
     std::uint32_t gathered = 0, exchanged = 0;
     friend bool operator==(const ReshardAxes&, const ReshardAxes&) = default;
 };
 ReshardAxes reshardAxes(const std::vector<plan::AxisList>& from, const std::vector<plan::AxisList>& to);
 
-// The layout a reduce-scatter over `scattered` leaves a result in that an op produced as `required` and that is
-// to be laid out as `have`: each device keeps its piece of its own block, so the scattered axes come minor to
-// the required ones, in the dimensions (and order) `have` puts them in. Resharding that to `have` may still
-// need an exchange (reshardAxes).
+// The layout a reduce-scatter over `scattered` leaves a result in that an op produced as `required` and that
+// is to be laid out as `have`: each device keeps its piece of its own block, so the scattered axes come minor
+// to the required ones, in the dimensions (and order) `have` puts them in. Resharding that to `have` may
+// still need an exchange (reshardAxes).
 std::vector<plan::AxisList> scatteredLayout(const std::vector<plan::AxisList>& required,
                                             const std::vector<plan::AxisList>& have, std::uint32_t scattered);
 
@@ -130,7 +141,8 @@ struct ModelStates {
     double total() const { return parameters + gradients + optimizerState; }
 };
 
-// How one top-level op runs: the mesh axes of each factor of its rule, its compute and the collectives it causes.
+// How one top-level op runs: the mesh axes of each factor of its rule, its compute and the collectives it
+// causes.
 struct OpExecution {
     std::vector<plan::AxisList> factorAxes;  // indexed like the op's FactorRule::factors
     double flops = 0;                        // local FLOPs per device
@@ -140,19 +152,20 @@ struct OpExecution {
 
 struct Evaluation {
     std::vector<Collective> collectives;  // in program order of their ops
-    std::vector<double> opComputeTime;    // per top-level op (index into graph.body), seconds: its kernel's (charged
-                                          // to the kernel's last op) and the recompute that runs before it
-    // The simulated schedule (docs/cost-model.md): when each op with compute time starts on the compute stream, and
-    // when each collective runs on its stream (parallel to `collectives`). stepTime is its makespan:
-    // max(computeTime, busiest stream) <= stepTime <= computeTime + collectiveTime.
+    std::vector<double>
+        opComputeTime;  // per top-level op (index into graph.body), seconds: its kernel's (charged
+                        // to the kernel's last op) and the recompute that runs before it
+    // The simulated schedule (docs/cost-model.md): when each op with compute time starts on the compute
+    // stream, and when each collective runs on its stream (parallel to `collectives`). stepTime is its
+    // makespan: max(computeTime, busiest stream) <= stepTime <= computeTime + collectiveTime.
     std::vector<double> opStart;
     std::vector<double> collectiveStart, collectiveEnd;
     double computeTime = 0, collectiveTime = 0, stepTime = 0;
-    double peakMemory = 0;       // bytes per device
-    std::size_t peakOp = 0;      // index into graph.body where the peak is reached
+    double peakMemory = 0;   // bytes per device
+    std::size_t peakOp = 0;  // index into graph.body where the peak is reached
     MemoryBreakdown atPeak;
     ModelStates modelStates;
-    double capacity = 0;         // device memory × (1 − reserve)
+    double capacity = 0;  // device memory × (1 − reserve)
     bool feasible = false;
     std::vector<plan::CompetitionSite> competitions;
 };
@@ -186,9 +199,10 @@ private:
     std::unique_ptr<Data> data_;
 };
 
-// Evaluates plans against one CostModel. Keeps the last plan's state, so evaluating a plan that differs from the
-// previous one in a few decisions re-costs only the ops whose tensors changed sharding (plus two linear sweeps
-// for partial sums and memory); each op also remembers its costs for its last two local shardings. Not thread-safe; use one Evaluator per thread (they may share a CostModel).
+// Evaluates plans against one CostModel. Keeps the last plan's state, so evaluating a plan that differs from
+// the previous one in a few decisions re-costs only the ops whose tensors changed sharding (plus two linear
+// sweeps for partial sums and memory); each op also remembers its costs for its last two local shardings. Not
+// thread-safe; use one Evaluator per thread (they may share a CostModel).
 class Evaluator {
 public:
     explicit Evaluator(const CostModel& model);
@@ -196,7 +210,8 @@ public:
     Evaluator(Evaluator&&) noexcept;
     Evaluator& operator=(Evaluator&&) noexcept;
 
-    // Evaluates `plan` (incrementally against the previous call). The reference stays valid until the next call.
+    // Evaluates `plan` (incrementally against the previous call). The reference stays valid until the next
+    // call.
     const Evaluation& evaluate(const plan::Plan& plan);
     // The same, for a caller that has applied the plan already (`applied` must be
     // plan::applyPlan(model.planContext(), model.mesh(), plan)).
@@ -208,7 +223,8 @@ public:
     plan::TensorSharding sharding(ir::ValueId value) const;
     const OpExecution& execution(std::size_t opIndex) const;
     double localBytes(ir::ValueId value) const;
-    // Bytes per device live while top-level op `opIndex` runs (the memory walk of docs/cost-model.md at that point).
+    // Bytes per device live while top-level op `opIndex` runs (the memory walk of docs/cost-model.md at that
+    // point).
     MemoryBreakdown liveAt(std::size_t opIndex) const;
     std::size_t opsRecosted() const;  // ops re-costed by the last evaluate()
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // SPDX-FileCopyrightText: 2026 The Shardscope Authors
-// A plan in the words of the frameworks users train with (docs/export.md (c), (d)): the parameters' shardings as a
-// JAX snippet of PartitionSpecs and as PyTorch DTensor placements.
+// A plan in the words of the frameworks users train with (docs/export.md (c), (d)): the parameters' shardings
+// as a JAX snippet of PartitionSpecs and as PyTorch DTensor placements.
 #pragma once
 
 #include <cstdint>
@@ -21,31 +21,31 @@ struct ParameterSharding {
     plan::TensorSharding sharding;
 };
 
-// The graph's parameter arguments (role Parameter) with their shardings, in argument order. `shardings` is indexed
-// by ValueId::index (e.g. AppliedPlan::sharding of every value).
+// The graph's parameter arguments (role Parameter) with their shardings, in argument order. `shardings` is
+// indexed by ValueId::index (e.g. AppliedPlan::sharding of every value).
 std::vector<ParameterSharding> parameterShardings(const ir::Graph& graph,
                                                   const std::vector<plan::TensorSharding>& shardings);
 
-// Python for JAX: the mesh (`Mesh(np.array(jax.devices()).reshape(4, 2), ("data", "model"))`, devices row-major as
-// the plan assumes) and a dict from parameter name to `PartitionSpec` (`P(None, "model")`, a tuple for several
-// axes on one dimension: `P(("data", "model"), None)`), plus `NamedSharding`s built from it.
-// With rematerialization decisions (Plan::remat), also `remat_policies`, a list of (block or family, policy) in
-// the plan's order, and `checkpointed(block, fn)`, which wraps a block's forward function in `jax.checkpoint` with
-// the policy of the last entry naming the block ("layers.3") or its family ("layers.*"): none → no checkpoint;
-// full → `jax.checkpoint_policies.nothing_saveable`; dots-saveable → `dots_saveable`; selective →
-// `save_anything_except_these_names("attention_scores", "attention_probs")`, with a comment saying to tag the
-// attention core with `checkpoint_name`.
+// Python for JAX: the mesh (`Mesh(np.array(jax.devices()).reshape(4, 2), ("data", "model"))`, devices
+// row-major as the plan assumes) and a dict from parameter name to `PartitionSpec` (`P(None, "model")`, a
+// tuple for several axes on one dimension: `P(("data", "model"), None)`), plus `NamedSharding`s built from
+// it. With rematerialization decisions (Plan::remat), also `remat_policies`, a list of (block or family,
+// policy) in the plan's order, and `checkpointed(block, fn)`, which wraps a block's forward function in
+// `jax.checkpoint` with the policy of the last entry naming the block ("layers.3") or its family
+// ("layers.*"): none → no checkpoint; full → `jax.checkpoint_policies.nothing_saveable`; dots-saveable →
+// `dots_saveable`; selective → `save_anything_except_these_names("attention_scores", "attention_probs")`,
+// with a comment saying to tag the attention core with `checkpoint_name`.
 std::string jaxSnippet(const mesh::Mesh& mesh, const std::vector<ParameterSharding>& parameters,
                        const std::vector<plan::RematDecision>& remat = {});
 
-// Python for PyTorch: the DeviceMesh (`init_device_mesh("cuda", (4, 2), mesh_dim_names=("data", "model"))`) and,
-// per parameter, its DTensor placements, one per mesh dimension: `Shard(d)` when tensor dimension d uses that
-// mesh axis, else `Replicate()`. A dimension split over several axes is sharded on each of them, major axis first
-// (DTensor's order is mesh order, so a dimension whose axes are not in mesh order is flagged in a comment).
-// With rematerialization decisions, also `remat_policies` as for JAX and `apply_remat(model)`, which wraps each
-// block module ("layers.3") in torch.distributed's `checkpoint_wrapper`: plainly for full; with an op-level
-// selective-checkpoint context (TorchTitan's selective AC) that recomputes the attention ops for selective and
-// saves only the matmuls for dots-saveable.
+// Python for PyTorch: the DeviceMesh (`init_device_mesh("cuda", (4, 2), mesh_dim_names=("data", "model"))`)
+// and, per parameter, its DTensor placements, one per mesh dimension: `Shard(d)` when tensor dimension d uses
+// that mesh axis, else `Replicate()`. A dimension split over several axes is sharded on each of them, major
+// axis first (DTensor's order is mesh order, so a dimension whose axes are not in mesh order is flagged in a
+// comment). With rematerialization decisions, also `remat_policies` as for JAX and `apply_remat(model)`,
+// which wraps each block module ("layers.3") in torch.distributed's `checkpoint_wrapper`: plainly for full;
+// with an op-level selective-checkpoint context (TorchTitan's selective AC) that recomputes the attention ops
+// for selective and saves only the matmuls for dots-saveable.
 std::string dtensorSnippet(const mesh::Mesh& mesh, const std::vector<ParameterSharding>& parameters,
                            const std::vector<plan::RematDecision>& remat = {});
 
@@ -54,10 +54,10 @@ struct ModuleStyle {
     enum class Kind : std::uint8_t { Colwise, Rowwise, Sequence };
     std::string module;  // the module's path: the parameter names' common prefix ("layers.0.attn.q_proj")
     Kind kind = Kind::Colwise;
-    int axis = 0;                // the mesh axis the style parallelises over (its 1-D sub-mesh)
-    std::string inputLayouts;    // Colwise: "Shard(d)" when the input arrives sharded on dimension d; else ""
-    std::string outputLayouts;   // Rowwise: "Shard(d)" when the output leaves sharded on dimension d; else ""
-    int sequenceDim = 1;         // Sequence: the activation dimension sharded over the axis
+    int axis = 0;               // the mesh axis the style parallelises over (its 1-D sub-mesh)
+    std::string inputLayouts;   // Colwise: "Shard(d)" when the input arrives sharded on dimension d; else ""
+    std::string outputLayouts;  // Rowwise: "Shard(d)" when the output leaves sharded on dimension d; else ""
+    int sequenceDim = 1;        // Sequence: the activation dimension sharded over the axis
     friend bool operator==(const ModuleStyle&, const ModuleStyle&) = default;
 };
 

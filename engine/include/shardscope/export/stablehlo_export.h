@@ -28,15 +28,15 @@ enum class ShardingFormat : std::uint8_t {
 // function rather than re-deriving them from the arguments and results alone:
 // - None: arguments and results only;
 // - Key (the default of the CLI and the GUI): the results of dot_general and convolution (where propagation
-//   has to choose between the contracting, batch and free dimensions, and a tensor-parallel plan differs from a
-//   data parallel one), and the results of ops where the plan reshards: a result that has the shape of one of
-//   its operands but none of those operands' shardings, or that uses a mesh axis none of its operands use. A
-//   key value whose sharding and whose operands' shardings are all replicated says nothing and is left out;
+//   has to choose between the contracting, batch and free dimensions, and a tensor-parallel plan differs from
+//   a data parallel one), and the results of ops where the plan reshards: a result that has the shape of one
+//   of its operands but none of those operands' shardings, or that uses a mesh axis none of its operands use.
+//   A key value whose sharding and whose operands' shardings are all replicated says nothing and is left out;
 // - All: every tensor result of every top-level op.
 // In every choice, constants and iotas are left out, and so are existing constraints (the results of
-// `Sharding` custom calls, which sdy.reshard imports as) and the values they already constrain, and the results
-// of ops the source annotates (a sharding constraint on an op's only result imports as the op's annotation);
-// the export keeps such constraints as the text has them.
+// `Sharding` custom calls, which sdy.reshard imports as) and the values they already constrain, and the
+// results of ops the source annotates (a sharding constraint on an op's only result imports as the op's
+// annotation); the export keeps such constraints as the text has them.
 enum class ConstraintChoice : std::uint8_t { None, Key, All };
 
 // "none", "key", "all"; and back (nullopt for anything else).

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // SPDX-FileCopyrightText: 2026 The Shardscope Authors
-// The simulated step as a Chrome/Perfetto trace (docs/export.md (f)): what one device does, since every device runs
-// the same SPMD program.
+// The simulated step as a Chrome/Perfetto trace (docs/export.md (f)): what one device does, since every
+// device runs the same SPMD program.
 #pragma once
 
 #include <string>
@@ -12,12 +12,12 @@
 namespace shardscope::exporting {
 
 // Chrome's trace-event JSON ({"traceEvents": [...], "displayTimeUnit": "ms", "otherData": {...}}), which
-// chrome://tracing and ui.perfetto.dev open. One process ("device", pid 0) with one thread for compute (tid 0)
-// and one per device group that collectives run on (tid 1, 2, ...: "collectives over data", "... over
+// chrome://tracing and ui.perfetto.dev open. One process ("device", pid 0) with one thread for compute (tid
+// 0) and one per device group that collectives run on (tid 1, 2, ...: "collectives over data", "... over
 // data+model"), named by metadata events. Each kernel is a complete event ("ph": "X", times in µs) on the
-// compute thread, named by the op that launches it, and each collective one on its group's thread, both at the
-// times of the evaluation's simulated schedule (Evaluation::opStart, collectiveStart), so the trace ends at the
-// step time. Events carry their op's index, label and location, and collectives their bytes.
+// compute thread, named by the op that launches it, and each collective one on its group's thread, both at
+// the times of the evaluation's simulated schedule (Evaluation::opStart, collectiveStart), so the trace ends
+// at the step time. Events carry their op's index, label and location, and collectives their bytes.
 std::string chromeTrace(const cost::CostModel& model, const cost::Evaluation& evaluation);
 
 }  // namespace shardscope::exporting

@@ -62,7 +62,7 @@ struct ConvolutionAttributes {
     Dims kernelSpatial;
     std::int64_t outputBatch = 0, outputFeature = 1;
     Dims outputSpatial;
-    Dims windowStrides, lhsDilation, rhsDilation;  // empty = all 1
+    Dims windowStrides, lhsDilation, rhsDilation;                // empty = all 1
     std::vector<std::pair<std::int64_t, std::int64_t>> padding;  // empty = no padding
     std::int64_t featureGroupCount = 1, batchGroupCount = 1;
 
@@ -165,7 +165,8 @@ struct CollectiveAttributes {
     friend bool operator==(const CollectiveAttributes&, const CollectiveAttributes&) = default;
 };
 
-// Identity of a combiner for element type `element` (0 for add, -inf for maximum, ...), and the op it applies.
+// Identity of a combiner for element type `element` (0 for add, -inf for maximum, ...), and the op it
+// applies.
 double reducerIdentity(Reducer reducer, ElementType element);
 OpKind reducerOpKind(Reducer reducer);
 

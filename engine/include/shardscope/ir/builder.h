@@ -3,7 +3,8 @@
 // Builds graphs op by op with result types inferred from the operands, for the model zoo and tests.
 //
 // Errors do not throw: the first inconsistency (say, a contraction of mismatched sizes) is recorded, later
-// calls return invalid ids and do nothing, and finish() returns the diagnostic naming the op and its location.
+// calls return invalid ids and do nothing, and finish() returns the diagnostic naming the op and its
+// location.
 #pragma once
 
 #include <functional>
@@ -56,29 +57,34 @@ public:
     }
     void output(ValueId value, std::string_view name, std::optional<std::size_t> aliasedArgument = {});
 
-    // Stacked parameters, as a scan over layers keeps them (JAX's nn.scan, MaxText's scan_layers): while `layers`
-    // is positive, parameter() creates one argument of shape [layers, shape...] (its first dimension labelled
-    // "layers") and returns its slice at `index` (a dynamic_slice and a reshape where ops are being inserted).
-    // stackParameters(0, {}) ends it.
+    // Stacked parameters, as a scan over layers keeps them (JAX's nn.scan, MaxText's scan_layers): while
+    // `layers` is positive, parameter() creates one argument of shape [layers, shape...] (its first dimension
+    // labelled "layers") and returns its slice at `index` (a dynamic_slice and a reshape where ops are being
+    // inserted). stackParameters(0, {}) ends it.
     void stackParameters(std::int64_t layers, ValueId index);
 
-    // Generic op: results inferred, or `declaredResults` when the kind cannot be inferred (custom_call, opaque).
-    std::vector<ValueId> op(OpKind kind, std::vector<ValueId> operands, OpAttributes attributes = NoAttributes{},
-                            std::string_view label = {}, std::vector<Region> regions = {},
-                            std::vector<TensorType> declaredResults = {});
+    // Generic op: results inferred, or `declaredResults` when the kind cannot be inferred (custom_call,
+    // opaque).
+    std::vector<ValueId> op(OpKind kind, std::vector<ValueId> operands,
+                            OpAttributes attributes = NoAttributes{}, std::string_view label = {},
+                            std::vector<Region> regions = {}, std::vector<TensorType> declaredResults = {});
     ValueId op1(OpKind kind, std::vector<ValueId> operands, OpAttributes attributes = NoAttributes{},
                 std::string_view label = {});
 
     ValueId unary(OpKind kind, ValueId x, std::string_view label = {});
     ValueId binary(OpKind kind, ValueId lhs, ValueId rhs, std::string_view label = {});
-    ValueId add(ValueId a, ValueId b, std::string_view label = {}) { return binary(OpKind::Add, a, b, label); }
+    ValueId add(ValueId a, ValueId b, std::string_view label = {}) {
+        return binary(OpKind::Add, a, b, label);
+    }
     ValueId subtract(ValueId a, ValueId b, std::string_view label = {}) {
         return binary(OpKind::Subtract, a, b, label);
     }
     ValueId multiply(ValueId a, ValueId b, std::string_view label = {}) {
         return binary(OpKind::Multiply, a, b, label);
     }
-    ValueId divide(ValueId a, ValueId b, std::string_view label = {}) { return binary(OpKind::Divide, a, b, label); }
+    ValueId divide(ValueId a, ValueId b, std::string_view label = {}) {
+        return binary(OpKind::Divide, a, b, label);
+    }
     ValueId maximum(ValueId a, ValueId b, std::string_view label = {}) {
         return binary(OpKind::Maximum, a, b, label);
     }
@@ -102,15 +108,16 @@ public:
                 std::string_view label = {});
 
     ValueId dotGeneral(ValueId lhs, ValueId rhs, DotDimensions dims, std::string_view label = {});
-    // Two-operand einsum ("bsd,df->bsf") as one dot_general plus, where the output order needs it, a transpose.
-    // Letters only in one operand and absent from the output are summed first.
+    // Two-operand einsum ("bsd,df->bsf") as one dot_general plus, where the output order needs it, a
+    // transpose. Letters only in one operand and absent from the output are summed first.
     ValueId einsum(std::string_view spec, ValueId lhs, ValueId rhs, std::string_view label = {});
     // reduce over `dims` with the given combiner; the init value is the combiner's identity.
     ValueId reduce(ValueId x, Dims dims, Reducer reducer, std::string_view label = {});
     ValueId reduceWindow(ValueId x, WindowAttributes window, std::string_view label = {});
     ValueId convolution(ValueId input, ValueId kernel, ConvolutionAttributes attributes,
                         std::string_view label = {});
-    ValueId gather(ValueId operand, ValueId indices, GatherAttributes attributes, std::string_view label = {});
+    ValueId gather(ValueId operand, ValueId indices, GatherAttributes attributes,
+                   std::string_view label = {});
 
     // A nested region (a reduce body, a sort comparator, a loop body): creates arguments of the given types,
     // runs `body` with new ops inserted into the region, and makes what it returns the region's results.

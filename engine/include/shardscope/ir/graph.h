@@ -50,7 +50,7 @@ struct MeshDeclaration {
 
 struct Value {
     TensorType type;
-    OpId producer;          // invalid for function and region arguments
+    OpId producer;  // invalid for function and region arguments
     std::uint32_t resultIndex = 0;
     friend bool operator==(const Value&, const Value&) = default;
 };
@@ -69,7 +69,8 @@ struct Op {
     std::vector<ValueId> results;
     OpAttributes attributes;
     std::vector<Region> regions;
-    SourceLocation location;  // where the op came from; location.name is its label (module path or source name)
+    SourceLocation
+        location;  // where the op came from; location.name is its label (module path or source name)
     std::optional<ShardingAnnotation> sharding;  // a sharding the source put on the op's results
     friend bool operator==(const Op&, const Op&) = default;
 };
@@ -77,7 +78,7 @@ struct Op {
 struct Argument {
     ValueId value;
     ArgumentRole role = ArgumentRole::Other;
-    std::string name;  // module path ("layers.3.mlp.w1") or the source's own name
+    std::string name;                          // module path ("layers.3.mlp.w1") or the source's own name
     std::vector<std::string> dimensionLabels;  // optional hints, one per dimension ("batch", "seq", ...)
     SourceLocation location;
     std::optional<ShardingAnnotation> sharding;
@@ -100,17 +101,17 @@ public:
     std::vector<Op> ops;
     std::vector<Argument> arguments;
     std::vector<Output> outputs;
-    std::vector<OpId> body;  // top-level ops in program order
+    std::vector<OpId> body;               // top-level ops in program order
     std::vector<MeshDeclaration> meshes;  // meshes the source declares
-    // The source was partitioned by hand (sdy.manual_computation over some mesh axis) and has been turned back
-    // into its global program; its manual shardings are annotations the reference plan reads.
+    // The source was partitioned by hand (sdy.manual_computation over some mesh axis) and has been turned
+    // back into its global program; its manual shardings are annotations the reference plan reads.
     bool partitioned = false;
     // Values known to be the gradient of a parameter argument: (gradient value, argument index). Set by the
     // training-step builder; empty for imported graphs. The cost model counts these tensors as gradients
     // (docs/cost-model.md memory breakdown, ZeRO's model states).
     std::vector<std::pair<ValueId, std::size_t>> gradients;
-    // For a training step: the index into `body` of the first op of the backward pass (the forward and the loss
-    // come before it). 0 when unknown (imported graphs); rematerialization needs it.
+    // For a training step: the index into `body` of the first op of the backward pass (the forward and the
+    // loss come before it). 0 when unknown (imported graphs); rematerialization needs it.
     std::size_t backwardStart = 0;
 
     const Value& value(ValueId id) const { return values[id.index]; }
@@ -136,8 +137,8 @@ public:
 // The one value of a constant op's literal (a scalar or a splat) when `v` is made by one, finite.
 std::optional<double> constantScalar(const Graph& graph, ValueId v);
 
-// Drops the ops that neither the body nor a region of a kept op lists, and the values that no argument, kept op
-// or kept region defines, renumbering what stays (program order and every reference kept). A graph without
+// Drops the ops that neither the body nor a region of a kept op lists, and the values that no argument, kept
+// op or kept region defines, renumbering what stays (program order and every reference kept). A graph without
 // such leftovers is returned unchanged.
 void removeUnreachable(Graph& graph);
 

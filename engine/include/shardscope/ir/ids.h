@@ -24,5 +24,7 @@ struct Id {
 
 template <typename Tag>
 struct std::hash<shardscope::Id<Tag>> {
-    std::size_t operator()(shardscope::Id<Tag> id) const noexcept { return std::hash<std::uint32_t>{}(id.index); }
+    std::size_t operator()(shardscope::Id<Tag> id) const noexcept {
+        return std::hash<std::uint32_t>{}(id.index);
+    }
 };

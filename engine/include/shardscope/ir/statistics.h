@@ -17,11 +17,11 @@ struct GraphStatistics {
     std::int64_t parameterCount = 0;                // elements of Parameter arguments
     std::int64_t parameterBytes = 0;
     std::int64_t optimizerStateBytes = 0;
-    std::int64_t inputBytes = 0;                    // Input arguments
+    std::int64_t inputBytes = 0;  // Input arguments
     std::int64_t outputBytes = 0;
-    std::int64_t activationBytes = 0;               // all op results of the body (no reuse: an upper bound)
-    double flops = 0;                               // see flopsOf
-    double bytesAccessed = 0;                       // operands read + results written, per op
+    std::int64_t activationBytes = 0;  // all op results of the body (no reuse: an upper bound)
+    double flops = 0;                  // see flopsOf
+    double bytesAccessed = 0;          // operands read + results written, per op
 };
 
 // FLOPs of one execution of `op` (one pass; while bodies are counted trip-count times by computeStatistics):

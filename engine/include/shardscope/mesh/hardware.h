@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // SPDX-FileCopyrightText: 2026 The Shardscope Authors
-// Hardware profiles (docs/design.md, "Plans"): what one accelerator computes, holds and moves per second, how many of
-// them share the fast link, and where every figure comes from.
+// Hardware profiles (docs/design.md, "Plans"): what one accelerator computes, holds and moves per second, how
+// many of them share the fast link, and where every figure comes from.
 //
 // Profiles are data, not code. The built-in ones are the files under resources/hardware/, compiled into the
 // engine; users load their own with the same format:

@@ -3,12 +3,13 @@
 // Plans and their application (docs/design.md, "Plans").
 //
 // A plan is an ordered list of decisions `(name-or-group, axis)` plus resolutions of repeated-name conflicts.
-// Applying it gives every tensor dimension its ordered mesh axes, in Shardy's style: `[{"data"}, {}, {"model"}]`.
+// Applying it gives every tensor dimension its ordered mesh axes, in Shardy's style: `[{"data"}, {},
+// {"model"}]`.
 //
-// One extension to docs/design.md, "Plans": a decision may be restricted to tensors of some classes (TensorClass). Names
-// unify a parameter with its gradient and optimizer states (the update is elementwise), so "shard the optimizer
-// states but not the parameters" (ZeRO-1) or "...and the gradients" (ZeRO-2) cannot be said with names alone.
-// An unrestricted decision (the default) reaches every class.
+// One extension to docs/design.md, "Plans": a decision may be restricted to tensors of some classes
+// (TensorClass). Names unify a parameter with its gradient and optimizer states (the update is elementwise),
+// so "shard the optimizer states but not the parameters" (ZeRO-1) or "...and the gradients" (ZeRO-2) cannot
+// be said with names alone. An unrestricted decision (the default) reaches every class.
 #pragma once
 
 #include <cstdint>
@@ -29,14 +30,19 @@ enum class TensorClass : std::uint8_t {
     Activation,       // everything not below: batch inputs, forward and backward intermediates
     Parameter,        // parameter arguments and the results donated to them (the updated parameters)
     Gradient,         // the gradient of a parameter (ir::Graph::gradients)
-    OptimizerState,   // optimizer-state arguments (moments, fp32 master weights, step) and their updated results
-    OptimizerUpdate,  // intermediates of the optimizer update: values computed from a gradient or an optimizer state
+    OptimizerState,   // optimizer-state arguments (moments, fp32 master weights, step) and their updated
+                      // results
+    OptimizerUpdate,  // intermediates of the optimizer update: values computed from a gradient or an
+                      // optimizer state
 };
 inline constexpr int kTensorClassCount = 5;
 using TensorClassMask = std::uint8_t;
 inline constexpr TensorClassMask kAllTensorClasses = (1u << kTensorClassCount) - 1;
-constexpr TensorClassMask maskOf(TensorClass c) { return static_cast<TensorClassMask>(1u << static_cast<unsigned>(c)); }
-std::string_view toString(TensorClass c);  // "activation", "parameter", "gradient", "optimizer_state", "optimizer_update"
+constexpr TensorClassMask maskOf(TensorClass c) {
+    return static_cast<TensorClassMask>(1u << static_cast<unsigned>(c));
+}
+std::string_view toString(
+    TensorClass c);  // "activation", "parameter", "gradient", "optimizer_state", "optimizer_update"
 std::optional<TensorClass> parseTensorClass(std::string_view text);
 
 // The class of every value of `graph` (indexed by ValueId), nested-region values included (as Activation).
@@ -47,18 +53,21 @@ class AxisList {
 public:
     int size() const {
         int n = 0;
-        for (std::uint32_t b = bits_; b != 0; b >>= 4) ++n;
+        for (std::uint32_t b = bits_; b != 0; b >>= 4)
+            ++n;
         return n;
     }
     bool empty() const { return bits_ == 0; }
     int operator[](int i) const { return static_cast<int>((bits_ >> (4 * i)) & 0xF) - 1; }
     void push(int axis) { bits_ |= static_cast<std::uint32_t>(axis + 1) << (4 * size()); }
     void append(const AxisList& other) {
-        for (int i = 0; i < other.size(); ++i) push(other[i]);
+        for (int i = 0; i < other.size(); ++i)
+            push(other[i]);
     }
     std::uint32_t mask() const {
         std::uint32_t m = 0;
-        for (std::uint32_t b = bits_; b != 0; b >>= 4) m |= 1u << ((b & 0xF) - 1);
+        for (std::uint32_t b = bits_; b != 0; b >>= 4)
+            m |= 1u << ((b & 0xF) - 1);
         return m;
     }
     bool contains(int axis) const { return (mask() >> axis) & 1u; }
@@ -84,8 +93,8 @@ struct TensorSharding {
 struct Decision {
     enum class Target : std::uint8_t { Group, Name };
     Target target = Target::Group;
-    std::uint32_t index = 0;  // a GroupId or NameId index, per `target`
-    int axis = 0;             // index into Mesh::axes
+    std::uint32_t index = 0;                      // a GroupId or NameId index, per `target`
+    int axis = 0;                                 // index into Mesh::axes
     TensorClassMask tensors = kAllTensorClasses;  // only tensors of these classes take the axis
     friend bool operator==(const Decision&, const Decision&) = default;
 };
@@ -98,8 +107,8 @@ struct Resolution {
     friend bool operator==(const Resolution&, const Resolution&) = default;
 };
 
-// Rematerialization (docs/design.md, "Plans"): which forward values of a block of layers stay in memory until the backward
-// pass; the others are recomputed there (their ops run twice). Never changes a sharding.
+// Rematerialization (docs/design.md, "Plans"): which forward values of a block of layers stay in memory until
+// the backward pass; the others are recomputed there (their ops run twice). Never changes a sharding.
 //  - none: every forward value the backward reads is kept;
 //  - selective (Korthikanti et al. 2022): the attention core (the score-sized values between q·kᵀ and ·v) is
 //    recomputed; with fused attention it is never stored anyway, so selective equals none there;
@@ -111,8 +120,8 @@ inline constexpr int kRematCount = 4;
 std::string_view toString(Remat policy);  // "none", "selective", "full", "dots-saveable"
 std::optional<Remat> parseRemat(std::string_view text);
 
-// The repeated blocks of a model (analysis/layer_blocks.h): from the ops' source names ("layers.3.mlp.fc" is in
-// block "layers.3" of family "layers.*"), else from the repetition of its ops.
+// The repeated blocks of a model (analysis/layer_blocks.h): from the ops' source names ("layers.3.mlp.fc" is
+// in block "layers.3" of family "layers.*"), else from the repetition of its ops.
 using analysis::LayerBlocks;
 using analysis::layerBlocks;
 
@@ -124,26 +133,29 @@ struct RematDecision {
     friend bool operator==(const RematDecision&, const RematDecision&) = default;
 };
 
-// The policy of every block (indexed like LayerBlocks::blocks): the last decision naming the block or its family,
-// none where no decision does. Targets that name no block are ignored (plans are validated when parsed).
+// The policy of every block (indexed like LayerBlocks::blocks): the last decision naming the block or its
+// family, none where no decision does. Targets that name no block are ignored (plans are validated when
+// parsed).
 std::vector<Remat> rematPerBlock(const LayerBlocks& blocks, const std::vector<RematDecision>& remat);
 
 struct Plan {
     std::string label;
-    std::vector<Decision> decisions;   // priority order: an earlier decision wins a competition for an axis
-    std::size_t pinned = 0;            // the first `pinned` decisions are the user's pins (the search keeps them)
-    std::vector<Decision> forbidden;   // decisions the user forbade (the search never adds them)
+    std::vector<Decision> decisions;  // priority order: an earlier decision wins a competition for an axis
+    std::size_t pinned = 0;  // the first `pinned` decisions are the user's pins (the search keeps them)
+    std::vector<Decision> forbidden;  // decisions the user forbade (the search never adds them)
     std::vector<Resolution> resolutions;
-    std::vector<RematDecision> remat;  // in order: a later decision overrides an earlier one for the blocks both name
+    std::vector<RematDecision>
+        remat;  // in order: a later decision overrides an earlier one for the blocks both name
     friend bool operator==(const Plan&, const Plan&) = default;
 };
 
 // Where a decision could not reach an occurrence of its name (docs/design.md, "Plans" "competition sites").
 struct CompetitionSite {
     enum class Reason : std::uint8_t {
-        AxisInUse,      // the tensor already uses the axis (an earlier decision, or the name on another dimension)
-        NotDivisible,   // the atom's size is not divisible by the product of its axes
-        MajorUnsharded, // a more major atom of the same dimension is not fully sharded (Shardy's rule)
+        AxisInUse,       // the tensor already uses the axis (an earlier decision, or the name on another
+                         // dimension)
+        NotDivisible,    // the atom's size is not divisible by the product of its axes
+        MajorUnsharded,  // a more major atom of the same dimension is not fully sharded (Shardy's rule)
     };
     std::size_t decision = 0;  // index into Plan::decisions
     analysis::AtomId atom;
@@ -159,15 +171,17 @@ public:
     const analysis::DecisionSpace& space() const { return *space_; }
     const std::vector<TensorClass>& classes() const { return classes_; }
     // The atoms of a name ordered by (value, dimension, major to minor).
-    const std::vector<analysis::AtomId>& atomsOf(analysis::NameId name) const { return nameAtoms_[name.index]; }
+    const std::vector<analysis::AtomId>& atomsOf(analysis::NameId name) const {
+        return nameAtoms_[name.index];
+    }
     // The names a decision reaches.
     std::vector<analysis::NameId> namesOf(const Decision& decision) const;
     // A decision's target in words: the group's or the name's label.
     std::string targetLabel(const Decision& decision) const;
     // The model's blocks of layers (layerBlocks of the graph), which remat decisions name.
     const LayerBlocks& blocks() const { return blocks_; }
-    // The group of the batch dimension: the group labelled `batch` (the zoo's, labelled imports'), else the group
-    // of the leading dimension of the largest input; none for a model without inputs.
+    // The group of the batch dimension: the group labelled `batch` (the zoo's, labelled imports'), else the
+    // group of the leading dimension of the largest input; none for a model without inputs.
     std::optional<analysis::GroupId> batchGroup() const { return batch_; }
 
 private:
@@ -187,11 +201,11 @@ struct AppliedPlan {
     TensorSharding sharding(const analysis::DecisionSpace& space, ir::ValueId value) const;
 };
 
-// Applies `plan` (docs/design.md, "Plans"): decisions in order; each occurrence of a decided name takes the axis unless the
-// tensor already uses it, the atom's size is not divisible by the product of its axes, or a more major atom of
-// the dimension is not fully sharded; those occurrences become competition sites. Decisions whose axis or
-// target is out of range are ignored (plans are validated when parsed). Deterministic; linear in the atoms of
-// the decided names.
+// Applies `plan` (docs/design.md, "Plans"): decisions in order; each occurrence of a decided name takes the
+// axis unless the tensor already uses it, the atom's size is not divisible by the product of its axes, or a
+// more major atom of the dimension is not fully sharded; those occurrences become competition sites.
+// Decisions whose axis or target is out of range are ignored (plans are validated when parsed).
+// Deterministic; linear in the atoms of the decided names.
 AppliedPlan applyPlan(const PlanContext& context, const mesh::Mesh& mesh, const Plan& plan);
 
 }  // namespace shardscope::plan

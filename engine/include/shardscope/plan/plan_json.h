@@ -29,28 +29,29 @@ inline constexpr int kPlanJsonVersion = 1;
 // The plan as pretty-printed JSON. parsePlan(toJson(p, c, m), c, m) == p.
 std::string toJson(const Plan& plan, const PlanContext& context, const mesh::Mesh& mesh);
 
-// Parses a plan for this model and mesh. Errors name `origin` and the entry: not JSON, another format, a newer
-// version, an unknown group, name, axis or tensor class (listing the mesh's axes and the plan's own mesh, for
-// a plan of another model or mesh), a bad resolution (an unknown name, a dimension the name does not have),
-// a bad remat decision (not an object of two strings, an unknown policy listing the four, a target that names
-// no block or family of this model, listing some of its families).
-// Warnings: those of checkDivisibility.
+// Parses a plan for this model and mesh. Errors name `origin` and the entry: not JSON, another format, a
+// newer version, an unknown group, name, axis or tensor class (listing the mesh's axes and the plan's own
+// mesh, for a plan of another model or mesh), a bad resolution (an unknown name, a dimension the name does
+// not have), a bad remat decision (not an object of two strings, an unknown policy listing the four, a target
+// that names no block or family of this model, listing some of its families). Warnings: those of
+// checkDivisibility.
 //
-// With `missingAxes` = Drop (carrying a plan to another mesh of the same model), a decision or forbidden decision
-// whose axis the mesh lacks is left out instead, with a warning (code "plan.axis-dropped") that names it, e.g.
-// "the plan: decisions[1] (layers.*.mlp.d_ff, model) is left out: the mesh has no axis 'model' (it has data)";
-// pins left out shorten the pinned prefix. Every other error still fails.
+// With `missingAxes` = Drop (carrying a plan to another mesh of the same model), a decision or forbidden
+// decision whose axis the mesh lacks is left out instead, with a warning (code "plan.axis-dropped") that
+// names it, e.g. "the plan: decisions[1] (layers.*.mlp.d_ff, model) is left out: the mesh has no axis 'model'
+// (it has data)"; pins left out shorten the pinned prefix. Every other error still fails.
 enum class MissingAxes : std::uint8_t { Fail, Drop };
-Result<Plan> parsePlan(std::string_view json, const PlanContext& context, const mesh::Mesh& mesh, std::string_view origin,
-                       MissingAxes missingAxes = MissingAxes::Fail);
+Result<Plan> parsePlan(std::string_view json, const PlanContext& context, const mesh::Mesh& mesh,
+                       std::string_view origin, MissingAxes missingAxes = MissingAxes::Fail);
 
-// Warnings (code "plan.not-divisible") for the decisions of `plan` that shard nothing because the mesh does not
-// divide their names: every occurrence the decision reaches was skipped as not divisible (docs/design.md, "Plans"), e.g.
-// "plan.json: decision 1 (batch, data) shards nothing: data=3 divides no dimension of batch (size 8); use an
-// axis whose size divides 8, or another mesh". Decisions that lose their axis to an earlier one are not
-// reported (that is the plan's priority at work). `origin` starts each message: a file, "--pin", "expert:dp".
-std::vector<Diagnostic> checkDivisibility(const Plan& plan, const PlanContext& context, const mesh::Mesh& mesh,
-                                          std::string_view origin);
+// Warnings (code "plan.not-divisible") for the decisions of `plan` that shard nothing because the mesh does
+// not divide their names: every occurrence the decision reaches was skipped as not divisible (docs/design.md,
+// "Plans"), e.g. "plan.json: decision 1 (batch, data) shards nothing: data=3 divides no dimension of batch
+// (size 8); use an axis whose size divides 8, or another mesh". Decisions that lose their axis to an earlier
+// one are not reported (that is the plan's priority at work). `origin` starts each message: a file, "--pin",
+// "expert:dp".
+std::vector<Diagnostic> checkDivisibility(const Plan& plan, const PlanContext& context,
+                                          const mesh::Mesh& mesh, std::string_view origin);
 
 // The same objects inside a larger document (evaluation and search output): a decision in words.
 std::string decisionText(const Decision& decision, const PlanContext& context, const mesh::Mesh& mesh);

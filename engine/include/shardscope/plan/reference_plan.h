@@ -89,17 +89,17 @@ std::vector<AnnotatedTensor> annotatedTensors(const ir::Graph& graph, const mesh
 // tensor, one Decision (Target::Name) per axis on the dimension's major name, the axes in the annotation's
 // order. A plan gives an axis to the first name that asks for it on a tensor, so where an annotated tensor
 // gives an axis to one of its names and not to another that asks for it too (the batch keeps the data axis on
-// the activations while FSDP's parameters' dimensions take it on the weights), the first name's decisions come
-// first; otherwise (and to break cycles) the batch's names come first (PlanContext::batchGroup: every expert
-// strategy decides the batch before what competes with it), then names touching more bytes, then by id, so the
-// plan is stable. A repeated
-// name sharded on one of its dimensions gets a Resolution. Fully replicated annotations (or none) give an
-// empty plan. Never fails; what it cannot express is a warning (code "reference.unexpressible"): an
-// annotation that does not read or fit the mesh (see annotatedTensors), a dimension without a name (size 1)
-// or whose major name cannot take all its axes (the names split), a name two annotations shard differently
-// (the first, in annotatedTensors order, wins; but where one's axes are a subsequence of the other's, the name
-// lost a competition on one tensor and carries the longer, without a warning), and finally every annotated tensor to which applying the plan
-// does not give back exactly its annotated sharding.
+// the activations while FSDP's parameters' dimensions take it on the weights), the first name's decisions
+// come first; otherwise (and to break cycles) the batch's names come first (PlanContext::batchGroup: every
+// expert strategy decides the batch before what competes with it), then names touching more bytes, then by
+// id, so the plan is stable. A repeated name sharded on one of its dimensions gets a Resolution. Fully
+// replicated annotations (or none) give an empty plan. Never fails; what it cannot express is a warning (code
+// "reference.unexpressible"): an annotation that does not read or fit the mesh (see annotatedTensors), a
+// dimension without a name (size 1) or whose major name cannot take all its axes (the names split), a name
+// two annotations shard differently (the first, in annotatedTensors order, wins; but where one's axes are a
+// subsequence of the other's, the name lost a competition on one tensor and carries the longer, without a
+// warning), and finally every annotated tensor to which applying the plan does not give back exactly its
+// annotated sharding.
 Result<plan::Plan> referencePlan(const ir::Graph& graph, const analysis::DecisionSpace& space,
                                  const mesh::Mesh& mesh);
 

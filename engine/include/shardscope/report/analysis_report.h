@@ -14,11 +14,12 @@ namespace shardscope::report {
 inline constexpr int kAnalysisJsonVersion = 1;
 
 // Summary, groups by bytes, the `maxNames` largest names (0 = all) and every conflict with its sites.
-std::string analysisText(const LoadedModel& model, const analysis::DecisionSpace& space, std::size_t maxNames = 40);
+std::string analysisText(const LoadedModel& model, const analysis::DecisionSpace& space,
+                         std::size_t maxNames = 40);
 
 // {"version", "model", "atoms", "names": [{id, label, size, group, tensors, bytes, flops}], "groups": [{id,
-// label, names, bytes, flops}], "conflicts": [{kind, name, label, sites: [{op, location, tensor, dimensions}],
-// options}]}.
+// label, names, bytes, flops}], "conflicts": [{kind, name, label, sites: [{op, location, tensor,
+// dimensions}], options}]}.
 std::string analysisJson(const LoadedModel& model, const analysis::DecisionSpace& space);
 
 }  // namespace shardscope::report

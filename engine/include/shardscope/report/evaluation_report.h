@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // SPDX-FileCopyrightText: 2026 The Shardscope Authors
-// What `shardscope-cli evaluate` reports: a plan's step time, memory and collectives, as text and as versioned
-// JSON.
+// What `shardscope-cli evaluate` reports: a plan's step time, memory and collectives, as text and as
+// versioned JSON.
 #pragma once
 
 #include <cstddef>
@@ -16,25 +16,26 @@ namespace shardscope::report {
 
 inline constexpr int kEvaluationJsonVersion = 1;
 
-// Summary (the plan's decisions, and its rematerialization decisions for a training step or when it has some),
-// memory at the peak and model states, collectives by kind and the `maxCollectives` slowest (0 = all).
+// Summary (the plan's decisions, and its rematerialization decisions for a training step or when it has
+// some), memory at the peak and model states, collectives by kind and the `maxCollectives` slowest (0 = all).
 std::string evaluationText(const LoadedModel& model, const cost::CostModel& costModel, const plan::Plan& plan,
                            const cost::Evaluation& evaluation, std::size_t maxCollectives = 20);
 
 // {"version": 1, "model", "mesh": {"axes": [{name, size, bandwidth_bytes_per_s, latency_s}], "devices"},
-//  "hardware": {"id", "name", "memory_bytes"}, "plan": <the plan's JSON object, its "remat" decisions included>,
-//  "step_time_s", "compute_time_s", "collective_time_s", "lower_bound_time_s",
+//  "hardware": {"id", "name", "memory_bytes"}, "plan": <the plan's JSON object, its "remat" decisions
+//  included>, "step_time_s", "compute_time_s", "collective_time_s", "lower_bound_time_s",
 //  "peak_memory_bytes", "capacity_bytes", "feasible", "peak_op": {op, label, location},
-//  "memory_breakdown": {parameters, gradients, optimizer_state, activations, temporaries} (bytes per device at the peak),
-//  "model_states": {parameters, gradients, optimizer_state} (bytes per device of those tensors, whatever their lifetimes),
-//  "collectives": [{kind, axes: [names], bytes, time_s, op, label, location, tensor}],
-//  "collectives_by_kind": {kind: {count, bytes, time_s}}, "competition_sites",
-//  "slowest_ops": [{op, label, location, time_s}] (the 20 with the most compute time per device)}.
+//  "memory_breakdown": {parameters, gradients, optimizer_state, activations, temporaries} (bytes per device
+//  at the peak), "model_states": {parameters, gradients, optimizer_state} (bytes per device of those tensors,
+//  whatever their lifetimes), "collectives": [{kind, axes: [names], bytes, time_s, op, label, location,
+//  tensor}], "collectives_by_kind": {kind: {count, bytes, time_s}}, "competition_sites", "slowest_ops": [{op,
+//  label, location, time_s}] (the 20 with the most compute time per device)}.
 std::string evaluationJson(const LoadedModel& model, const cost::CostModel& costModel, const plan::Plan& plan,
                            const cost::Evaluation& evaluation);
 
-// The warnings and notes among `diagnostics` as the "warnings" array of every JSON report: one object each with
-// "message", "code", "severity" and, where known, "file", "line", "column" and "op" (the source's name for it).
+// The warnings and notes among `diagnostics` as the "warnings" array of every JSON report: one object each
+// with "message", "code", "severity" and, where known, "file", "line", "column" and "op" (the source's name
+// for it).
 std::string warningsJson(const std::vector<Diagnostic>& diagnostics);
 // `reportJson` (a JSON object) indented, with "warnings": warningsJson(warnings) added, and a final newline.
 std::string withWarnings(const std::string& reportJson, const std::vector<Diagnostic>& warnings);

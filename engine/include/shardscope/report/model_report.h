@@ -16,13 +16,14 @@ inline constexpr int kModelInfoJsonVersion = 1;
 struct TrainingSummary {
     std::string optimizer;  // "adam", "adamw", "sgd"
     bool mixedPrecision = false;
-    std::size_t forwardOps = 0, backwardOps = 0, updateOps = 0;  // top-level ops per phase (loss counts as forward)
-    double forwardFlops = 0;                                      // of the model alone, for the ratio
+    std::size_t forwardOps = 0, backwardOps = 0,
+                updateOps = 0;  // top-level ops per phase (loss counts as forward)
+    double forwardFlops = 0;    // of the model alone, for the ratio
     std::int64_t gradientBytes = 0;
 };
 
-// Human-readable summary: the model, its inputs and outputs, op counts by kind, parameters, FLOPs, bytes; with
-// `training`, `model.graph` is the training step and a section on its phases and bytes is added.
+// Human-readable summary: the model, its inputs and outputs, op counts by kind, parameters, FLOPs, bytes;
+// with `training`, `model.graph` is the training step and a section on its phases and bytes is added.
 std::string modelInfoText(const LoadedModel& model, const ir::GraphStatistics& statistics,
                           const TrainingSummary* training = nullptr);
 

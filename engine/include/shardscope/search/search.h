@@ -1,25 +1,28 @@
 // SPDX-License-Identifier: Apache-2.0
 // SPDX-FileCopyrightText: 2026 The Shardscope Authors
-// Plan search (docs/design.md, "Search"): Monte Carlo Tree Search over the decision space, and exhaustive search for small
-// spaces.
+// Plan search (docs/design.md, "Search"): Monte Carlo Tree Search over the decision space, and exhaustive
+// search for small spaces.
 //
 // A state is a partial plan: the pins, then the decisions taken on the path from the root. Actions are
 //   - Decide(group, axis): the groups ranked by the bytes they touch, the smallest left out (ActionSpace);
-//     groups that reach parameters also offer ZeRO-style variants restricted to optimizer states (and gradients);
-//   - Resolve(name, dimension): offered right after a decision whose group holds a repeated name, until resolved;
+//     groups that reach parameters also offer ZeRO-style variants restricted to optimizer states (and
+//     gradients);
+//   - Resolve(name, dimension): offered right after a decision whose group holds a repeated name, until
+//   resolved;
 //   - Remat(family, policy): on a training step (ir::Graph::backwardStart > 0), for each block family of the
-//     model (plan::layerBlocks) that no remat decision of the plan names yet, one action per policy other than
-//     none; it sets the family's policy (Plan::remat holds at most one decision per family the search set, and
-//     a family the start plan decides is the user's: the search leaves it). Remat actions do not count against
-//     maxDecisions;
+//     model (plan::layerBlocks) that no remat decision of the plan names yet, one action per policy other
+//     than none; it sets the family's policy (Plan::remat holds at most one decision per family the search
+//     set, and a family the start plan decides is the user's: the search leaves it). Remat actions do not
+//     count against maxDecisions;
 //   - Stop.
-// A decision is legal when the group's size is divisible by the product of the axes it would then carry, and it
-// is neither forbidden nor already taken. Equal plans reached in different orders share one evaluation (a
+// A decision is legal when the group's size is divisible by the product of the axes it would then carry, and
+// it is neither forbidden nor already taken. Equal plans reached in different orders share one evaluation (a
 // transposition cache keyed by a hash of every atom's axes and every block's remat policy).
 //
-// Reward in [0, 1]: a feasible plan scores 0.5 + 0.5·T_lb/T (T_lb = FLOPs / (devices · peak)); an infeasible one
-// 0.5·min(1, capacity/peak)², so any feasible plan outranks every infeasible one. UCT compares node values
-// scaled to the range of rewards seen so far, so the exploration constant means the same on every model.
+// Reward in [0, 1]: a feasible plan scores 0.5 + 0.5·T_lb/T (T_lb = FLOPs / (devices · peak)); an infeasible
+// one 0.5·min(1, capacity/peak)², so any feasible plan outranks every infeasible one. UCT compares node
+// values scaled to the range of rewards seen so far, so the exploration constant means the same on every
+// model.
 #pragma once
 
 #include <atomic>
@@ -46,8 +49,8 @@ struct Action {
     friend bool operator==(const Action&, const Action&) = default;
 };
 
-// `plan` after `action`: a decision appended, a resolution added, or a family's remat policy set (replacing the
-// plan's decisions that name exactly that family).
+// `plan` after `action`: a decision appended, a resolution added, or a family's remat policy set (replacing
+// the plan's decisions that name exactly that family).
 plan::Plan withAction(plan::Plan plan, const Action& action);
 
 // The candidate decisions of a problem, ranked. Built once per CostModel.
@@ -57,7 +60,8 @@ public:
         plan::Decision decision;
         double weight = 0;  // the group's bytes: rollouts pick candidates in proportion
     };
-    // `maxGroups` largest groups by bytes (those under `minShare` of the largest are left out), on every mesh axis.
+    // `maxGroups` largest groups by bytes (those under `minShare` of the largest are left out), on every mesh
+    // axis.
     ActionSpace(const cost::CostModel& model, std::size_t maxGroups = 16, double minShare = 0.005);
     const std::vector<Candidate>& candidates() const { return candidates_; }
     // The legal decisions after `plan` (its decisions and forbidden list), in rank order.
@@ -75,7 +79,8 @@ private:
     const cost::CostModel* model_;
     std::vector<std::string> rematFamilies_;  // the families remat actions set: none without a backward pass
     std::vector<Candidate> candidates_;
-    std::vector<std::vector<int>> repeated_;  // per name: the largest number of dimensions one tensor gives it (repeated names only)
+    std::vector<std::vector<int>>
+        repeated_;  // per name: the largest number of dimensions one tensor gives it (repeated names only)
 };
 
 double reward(const cost::Evaluation& evaluation, double lowerBound);
@@ -96,29 +101,29 @@ inline constexpr std::int64_t kMaxBudgetIterations = 1'000'000'000'000;
 Result<Budget> parseBudget(std::string_view text);
 
 struct SearchOptions {
-    double exploration = 0.5;     // UCT constant c
-    bool maxBackup = false;       // select on the best value seen below a node instead of the mean
+    double exploration = 0.5;  // UCT constant c
+    bool maxBackup = false;    // select on the best value seen below a node instead of the mean
     int threads = 1;
     std::uint64_t seed = 1;
     Budget budget;
-    int maxDecisions = 8;         // decisions the search adds after the pins
+    int maxDecisions = 8;           // decisions the search adds after the pins
     double stopProbability = 0.25;  // chance a rollout stops at each step
     double rematProbability = 0.1;  // chance a rollout step sets a family's remat policy, when it may
-    bool seedWithExperts = true;  // evaluate every expert plan first; the best is the first best
+    bool seedWithExperts = true;    // evaluate every expert plan first; the best is the first best
     double virtualLoss = 1.0;
     std::size_t maxGroups = 16;
-    // Memory bounds for long searches. Once the tree holds maxTreeNodes nodes it stops growing: selection still
-    // descends it by UCT and rollouts still start from its leaves, so the search goes on in constant memory (and
-    // the workspace's copy of the tree stops growing too). The transposition cache keeps at most maxCachedStates
-    // evaluations; states met after that are evaluated again when met again. A node takes about 1 KB with its
-    // untried actions (measured on pt_bert's training step), so the default tree stays under about 200 MB; a
-    // cached state takes about 60 bytes.
+    // Memory bounds for long searches. Once the tree holds maxTreeNodes nodes it stops growing: selection
+    // still descends it by UCT and rollouts still start from its leaves, so the search goes on in constant
+    // memory (and the workspace's copy of the tree stops growing too). The transposition cache keeps at most
+    // maxCachedStates evaluations; states met after that are evaluated again when met again. A node takes
+    // about 1 KB with its untried actions (measured on pt_bert's training step), so the default tree stays
+    // under about 200 MB; a cached state takes about 60 bytes.
     std::size_t maxTreeNodes = 200000;
     std::size_t maxCachedStates = 1000000;
 };
 
-// Whether a search can run with `options`; Search assumes it. Errors (code search.options) name the option and
-// its range: exploration finite and >= 0; 1 to 1024 threads; 0 to 1000 decisions; a budget of finite
+// Whether a search can run with `options`; Search assumes it. Errors (code search.options) name the option
+// and its range: exploration finite and >= 0; 1 to 1024 threads; 0 to 1000 decisions; a budget of finite
 // non-negative numbers within kMaxBudgetSeconds and kMaxBudgetIterations (0: no limit); probabilities in
 // [0, 1]; a finite virtual loss >= 0.
 Status checkOptions(const SearchOptions& options);
@@ -138,7 +143,8 @@ struct Found {
     double reward = 0;
     std::int64_t iteration = 0;
     double seconds = 0;
-    std::string origin;  // "search", "expert:ID" or "expert:ID+POLICY" (a remat variant of an expert that does not fit)
+    std::string origin;  // "search", "expert:ID" or "expert:ID+POLICY" (a remat variant of an expert that
+                         // does not fit)
 };
 
 class SearchObserver {
@@ -192,8 +198,9 @@ struct ExpertVariant {
     plan::Plan plan;
     cost::Evaluation evaluation;
 };
-std::optional<ExpertVariant> fittingRematVariant(const std::string& id, const cost::CostModel& model,
-                                                 const std::function<cost::Evaluation(const plan::Plan&)>& evaluate);
+std::optional<ExpertVariant> fittingRematVariant(
+    const std::string& id, const cost::CostModel& model,
+    const std::function<cost::Evaluation(const plan::Plan&)>& evaluate);
 
 // The true optimum under the cost model: every state reachable from `start` with at most `maxDecisions` more
 // decisions of the action space (and, on a training step, any remat actions), each evaluated once. Fails when
@@ -202,7 +209,8 @@ struct ExhaustiveResult {
     Found best;
     std::size_t states = 0;
 };
-Result<ExhaustiveResult> exhaustiveSearch(const cost::CostModel& model, const plan::Plan& start, int maxDecisions,
-                                          std::size_t maxStates = 200000, std::size_t maxGroups = 16);
+Result<ExhaustiveResult> exhaustiveSearch(const cost::CostModel& model, const plan::Plan& start,
+                                          int maxDecisions, std::size_t maxStates = 200000,
+                                          std::size_t maxGroups = 16);
 
 }  // namespace shardscope::search

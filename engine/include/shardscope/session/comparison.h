@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // SPDX-FileCopyrightText: 2026 The Shardscope Authors
-// Two plans side by side: which decisions they share (matched by their words, so plans of two loads of a model,
-// or of two meshes, compare), their figures, their collectives per kind and the ops whose shardings differ. The
-// CLI's `compare` and the explorer's comparison both show this.
+// Two plans side by side: which decisions they share (matched by their words, so plans of two loads of a
+// model, or of two meshes, compare), their figures, their collectives per kind and the ops whose shardings
+// differ. The CLI's `compare` and the explorer's comparison both show this.
 #pragma once
 
 #include <array>
@@ -17,8 +17,8 @@
 namespace shardscope::session {
 
 // One decision of either plan. Sharding decisions come first ("(layers.*.mlp.d_ff, model)"), then the remat
-// decisions ("remat layers.*: full"); each in A's order, then those only B has. A decision repeated in one plan
-// matches as many times as the other has it.
+// decisions ("remat layers.*: full"); each in A's order, then those only B has. A decision repeated in one
+// plan matches as many times as the other has it.
 struct DecisionMatch {
     enum class Side { Both, OnlyA, OnlyB };
     std::string text;
@@ -46,9 +46,9 @@ struct Comparison {
     cost::Evaluation evaluationA, evaluationB;
     std::vector<DecisionMatch> decisions;
     std::vector<CollectiveKindTotals> collectives;  // kinds either plan has, in the engine's kind order
-    bool meshesDiffer = false;     // then shardings are compared by axis name
+    bool meshesDiffer = false;                      // then shardings are compared by axis name
     bool hardwareDiffers = false;
-    bool graphsDiffer = false;     // another model, other sizes, a forward graph against a training step
+    bool graphsDiffer = false;  // another model, other sizes, a forward graph against a training step
     // Every value's sharding under each plan; `ops` in program order. Empty when the graphs differ.
     std::vector<plan::TensorSharding> shardingsA, shardingsB;
     std::vector<OpDifference> ops;

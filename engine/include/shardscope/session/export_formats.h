@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // SPDX-FileCopyrightText: 2026 The Shardscope Authors
-// Every way a plan can be written out, in one registry: its id (as `shardscope-cli export --format` takes it),
-// what it is, its file suffix and its writer. The CLI's export and the explorer's export dialog list and write
-// through here, so the ids and the bytes written are the same.
+// Every way a plan can be written out, in one registry: its id (as `shardscope-cli export --format` takes
+// it), what it is, its file suffix and its writer. The CLI's export and the explorer's export dialog list and
+// write through here, so the ids and the bytes written are the same.
 #pragma once
 
 #include <string>
@@ -33,15 +33,15 @@ std::string exportFormatIds();
 struct ExportOptions {
     // Sharding constraints on intermediate values (shardy, gspmd).
     exporting::ConstraintChoice constraints = exporting::ConstraintChoice::Key;
-    // The model file's own bytes (shardy, gspmd): when they are StableHLO planned as they are (no training step,
-    // no --set sizes), the export patches them, so every byte Shardscope does not model survives; otherwise the
-    // graph is printed as StableHLO and patched.
+    // The model file's own bytes (shardy, gspmd): when they are StableHLO planned as they are (no training
+    // step, no --set sizes), the export patches them, so every byte Shardscope does not model survives;
+    // otherwise the graph is printed as StableHLO and patched.
     const std::string* modelText = nullptr;
 };
 
-// `plan` of `problem` written in format `formatId`, ending in a newline. Evaluates the plan when the format needs
-// it (evaluation, report, trace). Errors: an unknown format (session.export-format, listing the ids), those of the
-// StableHLO export (naming the file and op).
+// `plan` of `problem` written in format `formatId`, ending in a newline. Evaluates the plan when the format
+// needs it (evaluation, report, trace). Errors: an unknown format (session.export-format, listing the ids),
+// those of the StableHLO export (naming the file and op).
 Result<std::string> exportPlan(const Problem& problem, const plan::Plan& plan, std::string_view formatId,
                                const ExportOptions& options = {});
 

@@ -25,12 +25,14 @@ inline constexpr std::string_view kDemoModel = "zoo:demo";
 
 // Loads `source`: "zoo:NAME[:key=value,...]" builds from the zoo; anything else is a file path whose format
 // (StableHLO text or ONNX) is told by its content. The graph is verified. Errors say what was expected and,
-// for zoo names, what exists; warnings (ops imported as opaque, ...) come with the result. With `options.sizes`
-// the graph is resized to them (analysis::resize; its errors) and a note (model.resized) says what changed;
-// `options.dimensions` on a model without symbolic dimensions (StableHLO, the zoo) is an error (model.dimension).
+// for zoo names, what exists; warnings (ops imported as opaque, ...) come with the result. With
+// `options.sizes` the graph is resized to them (analysis::resize; its errors) and a note (model.resized) says
+// what changed; `options.dimensions` on a model without symbolic dimensions (StableHLO, the zoo) is an error
+// (model.dimension).
 Result<LoadedModel> loadModel(std::string_view source, const import::ImportOptions& options = {});
 
 // The same for a file's bytes already in memory (a workspace's embedded model); `path` names it in errors.
-Result<LoadedModel> loadModelBytes(std::string_view bytes, const std::string& path, const import::ImportOptions& options = {});
+Result<LoadedModel> loadModelBytes(std::string_view bytes, const std::string& path,
+                                   const import::ImportOptions& options = {});
 
 }  // namespace shardscope

@@ -2,8 +2,9 @@
 // SPDX-FileCopyrightText: 2026 The Shardscope Authors
 // A search run as the user asks for it (docs/design.md, "Workspace"): the expert plans it is compared with,
 // the MCTS or exhaustive search itself and, when a workspace is given, its recording as a session: the
-// settings, the experts, every new best plan and the tree as it grows. The CLI's `search`, the explorer's search
-// panel and the benchmarks run searches through here, so a session written by any of them reads the same.
+// settings, the experts, every new best plan and the tree as it grows. The CLI's `search`, the explorer's
+// search panel and the benchmarks run searches through here, so a session written by any of them reads the
+// same.
 #pragma once
 
 #include <cstdint>
@@ -35,7 +36,6 @@ struct ExpertEvaluation {
 // (plan::rematVariants: selective, dots-saveable, full), when one does.
 std::vector<ExpertEvaluation> evaluateExperts(const cost::CostModel& model);
 
-
 // The evaluation summary a workspace keeps with each plan, as JSON: step_time_s, peak_memory_bytes, feasible,
 // collective_time_s and memory_breakdown (parameters, gradients, optimizer_state, activations, temporaries).
 std::string evaluationSummaryJson(const cost::Evaluation& evaluation);
@@ -51,7 +51,8 @@ struct SessionSettings {
 };
 
 // Records one search of `problem` into a session of `workspace`. Start it, save the experts, then pass it to
-// Search::run() as the observer (after attach()) and call finish() once run() has returned. runSearch() does all that.
+// Search::run() as the observer (after attach()) and call finish() once run() has returned. runSearch() does
+// all that.
 //
 // Assumes the workspace, the problem and the attached search outlive the recorder, and that the observer
 // calls come one at a time (as Search makes them). Saving queues the writes (store::Workspace batches them);
@@ -105,19 +106,19 @@ private:
 
 // A search as the user asks for it.
 struct SearchRequest {
-    plan::Plan start;                // pins, forbidden decisions, resolutions, remat (decisions past the pins are dropped)
-    search::SearchOptions options;   // checked by search::checkOptions
-    bool exhaustive = false;         // the true optimum (search::exhaustiveSearch) instead of MCTS
-    SessionSettings settings;        // how the session is named and described when recorded
+    plan::Plan start;  // pins, forbidden decisions, resolutions, remat (decisions past the pins are dropped)
+    search::SearchOptions options;  // checked by search::checkOptions
+    bool exhaustive = false;        // the true optimum (search::exhaustiveSearch) instead of MCTS
+    SessionSettings settings;       // how the session is named and described when recorded
 };
 
 // What a search run gives back.
 struct SearchRun {
     search::Found best;
-    search::Progress last;                 // the last progress report (MCTS)
-    std::size_t treeNodes = 0;             // the tree's nodes, or the states the exhaustive search enumerated
-    std::vector<ExpertEvaluation> experts; // evaluateExperts(), saved with the session when recorded
-    std::int64_t session = 0;              // the recorded session's id, 0 when not recorded
+    search::Progress last;      // the last progress report (MCTS)
+    std::size_t treeNodes = 0;  // the tree's nodes, or the states the exhaustive search enumerated
+    std::vector<ExpertEvaluation> experts;  // evaluateExperts(), saved with the session when recorded
+    std::int64_t session = 0;               // the recorded session's id, 0 when not recorded
     // Whether everything recorded was written; when not (a full disk), the search's result is still here,
     // `saveError` says why and `plansKept` how many plans the session holds.
     bool saved = true;
@@ -127,16 +128,16 @@ struct SearchRun {
 
 // How a caller follows and steers a run (every member optional; all are called on the searching thread).
 struct SearchHooks {
-    search::SearchObserver* observer = nullptr;          // every report, after the recorder has saved it
-    std::function<void(std::int64_t session)> recording; // the session was created (before the experts)
+    search::SearchObserver* observer = nullptr;           // every report, after the recorder has saved it
+    std::function<void(std::int64_t session)> recording;  // the session was created (before the experts)
     // Called with the MCTS engine before run() (return false to not run it: stopped before it began) and with
     // nullptr once run() has returned; the explorer keeps it to pause and stop the search.
     std::function<bool(search::Search*)> attach;
 };
 
 // Runs the search `request` asks for on `problem`, recorded into `workspace` when it is not null (a new
-// session). Errors: options search::checkOptions refuses, the session cannot be added, those of the exhaustive
-// search. A recording that cannot be finished is not an error: see SearchRun::saved.
+// session). Errors: options search::checkOptions refuses, the session cannot be added, those of the
+// exhaustive search. A recording that cannot be finished is not an error: see SearchRun::saved.
 Result<SearchRun> runSearch(const Problem& problem, store::Workspace* workspace, SearchRequest request,
                             const SearchHooks& hooks = {});
 

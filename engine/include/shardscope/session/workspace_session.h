@@ -30,27 +30,30 @@ Result<store::ModelRecord> modelRecord(const ProblemSpec& spec, const std::strin
 // A problem to plan and the workspace that records it.
 //
 // open() resolves what the user asked for, before anything heavy is loaded:
-// - `spec.model` names a workspace file: that workspace (it must exist). Its model, stored bytes and load options
+// - `spec.model` names a workspace file: that workspace (it must exist). Its model, stored bytes and load
+// options
 //   replace the spec's (recordedModelSpec); `workspacePath` must be empty or that same file.
-// - `workspacePath` names an existing workspace: it is opened and must hold `spec.model` (the same source), and a
+// - `workspacePath` names an existing workspace: it is opened and must hold `spec.model` (the same source),
+// and a
 //   model file must still have the bytes the workspace was made from: `loadedBytes` when given (the bytes the
 //   caller already loaded the model from), else the file as it is now. The workspace's stored bytes are what
 //   loads, so a plan is always of the model the workspace keeps.
-// - `workspacePath` names no file: the workspace is created by workspace() once the problem has loaded (a model
+// - `workspacePath` names no file: the workspace is created by workspace() once the problem has loaded (a
+// model
 //   that does not load leaves no file behind), holding `loadedBytes` or the file's bytes.
 // - `workspacePath` empty: nothing is recorded.
 class WorkspaceSession {
 public:
     // Errors: the workspace cannot be opened (store's errors, naming the file); session.workspace-model (it
-    // holds another model), session.model-changed (the model file's bytes changed since), session.workspace-flag
-    // (a workspace as the model and another --workspace).
+    // holds another model), session.model-changed (the model file's bytes changed since),
+    // session.workspace-flag (a workspace as the model and another --workspace).
     static Result<WorkspaceSession> open(ProblemSpec spec, std::string workspacePath,
                                          const std::string* loadedBytes = nullptr);
 
     // The spec to load: the caller's, or the workspace's model under it.
     const ProblemSpec& spec() const { return spec_; }
-    // The bytes the model loads from: the workspace's stored bytes, else the caller's `loadedBytes`; nullptr to
-    // read spec().model (a file) or build it (the zoo).
+    // The bytes the model loads from: the workspace's stored bytes, else the caller's `loadedBytes`; nullptr
+    // to read spec().model (a file) or build it (the zoo).
     const std::string* modelBytes() const;
     // loadProblem(spec(), modelBytes()).
     Result<std::unique_ptr<Problem>> loadProblem() const;
@@ -59,8 +62,8 @@ public:
     const std::string& workspacePath() const { return path_; }
     bool records() const { return !path_.empty(); }
     // The workspace, opened; created with the model when it did not exist (another process may create it
-    // meanwhile: then that file is used). nullptr when nothing is recorded. Errors: the file cannot be created,
-    // the model file cannot be read.
+    // meanwhile: then that file is used). nullptr when nothing is recorded. Errors: the file cannot be
+    // created, the model file cannot be read.
     Result<store::Workspace*> workspace();
 
 private:
@@ -84,8 +87,8 @@ struct ResumedSession {
 std::optional<store::PlanRecord> bestPlan(const store::Workspace& workspace, std::int64_t session);
 
 // Opens the workspace at `path` and loads session `session` (0: the newest) with its problem
-// (loadSessionProblem), or with `settings` (the workspace's model under another mesh, hardware or options) when
-// given. Errors (session.none): no such session, or none yet; then those of loading.
+// (loadSessionProblem), or with `settings` (the workspace's model under another mesh, hardware or options)
+// when given. Errors (session.none): no such session, or none yet; then those of loading.
 Result<ResumedSession> resumeSession(const std::string& path, std::int64_t session = 0,
                                      const ProblemSpec* settings = nullptr);
 
@@ -98,8 +101,8 @@ struct RecordedPlan {
     plan::Plan plan;
 };
 
-// Errors: session.plan-reference (not WORKSPACE:ID; the CLI's usage error), the workspace's, session.no-plan (no
-// such plan, or one of no session), those of loading the session's problem and of parsing the plan.
+// Errors: session.plan-reference (not WORKSPACE:ID; the CLI's usage error), the workspace's, session.no-plan
+// (no such plan, or one of no session), those of loading the session's problem and of parsing the plan.
 Result<RecordedPlan> openRecordedPlan(const std::string& reference);
 
 }  // namespace shardscope::session

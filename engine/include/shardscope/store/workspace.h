@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // SPDX-FileCopyrightText: 2026 The Shardscope Authors
-// The workspace file (docs/design.md, "Workspace"): one `*.shardscope` file holds everything needed to reopen work on
-// another machine: the model (its bytes, compressed, with their SHA-256), any number of sessions, each
-// session's search tree and plans, and the user's labels and notes.
+// The workspace file (docs/design.md, "Workspace"): one `*.shardscope` file holds everything needed to reopen
+// work on another machine: the model (its bytes, compressed, with their SHA-256), any number of sessions,
+// each session's search tree and plans, and the user's labels and notes.
 //
 // The store keeps the caller's JSON (session settings, plans, evaluations, tree actions) as opaque text, so
 // it depends on nothing else in the engine.
@@ -11,9 +11,9 @@
 // thread writes everything queued in one transaction when the oldest queued change is flushInterval old, or
 // when flush() asks. A process killed at any moment loses at most what was queued in the last flush interval,
 // and the file stays intact (SQLite WAL journal, synced commits). When the disk has no room for a batch, its
-// plans and labels are written alone (they are few, and what a reopened workspace is for) and the tree's nodes
-// wait for room. Reads come from the file, so they see a change once it has been written: call flush() first
-// to read your own writes.
+// plans and labels are written alone (they are few, and what a reopened workspace is for) and the tree's
+// nodes wait for room. Reads come from the file, so they see a change once it has been written: call flush()
+// first to read your own writes.
 //
 // Several processes may write one file at once (SQLite's locks order their writes; a write waits up to a few
 // seconds for another's): each adds its own sessions, and ids come from the file, so each keeps everything it
@@ -85,25 +85,24 @@ enum class PlanContent { Full, Summary };
 class Workspace {
 public:
     // Creates `path` (which must not exist) holding `model`, with no sessions. model().sha256 is computed
-    // here. The file is written under another name beside it ("<path>.creating-XXXXXX") and then takes its name
-    // in one step, never replacing a file: `path` never names a half-written workspace, and of two processes
-    // creating it at once the second fails with "already exists" (code workspace.exists) and leaves the first's
-    // file alone. Errors: the file exists; it cannot be created or written (with the system's or SQLite's
-    // reason).
+    // here. The file is written under another name beside it ("<path>.creating-XXXXXX") and then takes its
+    // name in one step, never replacing a file: `path` never names a half-written workspace, and of two
+    // processes creating it at once the second fails with "already exists" (code workspace.exists) and leaves
+    // the first's file alone. Errors: the file exists; it cannot be created or written (with the system's or
+    // SQLite's reason).
     static Result<Workspace> create(const std::string& path, const ModelRecord& model);
 
-    // Opens `path` when it exists, else creates it holding `model`; when another process creates it first, opens
-    // that file. Errors: those of open() and create(); the file holds another model ("'x.shardscope' holds the
-    // model 'A', not 'B'") or other bytes of it (code workspace.other-model).
+    // Opens `path` when it exists, else creates it holding `model`; when another process creates it first,
+    // opens that file. Errors: those of open() and create(); the file holds another model ("'x.shardscope'
+    // holds the model 'A', not 'B'") or other bytes of it (code workspace.other-model).
     static Result<Workspace> openOrCreate(const std::string& path, const ModelRecord& model);
 
     // Opens an existing workspace, migrating an older one to this version in place. Checks the whole file
     // (PRAGMA quick_check) and the model's SHA-256. Errors name the file: it does not exist; it is not a
     // workspace ("'x.shardscope' is not a Shardscope workspace": not SQLite, or SQLite without Shardscope's
-    // application_id); it is what an interrupted creation leaves, an empty file, an SQLite file without tables or
-    // create()'s "<path>.creating-XXXXXX" (code workspace.unfinished: "... it holds no work and is safe to
-    // delete"); it was written by a newer
-    // Shardscope (its version and the newest this one reads); it
+    // application_id); it is what an interrupted creation leaves, an empty file, an SQLite file without
+    // tables or create()'s "<path>.creating-XXXXXX" (code workspace.unfinished: "... it holds no work and is
+    // safe to delete"); it was written by a newer Shardscope (its version and the newest this one reads); it
     // is damaged (truncated, corrupted, the model's bytes do not match their hash; a note carries SQLite's
     // report).
     static Result<Workspace> open(const std::string& path);
@@ -127,16 +126,16 @@ public:
     std::vector<SessionRecord> sessions() const;
 
     // Queues `plan` (its id is ignored) and returns the id it is saved under. Ids are taken from the file in
-    // blocks (a write, now and then); when no block can be taken (the disk is full), returns 0 and the plan is
-    // queued all the same and gets its id when it is written. A plan for a session this workspace does not have
-    // is not saved: the next flush() reports it.
+    // blocks (a write, now and then); when no block can be taken (the disk is full), returns 0 and the plan
+    // is queued all the same and gets its id when it is written. A plan for a session this workspace does not
+    // have is not saved: the next flush() reports it.
     std::int64_t savePlan(PlanRecord plan);
     // Queues `nodes` for an upsert by (session, id): a node saved again replaces the earlier record, and only
     // the newest record of a node still queued is written. Nodes for an unknown session are reported by
     // flush().
     void saveNodes(std::int64_t session, std::vector<TreeNodeRecord> nodes);
-    // Queues a new label and note for plan `plan` (saved by any process, or still queued). A plan the file does
-    // not hold when the label is written is reported by flush().
+    // Queues a new label and note for plan `plan` (saved by any process, or still queued). A plan the file
+    // does not hold when the label is written is reported by flush().
     void setLabel(std::int64_t plan, const std::string& label, const std::string& note);
 
     // Waits until everything queued before the call is written. Errors: the write failed ("cannot save to

@@ -16,7 +16,8 @@ namespace shardscope::train {
 
 enum class Loss {
     Auto,          // CrossEntropy when the first output is named "logits", else MeanSquare
-    CrossEntropy,  // mean over positions of logsumexp(y) - y[label]; adds an i32 "labels" input of y's shape minus the last dim
+    CrossEntropy,  // mean over positions of logsumexp(y) - y[label]; adds an i32 "labels" input of y's shape
+                   // minus the last dim
     MeanSquare,    // 0.5 · mean(y²)
     Sum,           // sum(y): every output element weighs one
 };
@@ -24,20 +25,22 @@ std::optional<Loss> parseLoss(std::string_view text);
 
 struct GradientOptions {
     Loss loss = Loss::Auto;
-    // The outputs the loss is taken of: "" the first one; an output's name or index ("logits", "1"); "all" the sum
-    // of the losses of every floating-point output.
+    // The outputs the loss is taken of: "" the first one; an output's name or index ("logits", "1"); "all"
+    // the sum of the losses of every floating-point output.
     std::string lossOutput;
     // Gradients for every floating-point argument (inputs too), not only parameters: for gradient checks.
     bool allFloatArguments = false;
 };
 
-// The forward graph extended with a scalar f32 loss of the chosen outputs (GradientOptions::lossOutput) and the
-// backward pass.
+// The forward graph extended with a scalar f32 loss of the chosen outputs (GradientOptions::lossOutput) and
+// the backward pass.
 struct GradientGraph {
     ir::Graph graph;  // outputs: the loss, then one gradient per differentiated argument
-    std::vector<std::size_t> differentiated;  // argument indices; gradient of differentiated[i] is output i + 1
+    std::vector<std::size_t>
+        differentiated;  // argument indices; gradient of differentiated[i] is output i + 1
     std::optional<std::size_t> labelsArgument;  // the argument the cross-entropy loss added
-    std::size_t forwardOps = 0, lossOps = 0, backwardOps = 0;  // top-level ops of each phase, in program order
+    std::size_t forwardOps = 0, lossOps = 0,
+                backwardOps = 0;  // top-level ops of each phase, in program order
 };
 
 // Returns the gradient graph. Assumes `forward` is verified. Only values that depend on a differentiated

@@ -20,7 +20,7 @@ std::string_view toString(Optimizer optimizer);
 struct OptimizerOptions {
     Optimizer kind = Optimizer::Adam;
     double learningRate = 1e-3;
-    double momentum = 0.9;     // SGD (0 = plain SGD, no momentum state)
+    double momentum = 0.9;  // SGD (0 = plain SGD, no momentum state)
     double beta1 = 0.9, beta2 = 0.999, epsilon = 1e-8;
     double weightDecay = 0.01;  // AdamW (decoupled)
     // 16-bit parameters and gradients with an fp32 master copy of every parameter and fp32 optimizer states:
@@ -29,14 +29,16 @@ struct OptimizerOptions {
 };
 
 struct TrainingStep {
-    ir::Graph graph;  // outputs: loss, updated parameters, updated optimizer states (each donated to its argument)
-    std::size_t forwardOps = 0, backwardOps = 0, updateOps = 0;  // top-level ops per phase (the loss counts as forward)
+    ir::Graph
+        graph;  // outputs: loss, updated parameters, updated optimizer states (each donated to its argument)
+    std::size_t forwardOps = 0, backwardOps = 0,
+                updateOps = 0;  // top-level ops per phase (the loss counts as forward)
 };
 
 // Builds the training step of `forward`. Optimizer states become OptimizerState arguments named
-// "<state>.<parameter>" (e.g. "adam.m.layers.0.mlp.fc.weight", "master.<parameter>"), plus an i32 "step" counter for
-// Adam's bias correction. Errors: those of differentiate(), mixed precision on a model with fp32 parameters.
-// Warnings: those of differentiate() (outputs left out of the loss).
+// "<state>.<parameter>" (e.g. "adam.m.layers.0.mlp.fc.weight", "master.<parameter>"), plus an i32 "step"
+// counter for Adam's bias correction. Errors: those of differentiate(), mixed precision on a model with fp32
+// parameters. Warnings: those of differentiate() (outputs left out of the loss).
 Result<TrainingStep> buildTrainingStep(const ir::Graph& forward, const OptimizerOptions& optimizer = {},
                                        const GradientOptions& gradients = {});
 

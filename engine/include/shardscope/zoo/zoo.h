@@ -32,9 +32,9 @@ struct Family {
 struct Preset {
     std::string name;
     std::string family;
-    std::string options;           // "key=value,..." applied over the family's defaults
-    double publishedParameters;    // the figure published for this model; 0 for presets with none (the demo)
-    std::string source;            // where that figure comes from
+    std::string options;         // "key=value,..." applied over the family's defaults
+    double publishedParameters;  // the figure published for this model; 0 for presets with none (the demo)
+    std::string source;          // where that figure comes from
     std::string description;
 };
 
