@@ -201,68 +201,51 @@ int evaluate(const std::string& source, const import::ImportOptions& options, co
     return 0;
 }
 
-int search(const std::string& source, const import::ImportOptions& options, const TrainingFlags& training,
-           const ProblemFlags& flags, const SearchFlags& searchFlags, bool asJson) {
-    auto parsedBudget = search::parseBudget(searchFlags.budget);
-    if (!parsedBudget) {
-        std::cerr << "shardscope-cli: error: --" << parsedBudget.diagnostics().front().message << "\n";
-        return 2;
+namespace {
+
+// The search the flags ask for, its start left empty (the pins need the problem). nullopt after saying why.
+std::optional<session::SearchRequest> searchRequestOf(const SearchFlags& flags) {
+    auto budget = search::parseBudget(flags.budget);
+    if (!budget) {
+        std::cerr << "shardscope-cli: error: --" << budget.diagnostics().front().message << "\n";
+        return std::nullopt;
     }
     session::SearchRequest request;
-    request.options.exploration = searchFlags.exploration;
-    request.options.threads = searchFlags.threads;
-    request.options.seed = searchFlags.seed;
-    request.options.budget = *parsedBudget;
-    request.options.budget.patience = searchFlags.patience;
-    request.options.maxDecisions = searchFlags.maxDecisions;
-    request.options.seedWithExperts = !searchFlags.noExperts;
-    request.exhaustive = searchFlags.exhaustive;
-    request.settings = {searchFlags.session, searchFlags.budget, searchFlags.exhaustive};
+    request.options.exploration = flags.exploration;
+    request.options.threads = flags.threads;
+    request.options.seed = flags.seed;
+    request.options.budget = *budget;
+    request.options.budget.patience = flags.patience;
+    request.options.maxDecisions = flags.maxDecisions;
+    request.options.seedWithExperts = !flags.noExperts;
+    request.exhaustive = flags.exhaustive;
+    request.settings = {flags.session, flags.budget, flags.exhaustive};
     if (!report(search::checkOptions(request.options)))
-        return 2;
-    // The model may be a workspace (then the search records into it); else --workspace is opened or created.
-    auto opened =
-        session::WorkspaceSession::open(specOf(source, options, training, flags), searchFlags.workspace);
-    if (!report(opened))
-        return opened.diagnostics().front().code == "session.workspace-flag" ? 2 : 1;
-    session::WorkspaceSession& workspaceSession = *opened;
-    auto loaded = workspaceSession.loadProblem();
-    if (!report(loaded))
-        return 1;
-    const Problem& problem = **loaded;
-    printDiagnostics(problem.warnings);
-    auto workspace = workspaceSession.workspace();
-    if (!report(workspace))
-        return 1;
-    // Pins and forbidden decisions; a pin the mesh cannot apply anywhere is kept (the user asked for it) but
-    // said.
+        return std::nullopt;
+    return request;
+}
+
+// --pin and --forbid as the plan a search starts from; a pin the mesh cannot apply anywhere is kept (the user
+// asked for it) but said. nullopt after saying why.
+std::optional<plan::Plan> pinsOf(const SearchFlags& flags, const Problem& problem) {
     std::vector<plan::Decision> pins, forbidden;
-    for (const auto& [texts, flag, out] : {std::tuple{&searchFlags.pins, "--pin", &pins},
-                                           std::tuple{&searchFlags.forbidden, "--forbid", &forbidden}})
+    for (const auto& [texts, flag, out] :
+         {std::tuple{&flags.pins, "--pin", &pins}, std::tuple{&flags.forbidden, "--forbid", &forbidden}})
         for (const auto& text : *texts) {
             auto d = session::decisionFromLabel(text, problem.space, problem.mesh, flag);
             if (!report(d))
-                return 2;
+                return std::nullopt;
             out->push_back(*d);
         }
-    request.start = session::pinsPlan(std::move(pins), std::move(forbidden));
+    plan::Plan start = session::pinsPlan(std::move(pins), std::move(forbidden));
+    printDiagnostics(plan::checkDivisibility(start, problem.costModel->planContext(), problem.mesh, "--pin"));
+    return start;
+}
+
+// The search's result: the best plan's evaluation, how it was found, the experts and the workspace.
+void printSearchRun(const Problem& problem, const session::SearchRun& run, const std::string& workspacePath,
+                    bool exhaustive, bool asJson) {
     const cost::CostModel& costModel = *problem.costModel;
-    printDiagnostics(
-        plan::checkDivisibility(request.start, costModel.planContext(), costModel.mesh(), "--pin"));
-    Reporter reporter(request.options.budget.seconds, request.options.budget.iterations, asJson);
-    auto ran = session::runSearch(problem, *workspace, std::move(request), {&reporter, {}, {}});
-    reporter.finish();
-    if (!report(ran))
-        return 1;
-    const session::SearchRun& run = *ran;
-    // A workspace that cannot be written (a full disk) loses this search's unsaved changes, not the search:
-    // the result is still printed, the failure said once, and the exit status is 1.
-    const int status = run.saved ? 0 : 1;
-    if (!run.saved)
-        std::cerr << "shardscope-cli: error: "
-                  << unsavedSearchMessage(*run.saveError, workspaceSession.workspacePath(), run.session,
-                                          run.plansKept)
-                  << "\n";
     json experts = json::array();
     const session::ExpertEvaluation* bestExpert = nullptr;
     for (const auto& expert : run.experts) {
@@ -290,26 +273,64 @@ int search(const std::string& source, const import::ImportOptions& options, cons
                       {"tree_nodes", run.treeNodes},
                       {"origin", best.origin},
                       {"found_after_s", best.seconds},
-                      {"exhaustive", searchFlags.exhaustive}}},
+                      {"exhaustive", exhaustive}}},
                     {"warnings", warningsJson(problem.warnings)}};
         if (run.session != 0)
-            result["workspace"] = {
-                {"path", workspaceSession.workspacePath()}, {"session", run.session}, {"saved", run.saved}};
+            result["workspace"] = {{"path", workspacePath}, {"session", run.session}, {"saved", run.saved}};
         std::cout << jsonText(result) << "\n";
-        return status;
+        return;
     }
     std::cout << report::evaluationText(problem.model, costModel, best.plan, e);
     std::cout << "found         by " << best.origin << " after " << best.seconds << " s (iteration "
               << best.iteration << "); " << run.treeNodes
-              << (searchFlags.exhaustive ? " states enumerated" : " tree nodes") << "\n";
+              << (exhaustive ? " states enumerated" : " tree nodes") << "\n";
     if (bestExpert)
         std::cout << "best expert   " << bestExpert->id << " "
                   << report::formatTime(bestExpert->evaluation.stepTime) << " (found plan is "
                   << bestExpert->evaluation.stepTime / e.stepTime << "x as fast)\n";
     if (run.session != 0)
-        std::cout << "workspace     " << workspaceSession.workspacePath() << ", session " << run.session
+        std::cout << "workspace     " << workspacePath << ", session " << run.session
                   << (run.saved ? "" : " (not all saved)") << "\n";
-    return status;
+}
+
+}  // namespace
+
+int search(const std::string& source, const import::ImportOptions& options, const TrainingFlags& training,
+           const ProblemFlags& flags, const SearchFlags& searchFlags, bool asJson) {
+    auto request = searchRequestOf(searchFlags);
+    if (!request)
+        return 2;
+    // The model may be a workspace (then the search records into it); else --workspace is opened or created.
+    auto opened =
+        session::WorkspaceSession::open(specOf(source, options, training, flags), searchFlags.workspace);
+    if (!report(opened))
+        return opened.diagnostics().front().code == "session.workspace-flag" ? 2 : 1;
+    auto loaded = opened->loadProblem();
+    if (!report(loaded))
+        return 1;
+    const Problem& problem = **loaded;
+    printDiagnostics(problem.warnings);
+    auto workspace = opened->workspace();
+    if (!report(workspace))
+        return 1;
+    auto start = pinsOf(searchFlags, problem);
+    if (!start)
+        return 2;
+    request->start = std::move(*start);
+    Reporter reporter(request->options.budget.seconds, request->options.budget.iterations, asJson);
+    auto run = session::runSearch(problem, *workspace, std::move(*request), {&reporter, {}, {}});
+    reporter.finish();
+    if (!report(run))
+        return 1;
+    // A workspace that cannot be written (a full disk) loses this search's unsaved changes, not the search:
+    // the result is still printed, the failure said once, and the exit status is 1.
+    if (!run->saved)
+        std::cerr << "shardscope-cli: error: "
+                  << unsavedSearchMessage(*run->saveError, opened->workspacePath(), run->session,
+                                          run->plansKept)
+                  << "\n";
+    printSearchRun(problem, *run, opened->workspacePath(), searchFlags.exhaustive, asJson);
+    return run->saved ? 0 : 1;
 }
 
 int plans(const std::string& path, bool asJson) {
