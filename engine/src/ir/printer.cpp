@@ -317,7 +317,7 @@ private:
     }
 
     void printRegion(const Region& region, int depth) {
-        const std::string indent(2 * depth, ' ');
+        const std::string indent(2 * static_cast<std::size_t>(depth), ' ');
         out_ << "{\n" << indent << "^bb0(";
         for (std::size_t i = 0; i < region.arguments.size(); ++i) {
             std::string name = "%arg" + std::to_string(argCounter_++);
@@ -477,7 +477,7 @@ private:
     }
 
     void printOp(const Op& op, int depth) {
-        const std::string indent(2 * depth, ' ');
+        const std::string indent(2 * static_cast<std::size_t>(depth), ' ');
         out_ << indent;
         const std::string prefix = defineResults(op);
         const std::string name = "stablehlo." + std::string(mnemonic(op.kind));

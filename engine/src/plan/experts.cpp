@@ -260,8 +260,7 @@ Result<Plan> expertPlan(std::string_view requested, const PlanContext& context, 
             if (std::find(out.decisions.begin(), out.decisions.end(), decision) == out.decisions.end())
                 out.decisions.push_back(decision);
         }
-        for (auto& resolution : plan->resolutions)
-            out.resolutions.push_back(std::move(resolution));
+        out.resolutions.insert(out.resolutions.end(), plan->resolutions.begin(), plan->resolutions.end());
     }
     if (strategies > 1)
         out.label = whole;

@@ -598,7 +598,7 @@ std::vector<AnnotatedTensor> annotatedTensors(const ir::Graph& graph, const mesh
         }
         tensors.push_back({value, std::move(label), std::move(*sharding)});
     };
-    auto named = [](std::string label, const std::string& name) {
+    auto named = [](const std::string& label, const std::string& name) {
         return name.empty() ? label : label + " (" + name + ")";
     };
     for (std::size_t i = 0; i < graph.arguments.size(); ++i) {

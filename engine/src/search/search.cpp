@@ -157,6 +157,7 @@ std::vector<Action> ActionSpace::pendingResolutions(const Plan& plan) const {
         if (resolved)
             continue;
         std::vector<Action> out;
+        out.reserve(static_cast<std::size_t>(repeated_[n.index].front()));
         for (int k = 0; k < repeated_[n.index].front(); ++k)
             out.push_back({Action::Kind::Resolve, {}, {n, k}, {}});
         return out;

@@ -434,6 +434,7 @@ void Differentiator::broadcast(const Op& op, ValueId g) {
     // Kept dimensions come out in result order; put them in operand order.
     Dims permutation(kept.size());
     std::vector<int> operandOrder;
+    operandOrder.reserve(kept.size());
     for (const auto& k : kept)
         operandOrder.push_back(k.second);
     std::vector<int> sorted = operandOrder;
@@ -911,6 +912,7 @@ void Differentiator::flushSlices(ValueId v) {
     const std::string saved = label_;
     if (stacked && cut && order.size() > 1) {
         std::vector<ValueId> pieces;
+        pieces.reserve(order.size());
         for (const auto& [start, k] : order)
             pieces.push_back(list[k].cotangent);
         label_ = list.front().label;

@@ -248,7 +248,7 @@ ValueId conv(GraphBuilder& b, ValueId x, std::int64_t out, std::int64_t kernel, 
     const auto t = b.type(x);
     ValueId w = b.parameter("weight", {kernel, kernel, t.shape[3], out}, t.element,
                             {"kernel_h", "kernel_w", "in_channels", "out_channels"});
-    ValueId y = b.convolution(x, w, attributes, "conv");
+    ValueId y = b.convolution(x, w, std::move(attributes), "conv");
     ValueId bias = b.parameter("bias", {out}, t.element, {"out_channels"});
     return b.add(y, b.broadcastTo(bias, b.type(y).shape));
 }
