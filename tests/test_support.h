@@ -7,6 +7,7 @@
 #include <QDateTime>
 #include <QFile>
 #include <QFileInfo>
+#include <QProcess>
 #include <QtTest>
 #include <map>
 #include <sstream>
@@ -17,6 +18,7 @@
 #include "shardscope/mesh/hardware.h"
 #include "shardscope/mesh/mesh.h"
 #include "shardscope/plan/plan.h"
+#include "test_paths.h"
 
 namespace std {
 inline char* toString(const std::string& s) {
@@ -101,6 +103,30 @@ struct Snapshot {
 inline Snapshot snapshot(const QString& path) {
     return {QCryptographicHash::hash(readAll(path), QCryptographicHash::Sha256),
             QFileInfo(path).fileTime(QFileDevice::FileModificationTime)};
+}
+
+// A program's exit code (-1 when it crashed) and its output.
+struct Run {
+    int exitCode = -1;
+    QString out, err;
+    // stderr's lines, without the empty last one.
+    QStringList errLines() const { return err.split('\n', Qt::SkipEmptyParts); }
+};
+
+// Runs `program` to its end; one that does not finish in `timeoutMs` ends the test program.
+inline Run runProgram(const QString& program, const QStringList& arguments, int timeoutMs = 120000) {
+    QProcess process;
+    process.start(program, arguments);
+    if (!process.waitForFinished(timeoutMs))
+        qFatal("%s did not finish", qPrintable(program));
+    return {process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -1,
+            QString::fromUtf8(process.readAllStandardOutput()),
+            QString::fromUtf8(process.readAllStandardError())};
+}
+
+// This build's shardscope-cli with `arguments`.
+inline Run cli(const QStringList& arguments) {
+    return runProgram(cliPath(), arguments);
 }
 
 }  // namespace shardscope::testing

@@ -66,22 +66,9 @@ using shardscope::testing::writeAll;
 const QString kModel = QStringLiteral("zoo:gpt:layers=2,d_model=64,heads=4,seq=32,batch=8,vocab=128");
 const QString kOtherModel = QStringLiteral("zoo:mlp:layers=2");
 
-struct Run {
-    int exitCode = -1;
-    QString out, err;
-    // stderr's lines, without the empty last one.
-    QStringList errLines() const { return err.split('\n', Qt::SkipEmptyParts); }
-};
-
-Run runProgram(const QString& program, const QStringList& arguments, int timeoutMs = 120000) {
-    QProcess process;
-    process.start(program, arguments);
-    if (!process.waitForFinished(timeoutMs))
-        qFatal("%s did not finish", qPrintable(program));
-    return {process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -1,
-            QString::fromUtf8(process.readAllStandardOutput()),
-            QString::fromUtf8(process.readAllStandardError())};
-}
+using shardscope::testing::cli;
+using shardscope::testing::Run;
+using shardscope::testing::runProgram;
 
 // kModel's problem on `mesh`: what the plan cases parse against.
 std::unique_ptr<Problem> problemOn(const std::string& mesh) {
@@ -92,10 +79,6 @@ std::unique_ptr<Problem> problemOn(const std::string& mesh) {
     if (!problem)
         qFatal("cannot load %s on %s: %s", qPrintable(kModel), mesh.c_str(), problem.errorMessage().c_str());
     return std::move(problem).value();
-}
-
-Run cli(const QStringList& arguments) {
-    return runProgram(shardscope::testing::cliPath(), arguments);
 }
 
 // The CLI given `timeoutMs` at most (a command that blocks fails the test instead of hanging it), with

@@ -14,25 +14,14 @@
 
 #include "shardscope/store/workspace.h"
 #include "test_paths.h"
+#include "test_support.h"
 
 using namespace shardscope;
 
 namespace {
 
-struct Run {
-    int exitCode = -1;
-    QString out, err;
-};
-
-Run cli(const QStringList& arguments) {
-    QProcess process;
-    process.start(shardscope::testing::cliPath(), arguments);
-    if (!process.waitForFinished(120000))
-        qFatal("shardscope-cli did not finish");
-    return {process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -1,
-            QString::fromUtf8(process.readAllStandardOutput()),
-            QString::fromUtf8(process.readAllStandardError())};
-}
+using shardscope::testing::cli;
+using shardscope::testing::Run;
 
 // Writes `text` to `name` in `dir` and returns the path; a failure ends the test program.
 QString writeFile(const QTemporaryDir& dir, const QString& name, const QByteArray& text) {

@@ -28,20 +28,8 @@ using namespace shardscope::ui;
 
 namespace {
 
-struct Run {
-    int exitCode = -1;
-    QString out, err;
-};
-
-Run cli(const QStringList& arguments) {
-    QProcess process;
-    process.start(shardscope::testing::cliPath(), arguments);
-    if (!process.waitForFinished(120000))
-        qFatal("shardscope-cli did not finish");
-    return {process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -1,
-            QString::fromUtf8(process.readAllStandardOutput()),
-            QString::fromUtf8(process.readAllStandardError())};
-}
+using shardscope::testing::cli;
+using shardscope::testing::Run;
 
 // The message of a CLI diagnostic line ("shardscope-cli: error: MESSAGE [code]" or "shardscope-cli: warning:
 // ...").
