@@ -18,6 +18,7 @@
 #include "shardscope/mesh/hardware.h"
 #include "shardscope/mesh/mesh.h"
 #include "shardscope/plan/plan.h"
+#include "shardscope/zoo/zoo.h"
 #include "test_paths.h"
 
 namespace std {
@@ -127,6 +128,17 @@ inline Run runProgram(const QString& program, const QStringList& arguments, int 
 // This build's shardscope-cli with `arguments`.
 inline Run cli(const QStringList& arguments) {
     return runProgram(cliPath(), arguments);
+}
+
+// The forward graph of zoo model `model` ("gpt:layers=2,scan=true"); a bad name ends the test program.
+inline ir::Graph zooGraph(const std::string& model) {
+    auto spec = zoo::parseModelSpec(model);
+    if (!spec)
+        qFatal("%s", spec.errorMessage().c_str());
+    auto g = zoo::build(*spec);
+    if (!g)
+        qFatal("%s", g.errorMessage().c_str());
+    return std::move(g).value();
 }
 
 }  // namespace shardscope::testing

@@ -18,23 +18,16 @@
 #include "shardscope/session/model_source.h"
 #include "shardscope/session/problem.h"
 #include "shardscope/zoo/zoo.h"
+#include "test_support.h"
 
 using namespace shardscope;
 using namespace shardscope::ir;
 
+using shardscope::testing::zooGraph;
+
 namespace {
 
 constexpr const char* kTwin = "gpt:layers=4,d_model=256,heads=8,d_ff=1024,seq=256,batch=16,vocab=4096";
-
-Graph zooGraph(const std::string& model) {
-    auto spec = zoo::parseModelSpec(model);
-    if (!spec)
-        qFatal("%s", spec.errorMessage().c_str());
-    auto g = zoo::build(*spec);
-    if (!g)
-        qFatal("%s", g.errorMessage().c_str());
-    return std::move(g).value();
-}
 
 std::size_t countKind(const Graph& g, OpKind kind) {
     std::size_t n = 0;

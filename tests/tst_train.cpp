@@ -26,6 +26,8 @@ using interpret::Tensor;
 using GraphFactory = std::function<void(GraphBuilder&)>;
 Q_DECLARE_METATYPE(GraphFactory)
 
+using shardscope::testing::zooGraph;
+
 namespace {
 
 constexpr auto F64 = ElementType::F64;
@@ -104,16 +106,6 @@ Graph threeOutputs() {
     b.output(b.multiply(w2, w2), "second");
     b.output(b.iota(TensorType{{3}, ElementType::I32}, 0), "ids");
     return finished(b);
-}
-
-Graph zooGraph(const std::string& model) {
-    auto spec = zoo::parseModelSpec(model);
-    if (!spec)
-        qFatal("%s", spec.errorMessage().c_str());
-    auto g = zoo::build(*spec);
-    if (!g)
-        qFatal("%s", g.errorMessage().c_str());
-    return std::move(g).value();
 }
 
 }  // namespace
