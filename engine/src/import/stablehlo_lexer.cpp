@@ -237,19 +237,25 @@ void Lexer::expectListedKey(std::string_view key) {
     expect("=");
 }
 
+bool Lexer::skipStringOrArrow() {
+    if (text_[pos_] == '"') {
+        quotedString();  // its brackets and quotes are text
+        return true;
+    }
+    if (text_[pos_] == '-' && peekAt(1) == '>') {
+        pos_ += 2;  // a function type's '>' closes no bracket
+        return true;
+    }
+    return false;
+}
+
 std::string Lexer::balanced(char open, char close) {
     const std::size_t start = pos_;
     int depth = 1;
     while (pos_ < text_.size()) {
+        if (skipStringOrArrow())
+            continue;
         const char c = text_[pos_];
-        if (c == '"') {
-            quotedString();
-            continue;
-        }
-        if (c == '-' && peekAt(1) == '>') {
-            pos_ += 2;
-            continue;
-        }
         if (c == '/' && peekAt(1) == '/') {
             skipLine();
             continue;
@@ -279,15 +285,9 @@ void Lexer::skipLine() {
 void Lexer::skipUnmodelledOp() {
     int depth = 0;
     while (pos_ < text_.size()) {
+        if (skipStringOrArrow())
+            continue;
         const char c = text_[pos_];
-        if (c == '"') {
-            quotedString();
-            continue;
-        }
-        if (c == '-' && peekAt(1) == '>') {
-            pos_ += 2;
-            continue;
-        }
         if (c == '\n' && depth <= 0)
             break;
         if (c == '{' || c == '(' || c == '[' || c == '<')

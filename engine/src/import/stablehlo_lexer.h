@@ -91,6 +91,9 @@ public:
     }
     // Raw text up to the `close` that balances an already consumed opener; strings and `->` are respected.
     std::string balanced(char open, char close);
+    // Steps over a quoted string or a "->" at the cursor (what bracket counting must not count); false when
+    // neither is there.
+    bool skipStringOrArrow();
     // Skips a balanced {...} whose '{' is next.
     void skipBraces();
     // Skips to the end of the line.
