@@ -109,18 +109,20 @@ private slots:
 
         const Run pipeline = cli({"calibrate", "--run", "megatron-177b"});
         QCOMPARE(pipeline.exitCode, 0);
-        QVERIFY2(pipeline.out.contains("5.259 s  needs pipeline (6 stages)"), qPrintable(pipeline.out));
-        QVERIFY(pipeline.out.contains("no run was predicted"));
+        QVERIFY2(pipeline.out.contains(QRegularExpression(
+                     R"(megatron-sp@model\+zero2@data\+pp@pipe\s+none\s+\d+\.\d{3} s\s+5\.259 s)")),
+                 qPrintable(pipeline.out));
+        QVERIFY(pipeline.out.contains("over 1 predicted runs"));
 
         const Run json = cli({"calibrate", "--run", "megatron-70b", "--json"});
         QCOMPARE(json.exitCode, 0);
         const QJsonObject o = QJsonDocument::fromJson(json.out.toUtf8()).object();
         QCOMPARE(o["version"].toInt(), 1);
         const QJsonObject run = o["runs"].toArray().first().toObject();
-        QCOMPARE(run["status"].toString(), QString("needs-pipeline"));
-        QVERIFY(run["needs_pipeline"].toBool());
+        QCOMPARE(run["status"].toString(), QString("predicted"));
+        QCOMPARE(run["pipeline_parallel"].toInt(), 2);
         QCOMPARE(run["measured_step_s"].toDouble(), 2.1770);
-        QCOMPARE(o["summary"].toObject()["predicted"].toInt(), 0);
+        QCOMPARE(o["summary"].toObject()["predicted"].toInt(), 1);
 
         const Run unknown = cli({"calibrate", "--run", "nope"});
         QCOMPARE(unknown.exitCode, 1);

@@ -40,8 +40,6 @@ const char* statusName(Outcome::Status status) {
     switch (status) {
         case Outcome::Status::Predicted:
             return "predicted";
-        case Outcome::Status::NeedsPipeline:
-            return "needs-pipeline";
         case Outcome::Status::Failed:
             return "error";
     }
@@ -75,11 +73,6 @@ void printText(const std::vector<Run>& runs, const std::vector<Outcome>& outcome
                              modelName(run.model).c_str(), static_cast<long long>(run.devices), pw,
                              run.plan.c_str(), remat.c_str());
         const std::string measured = printed("%.3f s", run.measuredStepSeconds);
-        if (outcome.status == Outcome::Status::NeedsPipeline) {
-            std::cout << printed("%10s  %10s  needs pipeline (%lld stages)\n", "-", measured.c_str(),
-                                 static_cast<long long>(run.pipelineParallel));
-            continue;
-        }
         if (outcome.status == Outcome::Status::Failed) {
             std::cout << printed("%10s  %10s  ", "-", measured.c_str())
                       << "error: " << firstError(outcome.diagnostics) << "\n";
@@ -122,7 +115,6 @@ void printJson(const std::vector<Run>& runs, const std::vector<Outcome>& outcome
                  {"mesh", run.mesh},
                  {"devices", run.devices},
                  {"pipeline_parallel", run.pipelineParallel},
-                 {"needs_pipeline", run.needsPipeline()},
                  {"plan", run.plan},
                  {"remat", run.remat},
                  {"global_batch", run.globalBatch},

@@ -228,10 +228,11 @@ private:
         auto mesh = mesh::makeMesh(r.mesh, mesh::HardwareProfile{});
         if (!mesh)
             return reject("mesh: " + mesh.diagnostics().front().message);
-        if (r.devices % mesh->devices() != 0 || r.devices / mesh->devices() != r.pipelineParallel)
-            return reject("'devices' is " + std::to_string(r.devices) + ", but mesh " + r.mesh +
-                          " × pipeline " + std::to_string(r.pipelineParallel) + " does not: the mesh has " +
-                          std::to_string(mesh->devices()) + " devices");
+        if (r.devices != mesh->devices())
+            return reject("'devices' is " + std::to_string(r.devices) + ", but mesh " + r.mesh + " has " +
+                          std::to_string(mesh->devices()) + " (a pipeline's axis is part of the mesh)");
+        if (r.pipelineParallel < 1)
+            return reject("'pipeline_parallel' must be 1 or more");
         if (r.microBatch && *r.microBatch > r.globalBatch)
             return reject("'micro_batch' (" + std::to_string(*r.microBatch) + ") exceeds 'global_batch' (" +
                           std::to_string(r.globalBatch) + ")");
@@ -294,6 +295,23 @@ Result<std::vector<Run>> parseRunsUnchecked(std::string_view text, const std::st
     return runs;
 }
 
+// The examples one data-parallel replica computes: the batch over the devices the plan gives it.
+std::int64_t localBatch(const plan::Plan& plan, const cost::CostModel& model) {
+    const auto& context = model.planContext();
+    const auto batch = context.batchGroup();
+    if (!batch)
+        return 1;
+    std::int64_t size = 1;
+    for (auto n : context.space().group(*batch).names)
+        size = std::max(size, context.space().name(n).size);
+    std::uint32_t axes = 0;
+    for (const auto& d : plan.decisions)
+        if (d.target == plan::Decision::Target::Group && d.index == batch->index)
+            axes |= 1u << d.axis;
+    const std::int64_t devices = plan::devicesOf(model.mesh(), axes);
+    return devices > 0 && size % devices == 0 ? size / devices : 1;
+}
+
 // Every diagnostic of `from` with "run ID: " in front of its message.
 std::vector<Diagnostic> aboutRun(const Run& run, std::vector<Diagnostic> from) {
     for (auto& d : from)
@@ -302,11 +320,6 @@ std::vector<Diagnostic> aboutRun(const Run& run, std::vector<Diagnostic> from) {
 }
 
 Result<Prediction> predictUnchecked(const Run& run, const cost::CostOptions& options) {
-    if (run.needsPipeline())
-        return makeError("calibration.needs-pipeline",
-                         "run " + run.id + ": needs pipeline parallelism (" +
-                             std::to_string(run.pipelineParallel) +
-                             " stages), which the cost model does not have yet");
     ProblemSpec spec;
     spec.model = run.model;
     spec.train = true;
@@ -331,6 +344,18 @@ Result<Prediction> predictUnchecked(const Run& run, const cost::CostOptions& opt
     // The run's recompute policy for every block of layers (validated by parseRuns).
     plan = plan::withRemat(std::move(plan).value(), plan::parseRemat(run.remat).value_or(plan::Remat::None),
                            model.planContext().blocks());
+    const int stages = plan->pipeline ? plan->pipeline->stages : 1;
+    if (stages != run.pipelineParallel)
+        return makeError("calibration.pipeline",
+                         "run " + run.id + ": it ran " + std::to_string(run.pipelineParallel) +
+                             " pipeline stages, but plan " + run.plan + " has " + std::to_string(stages) +
+                             (stages == 1 ? " (add +pp@AXIS on a mesh axis of that size)" : ""));
+    // A published micro batch: the local batch in microbatches of that size (gradient accumulation, or the
+    // pipeline's microbatches, which the pp expert makes one example each).
+    if (run.microBatch && *run.microBatch > 0) {
+        const std::int64_t perExample = plan->pipeline ? plan->microbatches : localBatch(*plan, model);
+        plan->microbatches = static_cast<int>(std::max<std::int64_t>(1, perExample / *run.microBatch));
+    }
     const cost::Evaluation evaluation = cost::evaluate(model, *plan);
     Prediction p;
     for (const auto& decision : plan->decisions)
@@ -338,6 +363,10 @@ Result<Prediction> predictUnchecked(const Run& run, const cost::CostOptions& opt
             (p.plan.empty() ? "" : ", ") + plan::decisionText(decision, model.planContext(), model.mesh());
     for (const auto& remat : plan->remat)
         p.plan += (p.plan.empty() ? "remat " : ", remat ") + plan::rematText(remat);
+    if (const std::string staged = plan::pipelineText(*plan, model.mesh()); !staged.empty())
+        p.plan += (p.plan.empty() ? "" : ", ") + staged;
+    if (evaluation.pipeline && !evaluation.pipeline->problem.empty())
+        return makeError("calibration.pipeline", "run " + run.id + ": " + evaluation.pipeline->problem);
     p.stepSeconds = evaluation.stepTime;
     p.peakBytes = evaluation.peakMemory;
     p.capacityBytes = evaluation.capacity;
@@ -400,10 +429,6 @@ Result<Prediction> predict(const Run& run, const cost::CostOptions& options) {
 
 Outcome calibrate(const Run& run, const cost::CostOptions& options) {
     Outcome outcome;
-    if (run.needsPipeline()) {
-        outcome.status = Outcome::Status::NeedsPipeline;
-        return outcome;
-    }
     auto prediction = predict(run, options);
     if (!prediction) {
         outcome.diagnostics = prediction.diagnostics();

@@ -6,9 +6,12 @@
 #include <array>
 #include <cmath>
 #include <map>
+#include <mutex>
+#include <tuple>
 #include <unordered_set>
 
 #include "cost/kernels.h"
+#include "cost/pipeline.h"
 #include "shardscope/cost/schedule.h"
 #include "shardscope/ir/statistics.h"
 
@@ -235,10 +238,25 @@ struct CostModel::Data {
     std::vector<ValueId> modelStateValues[3];  // parameters, gradients, optimizer states
     double totalFlops = 0;
     std::vector<mesh::AxisGroupLink> groupLinks;  // by axis mask
+    // By axis mask: the devices and link a collective over those axes moves data on (the accumulated axes
+    // left out: their shards are the same devices' microbatches).
+    std::vector<mesh::AxisGroupLink> collectiveLinks;
+    std::uint32_t accumulated = 0;
+    std::vector<char>
+        stepOnce;  // per body op: the optimizer update's (run once per step, after the backward)
+    // CostModel::microbatchModel's models, by (pipeline axis, stages, microbatches).
+    mutable std::mutex microbatchMutex;
+    mutable std::map<std::tuple<int, int, int>, std::unique_ptr<CostModel>> microbatchModels;
 
     Data(const ir::Graph& g, const analysis::DecisionSpace& s, mesh::Mesh m, mesh::HardwareProfile h,
-         CostOptions o)
-        : graph(&g), space(&s), mesh(std::move(m)), hardware(std::move(h)), options(o), planContext(g, s) {
+         CostOptions o, std::uint32_t accumulatedAxes)
+        : graph(&g),
+          space(&s),
+          mesh(std::move(m)),
+          hardware(std::move(h)),
+          options(o),
+          planContext(g, s),
+          accumulated(accumulatedAxes) {
         build();
     }
 
@@ -438,6 +456,17 @@ struct CostModel::Data {
         // horizontal fusion of the update's loop fusions): one launch covers that kernel of every parameter,
         // so each parameter's update kernel pays 1/P of a launch and streams at a large transfer's
         // efficiency. Stacked (scanned) and per-layer parameters then cost alike.
+        stepOnce.assign(g.body.size(), 0);
+        for (std::size_t i = g.backwardStart > 0 ? g.backwardStart : g.body.size(); i < g.body.size(); ++i) {
+            const auto& results = g.op(g.body[i]).results;
+            bool update = !results.empty();
+            for (ValueId r : results) {
+                const auto c = planContext.classes()[r.index];
+                update = update && (c == TensorClass::OptimizerUpdate || c == TensorClass::OptimizerState ||
+                                    c == TensorClass::Parameter);
+            }
+            stepOnce[i] = update;
+        }
         launchDiscount.assign(kernels.kernels.size(), 0);
         if (g.backwardStart > 0 && !modelStateValues[0].empty()) {
             const auto& classes = planContext.classes();
@@ -468,8 +497,11 @@ struct CostModel::Data {
         buildRemat();
         largeGemmEfficiency = hardware.matmulEfficiency(1e9, 1e9, 1e9);
         groupLinks.resize(std::size_t{1} << mesh.axes.size());
-        for (std::size_t m = 0; m < groupLinks.size(); ++m)
+        collectiveLinks.resize(groupLinks.size());
+        for (std::size_t m = 0; m < groupLinks.size(); ++m) {
             groupLinks[m] = mesh::groupLink(mesh, static_cast<std::uint32_t>(m));
+            collectiveLinks[m] = mesh::groupLink(mesh, static_cast<std::uint32_t>(m) & ~accumulated);
+        }
         buildSchedule();
     }
 
@@ -741,8 +773,31 @@ ReshardAxes reshardAxes(const std::vector<AxisList>& from, const std::vector<Axi
 
 CostModel::CostModel(const ir::Graph& graph, const analysis::DecisionSpace& space, mesh::Mesh mesh,
                      mesh::HardwareProfile hardware, CostOptions options)
-    : data_(std::make_unique<Data>(graph, space, std::move(mesh), std::move(hardware), options)) {}
+    : data_(std::make_unique<Data>(graph, space, std::move(mesh), std::move(hardware), options, 0)) {}
+CostModel::CostModel(const ir::Graph& graph, const analysis::DecisionSpace& space, mesh::Mesh mesh,
+                     mesh::HardwareProfile hardware, CostOptions options, std::uint32_t accumulated)
+    : data_(
+          std::make_unique<Data>(graph, space, std::move(mesh), std::move(hardware), options, accumulated)) {}
 CostModel::~CostModel() = default;
+const CostModel& CostModel::microbatchModel(int pipelineAxis, int stages, int microbatches) const {
+    const std::lock_guard lock(data_->microbatchMutex);
+    auto& slot = data_->microbatchModels[{pipelineAxis, stages, microbatches}];
+    if (!slot) {
+        mesh::Mesh m = data_->mesh;
+        if (pipelineAxis >= 0 && pipelineAxis < static_cast<int>(m.axes.size()) && stages > 0)
+            m.axes[static_cast<std::size_t>(pipelineAxis)].size /= stages;
+        mesh::MeshAxis micro;
+        micro.name = "microbatches";
+        micro.size = microbatches;
+        micro.link.bandwidth = 1e30;
+        micro.link.latency = 0;
+        m.axes.push_back(micro);
+        const std::uint32_t accumulated = std::uint32_t{1} << (m.axes.size() - 1);
+        slot = std::make_unique<CostModel>(*data_->graph, *data_->space, std::move(m), data_->hardware,
+                                           data_->options, accumulated);
+    }
+    return *slot;
+}
 const ir::Graph& CostModel::graph() const {
     return *data_->graph;
 }
@@ -792,6 +847,9 @@ struct Evaluator::State {
     const CostModel* model;
     const CostModel::Data* d;
     bool valid = false;
+    // Plans with microbatches or a pipeline (cost/pipeline.h); lastStaged: the last plan was one.
+    std::unique_ptr<detail::StagedEvaluator> staged;
+    bool lastStaged = false;
     plan::AppliedPlan applied;
     std::vector<double> localBytes;
     std::vector<std::uint32_t> valueMask;  // axes each value uses
@@ -857,14 +915,14 @@ struct Evaluator::State {
         const double kept = local(v, common);
         if (dropped) {
             const double t =
-                collectiveTime(CollectiveKind::AllGather, kept, d->groupLinks[dropped], share(v, kept));
+                collectiveTime(CollectiveKind::AllGather, kept, d->collectiveLinks[dropped], share(v, kept));
             time += t;
             if (out)
                 out->push_back({CollectiveKind::AllGather, dropped, kept, t, op, v});
         }
         if (moved) {
             const double t =
-                collectiveTime(CollectiveKind::AllToAll, kept, d->groupLinks[moved], share(v, kept));
+                collectiveTime(CollectiveKind::AllToAll, kept, d->collectiveLinks[moved], share(v, kept));
             time += t;
             if (out)
                 out->push_back({CollectiveKind::AllToAll, moved, kept, t, op, v});
@@ -922,7 +980,7 @@ struct Evaluator::State {
             const std::uint32_t scatter = reduction & hmask;
             if (scatter) {
                 const double t2 = collectiveTime(CollectiveKind::ReduceScatter, localRequired,
-                                                 d->groupLinks[scatter], share(ti.value, localRequired));
+                                                 d->collectiveLinks[scatter], share(ti.value, localRequired));
                 time += t2;
                 if (out)
                     out->push_back(
@@ -931,7 +989,7 @@ struct Evaluator::State {
             if (reduction & ~hmask) {
                 // All-reduced lazily by the sweep; priced here for choosing the candidate.
                 const double t2 = collectiveTime(CollectiveKind::AllReduce, local(ti.value, hmask),
-                                                 d->groupLinks[reduction & ~hmask],
+                                                 d->collectiveLinks[reduction & ~hmask],
                                                  share(ti.value, local(ti.value, hmask)));
                 time += t2;
             }
@@ -939,7 +997,7 @@ struct Evaluator::State {
                 record->partial[t - info.operandCount] = reduction & ~hmask;
             if (permutation) {
                 const double t2 = collectiveTime(CollectiveKind::CollectivePermute, localRequired,
-                                                 d->groupLinks[permutation]);
+                                                 d->collectiveLinks[permutation]);
                 time += t2;
                 if (out)
                     out->push_back({CollectiveKind::CollectivePermute, permutation, localRequired, t2,
@@ -1252,7 +1310,7 @@ struct Evaluator::State {
                     continue;
                 const double b = localBytes[v.index];
                 const double t = collectiveTime(CollectiveKind::AllReduce, b,
-                                                d->groupLinks[reduceAxes[v.index]], share(v, b));
+                                                d->collectiveLinks[reduceAxes[v.index]], share(v, b));
                 e.collectives.push_back({CollectiveKind::AllReduce, reduceAxes[v.index], b, t, info.id, v});
                 e.collectiveTime += t;
             }
@@ -1314,6 +1372,16 @@ struct Evaluator::State {
             const std::int32_t i = d->bodyIndexOf[col.op.index];
             ScheduledTransfer t;
             t.duration = col.time;
+            // A step in microbatches reduces its gradients (sums over the microbatches, and what the update
+            // moves) once, after the last one (cost/pipeline.h prices that): such a transfer takes no time
+            // here and no kernel waits for it.
+            const bool deferred =
+                d->accumulated != 0 && i >= 0 &&
+                ((col.axes & d->accumulated) != 0 || d->stepOnce[static_cast<std::size_t>(i)] ||
+                 (col.value.valid() &&
+                  d->planContext.classes()[col.value.index] == plan::TensorClass::Gradient));
+            if (deferred)
+                t.duration = 0;
             t.stream = d->streamOf[col.axes];
             const std::int32_t p = col.value.valid() ? d->producer[col.value.index] : -1;
             std::int32_t consumer = i;
@@ -1354,8 +1422,9 @@ struct Evaluator::State {
             // A kernel cannot wait for a transfer that starts after it: the wait moves to the next kernel.
             const std::int32_t after = std::max(t.readyAfter, t.issueAfter);
             neededBy[j] =
-                k < 0 ? -1
-                      : (k > after ? k : (after + 1 < static_cast<std::int32_t>(tasks) ? after + 1 : -1));
+                k < 0 || deferred
+                    ? -1
+                    : (k > after ? k : (after + 1 < static_cast<std::int32_t>(tasks) ? after + 1 : -1));
         }
         // Issue order per stream: by readiness, then program order (a stream never holds back a ready
         // transfer behind one that is not).
@@ -1651,31 +1720,60 @@ Evaluator::Evaluator(const CostModel& model) : state_(std::make_unique<State>(mo
 Evaluator::~Evaluator() = default;
 Evaluator::Evaluator(Evaluator&&) noexcept = default;
 Evaluator& Evaluator::operator=(Evaluator&&) noexcept = default;
+namespace {
+bool staged(const plan::Plan& plan) {
+    return plan.microbatches != 1 || plan.pipeline.has_value();
+}
+}  // namespace
+
 const Evaluation& Evaluator::evaluate(const plan::Plan& plan) {
+    if (staged(plan))
+        return stagedEvaluate(plan);
+    state_->lastStaged = false;
     state_->setRemat(plan.remat);
     return state_->evaluate(plan::applyPlan(state_->d->planContext, state_->d->mesh, plan));
 }
 const Evaluation& Evaluator::evaluate(const plan::Plan& plan, plan::AppliedPlan applied) {
+    if (staged(plan))
+        return stagedEvaluate(plan);
+    state_->lastStaged = false;
     state_->setRemat(plan.remat);
     return state_->evaluate(std::move(applied));
+}
+const Evaluation& Evaluator::stagedEvaluate(const plan::Plan& plan) {
+    if (!state_->staged)
+        state_->staged = std::make_unique<detail::StagedEvaluator>(*state_->model);
+    state_->lastStaged = true;
+    return state_->staged->evaluate(plan);
 }
 void Evaluator::reset() {
     state_->valid = false;
     ++state_->epoch;
+    state_->staged.reset();
 }
 plan::TensorSharding Evaluator::sharding(ValueId value) const {
+    if (state_->lastStaged)
+        return state_->staged->sharding(value);
     return state_->applied.sharding(*state_->d->space, value);
 }
 const OpExecution& Evaluator::execution(std::size_t opIndex) const {
+    if (state_->lastStaged)
+        return state_->staged->execution(opIndex);
     return state_->record(opIndex).execution;
 }
 double Evaluator::localBytes(ValueId value) const {
+    if (state_->lastStaged)
+        return state_->staged->localBytes(value);
     return state_->localBytes[value.index];
 }
 MemoryBreakdown Evaluator::liveAt(std::size_t opIndex) const {
+    if (state_->lastStaged)
+        return state_->staged->liveAt(opIndex);
     return state_->liveAt(opIndex);
 }
 std::size_t Evaluator::opsRecosted() const {
+    if (state_->lastStaged)
+        return state_->staged->opsRecosted();
     return state_->recosted;
 }
 

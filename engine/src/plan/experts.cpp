@@ -29,6 +29,16 @@ const std::vector<ExpertInfo>& expertPlans() {
         {"ep",
          "expert parallelism (GShard): the batch over every device, MoE experts over the expert (or every) "
          "axis"},
+        {"pp",
+         "pipeline parallelism: the layers in stages over the pipeline axis (1F1B, microbatches of one "
+         "example); compose it, e.g. zero1@data+pp@pipe"},
+        {"pp-interleaved",
+         "pipeline parallelism with Megatron's interleaved 1F1B schedule, 2 chunks per device"},
+        {"ptd-p",
+         "PTD-P (Narayanan et al. 2021): Megatron tensor parallelism on the model axis, pipeline stages on "
+         "the "
+         "pipeline axis, data parallelism on the others"},
+        {"fsdp-pp", "FSDP over the data axes with pipeline stages on the pipeline axis"},
     };
     return list;
 }
@@ -185,6 +195,38 @@ namespace {
 Result<Plan> shardingExpert(std::string_view requested, const PlanContext& context, const mesh::Mesh& mesh,
                             const std::set<std::uint32_t>& decided);
 
+bool isPipelineExpert(std::string_view id) {
+    return id == "pp" || id == "pp-interleaved" || id == "ptd-p" || id == "fsdp-pp";
+}
+
+// The axis a pipeline takes: one named pipe, pipeline, pp or stage.
+std::optional<int> pipelineAxis(const mesh::Mesh& mesh) {
+    for (std::size_t i = 0; i < mesh.axes.size(); ++i)
+        if (isOneOf(mesh.axes[i].name, {"pipe", "pipeline", "pp", "stage", "stages"}))
+            return static_cast<int>(i);
+    return std::nullopt;
+}
+
+// Microbatches of one example per pipeline: the batch over the devices the plan gives it.
+int oneExampleMicrobatches(const Plan& plan, const PlanContext& context, const mesh::Mesh& mesh) {
+    const auto batch = context.batchGroup();
+    if (!batch)
+        return 1;
+    std::int64_t size = 1;
+    for (NameId n : context.space().group(*batch).names)
+        size = std::max(size, context.space().name(n).size);
+    std::uint32_t axes = 0;
+    for (const Decision& d : plan.decisions)
+        if (d.target == Decision::Target::Group && d.index == batch->index && d.tensors == kAllTensorClasses)
+            axes |= 1u << d.axis;
+    std::int64_t devices = 1;
+    for (std::size_t a = 0; a < mesh.axes.size(); ++a)
+        if ((axes >> a) & 1u)
+            devices *= mesh.axes[a].size;
+    const std::int64_t m = size % devices == 0 ? size / devices : 1;
+    return static_cast<int>(std::clamp<std::int64_t>(m, 1, 1 << 20));
+}
+
 std::string trimmed(std::string_view text) {
     while (!text.empty() && text.front() == ' ')
         text.remove_prefix(1);
@@ -245,7 +287,65 @@ Result<Plan> expertPlan(std::string_view requested, const PlanContext& context, 
             scope.axes = {mesh.axes[static_cast<std::size_t>(*axis)]};
             axisOf = {*axis};
         }
-        auto plan = shardingExpert(trimmed(std::string_view(part).substr(0, at)), context, scope, decided);
+        const std::string id = trimmed(std::string_view(part).substr(0, at));
+        if (isPipelineExpert(id)) {
+            // The pipeline axis: the one written after '@' (pp, pp-interleaved), else the one named pipe.
+            const std::optional<int> pipe =
+                at == std::string::npos ? pipelineAxis(mesh) : std::optional<int>(axisOf.front());
+            if (!pipe)
+                return makeError("plan.mesh-axes", "expert plan '" + whole + "': '" + id +
+                                                       "' needs a pipeline axis: name one pipe (e.g. "
+                                                       "data=8,pipe=4,model=8) or write " +
+                                                       id + "@AXIS");
+            if (out.pipeline)
+                return makeError("plan.pipeline", "expert plan '" + whole + "': more than one pipeline");
+            if (id == "ptd-p" || id == "fsdp-pp") {
+                // The inner strategy on the other axes.
+                mesh::Mesh rest;
+                axisOf.clear();
+                for (std::size_t a = 0; a < mesh.axes.size(); ++a)
+                    if (static_cast<int>(a) != *pipe) {
+                        rest.axes.push_back(mesh.axes[a]);
+                        axisOf.push_back(static_cast<int>(a));
+                    }
+                if (id == "ptd-p" && rest.axes.size() < 2)
+                    return makeError(
+                        "plan.mesh-axes",
+                        "expert plan '" + whole +
+                            "' needs a data, a pipeline and a model axis, e.g. data=8,pipe=4,model=8");
+                if (rest.axes.empty())
+                    return makeError("plan.mesh-axes", "expert plan '" + whole +
+                                                           "' needs a data axis beside the pipeline axis");
+                auto inner = shardingExpert(id == "ptd-p" ? "dp-tp" : "zero3", context, rest, decided);
+                if (!inner)
+                    return inner;
+                for (const auto& d : inner.diagnostics())
+                    if (std::find(warnings.begin(), warnings.end(), d) == warnings.end())
+                        warnings.push_back(d);
+                for (Decision decision : inner->decisions) {
+                    decision.axis = axisOf[static_cast<std::size_t>(decision.axis)];
+                    if (decision.target == Decision::Target::Group)
+                        decided.insert(decision.index);
+                    if (std::find(out.decisions.begin(), out.decisions.end(), decision) ==
+                        out.decisions.end())
+                        out.decisions.push_back(decision);
+                }
+                out.resolutions.insert(out.resolutions.end(), inner->resolutions.begin(),
+                                       inner->resolutions.end());
+            }
+            Pipeline pipeline;
+            pipeline.axis = *pipe;
+            pipeline.stages = static_cast<int>(mesh.axes[static_cast<std::size_t>(*pipe)].size);
+            if (id == "pp-interleaved") {
+                pipeline.schedule = PipelineSchedule::Interleaved;
+                pipeline.virtualStages = 2;
+            }
+            out.pipeline = pipeline;
+            if (strategies == 1)
+                out.label = id;
+            continue;
+        }
+        auto plan = shardingExpert(id, context, scope, decided);
         if (!plan)
             return plan;
         for (const auto& d : plan.diagnostics())
@@ -264,6 +364,15 @@ Result<Plan> expertPlan(std::string_view requested, const PlanContext& context, 
     }
     if (strategies > 1)
         out.label = whole;
+    if (out.pipeline) {
+        out.microbatches = oneExampleMicrobatches(out, context, mesh);
+        // The interleaved schedule needs microbatches divisible by the stages: the nearest such count.
+        const int stages = out.pipeline->stages;
+        if (out.pipeline->schedule == PipelineSchedule::Interleaved && out.microbatches % stages != 0)
+            out.microbatches = std::max(1, out.microbatches / stages) * stages;
+        if (auto problem = pipelineProblem(context, mesh, out))
+            return makeError("plan.pipeline", "expert plan '" + whole + "': " + *problem);
+    }
     auto withWarnings = [&](Plan plan) {
         Result<Plan> result(std::move(plan));
         for (const auto& w : warnings)

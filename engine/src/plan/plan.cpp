@@ -302,3 +302,103 @@ AppliedPlan applyPlan(const PlanContext& context, const mesh::Mesh& mesh, const 
 }
 
 }  // namespace shardscope::plan
+
+namespace shardscope::plan {
+
+std::string_view toString(PipelineSchedule schedule) {
+    switch (schedule) {
+        case PipelineSchedule::GPipe:
+            return "gpipe";
+        case PipelineSchedule::OneFOneB:
+            return "1f1b";
+        case PipelineSchedule::Interleaved:
+            return "interleaved";
+    }
+    return "1f1b";
+}
+
+std::optional<PipelineSchedule> parsePipelineSchedule(std::string_view text) {
+    for (int s = 0; s < kPipelineScheduleCount; ++s)
+        if (toString(static_cast<PipelineSchedule>(s)) == text)
+            return static_cast<PipelineSchedule>(s);
+    return std::nullopt;
+}
+
+std::vector<std::int32_t> pipelineLayers(const LayerBlocks& blocks) {
+    std::vector<std::size_t> count(blocks.families.size(), 0);
+    for (std::uint32_t f : blocks.familyOfBlock)
+        ++count[f];
+    std::size_t family = 0;
+    for (std::size_t f = 1; f < count.size(); ++f)
+        if (count[f] > count[family])
+            family = f;
+    std::vector<std::int32_t> layers;
+    for (std::size_t b = 0; b < blocks.blocks.size(); ++b)
+        if (blocks.familyOfBlock[b] == family)
+            layers.push_back(static_cast<std::int32_t>(b));
+    return layers;
+}
+
+std::optional<std::string> pipelineProblem(const PlanContext& context, const mesh::Mesh& mesh,
+                                           const Plan& plan) {
+    if (plan.microbatches < 1)
+        return "microbatches must be 1 or more, not " + std::to_string(plan.microbatches);
+    if (const auto batch = context.batchGroup()) {
+        std::int64_t size = 1;
+        for (analysis::NameId n : context.space().group(*batch).names)
+            size = std::max(size, context.space().name(n).size);
+        if (plan.microbatches > size)
+            return std::to_string(plan.microbatches) + " microbatches are more than the batch of " +
+                   std::to_string(size);
+    } else if (plan.microbatches > 1) {
+        return "the model has no batch dimension to split into microbatches";
+    }
+    if (!plan.pipeline)
+        return std::nullopt;
+    const Pipeline& p = *plan.pipeline;
+    if (p.axis < 0 || p.axis >= static_cast<int>(mesh.axes.size()))
+        return "the pipeline's mesh axis " + std::to_string(p.axis) + " is not an axis of mesh " +
+               mesh.toString();
+    const auto& axis = mesh.axes[static_cast<std::size_t>(p.axis)];
+    if (p.stages < 2 || axis.size % p.stages != 0)
+        return "a pipeline on axis " + axis.name + " (size " + std::to_string(axis.size) +
+               ") needs 2 or more stages dividing its size, not " + std::to_string(p.stages);
+    if (mesh.axes.size() >= static_cast<std::size_t>(mesh::kMaxMeshAxes))
+        return "a pipeline needs a mesh of fewer than " + std::to_string(mesh::kMaxMeshAxes) + " axes";
+    if (p.virtualStages < 1)
+        return "virtual stages must be 1 or more";
+    if (p.schedule == PipelineSchedule::Interleaved) {
+        if (p.virtualStages < 2)
+            return "the interleaved schedule needs 2 or more virtual stages per device";
+        if (plan.microbatches % p.stages != 0)
+            return "the interleaved schedule needs microbatches (" + std::to_string(plan.microbatches) +
+                   ") divisible by the stages (" + std::to_string(p.stages) + ")";
+    } else if (p.virtualStages != 1) {
+        return "virtual stages need the interleaved schedule, not " + std::string(toString(p.schedule));
+    }
+    const auto layers = pipelineLayers(context.blocks());
+    const std::size_t chunks = static_cast<std::size_t>(p.stages) * static_cast<std::size_t>(p.virtualStages);
+    if (layers.empty())
+        return "the model has no repeated layers to split into pipeline stages";
+    if (chunks > layers.size())
+        return std::to_string(chunks) +
+               " pipeline chunks (stages × virtual stages) are more than the model's " +
+               std::to_string(layers.size()) + " layers";
+    if (!p.layersPerStage.empty()) {
+        if (p.layersPerStage.size() != chunks)
+            return "the layer split has " + std::to_string(p.layersPerStage.size()) +
+                   " entries, not one per chunk (" + std::to_string(chunks) + ")";
+        std::size_t sum = 0;
+        for (int n : p.layersPerStage) {
+            if (n < 1)
+                return "the layer split leaves a chunk without layers";
+            sum += static_cast<std::size_t>(n);
+        }
+        if (sum != layers.size())
+            return "the layer split covers " + std::to_string(sum) + " layers, but the model has " +
+                   std::to_string(layers.size());
+    }
+    return std::nullopt;
+}
+
+}  // namespace shardscope::plan

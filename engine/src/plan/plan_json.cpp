@@ -179,7 +179,99 @@ Status checkLengths(const json& j, const PlanContext& context, const mesh::Mesh&
     return Success{};
 }
 
+// "microbatches" and "pipeline" {"axis", "stages", "schedule", "virtual_stages", "layers_per_stage"}, checked
+// with pipelineProblem.
+Status parseStaging(const json& j, Plan& plan, const PlanContext& context, const mesh::Mesh& mesh,
+                    const std::string& where) {
+    auto fail = [&](const std::string& message) {
+        return makeError("plan.pipeline", where + ": " + message);
+    };
+    auto positive = [](const json& x) {
+        return x.is_number_integer() && x.get<std::int64_t>() >= 1 && x.get<std::int64_t>() <= (1 << 20);
+    };
+    if (j.contains("microbatches")) {
+        if (!positive(j["microbatches"]))
+            return fail("\"microbatches\" must be a whole number from 1 to 1048576");
+        plan.microbatches = j["microbatches"].get<int>();
+    }
+    if (j.contains("pipeline")) {
+        const json& p = j["pipeline"];
+        if (!p.is_object())
+            return fail("\"pipeline\" must be an object {\"axis\", \"stages\", \"schedule\", ...}");
+        for (const auto& [key, value] : p.items())
+            if (key != "axis" && key != "stages" && key != "schedule" && key != "virtual_stages" &&
+                key != "layers_per_stage" && (key.empty() || key[0] != '_'))
+                return fail("pipeline: unknown key \"" + key + "\"");
+        Pipeline pipeline;
+        if (!p.contains("axis") || !p["axis"].is_string())
+            return fail("pipeline: \"axis\" must name a mesh axis");
+        const auto axis = mesh.axisIndex(p["axis"].get<std::string>());
+        if (!axis)
+            return fail("pipeline: mesh " + mesh.toString() + " has no axis '" +
+                        p["axis"].get<std::string>() + "'");
+        pipeline.axis = *axis;
+        if (p.contains("stages")) {
+            if (!positive(p["stages"]))
+                return fail("pipeline: \"stages\" must be a whole number of 2 or more");
+            pipeline.stages = p["stages"].get<int>();
+        } else {
+            pipeline.stages = static_cast<int>(
+                std::min<std::int64_t>(mesh.axes[static_cast<std::size_t>(*axis)].size, 1 << 20));
+        }
+        if (p.contains("schedule")) {
+            const auto schedule = p["schedule"].is_string()
+                                      ? parsePipelineSchedule(p["schedule"].get<std::string>())
+                                      : std::nullopt;
+            if (!schedule)
+                return fail("pipeline: \"schedule\" must be \"gpipe\", \"1f1b\" or \"interleaved\"");
+            pipeline.schedule = *schedule;
+        }
+        if (p.contains("virtual_stages")) {
+            if (!positive(p["virtual_stages"]))
+                return fail("pipeline: \"virtual_stages\" must be a whole number of 1 or more");
+            pipeline.virtualStages = p["virtual_stages"].get<int>();
+        }
+        if (p.contains("layers_per_stage")) {
+            const json& split = p["layers_per_stage"];
+            if (!split.is_array() || split.size() > context.blocks().blocks.size())
+                return fail("pipeline: \"layers_per_stage\" must be a list of layer counts, one per chunk");
+            for (const auto& n : split) {
+                if (!positive(n))
+                    return fail("pipeline: \"layers_per_stage\" must hold whole numbers of 1 or more");
+                pipeline.layersPerStage.push_back(n.get<int>());
+            }
+        }
+        plan.pipeline = pipeline;
+    }
+    if (auto problem = pipelineProblem(context, mesh, plan))
+        return fail(*problem);
+    return Success{};
+}
+
 }  // namespace
+
+std::string pipelineText(const Plan& plan, const mesh::Mesh& mesh) {
+    std::string out;
+    if (plan.pipeline) {
+        const Pipeline& p = *plan.pipeline;
+        out = "pipeline " +
+              (p.axis >= 0 && static_cast<std::size_t>(p.axis) < mesh.axes.size()
+                   ? mesh.axes[static_cast<std::size_t>(p.axis)].name
+                   : std::string("?")) +
+              ": " + std::to_string(p.stages) + " stages, " + std::string(toString(p.schedule));
+        if (p.virtualStages > 1)
+            out += " × " + std::to_string(p.virtualStages) + " virtual";
+        if (!p.layersPerStage.empty()) {
+            out += ", layers";
+            for (std::size_t i = 0; i < p.layersPerStage.size(); ++i)
+                out += (i ? "/" : " ") + std::to_string(p.layersPerStage[i]);
+        }
+        out += ", ";
+    }
+    if (plan.microbatches != 1 || plan.pipeline)
+        out += std::to_string(plan.microbatches) + " microbatch" + (plan.microbatches == 1 ? "" : "es");
+    return out;
+}
 
 std::string rematText(const RematDecision& remat) {
     return remat.target + ": " + std::string(toString(remat.policy));
@@ -224,6 +316,20 @@ std::string toJson(const Plan& plan, const PlanContext& context, const mesh::Mes
         out["remat"] = json::array();
         for (const auto& r : plan.remat)
             out["remat"].push_back({{"target", r.target}, {"policy", std::string(toString(r.policy))}});
+    }
+    if (plan.microbatches != 1)
+        out["microbatches"] = plan.microbatches;
+    if (plan.pipeline) {
+        const Pipeline& p = *plan.pipeline;
+        json pipeline = {{"axis", p.axis >= 0 && static_cast<std::size_t>(p.axis) < mesh.axes.size()
+                                      ? mesh.axes[static_cast<std::size_t>(p.axis)].name
+                                      : std::string("?")},
+                         {"stages", p.stages},
+                         {"schedule", std::string(toString(p.schedule))},
+                         {"virtual_stages", p.virtualStages}};
+        if (!p.layersPerStage.empty())
+            pipeline["layers_per_stage"] = p.layersPerStage;
+        out["pipeline"] = pipeline;
     }
     return out.dump(2, ' ', false, json::error_handler_t::replace) + "\n";  // labels need not be UTF-8
 }
@@ -337,6 +443,8 @@ Result<Plan> parsePlan(std::string_view text, const PlanContext& context, const 
             plan.remat.push_back(std::move(r).value());
         }
     }
+    if (auto s = parseStaging(j, plan, context, mesh, where); !s)
+        return Result<Plan>::failure(s.diagnostics());
     Result<Plan> result(std::move(plan));
     for (auto& warning : dropped)
         result.addDiagnostic(std::move(warning));

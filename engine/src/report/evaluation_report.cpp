@@ -46,6 +46,94 @@ std::string linkText(const mesh::Link& link) {
     return buffer;
 }
 
+std::string formatPercent(double fraction) {
+    char buffer[32];
+    std::snprintf(buffer, sizeof buffer, "%.1f%%", fraction * 100);
+    return buffer;
+}
+
+// The "pipeline" object of evaluationJson.
+nlohmann::json pipelineJson(const cost::PipelineEvaluation& p, const mesh::Mesh& mesh) {
+    using nlohmann::json;
+    json chunks = json::array();
+    for (const auto& k : p.chunks)
+        chunks.push_back({{"device", k.device},
+                          {"first_layer", k.firstLayer},
+                          {"layers", k.layers},
+                          {"forward_time_s", k.forwardTime},
+                          {"backward_time_s", k.backwardTime},
+                          {"send_bytes", k.sendBytes},
+                          {"send_time_s", k.sendTime},
+                          {"gradient_sync_time_s", k.gradientSyncTime},
+                          {"update_time_s", k.updateTime},
+                          {"activation_bytes", k.activationBytes}});
+    json stages = json::array();
+    for (const auto& s : p.stages)
+        stages.push_back({{"peak_memory_bytes", s.peakMemory},
+                          {"memory_breakdown",
+                           {{"parameters", s.atPeak.parameters},
+                            {"gradients", s.atPeak.gradients},
+                            {"optimizer_state", s.atPeak.optimizerState},
+                            {"activations", s.atPeak.activations},
+                            {"temporaries", s.atPeak.temporaries}}},
+                          {"in_flight", s.inFlight},
+                          {"busy_time_s", s.busyTime},
+                          {"end_s", s.end}});
+    json out{{"microbatches", p.microbatches},
+             {"bubble_fraction", p.bubbleFraction},
+             {"microbatch_time_s", p.microbatchTime},
+             {"chunks", chunks},
+             {"per_stage", stages},
+             {"problem", p.problem.empty() ? json(nullptr) : json(p.problem)}};
+    if (p.pipeline) {
+        const auto& pl = *p.pipeline;
+        out["axis"] = pl.axis >= 0 && static_cast<std::size_t>(pl.axis) < mesh.axes.size()
+                          ? mesh.axes[static_cast<std::size_t>(pl.axis)].name
+                          : std::string("?");
+        out["stages"] = pl.stages;
+        out["schedule"] = std::string(plan::toString(pl.schedule));
+        out["virtual_stages"] = pl.virtualStages;
+    } else {
+        out["axis"] = nullptr;
+        out["stages"] = 1;
+        out["schedule"] = nullptr;
+        out["virtual_stages"] = 1;
+    }
+    return out;
+}
+
+// The microbatches and pipeline of a staged step: the schedule, then a line per chunk and per stage.
+std::string pipelineText(const plan::Plan& plan, const mesh::Mesh& mesh, const cost::PipelineEvaluation& p) {
+    std::ostringstream out;
+    out << "pipeline      " << plan::pipelineText(plan, mesh);
+    if (p.pipeline)
+        out << "; bubble " << formatPercent(p.bubbleFraction);
+    out << "; one microbatch " << formatTime(p.microbatchTime) << "\n";
+    if (!p.problem.empty())
+        out << "  CANNOT RUN: " << p.problem << "\n";
+    if (!p.pipeline)
+        return out.str();
+    out << "  chunk device layers     forward   backward       send     sync   update\n";
+    for (std::size_t c = 0; c < p.chunks.size(); ++c) {
+        const auto& k = p.chunks[c];
+        char line[160];
+        std::snprintf(line, sizeof line, "  %5zu %6d %3d-%-3d %10s %10s %10s %8s %8s\n", c, k.device,
+                      k.firstLayer, k.firstLayer + k.layers - 1, formatTime(k.forwardTime).c_str(),
+                      formatTime(k.backwardTime).c_str(), formatTime(k.sendTime).c_str(),
+                      formatTime(k.gradientSyncTime).c_str(), formatTime(k.updateTime).c_str());
+        out << line;
+    }
+    out << "  stage   busy        end         peak  in flight\n";
+    for (std::size_t d = 0; d < p.stages.size(); ++d) {
+        const auto& s = p.stages[d];
+        char line[160];
+        std::snprintf(line, sizeof line, "  %5zu %10s %10s %12s %4d\n", d, formatTime(s.busyTime).c_str(),
+                      formatTime(s.end).c_str(), formatBytes(s.peakMemory).c_str(), s.inFlight);
+        out << line;
+    }
+    return out.str();
+}
+
 }  // namespace
 
 std::string evaluationText(const LoadedModel& model, const cost::CostModel& cm, const plan::Plan& plan,
@@ -73,6 +161,8 @@ std::string evaluationText(const LoadedModel& model, const cost::CostModel& cm, 
             out << (i ? ", " : "") << plan::rematText(plan.remat[i]);
         out << "\n";
     }
+    if (e.pipeline)
+        out << pipelineText(plan, mesh, *e.pipeline);
     out << "step time     " << formatTime(e.stepTime) << "  (compute " << formatTime(e.computeTime)
         << ", collectives " << formatTime(e.collectiveTime) << "; lower bound "
         << formatTime(cm.lowerBoundTime()) << ")\n";
@@ -211,6 +301,8 @@ std::string evaluationJson(const LoadedModel& model, const cost::CostModel& cm, 
         {"collectives_by_kind", byKind},
         {"competition_sites", e.competitions.size()},
     };
+    if (e.pipeline)
+        out["pipeline"] = pipelineJson(*e.pipeline, mesh);
     // The ops that take the most compute time (all of them would be as large as the graph).
     std::vector<std::size_t> order(e.opComputeTime.size());
     for (std::size_t i = 0; i < order.size(); ++i)

@@ -11,7 +11,7 @@
 //      "model": "zoo:megatron-7.1b:batch=192,seq=4096",       // the zoo model; batch = the global batch
 //      "train": {"optimizer": "adam", "mixed_precision": true},
 //      "hardware": "h100", "mesh": "data=48,model=2",          // as --hardware and --mesh take them
-//      "devices": 96, "pipeline_parallel": 1,                  // devices = mesh devices × pipeline_parallel
+//      "devices": 96, "pipeline_parallel": 1,                  // devices = mesh devices; the plan's stages
 //      "plan": "megatron-sp@model+zero1@data", "remat": "none",
 //      "global_batch": 192, "micro_batch": null,               // null: not published
 //      "measured": {"value": 465.9, "unit": "TFLOP/s per GPU", "model_flops_per_step": 3.578e16},
@@ -84,8 +84,6 @@ struct Run {
     std::string derivation;
     std::string notes;
 
-    // Pipeline parallelism is not in the cost model yet: such runs are listed, not predicted.
-    bool needsPipeline() const { return pipelineParallel > 1; }
     friend bool operator==(const Run&, const Run&) = default;
 };
 
@@ -118,20 +116,20 @@ struct Prediction {
 
 // Predicts one run: loads its training step (loadProblem with the run's model, optimizer, precision, hardware
 // and mesh), builds its plan with the run's remat policy for every block family (plan::withRemat) and
-// evaluates it. Errors: a run that needs pipeline parallelism ("calibration.needs-pipeline"),
-// and those of loading the problem (an unknown hardware profile, ...) or building the plan, prefixed with the
-// run's id.
+// evaluates it. A published micro batch sets the plan's microbatches (the local batch in microbatches of that
+// size). Errors: a plan whose pipeline stages are not the run's pipeline_parallel, a staged plan that cannot
+// run ("calibration.pipeline"), and those of loading the problem (an unknown hardware profile, ...) or
+// building the plan, prefixed with the run's id.
 Result<Prediction> predict(const Run& run, const cost::CostOptions& options = {});
 
 // What became of one run.
 struct Outcome {
-    enum class Status { Predicted, NeedsPipeline, Failed };
+    enum class Status { Predicted, Failed };
     Status status = Status::Failed;
     Prediction prediction;                // when Predicted
     std::vector<Diagnostic> diagnostics;  // the errors when Failed
 };
-// predict() for one run, never failing as a whole: a run that needs pipelines is NeedsPipeline (and is not
-// loaded), an error makes the run Failed.
+// predict() for one run, never failing as a whole: an error makes the run Failed.
 Outcome calibrate(const Run& run, const cost::CostOptions& options = {});
 
 struct Summary {

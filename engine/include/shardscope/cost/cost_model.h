@@ -150,6 +150,59 @@ struct OpExecution {
     double temporaryBytes = 0;
 };
 
+// A step run as microbatches (plan::Plan::microbatches), through pipeline stages when the plan has a pipeline
+// (docs/cost-model.md "Pipelines"). The program of one microbatch is priced once, on the devices of one stage
+// (the pipeline axis shrunk to its SPMD remainder, the batch split into the microbatches); its ops are then
+// split into chunks of layers (a stage's, or with virtual stages each of its chunks), and the schedule is
+// simulated over the chunks.
+struct PipelineChunk {
+    int device = 0;                  // its position on the pipeline axis (0 without a pipeline)
+    int firstLayer = 0, layers = 0;  // into plan::pipelineLayers
+    // One microbatch: the chunk's kernels plus the communication they wait for in the microbatch's schedule.
+    double forwardTime = 0, backwardTime = 0;
+    // Activations sent to the next chunk per microbatch (gradients come back alike), and their transfer time
+    // on the pipeline axis's link; 0 for the last chunk.
+    double sendBytes = 0, sendTime = 0;
+    // Once per step, after the chunk's last backward: its gradients' reductions and its optimizer update.
+    double gradientSyncTime = 0, updateTime = 0;
+    double activationBytes = 0;  // one microbatch's forward values kept for the backward
+};
+
+// One device position on the pipeline axis (one in all without a pipeline).
+struct PipelineStage {
+    double peakMemory = 0;  // model states + the activations in flight at most + the microbatch's working set
+    MemoryBreakdown atPeak;
+    ModelStates modelStates;
+    int inFlight = 0;     // microbatch chunks whose forward ran and whose backward did not, at most
+    double busyTime = 0;  // forward and backward work over the step
+    double end = 0;       // when its last task ends
+};
+
+// A task of the simulated pipeline schedule.
+struct PipelineTask {
+    enum class Kind : std::uint8_t { Forward, Backward, GradientSync, Update };
+    Kind kind = Kind::Forward;
+    int device = 0, chunk = 0, microbatch = 0;  // microbatch -1 for the once-per-step tasks
+    double start = 0, end = 0;
+};
+std::string_view toString(PipelineTask::Kind kind);  // "forward", "backward", "gradient-sync", "update"
+
+struct PipelineEvaluation {
+    std::optional<plan::Pipeline> pipeline;  // none: microbatches without a pipeline (gradient accumulation)
+    int microbatches = 1;
+    std::vector<PipelineChunk> chunks;    // in layer order
+    std::vector<PipelineStage> stages;    // per device position on the pipeline axis
+    std::vector<PipelineTask> tasks;      // by device, then start
+    std::vector<std::int32_t> chunkOfOp;  // per top-level op: its chunk
+    // 1 − the devices' forward and backward work / (stages × the time from the first forward to the last
+    // backward): the schedule's idle share.
+    double bubbleFraction = 0;
+    double microbatchTime = 0;  // one microbatch's whole program on one stage's devices (its schedule)
+    // Why the plan cannot run as staged ("" when it can): the batch does not divide into the microbatches on
+    // every device, or plan::pipelineProblem's reasons. The evaluation is then infeasible.
+    std::string problem;
+};
+
 struct Evaluation {
     std::vector<Collective> collectives;  // in program order of their ops
     std::vector<double>
@@ -168,6 +221,12 @@ struct Evaluation {
     double capacity = 0;  // device memory × (1 − reserve)
     bool feasible = false;
     std::vector<plan::CompetitionSite> competitions;
+    // A plan with microbatches or a pipeline: the schedule over its chunks. The fields above then describe
+    // the step: collectives, opComputeTime, opStart and the collectives' times are one microbatch's (on one
+    // stage's devices); computeTime and collectiveTime are the busiest device's over the step (point-to-point
+    // transfers included); stepTime is the schedule's makespan (the bubble may make it exceed compute +
+    // collectives); peakMemory, atPeak and modelStates are the stage with the largest peak's.
+    std::optional<PipelineEvaluation> pipeline;
 };
 
 // Everything about a problem that does not depend on the plan. The graph and decision space must outlive it.
@@ -175,6 +234,11 @@ class CostModel {
 public:
     CostModel(const ir::Graph& graph, const analysis::DecisionSpace& space, mesh::Mesh mesh,
               mesh::HardwareProfile hardware, CostOptions options = {});
+    // `accumulated`: mesh axes whose shards run one after another on the same devices (a step's
+    // microbatches): they divide local sizes like any axis, but collectives over them move nothing (a partial
+    // sum over them is a local accumulation).
+    CostModel(const ir::Graph& graph, const analysis::DecisionSpace& space, mesh::Mesh mesh,
+              mesh::HardwareProfile hardware, CostOptions options, std::uint32_t accumulated);
     ~CostModel();
     CostModel(const CostModel&) = delete;
     CostModel& operator=(const CostModel&) = delete;
@@ -191,6 +255,11 @@ public:
     // attentions priced as flash-attention kernels.
     bool takesMemory(ir::ValueId value) const;
     std::size_t fusedAttentions() const;
+
+    // The model of one microbatch of this step on the devices of one pipeline stage: the mesh with the axis
+    // `pipelineAxis` (-1: none) divided by `stages`, and an accumulated axis of `microbatches` appended (the
+    // last). Built on first use and kept; thread-safe. The graph and decision space are this model's.
+    const CostModel& microbatchModel(int pipelineAxis, int stages, int microbatches) const;
 
     struct Data;
     const Data& data() const { return *data_; }
@@ -229,6 +298,7 @@ public:
     std::size_t opsRecosted() const;  // ops re-costed by the last evaluate()
 
 private:
+    const Evaluation& stagedEvaluate(const plan::Plan& plan);
     struct State;
     std::unique_ptr<State> state_;
 };

@@ -138,6 +138,30 @@ struct RematDecision {
 // parsed).
 std::vector<Remat> rematPerBlock(const LayerBlocks& blocks, const std::vector<RematDecision>& remat);
 
+// Pipeline parallelism (docs/design.md, "Plans", "Pipelines"): one mesh axis splits the model's repeated
+// layers into contiguous stages; the batch runs through them in microbatches under a schedule.
+//  - gpipe: every microbatch's forward, then every backward (keeps M microbatches' activations);
+//  - 1f1b: after p − s − 1 warm-up forwards, stage s alternates one forward and one backward
+//  (PipeDream-Flush,
+//    Megatron's default; keeps at most p);
+//  - interleaved: 1f1b over v virtual stages per device, layer chunks assigned round-robin (Megatron's
+//    interleaved schedule; a smaller bubble for more point-to-point transfers; microbatches divisible by p).
+enum class PipelineSchedule : std::uint8_t { GPipe, OneFOneB, Interleaved };
+inline constexpr int kPipelineScheduleCount = 3;
+std::string_view toString(PipelineSchedule schedule);  // "gpipe", "1f1b", "interleaved"
+std::optional<PipelineSchedule> parsePipelineSchedule(std::string_view text);
+
+struct Pipeline {
+    int axis = 0;    // index into Mesh::axes: the axis whose devices hold the stages
+    int stages = 2;  // p: divides the axis size; the axis's other factor (size / p) stays an
+                     // SPMD axis of that size for the plan's decisions on it
+    PipelineSchedule schedule = PipelineSchedule::OneFOneB;
+    int virtualStages = 1;            // v: chunks of layers per device (2 or more only with interleaved)
+    std::vector<int> layersPerStage;  // per chunk (p·v of them, in layer order): the user's split; empty:
+                                      // balanced by the chunks' cost
+    friend bool operator==(const Pipeline&, const Pipeline&) = default;
+};
+
 struct Plan {
     std::string label;
     std::vector<Decision> decisions;  // priority order: an earlier decision wins a competition for an axis
@@ -146,6 +170,10 @@ struct Plan {
     std::vector<Resolution> resolutions;
     std::vector<RematDecision>
         remat;  // in order: a later decision overrides an earlier one for the blocks both name
+    // The step's batch runs as this many microbatches, one after another, their gradients accumulated (and
+    // reduced once, after the last); with a pipeline they flow through its stages.
+    int microbatches = 1;
+    std::optional<Pipeline> pipeline;
     friend bool operator==(const Plan&, const Plan&) = default;
 };
 
@@ -207,5 +235,19 @@ struct AppliedPlan {
 // Decisions whose axis or target is out of range are ignored (plans are validated when parsed).
 // Deterministic; linear in the atoms of the decided names.
 AppliedPlan applyPlan(const PlanContext& context, const mesh::Mesh& mesh, const Plan& plan);
+
+// Why `plan`'s microbatches or pipeline cannot run on `mesh` for this model, or none when they can: an axis
+// out of range, stages below 2 or not dividing the axis size, more chunks (stages × virtual stages) than the
+// model's layers (LayerBlocks' largest family) or no such layers, a schedule and virtual-stage count that do
+// not go together (virtual stages need interleaved, interleaved needs 2 or more and microbatches divisible by
+// the stages), a split whose length or sum is wrong or that leaves a chunk empty, microbatches below 1 or
+// above the batch. Whether the batch divides into the microbatches on every device is known only when the
+// plan is applied (cost::Evaluation::pipeline says so).
+std::optional<std::string> pipelineProblem(const PlanContext& context, const mesh::Mesh& mesh,
+                                           const Plan& plan);
+
+// The layer blocks a pipeline splits, in order (the blocks of LayerBlocks' family with the most blocks); none
+// for a model without repeated layers.
+std::vector<std::int32_t> pipelineLayers(const LayerBlocks& blocks);
 
 }  // namespace shardscope::plan

@@ -12,7 +12,12 @@
 // their axis by name, so a plan survives re-analysis of the same model. `tensors` is optional (every class).
 // "remat" (Plan::remat, in order) is written only when the plan has rematerialization decisions; its targets
 // are the block families and blocks of plan::layerBlocks ("layers.*", "layers.3"), its policies those of
-// plan::toString(Remat): "none", "selective", "full", "dots-saveable".
+// plan::toString(Remat): "none", "selective", "full", "dots-saveable". "microbatches" (Plan::microbatches) is
+// written when it is not 1, "pipeline" (Plan::pipeline) when the plan has one:
+//   "microbatches": 8, "pipeline": {"axis": "pipe", "stages": 2, "schedule": "1f1b", "virtual_stages": 1,
+//                                   "layers_per_stage": [40, 44]}
+// where "stages" defaults to the axis size, "schedule" to "1f1b", "virtual_stages" to 1 and an absent
+// "layers_per_stage" balances the chunks by cost.
 #pragma once
 
 #include <string>
@@ -33,7 +38,8 @@ std::string toJson(const Plan& plan, const PlanContext& context, const mesh::Mes
 // newer version, an unknown group, name, axis or tensor class (listing the mesh's axes and the plan's own
 // mesh, for a plan of another model or mesh), a bad resolution (an unknown name, a dimension the name does
 // not have), a bad remat decision (not an object of two strings, an unknown policy listing the four, a target
-// that names no block or family of this model, listing some of its families). Warnings: those of
+// that names no block or family of this model, listing some of its families), microbatches or a pipeline
+// that cannot run (plan.pipeline: pipelineProblem's reasons, an unknown key or axis). Warnings: those of
 // checkDivisibility.
 //
 // With `missingAxes` = Drop (carrying a plan to another mesh of the same model), a decision or forbidden
@@ -57,5 +63,8 @@ std::vector<Diagnostic> checkDivisibility(const Plan& plan, const PlanContext& c
 std::string decisionText(const Decision& decision, const PlanContext& context, const mesh::Mesh& mesh);
 // A rematerialization decision in words: "layers.*: full".
 std::string rematText(const RematDecision& remat);
+// A plan's microbatches and pipeline in words: "pipeline pipe: 2 stages, 1f1b, 8 microbatches", "4
+// microbatches"; "" for a plan without either.
+std::string pipelineText(const Plan& plan, const mesh::Mesh& mesh);
 
 }  // namespace shardscope::plan

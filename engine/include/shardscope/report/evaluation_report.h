@@ -29,7 +29,11 @@ std::string evaluationText(const LoadedModel& model, const cost::CostModel& cost
 //  at the peak), "model_states": {parameters, gradients, optimizer_state} (bytes per device of those tensors,
 //  whatever their lifetimes), "collectives": [{kind, axes: [names], bytes, time_s, op, label, location,
 //  tensor}], "collectives_by_kind": {kind: {count, bytes, time_s}}, "competition_sites", "slowest_ops": [{op,
-//  label, location, time_s}] (the 20 with the most compute time per device)}.
+//  label, location, time_s}] (the 20 with the most compute time per device), and for a plan with microbatches
+//  or a pipeline "pipeline": {axis, stages, microbatches, schedule, virtual_stages, bubble_fraction,
+//  microbatch_time_s, problem, chunks: [{device, first_layer, layers, forward_time_s, backward_time_s,
+//  send_bytes, send_time_s, gradient_sync_time_s, update_time_s, activation_bytes}], per_stage:
+//  [{peak_memory_bytes, memory_breakdown, in_flight, busy_time_s, end_s}]} (cost::PipelineEvaluation)}.
 std::string evaluationJson(const LoadedModel& model, const cost::CostModel& costModel, const plan::Plan& plan,
                            const cost::Evaluation& evaluation);
 

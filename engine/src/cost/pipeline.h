@@ -1,0 +1,54 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The Shardscope Authors
+// Staged evaluation (docs/cost-model.md "Pipelines"): a plan with microbatches or a pipeline, priced from one
+// microbatch's program on one stage's devices and a simulation of the pipeline schedule over its chunks.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <tuple>
+#include <vector>
+
+#include "shardscope/cost/cost_model.h"
+
+namespace shardscope::cost::detail {
+
+// What cost::Evaluator does for a plan with Plan::microbatches > 1 or a Plan::pipeline. Not thread-safe.
+class StagedEvaluator {
+public:
+    explicit StagedEvaluator(const CostModel& model);
+    const Evaluation& evaluate(const plan::Plan& plan);
+    // After evaluate(), as cost::Evaluator's (the microbatch axis left out of shardings and executions).
+    plan::TensorSharding sharding(ir::ValueId value) const;
+    const OpExecution& execution(std::size_t opIndex) const;
+    double localBytes(ir::ValueId value) const;
+    MemoryBreakdown liveAt(std::size_t opIndex) const;
+    std::size_t opsRecosted() const;
+
+private:
+    enum class Phase : std::uint8_t { Forward, Backward, Update };
+    struct Chunking;
+
+    Evaluator& microbatchEvaluator(int pipelineAxis, int stages, int microbatches);
+    void price(const plan::Plan& plan, const Evaluation& microbatch);
+    std::vector<int> split(const std::vector<double>& layerCost, int chunks) const;
+
+    const CostModel* model_;
+    std::map<std::tuple<int, int, int>, std::unique_ptr<Evaluator>> evaluators_;
+    Evaluator* current_ = nullptr;
+    std::uint32_t microbatchAxis_ = 0;  // the axis index the microbatch models append
+    Evaluation evaluation_;
+    mutable OpExecution execution_;
+    // The graph's structure, fixed per model.
+    std::vector<Phase> phase_;               // per body op
+    std::vector<std::int32_t> anchor_;       // per body op: its layer (into pipelineLayers), -1 before them
+    std::vector<std::int32_t> valueAnchor_;  // per value: its producer's anchor, an argument its first user's
+    std::vector<std::int32_t>
+        lastForwardUserAnchor_;              // per value: the largest anchor of a forward op using it
+    std::vector<std::int32_t> lastUse_;      // per value: the last top-level op using it, -1: none
+    std::vector<std::int32_t> bodyIndexOf_;  // per OpId
+    std::size_t layerCount_ = 0;
+};
+
+}  // namespace shardscope::cost::detail

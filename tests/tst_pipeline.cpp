@@ -1,0 +1,368 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The Shardscope Authors
+// Pipelines and microbatches (docs/cost-model.md "Pipelines"): the simulated schedules against the closed
+// forms they must reproduce on equal stages (bubble, in-flight microbatches), every dependency on random
+// stage times; staged evaluations of zoo training steps (gradient accumulation, layer splits, per-stage
+// memory, the interleaved schedule's advantage); the plan language (JSON, experts, checks).
+#include <QtTest>
+#include <cmath>
+#include <map>
+#include <random>
+
+#include "test_support.h"
+
+#include "shardscope/cost/cost_model.h"
+#include "shardscope/cost/pipeline_schedule.h"
+#include "shardscope/plan/experts.h"
+#include "shardscope/plan/plan_json.h"
+#include "shardscope/session/problem.h"
+
+using namespace shardscope;
+using namespace shardscope::cost;
+
+namespace {
+
+PipelineWork equalWork(plan::PipelineSchedule schedule, int p, int v, int m, double f, double b,
+                       double send = 0) {
+    PipelineWork w;
+    w.schedule = schedule;
+    w.stages = p;
+    w.virtualStages = v;
+    w.microbatches = m;
+    const auto chunks = static_cast<std::size_t>(p * v);
+    w.forward.assign(chunks, f);
+    w.backwardTime.assign(chunks, b);
+    w.send.assign(chunks, send);
+    w.activationBytes.assign(chunks, 1);
+    return w;
+}
+
+PipelineRun simulated(const PipelineWork& w) {
+    auto run = simulatePipeline(w);
+    if (!run)
+        qFatal("%s", run.errorMessage().c_str());
+    return std::move(run).value();
+}
+
+std::unique_ptr<Problem> problemOf(const std::string& model, const std::string& mesh, double launch = 5e-6) {
+    const bool train = true;
+    ProblemSpec spec;
+    spec.model = model;
+    spec.train = train;
+    spec.mixedPrecision = train;
+    spec.mesh = mesh;
+    spec.cost.efficiency = 0.7;  // one efficiency for every kernel: microbatches do not change the FLOP rate
+    spec.cost.launchTime = launch;
+    auto problem = loadProblem(spec);
+    if (!problem)
+        qFatal("%s", problem.errorMessage().c_str());
+    return std::move(problem).value();
+}
+
+plan::Plan expert(const Problem& problem, const std::string& id) {
+    auto plan = plan::expertPlan(id, problem.costModel->planContext(), problem.mesh);
+    if (!plan)
+        qFatal("%s", plan.errorMessage().c_str());
+    return std::move(plan).value();
+}
+
+const char* kGpt = "zoo:gpt:layers=8,d_model=512,heads=8,batch=32,seq=256,vocab=8192";
+
+}  // namespace
+
+class TestPipeline : public QObject {
+    Q_OBJECT
+
+private slots:
+    // Equal stages: GPipe and 1F1B both take (m + p − 1)·(f + b), a bubble of (p − 1)/(m + p − 1)
+    // (Narayanan et al. 2021, §2.2); 1F1B keeps p − d microbatches on device d, GPipe all m.
+    void equalStagesGiveTheClosedForms_data() {
+        QTest::addColumn<int>("p");
+        QTest::addColumn<int>("m");
+        for (int p : {2, 4, 8})
+            for (int m : {1, 3, 8, 32})
+                QTest::addRow("p=%d m=%d", p, m) << p << m;
+    }
+    void equalStagesGiveTheClosedForms() {
+        QFETCH(int, p);
+        QFETCH(int, m);
+        const double f = 1, b = 2;
+        for (auto schedule : {plan::PipelineSchedule::GPipe, plan::PipelineSchedule::OneFOneB}) {
+            const auto run = simulated(equalWork(schedule, p, 1, m, f, b));
+            QCOMPARE(run.makespan, (m + p - 1) * (f + b));
+            QVERIFY(std::abs(run.bubbleFraction - double(p - 1) / (m + p - 1)) < 1e-12);
+            for (int d = 0; d < p; ++d)
+                QCOMPARE(run.inFlight[static_cast<std::size_t>(d)],
+                         schedule == plan::PipelineSchedule::GPipe ? m : std::min(p - d, m));
+        }
+    }
+
+    // Transfers between stages delay the first forward and the last backward by one transfer per boundary.
+    void transfersLengthenTheFillAndTheDrain() {
+        const int p = 4, m = 8;
+        const double f = 1, b = 2, s = 0.25;
+        const auto run = simulated(equalWork(plan::PipelineSchedule::GPipe, p, 1, m, f, b, s));
+        QCOMPARE(run.makespan, (m + p - 1) * (f + b) + 2 * (p - 1) * s);
+    }
+
+    // Megatron's interleaved schedule: v chunks per device shrink the bubble towards (p − 1)/(v·m + p − 1),
+    // and keep more microbatch chunks in flight on the first device.
+    void interleavingShrinksTheBubble() {
+        const int p = 4, m = 8, v = 2;
+        const auto plain = simulated(equalWork(plan::PipelineSchedule::OneFOneB, p, 1, m, 2, 4));
+        const auto interleaved = simulated(equalWork(plan::PipelineSchedule::Interleaved, p, v, m, 1, 2));
+        QVERIFY2(interleaved.makespan < plain.makespan,
+                 qPrintable(QString("%1 vs %2").arg(interleaved.makespan).arg(plain.makespan)));
+        QVERIFY(interleaved.bubbleFraction < plain.bubbleFraction);
+        const double ideal = double(p - 1) / (v * m + p - 1);
+        QVERIFY2(std::abs(interleaved.bubbleFraction - ideal) < 0.05,
+                 qPrintable(QString("bubble %1, closed form %2").arg(interleaved.bubbleFraction).arg(ideal)));
+        QCOMPARE(interleaved.inFlight[0], (p - 1) * 2 + (v - 1) * p + 1);
+    }
+
+    // On random stage times every order is complete and every dependency holds.
+    void randomStagesKeepEveryDependency() {
+        std::mt19937 random(7);
+        std::uniform_real_distribution<double> time(0.1, 3);
+        for (int round = 0; round < 200; ++round) {
+            const int p = 1 + static_cast<int>(random() % 6);
+            const auto schedule =
+                static_cast<plan::PipelineSchedule>(random() % plan::kPipelineScheduleCount);
+            const int v =
+                schedule == plan::PipelineSchedule::Interleaved ? 2 + static_cast<int>(random() % 2) : 1;
+            const int m = schedule == plan::PipelineSchedule::Interleaved
+                              ? p * (1 + static_cast<int>(random() % 3))
+                              : 1 + static_cast<int>(random() % 9);
+            PipelineWork w = equalWork(schedule, p, v, m, 0, 0);
+            for (std::size_t c = 0; c < w.forward.size(); ++c) {
+                w.forward[c] = time(random);
+                w.backwardTime[c] = time(random);
+                w.send[c] = time(random) / 10;
+            }
+            const auto run = simulated(w);
+            const std::size_t chunks = w.forward.size();
+            std::map<std::tuple<bool, int, int>, PipelineTask> byKey;
+            for (const auto& t : run.tasks) {
+                QVERIFY(
+                    byKey.emplace(std::tuple(t.kind == PipelineTask::Kind::Forward, t.chunk, t.microbatch), t)
+                        .second);
+                QCOMPARE(t.device, t.chunk % p);
+            }
+            QCOMPARE(byKey.size(), 2 * chunks * static_cast<std::size_t>(m));
+            for (const auto& [key, t] : byKey) {
+                const auto [forward, c, mb] = key;
+                if (forward && c > 0)
+                    QVERIFY(t.start >= byKey.at({true, c - 1, mb}).end +
+                                           w.send[static_cast<std::size_t>(c - 1)] - 1e-12);
+                if (!forward) {
+                    QVERIFY(t.start >= byKey.at({true, c, mb}).end - 1e-12);
+                    if (static_cast<std::size_t>(c) + 1 < chunks)
+                        QVERIFY(t.start >= byKey.at({false, c + 1, mb}).end +
+                                               w.send[static_cast<std::size_t>(c)] - 1e-12);
+                }
+            }
+            // A device runs one task at a time.
+            for (std::size_t i = 1; i < run.tasks.size(); ++i)
+                if (run.tasks[i].device == run.tasks[i - 1].device)
+                    QVERIFY(run.tasks[i].start >= run.tasks[i - 1].end - 1e-12);
+        }
+    }
+
+    void badWorkIsRefused() {
+        PipelineWork w = equalWork(plan::PipelineSchedule::OneFOneB, 2, 1, 4, 1, 1);
+        w.send.pop_back();
+        const auto run = simulatePipeline(w);
+        QVERIFY(!run);
+        QCOMPARE(run.diagnostics().front().message,
+                 std::string("per-chunk lists need 2 entries (stages × virtual stages), not 1"));
+    }
+
+    // Gradient accumulation: the same work in four microbatches, a quarter of the activations, the gradients
+    // reduced once.
+    void microbatchesAccumulateGradients() {
+        // Without launch times, and large enough to be compute-bound, the compute is the same.
+        auto problem =
+            problemOf("zoo:gpt:layers=2,d_model=2048,heads=16,batch=32,seq=512,vocab=8192", "data=4", 0);
+        plan::Plan dp = expert(*problem, "dp");
+        Evaluator evaluator(*problem->costModel);
+        const Evaluation whole = evaluator.evaluate(dp);
+        dp.microbatches = 4;
+        const Evaluation staged = evaluator.evaluate(dp);
+        QVERIFY(staged.pipeline);
+        QVERIFY2(staged.pipeline->problem.empty(), staged.pipeline->problem.c_str());
+        QVERIFY2(std::abs(staged.computeTime / whole.computeTime - 1) < 0.02,
+                 qPrintable(QString("compute %1 vs %2").arg(staged.computeTime).arg(whole.computeTime)));
+        const double activations = staged.pipeline->chunks[0].activationBytes;
+        QVERIFY(activations > 0);
+        // Everything but the model states (kept activations, the working set) is one microbatch's.
+        const double stagedLive = staged.peakMemory - staged.modelStates.total();
+        const double wholeLive = whole.peakMemory - whole.modelStates.total();
+        QVERIFY2(std::abs(4 * stagedLive / wholeLive - 1) < 0.15,
+                 qPrintable(QString("%1 vs %2").arg(stagedLive).arg(wholeLive)));
+        QCOMPARE(staged.modelStates.parameters, whole.modelStates.parameters);
+        // The gradient all-reduces are the whole step's, once: the same bytes.
+        double wholeBytes = 0, stagedBytes = 0;
+        for (const auto& c : whole.collectives)
+            wholeBytes += c.bytes;
+        for (const auto& c : staged.collectives)
+            stagedBytes += c.bytes;
+        QCOMPARE(stagedBytes, wholeBytes);
+        QVERIFY(staged.stepTime > whole.computeTime);
+    }
+
+    // PTD-P: the layers split evenly over the stages, each holding its own layers' model states; the first
+    // stage keeps the most microbatches in flight under 1F1B, all of them under GPipe.
+    void stagesHoldTheirLayers() {
+        auto problem = problemOf(kGpt, "pipe=4,data=2,model=2");
+        plan::Plan plan = expert(*problem, "ptd-p");
+        QVERIFY(plan.pipeline);
+        QCOMPARE(plan.pipeline->stages, 4);
+        QCOMPARE(plan.microbatches, 16);  // microbatches of one sequence: 32 over 2 data ranks
+        Evaluator evaluator(*problem->costModel);
+        const Evaluation e = evaluator.evaluate(plan);
+        QVERIFY(e.pipeline && e.pipeline->problem.empty());
+        QCOMPARE(e.pipeline->chunks.size(), std::size_t{4});
+        int layers = 0;
+        for (const auto& chunk : e.pipeline->chunks) {
+            QVERIFY(chunk.layers >= 1);
+            layers += chunk.layers;
+        }
+        QCOMPARE(layers, 8);
+        // Each stage holds a fraction of the parameters; together all of them.
+        const Evaluation flat = evaluate(*problem->costModel, expert(*problem, "dp-tp"));
+        double parameters = 0;
+        for (const auto& stage : e.pipeline->stages) {
+            QVERIFY(stage.modelStates.parameters < flat.modelStates.parameters);
+            parameters += stage.modelStates.parameters;
+        }
+        QVERIFY2(std::abs(parameters / (flat.modelStates.parameters * 2) - 1) < 1e-9 ||
+                     std::abs(parameters / flat.modelStates.parameters - 1) < 1e-9,
+                 qPrintable(QString("%1 vs %2").arg(parameters).arg(flat.modelStates.parameters)));
+        QCOMPARE(e.pipeline->stages[0].inFlight, 4);
+        QCOMPARE(e.pipeline->stages[3].inFlight, 1);
+        plan.pipeline->schedule = plan::PipelineSchedule::GPipe;
+        const Evaluation gpipe = evaluator.evaluate(plan);
+        QCOMPARE(gpipe.pipeline->stages[0].inFlight, 16);
+        QVERIFY(gpipe.pipeline->stages[0].atPeak.activations > 3 * e.pipeline->stages[0].atPeak.activations);
+        // Point-to-point sends: one boundary activation per microbatch, [b/m, s, d] in 16 bits, split over
+        // the model axis by sequence parallelism or not.
+        const double boundary = 1.0 * 256 * 512 * 2;
+        QVERIFY2(e.pipeline->chunks[0].sendBytes >= boundary / 2 &&
+                     e.pipeline->chunks[0].sendBytes <= 2 * boundary,
+                 qPrintable(QString::number(e.pipeline->chunks[0].sendBytes)));
+        QCOMPARE(e.pipeline->chunks[3].sendBytes, 0.0);
+    }
+
+    // The interleaved schedule's measured advantage (Narayanan et al. 2021, Fig. 12) holds in the cost model:
+    // with cheap transfers and few microbatches it is faster than 1F1B.
+    void interleavedIsFasterAtSmallBatches() {
+        auto problem = problemOf(kGpt, "pipe=4,data=2,model=2");
+        plan::Plan plan = expert(*problem, "ptd-p");
+        plan.microbatches = 4;
+        Evaluator evaluator(*problem->costModel);
+        const double plain = evaluator.evaluate(plan).stepTime;
+        plan.pipeline->schedule = plan::PipelineSchedule::Interleaved;
+        plan.pipeline->virtualStages = 2;
+        const Evaluation interleaved = evaluator.evaluate(plan);
+        QVERIFY(interleaved.pipeline->problem.empty());
+        QVERIFY2(interleaved.stepTime < plain,
+                 qPrintable(QString("interleaved %1 vs 1f1b %2").arg(interleaved.stepTime).arg(plain)));
+    }
+
+    void userSplitIsKept() {
+        auto problem = problemOf(kGpt, "pipe=2,data=2");
+        plan::Plan plan = expert(*problem, "fsdp-pp");
+        plan.pipeline->layersPerStage = {2, 6};
+        const Evaluation e = evaluate(*problem->costModel, plan);
+        QCOMPARE(e.pipeline->chunks[0].layers, 2);
+        QCOMPARE(e.pipeline->chunks[1].layers, 6);
+        QCOMPARE(e.pipeline->chunks[1].firstLayer, 2);
+        QVERIFY(e.pipeline->stages[1].busyTime > 2 * e.pipeline->stages[0].busyTime);
+    }
+
+    void unrunnablePlansSayWhy_data() {
+        QTest::addColumn<QString>("mesh");
+        QTest::addColumn<QString>("json");
+        QTest::addColumn<QString>("message");
+        QTest::newRow("stages")
+            << "pipe=4,data=2"
+            << R"({"axis": "pipe", "stages": 3})"
+            << "a pipeline on axis pipe (size 4) needs 2 or more stages dividing its size, not 3";
+        QTest::newRow("layers")
+            << "pipe=16"
+            << R"({"axis": "pipe"})"
+            << "16 pipeline chunks (stages × virtual stages) are more than the model's 8 layers";
+        QTest::newRow("interleaved")
+            << "pipe=4"
+            << R"({"axis": "pipe", "schedule": "interleaved", "virtual_stages": 2}, "microbatches": 6)"
+            << "the interleaved schedule needs microbatches (6) divisible by the stages (4)";
+        QTest::newRow("virtual") << "pipe=2"
+                                 << R"({"axis": "pipe", "virtual_stages": 2})"
+                                 << "virtual stages need the interleaved schedule, not 1f1b";
+        QTest::newRow("split") << "pipe=2"
+                               << R"({"axis": "pipe", "layers_per_stage": [3, 4]})"
+                               << "the layer split covers 7 layers, but the model has 8";
+        QTest::newRow("axis") << "pipe=2"
+                              << R"({"axis": "stage"})"
+                              << "pipeline: mesh pipe=2 has no axis 'stage'";
+        QTest::newRow("microbatches") << "pipe=2"
+                                      << R"({"axis": "pipe"}, "microbatches": 64)"
+                                      << "64 microbatches are more than the batch of 32";
+    }
+    void unrunnablePlansSayWhy() {
+        QFETCH(QString, mesh);
+        QFETCH(QString, json);
+        QFETCH(QString, message);
+        auto problem = problemOf(kGpt, mesh.toStdString());
+        const std::string text =
+            R"({"format": "shardscope-plan", "version": 1, "decisions": [], "pipeline": )" +
+            json.toStdString() + "}";
+        const auto plan = plan::parsePlan(text, problem->costModel->planContext(), problem->mesh, "p.json");
+        QVERIFY(!plan);
+        QCOMPARE(QString::fromStdString(plan.diagnostics().front().message), "p.json: " + message);
+    }
+
+    // Four microbatches of a batch already split 16 ways over data cannot be made: the evaluation says so.
+    void aBatchThatDoesNotDivideIsInfeasible() {
+        auto problem = problemOf(kGpt, "data=16");
+        plan::Plan dp = expert(*problem, "dp");
+        dp.microbatches = 4;
+        const Evaluation e = evaluate(*problem->costModel, dp);
+        QVERIFY(!e.feasible);
+        QVERIFY2(e.pipeline->problem.starts_with("the batch does not divide into 4 microbatches"),
+                 e.pipeline->problem.c_str());
+    }
+
+    void plansRoundTripThroughJson() {
+        auto problem = problemOf(kGpt, "pipe=4,data=2");
+        plan::Plan plan = expert(*problem, "fsdp-pp");
+        plan.pipeline->schedule = plan::PipelineSchedule::Interleaved;
+        plan.pipeline->virtualStages = 2;
+        plan.pipeline->layersPerStage = {1, 1, 1, 1, 1, 1, 1, 1};
+        const auto& context = problem->costModel->planContext();
+        const auto back =
+            plan::parsePlan(plan::toJson(plan, context, problem->mesh), context, problem->mesh, "x");
+        QVERIFY2(back, back ? "" : back.errorMessage().c_str());
+        QCOMPARE(*back, plan);
+        QCOMPARE(
+            plan::pipelineText(plan, problem->mesh),
+            std::string(
+                "pipeline pipe: 4 stages, interleaved × 2 virtual, layers 1/1/1/1/1/1/1/1, 16 microbatches"));
+    }
+
+    void expertsNeedAPipelineAxis() {
+        auto problem = problemOf(kGpt, "data=2,model=2");
+        const auto plan = plan::expertPlan("ptd-p", problem->costModel->planContext(), problem->mesh);
+        QVERIFY(!plan);
+        QCOMPARE(plan.diagnostics().front().message,
+                 std::string("expert plan 'ptd-p': 'ptd-p' needs a pipeline axis: name one pipe "
+                             "(e.g. data=8,pipe=4,model=8) or write ptd-p@AXIS"));
+        const auto onData =
+            plan::expertPlan("zero1+pp@data", problem->costModel->planContext(), problem->mesh);
+        QVERIFY2(onData, onData ? "" : onData.errorMessage().c_str());
+        QCOMPARE(onData->pipeline->axis, 0);
+    }
+};
+
+QTEST_APPLESS_MAIN(TestPipeline)
+#include "tst_pipeline.moc"
