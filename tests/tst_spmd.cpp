@@ -188,6 +188,40 @@ private slots:
         QVERIFY2(validated >= 4, std::to_string(validated).c_str());
     }
 
+    // Pipelined and accumulated plans compute what the unsharded step computes: the microbatches' gradients
+    // summed (the accumulated axis simulated as devices), each stage's SPMD sharding as priced.
+    void pipelinedPlans_data() {
+        QTest::addColumn<QString>("mesh");
+        QTest::addColumn<QString>("expert");
+        QTest::addColumn<int>("microbatches");
+        QTest::newRow("ptd-p") << "pipe=2,data=2,model=2"
+                               << "ptd-p" << 2;
+        QTest::newRow("fsdp-pp") << "pipe=2,data=2"
+                                 << "fsdp-pp" << 2;
+        QTest::newRow("interleaved") << "pipe=2,data=2"
+                                     << "zero1@data+pp-interleaved@pipe" << 2;
+        QTest::newRow("accumulation") << "data=2,model=2"
+                                      << "dp-tp" << 2;
+        QTest::newRow("gpipe, 4 microbatches") << "pipe=2,data=1"
+                                               << "dp@data+pp@pipe" << 4;
+    }
+    void pipelinedPlans() {
+        QFETCH(QString, mesh);
+        QFETCH(QString, expert);
+        QFETCH(int, microbatches);
+        auto p = problem("zoo:gpt:layers=4,d_model=16,heads=4,d_ff=32,seq=4,batch=4,vocab=16,dtype=f32",
+                         mesh.toStdString());
+        auto plan = plan::expertPlan(expert.toStdString(), p->costModel->planContext(), p->mesh);
+        QVERIFY2(plan, plan ? "" : plan.errorMessage().c_str());
+        plan->microbatches = microbatches;
+        if (QString(QTest::currentDataTag()).startsWith("gpipe"))
+            plan->pipeline->schedule = plan::PipelineSchedule::GPipe;
+        const auto evaluation = cost::evaluate(*p->costModel, *plan);
+        QVERIFY(evaluation.pipeline);
+        QVERIFY2(evaluation.pipeline->problem.empty(), evaluation.pipeline->problem.c_str());
+        validate(*p, *plan, 16, expert.toStdString());
+    }
+
     // Plans the search finds on its own (not seeded with expert plans), on several models. At these sizes
     // launch times and link latencies make one device best, so the problems leave them out: the search then
     // shards.

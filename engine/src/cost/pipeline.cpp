@@ -26,6 +26,24 @@ std::string_view toString(PipelineTask::Kind kind) {
     return "forward";
 }
 
+MicrobatchProgram microbatchProgram(const CostModel& model, const plan::Plan& plan) {
+    const auto& context = model.planContext();
+    const bool runnable = !plan::pipelineProblem(context, model.mesh(), plan).has_value();
+    const int axis = runnable && plan.pipeline ? plan.pipeline->axis : -1;
+    const int stages = runnable && plan.pipeline ? plan.pipeline->stages : 1;
+    const int microbatches = runnable ? plan.microbatches : 1;
+    MicrobatchProgram program;
+    program.model = &model.microbatchModel(axis, stages, microbatches);
+    program.plan = plan;
+    program.plan.pipeline.reset();
+    program.plan.microbatches = 1;
+    const auto batch = context.batchGroup();
+    if (microbatches > 1 && batch)
+        program.plan.decisions.push_back(
+            {plan::Decision::Target::Group, batch->index, static_cast<int>(model.mesh().axes.size())});
+    return program;
+}
+
 namespace detail {
 
 using ir::ValueId;
@@ -212,15 +230,7 @@ const Evaluation& StagedEvaluator::evaluate(const plan::Plan& plan) {
     const int stages = runnable && plan.pipeline ? plan.pipeline->stages : 1;
     const int microbatches = runnable ? plan.microbatches : 1;
     current_ = &microbatchEvaluator(axis, stages, microbatches);
-
-    plan::Plan stagePlan = plan;
-    stagePlan.pipeline.reset();
-    stagePlan.microbatches = 1;
-    const auto batch = context.batchGroup();
-    if (microbatches > 1 && batch)
-        stagePlan.decisions.push_back(
-            {plan::Decision::Target::Group, batch->index, static_cast<int>(microbatchAxis_)});
-    const Evaluation& microbatch = current_->evaluate(stagePlan);
+    const Evaluation& microbatch = current_->evaluate(microbatchProgram(*model_, plan).plan);
 
     evaluation_ = microbatch;
     evaluation_.pipeline.emplace();

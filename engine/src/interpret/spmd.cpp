@@ -741,6 +741,23 @@ private:
 
 Result<Simulation> simulate(const cost::CostModel& model, const plan::Plan& plan,
                             const std::vector<Tensor>& arguments, const Options& options) {
+    if (plan.microbatches != 1 || plan.pipeline) {
+        // A pipeline computes what its microbatches compute, stage after stage on the same values, and sums
+        // their gradients: the microbatch program with its microbatch axis simulated as devices.
+        if (auto problem = plan::pipelineProblem(model.planContext(), model.mesh(), plan))
+            return makeError("simulate.pipeline", "the plan's pipeline cannot run: " + *problem);
+        const cost::MicrobatchProgram program = cost::microbatchProgram(model, plan);
+        auto result = Simulator(*program.model, options).run(program.plan, arguments);
+        if (result) {
+            // The microbatch axis is time, not devices: leave it out of the executed collectives' groups.
+            const std::uint32_t micro = std::uint32_t{1} << model.mesh().axes.size();
+            result->devices /= program.model->mesh().axes.back().size;
+            for (auto& c : result->collectives)
+                c.axes &= ~micro;
+            std::erase_if(result->collectives, [](const ExecutedCollective& c) { return c.axes == 0; });
+        }
+        return result;
+    }
     return Simulator(model, options).run(plan, arguments);
 }
 

@@ -303,6 +303,18 @@ private:
     std::unique_ptr<State> state_;
 };
 
+// What one microbatch of a plan with microbatches or a pipeline runs (docs/cost-model.md "Pipelines and
+// microbatches"): the model CostModel::microbatchModel gives for the plan's pipeline axis, stages and
+// microbatches, and `plan` without its pipeline and microbatches with the batch group split over the
+// accumulated axis last (when there are microbatches and a batch). The SPMD simulation runs it (its
+// accumulated axis as devices) to check a pipelined plan numerically; the staged evaluation prices it. A plan
+// whose pipeline cannot run (plan::pipelineProblem) gets the model of one microbatch on the whole mesh.
+struct MicrobatchProgram {
+    const CostModel* model = nullptr;
+    plan::Plan plan;
+};
+MicrobatchProgram microbatchProgram(const CostModel& model, const plan::Plan& plan);
+
 // Convenience: a one-off evaluation.
 Evaluation evaluate(const CostModel& model, const plan::Plan& plan);
 
