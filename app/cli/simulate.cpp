@@ -11,6 +11,7 @@
 #include "cli.h"
 #include "shardscope/interpret/interpreter.h"
 #include "shardscope/interpret/spmd.h"
+#include "shardscope/plan/plan_json.h"
 #include "shardscope/session/plan_source.h"
 
 namespace cli {
@@ -120,8 +121,15 @@ int simulate(const std::string& source, const import::ImportOptions& options, co
                   << "\n";
         return match && same ? 0 : 1;
     }
-    std::printf("Simulated on %s (%lld devices), one local shard per device:\n", p.mesh.toString().c_str(),
-                static_cast<long long>(simulated->devices));
+    if (const plan::Plan& plan = *chosen; plan.pipeline || plan.microbatches != 1)
+        std::printf(
+            "Simulated on %s as %d microbatches whose gradients are summed, each on one stage's %lld "
+            "devices (%s), one local shard per device:\n",
+            p.mesh.toString().c_str(), plan.microbatches, static_cast<long long>(simulated->devices),
+            plan::pipelineText(*chosen, p.mesh).c_str());
+    else
+        std::printf("Simulated on %s (%lld devices), one local shard per device:\n",
+                    p.mesh.toString().c_str(), static_cast<long long>(simulated->devices));
     std::printf("  outputs: largest scaled difference from the unsharded run %.3g (tolerance %.3g): %s\n",
                 worst, tolerance, match ? "match" : "MISMATCH");
     for (std::size_t o = 0; o < graph.outputs.size(); ++o) {
