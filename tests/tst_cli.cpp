@@ -374,7 +374,7 @@ private slots:
         const Run bad = cli({"export", "zoo:demo", "--plan", "expert:dp", "--format", "xla"});
         QCOMPARE(bad.exitCode, 2);
         QVERIFY2(bad.err.contains("--format expects plan, evaluation, report, jax, dtensor, parallelize, "
-                                  "shardy, gspmd, trace, got 'xla'"),
+                                  "torchtitan, megatron, shardy, gspmd, trace, got 'xla'"),
                  qPrintable(bad.err));
         // The other formats: a JAX snippet, DTensor placements, the trace, the plan and its evaluation.
         const QStringList common{"export", "zoo:demo",     "--mesh",  "data=4,model=2",

@@ -475,7 +475,8 @@ static int runCommand(int argc, char** argv) {
                      "shardy (StableHLO with sdy.mesh + sdy.sharding), gspmd (StableHLO with mhlo.sharding "
                      "strings), jax "
                      "(PartitionSpecs), dtensor (DTensor placements), parallelize (PyTorch "
-                     "parallelize_module plan), trace (Chrome/Perfetto JSON), "
+                     "parallelize_module plan), torchtitan (TorchTitan job config, TOML), megatron "
+                     "(Megatron-LM arguments), trace (Chrome/Perfetto JSON), "
                      "plan (plan JSON), evaluation (evaluate --json) or report (evaluate's text)")
         ->capture_default_str();
     exportCommand->add_option("-o,--output", exportOutput, "file to write (default: stdout)");

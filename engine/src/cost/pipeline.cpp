@@ -270,29 +270,23 @@ const Evaluation& StagedEvaluator::evaluate(const plan::Plan& plan) {
     evaluation_.collectiveStart.resize(kept);
     evaluation_.collectiveEnd.resize(kept);
 
-    price(plan, microbatch);
+    price(microbatch);
     if (!result.problem.empty())
         evaluation_.feasible = false;
     return evaluation_;
 }
 
-void StagedEvaluator::price(const plan::Plan& plan, const Evaluation& mb) {
-    PipelineEvaluation& result = *evaluation_.pipeline;
-    const ir::Graph& g = model_->graph();
+// Per top-level op of the microbatch's program: its kernel's time plus the wait before it on the compute
+// stream (the communication it is exposed to), and its collectives' time, run once per step (gradient
+// reductions, the update's) or per microbatch.
+StagedEvaluator::OpTimes StagedEvaluator::opTimes(const Evaluation& mb) const {
+    const std::size_t n = model_->graph().body.size();
     const auto& classes = model_->planContext().classes();
-    const CostModel& stageModel =
-        model_->microbatchModel(result.pipeline ? result.pipeline->axis : -1,
-                                result.pipeline ? result.pipeline->stages : 1, result.microbatches);
-    const std::size_t n = g.body.size();
-    const bool pipelined = result.pipeline.has_value();
-    const int p = pipelined ? result.pipeline->stages : 1;
-    const int v = pipelined ? result.pipeline->virtualStages : 1;
-    const int chunks = layerCount_ > 0 ? p * v : 1;
-    const int m = result.microbatches;
-    const bool backward = g.backwardStart > 0;
-
-    // Collectives: once per step (gradient reductions, anything the update causes) or per microbatch.
-    std::vector<double> stepCollective(n, 0), microbatchCollective(n, 0);
+    OpTimes t;
+    t.busy.assign(n, 0);
+    t.compute.assign(n, 0);
+    t.stepCollective.assign(n, 0);
+    t.microbatchCollective.assign(n, 0);
     for (const Collective& c : mb.collectives) {
         const std::int32_t i =
             c.op.valid() && c.op.index < bodyIndexOf_.size() ? bodyIndexOf_[c.op.index] : -1;
@@ -302,84 +296,96 @@ void StagedEvaluator::price(const plan::Plan& plan, const Evaluation& mb) {
         const bool once = ((c.axes >> microbatchAxis_) & 1u) != 0 ||
                           phase_[static_cast<std::size_t>(i)] == Phase::Update ||
                           (c.value.valid() && classes[c.value.index] == TensorClass::Gradient);
-        (once ? stepCollective : microbatchCollective)[static_cast<std::size_t>(i)] += c.time;
+        (once ? t.stepCollective : t.microbatchCollective)[static_cast<std::size_t>(i)] += c.time;
     }
-    // Each kernel's time plus the wait before it on the compute stream (the communication it is exposed to).
-    std::vector<double> busy(n, 0), compute(n, 0);
     double streamEnd = 0;
     for (std::size_t i = 0; i < n; ++i) {
         if (mb.opComputeTime[i] <= 0)
             continue;
         const double start = i < mb.opStart.size() ? mb.opStart[i] : streamEnd;
-        compute[i] = mb.opComputeTime[i];
+        t.compute[i] = mb.opComputeTime[i];
         // The microbatch's schedule does not wait for the step's gradient reductions (CostModel with
         // accumulated axes): a wait here is for the microbatch's own communication.
-        busy[i] = compute[i] + std::max(0.0, start - streamEnd);
-        streamEnd = start + compute[i];
+        t.busy[i] = t.compute[i] + std::max(0.0, start - streamEnd);
+        streamEnd = start + t.compute[i];
     }
+    return t;
+}
 
-    // The layer split: the user's, else balanced by each layer's forward and backward time (the embedding's
-    // counted with the first layer, the head's with the last).
-    std::vector<int> perChunk;
-    if (layerCount_ == 0) {
-        perChunk = {0};
-    } else if (pipelined && !result.pipeline->layersPerStage.empty()) {
-        perChunk = result.pipeline->layersPerStage;
-    } else if (chunks == 1) {
-        perChunk = {static_cast<int>(layerCount_)};
-    } else {
-        std::vector<double> layerCost(layerCount_, 0);
-        for (std::size_t i = 0; i < n; ++i)
-            if (phase_[i] != Phase::Update)
-                layerCost[static_cast<std::size_t>(std::max(anchor_[i], 0))] += busy[i];
-        perChunk = split(layerCost, chunks);
+// The layers of each chunk: the user's split, else balanced by each layer's forward and backward time (the
+// embedding's counted with the first layer, the head's with the last).
+std::vector<int> StagedEvaluator::layerSplit(const std::optional<plan::Pipeline>& pipeline, int chunks,
+                                             const OpTimes& times) const {
+    if (layerCount_ == 0)
+        return {0};
+    if (pipeline && !pipeline->layersPerStage.empty())
+        return pipeline->layersPerStage;
+    if (chunks == 1)
+        return {static_cast<int>(layerCount_)};
+    std::vector<double> layerCost(layerCount_, 0);
+    for (std::size_t i = 0; i < phase_.size(); ++i)
+        if (phase_[i] != Phase::Update)
+            layerCost[static_cast<std::size_t>(std::max(anchor_[i], 0))] += times.busy[i];
+    return split(layerCost, chunks);
+}
+
+// Each chunk's layers, per-microbatch forward and backward times, once-per-step sync and update, and each
+// op's chunk; the pure compute and per-microbatch collectives per chunk into `compute` and `collectives`.
+void StagedEvaluator::chunkTimes(const std::vector<int>& perChunk, int stages, const OpTimes& times,
+                                 std::vector<double>& compute, std::vector<double>& collectives) {
+    PipelineEvaluation& result = *evaluation_.pipeline;
+    const auto chunks = perChunk.size();
+    chunkOfLayer_.assign(std::max<std::size_t>(layerCount_, 1), 0);
+    result.chunks.assign(chunks, {});
+    int layer = 0;
+    for (std::size_t c = 0; c < chunks; ++c) {
+        auto& chunk = result.chunks[c];
+        chunk.device = static_cast<int>(c) % stages;
+        chunk.firstLayer = layer;
+        chunk.layers = perChunk[c];
+        for (int l = 0; l < chunk.layers && layer < static_cast<int>(chunkOfLayer_.size()); ++l)
+            chunkOfLayer_[static_cast<std::size_t>(layer++)] = static_cast<std::int32_t>(c);
     }
-    std::vector<std::int32_t> chunkOfLayer(std::max<std::size_t>(layerCount_, 1), 0);
-    result.chunks.assign(static_cast<std::size_t>(chunks), {});
-    {
-        int layer = 0;
-        for (int c = 0; c < chunks; ++c) {
-            auto& chunk = result.chunks[static_cast<std::size_t>(c)];
-            chunk.device = c % p;
-            chunk.firstLayer = layer;
-            chunk.layers = perChunk[static_cast<std::size_t>(c)];
-            for (int l = 0; l < chunk.layers && layer < static_cast<int>(chunkOfLayer.size()); ++l)
-                chunkOfLayer[static_cast<std::size_t>(layer++)] = c;
-        }
-    }
-    auto chunkOf = [&](std::int32_t anchor) {
-        return anchor < 0 ? 0 : chunkOfLayer[static_cast<std::size_t>(anchor)];
-    };
+    const std::size_t n = phase_.size();
     result.chunkOfOp.assign(n, 0);
-    std::vector<double> forwardCompute(static_cast<std::size_t>(chunks), 0),
-        backwardCompute(static_cast<std::size_t>(chunks), 0),
-        chunkCollectives(static_cast<std::size_t>(chunks), 0);
+    compute.assign(chunks, 0);
+    collectives.assign(chunks, 0);
     for (std::size_t i = 0; i < n; ++i) {
         const auto c = static_cast<std::size_t>(chunkOf(anchor_[i]));
         result.chunkOfOp[i] = static_cast<std::int32_t>(c);
         auto& chunk = result.chunks[c];
         switch (phase_[i]) {
             case Phase::Forward:
-                chunk.forwardTime += busy[i];
-                forwardCompute[c] += compute[i];
+                chunk.forwardTime += times.busy[i];
+                compute[c] += times.compute[i];
                 break;
             case Phase::Backward:
-                chunk.backwardTime += busy[i];
-                backwardCompute[c] += compute[i];
+                chunk.backwardTime += times.busy[i];
+                compute[c] += times.compute[i];
                 break;
             case Phase::Update:
-                chunk.updateTime += compute[i];
+                chunk.updateTime += times.compute[i];
                 break;
         }
-        chunk.gradientSyncTime += stepCollective[i];
-        chunkCollectives[c] += microbatchCollective[i];
+        chunk.gradientSyncTime += times.stepCollective[i];
+        collectives[c] += times.microbatchCollective[i];
     }
+}
 
-    // Activations sent between chunks (local bytes of one microbatch), and the values kept for the backward.
-    const auto* link =
-        pipelined ? &model_->mesh().axes[static_cast<std::size_t>(result.pipeline->axis)].link : nullptr;
+// The activations each chunk sends to the next per microbatch (at their local size; the gradients come back
+// alike) and their time on the pipeline axis's link, and the activations it keeps for its backward, scaled to
+// what the microbatch's memory walk holds when the backward starts (rematerialization keeps less than every
+// value the backward reads). Returns that walk's figure.
+double StagedEvaluator::transfersAndKeptActivations() {
+    PipelineEvaluation& result = *evaluation_.pipeline;
+    const ir::Graph& g = model_->graph();
+    const auto& classes = model_->planContext().classes();
+    const CostModel& microbatchModel =
+        model_->microbatchModel(result.pipeline ? result.pipeline->axis : -1,
+                                result.pipeline ? result.pipeline->stages : 1, result.microbatches);
+    const bool backward = g.backwardStart > 0;
     double keptRaw = 0;
-    for (std::size_t i = 0; i < n; ++i) {
+    for (std::size_t i = 0; i < phase_.size(); ++i) {
         if (phase_[i] != Phase::Forward)
             continue;
         for (ValueId r : g.op(g.body[i]).results) {
@@ -389,56 +395,62 @@ void StagedEvaluator::price(const plan::Plan& plan, const Evaluation& mb) {
             for (int c = from; c < to; ++c)
                 result.chunks[static_cast<std::size_t>(c)].sendBytes += bytes;
             if (backward && lastUse_[r.index] >= static_cast<std::int32_t>(g.backwardStart) &&
-                classes[r.index] == TensorClass::Activation && stageModel.takesMemory(r)) {
+                classes[r.index] == TensorClass::Activation && microbatchModel.takesMemory(r)) {
                 result.chunks[static_cast<std::size_t>(from)].activationBytes += bytes;
                 keptRaw += bytes;
             }
         }
     }
-    // Rematerialization keeps less than every value the backward reads: scale to what the microbatch's memory
-    // walk holds when the backward starts.
     const double keptWalk = backward ? current_->liveAt(g.backwardStart).activations : 0;
     const double keptScale = keptRaw > 0 ? std::min(1.0, keptWalk / keptRaw) : 0;
+    const auto* link = result.pipeline
+                           ? &model_->mesh().axes[static_cast<std::size_t>(result.pipeline->axis)].link
+                           : nullptr;
     for (auto& chunk : result.chunks) {
         chunk.activationBytes *= keptScale;
-        if (link && p > 1 && chunk.sendBytes > 0)
+        if (link && chunk.sendBytes > 0)
             chunk.sendTime = link->latency + chunk.sendBytes / (link->bandwidth > 0 ? link->bandwidth : 1e30);
     }
     result.chunks.back().sendBytes = 0;
     result.chunks.back().sendTime = 0;
+    return keptWalk;
+}
 
-    // Model states per device position.
-    result.stages.assign(static_cast<std::size_t>(p), {});
-    for (std::size_t v2 = 0; v2 < g.values.size(); ++v2) {
-        const TensorClass c = classes[v2];
-        const ValueId value{static_cast<std::uint32_t>(v2)};
-        const bool argument = !g.values[v2].producer.valid();
-        if (!((argument && (c == TensorClass::Parameter || c == TensorClass::OptimizerState)) ||
-              c == TensorClass::Gradient))
+// The model states of each device position: a parameter or optimizer state where it is first used, a
+// gradient where it is produced.
+void StagedEvaluator::modelStates(int stages) {
+    PipelineEvaluation& result = *evaluation_.pipeline;
+    const ir::Graph& g = model_->graph();
+    const auto& classes = model_->planContext().classes();
+    result.stages.assign(static_cast<std::size_t>(stages), {});
+    for (std::size_t v = 0; v < g.values.size(); ++v) {
+        const TensorClass c = classes[v];
+        const bool argument = !g.values[v].producer.valid();
+        const bool state = (argument && (c == TensorClass::Parameter || c == TensorClass::OptimizerState) &&
+                            lastUse_[v] >= 0) ||
+                           c == TensorClass::Gradient;
+        if (!state)
             continue;
-        if (lastUse_[v2] < 0 && argument)
-            continue;
-        const int chunk = chunkOf(valueAnchor_[v2]);
-        auto& states = result.stages[static_cast<std::size_t>(chunk % p)].modelStates;
-        const double bytes = current_->localBytes(value);
+        auto& states = result.stages[static_cast<std::size_t>(chunkOf(valueAnchor_[v]) % stages)].modelStates;
+        const double bytes = current_->localBytes(ValueId{static_cast<std::uint32_t>(v)});
         (c == TensorClass::Parameter  ? states.parameters
          : c == TensorClass::Gradient ? states.gradients
                                       : states.optimizerState) += bytes;
     }
-    // The microbatch's working set: what it holds at its peak besides model states, beyond the activations it
-    // keeps for the backward (those are counted per microbatch in flight).
-    const double workingSet = std::max(
-        0.0, mb.atPeak.activations + mb.atPeak.temporaries - std::min(keptWalk, mb.atPeak.activations));
+}
 
-    // The schedule of the forward and backward work, then each device's once-per-step tail: each chunk's
-    // gradient reductions after its last backward (one communication stream per device), its update after
-    // them.
+// Simulates the forward and backward work, then each device's once-per-step tail: each chunk's gradient
+// reductions after its last backward (one communication stream per device), its update after them; fills the
+// stages' times and memory. Returns the step's end, or a negative value when the schedule cannot run.
+double StagedEvaluator::schedule(double workingSet) {
+    PipelineEvaluation& result = *evaluation_.pipeline;
+    const int p = static_cast<int>(result.stages.size());
     PipelineWork work;
-    work.schedule = pipelined ? result.pipeline->schedule : plan::PipelineSchedule::OneFOneB;
+    work.schedule = result.pipeline ? result.pipeline->schedule : plan::PipelineSchedule::OneFOneB;
     work.stages = p;
-    work.virtualStages = layerCount_ > 0 ? v : 1;
-    work.microbatches = m;
-    work.backward = backward;
+    work.virtualStages = static_cast<int>(result.chunks.size()) / p;
+    work.microbatches = result.microbatches;
+    work.backward = model_->graph().backwardStart > 0;
     for (const auto& chunk : result.chunks) {
         work.forward.push_back(chunk.forwardTime);
         work.backwardTime.push_back(chunk.backwardTime);
@@ -448,9 +460,10 @@ void StagedEvaluator::price(const plan::Plan& plan, const Evaluation& mb) {
     auto run = simulatePipeline(work);
     if (!run) {  // not reachable: the plan was checked and the times are sums of non-negative ones
         result.problem = run.diagnostics().front().message;
-        return;
+        return -1;
     }
     result.tasks = std::move(run->tasks);
+    result.bubbleFraction = run->bubbleFraction;
     const std::size_t C = result.chunks.size();
     std::vector<double> lastWork(C, 0);
     for (const auto& task : result.tasks)
@@ -498,7 +511,26 @@ void StagedEvaluator::price(const plan::Plan& plan, const Evaluation& mb) {
                      [](const PipelineTask& a, const PipelineTask& b) {
                          return a.device != b.device ? a.device < b.device : a.start < b.start;
                      });
-    result.bubbleFraction = run->bubbleFraction;
+    return stepEnd;
+}
+
+void StagedEvaluator::price(const Evaluation& mb) {
+    PipelineEvaluation& result = *evaluation_.pipeline;
+    const int p = result.pipeline ? result.pipeline->stages : 1;
+    const int v = result.pipeline ? result.pipeline->virtualStages : 1;
+    const int chunks = layerCount_ > 0 ? p * v : 1;
+    const OpTimes times = opTimes(mb);
+    std::vector<double> compute, collectives;
+    chunkTimes(layerSplit(result.pipeline, chunks, times), p, times, compute, collectives);
+    const double kept = transfersAndKeptActivations();
+    modelStates(p);
+    // The microbatch's working set: what it holds at its peak besides model states, beyond the activations it
+    // keeps for the backward (those are counted per microbatch in flight).
+    const double workingSet =
+        std::max(0.0, mb.atPeak.activations + mb.atPeak.temporaries - std::min(kept, mb.atPeak.activations));
+    const double stepEnd = schedule(workingSet);
+    if (stepEnd < 0)
+        return;
     result.microbatchTime = mb.stepTime;
 
     // The step as a whole: the busiest device's compute and communication, the makespan, the largest peak.
@@ -509,14 +541,15 @@ void StagedEvaluator::price(const plan::Plan& plan, const Evaluation& mb) {
         if (result.stages[d].peakMemory > result.stages[fullest].peakMemory)
             fullest = d;
     }
+    const auto m = static_cast<double>(result.microbatches);
+    const bool backward = model_->graph().backwardStart > 0;
     double computeTime = 0, collectiveTime = 0;
-    for (std::size_t c = busiest; c < C; c += static_cast<std::size_t>(p)) {
-        computeTime +=
-            static_cast<double>(m) * (forwardCompute[c] + backwardCompute[c]) + result.chunks[c].updateTime;
-        collectiveTime += static_cast<double>(m) * chunkCollectives[c] + result.chunks[c].gradientSyncTime;
+    for (std::size_t c = busiest; c < result.chunks.size(); c += static_cast<std::size_t>(p)) {
+        const auto& chunk = result.chunks[c];
+        computeTime += m * compute[c] + chunk.updateTime;
         // Per microbatch it sends its output forward and, in the backward, its input's gradient back.
-        collectiveTime += static_cast<double>(m) * (result.chunks[c].sendTime +
-                                                    (backward && c > 0 ? result.chunks[c - 1].sendTime : 0));
+        collectiveTime += m * collectives[c] + chunk.gradientSyncTime +
+                          m * (chunk.sendTime + (backward && c > 0 ? result.chunks[c - 1].sendTime : 0));
     }
     evaluation_.computeTime = computeTime;
     evaluation_.collectiveTime = collectiveTime;
@@ -526,7 +559,6 @@ void StagedEvaluator::price(const plan::Plan& plan, const Evaluation& mb) {
     evaluation_.atPeak = worst.atPeak;
     evaluation_.modelStates = worst.modelStates;
     evaluation_.feasible = worst.peakMemory <= evaluation_.capacity;
-    (void)plan;
 }
 
 plan::TensorSharding StagedEvaluator::sharding(ValueId value) const {

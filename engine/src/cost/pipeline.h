@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <tuple>
 #include <vector>
 
@@ -28,11 +29,27 @@ public:
 
 private:
     enum class Phase : std::uint8_t { Forward, Backward, Update };
-    struct Chunking;
+    struct OpTimes {
+        std::vector<double> busy, compute, stepCollective, microbatchCollective;  // per body op
+    };
 
     Evaluator& microbatchEvaluator(int pipelineAxis, int stages, int microbatches);
-    void price(const plan::Plan& plan, const Evaluation& microbatch);
+    // The steps of pricing `microbatch` into evaluation_.pipeline (pipeline.cpp says what each does).
+    void price(const Evaluation& microbatch);
+    OpTimes opTimes(const Evaluation& microbatch) const;
+    std::vector<int> layerSplit(const std::optional<plan::Pipeline>& pipeline, int chunks,
+                                const OpTimes& times) const;
     std::vector<int> split(const std::vector<double>& layerCost, int chunks) const;
+    void chunkTimes(const std::vector<int>& perChunk, int stages, const OpTimes& times,
+                    std::vector<double>& compute, std::vector<double>& collectives);
+    double transfersAndKeptActivations();
+    void modelStates(int stages);
+    double schedule(double workingSet);
+    // The chunk of an op or value anchored at `anchor` (a layer; -1 before the layers) under the current
+    // split.
+    int chunkOf(std::int32_t anchor) const {
+        return anchor < 0 ? 0 : chunkOfLayer_[static_cast<std::size_t>(anchor)];
+    }
 
     const CostModel* model_;
     std::map<std::tuple<int, int, int>, std::unique_ptr<Evaluator>> evaluators_;
@@ -49,6 +66,7 @@ private:
     std::vector<std::int32_t> lastUse_;      // per value: the last top-level op using it, -1: none
     std::vector<std::int32_t> bodyIndexOf_;  // per OpId
     std::size_t layerCount_ = 0;
+    std::vector<std::int32_t> chunkOfLayer_;  // under the last evaluated split
 };
 
 }  // namespace shardscope::cost::detail

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cctype>
 #include <map>
+#include <numeric>
 #include <optional>
 #include <set>
 #include <sstream>
@@ -562,6 +563,540 @@ std::string parallelizeSnippet(const mesh::Mesh& mesh, const ParallelizePlan& pl
     if (!remat.empty())
         torchRemat(out, remat);
     return out.str();
+}
+
+namespace {
+
+std::string lastComponent(const std::string& label) {
+    const auto dot = label.rfind('.');
+    return dot == std::string::npos ? label : label.substr(dot + 1);
+}
+
+// Whether some atom of a name in `groups` carries `axis`.
+bool groupsCarry(const plan::PlanContext& context, const plan::AppliedPlan& applied,
+                 const std::vector<analysis::GroupId>& groups, int axis) {
+    for (const analysis::GroupId g : groups)
+        for (const analysis::NameId n : context.space().group(g).names)
+            for (const analysis::AtomId a : context.atomsOf(n))
+                if (a.index < applied.atomAxes.size() && applied.atomAxes[a.index].contains(axis))
+                    return true;
+    return false;
+}
+
+// Whether a value of class `tensorClass` (or a parameter argument, for Parameter) carries `axis` on a
+// dimension without an `experts` name.
+bool classCarries(const plan::PlanContext& context, const plan::AppliedPlan& applied,
+                  plan::TensorClass tensorClass, int axis) {
+    const ir::Graph& graph = context.graph();
+    const analysis::DecisionSpace& space = context.space();
+    auto carries = [&](ir::ValueId value) {
+        const plan::TensorSharding sharding = applied.sharding(space, value);
+        for (std::size_t d = 0; d < sharding.dimensions.size(); ++d) {
+            if (!sharding.dimensions[d].contains(axis))
+                continue;
+            const auto names = space.namesOf(value, static_cast<int>(d));
+            if (std::none_of(names.begin(), names.end(), [&](analysis::NameId n) {
+                    return lastComponent(space.group(space.name(n).group).label) == "experts";
+                }))
+                return true;
+        }
+        return false;
+    };
+    if (tensorClass == plan::TensorClass::Parameter) {
+        for (const ir::Argument& a : graph.arguments)
+            if (a.role == ir::ArgumentRole::Parameter && carries(a.value))
+                return true;
+        return false;
+    }
+    const auto& classes = context.classes();
+    for (std::size_t v = 0; v < classes.size() && v < graph.values.size(); ++v)
+        if (classes[v] == tensorClass && carries(ir::ValueId(static_cast<std::uint32_t>(v))))
+            return true;
+    return false;
+}
+
+std::string join(const std::vector<std::string>& parts, const std::string& separator) {
+    std::string out;
+    for (const std::string& p : parts)
+        out += (out.empty() ? "" : separator) + p;
+    return out;
+}
+
+std::string intList(const std::vector<int>& values) {
+    std::vector<std::string> parts;
+    for (const int v : values)
+        parts.push_back(std::to_string(v));
+    return "[" + join(parts, ", ") + "]";
+}
+
+}  // namespace
+
+TrainingParallelism trainingParallelism(const plan::PlanContext& context, const mesh::Mesh& mesh,
+                                        const plan::Plan& plan, const plan::AppliedPlan& applied,
+                                        const cost::PipelineEvaluation* evaluation) {
+    using Role = TrainingParallelism::Role;
+    TrainingParallelism out;
+    out.devices = mesh.devices();
+    out.microbatches = std::max(1, plan.microbatches);
+    const analysis::DecisionSpace& space = context.space();
+    const ir::Graph& graph = context.graph();
+
+    std::vector<analysis::GroupId> batch, sequence, experts;
+    if (const auto b = context.batchGroup()) {
+        batch.push_back(*b);
+        for (const analysis::NameId n : space.group(*b).names)
+            out.batch = std::max(out.batch, space.name(n).size);
+    }
+    for (std::size_t g = 0; g < space.groups.size(); ++g) {
+        const std::string last = lastComponent(space.groups[g].label);
+        if (last == "seq")
+            sequence.push_back(analysis::GroupId{static_cast<std::uint32_t>(g)});
+        else if (last == "experts")
+            experts.push_back(analysis::GroupId{static_cast<std::uint32_t>(g)});
+    }
+
+    std::vector<plan::TensorSharding> shardings;
+    shardings.reserve(graph.values.size());
+    for (std::size_t v = 0; v < graph.values.size(); ++v)
+        shardings.push_back(applied.sharding(space, ir::ValueId(static_cast<std::uint32_t>(v))));
+    std::set<int> tensorAxes;
+    for (const ModuleStyle& style : parallelizePlan(graph, mesh, shardings).styles)
+        tensorAxes.insert(style.axis);
+
+    bool statesSharded = false, gradientsSharded = false;
+    for (std::size_t i = 0; i < mesh.axes.size(); ++i) {
+        const int axis = static_cast<int>(i);
+        TrainingParallelism::Axis entry{mesh.axes[i].name, mesh.axes[i].size, Role::None};
+        if (plan.pipeline && plan.pipeline->axis == axis) {
+            const std::int64_t stages = std::max(1, plan.pipeline->stages);
+            entry.size /= stages;
+            if (entry.size == 1) {
+                entry.size = stages;
+                entry.role = Role::Pipeline;
+                out.axes.push_back(entry);
+                continue;
+            }
+            out.lost.push_back("the pipeline axis " + entry.name + " has " + std::to_string(entry.size) +
+                               " devices per stage besides its stages: the frameworks give the pipeline its "
+                               "own axis, so they are counted by what the plan does on them");
+        }
+        if (entry.size == 1)
+            continue;
+        const bool shardsBatch = groupsCarry(context, applied, batch, axis);
+        const bool shardsSequence = groupsCarry(context, applied, sequence, axis);
+        const bool shardsExperts = groupsCarry(context, applied, experts, axis);
+        if (tensorAxes.count(axis) > 0) {
+            entry.role = Role::Tensor;
+            out.tensor *= entry.size;
+            out.sequenceParallel = out.sequenceParallel || shardsSequence;
+            if (shardsBatch)
+                out.lost.push_back(
+                    "axis " + entry.name +
+                    " shards the batch as well as tensor-parallel layers: no degree says both");
+        } else if (shardsBatch) {
+            const bool parameters = classCarries(context, applied, plan::TensorClass::Parameter, axis);
+            entry.role = parameters ? Role::DataShard : Role::DataReplicate;
+            (parameters ? out.dataShard : out.dataReplicate) *= entry.size;
+            if (shardsExperts)
+                out.expert *= entry.size;
+            if (!parameters) {
+                statesSharded =
+                    statesSharded || classCarries(context, applied, plan::TensorClass::OptimizerState, axis);
+                gradientsSharded =
+                    gradientsSharded || classCarries(context, applied, plan::TensorClass::Gradient, axis);
+            }
+        } else if (shardsSequence) {
+            entry.role = Role::Context;
+            out.context *= entry.size;
+        } else if (shardsExperts) {
+            out.lost.push_back("axis " + entry.name +
+                               " shards the experts but not the batch: the frameworks' expert parallelism "
+                               "borrows data-parallel devices");
+        } else {
+            bool any = false;
+            for (const auto& axes : applied.atomAxes)
+                any = any || axes.contains(axis);
+            out.lost.push_back("axis " + entry.name + " (" + std::to_string(entry.size) + " devices) " +
+                               (any ? "shards neither the batch, the sequence nor a tensor-parallel layer"
+                                    : "is used by no decision (its devices compute the same)") +
+                               ": no degree says that");
+        }
+        out.axes.push_back(entry);
+    }
+    if (statesSharded || gradientsSharded)
+        out.optimizerSharding = gradientsSharded ? TrainingParallelism::OptimizerSharding::StatesAndGradients
+                                                 : TrainingParallelism::OptimizerSharding::States;
+
+    const plan::LayerBlocks& blocks = context.blocks();
+    const std::vector<std::int32_t> layers = plan::pipelineLayers(blocks);
+    const std::vector<plan::Remat> perBlock = plan::rematPerBlock(blocks, plan.remat);
+    for (const std::int32_t b : layers) {
+        out.layers.push_back(blocks.blocks[static_cast<std::size_t>(b)]);
+        out.remat.push_back(static_cast<std::size_t>(b) < perBlock.size()
+                                ? perBlock[static_cast<std::size_t>(b)]
+                                : plan::Remat::None);
+    }
+    if (plan.pipeline) {
+        plan::Pipeline pipeline = *plan.pipeline;
+        const std::size_t chunks = static_cast<std::size_t>(std::max(1, pipeline.stages)) *
+                                   static_cast<std::size_t>(std::max(1, pipeline.virtualStages));
+        if (pipeline.layersPerStage.empty() && evaluation && evaluation->chunks.size() == chunks)
+            for (const cost::PipelineChunk& c : evaluation->chunks)
+                pipeline.layersPerStage.push_back(c.layers);
+        if (pipeline.layersPerStage.size() != chunks ||
+            std::accumulate(pipeline.layersPerStage.begin(), pipeline.layersPerStage.end(), std::size_t{0}) !=
+                out.layers.size()) {
+            pipeline.layersPerStage.clear();
+            out.lost.push_back(
+                "the layer split is the cost model's balanced one, not known without evaluating the plan");
+        }
+        out.pipeline = pipeline;
+    }
+    return out;
+}
+
+namespace {
+
+using Role = TrainingParallelism::Role;
+
+// Where each role goes in a framework's device order, major (outer) first; -1: the framework has no place
+// for it.
+using RoleOrder = int (*)(Role);
+
+// The comment saying that the framework orders the devices otherwise than the mesh, or "".
+std::string orderNote(const TrainingParallelism& p, RoleOrder order, const std::string& framework,
+                      const std::string& frameworkOrder) {
+    int previous = -1;
+    std::vector<std::string> axes;
+    bool differs = false;
+    for (const auto& axis : p.axes) {
+        const int rank = order(axis.role);
+        if (rank < 0)
+            continue;
+        axes.push_back(axis.name);
+        differs = differs || rank < previous;
+        previous = std::max(previous, rank);
+    }
+    if (!differs)
+        return "";
+    return "# " + framework + " orders the devices " + frameworkOrder + " (outer to inner), the mesh " +
+           join(axes, ", ") + ": its groups hold other devices than the plan's (other links).\n";
+}
+
+// The first layer of every chunk but the first.
+std::vector<std::string> splitPoints(const TrainingParallelism& p) {
+    std::vector<std::string> out;
+    std::size_t layer = 0;
+    for (std::size_t c = 0; p.pipeline && c + 1 < p.pipeline->layersPerStage.size(); ++c) {
+        layer += static_cast<std::size_t>(p.pipeline->layersPerStage[c]);
+        if (layer < p.layers.size())
+            out.push_back(p.layers[layer]);
+    }
+    return out;
+}
+
+// The one policy of every layer, or none when they differ.
+std::optional<plan::Remat> uniformRemat(const TrainingParallelism& p) {
+    if (p.remat.empty())
+        return plan::Remat::None;
+    for (const plan::Remat r : p.remat)
+        if (r != p.remat.front())
+            return std::nullopt;
+    return p.remat.front();
+}
+
+std::string rematSummary(const TrainingParallelism& p) {
+    std::map<plan::Remat, int> count;
+    for (const plan::Remat r : p.remat)
+        ++count[r];
+    std::vector<std::string> parts;
+    for (const auto& [policy, n] : count)
+        parts.push_back(std::string(plan::toString(policy)) + " on " + std::to_string(n));
+    return join(parts, ", ") + " of " + std::to_string(p.remat.size()) + " layers";
+}
+
+std::int64_t dataParallel(const TrainingParallelism& p) {
+    return p.dataReplicate * p.dataShard;
+}
+
+struct Writer {
+    std::ostringstream text;
+    std::vector<std::string> lost;
+    std::string indent;
+    void loses(const std::string& what) {
+        text << indent << "# lost: " << what << "\n";
+        lost.push_back(what);
+    }
+};
+
+}  // namespace
+
+FrameworkConfig torchTitanConfig(const TrainingParallelism& p, const std::string& title) {
+    Writer w;
+    std::ostringstream& out = w.text;
+    out << "# Generated by Shardscope: " << title << " as TorchTitan job config sections\n"
+        << "# (torchtitan/config/job_config.py with pipeline_parallel_split_points); merge them into the "
+           "train config.\n";
+    out << orderNote(
+        p,
+        [](Role r) {
+            switch (r) {
+                case Role::Pipeline:
+                    return 0;
+                case Role::DataReplicate:
+                    return 1;
+                case Role::DataShard:
+                    return 2;
+                case Role::Context:
+                    return 3;
+                case Role::Tensor:
+                    return 4;
+                case Role::None:
+                    break;
+            }
+            return -1;
+        },
+        "TorchTitan", "pp, dp_replicate, dp_shard, cp, tp");
+    for (const std::string& l : p.lost)
+        w.loses(l);
+    out << "\n[parallelism]\n"
+        << "data_parallel_replicate_degree = " << p.dataReplicate << "\n"
+        << "data_parallel_shard_degree = " << p.dataShard << "\n"
+        << "tensor_parallel_degree = " << p.tensor << "\n"
+        << "context_parallel_degree = " << p.context << "\n";
+    if (p.expert > 1)
+        out << "expert_parallel_degree = " << p.expert << "\n";
+    if (p.tensor > 1 && !p.sequenceParallel)
+        w.loses(
+            "tensor parallelism without sequence parallelism: TorchTitan's tensor parallel plan shards the "
+            "norms' activations on the sequence (newer TorchTitan: enable_sequence_parallel = false)");
+    switch (p.optimizerSharding) {
+        case TrainingParallelism::OptimizerSharding::None:
+            break;
+        case TrainingParallelism::OptimizerSharding::States:
+        case TrainingParallelism::OptimizerSharding::StatesAndGradients:
+            w.loses(std::string(p.optimizerSharding == TrainingParallelism::OptimizerSharding::States
+                                    ? "ZeRO-1 (optimizer states"
+                                    : "ZeRO-2 (optimizer states and gradients") +
+                    " sharded over the data axes, parameters replicated): TorchTitan shards all three "
+                    "(data_parallel_shard_degree) or none");
+            break;
+    }
+    const std::int64_t dp = dataParallel(p);
+    const std::int64_t local = p.batch > 0 && p.batch % dp == 0 ? p.batch / dp : 0;
+    if (p.pipeline) {
+        const plan::Pipeline& pipeline = *p.pipeline;
+        out << "pipeline_parallel_degree = " << pipeline.stages << "\n";
+        switch (pipeline.schedule) {
+            case plan::PipelineSchedule::GPipe:
+                out << "pipeline_parallel_schedule = \"GPipe\"\n";
+                break;
+            case plan::PipelineSchedule::OneFOneB:
+                out << "pipeline_parallel_schedule = \"1F1B\"\n";
+                break;
+            case plan::PipelineSchedule::Interleaved:
+                out << "pipeline_parallel_schedule = \"Interleaved1F1B\"  # " << pipeline.virtualStages
+                    << " stages per rank\n";
+                break;
+        }
+        const std::vector<std::string> points = splitPoints(p);
+        if (!pipeline.layersPerStage.empty()) {
+            std::vector<std::string> quotedPoints;
+            for (const std::string& point : points)
+                quotedPoints.push_back(quoted(point));
+            out << "# layers per stage " << intList(pipeline.layersPerStage)
+                << "; the embedding goes with the first stage, the head and the loss with the last\n"
+                << "pipeline_parallel_split_points = [" << join(quotedPoints, ", ") << "]\n";
+        }
+        if (local > 0 && local % p.microbatches == 0)
+            out << "pipeline_parallel_microbatch_size = " << local / p.microbatches << "  # "
+                << p.microbatches << " microbatches of the local batch\n";
+        else
+            w.loses(std::to_string(p.microbatches) +
+                    " microbatches: the local batch does not divide into them");
+    } else {
+        out << "pipeline_parallel_degree = 1\n";
+    }
+    out << "\n[training]\n";
+    if (p.batch <= 0) {
+        w.loses("the batch: the model has no batch dimension");
+    } else if (local == 0) {
+        w.loses("the batch of " + std::to_string(p.batch) + " does not divide over the " +
+                std::to_string(dp) + " data-parallel ranks");
+    } else if (!p.pipeline && p.microbatches > 1) {
+        if (local % p.microbatches == 0)
+            out << "local_batch_size = " << local / p.microbatches << "\n"
+                << "global_batch_size = " << p.batch << "  # " << p.microbatches
+                << " gradient accumulation steps (global / (local × data-parallel degree))\n";
+        else
+            w.loses(std::to_string(p.microbatches) +
+                    " microbatches: the local batch does not divide into them");
+    } else {
+        out << "local_batch_size = " << local << "\n"
+            << "global_batch_size = " << p.batch << "\n";
+    }
+    out << "\n[activation_checkpoint]\n";
+    const std::optional<plan::Remat> remat = uniformRemat(p);
+    if (remat == plan::Remat::None) {
+        out << "mode = \"none\"\n";
+    } else if (remat == plan::Remat::Full) {
+        out << "mode = \"full\"\n";
+    } else {
+        out << "mode = \"none\"\n";
+        if (remat == plan::Remat::Selective)
+            w.loses(
+                "selective remat (the attention core recomputed): no TorchTitan mode; its SDPA attention "
+                "never stores the core (mode = \"selective\" with selective_ac_option = \"op\" recomputes "
+                "other ops)");
+        else if (remat == plan::Remat::DotsSaveable)
+            w.loses(
+                "dots-saveable remat: no TorchTitan mode (mode = \"selective\" with selective_ac_option = "
+                "\"op\" saves the matmuls it chooses and the attention, recomputing the rest)");
+        else
+            w.loses("remat differs between layers (" + rematSummary(p) +
+                    "): TorchTitan's mode applies to every layer");
+    }
+    return {out.str(), std::move(w.lost)};
+}
+
+FrameworkConfig megatronArguments(const TrainingParallelism& p, const std::string& title) {
+    Writer w;
+    std::ostringstream& out = w.text;
+    const std::int64_t dp = dataParallel(p);
+    const int stages = p.pipeline ? p.pipeline->stages : 1;
+    out << "# Generated by Shardscope: " << title << " as Megatron-LM arguments\n"
+        << "# (megatron/training/arguments.py). The data-parallel size is what is left: " << p.devices
+        << " devices / (tensor " << p.tensor << " x pipeline " << stages << " x context " << p.context
+        << ") = " << p.devices / std::max<std::int64_t>(1, p.tensor * stages * p.context) << ".\n";
+    out << orderNote(
+        p,
+        [](Role r) {
+            switch (r) {
+                case Role::Pipeline:
+                    return 0;
+                case Role::DataReplicate:
+                case Role::DataShard:
+                    return 1;
+                case Role::Context:
+                    return 2;
+                case Role::Tensor:
+                    return 3;
+                case Role::None:
+                    break;
+            }
+            return -1;
+        },
+        "Megatron-LM", "pp, dp, cp, tp");
+    out << "PARALLEL_ARGS=(\n";
+    w.indent = "    ";
+    for (const std::string& l : p.lost)
+        w.loses(l);
+    if (!p.layers.empty())
+        out << "    --num-layers " << p.layers.size() << "\n";
+    out << "    --tensor-model-parallel-size " << p.tensor << "\n";
+    if (p.sequenceParallel)
+        out << "    --sequence-parallel\n";
+    if (p.context > 1)
+        out << "    --context-parallel-size " << p.context << "\n";
+    if (p.expert > 1)
+        out << "    --expert-model-parallel-size " << p.expert << "\n";
+    out << "    --pipeline-model-parallel-size " << stages << "\n";
+    if (p.pipeline) {
+        const plan::Pipeline& pipeline = *p.pipeline;
+        const std::vector<int>& split = pipeline.layersPerStage;
+        const bool equal = !split.empty() &&
+                           std::all_of(split.begin(), split.end(), [&](int n) { return n == split.front(); });
+        if (pipeline.schedule == plan::PipelineSchedule::GPipe)
+            w.loses(
+                "the GPipe schedule: Megatron-LM runs 1F1B (the same bubble, at most p microbatches' "
+                "activations kept instead of all)");
+        if (pipeline.schedule == plan::PipelineSchedule::Interleaved) {
+            if (equal)
+                out << "    --num-layers-per-virtual-pipeline-stage " << split.front() << "  # "
+                    << pipeline.virtualStages << " chunks per stage, interleaved\n";
+            else
+                w.loses("the interleaved split " + intList(split) +
+                        ": Megatron-LM's virtual stages hold equal numbers of layers");
+        } else if (!split.empty() && !equal) {
+            // Megatron-LM spreads the layers the first and last stages do not take evenly over the others.
+            const int first = split.front(), last = split.back();
+            const bool middleEqual = split.size() > 2 && std::all_of(split.begin() + 1, split.end() - 1,
+                                                                     [&](int n) { return n == split[1]; });
+            if (split.size() == 2 || middleEqual) {
+                const int middle = split.size() > 2 ? split[1] : -1;
+                if (split.size() == 2 || first != middle)
+                    out << "    --decoder-first-pipeline-num-layers " << first << "\n";
+                if (split.size() == 2 || last != middle)
+                    out << "    --decoder-last-pipeline-num-layers " << last << "\n";
+            } else {
+                w.loses("the layer split " + intList(split) +
+                        ": Megatron-LM splits evenly, apart from the first and last stages");
+            }
+        }
+    }
+    const std::int64_t local = p.batch > 0 && p.batch % dp == 0 ? p.batch / dp : 0;
+    if (p.batch <= 0)
+        w.loses("the batch: the model has no batch dimension");
+    else if (local == 0 || local % p.microbatches != 0)
+        w.loses("the batch of " + std::to_string(p.batch) + " does not divide into " + std::to_string(dp) +
+                " data-parallel ranks x " + std::to_string(p.microbatches) + " microbatches");
+    else
+        out << "    --micro-batch-size " << local / p.microbatches << "\n"
+            << "    --global-batch-size " << p.batch << "  # " << p.microbatches << " microbatch"
+            << (p.microbatches == 1 ? "" : "es") << " per step\n";
+    if (p.optimizerSharding != TrainingParallelism::OptimizerSharding::None)
+        out << "    --use-distributed-optimizer  # optimizer states sharded over the data-parallel ranks "
+               "(ZeRO-1)"
+            << (p.optimizerSharding == TrainingParallelism::OptimizerSharding::StatesAndGradients
+                    ? "; gradients reduce-scattered to them (ZeRO-2's communication)"
+                    : "")
+            << "\n";
+    if (p.dataShard > 1) {
+        out << "    --use-torch-fsdp2  # parameters sharded over the data-parallel ranks\n";
+        if (p.dataReplicate > 1)
+            w.loses("hybrid sharding (parameters sharded over " + std::to_string(p.dataShard) +
+                    " ranks, replicated over " + std::to_string(p.dataReplicate) +
+                    "): Megatron-LM's FSDP shards over every data-parallel rank");
+        if (p.pipeline)
+            w.loses("FSDP with a pipeline: Megatron-LM's torch FSDP2 does not run with pipeline parallelism");
+    }
+    const std::optional<plan::Remat> remat = uniformRemat(p);
+    if (remat == plan::Remat::Full) {
+        out << "    --recompute-granularity full\n    --recompute-method uniform\n    --recompute-num-layers "
+               "1\n";
+    } else if (remat == plan::Remat::Selective) {
+        out << "    --recompute-granularity selective  # the core attention, as Korthikanti et al.\n";
+    } else if (remat == plan::Remat::DotsSaveable) {
+        w.loses("dots-saveable remat: no Megatron-LM granularity keeps the matmul outputs only");
+    } else if (!remat) {
+        // Full on the first N layers of every chunk (the rest none) is Megatron-LM's block method.
+        std::vector<int> chunks = p.pipeline && !p.pipeline->layersPerStage.empty()
+                                      ? p.pipeline->layersPerStage
+                                      : std::vector<int>{static_cast<int>(p.remat.size())};
+        int recomputed = -1;
+        std::size_t layer = 0;
+        for (const int n : chunks) {
+            int full = 0;
+            while (full < n && p.remat[layer + static_cast<std::size_t>(full)] == plan::Remat::Full)
+                ++full;
+            bool rest = true;
+            for (int i = full; i < n; ++i)
+                rest = rest && p.remat[layer + static_cast<std::size_t>(i)] == plan::Remat::None;
+            recomputed = rest && (recomputed < 0 || recomputed == full) ? full : -2;
+            layer += static_cast<std::size_t>(n);
+            if (recomputed == -2)
+                break;
+        }
+        if (recomputed > 0)
+            out << "    --recompute-granularity full\n    --recompute-method block\n    "
+                   "--recompute-num-layers "
+                << recomputed << "  # the first layers of every " << (p.pipeline ? "stage" : "model") << "\n";
+        else
+            w.loses("remat differs between layers (" + rematSummary(p) +
+                    "): Megatron-LM recomputes every layer alike or the first N of every stage");
+    }
+    out << ")\n# e.g. torchrun --nproc-per-node ... pretrain_gpt.py \"${PARALLEL_ARGS[@]}\" ...\n";
+    return {out.str(), std::move(w.lost)};
 }
 
 }  // namespace shardscope::exporting

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cctype>
 #include <functional>
+#include <optional>
 
 #include "shardscope/export/framework_plans.h"
 #include "shardscope/export/trace.h"
@@ -59,6 +60,28 @@ Result<std::string> stableHlo(const Problem& problem, const plan::Plan& plan, co
     return exporting::exportStableHlo(text, file, problem.model.graph, problem.mesh, shardings, format);
 }
 
+// The plan's degrees and a framework's configuration of them; what it cannot say is also a warning.
+Result<std::string> frameworkConfig(const Problem& problem, const plan::Plan& plan, const std::string& code,
+                                    exporting::FrameworkConfig (*write)(const exporting::TrainingParallelism&,
+                                                                        const std::string&)) {
+    const plan::PlanContext& context = problem.costModel->planContext();
+    const auto applied = plan::applyPlan(context, problem.mesh, plan);
+    // A balanced split is known once the plan is evaluated.
+    std::optional<cost::Evaluation> evaluation;
+    if (plan.pipeline && plan.pipeline->layersPerStage.empty())
+        evaluation = cost::evaluate(*problem.costModel, plan);
+    const auto parallelism =
+        exporting::trainingParallelism(context, problem.mesh, plan, applied,
+                                       evaluation && evaluation->pipeline ? &*evaluation->pipeline : nullptr);
+    const std::string title = (plan.label.empty() ? std::string("the plan") : "plan \"" + plan.label + "\"") +
+                              " on mesh " + problem.mesh.toString();
+    exporting::FrameworkConfig config = write(parallelism, title);
+    Result<std::string> result(std::move(config.text));
+    for (const std::string& lost : config.lost)
+        result.addDiagnostic(makeWarning(code, "not expressible: " + lost));
+    return result;
+}
+
 const std::vector<Entry>& registry() {
     static const std::vector<Entry> entries = {
         {{"plan", "Plan (JSON, as shardscope-cli evaluate --plan reads it)", "json"},
@@ -92,6 +115,16 @@ const std::vector<Entry>& registry() {
          [](const Problem& p, const plan::Plan& plan, const ExportOptions&) -> Result<std::string> {
              return exporting::parallelizeSnippet(
                  p.mesh, exporting::parallelizePlan(p.model.graph, p.mesh, shardingsOf(p, plan)), plan.remat);
+         }},
+        {{"torchtitan",
+          "TorchTitan: the job config's parallelism, batch and activation checkpointing sections (TOML)",
+          "toml"},
+         [](const Problem& p, const plan::Plan& plan, const ExportOptions&) {
+             return frameworkConfig(p, plan, "export.torchtitan", exporting::torchTitanConfig);
+         }},
+        {{"megatron", "Megatron-LM: the parallelism, batch and recompute arguments (bash array)", "sh"},
+         [](const Problem& p, const plan::Plan& plan, const ExportOptions&) {
+             return frameworkConfig(p, plan, "export.megatron", exporting::megatronArguments);
          }},
         {{"shardy", "StableHLO with Shardy shardings and sharding constraints on key ops (MLIR)", "mlir"},
          [](const Problem& p, const plan::Plan& plan, const ExportOptions& o) {

@@ -1,13 +1,16 @@
 // SPDX-License-Identifier: Apache-2.0
 // SPDX-FileCopyrightText: 2026 The Shardscope Authors
-// A plan in the words of the frameworks users train with (docs/export.md (c), (d)): the parameters' shardings
-// as a JAX snippet of PartitionSpecs and as PyTorch DTensor placements.
+// A plan in the words of the frameworks users train with (docs/export.md, "Frameworks"): the parameters'
+// shardings as a JAX snippet of PartitionSpecs and as PyTorch DTensor placements, a parallelize_module plan,
+// and the plan's parallelism as degrees: a TorchTitan job config and Megatron-LM arguments.
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "shardscope/cost/cost_model.h"
 #include "shardscope/ir/graph.h"
 #include "shardscope/mesh/mesh.h"
 #include "shardscope/plan/plan.h"
@@ -93,5 +96,68 @@ ParallelizePlan parallelizePlan(const ir::Graph& graph, const mesh::Mesh& mesh,
 // rematerialization decisions' `apply_remat(model)` as dtensorSnippet writes it.
 std::string parallelizeSnippet(const mesh::Mesh& mesh, const ParallelizePlan& plan,
                                const std::vector<plan::RematDecision>& remat = {});
+
+// A plan's parallelism as the degrees training frameworks take (TorchTitan, Megatron-LM): each mesh axis gets
+// the role its decisions give it, and what no degree says is listed in `lost`.
+struct TrainingParallelism {
+    enum class Role : std::uint8_t { None, DataReplicate, DataShard, Tensor, Context, Pipeline };
+    struct Axis {
+        std::string name;
+        std::int64_t size = 1;  // the pipeline axis: its SPMD remainder (size / stages)
+        Role role = Role::None;
+    };
+    std::vector<Axis> axes;  // in mesh order (major first); axes of size 1 left out
+    std::int64_t devices = 1;
+    // Degrees, 1 when unused: products of their axes' sizes (the pipeline's is its stages).
+    std::int64_t dataReplicate = 1, dataShard = 1, tensor = 1, context = 1, expert = 1;
+    bool sequenceParallel = false;  // a tensor-parallel axis also shards the sequence
+    // Sharding over the data axes beyond the parameters: ZeRO-1 (States), ZeRO-2 (StatesAndGradients), on
+    // data-parallel axes whose parameters stay replicated.
+    enum class OptimizerSharding : std::uint8_t { None, States, StatesAndGradients };
+    OptimizerSharding optimizerSharding = OptimizerSharding::None;
+    std::int64_t batch = 0;  // the step's (global) batch; 0: the model has no batch name
+    int microbatches = 1;
+    std::optional<plan::Pipeline> pipeline;  // layersPerStage filled: the plan's split or the evaluation's
+    std::vector<std::string> layers;         // the repeated layers (plan::pipelineLayers): "layers.0", ...
+    std::vector<plan::Remat> remat;          // per layer
+    std::vector<std::string> lost;           // what the degrees cannot say, one sentence each
+};
+
+// Reads the degrees off `plan` applied on `mesh` (`applied`): a tensor-parallel axis is one some
+// parallelize_module style uses (parallelizePlan); a data axis shards the batch, sharded (FSDP) when it also
+// shards parameters on names other than experts, else replicated; an axis sharding only the sequence is
+// context parallel; the expert degree is the data axes that shard an `experts` name. The pipeline's split is
+// the plan's, else the balanced one of `evaluation` (when given, with one chunk per stage × virtual stage).
+// Axes of other use (or none) are listed in `lost`.
+TrainingParallelism trainingParallelism(const plan::PlanContext& context, const mesh::Mesh& mesh,
+                                        const plan::Plan& plan, const plan::AppliedPlan& applied,
+                                        const cost::PipelineEvaluation* evaluation = nullptr);
+
+// A framework's configuration text and what it could not say (each also a comment in `text`).
+struct FrameworkConfig {
+    std::string text;
+    std::vector<std::string> lost;
+};
+
+// TOML for TorchTitan's job config (torchtitan/config/job_config.py, the version with
+// pipeline_parallel_split_points): [parallelism] with data_parallel_replicate_degree,
+// data_parallel_shard_degree, tensor_parallel_degree, context_parallel_degree, pipeline_parallel_degree,
+// expert_parallel_degree (when > 1), pipeline_parallel_schedule ("GPipe", "1F1B", "Interleaved1F1B"),
+// pipeline_parallel_split_points (the first layer of every chunk but the first, e.g. ["layers.4"]) and
+// pipeline_parallel_microbatch_size; [training] local_batch_size and global_batch_size (gradient
+// accumulation when their ratio exceeds the data-parallel degree); [activation_checkpoint] mode. What has no
+// option (ZeRO-1/2, tensor parallelism without sequence parallelism, remat other than none or full on every
+// layer, ...) is a `# lost:` comment and an entry of `lost`.
+FrameworkConfig torchTitanConfig(const TrainingParallelism& parallelism, const std::string& title);
+
+// Megatron-LM command-line arguments (megatron/training/arguments.py) as a bash array: --num-layers,
+// --tensor-model-parallel-size, --sequence-parallel, --context-parallel-size, --pipeline-model-parallel-size,
+// --num-layers-per-virtual-pipeline-stage (interleaved, equal chunks), --decoder-first-pipeline-num-layers /
+// --decoder-last-pipeline-num-layers (an uneven split whose middle stages are equal),
+// --expert-model-parallel-size, --micro-batch-size, --global-batch-size, --use-distributed-optimizer
+// (ZeRO-1/2), --use-torch-fsdp2 (parameters sharded over the data axes), --recompute-granularity,
+// --recompute-method and --recompute-num-layers. The data-parallel size is Megatron's remainder. What has no
+// flag (GPipe, other splits, dots-saveable, ...) is a `# lost:` comment and an entry of `lost`.
+FrameworkConfig megatronArguments(const TrainingParallelism& parallelism, const std::string& title);
 
 }  // namespace shardscope::exporting

@@ -18,6 +18,11 @@ namespace shardscope::exporting {
 // compute thread, named by the op that launches it, and each collective one on its group's thread, both at
 // the times of the evaluation's simulated schedule (Evaluation::opStart, collectiveStart), so the trace ends
 // at the step time. Events carry their op's index, label and location, and collectives their bytes.
+// A plan with microbatches or a pipeline (Evaluation::pipeline): process 0 is then one microbatch's program
+// on one stage's devices, and process 1 ("pipeline schedule") draws the simulated schedule: per stage device
+// (pipeline position d) thread 2d with its tasks on the compute stream, "F mb3 chunk1" and "B mb3 chunk1"
+// per microbatch and chunk and "update chunk1" once per step, and thread 2d + 1 with its "gradient sync
+// chunk1" tasks; otherData adds microbatches, stages, schedule and bubble_fraction.
 std::string chromeTrace(const cost::CostModel& model, const cost::Evaluation& evaluation);
 
 }  // namespace shardscope::exporting

@@ -22,8 +22,8 @@ struct ExportFormat {
     std::string suffix;       // "mlir", "json", "py", "txt"
 };
 
-// The formats, in the order a dialog lists them: plan, evaluation, report, jax, dtensor, parallelize, shardy,
-// gspmd, trace.
+// The formats, in the order a dialog lists them: plan, evaluation, report, jax, dtensor, parallelize,
+// torchtitan, megatron, shardy, gspmd, trace.
 const std::vector<ExportFormat>& exportFormats();
 // The format of id `id`, or nullptr.
 const ExportFormat* findExportFormat(std::string_view id);
@@ -40,8 +40,10 @@ struct ExportOptions {
 };
 
 // `plan` of `problem` written in format `formatId`, ending in a newline. Evaluates the plan when the format
-// needs it (evaluation, report, trace). Errors: an unknown format (session.export-format, listing the ids),
-// those of the StableHLO export (naming the file and op).
+// needs it (evaluation, report, trace; torchtitan and megatron for a pipeline's balanced split). torchtitan
+// and megatron add a warning (export.torchtitan, export.megatron) for each thing the framework cannot say.
+// Errors: an unknown format (session.export-format, listing the ids), those of the StableHLO export (naming
+// the file and op).
 Result<std::string> exportPlan(const Problem& problem, const plan::Plan& plan, std::string_view formatId,
                                const ExportOptions& options = {});
 
