@@ -232,6 +232,42 @@ ValueId attention(GraphBuilder& b, ValueId x, const AttentionConfig& c, std::str
     return linear(b, context, D, c.bias, "o_proj", {queryHeads, "d_model"});
 }
 
+ValueId mlaAttention(GraphBuilder& b, ValueId x, const MlaConfig& c, std::string_view name) {
+    if (b.failed())
+        return {};
+    auto scope = b.scope(name);
+    const auto t = b.type(x);
+    const std::int64_t B = t.shape[0], S = t.shape[1], D = t.shape[2], H = c.heads;
+    const std::int64_t qk = c.nopeDim + c.ropeDim;
+    ValueId q = rmsNorm(b, linear(b, x, c.qLoraRank, false, "q_a_proj", {"d_model", "q_lora"}), "q_a_norm");
+    q = b.reshape(linear(b, q, H * qk, false, "q_b_proj", {"q_lora", "heads*qk_head_dim"}), {B, S, H, qk});
+    Dims start{0, 0, 0, 0}, split{B, S, H, c.nopeDim}, end{B, S, H, qk};
+    ValueId qNope = b.slice(q, start, split);
+    ValueId qRope = applyRope(b, b.slice(q, {0, 0, 0, c.nopeDim}, end), c.ropeTheta);
+    q = b.concatenate({qNope, qRope}, 3);
+
+    ValueId kv = linear(b, x, c.kvLoraRank + c.ropeDim, false, "kv_a_proj", {"d_model", "kv_lora+rope"});
+    ValueId latent = rmsNorm(b, b.slice(kv, {0, 0, 0}, {B, S, c.kvLoraRank}), "kv_a_norm");
+    ValueId kRope =
+        b.reshape(b.slice(kv, {0, 0, c.kvLoraRank}, {B, S, c.kvLoraRank + c.ropeDim}), {B, S, 1, c.ropeDim});
+    kRope = b.broadcastInDim(b.reshape(applyRope(b, kRope, c.ropeTheta), {B, S, c.ropeDim}),
+                             {B, S, H, c.ropeDim}, {0, 1, 3});
+    const std::int64_t kvWidth = c.nopeDim + c.valueDim;
+    kv = b.reshape(linear(b, latent, H * kvWidth, false, "kv_b_proj", {"kv_lora", "heads*kv_head_dim"}),
+                   {B, S, H, kvWidth});
+    ValueId k = b.concatenate({b.slice(kv, {0, 0, 0, 0}, {B, S, H, c.nopeDim}), kRope}, 3);
+    ValueId v = b.slice(kv, {0, 0, 0, c.nopeDim}, {B, S, H, kvWidth});
+
+    ValueId scores = b.einsum("bshd,bthd->bhst", q, k, "scores");
+    scores = b.multiply(scores, filled(b, 1.0 / std::sqrt(static_cast<double>(qk)), scores), "scale");
+    const auto scoreShape = b.type(scores).shape;
+    ValueId mask = b.broadcastInDim(causalMask(b, S), scoreShape, {2, 3});
+    scores = b.select(mask, scores, filled(b, -std::numeric_limits<double>::infinity(), scores), "mask");
+    ValueId context = b.einsum("bhst,bthd->bshd", softmax(b, scores, 3), v, "context");
+    context = b.reshape(context, {B, S, H * c.valueDim});
+    return linear(b, context, D, false, "o_proj", {"heads*v_head_dim", "d_model"});
+}
+
 ValueId geluMlp(GraphBuilder& b, ValueId x, std::int64_t hidden, bool bias, std::string_view name) {
     if (b.failed())
         return {};
@@ -313,7 +349,10 @@ ValueId moeMlp(GraphBuilder& b, ValueId x, std::int64_t hidden, const MoeConfig&
     ValueId gate = silu(b, b.einsum("egcd,edf->egcf", expertInput, w1, "experts.gate"));
     ValueId up = b.einsum("egcd,edf->egcf", expertInput, w3, "experts.up");
     ValueId expertOutput = b.einsum("egcf,efd->egcd", b.multiply(gate, up), w2, "experts.down");
-    return b.einsum("gsec,egcd->gsd", combineWeights, expertOutput, "combine_tokens");
+    ValueId routed = b.einsum("gsec,egcd->gsd", combineWeights, expertOutput, "combine_tokens");
+    if (c.sharedExperts == 0)
+        return routed;
+    return b.add(routed, swiGluMlp(b, x, c.sharedExperts * hidden, "shared_experts"), "shared");
 }
 
 }  // namespace shardscope::zoo

@@ -63,7 +63,20 @@ struct MoeConfig {
     std::int64_t experts = 8;
     std::int64_t topK = 2;
     double capacityFactor = 1.25;
+    std::int64_t sharedExperts = 0;  // experts every token goes through (DeepSeek's), as one SwiGLU MLP
 };
+
+// Multi-head latent attention (DeepSeek-V2/V3): queries through a low-rank bottleneck (q_a_proj [D, q_lora],
+// RMSNorm, q_b_proj [q_lora, H·(nope + rope)]), keys and values from one compressed latent (kv_a_proj [D,
+// kv_lora + rope], RMSNorm of the latent, kv_b_proj [kv_lora, H·(nope + v)]) plus one rotary key part shared
+// by every head; o_proj [H·v, D].
+struct MlaConfig {
+    std::int64_t heads = 128;
+    std::int64_t qLoraRank = 1536, kvLoraRank = 512;
+    std::int64_t nopeDim = 128, ropeDim = 64, valueDim = 128;
+    double ropeTheta = 10000.0;
+};
+ValueId mlaAttention(GraphBuilder& b, ValueId x, const MlaConfig& config, std::string_view name);
 
 // GShard-style mixture of SwiGLU experts over x [G, S, D] (G groups of S tokens): a router, top-k gating with
 // per-expert capacity C = ceil(k·S·factor/E), dispatch and combine masks [G, S, E, C], and the einsums

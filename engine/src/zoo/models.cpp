@@ -2,6 +2,8 @@
 // SPDX-FileCopyrightText: 2026 The Shardscope Authors
 #include "zoo/models.h"
 
+#include <algorithm>
+#include <optional>
 #include <string>
 
 #include "zoo/layers.h"
@@ -45,18 +47,25 @@ struct DecoderConfig {
     double dropout = 0.0;       // per layer on the attention probabilities, the attention and the MLP outputs
     std::int64_t moeEvery = 0;  // every n-th layer (1-based) uses experts; 0 = none
     MoeConfig moe;
-    bool scan = false;  // the layers as a while loop over stacked weights
+    std::int64_t headDim = 0;      // per head; 0: d_model / heads
+    std::int64_t denseLayers = 0;  // the first layers have a dense MLP even when the others have experts
+    std::int64_t denseDff = 0;     // the dense MLPs' width in a model with experts; 0: d_ff
+    std::optional<MlaConfig> mla;  // multi-head latent attention instead of grouped-query attention
+    bool scan = false;             // the layers as a while loop over stacked weights
 };
 
 Result<ir::Graph> buildDecoder(const std::string& name, const DecoderConfig& c, Options& options) {
-    options.require(c.dModel % c.heads == 0, "d_model (" + std::to_string(c.dModel) +
-                                                 ") must be divisible by heads (" + std::to_string(c.heads) +
-                                                 ")");
+    options.require(c.headDim > 0 || c.dModel % c.heads == 0,
+                    "d_model (" + std::to_string(c.dModel) + ") must be divisible by heads (" +
+                        std::to_string(c.heads) + "), or head_dim given");
     options.require(c.heads % c.kvHeads == 0, "heads (" + std::to_string(c.heads) +
                                                   ") must be divisible by kv_heads (" +
                                                   std::to_string(c.kvHeads) + ")");
-    options.require(!c.llamaStyle || (c.dModel / c.heads) % 2 == 0,
-                    "rotary embeddings need an even head dimension");
+    const std::int64_t headDim = c.headDim > 0 ? c.headDim : c.dModel / std::max<std::int64_t>(c.heads, 1);
+    options.require(!c.llamaStyle || headDim % 2 == 0, "rotary embeddings need an even head dimension");
+    options.require(!c.mla || c.mla->ropeDim % 2 == 0, "rotary embeddings need an even qk_rope_dim");
+    options.require(!c.scan || c.denseLayers == 0,
+                    "scan=true needs every layer alike: dense_layers must be 0");
     options.require(c.dropout < 1.0, "dropout must be below 1, got " + std::to_string(c.dropout));
     if (c.moeEvery > 0)
         options.require(c.moe.topK <= c.moe.experts, "top_k must not exceed experts");
@@ -74,21 +83,23 @@ Result<ir::Graph> buildDecoder(const std::string& name, const DecoderConfig& c, 
         ValueId wpe = b.parameter("pos_embed.weight", {c.seq, c.dModel}, c.dtype, {"seq", "d_model"});
         x = b.add(x, b.broadcastInDim(wpe, activation, {1, 2}, "pos_embed"), "pos_embed");
     }
-    AttentionConfig attention{c.heads, c.kvHeads,    c.dModel / c.heads, !c.llamaStyle,
-                              true,    c.llamaStyle, c.ropeTheta};
+    AttentionConfig attention{c.heads, c.kvHeads, headDim, !c.llamaStyle, true, c.llamaStyle, c.ropeTheta};
     attention.dropout = c.dropout;
     // Dropout where Megatron-LM has it (Korthikanti et al. 2022, Fig. 2): on the attention probabilities, and
     // on each block's output before its residual add. The embedding dropout is left out.
     auto block = [&](ValueId r, std::int64_t layer) {
         ValueId h = c.llamaStyle ? rmsNorm(b, r, "attn_norm") : layerNorm(b, r, "attn_norm");
-        ValueId attended = zoo::attention(b, h, attention, "attn");
+        ValueId attended =
+            c.mla ? mlaAttention(b, h, *c.mla, "attn") : zoo::attention(b, h, attention, "attn");
         r = b.add(r, dropout(b, attended, c.dropout, "attn_dropout"), "residual");
         h = c.llamaStyle ? rmsNorm(b, r, "mlp_norm") : layerNorm(b, r, "mlp_norm");
         ValueId y;
-        if (c.moeEvery > 0 && (layer + 1) % c.moeEvery == 0)
+        const bool experts = c.moeEvery > 0 && layer >= c.denseLayers && (layer + 1) % c.moeEvery == 0;
+        const std::int64_t denseWidth = c.moeEvery > 0 && c.denseDff > 0 ? c.denseDff : c.dFf;
+        if (experts)
             y = moeMlp(b, h, c.dFf, c.moe, "moe");
         else if (c.llamaStyle)
-            y = swiGluMlp(b, h, c.dFf, "mlp");
+            y = swiGluMlp(b, h, denseWidth, "mlp");
         else
             y = geluMlp(b, h, c.dFf, true, "mlp");
         return b.add(r, dropout(b, y, c.dropout, "mlp_dropout"), "residual");
@@ -145,8 +156,24 @@ DecoderConfig decoderOptions(Options& o, bool llamaStyle) {
     c.llamaStyle = llamaStyle;
     c.dropout = o.real("dropout", 0.0);
     c.scan = o.boolean("scan");
-    if (llamaStyle)
+    if (llamaStyle) {
         c.ropeTheta = o.real("rope_theta", 1.0);
+        c.headDim = o.integer("head_dim", 0);
+        const std::string attention = o.text("attention");
+        o.require(attention == "gqa" || attention == "mla",
+                  "attention must be gqa or mla, got '" + attention + "'");
+        if (attention == "mla") {
+            MlaConfig mla;
+            mla.heads = c.heads;
+            mla.qLoraRank = o.integer("q_lora_rank");
+            mla.kvLoraRank = o.integer("kv_lora_rank");
+            mla.nopeDim = o.integer("qk_nope_dim");
+            mla.ropeDim = o.integer("qk_rope_dim");
+            mla.valueDim = o.integer("v_head_dim");
+            mla.ropeTheta = c.ropeTheta;
+            c.mla = mla;
+        }
+    }
     return c;
 }
 
@@ -188,6 +215,9 @@ Result<ir::Graph> buildMoe(Options& o) {
     c.moe.experts = o.integer("experts");
     c.moe.topK = o.integer("top_k");
     c.moe.capacityFactor = o.real("capacity_factor", 0.01);
+    c.moe.sharedExperts = o.integer("shared_experts", 0);
+    c.denseLayers = o.integer("dense_layers", 0);
+    c.denseDff = o.integer("dense_d_ff", 0);
     return buildDecoder("moe", c, o);
 }
 

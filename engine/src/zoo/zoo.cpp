@@ -37,6 +37,15 @@ std::vector<OptionSpec> llamaOptions() {
         {"dtype", "bf16", "element type of parameters and activations"},
         {"tied", "false", "share the token embedding with the output projection"},
         {"rope_theta", "500000", "rotary embedding base"},
+        {"head_dim", "0", "width of each attention head (0 = d_model / heads)"},
+        {"attention", "gqa",
+         "gqa (grouped-query; multi-head when kv_heads = heads) or mla (DeepSeek's latent)"},
+        {"q_lora_rank", "1536", "mla: width of the queries' low-rank bottleneck"},
+        {"kv_lora_rank", "512", "mla: width of the compressed key/value latent"},
+        {"qk_nope_dim", "128", "mla: per-head query/key width without rotary embedding"},
+        {"qk_rope_dim", "64",
+         "mla: per-head query/key width with rotary embedding (one key part for all heads)"},
+        {"v_head_dim", "128", "mla: per-head value width"},
         {"dropout", "0", "dropout probability in every layer, placed as Megatron-LM (0 = no dropout ops)"},
         {"scan", "false",
          "layers as one while loop over stacked weights [layers, ...], as JAX's nn.scan / MaxText's "
@@ -65,6 +74,9 @@ std::vector<OptionSpec> moeOptions() {
     o.push_back({"capacity_factor", "1.25",
                  "expert capacity = ceil(top_k x seq x factor / experts) tokens per group"});
     o.push_back({"moe_every", "1", "every n-th layer uses experts (1 = all)"});
+    o.push_back({"shared_experts", "0", "experts every token also goes through (DeepSeek's shared experts)"});
+    o.push_back({"dense_layers", "0", "the first n layers have a dense MLP"});
+    o.push_back({"dense_d_ff", "0", "width of the dense MLPs (0 = d_ff)"});
     return o;
 }
 
@@ -217,6 +229,29 @@ const std::vector<Preset>& presets() {
          "1000000,seq=4096,batch=1",
          46.7e9, "Jiang et al. 2024, Mixtral of Experts (47B total; model card 46.7B)",
          "Mixtral 8x7B (8 experts, top-2)"},
+        // Frontier models at their published sizes (issue 22).
+        {"llama3.1-405b", "llama",
+         "layers=126,d_model=16384,heads=128,kv_heads=8,d_ff=53248,vocab=128256,rope_theta=500000", 405.85e9,
+         "Meta Llama 3.1 model card and config.json (meta-llama/Llama-3.1-405B: 405.85B parameters)",
+         "Llama 3.1 405B"},
+        {"mixtral-8x22b", "moe",
+         "layers=56,d_model=6144,heads=48,kv_heads=8,d_ff=16384,vocab=32768,experts=8,top_k=2,rope_theta="
+         "1000000,seq=4096,batch=1",
+         140.6e9, "Mistral AI, Mixtral 8x22B model card (mistralai/Mixtral-8x22B-v0.1: 141B total, 140.6B)",
+         "Mixtral 8x22B (8 experts, top-2)"},
+        {"qwen3-235b-a22b", "moe",
+         "layers=94,d_model=4096,heads=64,kv_heads=4,head_dim=128,d_ff=1536,vocab=151936,experts=128,top_k=8,"
+         "rope_theta=1000000,seq=4096,batch=1",
+         235e9, "Qwen3 technical report (Yang et al. 2025), Table 2 and config.json: 235B total, 22B active",
+         "Qwen3-235B-A22B (128 experts, top-8)"},
+        {"deepseek-v3", "moe",
+         "layers=61,d_model=7168,heads=128,kv_heads=128,attention=mla,q_lora_rank=1536,kv_lora_rank=512,"
+         "qk_nope_dim=128,qk_rope_dim=64,v_head_dim=128,d_ff=2048,experts=256,top_k=8,shared_experts=1,"
+         "dense_layers=3,dense_d_ff=18432,vocab=129280,rope_theta=10000,seq=4096,batch=1",
+         671e9,
+         "DeepSeek-V3 technical report (DeepSeek-AI 2024), §2 and §4.2: 671B total parameters (without the "
+         "multi-token prediction module), 37B active",
+         "DeepSeek-V3 (MLA, 1 shared + 256 routed experts, top-8, 3 dense layers)"},
         {"vit-b16", "vit", "image=224,patch=16,layers=12,d_model=768,heads=12,d_ff=3072,classes=1000", 86.6e6,
          "Dosovitskiy et al. 2021 (ViT-Base, 86M); timm vit_base_patch16_224: 86.6M", "ViT-Base/16"},
         {"vit-l16", "vit", "image=224,patch=16,layers=24,d_model=1024,heads=16,d_ff=4096,classes=1000",
