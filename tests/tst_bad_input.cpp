@@ -1188,6 +1188,7 @@ private slots:
                      std::string::npos,
                  message.c_str());
         QVERIFY2(message.rfind("call to @f", 0) == 0, message.c_str());
+        QCOMPARE(graph.diagnostics().front().code, std::string("import.limit"));  // not a syntax error
         qInfo("%.2f s", seconds);  // a figure, not a check: tests do not time
         // A lower limit stops sooner, the same way: depth 6 is 2^7 - 1 = 127 calls, depth 5 is 63.
         import::ImportOptions options;
@@ -1208,6 +1209,7 @@ private slots:
         QVERIFY2(r.errLines().front().startsWith("shardscope-cli: " + path + ":"), qPrintable(r.err));
         QVERIFY2(r.errLines().front().contains("more than 100000 calls inlined (@f40 alone"),
                  qPrintable(r.err));
+        QVERIFY2(r.errLines().front().endsWith("[import.limit]"), qPrintable(r.err));
     }
 
     // A graph past the op limit stops naming the function whose op went past it.

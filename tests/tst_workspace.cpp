@@ -8,6 +8,7 @@
 #include <QDir>
 #include <QElapsedTimer>
 #include <QFile>
+#include <QFileInfo>
 #include <QProcess>
 #include <QTemporaryDir>
 #include <QtTest>
@@ -15,6 +16,7 @@
 #include <fcntl.h>
 #include <sqlite3.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -768,6 +770,43 @@ private slots:
                      ", as an interrupted creation leaves it; it holds no work and is safe to delete");
         QCOMPARE(workspace.diagnostics().front().code, std::string("workspace.unfinished"));
         QCOMPARE(readFile(path), before);
+    }
+
+    // Only a regular file is a workspace: a FIFO (SQLite would block on it), a directory or a link to a
+    // device is refused at once for what it is, by open() and by openOrCreate() (the search's and the
+    // explorer's), never called empty or safe to delete.
+    void specialFilesAreNotWorkspaces_data() {
+        QTest::addColumn<QString>("kind");
+        QTest::addColumn<QString>("is");
+        QTest::newRow("fifo") << "fifo"
+                              << "a FIFO (named pipe)";
+        QTest::newRow("directory") << "directory"
+                                   << "a directory";
+        QTest::newRow("link to /dev/zero") << "zero"
+                                           << "a character device";
+    }
+    void specialFilesAreNotWorkspaces() {
+        QFETCH(QString, kind);
+        QFETCH(QString, is);
+        const std::string path = file((kind.toStdString() + ".shardscope").c_str());
+        const QString qpath = QString::fromStdString(path);
+        if (!QFileInfo::exists(qpath) && !QFileInfo(qpath).isSymLink()) {
+            if (kind == "fifo")
+                QCOMPARE(::mkfifo(path.c_str(), 0600), 0);
+            else if (kind == "directory")
+                QVERIFY(QDir().mkpath(qpath));
+            else
+                QVERIFY(QFile::link("/dev/zero", qpath));
+        }
+        const std::string expected =
+            "'" + path + "' is not a Shardscope workspace: it is " + is.toStdString() + ", not a file";
+        auto opened = Workspace::open(path);
+        QVERIFY(!opened);
+        QCOMPARE(firstMessage(opened.diagnostics()), expected);
+        QCOMPARE(opened.diagnostics().front().code, std::string("workspace.not-regular"));
+        auto either = Workspace::openOrCreate(path, ModelRecord{"zoo:demo", "", "", "{}"});
+        QVERIFY(!either);
+        QCOMPARE(firstMessage(either.diagnostics()), expected);
     }
 
     // The file a create() killed before renaming left beside the workspace is named for what it is.

@@ -94,6 +94,13 @@ Result<std::int64_t> maxModelBytes() {
     return *parsed;
 }
 
+std::optional<std::string> notARegularFile(const std::string& path) {
+    struct stat info {};
+    if (::stat(path.c_str(), &info) != 0 || S_ISREG(info.st_mode))
+        return std::nullopt;
+    return kindOf(info.st_mode);
+}
+
 Result<std::string> readInputFile(const std::string& path, std::string_view what, std::int64_t maxBytes,
                                   std::string_view raise) {
     const std::string cannot = "cannot read the " + std::string(what) + " " + quoted(path) + ": ";

@@ -34,6 +34,10 @@ std::optional<std::int64_t> parseByteSize(std::string_view text);
 // Errors (input.limit): the variable holds something other than a positive size.
 Result<std::int64_t> maxModelBytes();
 
+// What `path` is when it exists and is not a regular file (symbolic links followed): "a FIFO (named pipe)",
+// "a character device", "a directory", "a block device", "a socket"; none for a regular file or no file.
+std::optional<std::string> notARegularFile(const std::string& path);
+
 // The bytes of the regular file `path`, at most `maxBytes` of them. `what` names the file in errors ("model",
 // "plan file", ...); `raise`, when given, ends the too-large message and says how to allow more.
 // Errors: the file cannot be opened (input.open, with the system's reason); it is not a regular file

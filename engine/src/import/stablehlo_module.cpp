@@ -522,17 +522,21 @@ const FunctionInfo& Parser::inlinableFunction(const std::string& name, std::size
         lex_.failAt(at, "call to unknown function @" + name);
     if (std::find(callStack_.begin(), callStack_.end(), name) != callStack_.end())
         lex_.failAt(at, "recursive call to @" + name + " cannot be inlined");
+    // The limits are errors of their own kind (import.limit), not of syntax: the text is well formed.
     if (callStack_.size() > kMaxDepth)
-        lex_.failAt(at, "calls nested too deeply");
+        throw ParseError{at, "calls nested too deeply", "import.limit"};
     ++inlined_[name];
     if (++inlinedCalls_ > options_.maxInlinedCalls) {
         const auto most = std::max_element(inlined_.begin(), inlined_.end(),
                                            [](const auto& a, const auto& b) { return a.second < b.second; });
-        lex_.failAt(at, "call to @" + name + (callStack_.empty() ? "" : " in @" + callStack_.back()) +
-                            ": more than " + std::to_string(options_.maxInlinedCalls) + " calls inlined (@" +
-                            most->first + " alone " + std::to_string(most->second) +
-                            " times); calls are inlined, and functions that call others several times expand "
-                            "exponentially");
+        throw ParseError{
+            at,
+            "call to @" + name + (callStack_.empty() ? "" : " in @" + callStack_.back()) + ": more than " +
+                std::to_string(options_.maxInlinedCalls) + " calls inlined (@" + most->first + " alone " +
+                std::to_string(most->second) +
+                " times); calls are inlined, and functions that call others several times expand "
+                "exponentially",
+            "import.limit"};
     }
     return it->second;
 }

@@ -146,37 +146,53 @@ Result<RematDecision> parseRematDecision(const json& j, const LayerBlocks& block
 
 constexpr std::size_t kRematPolicies = 4;  // none, selective, full, dots-saveable
 
-// Refuses a list of `key` longer than the problem can use, before anything is built for its entries: `most`
-// entries, `why` saying what bounds them.
-Status checkLength(const json& j, const char* key, std::size_t most, const std::string& why,
-                   const std::string& where) {
-    if (!j.contains(key) || !j[key].is_array() || j[key].size() <= most)
-        return Success{};
-    return makeError("plan.too-long", where + ": \"" + key + "\" has " + std::to_string(j[key].size()) +
-                                          " entries, more than this problem can use (at most " +
-                                          std::to_string(most) + ": " + why + ")");
+// How many entries each list of a plan file may hold for this problem, and why: a decision per target (group
+// or name), mesh axis and tensor class; a resolution per name; remat decisions (a later one overrides an
+// earlier one) as many as there are policies per block or family of blocks, and one more. Any other list of
+// objects holds none that a plan can use.
+struct ListBound {
+    std::size_t most = 0;
+    const char* why = "";
+};
+ListBound boundOf(const std::string& key, const PlanContext& context, const mesh::Mesh& mesh) {
+    const auto& space = context.space();
+    if (key == "decisions" || key == "forbidden")
+        return {(space.groups.size() + space.names.size()) * std::max<std::size_t>(mesh.axes.size(), 1) *
+                    static_cast<std::size_t>(kTensorClassCount),
+                "one per group or name, mesh axis and tensor class"};
+    if (key == "resolutions")
+        return {space.names.size(), "one per name"};
+    if (key == "remat")
+        return {(context.blocks().families.size() + context.blocks().blocks.size() + 1) * kRematPolicies,
+                "a few per block or family of blocks"};
+    return {0, "a plan has no such list"};
 }
 
-// The lists of a plan file no longer than the problem can use: a decision per target (group or name), mesh
-// axis and tensor class; a resolution per name; remat decisions (a later one overrides an earlier one) as
-// many as there are policies per block or family of blocks, and one more.
-Status checkLengths(const json& j, const PlanContext& context, const mesh::Mesh& mesh,
-                    const std::string& where) {
-    const auto& space = context.space();
-    const std::size_t decisions = (space.groups.size() + space.names.size()) *
-                                  std::max<std::size_t>(mesh.axes.size(), 1) *
-                                  static_cast<std::size_t>(kTensorClassCount);
-    const std::string perTarget = "one per group or name, mesh axis and tensor class";
-    for (auto s : {checkLength(j, "decisions", decisions, perTarget, where),
-                   checkLength(j, "forbidden", decisions, perTarget, where),
-                   checkLength(j, "resolutions", space.names.size(), "one per name", where),
-                   checkLength(j, "remat",
-                               (context.blocks().families.size() + context.blocks().blocks.size() + 1) *
-                                   kRematPolicies,
-                               "a few per block or family of blocks", where)})
-        if (!s)
-            return s;
-    return Success{};
+// Parses a plan file's text with every list's entries (objects) counted as they are read: entries past their
+// list's bound are dropped unbuilt, so an absurd file never takes the memory its entries would; the counts
+// then say which list is too long, and by how much.
+Result<json> parseBounded(std::string_view text, const PlanContext& context, const mesh::Mesh& mesh,
+                          const std::string& where) {
+    std::map<std::string, std::size_t> entries;
+    std::string list;
+    const json::parser_callback_t count = [&](int depth, json::parse_event_t event, json& parsed) {
+        if (depth == 1 && event == json::parse_event_t::key)
+            list = parsed.is_string() ? parsed.get<std::string>() : std::string();
+        if (depth == 2 && event == json::parse_event_t::object_start)
+            return ++entries[list] <= boundOf(list, context, mesh).most;
+        return true;
+    };
+    json j = json::parse(text, count, false);
+    if (j.is_discarded())
+        return makeError("plan.not-json", where + ": not a JSON document");
+    for (const auto& [key, n] : entries) {
+        const ListBound bound = boundOf(key, context, mesh);
+        if (n > bound.most && bound.most > 0)
+            return makeError("plan.too-long", where + ": \"" + key + "\" has " + std::to_string(n) +
+                                                  " entries, more than this problem can use (at most " +
+                                                  std::to_string(bound.most) + ": " + bound.why + ")");
+    }
+    return j;
 }
 
 // "microbatches" and "pipeline" {"axis", "stages", "schedule", "virtual_stages", "layers_per_stage"}, checked
@@ -337,9 +353,10 @@ std::string toJson(const Plan& plan, const PlanContext& context, const mesh::Mes
 Result<Plan> parsePlan(std::string_view text, const PlanContext& context, const mesh::Mesh& mesh,
                        std::string_view origin, MissingAxes missingAxes) {
     const std::string where(origin);
-    json j = json::parse(text, nullptr, false);
-    if (j.is_discarded())
-        return makeError("plan.not-json", where + ": not a JSON document");
+    auto parsed = parseBounded(text, context, mesh, where);
+    if (!parsed)
+        return Result<Plan>::failure(parsed.diagnostics());
+    json j = std::move(parsed).value();
     if (!j.is_object() || !j.contains("format") || j["format"] != "shardscope-plan")
         return makeError("plan.format",
                          where + ": not a Shardscope plan (expected \"format\": \"shardscope-plan\")");
@@ -350,8 +367,6 @@ Result<Plan> parsePlan(std::string_view text, const PlanContext& context, const 
         return makeError("plan.version", where + ": plan format version " + std::to_string(version) +
                                              " is newer than this Shardscope reads (" +
                                              std::to_string(kPlanJsonVersion) + ")");
-    if (auto lengths = checkLengths(j, context, mesh, where); !lengths)
-        return Result<Plan>::failure(lengths.diagnostics());
     Plan plan;
     if (j.contains("label") && j["label"].is_string())
         plan.label = j["label"].get<std::string>();

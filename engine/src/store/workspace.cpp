@@ -2,6 +2,8 @@
 // SPDX-FileCopyrightText: 2026 The Shardscope Authors
 #include "shardscope/store/workspace.h"
 
+#include "shardscope/input_file.h"
+
 #include <fcntl.h>
 #include <sys/file.h>
 #include <sys/stat.h>
@@ -558,6 +560,11 @@ Result<Workspace> Workspace::create(const std::string& path, const ModelRecord& 
 
 Result<Workspace> Workspace::open(const std::string& path) {
     std::error_code error;
+    // Only a regular file can be a workspace: SQLite would block on a FIFO, and a device or a directory is
+    // nobody's half-made workspace (never call it safe to delete).
+    if (const auto kind = notARegularFile(path))
+        return makeError("workspace.not-regular",
+                         quoted(path) + " is not a Shardscope workspace: it is " + *kind + ", not a file");
     if (!std::filesystem::exists(path, error)) {
         // A creation killed before it gave the file its name leaves the file it built in: say it may go.
         std::string left;
@@ -622,6 +629,9 @@ Result<Workspace> Workspace::open(const std::string& path) {
 
 Result<Workspace> Workspace::openOrCreate(const std::string& path, const ModelRecord& model) {
     std::error_code error;
+    if (const auto kind = notARegularFile(path))
+        return makeError("workspace.not-regular",
+                         quoted(path) + " is not a Shardscope workspace: it is " + *kind + ", not a file");
     if (!std::filesystem::exists(path, error)) {
         auto created = create(path, model);
         if (created || created.diagnostics().front().code != "workspace.exists")
