@@ -154,10 +154,12 @@ private slots:
     // Within 1% of the exhaustive optimum on a space small enough to enumerate.
     void nearTheExhaustiveOptimum() {
         Problem p("mlp:layers=2,d_model=256,d_ff=1024,batch=64,dtype=bf16", "data=4,model=2");
-        auto exhaustive = exhaustiveSearch(*p.model, plan::Plan{}, 3);
+        // Sharding decisions only (tst_search_pipeline compares the two with pipelines and microbatches).
+        auto exhaustive = exhaustiveSearch(*p.model, plan::Plan{}, 3, 200000, 16, Staging::None);
         QVERIFY2(exhaustive, exhaustive.errorMessage().c_str());
         QVERIFY(exhaustive->states > 10);
         SearchOptions options;
+        options.staging = Staging::None;
         options.budget.iterations = 1500;
         options.maxDecisions = 3;
         options.threads = 2;
@@ -198,12 +200,13 @@ private slots:
         QVERIFY(space.rematActions(full).empty());  // set once on a path
         const plan::Plan replaced = withAction(full, remat[2]);
         QCOMPARE(replaced.remat, (std::vector<plan::RematDecision>{{"layers.*", plan::Remat::DotsSaveable}}));
-        // With no decision to take, the exhaustive search still visits the start and each policy: four states
-        // with equal shardings, which a cache keyed by shardings alone would take for one.
-        auto states = exhaustiveSearch(*p.model, plan::Plan{}, 0);
+        // With no decision to take (and no pipeline or microbatches), the exhaustive search still visits the
+        // start and each policy: four states with equal shardings, which a cache keyed by shardings alone
+        // would take for one.
+        auto states = exhaustiveSearch(*p.model, plan::Plan{}, 0, 200000, 16, Staging::None);
         QVERIFY2(states, states.errorMessage().c_str());
         QCOMPARE(states->states, std::size_t{4});
-        auto one = exhaustiveSearch(*p.model, plan::Plan{}, 1);
+        auto one = exhaustiveSearch(*p.model, plan::Plan{}, 1, 200000, 16, Staging::None);
         QVERIFY(one);
         QVERIFY(one->states > 4 * space.legal(plan::Plan{}).size() / 2);
     }

@@ -28,6 +28,7 @@
 #include "shardscope/mesh/hardware.h"
 #include "shardscope/mesh/mesh.h"
 #include "shardscope/plan/experts.h"
+#include "shardscope/plan/plan_json.h"
 #include "shardscope/search/search.h"
 #include "shardscope/session/problem.h"
 #include "shardscope/session/recording.h"
@@ -358,7 +359,10 @@ int benchSearch(double seconds) {
             return std::string(buffer);
         };
         std::string exhaustive = "-", states = "-";
-        auto ex = shardscope::search::exhaustiveSearch(model, shardscope::plan::Plan{}, 3, 20000);
+        // Sharding decisions and remat only, as this column always meant (with pipelines and microbatches
+        // the spaces are 10-50x larger and past the limit on most rows).
+        auto ex = shardscope::search::exhaustiveSearch(model, shardscope::plan::Plan{}, 3, 20000, 16,
+                                                       shardscope::search::Staging::None);
         if (ex && ex->best.evaluation.feasible)
             exhaustive = ms(ex->best.evaluation.stepTime), states = std::to_string(ex->states);
         const double end = best.evaluation.feasible ? best.evaluation.stepTime : 0;
@@ -374,6 +378,101 @@ int benchSearch(double seconds) {
                     exhaustive.c_str(), states.c_str());
         std::fflush(stdout);
     }
+    return 0;
+}
+
+// Pipelines in the search: a Llama-3-70B training step (global batch 512 of 4096 tokens) on 512 H100s as
+// pipe=8,data=8,model=8 (64 nodes of 8; only `model` is inside a node). MCTS with pipelines and microbatches
+// (2 threads, seed 1, `seconds`), MCTS without pipelines (gradient accumulation still allowed), and the ptd-p
+// expert (with its first fitting remat variant, if it needs one); step times and ratios to the best.
+int benchSearchPipeline(double seconds) {
+    const char* modelSpec = "zoo:llama3-70b:batch=512,seq=4096";
+    const char* meshSpec = "pipe=8,data=8,model=8";
+    std::printf(
+        "\n== search with pipelines: %s training step (mixed-precision Adam) on %s x h100, MCTS 2 threads, "
+        "seed 1, %.0f s each\n\n",
+        modelSpec, meshSpec, seconds);
+    shardscope::ProblemSpec spec;
+    spec.model = modelSpec;
+    spec.train = true;
+    spec.mixedPrecision = true;
+    spec.mesh = meshSpec;
+    spec.hardware = "h100";
+    auto problem = shardscope::loadProblem(spec);
+    if (!problem) {
+        std::fprintf(stderr, "%s\n", problem.errorMessage().c_str());
+        return 1;
+    }
+    const auto& model = *(*problem)->costModel;
+    struct Row {
+        std::string name, plan, note;
+        double stepTime = 0, peak = 0;
+        bool feasible = false;
+    };
+    auto describe = [&](const shardscope::plan::Plan& plan) {
+        std::string text;
+        if (plan.pipeline) {
+            const auto& p = *plan.pipeline;
+            text = "pp " + model.mesh().axes[static_cast<std::size_t>(p.axis)].name + "=" +
+                   std::to_string(p.stages) + " " + std::string(shardscope::plan::toString(p.schedule));
+            if (p.virtualStages > 1)
+                text += " x" + std::to_string(p.virtualStages);
+            text += ", ";
+        }
+        text += std::to_string(plan.microbatches) + " microbatches, " +
+                std::to_string(plan.decisions.size()) + " decisions";
+        for (const auto& r : plan.remat)
+            text += ", remat " + shardscope::plan::rematText(r);
+        return text;
+    };
+    std::vector<Row> rows;
+    auto searchRow = [&](const char* name, shardscope::search::Staging staging) {
+        struct Last : shardscope::search::SearchObserver {
+            shardscope::search::Progress last;
+            void progress(const shardscope::search::Progress& p) override { last = p; }
+        } observer;
+        shardscope::search::SearchOptions options;
+        options.threads = 2;
+        options.budget.seconds = seconds;
+        options.staging = staging;
+        shardscope::search::Search search(model, shardscope::plan::Plan{}, options);
+        const auto found = search.run(&observer);
+        char note[96];
+        std::snprintf(note, sizeof note, "%s at %.1f s, %lld it", found.origin.c_str(), found.seconds,
+                      static_cast<long long>(observer.last.iterations));
+        rows.push_back({name, describe(found.plan), note, found.evaluation.stepTime,
+                        found.evaluation.peakMemory, found.evaluation.feasible});
+    };
+    {
+        Row row{"ptd-p expert", "", "", 0, 0, false};
+        auto plan = shardscope::plan::expertPlan("ptd-p", model.planContext(), model.mesh());
+        if (!plan) {
+            std::fprintf(stderr, "%s\n", plan.errorMessage().c_str());
+            return 1;
+        }
+        const auto e = shardscope::cost::evaluate(model, *plan);
+        row = {"ptd-p expert", describe(*plan), "as built", e.stepTime, e.peakMemory, e.feasible};
+        if (!e.feasible) {
+            const auto variant = shardscope::search::fittingRematVariant(
+                "ptd-p", model,
+                [&](const shardscope::plan::Plan& x) { return shardscope::cost::evaluate(model, x); });
+            row.note = variant ? "does not fit; " + variant->id + " does" : "does not fit, nor with remat";
+        }
+        rows.push_back(row);
+    }
+    searchRow("MCTS with pipelines", shardscope::search::Staging::Pipelines);
+    searchRow("MCTS without pipelines", shardscope::search::Staging::Microbatches);
+    const double best = rows[1].feasible ? rows[1].stepTime : 0;
+    std::printf("%-24s %10s %10s %5s %8s | %-s\n", "plan", "step ms", "peak GiB", "fits", "x best", "what");
+    for (const auto& r : rows) {
+        char ratio[16] = "-";
+        if (best > 0 && r.stepTime > 0)
+            std::snprintf(ratio, sizeof ratio, "%.3f", r.stepTime / best);
+        std::printf("%-24s %10.1f %10.2f %5s %8s | %s (%s)\n", r.name.c_str(), r.stepTime * 1e3,
+                    r.peak / (1024.0 * 1024 * 1024), r.feasible ? "yes" : "no", ratio, r.plan.c_str(),
+                    r.note.c_str());
+    }
+    std::fflush(stdout);
     return 0;
 }
 
@@ -622,12 +721,14 @@ int main(int argc, char** argv) {
         }
         return benchSoak(minutes, model, mesh);
     }
-    if (what == "--help" || (what != "all" && what != "zoo" && what != "import" && what != "train" &&
-                             what != "analysis" && what != "evaluate" && what != "search")) {
+    if (what == "--help" ||
+        (what != "all" && what != "zoo" && what != "import" && what != "train" && what != "analysis" &&
+         what != "evaluate" && what != "search" && what != "search-pipeline")) {
         std::puts(
             "usage: shardscope-bench [all | zoo [PRESET...] | import [SHARED_DIR] | train [MODEL...] | "
             "analysis [LAYERS...] | evaluate [MODEL...] | "
-            "search [SECONDS] | --soak [MINUTES] [MODEL] [MESH]]");
+            "search [SECONDS [PIPELINE_SECONDS]] | search-pipeline [PIPELINE_SECONDS] | "
+            "--soak [MINUTES] [MODEL] [MESH]]");
         return what == "--help" ? 0 : 2;
     }
     if (what == "zoo" && argc > 2)
@@ -662,7 +763,13 @@ int main(int argc, char** argv) {
     if (what == "all" || what == "evaluate")
         if (int rc = benchEvaluate(evaluateModels, std::min(runs, 5)))
             return rc;
-    if (what == "all" || what == "search")
-        return benchSearch(what == "search" && argc > 2 ? std::atof(argv[2]) : 60.0);
+    // The pipeline row's searches take 60 s each unless told: its model's evaluations take ~0.1 s.
+    if (what == "search-pipeline")
+        return benchSearchPipeline(argc > 2 ? std::atof(argv[2]) : 60.0);
+    if (what == "all" || what == "search") {
+        if (int rc = benchSearch(what == "search" && argc > 2 ? std::atof(argv[2]) : 60.0))
+            return rc;
+        return benchSearchPipeline(what == "search" && argc > 3 ? std::atof(argv[3]) : 60.0);
+    }
     return 0;
 }

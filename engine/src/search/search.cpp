@@ -32,13 +32,34 @@ bool sameTargetAndAxis(const Decision& a, const Decision& b) {
     return a.target == b.target && a.index == b.index && a.axis == b.axis;
 }
 
-// A hash of the shardings a plan gives every atom and of the remat policy of every block: equal plans reached
-// in different orders hash alike. Blocks without recompute add nothing, so a plan without remat decisions
-// hashes as its shardings alone.
+// Whether a plan is priced as stages and microbatches (cost::Evaluator's staged evaluation).
+bool staged(const Plan& plan) {
+    return plan.microbatches != 1 || plan.pipeline.has_value();
+}
+
+// A hash of the shardings a plan gives every atom, of the remat policy of every block, and of its
+// microbatches and pipeline: equal plans reached in different orders hash alike. Blocks without recompute add
+// nothing, and neither does a plan without microbatches or pipeline, so a plan without them or remat
+// decisions hashes as its shardings alone.
 std::uint64_t stateHash(const plan::AppliedPlan& applied, const Plan& plan, const plan::LayerBlocks& blocks) {
+    constexpr std::uint64_t kPrime = 1099511628211ull;
     std::uint64_t h = 1469598103934665603ull;
     for (const auto& a : applied.atomAxes)
-        h = (h ^ a.bits()) * 1099511628211ull;
+        h = (h ^ a.bits()) * kPrime;
+    if (staged(plan)) {
+        auto mix = [&](std::uint64_t tag, std::int64_t value) {
+            h = (h ^ (0xC2B2AE3D27D4EB4Full * tag + static_cast<std::uint64_t>(value))) * kPrime;
+        };
+        mix(1, plan.microbatches);
+        if (const auto& p = plan.pipeline) {
+            mix(2, p->axis);
+            mix(3, p->stages);
+            mix(4, static_cast<std::int64_t>(p->schedule));
+            mix(5, p->virtualStages);
+            for (int n : p->layersPerStage)
+                mix(6, n);
+        }
+    }
     if (plan.remat.empty())
         return h;
     const auto policies = plan::rematPerBlock(blocks, plan.remat);
@@ -61,13 +82,44 @@ bool namesFamily(const Plan& plan, const std::string& family) {
 // -------------------------------------------------------------------------------------------------
 // ActionSpace
 
-ActionSpace::ActionSpace(const cost::CostModel& model, std::size_t maxGroups, double minShare)
-    : model_(&model) {
+ActionSpace::ActionSpace(const cost::CostModel& model, std::size_t maxGroups, double minShare,
+                         Staging staging)
+    : model_(&model), staging_(staging) {
     // Recomputing changes a training step only: without a backward pass nothing is kept for it.
     if (model.graph().backwardStart > 0)
         rematFamilies_ = model.planContext().blocks().families;
     const auto& space = model.space();
     const auto& context = model.planContext();
+    if (const auto batch = context.batchGroup())
+        for (analysis::NameId n : space.group(*batch).names)
+            batchSize_ = std::max(batchSize_, space.name(n).size);
+    // The pipeline shapes: the schedules in rank order, each on every axis, stages descending; at most as
+    // many chunks as layers.
+    const std::size_t layers = plan::pipelineLayers(context.blocks()).size();
+    if (staging == Staging::Pipelines && layers >= 2) {
+        struct Schedule {
+            plan::PipelineSchedule schedule;
+            int virtualStages;
+        };
+        constexpr Schedule kSchedules[] = {{plan::PipelineSchedule::OneFOneB, 1},
+                                           {plan::PipelineSchedule::Interleaved, 2},
+                                           {plan::PipelineSchedule::Interleaved, 4},
+                                           {plan::PipelineSchedule::GPipe, 1}};
+        for (const auto& [schedule, virtualStages] : kSchedules)
+            for (std::size_t axis = 0; axis < model.mesh().axes.size(); ++axis) {
+                const std::int64_t size = model.mesh().axes[axis].size;
+                for (std::int64_t p = size; p >= 2; --p) {
+                    if (size % p != 0 || static_cast<std::size_t>(p * virtualStages) > layers)
+                        continue;
+                    plan::Pipeline pipeline;
+                    pipeline.axis = static_cast<int>(axis);
+                    pipeline.stages = static_cast<int>(p);
+                    pipeline.schedule = schedule;
+                    pipeline.virtualStages = virtualStages;
+                    pipelines_.push_back(pipeline);
+                }
+            }
+    }
     std::vector<std::pair<double, std::uint32_t>> ranked;
     for (std::size_t g = 0; g < space.groups.size(); ++g) {
         const auto& group = space.groups[g];
@@ -118,19 +170,30 @@ ActionSpace::ActionSpace(const cost::CostModel& model, std::size_t maxGroups, do
     }
 }
 
+std::int64_t ActionSpace::effectiveSize(const Plan& plan, int axis) const {
+    const std::int64_t size = model_->mesh().axes[static_cast<std::size_t>(axis)].size;
+    if (plan.pipeline && plan.pipeline->axis == axis && plan.pipeline->stages > 0 &&
+        size % plan.pipeline->stages == 0)
+        return size / plan.pipeline->stages;
+    return size;
+}
+
 std::vector<std::size_t> ActionSpace::legal(const Plan& plan) const {
     std::vector<std::size_t> out;
     const auto& space = model_->space();
-    const auto& mesh = model_->mesh();
+    const auto batch = model_->planContext().batchGroup();
+    constexpr plan::TensorClassMask activations = plan::maskOf(plan::TensorClass::Activation);
     for (std::size_t i = 0; i < candidates_.size(); ++i) {
         const Decision& d = candidates_[i].decision;
         bool ok = true;
-        std::int64_t product = mesh.axes[static_cast<std::size_t>(d.axis)].size;
+        std::int64_t product = effectiveSize(plan, d.axis);
+        if (product < 2)
+            continue;  // the pipeline takes the whole axis: a decision there shards nothing
         for (const auto& taken : plan.decisions) {
             if (sameTargetAndAxis(taken, d))
                 ok = false;
             if (taken.target == d.target && taken.index == d.index && (taken.tensors & d.tensors))
-                product *= mesh.axes[static_cast<std::size_t>(taken.axis)].size;
+                product *= effectiveSize(plan, taken.axis);
         }
         for (const auto& f : plan.forbidden)
             if (sameTargetAndAxis(f, d))
@@ -138,8 +201,81 @@ std::vector<std::size_t> ActionSpace::legal(const Plan& plan) const {
         const auto& group = space.groups[d.index];
         if (ok && space.name(group.names.front()).size % product != 0)
             ok = false;
+        // The microbatches split what the batch decisions leave of the batch: it must stay divisible.
+        if (ok && plan.microbatches > 1 && batch && d.index == batch->index && (d.tensors & activations) &&
+            batchSize_ % (product * plan.microbatches) != 0)
+            ok = false;
         if (ok)
             out.push_back(i);
+    }
+    return out;
+}
+
+std::int64_t ActionSpace::localBatch(const Plan& plan) const {
+    const auto batch = model_->planContext().batchGroup();
+    if (!batch || batchSize_ < 1)
+        return 1;
+    constexpr plan::TensorClassMask activations = plan::maskOf(plan::TensorClass::Activation);
+    std::uint32_t axes = 0;
+    for (const auto& d : plan.decisions)
+        if (d.target == Decision::Target::Group && d.index == batch->index && (d.tensors & activations) &&
+            d.axis >= 0 && d.axis < static_cast<int>(model_->mesh().axes.size()))
+            axes |= 1u << d.axis;
+    std::int64_t devices = 1;
+    for (int a = 0; a < static_cast<int>(model_->mesh().axes.size()); ++a)
+        if ((axes >> a) & 1u)
+            devices *= effectiveSize(plan, a);
+    return batchSize_ % devices == 0 ? batchSize_ / devices : 1;
+}
+
+std::vector<Action> ActionSpace::pendingMicrobatches(const Plan& plan) const {
+    if (staging_ != Staging::Pipelines || !plan.pipeline || plan.microbatches != 1)
+        return {};
+    const std::int64_t local = localBatch(plan);
+    const std::int64_t stages = plan.pipeline->stages;
+    const bool interleaved = plan.pipeline->schedule == plan::PipelineSchedule::Interleaved;
+    std::vector<std::int64_t> counts;
+    if (local >= stages && (!interleaved || local % stages == 0))
+        counts.push_back(local);
+    std::int64_t power = 1;
+    while (power * 2 < local)
+        power *= 2;
+    for (; power >= stages && counts.size() < 4; power /= 2)
+        if (local % power == 0 && (!interleaved || power % stages == 0))
+            counts.push_back(power);
+    std::vector<Action> out;
+    for (std::int64_t m : counts) {
+        Action action{Action::Kind::Microbatches, {}, {}, {}};
+        action.microbatches = static_cast<int>(std::min<std::int64_t>(m, 1 << 30));
+        if (!plan::pipelineProblem(model_->planContext(), model_->mesh(), withAction(plan, action)))
+            out.push_back(action);
+    }
+    return out;
+}
+
+std::vector<Action> ActionSpace::stagingActions(const Plan& plan) const {
+    std::vector<Action> out;
+    if (staging_ == Staging::None || plan.pipeline || plan.microbatches != 1 || batchSize_ < 2)
+        return out;
+    for (const auto& pipeline : pipelines_) {
+        Action action{Action::Kind::Pipeline, {}, {}, {}};
+        action.pipeline = pipeline;
+        if (!pendingMicrobatches(withAction(plan, action)).empty())
+            out.push_back(action);
+    }
+    // Gradient accumulation: a few small counts and one example per microbatch.
+    if (staging_ == Staging::None)
+        return out;
+    const std::int64_t local = localBatch(plan);
+    const std::int64_t counts[] = {2, 4, 8, local};
+    for (std::size_t k = 0; k < std::size(counts); ++k) {
+        const std::int64_t m = counts[k];
+        if (m < 2 || local % m != 0 || std::find(counts, counts + k, m) != counts + k)
+            continue;
+        Action action{Action::Kind::Microbatches, {}, {}, {}};
+        action.microbatches = static_cast<int>(std::min<std::int64_t>(m, 1 << 30));
+        if (!plan::pipelineProblem(model_->planContext(), model_->mesh(), withAction(plan, action)))
+            out.push_back(action);
     }
     return out;
 }
@@ -186,6 +322,17 @@ std::string ActionSpace::describe(const Action& action) const {
         case Action::Kind::Resolve:
             return "resolve " + model_->space().name(action.resolution.name).label + ": dimension " +
                    std::to_string(action.resolution.dimension);
+        case Action::Kind::Pipeline: {
+            const auto& p = action.pipeline;
+            std::string text = "pipeline " + model_->mesh().axes[static_cast<std::size_t>(p.axis)].name +
+                               ": " + std::to_string(p.stages) + " stages, " +
+                               std::string(plan::toString(p.schedule));
+            if (p.virtualStages > 1)
+                text += " x" + std::to_string(p.virtualStages);
+            return text;
+        }
+        case Action::Kind::Microbatches:
+            return "microbatches " + std::to_string(action.microbatches);
         case Action::Kind::Stop:
             return "stop";
     }
@@ -209,6 +356,10 @@ Plan withAction(Plan plan, const Action& action) {
                       [&](const plan::RematDecision& r) { return r.target == action.remat.target; });
         plan.remat.push_back(action.remat);
     }
+    if (action.kind == Action::Kind::Pipeline)
+        plan.pipeline = action.pipeline;
+    if (action.kind == Action::Kind::Microbatches)
+        plan.microbatches = action.microbatches;
     return plan;
 }
 
@@ -232,15 +383,28 @@ struct CacheEntry {
     double reward = 0;
 };
 
-// Evaluations shared by all threads: a transposition cache keyed by the shardings and the remat policies.
+// Evaluations shared by all threads: a transposition cache keyed by the shardings, the remat policies, the
+// microbatches and the pipeline.
 class Evaluations {
 public:
     Evaluations(const cost::CostModel& model, const plan::LayerBlocks& blocks, std::size_t capacity)
-        : model_(model), blocks_(blocks), lowerBound_(model.lowerBoundTime()), capacity_(capacity) {}
+        : model_(model), blocks_(blocks), lowerBound_(model.lowerBoundTime()), capacity_(capacity) {
+        // A pipelined plan's decisions apply on its stage's mesh (the pipeline axis over the stages), as the
+        // staged evaluation applies them: on the whole mesh, a decision that divides only there would be
+        // skipped and two different plans would share a key.
+        const auto& mesh = model.mesh();
+        for (std::size_t axis = 0; axis < mesh.axes.size(); ++axis)
+            for (std::int64_t p = 2; p <= mesh.axes[axis].size; ++p)
+                if (mesh.axes[axis].size % p == 0) {
+                    StageMesh stage{static_cast<int>(axis), static_cast<int>(p), mesh};
+                    stage.mesh.axes[axis].size /= p;
+                    stageMeshes_.push_back(std::move(stage));
+                }
+    }
 
     // Returns the reward; `fresh` is set when this call evaluated it (then `evaluation` is filled).
     double evaluate(cost::Evaluator& evaluator, const Plan& plan, bool& fresh, cost::Evaluation* evaluation) {
-        auto applied = plan::applyPlan(model_.planContext(), model_.mesh(), plan);
+        auto applied = plan::applyPlan(model_.planContext(), meshOf(plan), plan);
         const std::uint64_t key = stateHash(applied, plan, blocks_);
         {
             std::lock_guard lock(mutex_);
@@ -251,7 +415,8 @@ public:
                 return it->second.reward;
             }
         }
-        const cost::Evaluation& e = evaluator.evaluate(plan, std::move(applied));
+        const cost::Evaluation& e =
+            staged(plan) ? evaluator.evaluate(plan) : evaluator.evaluate(plan, std::move(applied));
         const double r = reward(e, lowerBound_);
         if (evaluation)
             *evaluation = e;
@@ -263,7 +428,15 @@ public:
         return r;
     }
     std::uint64_t hashOf(const Plan& plan) const {
-        return stateHash(plan::applyPlan(model_.planContext(), model_.mesh(), plan), plan, blocks_);
+        return stateHash(plan::applyPlan(model_.planContext(), meshOf(plan), plan), plan, blocks_);
+    }
+    // The mesh a plan's decisions apply on: its stage's with a runnable pipeline, else the model's.
+    const mesh::Mesh& meshOf(const Plan& plan) const {
+        if (plan.pipeline)
+            for (const auto& stage : stageMeshes_)
+                if (stage.axis == plan.pipeline->axis && stage.stages == plan.pipeline->stages)
+                    return stage.mesh;
+        return model_.mesh();
     }
     std::int64_t evaluations() const {
         std::lock_guard lock(mutex_);
@@ -276,8 +449,13 @@ public:
     double lowerBound() const { return lowerBound_; }
 
 private:
+    struct StageMesh {
+        int axis = 0, stages = 1;
+        mesh::Mesh mesh;
+    };
     const cost::CostModel& model_;
     const plan::LayerBlocks& blocks_;
+    std::vector<StageMesh> stageMeshes_;
     double lowerBound_;
     std::size_t capacity_;
     mutable std::mutex mutex_;
@@ -326,7 +504,7 @@ struct Search::Impl {
         : model(m),
           start(std::move(s)),
           options(o),
-          actions(m, o.maxGroups),
+          actions(m, o.maxGroups, 0.005, staged(start) ? Staging::None : o.staging),
           evaluations(m, actions.blocks(), o.maxCachedStates) {
         start.pinned = start.decisions.size();
         Node root;
@@ -344,13 +522,24 @@ struct Search::Impl {
         return plan;
     }
 
-    // The actions of a state, in rank order: pending resolutions only, else legal decisions, remat actions,
-    // stop.
-    std::vector<Action> actionsOf(const Plan& plan, int depth) const {
+    // What a state must take next, if anything: the resolutions its last decision calls for, else the
+    // microbatches of its new pipeline.
+    std::vector<Action> pending(const Plan& plan) const {
         auto resolutions = actions.pendingResolutions(plan);
         if (!resolutions.empty())
             return resolutions;
-        std::vector<Action> out;
+        return actions.pendingMicrobatches(plan);
+    }
+
+    // The actions of a state, in rank order: pending actions only, else pipeline and microbatch actions (the
+    // coarsest choice: a node expands them first, so the tree reaches plans with a pipeline within its first
+    // few dozen iterations even on models whose evaluations take a second), legal decisions, remat actions,
+    // stop.
+    std::vector<Action> actionsOf(const Plan& plan, int depth) const {
+        auto must = pending(plan);
+        if (!must.empty())
+            return must;
+        std::vector<Action> out = actions.stagingActions(plan);
         if (depth < options.maxDecisions)
             for (std::size_t i : actions.legal(plan))
                 out.push_back({Action::Kind::Decide, actions.candidates()[i].decision, {}, {}});
@@ -477,7 +666,7 @@ struct Search::Impl {
     }
 
     // The expert's decisions after the pins, less the forbidden ones; its remat decisions for the families
-    // the start plan leaves to the search.
+    // the start plan leaves to the search; its pipeline and microbatches unless the start has its own.
     Plan seedPlan(const Plan& expert) const {
         Plan out = start;
         for (const auto& d : expert.decisions) {
@@ -489,7 +678,19 @@ struct Search::Impl {
         for (const auto& r : expert.remat)
             if (!namesFamily(start, r.target))
                 out.remat.push_back(r);
+        if (!staged(start)) {
+            out.pipeline = expert.pipeline;
+            out.microbatches = expert.microbatches;
+        }
         return out;
+    }
+
+    // Whether the search may seed with `expert`: a pipeline or microbatches the search does not offer (a
+    // start plan with its own, or options that leave them out) make it another plan than the expert's.
+    bool seedable(const Plan& expert) const {
+        if (expert.pipeline)
+            return actions.staging() == Staging::Pipelines;
+        return expert.microbatches == 1 || actions.staging() != Staging::None;
     }
 
     // Seeds: the expert plans (after the pins), each evaluated, and for one that does not fit its remat
@@ -499,8 +700,9 @@ struct Search::Impl {
         // reward(): a feasible plan scores at least 0.5, an infeasible one less.
         constexpr double kFeasible = 0.5;
         for (const auto& expert : plan::expertPlans()) {
+            // An expert that cannot be built here (a pipeline expert without a pipeline axis) is skipped.
             auto p = plan::expertPlan(expert.id, model.planContext(), model.mesh());
-            if (!p)
+            if (!p || !seedable(*p))
                 continue;
             if (seedExpert(evaluator, observer, seedPlan(*p), expert.id) >= kFeasible)
                 continue;
@@ -521,8 +723,19 @@ struct Search::Impl {
         const double r = evaluations.evaluate(evaluator, seededPlan, fresh, &e);
         if (fresh)
             offer(seededPlan, e, r, "expert:" + id, observer);
-        // The seed as the search's actions: its decisions after the pins, then its remat decisions.
+        // The seed as the search's actions: its pipeline and microbatches (ranked first, as actionsOf ranks
+        // them), its decisions after the pins, then its remat decisions.
         std::vector<Action> steps;
+        if (!staged(start) && seededPlan.pipeline) {
+            Action action{Action::Kind::Pipeline, {}, {}, {}};
+            action.pipeline = *seededPlan.pipeline;
+            steps.push_back(action);
+        }
+        if (!staged(start) && seededPlan.microbatches != 1) {
+            Action action{Action::Kind::Microbatches, {}, {}, {}};
+            action.microbatches = seededPlan.microbatches;
+            steps.push_back(action);
+        }
         for (std::size_t k = start.decisions.size(); k < seededPlan.decisions.size(); ++k)
             steps.push_back({Action::Kind::Decide, seededPlan.decisions[k], {}, {}});
         for (std::size_t k = start.remat.size(); k < seededPlan.remat.size(); ++k)
@@ -561,6 +774,8 @@ struct Search::Impl {
             }
             current = next;
             path.push_back(current);
+            // A pipeline's pending microbatches are the next step; pending resolutions are none of the
+            // seed's.
             if (!actions.pendingResolutions(planOf(current)).empty())
                 break;
         }
@@ -660,9 +875,9 @@ struct Search::Impl {
             // remat action instead (no random number is drawn for it where none is possible, as on a forward
             // graph).
             while (!terminal) {
-                auto resolutions = actions.pendingResolutions(plan);
-                if (!resolutions.empty()) {
-                    plan = withAction(std::move(plan), resolutions[random() % resolutions.size()]);
+                auto must = pending(plan);
+                if (!must.empty()) {
+                    plan = withAction(std::move(plan), must[random() % must.size()]);
                     continue;
                 }
                 if (depth >= options.maxDecisions ||
@@ -673,6 +888,14 @@ struct Search::Impl {
                     std::uniform_real_distribution<double>(0, 1)(random) < options.rematProbability) {
                     plan = withAction(std::move(plan), remat[random() % remat.size()]);
                     continue;
+                }
+                // (The list is built only when drawn: it checks every pipeline shape's microbatches.)
+                if (actions.staging() != Staging::None && !staged(plan) &&
+                    std::uniform_real_distribution<double>(0, 1)(random) < options.stagingProbability) {
+                    if (const auto staging = actions.stagingActions(plan); !staging.empty()) {
+                        plan = withAction(std::move(plan), staging[random() % staging.size()]);
+                        continue;
+                    }
                 }
                 const auto legal = actions.legal(plan);
                 if (legal.empty())
@@ -776,9 +999,29 @@ std::vector<TreeNode> Search::changedNodes() {
 // exhaustive
 
 Result<ExhaustiveResult> exhaustiveSearch(const cost::CostModel& model, const Plan& start, int maxDecisions,
-                                          std::size_t maxStates, std::size_t maxGroups) {
-    ActionSpace actions(model, maxGroups);
+                                          std::size_t maxStates, std::size_t maxGroups, Staging staging) {
+    ActionSpace actions(model, maxGroups, 0.005, staged(start) ? Staging::None : staging);
     Evaluations evaluations(model, actions.blocks(), maxStates + 1);
+    // A step and the pending actions it calls for (resolutions, a pipeline's microbatches) are one step: each
+    // completion is its own successor.
+    auto completions = [&](Plan first) {
+        std::vector<Plan> successors;
+        std::vector<Plan> open{std::move(first)};
+        while (!open.empty()) {
+            Plan p = std::move(open.back());
+            open.pop_back();
+            auto pending = actions.pendingResolutions(p);
+            if (pending.empty())
+                pending = actions.pendingMicrobatches(p);
+            if (pending.empty()) {
+                successors.push_back(std::move(p));
+                continue;
+            }
+            for (const auto& action : pending)
+                open.push_back(withAction(p, action));
+        }
+        return successors;
+    };
     cost::Evaluator evaluator(model);
     ExhaustiveResult result;
     std::unordered_set<std::uint64_t> seen;
@@ -792,8 +1035,7 @@ Result<ExhaustiveResult> exhaustiveSearch(const cost::CostModel& model, const Pl
     while (!stack.empty()) {
         Frame frame = std::move(stack.back());
         stack.pop_back();
-        const auto applied = plan::applyPlan(model.planContext(), model.mesh(), frame.plan);
-        if (!seen.insert(stateHash(applied, frame.plan, actions.blocks())).second)
+        if (!seen.insert(evaluations.hashOf(frame.plan)).second)
             continue;
         if (seen.size() > maxStates)
             return makeError("search.too-large", "the decision space has more than " +
@@ -813,27 +1055,17 @@ Result<ExhaustiveResult> exhaustiveSearch(const cost::CostModel& model, const Pl
         // Remat actions are no decisions: they are successors at any depth (each family set once on a path).
         for (const auto& remat : actions.rematActions(frame.plan))
             stack.push_back({withAction(frame.plan, remat), frame.depth});
+        // Pipelines and microbatches are no decisions either: set once on a path, at any depth.
+        for (const auto& action : actions.stagingActions(frame.plan))
+            for (auto& p : completions(withAction(frame.plan, action)))
+                stack.push_back({std::move(p), frame.depth});
         if (frame.depth >= maxDecisions)
             continue;
         const auto legal = actions.legal(frame.plan);
         for (auto it = legal.rbegin(); it != legal.rend(); ++it) {
-            // A decision and the resolutions it calls for are one step: each resolution is its own successor.
-            std::vector<Plan> successors;
             Plan next = frame.plan;
             next.decisions.push_back(actions.candidates()[*it].decision);
-            std::vector<Plan> pending{std::move(next)};
-            while (!pending.empty()) {
-                Plan p = std::move(pending.back());
-                pending.pop_back();
-                auto resolutions = actions.pendingResolutions(p);
-                if (resolutions.empty()) {
-                    successors.push_back(std::move(p));
-                    continue;
-                }
-                for (const auto& resolution : resolutions)
-                    pending.push_back(withAction(p, resolution));
-            }
-            for (auto& p : successors)
+            for (auto& p : completions(std::move(next)))
                 stack.push_back({std::move(p), frame.depth + 1});
         }
     }
@@ -905,6 +1137,8 @@ Status checkOptions(const SearchOptions& o) {
         return fail("stop probability " + shortNumber(o.stopProbability) + ": must be in [0, 1]");
     if (!fraction(o.rematProbability))
         return fail("remat probability " + shortNumber(o.rematProbability) + ": must be in [0, 1]");
+    if (!fraction(o.stagingProbability))
+        return fail("staging probability " + shortNumber(o.stagingProbability) + ": must be in [0, 1]");
     if (!std::isfinite(o.virtualLoss) || o.virtualLoss < 0)
         return fail("virtual loss " + shortNumber(o.virtualLoss) + ": must be a finite number >= 0");
     return Success{};

@@ -14,10 +14,18 @@
 //     than none; it sets the family's policy (Plan::remat holds at most one decision per family the search
 //     set, and a family the start plan decides is the user's: the search leaves it). Remat actions do not
 //     count against maxDecisions;
+//   - Pipeline(axis, stages, schedule): on a training or forward step with repeated layers, the pipeline role
+//     for a mesh axis (docs/design.md, "Pipelines"), followed at once by Microbatches(M), the count it runs
+//     (like a resolution after a decision); Microbatches(M) alone is gradient accumulation. Set once on a
+//     path (a plan with a pipeline or microbatches gets no more of them); they do not count against
+//     maxDecisions. A start plan with a pipeline or microbatches keeps them: the search never changes them;
 //   - Stop.
-// A decision is legal when the group's size is divisible by the product of the axes it would then carry, and
-// it is neither forbidden nor already taken. Equal plans reached in different orders share one evaluation (a
-// transposition cache keyed by a hash of every atom's axes and every block's remat policy).
+// A decision is legal when the group's size is divisible by the product of the axes it would then carry (with
+// a pipeline, its axis counts with its size over the stages, and a decision there that leaves it size 1 is
+// left out), the batch group's size stays divisible by the microbatches, and it is neither forbidden nor
+// already taken. Equal plans reached in different orders share one evaluation (a transposition cache keyed
+// by a hash of every atom's axes, every block's remat policy, the microbatches and the pipeline; a pipelined
+// plan's atoms are placed on the mesh its stage runs on).
 //
 // Reward in [0, 1]: a feasible plan scores 0.5 + 0.5·T_lb/T (T_lb = FLOPs / (devices · peak)); an infeasible
 // one 0.5·min(1, capacity/peak)², so any feasible plan outranks every infeasible one. UCT compares node
@@ -41,16 +49,22 @@
 namespace shardscope::search {
 
 struct Action {
-    enum class Kind : std::uint8_t { Decide, Resolve, Stop, Remat };
+    enum class Kind : std::uint8_t { Decide, Resolve, Stop, Remat, Pipeline, Microbatches };
     Kind kind = Kind::Stop;
-    plan::Decision decision;      // Decide
-    plan::Resolution resolution;  // Resolve
-    plan::RematDecision remat;    // Remat: a family ("layers.*") and its policy
+    plan::Decision decision;       // Decide
+    plan::Resolution resolution;   // Resolve
+    plan::RematDecision remat;     // Remat: a family ("layers.*") and its policy
+    plan::Pipeline pipeline = {};  // Pipeline: axis, stages, schedule, virtual stages (a balanced split)
+    int microbatches = 1;          // Microbatches
     friend bool operator==(const Action&, const Action&) = default;
 };
 
-// `plan` after `action`: a decision appended, a resolution added, or a family's remat policy set (replacing
-// the plan's decisions that name exactly that family).
+// Which pipeline and microbatch actions an action space offers: none, gradient accumulation only, or both
+// (pipelines and gradient accumulation).
+enum class Staging : std::uint8_t { None, Microbatches, Pipelines };
+
+// `plan` after `action`: a decision appended, a resolution added, a family's remat policy set (replacing
+// the plan's decisions that name exactly that family), the pipeline set, or the microbatches set.
 plan::Plan withAction(plan::Plan plan, const Action& action);
 
 // The candidate decisions of a problem, ranked. Built once per CostModel.
@@ -61,23 +75,49 @@ public:
         double weight = 0;  // the group's bytes: rollouts pick candidates in proportion
     };
     // `maxGroups` largest groups by bytes (those under `minShare` of the largest are left out), on every mesh
-    // axis.
-    ActionSpace(const cost::CostModel& model, std::size_t maxGroups = 16, double minShare = 0.005);
+    // axis; the pipeline and microbatch actions `staging` allows.
+    ActionSpace(const cost::CostModel& model, std::size_t maxGroups = 16, double minShare = 0.005,
+                Staging staging = Staging::Pipelines);
     const std::vector<Candidate>& candidates() const { return candidates_; }
-    // The legal decisions after `plan` (its decisions and forbidden list), in rank order.
+    // The legal decisions after `plan` (its decisions, forbidden list, pipeline and microbatches), in rank
+    // order.
     std::vector<std::size_t> legal(const plan::Plan& plan) const;
     // A resolution the plan's last decision calls for: the repeated names of its group without a resolution.
     std::vector<Action> pendingResolutions(const plan::Plan& plan) const;
     // The remat actions after `plan` (see above), family by family, policies in plan::Remat order.
     std::vector<Action> rematActions(const plan::Plan& plan) const;
+    // The pipeline and microbatch actions after `plan`: none when the plan has a pipeline or microbatches
+    // already, or the space's Staging does not allow them. Else, ranked: Pipeline actions (1f1b, interleaved
+    // with 2 then 4 virtual stages, gpipe; each on every axis with a divisor p >= 2 of its size, stages p
+    // descending, with at most plan::pipelineLayers chunks and a non-empty pendingMicrobatches), then
+    // Microbatches actions without a pipeline (2, 4, 8 and the local batch, those dividing the local batch).
+    // Every action offered passes plan::pipelineProblem.
+    std::vector<Action> stagingActions(const plan::Plan& plan) const;
+    // The microbatch counts a pipeline the search set calls for (the plan has a pipeline, microbatches 1 and
+    // the space allows pipelines), largest first: the local batch (the batch over the devices its decisions
+    // split it on, the pipeline axis counted over its stages) and the powers of two dividing it that are at
+    // least the stages (divisible by them for the interleaved schedule), at most 4 counts. Empty otherwise.
+    std::vector<Action> pendingMicrobatches(const plan::Plan& plan) const;
+    // The batch one replica of `plan` holds: the batch group's size over the devices of the axes the plan's
+    // decisions on that group use (the pipeline axis counted with its size over the stages); 1 without a
+    // batch group or when the axes do not divide it.
+    std::int64_t localBatch(const plan::Plan& plan) const;
+    Staging staging() const { return staging_; }
     // The model's blocks of layers (plan::layerBlocks of its graph).
     const plan::LayerBlocks& blocks() const { return model_->planContext().blocks(); }
-    // "(layers.*.mlp.d_ff, model)", "resolve seq: dimension 1", "remat layers.*: full", "stop"
+    // "(layers.*.mlp.d_ff, model)", "resolve seq: dimension 1", "remat layers.*: full", "pipeline pipe: 4
+    // stages, 1f1b", "pipeline pipe: 4 stages, interleaved x2", "microbatches 16", "stop"
     std::string describe(const Action& action) const;
 
 private:
+    // An axis's size as the plan's decisions see it: with a pipeline on it, its size over the stages.
+    std::int64_t effectiveSize(const plan::Plan& plan, int axis) const;
+
     const cost::CostModel* model_;
+    Staging staging_;
     std::vector<std::string> rematFamilies_;  // the families remat actions set: none without a backward pass
+    std::vector<plan::Pipeline> pipelines_;   // the pipeline shapes, ranked (stagingActions)
+    std::int64_t batchSize_ = 0;              // the batch group's size; 0: no batch group
     std::vector<Candidate> candidates_;
     std::vector<std::vector<int>>
         repeated_;  // per name: the largest number of dimensions one tensor gives it (repeated names only)
@@ -109,7 +149,11 @@ struct SearchOptions {
     int maxDecisions = 8;           // decisions the search adds after the pins
     double stopProbability = 0.25;  // chance a rollout stops at each step
     double rematProbability = 0.1;  // chance a rollout step sets a family's remat policy, when it may
-    bool seedWithExperts = true;    // evaluate every expert plan first; the best is the first best
+    // The pipeline and microbatch actions the search offers (a start plan with a pipeline or microbatches
+    // keeps its own: none then), and the chance a rollout step takes one, when it may.
+    Staging staging = Staging::Pipelines;
+    double stagingProbability = 0.1;
+    bool seedWithExperts = true;  // evaluate every expert plan first; the best is the first best
     double virtualLoss = 1.0;
     std::size_t maxGroups = 16;
     // Memory bounds for long searches. Once the tree holds maxTreeNodes nodes it stops growing: selection
@@ -125,7 +169,7 @@ struct SearchOptions {
 // Whether a search can run with `options`; Search assumes it. Errors (code search.options) name the option
 // and its range: exploration finite and >= 0; 1 to 1024 threads; 0 to 1000 decisions; a budget of finite
 // non-negative numbers within kMaxBudgetSeconds and kMaxBudgetIterations (0: no limit); probabilities in
-// [0, 1]; a finite virtual loss >= 0.
+// [0, 1] (stop, remat, staging); a finite virtual loss >= 0.
 Status checkOptions(const SearchOptions& options);
 
 // What the search reports as it goes (called from search threads, one call at a time).
@@ -203,14 +247,15 @@ std::optional<ExpertVariant> fittingRematVariant(
     const std::function<cost::Evaluation(const plan::Plan&)>& evaluate);
 
 // The true optimum under the cost model: every state reachable from `start` with at most `maxDecisions` more
-// decisions of the action space (and, on a training step, any remat actions), each evaluated once. Fails when
-// more than `maxStates` states would be needed.
+// decisions of the action space (and, on a training step, any remat actions, and the pipeline and microbatch
+// actions `staging` allows, none when `start` has a pipeline or microbatches), each evaluated once. Fails
+// when more than `maxStates` states would be needed.
 struct ExhaustiveResult {
     Found best;
     std::size_t states = 0;
 };
 Result<ExhaustiveResult> exhaustiveSearch(const cost::CostModel& model, const plan::Plan& start,
                                           int maxDecisions, std::size_t maxStates = 200000,
-                                          std::size_t maxGroups = 16);
+                                          std::size_t maxGroups = 16, Staging staging = Staging::Pipelines);
 
 }  // namespace shardscope::search
