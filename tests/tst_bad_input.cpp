@@ -588,12 +588,12 @@ private slots:
         const QString path = file("full.shardscope");
         QFile::remove(path);
         // Enough for the schema, the session and the first new bests, not for the tree of 2000 iterations
-        // (about 1,900 nodes on three axes). Not seeded with the experts, so the search's own plans are new
+        // (about 900 nodes on three axes). Not seeded with the experts, so the search's own plans are new
         // bests to save (on this small model data parallelism is hard to beat).
         const QStringList search = {
             "search",    kModel, "--train",         "--mesh", "data=2,model=2,pipe=2", "--budget",   "2000it",
             "--threads", "1",    "--max-decisions", "8",      "--no-experts",          "--workspace"};
-        const Run r = runProgram(prlimit, QStringList{"--fsize=229376", shardscope::testing::cliPath()} +
+        const Run r = runProgram(prlimit, QStringList{"--fsize=122880", shardscope::testing::cliPath()} +
                                               search + QStringList{path});
         QCOMPARE(r.exitCode, 1);
         QVERIFY2(r.out.contains("step time"), qPrintable(r.out));  // the result
@@ -602,7 +602,7 @@ private slots:
         for (const QString& line : r.errLines())
             if (!line.startsWith("search: "))
                 errors << line;
-        QVERIFY(QFileInfo(path).size() <= 229376);
+        QVERIFY(QFileInfo(path).size() <= 122880);
         // Plans in the file once it reopens: the first plans the unlimited search saves, in its order. How
         // many fit depends on when the tree's flushes fill the file, which a slower machine (or a sanitizer)
         // moves.

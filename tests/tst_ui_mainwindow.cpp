@@ -344,6 +344,10 @@ private slots:
             else if (format.id == QLatin1String("parallelize"))
                 QVERIFY(text.contains("parallelize_module(model, mesh[") &&
                         text.contains("\"layers.0.mlp.fc\": ColwiseParallel("));
+            else if (format.id == QLatin1String("torchtitan"))
+                QVERIFY(text.contains("[parallelism]") && text.contains("data_parallel_shard_degree"));
+            else if (format.id == QLatin1String("megatron"))
+                QVERIFY(text.contains("PARALLEL_ARGS=(") && text.contains("--tensor-model-parallel-size"));
             else if (format.id == QLatin1String("shardy") || format.id == QLatin1String("gspmd"))
                 QVERIFY(text.contains(format.id == QLatin1String("shardy")
                                           ? "= sdy.sharding_constraint %"

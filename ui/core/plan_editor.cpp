@@ -132,6 +132,36 @@ void PlanEditor::setRemat(const QString& family, int policy) {
     edit(std::move(after), tr("Rematerialize %1: %2").arg(family, toQString(plan::toString(remat))));
 }
 
+QString PlanEditor::setStaging(int microbatches, std::optional<plan::Pipeline> pipeline) {
+    if (!problem_)
+        return tr("Open a model before setting a pipeline");
+    plan::Plan after = plan_;
+    after.microbatches = microbatches;
+    after.pipeline = std::move(pipeline);
+    const auto& context = problem_->problem->costModel->planContext();
+    if (const auto why = plan::pipelineProblem(context, problem_->mesh(), after))
+        return toQString(*why);
+    const QString count = microbatches == 1 ? tr("1 microbatch") : tr("%1 microbatches").arg(microbatches);
+    QString text;
+    if (!after.pipeline) {
+        text = plan_.pipeline ? tr("Remove the pipeline (%1)").arg(count) : tr("Run %1").arg(count);
+    } else {
+        const plan::Pipeline& p = *after.pipeline;
+        const auto& axes = problem_->mesh().axes;
+        const QString axis = static_cast<std::size_t>(p.axis) < axes.size()
+                                 ? toQString(axes[static_cast<std::size_t>(p.axis)].name)
+                                 : QString::number(p.axis);
+        text = tr("Pipeline over %1: %2 stages, %3, %4")
+                   .arg(axis)
+                   .arg(p.stages)
+                   .arg(toQString(plan::toString(p.schedule)), count);
+        if (p.virtualStages > 1)
+            text += tr(", %1 virtual stages").arg(p.virtualStages);
+    }
+    edit(std::move(after), text);
+    return {};
+}
+
 void PlanEditor::replacePlan(const plan::Plan& plan, const QString& description, bool keepPins) {
     edit(keepPins ? session::keepingPins(plan_, plan) : plan, description);
 }

@@ -7,6 +7,7 @@
 #include <atomic>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include <QList>
@@ -68,6 +69,11 @@ public:
     // rematPolicyNames()): the plan's remat decisions naming exactly the family are replaced by one at the
     // end, or removed for none. Decisions naming single blocks of the family stay (they override it).
     void setRemat(const QString& family, int policy);
+    // Sets how the step runs (docs/design.md, "Pipelines"): `microbatches` one after another, through
+    // `pipeline`'s stages when given (none: no pipeline; microbatches alone accumulate gradients). When they
+    // cannot run on the mesh (plan::pipelineProblem) the plan stays and the reason is returned; otherwise ""
+    // (and one undoable step, unless nothing changes).
+    QString setStaging(int microbatches, std::optional<plan::Pipeline> pipeline);
     // Replaces the whole plan (an expert plan, a plan file, an empty plan), keeping the user's pins first and
     // the forbidden decisions when `keepPins`.
     void replacePlan(const plan::Plan& plan, const QString& description, bool keepPins = true);

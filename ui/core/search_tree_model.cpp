@@ -453,6 +453,17 @@ Result<plan::Plan> planOfPath(const cost::CostModel& model, const plan::Plan& st
             matched = true;
             break;
         }
+        // The pipeline and microbatch steps (a seed's or the search's), then remat and decisions.
+        std::vector<search::Action> staging = space.stagingActions(plan);
+        for (auto& action : space.pendingMicrobatches(plan))
+            staging.push_back(std::move(action));
+        for (const auto& action : matched ? std::vector<search::Action>{} : staging) {
+            if (space.describe(action) != want)
+                continue;
+            plan = search::withAction(std::move(plan), action);
+            matched = true;
+            break;
+        }
         for (const auto& action : matched ? std::vector<search::Action>{} : space.rematActions(plan)) {
             if (space.describe(action) != want)
                 continue;

@@ -24,6 +24,7 @@
 #include <QWheelEvent>
 
 #include "core/name_style.h"
+#include "core/pipeline_chart.h"
 
 namespace shardscope::ui {
 
@@ -110,6 +111,7 @@ public:
     std::optional<analysis::NameId> highlighted;     // whose colour the highlight takes
     std::vector<analysis::NameId> highlightedNames;  // sorted: what lights up (a group's names, or one name)
     GraphNodeFonts fonts;
+    bool stageBands = true;  // a band in the stage's colour on each op of a pipelined plan
     std::shared_ptr<const GraphProjection> projection;
     LayoutRequest request;
     LayoutResult layout;
@@ -118,6 +120,11 @@ public:
     QHash<QString, QGraphicsItem*> clusterItems;
     GraphView* view = nullptr;
 
+private:
+    mutable std::shared_ptr<const PlanState> stagesFor_;  // the plan stageOfOp_ was computed for
+    mutable std::vector<int> stageOfOp_;
+
+public:
     const GraphNode& node(int index) const { return projection->nodes[static_cast<std::size_t>(index)]; }
 
     // Deletes items until `timer` passes `budget` ms; returns true when none are left. Deleting thousands of
@@ -134,6 +141,32 @@ public:
         qDeleteAll(clusterItems);
         clusterItems.clear();
         return true;
+    }
+
+    // The pipeline stages of node `index`'s ops, ascending (empty without stage bands or a pipeline).
+    std::vector<int> stagesOf(int index) const {
+        if (!stageBands || !plan)
+            return {};
+        if (stagesFor_ != plan) {
+            stageOfOp_ = pipelineStageOfOp(*plan);
+            stagesFor_ = plan;
+        }
+        std::vector<int> out;
+        if (stageOfOp_.empty())
+            return out;
+        std::vector<bool> seen;
+        for (const std::size_t op : node(index).ops) {
+            const int stage = op < stageOfOp_.size() ? stageOfOp_[op] : -1;
+            if (stage < 0)
+                continue;
+            if (static_cast<std::size_t>(stage) >= seen.size())
+                seen.resize(static_cast<std::size_t>(stage) + 1);
+            seen[static_cast<std::size_t>(stage)] = true;
+        }
+        for (std::size_t s = 0; s < seen.size(); ++s)
+            if (seen[s])
+                out.push_back(static_cast<int>(s));
+        return out;
     }
 
     // Whether a node or edge carrying `names` (sorted) is lit by the highlight.
@@ -208,6 +241,15 @@ public:
         painter->setBrush(colours.fill);
         const qreal radius = node.kind == GraphNode::Kind::Arguments ? rect_.height() / 2 : 5;
         painter->drawRoundedRect(rect_, radius, radius);
+        // The stages of a pipelined plan: a band down the left edge, split evenly when a module spans
+        // several.
+        if (const std::vector<int> stages = graph->stagesOf(index_); !stages.empty()) {
+            const qreal part = (rect_.height() - 4) / static_cast<qreal>(stages.size());
+            for (std::size_t s = 0; s < stages.size(); ++s)
+                painter->fillRect(
+                    QRectF(rect_.left() + 1.5, rect_.top() + 2 + part * static_cast<qreal>(s), 5, part),
+                    pipelineStageColor(stages[s]));
+        }
         if (node.isConflictSite() && module) {
             // A box of many ops: a badge with the count of conflict sites inside, not an outline around a
             // layer that merely contains its attention scores.
@@ -771,6 +813,23 @@ QColor GraphView::nodeFillColor(int node) const {
     return graph->coloursOf(node).fill;
 }
 
+void GraphView::setStageBandsShown(bool shown) {
+    if (stageBands_ == shown)
+        return;
+    stageBands_ = shown;
+    for (GraphScene* scene : {shownScene(), building_})
+        if (scene)
+            scene->stageBands = shown;
+    viewport()->update();
+}
+
+std::vector<int> GraphView::nodeStages(int node) const {
+    const GraphScene* graph = shownScene();
+    if (!graph->projection || node < 0 || static_cast<std::size_t>(node) >= graph->projection->nodes.size())
+        return {};
+    return graph->stagesOf(node);
+}
+
 QString GraphView::edgeLabel(int edge) const {
     const GraphScene* graph = shownScene();
     if (!graph->projection || edge < 0 || static_cast<std::size_t>(edge) >= graph->projection->edges.size())
@@ -921,6 +980,7 @@ void GraphView::onLayoutFinished(const QString& tag, std::uint64_t generation, c
     building_->plan = plan_;
     building_->highlighted = highlighted_;
     building_->highlightedNames = highlightedNames_;
+    building_->stageBands = stageBands_;
     building_->projection = std::move(pendingProjection_);
     building_->request = std::move(pendingRequest_);
     building_->layout = result;

@@ -53,6 +53,13 @@ public:
     // The same for several names at once (a group's: one per layer), in the colour of the first.
     void setHighlightedNames(std::vector<analysis::NameId> names);
 
+    // With a plan that has a pipeline, each node shows a band on its left edge in the colour of its ops'
+    // stages (pipelineStageColor; a module spanning several shows each). On by default.
+    void setStageBandsShown(bool shown);
+    bool stageBandsShown() const { return stageBands_; }
+    // The stages node `node` of projection() shows, ascending (empty when it shows none).
+    std::vector<int> nodeStages(int node) const;
+
     // Expands the op's module if needed, selects the op and centres on it.
     void showOp(std::size_t bodyIndex);
     // Finds ops by kind or location name, arguments by name, values by "%12"/"%arg3" (see findInGraph).
@@ -136,6 +143,7 @@ private:
     std::shared_ptr<const PlanState> plan_;
     std::optional<analysis::NameId> highlighted_;
     std::vector<analysis::NameId> highlightedNames_;
+    bool stageBands_ = true;
     std::vector<bool> expanded_;       // of the picture shown or being laid out
     std::vector<bool> shownExpanded_;  // of the picture shown
 

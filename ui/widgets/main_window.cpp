@@ -47,6 +47,7 @@
 #include "widgets/cost_panel.h"
 #include "widgets/export_dialog.h"
 #include "widgets/graph_view.h"
+#include "widgets/pipeline_view.h"
 #include "widgets/problem_editor.h"
 #include "widgets/remat_panel.h"
 #include "widgets/session_docks.h"
@@ -57,7 +58,7 @@ namespace shardscope::ui {
 namespace {
 
 // Bump when the docks change, so restoreState() ignores layouts saved by older versions.
-constexpr int kLayoutVersion = 4;
+constexpr int kLayoutVersion = 5;
 constexpr char kGeometryKey[] = "mainWindow/geometry";
 constexpr char kStateKey[] = "mainWindow/state";
 constexpr char kRecentKey[] = "recentSources";
@@ -129,6 +130,7 @@ MainWindow::MainWindow(QWidget* parent)
       summary_(new SummaryPanel(this)),
       cost_(new CostPanel(this)),
       timeline_(new TimelineView(this)),
+      pipeline_(new PipelineView(editor_, this)),
       details_(new QTextBrowser(this)),
       stableHlo_(new QPlainTextEdit(this)),
       problemEditor_(new ProblemEditor(this)),
@@ -310,6 +312,8 @@ MainWindow::MainWindow(QWidget* parent)
         addPanel(tr("Details"), QStringLiteral("detailsDock"), details_, Qt::BottomDockWidgetArea);
     auto* timelineDock =
         addPanel(tr("Timeline"), QStringLiteral("timelineDock"), timeline_, Qt::BottomDockWidgetArea);
+    auto* pipelineDock =
+        addPanel(tr("Pipeline"), QStringLiteral("pipelineDock"), pipeline_, Qt::BottomDockWidgetArea);
     auto* hloDock =
         addPanel(tr("StableHLO"), QStringLiteral("stableHloDock"), stableHlo_, Qt::BottomDockWidgetArea);
     auto* parametersDock =
@@ -319,7 +323,8 @@ MainWindow::MainWindow(QWidget* parent)
     tabifyDockWidget(namesDock, conflictsDock);
     tabifyDockWidget(planDock, problemDock);
     tabifyDockWidget(detailsDock, timelineDock);
-    tabifyDockWidget(timelineDock, hloDock);
+    tabifyDockWidget(timelineDock, pipelineDock);
+    tabifyDockWidget(pipelineDock, hloDock);
     tabifyDockWidget(summaryDock, parametersDock);
     tabifyDockWidget(parametersDock, opKindsDock);
     // The session: search, plans, breakdown, search tree and comparison.
@@ -495,6 +500,12 @@ void MainWindow::buildMenus() {
         ->setShortcut(QKeySequence::ZoomIn);
     view->addAction(tr("Zoom &out"), this, [this] { graph_->zoomBy(0.8); })
         ->setShortcut(QKeySequence::ZoomOut);
+    QAction* stages = view->addAction(tr("Colour ops by pipeline &stage"));
+    stages->setObjectName(QStringLiteral("stageBandsAction"));
+    stages->setCheckable(true);
+    stages->setChecked(graph_->stageBandsShown());
+    stages->setToolTip(tr("With a pipeline, a band on each op's left edge in the colour of its stage"));
+    connect(stages, &QAction::toggled, graph_, &GraphView::setStageBandsShown);
     view->addAction(tr("&Expand every module"), graph_, &GraphView::expandAll);
     view->addAction(tr("&Collapse every module"), graph_, &GraphView::collapseAll);
     view->addSeparator();
@@ -563,6 +574,7 @@ void MainWindow::showModel(std::shared_ptr<const ProblemView> model) {
     decisions_->setProblem(current_);
     cost_->showState(nullptr, nullptr);
     timeline_->showState(nullptr, nullptr);
+    pipeline_->showState(nullptr, nullptr);
     detailKind_ = NoDetail;
     details_->clear();
     graph_->setProblem(current_);
@@ -611,6 +623,7 @@ void MainWindow::showState(std::shared_ptr<const PlanState> state) {
         return;
     cost_->showState(current_.get(), state.get());
     timeline_->showState(current_, state);
+    pipeline_->showState(current_, state);
     graph_->setPlanState(state);
     names_->setPlanState(state);
     conflicts_->setPlanState(state);

@@ -33,6 +33,7 @@ class GraphView;
 class NameModel;
 class OpCountModel;
 class ParameterModel;
+class PipelineView;
 class PlanEditor;
 class ProblemEditor;
 class SessionDocks;
@@ -72,6 +73,7 @@ public:
     GraphView* graphView() const { return graph_; }
     SessionDocks* sessionDocks() const { return session_; }
     TimelineView* timelineView() const { return timeline_; }
+    PipelineView* pipelineView() const { return pipeline_; }
     // Shows dock `name` and brings it to the front of its tab group: its object name with or without the
     // "Dock" suffix ("timeline", "breakdownDock") or its title, in any case. Returns false when no dock is
     // called so.
@@ -151,6 +153,7 @@ private:
     SummaryPanel* summary_;
     CostPanel* cost_;
     TimelineView* timeline_;
+    PipelineView* pipeline_;
     QTextBrowser* details_;
     QPlainTextEdit* stableHlo_;
     ProblemEditor* problemEditor_;

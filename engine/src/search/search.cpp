@@ -102,11 +102,18 @@ ActionSpace::ActionSpace(const cost::CostModel& model, std::size_t maxGroups, do
             int virtualStages;
         };
         constexpr Schedule kSchedules[] = {{plan::PipelineSchedule::OneFOneB, 1},
-                                           {plan::PipelineSchedule::Interleaved, 2},
-                                           {plan::PipelineSchedule::Interleaved, 4},
-                                           {plan::PipelineSchedule::GPipe, 1}};
+                                           {plan::PipelineSchedule::Interleaved, 2}};
+        const auto named = [&](std::size_t axis) {
+            const std::string& n = model.mesh().axes[axis].name;
+            return n == "pipe" || n == "pipeline" || n == "pp" || n == "stage" || n == "stages";
+        };
+        bool anyNamed = false;
+        for (std::size_t axis = 0; axis < model.mesh().axes.size(); ++axis)
+            anyNamed = anyNamed || named(axis);
         for (const auto& [schedule, virtualStages] : kSchedules)
             for (std::size_t axis = 0; axis < model.mesh().axes.size(); ++axis) {
+                if (anyNamed && !named(axis))
+                    continue;
                 const std::int64_t size = model.mesh().axes[axis].size;
                 for (std::int64_t p = size; p >= 2; --p) {
                     if (size % p != 0 || static_cast<std::size_t>(p * virtualStages) > layers)

@@ -87,11 +87,13 @@ public:
     // The remat actions after `plan` (see above), family by family, policies in plan::Remat order.
     std::vector<Action> rematActions(const plan::Plan& plan) const;
     // The pipeline and microbatch actions after `plan`: none when the plan has a pipeline or microbatches
-    // already, or the space's Staging does not allow them. Else, ranked: Pipeline actions (1f1b, interleaved
-    // with 2 then 4 virtual stages, gpipe; each on every axis with a divisor p >= 2 of its size, stages p
-    // descending, with at most plan::pipelineLayers chunks and a non-empty pendingMicrobatches), then
-    // Microbatches actions without a pipeline (2, 4, 8 and the local batch, those dividing the local batch).
-    // Every action offered passes plan::pipelineProblem.
+    // already, or the space's Staging does not allow them. Else, ranked: Pipeline actions (1f1b, then
+    // interleaved with 2 virtual stages; each on the axes named pipe, pipeline, pp, stage or stages, or on
+    // every axis when none is so named; stages p descending over the divisors >= 2 of the axis size, with at
+    // most plan::pipelineLayers chunks and a non-empty pendingMicrobatches; gpipe, which 1f1b matches in time
+    // with less memory, and deeper interleaving are left to the user), then Microbatches actions without a
+    // pipeline (2, 4, 8 and the local batch, those dividing the local batch). Every action offered passes
+    // plan::pipelineProblem.
     std::vector<Action> stagingActions(const plan::Plan& plan) const;
     // The microbatch counts a pipeline the search set calls for (the plan has a pipeline, microbatches 1 and
     // the space allows pipelines), largest first: the local batch (the batch over the devices its decisions
