@@ -680,6 +680,50 @@ private slots:
         }
     }
 
+    // A plan's own warnings travel like the importer's: plan.batch-of-one (an expert plan on a model exported
+    // with a batch of one) is on stderr and in the "warnings" of every --json output, once per command even
+    // when several experts say it.
+    void planWarningsReachEveryJson() {
+        QTemporaryDir dir;
+        const QString path = writeFile(
+            dir, "one.mlir",
+            R"(func.func @main(%arg0: tensor<1x8xf32> {jax.arg_info = "x"}, %arg1: tensor<8x8xf32> {jax.arg_info = "w"}) -> (tensor<1x8xf32> {jax.result_info = "y"}) {
+  %0 = stablehlo.dot_general %arg0, %arg1, contracting_dims = [1] x [0] : (tensor<1x8xf32>, tensor<8x8xf32>) -> tensor<1x8xf32>
+  return %0 : tensor<1x8xf32>
+}
+)");
+        const QString message =
+            "expert plan 'dp': this model's batch has size 1 (input 'x' is tensor<1x8xf32>), so "
+            "its 2 data-parallel devices all compute the same examples; export the model with "
+            "a batch divisible by 2";
+        const QStringList problem{"--mesh", "data=2"};
+        const QList<QStringList> commands{
+            QStringList{"evaluate", path, "--plan", "expert:dp", "--json"} + problem,
+            QStringList{"evaluate", path, "--plan", "expert:dp", "--json", "--train"} + problem,
+            QStringList{"evaluate", path, "--plan", "experts", "--json"} + problem,
+            QStringList{"search", path, "--budget", "20it", "--json"} + problem,
+            QStringList{"simulate", path, "--plan", "expert:dp", "--json"} + problem,
+            QStringList{"export", path, "--plan", "expert:dp", "--format", "evaluation"} + problem,
+        };
+        for (const QStringList& arguments : commands) {
+            const Run r = cli(arguments);
+            const QString what = arguments.join(' ');
+            QVERIFY2(r.exitCode == 0, qPrintable(what + "\n" + r.err));
+            QVERIFY2(r.err.count("warning:") == 1 &&
+                         r.err.contains("shardscope-cli: warning: " + message + " [plan.batch-of-one]\n"),
+                     qPrintable(what + "\n" + r.err));
+            QJsonParseError error;
+            const QJsonObject o = QJsonDocument::fromJson(r.out.toUtf8(), &error).object();
+            QVERIFY2(error.error == QJsonParseError::NoError, qPrintable(what));
+            const QJsonArray warnings = o["warnings"].toArray();
+            QVERIFY2(warnings.size() == 1, qPrintable(what + "\n" + r.out.right(400)));
+            const QJsonObject w = warnings.first().toObject();
+            QCOMPARE(w["code"].toString(), QString("plan.batch-of-one"));
+            QCOMPARE(w["message"].toString(), message);
+            QCOMPARE(w["severity"].toString(), QString("warning"));
+        }
+    }
+
     // --loss-output: the output a training step's loss is taken of. Leaving outputs out is a warning (on
     // stderr and in the JSON); an output the model does not have is an error naming the ones it has.
     void lossOutputChoosesTheTrainedOutput() {

@@ -4,6 +4,7 @@
 // (print -> import -> print is a fixed point), error messages, robustness, and the shared real models.
 #include <QDir>
 #include <QFile>
+#include <QFileInfo>
 #include <QRegularExpression>
 #include <QtTest>
 #include <functional>
@@ -16,6 +17,8 @@
 #include "shardscope/import/stablehlo.h"
 #include "shardscope/ir/printer.h"
 #include "shardscope/ir/statistics.h"
+#include "shardscope/plan/plan.h"
+#include "shardscope/session/export_formats.h"
 #include "shardscope/session/model_source.h"
 #include "shardscope/session/problem.h"
 #include "shardscope/zoo/zoo.h"
@@ -368,6 +371,93 @@ func.func @main() -> (tensor<2x2xi32>, tensor<f32>, tensor<2xf32>, tensor<3xf32>
         QCOMPARE(values(5), (std::vector<double>{1, 0}));
     }
 
+    // Weights held as constants (elided here, as in jax_resnet_50.mlir) become parameters when a contraction
+    // reads them (directly or through a layout op) and they have at least 1024 elements; a splat, an operand
+    // of elementwise ops only, and a small table stay constants. One warning says how many and how large;
+    // training steps train the lifted weights, and the StableHLO export prints the module (the text has no
+    // arguments for them).
+    void weightConstantsBecomeParameters() {
+        const std::string text =
+            R"(func.func @main(%arg0: tensor<64x64xf32> {jax.arg_info = "x"}) -> (tensor<64x64xf32>, tensor<64x16xf32>) {
+  %w = stablehlo.constant dense_resource<__elided__> : tensor<64x64xf32>
+  %v = stablehlo.constant dense_resource<__elided__> : tensor<64x64xf32>
+  %ones = stablehlo.constant dense<1.000000e+00> : tensor<64x64xf32>
+  %bias = stablehlo.constant dense_resource<__elided__> : tensor<64x64xf32>
+  %small = stablehlo.constant dense_resource<__elided__> : tensor<16x16xf32>
+  %0 = stablehlo.dot_general %arg0, %w, contracting_dims = [1] x [0] : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
+  %1 = stablehlo.transpose %v, dims = [1, 0] : (tensor<64x64xf32>) -> tensor<64x64xf32>
+  %2 = stablehlo.dot_general %0, %1, contracting_dims = [1] x [0] : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
+  %3 = stablehlo.dot_general %2, %ones, contracting_dims = [1] x [0] : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
+  %4 = stablehlo.add %3, %bias : tensor<64x64xf32>
+  %5 = stablehlo.slice %arg0 [0:64, 0:16] : (tensor<64x64xf32>) -> tensor<64x16xf32>
+  %6 = stablehlo.dot_general %5, %small, contracting_dims = [1] x [0] : (tensor<64x16xf32>, tensor<16x16xf32>) -> tensor<64x16xf32>
+  return %4, %6 : tensor<64x64xf32>, tensor<64x16xf32>
+}
+)";
+        auto result = import::importStableHlo(text, "weights.mlir");
+        QVERIFY2(result.ok(), result.errorMessage().c_str());
+        const Graph& g = *result;
+        QCOMPARE(g.arguments.size(), std::size_t{3});
+        QVERIFY(g.arguments[0].role == ArgumentRole::Input);
+        for (std::size_t i : {1, 2})
+            QVERIFY(g.arguments[i].role == ArgumentRole::Parameter);
+        QCOMPARE(g.arguments[1].name, std::string("%w"));
+        QCOMPARE(g.arguments[2].name, std::string("%v"));
+        QCOMPARE(g.arguments[1].location.line, 2);
+        QCOMPARE(opsOf(g, OpKind::Constant).size(), std::size_t{3});  // ones, bias, small
+        QCOMPARE(result.diagnostics().size(), std::size_t{1});
+        const Diagnostic& warning = result.diagnostics().front();
+        QVERIFY(warning.severity == Severity::Warning);
+        QCOMPARE(warning.code, std::string(import::kWeightsLiftedCode));
+        QCOMPARE(
+            warning.message,
+            std::string("2 constants hold the model's weights (floating point, at least 1024 elements, read "
+                        "by dot_general or convolution): planned as parameters, 8192 elements (0.03 MiB), "
+                        "so plans shard them and training steps train them"));
+        QCOMPARE(computeStatistics(g).parameterCount, std::int64_t{8192});
+
+        ProblemSpec spec;
+        spec.model = "weights.mlir";
+        spec.mesh = "data=2";
+        spec.train = true;
+        auto problem = loadProblem(spec, &text);
+        QVERIFY2(problem.ok(), problem.errorMessage().c_str());
+        QCOMPARE((*problem)->model.graph.gradients.size(), std::size_t{2});
+        spec.train = false;
+        auto forward = loadProblem(spec, &text);
+        QVERIFY2(forward.ok(), forward.errorMessage().c_str());
+        session::ExportOptions options;
+        options.modelText = &text;
+        auto exported = session::exportPlan(**forward, plan::Plan{}, "shardy", options);
+        QVERIFY2(exported.ok(), exported.errorMessage().c_str());
+        auto again = import::importStableHlo(*exported, "again.mlir");
+        QVERIFY2(again.ok(), again.errorMessage().c_str());
+        QCOMPARE(again->arguments.size(), std::size_t{3});
+        QVERIFY(again->arguments[1].role == ArgumentRole::Parameter);
+    }
+
+    // jax_resnet_50.mlir closes over its weights (265 elided constants): its 53 convolution kernels are its
+    // parameters, 23,454,912 elements (ResNet-50 without its classifier head and batch-norm vectors).
+    void resnetWeightsAreParameters() {
+        const QString path =
+            shardscope::testing::sharedDir() + QStringLiteral("/models/stablehlo/jax_resnet_50.mlir");
+        if (!QFileInfo::exists(path))
+            QSKIP("../shared/models is absent (a user's clone has no ../shared)");
+        auto loaded = loadModel(path.toStdString());
+        QVERIFY2(loaded.ok(), loaded.errorMessage().c_str());
+        const auto stats = computeStatistics(loaded->graph);
+        QCOMPARE(stats.parameterCount, std::int64_t{23454912});
+        std::size_t parameters = 0;
+        for (const auto& a : loaded->graph.arguments)
+            parameters += a.role == ArgumentRole::Parameter ? 1 : 0;
+        QCOMPARE(parameters, std::size_t{53});
+        bool warned = false;
+        for (const auto& d : loaded.diagnostics())
+            warned = warned || (d.code == import::kWeightsLiftedCode &&
+                                d.message.rfind("53 constants hold the model's weights", 0) == 0);
+        QVERIFY(warned);
+    }
+
     void customCallsAndUnknownOps() {
         auto result = import::importStableHlo(R"(
 func.func @main(%arg0: tensor<8xf32>) -> (tensor<8xf32>, tensor<8xf32>, tensor<2xf32>) {
@@ -498,7 +588,7 @@ func.func @main(%arg0: tensor<8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"x"}
 })";
         QCOMPARE(errorOf(text),
                  std::string("test.mlir:2:20: error: no entry function: no @main and 2 public functions "
-                             "(@abs, @twice); choose one with --entry NAME [stablehlo.syntax]"));
+                             "(@abs, @twice); choose one with --entry NAME [stablehlo.entry]"));
         import::ImportOptions options;
         options.entryFunction = "twice";
         auto g = import::importStableHlo(text, "test.mlir", options);
@@ -862,7 +952,11 @@ func.func @main() -> (tensor<2xf64>, tensor<2xf16>, tensor<2xbf16>, tensor<2xi8>
         QVERIFY2(graph.ok(), graph.errorMessage().c_str());
         for (const auto& d : graph.diagnostics())
             qInfo("%s", d.toString().c_str());
-        const auto expected = expectedCounts(QString::fromUtf8(bytes));
+        auto expected = expectedCounts(QString::fromUtf8(bytes));
+        // Constants that hold weights are parameters now, not ops.
+        for (const auto& d : graph.diagnostics())
+            if (d.code == import::kWeightsLiftedCode)
+                expected["constant"] -= std::stoll(d.message);
         const auto actual = computeStatistics(*graph).opsByKind;
         QCOMPARE(actual, expected);
         std::int64_t total = 0;

@@ -87,8 +87,8 @@ void validate(const Problem& p, const plan::Plan& plan, std::int64_t vocab, cons
     const double difference = interpret::scaledDifference(*reference, simulated->outputs);
     QVERIFY2(difference < kTolerance, (what + ": scaled difference " + std::to_string(difference)).c_str());
 
-    // Rematerialization runs a block's forward collectives again before its backward; the simulation runs each
-    // op once (the numbers are the same), so the priced list to compare is the plan's without it.
+    // Rematerialization runs a block's forward collectives again before its backward; the simulation runs
+    // each op once (the numbers are the same), so the priced list to compare is the plan's without it.
     plan::Plan once = plan;
     once.remat.clear();
     const cost::Evaluation evaluation = cost::evaluate(*p.costModel, once);

@@ -17,6 +17,7 @@
 #include <QLineEdit>
 #include <QPlainTextEdit>
 #include <QProcess>
+#include <QPushButton>
 #include <QRegularExpression>
 #include <QSettings>
 #include <QSignalSpy>
@@ -134,6 +135,47 @@ private slots:
         QTRY_VERIFY(anyLabelContains(*summary, QStringLiteral("zoo:no-such-model")));
         QVERIFY(window.currentModel());
         QCOMPARE(window.currentModel()->source, defaultModelSource());
+    }
+
+    // A StableHLO module with two public functions and no @main does not open by itself: the failure offers
+    // its functions in the editor's entry field, and Apply opens the module with the one chosen.
+    void aModuleWithoutMainOpensWithTheEntryChosen() {
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("two.mlir"));
+        QFile file(path);
+        QVERIFY(file.open(QIODevice::WriteOnly));
+        file.write(
+            "func.func public @f(%a: tensor<8x16xf32>) -> tensor<8x16xf32> {\n"
+            "  %0 = stablehlo.negate %a : tensor<8x16xf32>\n"
+            "  return %0 : tensor<8x16xf32>\n"
+            "}\n"
+            "func.func public @g(%a: tensor<4x4xf32>, %b: tensor<4x4xf32>) -> tensor<4x4xf32> {\n"
+            "  %0 = stablehlo.add %a, %b : tensor<4x4xf32>\n"
+            "  return %0 : tensor<4x4xf32>\n"
+            "}\n");
+        file.close();
+        MainWindow window;
+        window.show();
+        QSignalSpy shown(&window, &MainWindow::modelShown);
+        QSignalSpy failed(&window, &MainWindow::modelFailed);
+        window.openModel(path);
+        QVERIFY(failed.wait(kLoadTimeoutMs));
+        QVERIFY2(failed.first().first().toString().contains(QStringLiteral("no entry function")),
+                 qPrintable(failed.first().first().toString()));
+        auto* entry = window.findChild<QComboBox*>(QStringLiteral("entryCombo"));
+        QVERIFY(entry);
+        QCOMPARE(entry->count(), 2);
+        QCOMPARE(entry->itemText(0), QStringLiteral("@f"));
+        QCOMPARE(entry->itemText(1), QStringLiteral("@g"));
+        const auto* summary = window.findChild<QWidget*>(QStringLiteral("summaryPanel"));
+        QTRY_VERIFY(anyLabelContains(*summary, QStringLiteral("Choose the entry function")));
+        entry->setCurrentIndex(1);
+        window.findChild<QPushButton*>(QStringLiteral("applyButton"))->click();
+        QVERIFY(shown.wait(kLoadTimeoutMs));
+        QVERIFY(window.currentModel());
+        QCOMPARE(window.currentModel()->source, path);
+        QCOMPARE(window.currentModel()->problem->spec.entry, std::string("g"));
+        QCOMPARE(window.currentModel()->problem->model.graph.arguments.size(), std::size_t{2});
     }
 
     void enterInTheChooserOpensTheModelOnce_data() {

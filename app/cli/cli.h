@@ -28,6 +28,11 @@ void printDiagnostics(const std::vector<shardscope::Diagnostic>& diagnostics);
 // for it).
 nlohmann::json warningsJson(const std::vector<shardscope::Diagnostic>& diagnostics);
 
+// `first` followed by the diagnostics of `more` it does not hold yet (same code and message): the problem's
+// warnings joined with a plan's, or with those of several expert plans that say the same thing.
+std::vector<shardscope::Diagnostic> joinedDiagnostics(std::vector<shardscope::Diagnostic> first,
+                                                      const std::vector<shardscope::Diagnostic>& more);
+
 // Prints the result's diagnostics (printDiagnostics) and returns whether it holds a value.
 template <typename T>
 bool report(const shardscope::Result<T>& result) {

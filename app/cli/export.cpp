@@ -52,6 +52,7 @@ int exportPlan(const std::string& source, const import::ImportOptions& options, 
     if (!report(chosen))
         return 1;
     exportOptions.modelText = bytes.empty() ? nullptr : &bytes;
+    exportOptions.warnings = chosen.diagnostics();
     auto written = session::exportPlan(problem, *chosen, format, exportOptions);
     if (!report(written))
         return 1;

@@ -104,6 +104,16 @@ void printDiagnostics(const std::vector<shardscope::Diagnostic>& diagnostics) {
     std::cerr << "shardscope-cli: ... and " << diagnostics.size() - shown << " more (" << kinds << ")\n";
 }
 
+std::vector<shardscope::Diagnostic> joinedDiagnostics(std::vector<shardscope::Diagnostic> first,
+                                                      const std::vector<shardscope::Diagnostic>& more) {
+    for (const auto& d : more)
+        if (std::none_of(first.begin(), first.end(), [&](const shardscope::Diagnostic& held) {
+                return held.code == d.code && held.message == d.message;
+            }))
+            first.push_back(d);
+    return first;
+}
+
 nlohmann::json warningsJson(const std::vector<shardscope::Diagnostic>& diagnostics) {
     return nlohmann::json::parse(shardscope::report::warningsJson(diagnostics));
 }

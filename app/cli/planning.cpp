@@ -117,6 +117,21 @@ ProblemSpec specOf(const std::string& source, const import::ImportOptions& optio
     return spec;
 }
 
+namespace {
+
+// The warnings of several expert plans, one per code: the first expert's says it for the others
+// (plan.batch-of-one names dp, and zero1-3 would say the same of the same input).
+std::vector<Diagnostic> joinedExpertWarnings(std::vector<Diagnostic> held,
+                                             const std::vector<Diagnostic>& more) {
+    for (const auto& d : more)
+        if (d.severity != Severity::Error &&
+            std::none_of(held.begin(), held.end(), [&](const Diagnostic& h) { return h.code == d.code; }))
+            held.push_back(d);
+    return held;
+}
+
+}  // namespace
+
 int evaluate(const std::string& source, const import::ImportOptions& options, const TrainingFlags& training,
              const ProblemFlags& flags, const std::string& planText, bool asJson) {
     auto problem = loadProblem(specOf(source, options, training, flags));
@@ -156,8 +171,11 @@ int evaluate(const std::string& source, const import::ImportOptions& options, co
                         report::formatTime(e.collectiveTime).c_str(), fits);
         };
         auto evaluateOne = [&](const plan::Plan& candidate) { return cost::evaluate(costModel, candidate); };
+        std::vector<Diagnostic> expertWarnings;
         for (const auto& expert : plan::expertPlans()) {
             auto plan = plan::expertPlan(expert.id, costModel.planContext(), costModel.mesh());
+            if (plan)
+                expertWarnings = joinedExpertWarnings(std::move(expertWarnings), plan.diagnostics());
             if (!plan) {
                 if (asJson)
                     rows.push_back({{"id", expert.id}, {"error", plan.diagnostics().front().message}});
@@ -179,10 +197,12 @@ int evaluate(const std::string& source, const import::ImportOptions& options, co
                 show(variant->id, variant->plan, variant->evaluation, expert.id, "yes");
             }
         }
+        printDiagnostics(expertWarnings);
         if (asJson)
-            std::cout << jsonText(json{{"version", report::kEvaluationJsonVersion},
-                                       {"experts", rows},
-                                       {"warnings", warningsJson(p.warnings)}})
+            std::cout << jsonText(
+                             json{{"version", report::kEvaluationJsonVersion},
+                                  {"experts", rows},
+                                  {"warnings", warningsJson(joinedDiagnostics(p.warnings, expertWarnings))}})
                       << "\n";
         else if (anyVariant)
             std::printf(
@@ -196,7 +216,7 @@ int evaluate(const std::string& source, const import::ImportOptions& options, co
         return 1;
     const auto e = cost::evaluate(costModel, *chosen);
     std::cout << (asJson ? report::withWarnings(report::evaluationJson(p.model, costModel, *chosen, e),
-                                                p.warnings)
+                                                joinedDiagnostics(p.warnings, chosen.diagnostics()))
                          : report::evaluationText(p.model, costModel, *chosen, e));
     return 0;
 }
@@ -260,6 +280,10 @@ void printSearchRun(const Problem& problem, const session::SearchRun& run, const
         if (e.feasible && (!bestExpert || e.stepTime < bestExpert->evaluation.stepTime))
             bestExpert = &expert;
     }
+    std::vector<Diagnostic> expertWarnings;
+    for (const auto& expert : run.experts)
+        expertWarnings = joinedExpertWarnings(std::move(expertWarnings), expert.warnings);
+    printDiagnostics(expertWarnings);
     const search::Found& best = run.best;
     const auto e = cost::evaluate(costModel, best.plan);
     if (asJson) {
@@ -274,7 +298,7 @@ void printSearchRun(const Problem& problem, const session::SearchRun& run, const
                       {"origin", best.origin},
                       {"found_after_s", best.seconds},
                       {"exhaustive", exhaustive}}},
-                    {"warnings", warningsJson(problem.warnings)}};
+                    {"warnings", warningsJson(joinedDiagnostics(problem.warnings, expertWarnings))}};
         if (run.session != 0)
             result["workspace"] = {{"path", workspacePath}, {"session", run.session}, {"saved", run.saved}};
         std::cout << jsonText(result) << "\n";

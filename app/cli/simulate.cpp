@@ -106,18 +106,19 @@ int simulate(const std::string& source, const import::ImportOptions& options, co
         };
         add(executed, priced, "executed only");
         add(priced, executed, "priced only");
-        std::cout << jsonText(json{{"version", 1},
-                                   {"devices", simulated->devices},
-                                   {"tolerance", tolerance},
-                                   {"max_scaled_difference", worst},
-                                   {"outputs", outputs},
-                                   {"collectives",
-                                    {{"executed", simulated->collectives.size()},
-                                     {"priced", evaluation.collectives.size()},
-                                     {"same", same},
-                                     {"differences", differences}}},
-                                   {"match", match && same},
-                                   {"warnings", warningsJson(p.warnings)}})
+        std::cout << jsonText(json{
+                         {"version", 1},
+                         {"devices", simulated->devices},
+                         {"tolerance", tolerance},
+                         {"max_scaled_difference", worst},
+                         {"outputs", outputs},
+                         {"collectives",
+                          {{"executed", simulated->collectives.size()},
+                           {"priced", evaluation.collectives.size()},
+                           {"same", same},
+                           {"differences", differences}}},
+                         {"match", match && same},
+                         {"warnings", warningsJson(joinedDiagnostics(p.warnings, chosen.diagnostics()))}})
                   << "\n";
         return match && same ? 0 : 1;
     }

@@ -11,6 +11,8 @@
 #include <QFileInfo>
 
 #include "core/text.h"
+#include "shardscope/import/stablehlo.h"
+#include "shardscope/input_file.h"
 #include "shardscope/ir/printer.h"
 #include "shardscope/plan/plan_json.h"
 #include "shardscope/session/workspace_session.h"
@@ -22,7 +24,21 @@ namespace {
 struct Outcome {
     std::shared_ptr<const ProblemView> problem;
     QString error;
+    QStringList entryChoices;  // a module without an entry: its functions
 };
+
+// The functions of the StableHLO file `path` to choose an entry from; none when it cannot be read.
+QStringList functionsOf(const std::string& path) {
+    auto bytes = readModelFile(path);
+    if (!bytes)
+        return {};
+    auto names = import::stableHloFunctions(*bytes, path);
+    QStringList out;
+    if (names)
+        for (const auto& name : *names)
+            out.append(toQString(name));
+    return out;
+}
 
 QString lineOf(const Diagnostic& diagnostic) {
     const QString message = toQString(diagnostic.message);
@@ -79,8 +95,14 @@ Outcome loadProblemView(const ProblemRequest& request, const LatestJob::Token& t
         std::string planJson = request.carriedPlan;
         auto loaded = request.workspace.isEmpty() ? loadProblem(request.spec)
                                                   : loadFromWorkspace(request, *view, &planJson);
-        if (!loaded.ok())
-            return {nullptr, failureMessage(source, loaded.diagnostics(), request.settingsChange)};
+        if (!loaded.ok()) {
+            Outcome failure{
+                nullptr, failureMessage(source, loaded.diagnostics(), request.settingsChange), {}};
+            if (request.workspace.isEmpty() && !loaded.diagnostics().empty() &&
+                loaded.diagnostics().front().code == "stablehlo.entry")
+                failure.entryChoices = functionsOf(request.spec.model);
+            return failure;
+        }
         if (superseded())
             return {};
 
@@ -109,10 +131,11 @@ Outcome loadProblemView(const ProblemRequest& request, const LatestJob::Token& t
             view->warnings += view->planWarnings;
         }
         view->loadMilliseconds = timer.elapsed();
-        return {std::move(view), {}};
+        return {std::move(view), {}, {}};
     } catch (const std::exception& e) {
         return {nullptr,
-                ProblemLoader::tr("Cannot open %1: %2").arg(source, QString::fromLocal8Bit(e.what()))};
+                ProblemLoader::tr("Cannot open %1: %2").arg(source, QString::fromLocal8Bit(e.what())),
+                {}};
     }
 }
 
@@ -133,12 +156,15 @@ ProblemLoader::~ProblemLoader() = default;
 void ProblemLoader::load(const ProblemRequest& request) {
     setBusy(true);
     loads_.run([request](const LatestJob::Token& token) { return loadProblemView(request, token); },
-               [this](const Outcome& outcome) {
+               [this, request](const Outcome& outcome) {
                    setBusy(false);
-                   if (outcome.problem)
+                   if (outcome.problem) {
                        emit loaded(outcome.problem);
-                   else
-                       emit failed(outcome.error);
+                       return;
+                   }
+                   if (!outcome.entryChoices.isEmpty())
+                       emit entryChoices(toQString(request.spec.model), outcome.entryChoices);
+                   emit failed(outcome.error);
                });
 }
 

@@ -10,6 +10,7 @@
 
 #include <QObject>
 #include <QString>
+#include <QStringList>
 
 #include "core/job_queue.h"
 #include "core/problem_view.h"
@@ -52,6 +53,9 @@ signals:
     void loaded(std::shared_ptr<const shardscope::ui::ProblemView> problem);
     // One line that names the source and says what went wrong.
     void failed(const QString& message);
+    // Before `failed`, for a StableHLO module that has no @main and several functions: the source and its
+    // functions, to choose the entry from (ProblemSpec::entry).
+    void entryChoices(const QString& source, const QStringList& functions);
 
 private:
     void setBusy(bool busy);

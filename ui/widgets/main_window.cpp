@@ -357,6 +357,17 @@ MainWindow::MainWindow(QWidget* parent)
     connect(loader_, &ProblemLoader::busyChanged, this, &MainWindow::showBusy);
     connect(loader_, &ProblemLoader::loaded, this, &MainWindow::showModel);
     connect(loader_, &ProblemLoader::failed, this, &MainWindow::showFailure);
+    // A module without @main and with several functions: offer them in the editor; Apply opens it with the
+    // one chosen.
+    connect(loader_, &ProblemLoader::entryChoices, this,
+            [this](const QString& source, const QStringList& names) {
+                pendingEntrySource_ = source;
+                problemEditor_->setEntryChoices(names);
+                if (auto* dock = findChild<QDockWidget*>(QStringLiteral("problemDock"))) {
+                    dock->show();
+                    dock->raise();
+                }
+            });
     connect(editor_, &PlanEditor::evaluated, this, &MainWindow::showState);
     connect(editor_, &PlanEditor::evaluatingChanged, this, [this](bool evaluating) {
         cost_->setEvaluating(evaluating);
@@ -516,6 +527,7 @@ void MainWindow::buildMenus() {
 void MainWindow::openModel(const QString& source) {
     if (source.isEmpty() || (loader_->isBusy() && source == requested_))
         return;
+    pendingEntrySource_.clear();
     ProblemRequest request;
     request.spec = spec_;
     request.spec.sizes.clear();  // another model: its own sizes, until the user sets them
@@ -532,6 +544,16 @@ void MainWindow::setSpec(const ProblemSpec& spec) {
 }
 
 void MainWindow::applySpec(const ProblemSpec& spec) {
+    if (!pendingEntrySource_.isEmpty() && !spec.entry.empty()) {
+        // The module that could not open for want of an entry, with the entry chosen.
+        ProblemRequest request;
+        request.spec = spec;
+        request.spec.model = pendingEntrySource_.toStdString();
+        request.spec.sizes.clear();
+        const QString source = std::exchange(pendingEntrySource_, QString());
+        load(request, source);
+        return;
+    }
     if (!current_)
         return;
     ProblemRequest request;
@@ -612,7 +634,10 @@ void MainWindow::showModel(std::shared_ptr<const ProblemView> model) {
 }
 
 void MainWindow::showFailure(const QString& message) {
-    summary_->showError(current_ ? tr("%1\nStill showing %2.").arg(message, current_->source) : message);
+    QString shown = message;
+    if (!pendingEntrySource_.isEmpty())
+        shown += tr("\nChoose the entry function under Mesh and training, then Apply.");
+    summary_->showError(current_ ? tr("%1\nStill showing %2.").arg(shown, current_->source) : shown);
     statusBar()->showMessage(message);
     awaitingSettle_ = false;
     emit modelFailed(message);

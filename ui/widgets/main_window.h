@@ -135,6 +135,7 @@ private:
     ParameterModel* parameters_;
     std::shared_ptr<const ProblemView> current_;
     QString requested_;
+    QString pendingEntrySource_;  // a module that needs its entry function chosen (entryChoices)
     QString
         notice_;  // what the status bar says of the problem shown once the layout is done ("" for nothing)
     ProblemSpec spec_;  // the settings new models open with

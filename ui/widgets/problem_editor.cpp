@@ -186,6 +186,14 @@ QWidget* ProblemEditor::buildSizesBox() {
            "is derived again from the dimensions that carry them. Empty: the sizes the model has."));
     form->addRow(tr("Global sizes"), sizesEdit_);
     connect(sizesEdit_, &QLineEdit::textEdited, this, [this] { revalidate(); });
+    entryCombo_ = new QComboBox;
+    entryCombo_->setObjectName(QStringLiteral("entryCombo"));
+    entryCombo_->setEditable(true);
+    entryCombo_->lineEdit()->setPlaceholderText(tr("@main, or the only public function"));
+    entryCombo_->setToolTip(
+        tr("StableHLO: the function to plan, for a module with several public functions and no @main "
+           "(as --entry NAME). Empty: @main, else the only public function."));
+    form->addRow(tr("Entry function"), entryCombo_);
     return box;
 }
 
@@ -353,6 +361,7 @@ void ProblemEditor::setSpec(const ProblemSpec& spec) {
     }
     lossOutputCombo_->setCurrentText(toQString(spec.lossOutput));
     sizesEdit_->setText(MeshDraft::sizesText(spec));
+    entryCombo_->setCurrentText(spec.entry.empty() ? QString() : u'@' + toQString(spec.entry));
     mixedPrecisionCheck_->setChecked(spec.mixedPrecision);
     efficiencySpin_->setValue(spec.cost.efficiency);
     prefetchSpin_->setValue(spec.cost.prefetch);
@@ -373,6 +382,10 @@ ProblemSpec ProblemEditor::spec() const {
     out.optimizer = optimizerCombo_->currentText().toStdString();
     out.loss = lossCombo_->currentText().toStdString();
     out.lossOutput = lossOutputCombo_->currentText().trimmed().toStdString();
+    QString entry = entryCombo_->currentText().trimmed();
+    if (entry.startsWith(u'@'))
+        entry.remove(0, 1);
+    out.entry = entry.toStdString();
     // Sizes that do not parse keep the spec's (revalidate() says why and Apply stays disabled).
     MeshDraft::applySizes(sizesEdit_->text(), out);
     out.mixedPrecision = mixedPrecisionCheck_->isChecked();
@@ -386,6 +399,14 @@ ProblemSpec ProblemEditor::spec() const {
     out.cost.memoryReserve = edited(reserveSpin_, base_.cost.memoryReserve);
     out.cost.launchTime = edited(launchSpin_, base_.cost.launchTime, kSecondsPerMicrosecond);
     return out;
+}
+
+void ProblemEditor::setEntryChoices(const QStringList& functions) {
+    const QString typed = entryCombo_->currentText();
+    entryCombo_->clear();
+    for (const QString& f : functions)
+        entryCombo_->addItem(u'@' + f);
+    entryCombo_->setCurrentText(typed);
 }
 
 QString ProblemEditor::errorText() const {

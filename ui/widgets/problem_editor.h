@@ -54,6 +54,9 @@ public:
     ProblemSpec spec() const;
     // The mesh string the table describes.
     QString meshText() const;
+    // The functions a StableHLO module without @main offers as its entry (ProblemLoader::entryChoices): the
+    // entry field lists them, the typed text kept.
+    void setEntryChoices(const QStringList& functions);
     // Why the spec cannot be applied (the engine's message), or "" when it can.
     QString errorText() const;
     bool isValid() const { return errorText_.isEmpty(); }
@@ -98,6 +101,8 @@ private:
     QComboBox* lossCombo_ = nullptr;
     QComboBox* lossOutputCombo_ = nullptr;
     QLineEdit* sizesEdit_ = nullptr;  // the spec's global sizes, "batch=256,seq=4096"
+    QComboBox* entryCombo_ =
+        nullptr;  // the StableHLO function to import ("": @main, else the only public one)
     QCheckBox* mixedPrecisionCheck_ = nullptr;
     QDoubleSpinBox* efficiencySpin_ = nullptr;
     QDoubleSpinBox* prefetchSpin_ = nullptr;

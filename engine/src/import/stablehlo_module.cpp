@@ -4,8 +4,11 @@
 // its signature, arguments and outputs, blocks and regions, and the inlining of calls.
 #include <algorithm>
 #include <cctype>
+#include <cstdio>
 #include <cstdlib>
+#include <unordered_set>
 
+#include "shardscope/import/stablehlo.h"
 #include "stablehlo_parser.h"
 
 namespace shardscope::import::stablehlo_import {
@@ -171,6 +174,7 @@ Graph Parser::parseEntry() {
     applyGradientAndAliasMarks();
     nameArguments();
     inferRoles();
+    liftWeightConstants();
     return std::move(graph_);
 }
 
@@ -204,12 +208,14 @@ const FunctionInfo& Parser::entryFunction() {
     if (functions_.size() == 1)
         return functions_.begin()->second;
     const bool anyPublic = !publics.empty();
-    lex_.failAt((anyPublic ? *publics.front() : first).nameOffset,
-                "no entry function: no @main and " +
-                    std::to_string(anyPublic ? publics.size() : functions_.size()) +
-                    (anyPublic ? " public" : " private") + " functions (" +
-                    listed([&](const FunctionInfo& f) { return f.isPublic || !anyPublic; }) +
-                    "); choose one with --entry NAME");
+    // Its own code, so a front door can offer the functions to choose from (stableHloFunctions).
+    throw ParseError{(anyPublic ? *publics.front() : first).nameOffset,
+                     "no entry function: no @main and " +
+                         std::to_string(anyPublic ? publics.size() : functions_.size()) +
+                         (anyPublic ? " public" : " private") + " functions (" +
+                         listed([&](const FunctionInfo& f) { return f.isPublic || !anyPublic; }) +
+                         "); choose one with --entry NAME",
+                     "stablehlo.entry"};
 }
 
 // The function's arguments: bound to `callOperands` when inlining, else created as graph arguments.
@@ -434,6 +440,108 @@ void Parser::inferRoles() {
         else
             a.role = ArgumentRole::Parameter;
     }
+}
+
+// ----- weights held as constants
+// ----------------------------------------------------------------------------
+
+// An export that closes over its weights (a jitted function with the parameters bound, as jax_resnet_50.mlir
+// is) holds them as constants, often elided (`dense_resource<__elided__>`): planned as they are, the model
+// has no parameters, so plans shard nothing of it and training steps train nothing. A top-level constant is
+// taken for a weight, and becomes a parameter argument in its place, when it is floating point, not a splat
+// (a splat is a fill value such as zeros, never a learned tensor), has at least kLiftedWeightElements
+// elements, and is read as an operand of a dot_general or convolution, directly or through convert, reshape,
+// transpose or broadcast_in_dim. The threshold, 1024 elements (4 KiB at f32), is the smallest weight of a
+// real network's contraction (a 1x1 convolution of 32 to 32 channels, a 32x32 projection); smaller constant
+// operands of contractions are more often fixed tables (masks, one-hot or mixing matrices), and too small for
+// sharding them to matter. Other large constants (normalisation statistics and scales that only elementwise
+// ops read, rotary tables, masks) stay constants.
+constexpr std::int64_t kLiftedWeightElements = 1024;
+
+void Parser::liftWeightConstants() {
+    std::unordered_map<std::uint32_t, std::vector<OpId>> users;
+    for (OpId id : graph_.allOpsInOrder())
+        for (ValueId v : graph_.op(id).operands)
+            users[v.index].push_back(id);
+    auto feedsContraction = [&](ValueId start) {
+        std::vector<ValueId> stack{start};
+        std::unordered_set<std::uint32_t> seen{start.index};
+        while (!stack.empty()) {
+            const ValueId v = stack.back();
+            stack.pop_back();
+            for (OpId user : users[v.index]) {
+                const ir::Op& op = graph_.op(user);
+                if (op.kind == OpKind::DotGeneral || op.kind == OpKind::Convolution)
+                    return true;
+                const bool layout = op.kind == OpKind::Convert || op.kind == OpKind::Reshape ||
+                                    op.kind == OpKind::Transpose || op.kind == OpKind::BroadcastInDim;
+                if (layout && op.results.size() == 1 && seen.insert(op.results[0].index).second)
+                    stack.push_back(op.results[0]);
+            }
+        }
+        return false;
+    };
+    std::unordered_map<std::uint32_t, std::string> ssaNames;  // the entry function's own names
+    for (const auto& scope : scopes_)
+        for (const auto& [name, binding] : scope)
+            if (binding.values.size() == 1 && !binding.tuple)
+                ssaNames.emplace(binding.values.front().index, "%" + name);
+    std::set<std::string> taken;
+    for (const Argument& a : graph_.arguments)
+        taken.insert(a.name);
+    std::vector<OpId> kept;
+    std::size_t lifted = 0;
+    std::int64_t elements = 0;
+    double bytes = 0;
+    for (OpId id : graph_.body) {
+        const ir::Op& op = graph_.op(id);
+        const auto* literal = std::get_if<ir::ConstantAttributes>(&op.attributes);
+        bool weight = false;
+        if (op.kind == OpKind::Constant && literal && op.results.size() == 1 && literal->values.size() != 1) {
+            const TensorType& t = graph_.type(op.results[0]);
+            weight = ir::isFloat(t.element) && t.elements() >= kLiftedWeightElements &&
+                     feedsContraction(op.results[0]);
+        }
+        if (!weight) {
+            kept.push_back(id);
+            continue;
+        }
+        const ValueId v = op.results[0];
+        Argument a;
+        a.value = v;
+        a.role = ArgumentRole::Parameter;
+        a.location = op.location;
+        a.sharding = op.sharding;
+        std::string name = op.location.name;
+        if (name.empty()) {
+            const auto it = ssaNames.find(v.index);
+            name = it != ssaNames.end() ? it->second : "constant.line" + std::to_string(op.location.line);
+        }
+        a.name = name;
+        for (int n = 1; taken.count(a.name) > 0; ++n)
+            a.name = name + "#" + std::to_string(n);
+        taken.insert(a.name);
+        graph_.value(v).producer = OpId{};
+        graph_.value(v).resultIndex = 0;
+        ++lifted;
+        elements += graph_.type(v).elements();
+        bytes += static_cast<double>(graph_.type(v).bytes());
+        graph_.arguments.push_back(std::move(a));
+    }
+    if (lifted == 0)
+        return;
+    graph_.body = std::move(kept);
+    removeUnreachable(graph_);
+    char size[64];
+    std::snprintf(size, sizeof size, "%.2f MiB", bytes / (1024.0 * 1024.0));
+    warnings_.push_back(makeWarning(
+        std::string(kWeightsLiftedCode),
+        std::to_string(lifted) + (lifted == 1 ? " constant holds" : " constants hold") +
+            " the model's weights (floating point, at least " + std::to_string(kLiftedWeightElements) +
+            " elements, read by dot_general or convolution): planned as parameters, " +
+            std::to_string(elements) + " elements (" + size +
+            "), so plans shard them and training steps train them",
+        SourceLocation{lex_.fileName(), 0, 0, {}}));
 }
 
 // ----- blocks, regions, calls ------------------------------------------------------------------------------

@@ -163,6 +163,9 @@ private:
     void nameArguments();
     std::string resolveAlias(const std::string& alias) const;
     void inferRoles();
+    // Constants that hold a model's weights become parameter arguments, with a warning
+    // (stablehlo_module.cpp).
+    void liftWeightConstants();
     std::vector<ValueId> parseStatements();
     // Parses a block's statements (after its '{') into `region`'s ops and makes the terminator's operands its
     // results.

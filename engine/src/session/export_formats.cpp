@@ -10,6 +10,7 @@
 #include "shardscope/export/framework_plans.h"
 #include "shardscope/export/trace.h"
 #include "shardscope/import/format.h"
+#include "shardscope/import/stablehlo.h"
 #include "shardscope/ir/printer.h"
 #include "shardscope/plan/plan_json.h"
 #include "shardscope/report/evaluation_report.h"
@@ -39,13 +40,16 @@ Result<std::string> stableHlo(const Problem& problem, const plan::Plan& plan, co
                               exporting::ShardingFormat format) {
     const ProblemSpec& spec = problem.spec;
     std::string text, file;
-    if (options.modelText && !spec.train && spec.sizes.empty() &&
+    // Weights the import made parameters are not arguments of the text: it cannot take their shardings.
+    const bool lifted = std::any_of(problem.warnings.begin(), problem.warnings.end(),
+                                    [](const Diagnostic& d) { return d.code == import::kWeightsLiftedCode; });
+    if (options.modelText && !spec.train && spec.sizes.empty() && !lifted &&
         import::detectFormat(*options.modelText) == import::ModelFormat::StableHlo) {
         text = *options.modelText;
         file = problem.model.source;
     } else {
         // A training step, an ONNX file, a zoo model or a model at other sizes has no StableHLO of the
-        // user's.
+        // user's; nor has a model whose weights were constants.
         ir::PrintOptions printing;
         printing.moduleName = problem.model.displayName;
         for (char& c : printing.moduleName)
@@ -89,10 +93,12 @@ const std::vector<Entry>& registry() {
              return plan::toJson(plan, p.costModel->planContext(), p.mesh);
          }},
         {{"evaluation", "Plan with its evaluation (JSON, as shardscope-cli evaluate --json)", "json"},
-         [](const Problem& p, const plan::Plan& plan, const ExportOptions&) -> Result<std::string> {
+         [](const Problem& p, const plan::Plan& plan, const ExportOptions& options) -> Result<std::string> {
+             std::vector<Diagnostic> warnings = p.warnings;
+             warnings.insert(warnings.end(), options.warnings.begin(), options.warnings.end());
              return report::withWarnings(
                  report::evaluationJson(p.model, *p.costModel, plan, cost::evaluate(*p.costModel, plan)),
-                 p.warnings);
+                 warnings);
          }},
         {{"report", "Evaluation report (text, as shardscope-cli evaluate prints it)", "txt"},
          [](const Problem& p, const plan::Plan& plan, const ExportOptions&) -> Result<std::string> {

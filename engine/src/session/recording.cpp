@@ -25,11 +25,12 @@ std::vector<ExpertEvaluation> evaluateExperts(const cost::CostModel& model) {
             continue;
         auto evaluation = evaluate(*built);
         const bool fits = evaluation.feasible;
-        experts.push_back({expert.id, std::move(built).value(), std::move(evaluation), false});
+        std::vector<Diagnostic> warnings = built.diagnostics();
+        experts.push_back({expert.id, std::move(built).value(), std::move(evaluation), false, warnings});
         if (!fits)
             if (auto variant = search::fittingRematVariant(expert.id, model, evaluate))
                 experts.push_back(
-                    {variant->id, std::move(variant->plan), std::move(variant->evaluation), true});
+                    {variant->id, std::move(variant->plan), std::move(variant->evaluation), true, warnings});
     }
     return experts;
 }

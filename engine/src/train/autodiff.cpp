@@ -9,6 +9,8 @@
 #include <cmath>
 #include <numbers>
 #include <unordered_map>
+#include <unordered_set>
+#include <utility>
 
 #include "shardscope/ir/builder.h"
 
@@ -39,6 +41,71 @@ Dims iotaDims(int n, int from = 0) {
 
 bool contains(const Dims& dims, std::int64_t d) {
     return std::find(dims.begin(), dims.end(), d) != dims.end();
+}
+
+// The values an op's regions read from outside them (case and if branches capture what they use), in the
+// order they are first read.
+void collectCaptures(const Graph& g, const Region& region, std::unordered_set<std::uint32_t>& defined,
+                     std::unordered_set<std::uint32_t>& seen, std::vector<ValueId>& out) {
+    auto use = [&](ValueId v) {
+        if (v.valid() && !defined.contains(v.index) && seen.insert(v.index).second)
+            out.push_back(v);
+    };
+    for (ValueId a : region.arguments)
+        defined.insert(a.index);
+    for (OpId id : region.ops) {
+        const Op& op = g.op(id);
+        for (ValueId v : op.operands)
+            use(v);
+        for (const Region& inner : op.regions)
+            collectCaptures(g, inner, defined, seen, out);
+        for (ValueId v : op.results)
+            defined.insert(v.index);
+    }
+    for (ValueId v : region.results)
+        use(v);
+}
+
+std::vector<ValueId> captures(const Graph& g, const Op& op) {
+    std::vector<ValueId> out;
+    if (op.regions.empty())
+        return out;
+    std::unordered_set<std::uint32_t> defined, seen;
+    for (const Region& region : op.regions)
+        collectCaptures(g, region, defined, seen, out);
+    return out;
+}
+
+// An op's operands and the values its regions capture: what the op reads.
+std::vector<ValueId> reads(const Graph& g, const Op& op) {
+    std::vector<ValueId> out = op.operands;
+    if (!op.regions.empty())
+        for (ValueId v : captures(g, op))
+            out.push_back(v);
+    return out;
+}
+
+// Drops the ops of `region`, and of its ops' regions, whose results nothing reads: a backward branch runs its
+// forward branch again, but only what the VJPs read of it is kept.
+void pruneRegion(Graph& g, Region& region) {
+    std::unordered_set<std::uint32_t> used;
+    for (ValueId v : region.results)
+        used.insert(v.index);
+    std::vector<OpId> kept;
+    for (auto it = region.ops.rbegin(); it != region.ops.rend(); ++it) {
+        bool live = false;
+        for (ValueId v : g.op(*it).results)
+            live = live || used.contains(v.index);
+        if (!live)
+            continue;
+        for (Region& inner : g.op(*it).regions)
+            pruneRegion(g, inner);
+        for (ValueId v : reads(g, g.op(*it)))
+            used.insert(v.index);
+        kept.push_back(*it);
+    }
+    std::reverse(kept.begin(), kept.end());
+    region.ops = std::move(kept);
 }
 
 Graph withoutOutputs(Graph g) {
@@ -122,6 +189,10 @@ private:
     void flushSlices(ValueId v);
     void scatter(const Op& op, ValueId g);
     void sort(const Op& op, const std::vector<ValueId>& g);
+    void branches(const Op& op, const std::vector<ValueId>& g);
+    std::vector<OpId> copyOps(const std::vector<OpId>& ops, std::unordered_map<std::uint32_t, ValueId>& map);
+    void markCopy(const std::vector<OpId>& ops, const std::vector<ValueId>& results);
+    void backward(const std::vector<OpId>& program);
     void fail(const Op& op, const std::string& why) {
         if (!error_)
             error_ =
@@ -153,6 +224,7 @@ private:
     std::unordered_map<std::uint32_t, std::vector<SliceCotangent>>
         slices_;  // value -> cotangents of its slices
     std::string label_;
+    std::vector<OpId> backwardBranches_;  // the case and if ops `branches` made
     std::optional<Diagnostic> error_;
     std::optional<std::size_t> labelsArgument_;
 };
@@ -224,22 +296,26 @@ void Differentiator::markPath(ValueId loss) {
                                                                     isFloat(g.type(a.value).element);
         depends[a.value.index] = differentiate;
     }
-    for (OpId id : g.body) {
-        const Op& op = g.op(id);
+    // Branches read the values they capture as operands.
+    std::vector<std::vector<ValueId>> read(g.body.size());
+    for (std::size_t i = 0; i < g.body.size(); ++i)
+        read[i] = reads(g, g.op(g.body[i]));
+    for (std::size_t i = 0; i < g.body.size(); ++i) {
+        const Op& op = g.op(g.body[i]);
         bool any = false;
-        for (auto v : op.operands)
+        for (auto v : read[i])
             any = any || depends[v.index];
         for (auto v : op.results)
             depends[v.index] = any && isFloat(g.type(v).element);
     }
     reaches[loss.index] = true;
-    for (auto it = g.body.rbegin(); it != g.body.rend(); ++it) {
-        const Op& op = g.op(*it);
+    for (std::size_t i = g.body.size(); i-- > 0;) {
+        const Op& op = g.op(g.body[i]);
         bool any = false;
         for (auto v : op.results)
             any = any || reaches[v.index];
         if (any)
-            for (auto v : op.operands)
+            for (auto v : read[i])
                 reaches[v.index] = true;
     }
     needs_.assign(g.values.size(), false);
@@ -857,8 +933,7 @@ void Differentiator::vjp(const Op& op, const std::vector<ValueId>& g) {
             return;
         case OpKind::Case:
         case OpKind::If:
-            fail(op,
-                 "a branch chosen at run time is not differentiated (one chosen by a constant is inlined)");
+            branches(op, g);
             return;
         default:
             fail(op, "no VJP rule for this op");
@@ -1072,6 +1147,160 @@ void Differentiator::sort(const Op& op, const std::vector<ValueId>& g) {
     }
 }
 
+// The VJPs of `program`'s ops in reverse order, each op whose results have cotangents and which reads a value
+// that needs one.
+void Differentiator::backward(const std::vector<OpId>& program) {
+    for (auto it = program.rbegin(); it != program.rend() && !error_ && !b_.failed(); ++it) {
+        const Op op = b_.graph().op(*it);  // a copy: emitting ops grows the op table
+        std::vector<ValueId> g;
+        bool any = false;
+        for (auto v : op.results) {
+            auto c = findCotangent(v);
+            g.push_back(c == cotangent_.end() ? ValueId{} : c->second);
+            any = any || c != cotangent_.end();
+        }
+        if (!any)
+            continue;
+        bool operandNeeds = false;
+        for (auto v : reads(b_.graph(), op))
+            operandNeeds = operandNeeds || needs(v);
+        if (!operandNeeds)
+            continue;
+        for (std::size_t i = 0; i < g.size(); ++i)  // other results' missing cotangents are zeros
+            if (!g[i].valid())
+                g[i] = zeros(type(op.results[i]));
+        label_ = (op.location.name.empty() ? std::string(mnemonic(op.kind)) : op.location.name) + ".grad";
+        vjp(op, g);
+    }
+}
+
+// Copies `ops` (nested regions included) at the insertion point, reading map[v] for each value v the map
+// has, and adds each copied result to the map. Returns the copies of `ops` (not of their regions' ops).
+std::vector<OpId> Differentiator::copyOps(const std::vector<OpId>& ops,
+                                          std::unordered_map<std::uint32_t, ValueId>& map) {
+    auto mapped = [&](ValueId v) {
+        auto m = map.find(v.index);
+        return m == map.end() ? v : m->second;
+    };
+    std::vector<OpId> copies;
+    for (OpId id : ops) {
+        if (b_.failed())
+            break;
+        const Op c = b_.graph().op(id);
+        std::vector<ValueId> operands;
+        for (ValueId v : c.operands)
+            operands.push_back(mapped(v));
+        std::vector<Region> regions;
+        for (const Region& r : c.regions) {
+            std::vector<TensorType> argumentTypes;
+            for (ValueId a : r.arguments)
+                argumentTypes.push_back(type(a));
+            regions.push_back(b_.region(argumentTypes, [&](const std::vector<ValueId>& arguments) {
+                for (std::size_t k = 0; k < r.arguments.size() && k < arguments.size(); ++k)
+                    map[r.arguments[k].index] = arguments[k];
+                copyOps(r.ops, map);
+                std::vector<ValueId> out;
+                for (ValueId v : r.results)
+                    out.push_back(mapped(v));
+                return out;
+            }));
+        }
+        std::vector<TensorType> declared;
+        for (ValueId v : c.results)
+            declared.push_back(type(v));
+        auto results = b_.op(c.kind, operands, c.attributes, c.location.name, std::move(regions), declared);
+        for (std::size_t k = 0; k < results.size() && k < c.results.size(); ++k)
+            map[c.results[k].index] = results[k];
+        if (!results.empty())
+            copies.push_back(b_.graph().value(results.front()).producer);
+    }
+    return copies;
+}
+
+// needs_ for the values of copied ops (a branch run again in its backward pass), as markPath does for the
+// program: depends on a value that needs a cotangent, and reaches one of `results`.
+void Differentiator::markCopy(const std::vector<OpId>& ops, const std::vector<ValueId>& results) {
+    const Graph& g = b_.graph();
+    needs_.resize(g.values.size(), false);
+    std::unordered_set<std::uint32_t> depends, reaches;
+    std::vector<std::vector<ValueId>> read(ops.size());
+    for (std::size_t i = 0; i < ops.size(); ++i) {
+        const Op& op = g.op(ops[i]);
+        read[i] = reads(g, op);
+        bool any = false;
+        for (ValueId v : read[i])
+            any = any || needs(v) || depends.contains(v.index);
+        if (any)
+            for (ValueId v : op.results)
+                if (isFloat(g.type(v).element))
+                    depends.insert(v.index);
+    }
+    for (ValueId v : results)
+        reaches.insert(v.index);
+    for (std::size_t i = ops.size(); i-- > 0;) {
+        const Op& op = g.op(ops[i]);
+        bool any = false;
+        for (ValueId v : op.results)
+            any = any || reaches.contains(v.index);
+        if (any)
+            for (ValueId v : read[i])
+                reaches.insert(v.index);
+    }
+    for (std::uint32_t v : depends)
+        if (reaches.contains(v))
+            needs_[v] = true;
+}
+
+// case and if: the backward pass is a case (an if) on the same index (predicate) whose branch i is the VJP of
+// forward branch i. A branch's values live only inside it, so each backward branch runs its forward branch
+// again, then its ops' VJPs from the cotangents of the results, and returns the cotangents of every value the
+// branches capture that needs one (zeros where this branch does not read it).
+void Differentiator::branches(const Op& op, const std::vector<ValueId>& g) {
+    std::vector<ValueId> wanted;
+    for (ValueId v : captures(b_.graph(), op))
+        if (needs(v))
+            wanted.push_back(v);
+    if (wanted.empty())
+        return;
+    const std::string label = label_;
+    std::vector<Region> backwardBranches;
+    for (const Region& branch : op.regions) {
+        backwardBranches.push_back(b_.region({}, [&](const std::vector<ValueId>&) {
+            auto outerCotangents = std::exchange(cotangent_, {});
+            auto outerSlices = std::exchange(slices_, {});
+            std::unordered_map<std::uint32_t, ValueId> map;
+            const std::vector<OpId> copies = copyOps(branch.ops, map);
+            std::vector<ValueId> results;
+            for (ValueId v : branch.results) {
+                auto m = map.find(v.index);
+                results.push_back(m == map.end() ? v : m->second);
+            }
+            markCopy(copies, results);
+            for (std::size_t k = 0; k < results.size() && k < g.size(); ++k)
+                if (isFloat(type(results[k]).element))
+                    accumulate(results[k], g[k]);
+            backward(copies);
+            label_ = label;
+            std::vector<ValueId> out;
+            for (ValueId v : wanted) {
+                auto c = findCotangent(v);
+                out.push_back(c != cotangent_.end() ? c->second : zeros(type(v)));
+            }
+            cotangent_ = std::move(outerCotangents);
+            slices_ = std::move(outerSlices);
+            return out;
+        }));
+    }
+    label_ = label;
+    if (error_ || b_.failed())
+        return;
+    auto results = b_.op(op.kind, op.operands, op.attributes, label_, std::move(backwardBranches));
+    if (!results.empty())
+        backwardBranches_.push_back(b_.graph().value(results.front()).producer);
+    for (std::size_t k = 0; k < results.size() && k < wanted.size(); ++k)
+        accumulate(wanted[k], results[k]);
+}
+
 Result<GradientGraph> Differentiator::run() {
     if (forward_.outputs.empty())
         return makeError("train.no-output", "the model has no output to take a loss of");
@@ -1137,26 +1366,7 @@ Result<GradientGraph> Differentiator::run() {
         markPath(loss);
         const std::vector<OpId> program = b_.graph().body;  // forward and loss ops, walked backwards
         cotangent_[loss.index] = b_.constant(1.0, type(loss), "loss.grad");
-        for (auto it = program.rbegin(); it != program.rend() && !error_ && !b_.failed(); ++it) {
-            const Op op = b_.graph().op(*it);  // a copy: emitting ops grows the op table
-            std::vector<ValueId> g;
-            bool any = false;
-            for (auto v : op.results) {
-                auto c = findCotangent(v);
-                g.push_back(c == cotangent_.end() ? ValueId{} : c->second);
-                any = any || c != cotangent_.end();
-            }
-            bool operandNeeds = false;
-            for (auto v : op.operands)
-                operandNeeds = operandNeeds || needs(v);
-            if (!any || !operandNeeds)
-                continue;
-            for (std::size_t i = 0; i < g.size(); ++i)  // other results' missing cotangents are zeros
-                if (!g[i].valid())
-                    g[i] = zeros(type(op.results[i]));
-            label_ = (op.location.name.empty() ? std::string(mnemonic(op.kind)) : op.location.name) + ".grad";
-            vjp(op, g);
-        }
+        backward(program);
     }
     if (error_)
         return *error_;
@@ -1180,6 +1390,12 @@ Result<GradientGraph> Differentiator::run() {
     if (!built)
         return Result<GradientGraph>::failure(built.diagnostics());
     result.graph = std::move(built).value();
+    if (!backwardBranches_.empty()) {
+        for (OpId id : backwardBranches_)
+            for (Region& branch : result.graph.op(id).regions)
+                pruneRegion(result.graph, branch);
+        removeUnreachable(result.graph);
+    }
     result.backwardOps = result.graph.body.size() - result.forwardOps - result.lossOps;
     result.labelsArgument = labelsArgument_;
     Result<GradientGraph> out = std::move(result);

@@ -13,6 +13,9 @@
 
 namespace shardscope::import {
 
+// The code of the warning that says constants were imported as parameters (see importStableHlo).
+inline constexpr std::string_view kWeightsLiftedCode = "stablehlo.weights-lifted";
+
 // Parses the module in `text` and returns its entry function as a verified graph, with func.call and
 // stablehlo.composite inlined. The entry is options.entryFunction, else @main, else the only public function;
 // with several public functions and no @main the error lists them. `fileName` is used in locations and
@@ -29,6 +32,11 @@ namespace shardscope::import {
 // - dense<...> literals are read as MLIR reads them: hex blobs of any element type (i1 bit-packed or a byte
 // per
 //   element), splats, and lists whose nesting is the type's shape (another shape is an error).
+// - Weights held as constants (an export that closes over its parameters, often with elided literals): a
+//   top-level floating-point constant that is not a splat, has at least 1024 elements and is read by a
+//   dot_general or convolution (through convert, reshape, transpose, broadcast_in_dim) becomes a parameter
+//   argument after the function's own, named by its SSA name ("%cst_7"), with one warning
+//   (kWeightsLiftedCode) saying how many and how large. The graph then has more arguments than the text.
 // Errors: one diagnostic of one line naming file:line:column and what was expected or is unsupported. Ops we
 // do not model import as opaque ops with a warning naming them; existing shardings and meshes are kept on the
 // graph.

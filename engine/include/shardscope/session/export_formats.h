@@ -37,6 +37,9 @@ struct ExportOptions {
     // step, no --set sizes), the export patches them, so every byte Shardscope does not model survives;
     // otherwise the graph is printed as StableHLO and patched.
     const std::string* modelText = nullptr;
+    // Warnings besides the problem's for the evaluation format's "warnings" (the plan's own, such as
+    // plan.batch-of-one from an expert plan), as evaluate --json has them.
+    std::vector<Diagnostic> warnings;
 };
 
 // `plan` of `problem` written in format `formatId`, ending in a newline. Evaluates the plan when the format

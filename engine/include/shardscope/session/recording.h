@@ -29,6 +29,8 @@ struct ExpertEvaluation {
     plan::Plan plan;
     cost::Evaluation evaluation;
     bool rematVariant = false;  // a variant of the expert before it, which does not fit
+    // The expert plan's warnings (plan.batch-of-one): the search's --json and stderr carry them.
+    std::vector<Diagnostic> warnings;
 };
 
 // Every expert plan that applies to the model and mesh, evaluated, in plan::expertPlans() order (experts that
