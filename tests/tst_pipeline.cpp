@@ -238,6 +238,17 @@ private slots:
         QVERIFY2(std::abs(parameters / (flat.modelStates.parameters * 2) - 1) < 1e-9 ||
                      std::abs(parameters / flat.modelStates.parameters - 1) < 1e-9,
                  qPrintable(QString("%1 vs %2").arg(parameters).arg(flat.modelStates.parameters)));
+        // A parameter's optimizer states sit on its stage: the same ratio to the parameters on the stages of
+        // layers alone (an optimizer step that reads no gradient first, m·β1, once put every moment on the
+        // last stage; the first and last stages share the tied embedding, whose states go with its gradient).
+        const double ratio = flat.modelStates.optimizerState / flat.modelStates.parameters;
+        for (std::size_t d = 1; d + 1 < e.pipeline->stages.size(); ++d) {
+            const auto& states = e.pipeline->stages[d].modelStates;
+            QVERIFY2(
+                std::abs(states.optimizerState / states.parameters / ratio - 1) < 1e-6,
+                qPrintable(
+                    QString("stage %1: %2 vs %3").arg(d).arg(states.optimizerState).arg(states.parameters)));
+        }
         QCOMPARE(e.pipeline->stages[0].inFlight, 4);
         QCOMPARE(e.pipeline->stages[3].inFlight, 1);
         plan.pipeline->schedule = plan::PipelineSchedule::GPipe;

@@ -93,14 +93,18 @@ StagedEvaluator::StagedEvaluator(const CostModel& model) : model_(&model) {
     }
 
     // Anchors: a layer op's layer; a forward op outside the layers the last layer before it (-1 before the
-    // first: the embedding goes with the first chunk, the head with the last); an argument its first forward
-    // user's; a backward or update op outside the layers the largest anchor of what it reads (the gradients
-    // of the head, the loss and their parameters go with the last chunk, the embedding's with the first).
+    // first: the embedding goes with the first chunk, the head with the last); an argument its first user's;
+    // a backward or update op outside the layers the largest anchor of what it reads (the gradients of the
+    // head, the loss and their parameters go with the last chunk, the embedding's with the first). An op that
+    // reads nothing anchored yet (an optimizer update's first step on a moment, m·β1) takes its users'
+    // anchor, found in a second pass backwards, so a parameter's optimizer states go where its gradient does.
     anchor_.assign(n, -1);
     valueAnchor_.assign(g.values.size(), -1);
     lastUse_.assign(g.values.size(), -1);
     lastForwardUserAnchor_.assign(g.values.size(), -1);
-    std::vector<char> anchored(g.values.size(), 0);
+    std::vector<char> anchored(g.values.size(), 0), pending(n, 0);
+    std::vector<std::int32_t> firstUser(g.values.size(), -1);
+    std::vector<std::vector<std::int32_t>> users(g.values.size());
     std::int32_t current = -1;
     for (std::size_t i = 0; i < n; ++i) {
         const ir::Op& op = g.op(g.body[i]);
@@ -114,25 +118,45 @@ StagedEvaluator::StagedEvaluator(const CostModel& model) : model_(&model) {
             for (ValueId v : op.operands)
                 if (anchored[v.index])
                     best = std::max(best, valueAnchor_[v.index]);
-            a = best >= -1 ? best : current;
+            pending[i] = best < -1;
+            a = pending[i] ? current : best;
         }
         anchor_[i] = a;
         if (phase_[i] == Phase::Forward)
             current = std::max(current, a);
         for (ValueId v : op.operands) {
             lastUse_[v.index] = static_cast<std::int32_t>(i);
-            if (!anchored[v.index] && !g.value(v).producer.valid()) {
+            users[v.index].push_back(static_cast<std::int32_t>(i));
+            if (firstUser[v.index] < 0)
+                firstUser[v.index] = static_cast<std::int32_t>(i);
+            if (!anchored[v.index] && !g.value(v).producer.valid() && !pending[i]) {
                 valueAnchor_[v.index] = a;  // an argument: where it is first used
                 anchored[v.index] = 1;
             }
             if (phase_[i] == Phase::Forward)
                 lastForwardUserAnchor_[v.index] = std::max(lastForwardUserAnchor_[v.index], a);
         }
-        for (ValueId r : op.results) {
-            valueAnchor_[r.index] = a;
-            anchored[r.index] = 1;
-        }
+        if (!pending[i])
+            for (ValueId r : op.results) {
+                valueAnchor_[r.index] = a;
+                anchored[r.index] = 1;
+            }
     }
+    for (std::size_t k = n; k-- > 0;) {
+        if (!pending[k])
+            continue;
+        std::int32_t best = -2;
+        for (ValueId r : g.op(g.body[k]).results)
+            for (std::int32_t u : users[r.index])
+                best = std::max(best, anchor_[static_cast<std::size_t>(u)]);
+        anchor_[k] = best >= -1 ? best : current;
+        for (ValueId r : g.op(g.body[k]).results)
+            valueAnchor_[r.index] = anchor_[k];
+    }
+    // An argument first read by such an op goes where that op went.
+    for (std::size_t v = 0; v < g.values.size(); ++v)
+        if (!anchored[v] && firstUser[v] >= 0 && !g.values[v].producer.valid())
+            valueAnchor_[v] = anchor_[static_cast<std::size_t>(firstUser[v])];
 }
 
 Evaluator& StagedEvaluator::microbatchEvaluator(int pipelineAxis, int stages, int microbatches) {

@@ -93,8 +93,10 @@ ActionSpace::ActionSpace(const cost::CostModel& model, std::size_t maxGroups, do
     if (const auto batch = context.batchGroup())
         for (analysis::NameId n : space.group(*batch).names)
             batchSize_ = std::max(batchSize_, space.name(n).size);
-    // The pipeline shapes: the schedules in rank order, each on every axis, stages descending; at most as
-    // many chunks as layers.
+    // The pipeline shapes: the schedules in rank order, each on every axis named for a pipeline (the user
+    // marks the axis the layers may be split over, as Megatron's PP size does; offered on every axis they
+    // made the searches of meshes without one markedly worse), stages descending; at most as many chunks as
+    // layers.
     const std::size_t layers = plan::pipelineLayers(context.blocks()).size();
     if (staging == Staging::Pipelines && layers >= 2) {
         struct Schedule {
@@ -107,12 +109,9 @@ ActionSpace::ActionSpace(const cost::CostModel& model, std::size_t maxGroups, do
             const std::string& n = model.mesh().axes[axis].name;
             return n == "pipe" || n == "pipeline" || n == "pp" || n == "stage" || n == "stages";
         };
-        bool anyNamed = false;
-        for (std::size_t axis = 0; axis < model.mesh().axes.size(); ++axis)
-            anyNamed = anyNamed || named(axis);
         for (const auto& [schedule, virtualStages] : kSchedules)
             for (std::size_t axis = 0; axis < model.mesh().axes.size(); ++axis) {
-                if (anyNamed && !named(axis))
+                if (!named(axis))
                     continue;
                 const std::int64_t size = model.mesh().axes[axis].size;
                 for (std::int64_t p = size; p >= 2; --p) {

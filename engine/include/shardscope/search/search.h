@@ -88,8 +88,8 @@ public:
     std::vector<Action> rematActions(const plan::Plan& plan) const;
     // The pipeline and microbatch actions after `plan`: none when the plan has a pipeline or microbatches
     // already, or the space's Staging does not allow them. Else, ranked: Pipeline actions (1f1b, then
-    // interleaved with 2 virtual stages; each on the axes named pipe, pipeline, pp, stage or stages, or on
-    // every axis when none is so named; stages p descending over the divisors >= 2 of the axis size, with at
+    // interleaved with 2 virtual stages; each on the axes named pipe, pipeline, pp, stage or stages (none on
+    // a mesh without such an axis); stages p descending over the divisors >= 2 of the axis size, with at
     // most plan::pipelineLayers chunks and a non-empty pendingMicrobatches; gpipe, which 1f1b matches in time
     // with less memory, and deeper interleaving are left to the user), then Microbatches actions without a
     // pipeline (2, 4, 8 and the local batch, those dividing the local batch). Every action offered passes
