@@ -9,6 +9,7 @@
 #include <QSet>
 #include <QTest>
 
+#include "problem_support.h"
 #include "shardscope/export/trace.h"
 #include "shardscope/plan/experts.h"
 #include "shardscope/session/export_formats.h"
@@ -22,21 +23,11 @@ namespace {
 const std::string kModel = "zoo:gpt:layers=8,d_model=64,heads=4,seq=16,batch=8,vocab=128";
 
 std::unique_ptr<Problem> problemOf(const std::string& mesh) {
-    ProblemSpec spec;
-    spec.model = kModel;
-    spec.mesh = mesh;
-    spec.train = true;
-    auto problem = loadProblem(spec);
-    if (!problem)
-        qFatal("%s", problem.errorMessage().c_str());
-    return std::move(problem).value();
+    return testing::trainingProblem(kModel, mesh, false);
 }
 
 plan::Plan expert(const Problem& problem, const std::string& id) {
-    auto plan = plan::expertPlan(id, problem.costModel->planContext(), problem.mesh);
-    if (!plan)
-        qFatal("%s", plan.errorMessage().c_str());
-    return *plan;
+    return testing::expertOf(problem, id);
 }
 
 // The export and its warnings' messages.

@@ -9,6 +9,7 @@
 #include <map>
 #include <random>
 
+#include "problem_support.h"
 #include "test_support.h"
 
 #include "shardscope/cost/cost_model.h"
@@ -45,25 +46,18 @@ PipelineRun simulated(const PipelineWork& w) {
 }
 
 std::unique_ptr<Problem> problemOf(const std::string& model, const std::string& mesh, double launch = 5e-6) {
-    const bool train = true;
     ProblemSpec spec;
     spec.model = model;
-    spec.train = train;
-    spec.mixedPrecision = train;
+    spec.train = true;
+    spec.mixedPrecision = true;
     spec.mesh = mesh;
     spec.cost.efficiency = 0.7;  // one efficiency for every kernel: microbatches do not change the FLOP rate
     spec.cost.launchTime = launch;
-    auto problem = loadProblem(spec);
-    if (!problem)
-        qFatal("%s", problem.errorMessage().c_str());
-    return std::move(problem).value();
+    return testing::loadedProblem(spec);
 }
 
 plan::Plan expert(const Problem& problem, const std::string& id) {
-    auto plan = plan::expertPlan(id, problem.costModel->planContext(), problem.mesh);
-    if (!plan)
-        qFatal("%s", plan.errorMessage().c_str());
-    return std::move(plan).value();
+    return testing::expertOf(problem, id);
 }
 
 const char* kGpt = "zoo:gpt:layers=8,d_model=512,heads=8,batch=32,seq=256,vocab=8192";

@@ -7,6 +7,8 @@
 
 #include "test_support.h"
 
+#include "problem_support.h"
+
 #include "shardscope/cost/cost_model.h"
 #include "shardscope/plan/experts.h"
 #include "shardscope/search/search.h"
@@ -18,15 +20,7 @@ using namespace shardscope::search;
 namespace {
 
 std::unique_ptr<Problem> problemOf(const std::string& model, const std::string& mesh) {
-    ProblemSpec spec;
-    spec.model = model;
-    spec.train = true;
-    spec.mixedPrecision = true;
-    spec.mesh = mesh;
-    auto problem = loadProblem(spec);
-    if (!problem)
-        qFatal("%s", problem.errorMessage().c_str());
-    return std::move(problem).value();
+    return testing::trainingProblem(model, mesh);
 }
 
 const char* kSmall = "zoo:gpt:layers=4,d_model=256,heads=4,seq=128,batch=16,vocab=1024";
