@@ -5,6 +5,7 @@
 // training steps, and the shared real models.
 #include <QDir>
 #include <QtTest>
+#include <algorithm>
 #include <set>
 
 #include "test_paths.h"
@@ -180,6 +181,83 @@ private slots:
         QCOMPARE(s.namesOf(m.value, 1), s.namesOf(w.value, 1));
         QCOMPARE(s.name(s.namesOf(w.value, 1).at(0)).label, std::string("layers.1.mlp.d_ff"));
         QVERIFY(labels(s).count("batch"));
+    }
+
+    // Slice, pad and concatenate tie a piece to the minor span of the dimension it is cut from or placed in
+    // only when the piece is aligned (its offset a multiple of its size, its size dividing the dimension).
+    void alignedPiecesTie() {
+        GraphBuilder b("pieces");
+        const ValueId x = b.parameter("x", {12, 3}, ElementType::F32);
+        const ValueId p = b.parameter("p", {4, 3}, ElementType::F32);
+        const ValueId q = b.parameter("q", {4, 3}, ElementType::F32);
+        const ValueId u = b.parameter("u", {4, 3}, ElementType::F32);
+        const ValueId v = b.parameter("v", {8, 3}, ElementType::F32);
+        const ValueId zero = b.scalar(0, ElementType::F32);
+        const ValueId aligned = b.slice(x, {4, 0}, {8, 3});
+        const ValueId unaligned = b.slice(x, {2, 0}, {6, 3});
+        const ValueId strided = b.slice(x, {0, 0}, {8, 3}, {2, 1});
+        const ValueId padded = b.pad(p, zero, {4, 0}, {4, 0});
+        const ValueId shifted = b.pad(q, zero, {2, 0}, {6, 0});
+        const ValueId joined = b.concatenate({u, v}, 0);
+        int k = 0;
+        for (ValueId out : {aligned, unaligned, strided, padded, shifted, joined})
+            b.output(b.unary(OpKind::Negate, out), "y" + std::to_string(k++));
+        auto g = std::move(b).finish();
+        QVERIFY2(g.ok(), g.errorMessage().c_str());
+        const auto s = analyze(*g);
+        auto contains = [](const std::vector<NameId>& names, NameId n) {
+            return std::find(names.begin(), names.end(), n) != names.end();
+        };
+        // x's 12 is [3, 4]: the aligned slice [4:8] is its minor 4; [2:6] and a strided slice tie nothing.
+        const auto xNames = s.namesOf(x, 0);
+        QCOMPARE(xNames.size(), std::size_t{2});
+        QCOMPARE(s.namesOf(aligned, 0), (std::vector<NameId>{xNames.back()}));
+        QCOMPARE(s.namesOf(unaligned, 0).size(), std::size_t{1});
+        QVERIFY(!contains(xNames, s.namesOf(unaligned, 0).front()));
+        QVERIFY(!contains(xNames, s.namesOf(strided, 0).front()));
+        // Pad: 4 elements at offset 4 of 12 are the minor 4; at offset 2 they tie nothing.
+        QCOMPARE(s.namesOf(padded, 0).size(), std::size_t{2});
+        QCOMPARE(s.namesOf(p, 0), (std::vector<NameId>{s.namesOf(padded, 0).back()}));
+        QVERIFY(!contains(s.namesOf(shifted, 0), s.namesOf(q, 0).front()));
+        // Concatenate: u (4 at offset 0 of 12) is the minor 4; v (8 at offset 4) does not divide 12.
+        QCOMPARE(s.namesOf(u, 0), (std::vector<NameId>{s.namesOf(joined, 0).back()}));
+        QVERIFY(!contains(s.namesOf(joined, 0), s.namesOf(v, 0).front()));
+        // The other dimension passes through every op.
+        QCOMPARE(s.namesOf(joined, 1), s.namesOf(u, 1));
+    }
+
+    // A fused projection split into three aligned pieces (a transformer's QKV) and its VJP (pads): the
+    // training step has the forward's groups; so does a concatenation of unaligned pieces and its VJP
+    // (slices).
+    void piecesKeepTheForwardGroups() {
+        for (bool fused : {true, false}) {
+            GraphBuilder b("pieces");
+            const ValueId x = b.input("x", {8, 16}, ElementType::F32);
+            ValueId y;
+            if (fused) {
+                const ValueId w = b.parameter("w", {16, 48}, ElementType::F32);
+                const ValueId h = b.einsum("bd,df->bf", x, w);
+                const ValueId q = b.slice(h, {0, 0}, {8, 16});
+                const ValueId k = b.slice(h, {0, 16}, {8, 32});
+                const ValueId v = b.slice(h, {0, 32}, {8, 48});
+                y = b.add(b.multiply(q, k), v);
+            } else {
+                const ValueId w1 = b.parameter("w1", {16, 4}, ElementType::F32);
+                const ValueId w2 = b.parameter("w2", {16, 6}, ElementType::F32);
+                const ValueId w3 = b.parameter("w3", {16, 2}, ElementType::F32);
+                const ValueId h = b.concatenate({b.einsum("bd,df->bf", x, w1), b.einsum("bd,df->bf", x, w2),
+                                                 b.einsum("bd,df->bf", x, w3)},
+                                                1);
+                const ValueId w4 = b.parameter("w4", {12, 16}, ElementType::F32);
+                y = b.einsum("bf,fd->bd", h, w4);
+            }
+            b.output(y, "y");
+            auto g = std::move(b).finish();
+            QVERIFY2(g.ok(), g.errorMessage().c_str());
+            auto step = train::buildTrainingStep(*g);
+            QVERIFY2(step.ok(), step.errorMessage().c_str());
+            QCOMPARE(analyze(step->graph).groups.size(), analyze(*g).groups.size());
+        }
     }
 
     // Every shared real model analyses, and the analysis finds names in each.

@@ -8,6 +8,13 @@
 // occurrences until nothing changes (a worklist over the ops touching a changed tensor). Boundaries that do
 // not divide their neighbours cannot make whole atoms and are dropped; a factor whose span then lacks an end
 // is not unified at that tensor. Consecutive boundaries make the atoms.
+//
+// Pieces: slice, pad and concatenate carry a mismatch factor on a dimension whose size they change (see
+// factor_rule.h); it ties nothing here. Instead, an aligned piece (a slice of size n at a start that is a
+// multiple of n, n dividing the whole dimension; a pad or a concatenate operand placing n elements so) ties
+// its dimension to the minor n-span of the whole dimension: sharding that span shards every piece alike, so
+// the piece needs no data from other devices. Slice, pad and concatenate are each other's VJPs; treating
+// their pieces alike keeps a training step's names those of its forward pass.
 #include "shardscope/analysis/decision_space.h"
 
 #include <algorithm>
@@ -17,6 +24,7 @@
 #include <map>
 #include <numeric>
 #include <set>
+#include <tuple>
 #include <unordered_map>
 
 #include "shardscope/analysis/dimension_roles.h"
@@ -64,6 +72,21 @@ struct Occurrence {
     std::int64_t stride;  // product of the sizes of the factors minor to it in that dimension
 };
 
+// A piece a slice, pad or concatenate cuts from (or places in) a larger dimension: dimension `dimension` of
+// `piece` is elements [offset, offset + its size) of that dimension of `whole`.
+struct Placement {
+    ValueId piece, whole;
+    int dimension = 0;
+    std::int64_t offset = 0;
+};
+
+// An aligned piece of a slice, pad or concatenate: the piece's whole dimension and the minor span of the same
+// size of the dimension it is cut from or placed in (both at stride 1).
+struct Piece {
+    std::int64_t size = 1;
+    std::vector<Occurrence> occurrences;
+};
+
 bool unifies(const Factor& f) {
     return f.size > 1 && f.kind != FactorKind::NeedReplication && !f.blockedPropagation;
 }
@@ -104,16 +127,23 @@ public:
     }
 
 private:
-    std::vector<Occurrence> occurrences(std::size_t opIndex, int factor) const {
+    // Where `factor` of op `opIndex` sits. `tying`: leave out the mismatch factors of slice, pad and
+    // concatenate (their pieces tie through pieces_ instead).
+    std::vector<Occurrence> occurrences(std::size_t opIndex, int factor, bool tying = false) const {
         std::vector<Occurrence> out;
         const Op& op = g_.op(g_.body[opIndex]);
         const FactorRule& rule = rules_[opIndex];
+        const bool pieceOp =
+            op.kind == OpKind::Slice || op.kind == OpKind::Pad || op.kind == OpKind::Concatenate;
         auto scan = [&](const std::vector<TensorFactors>& tensors, const std::vector<ValueId>& values) {
             for (std::size_t t = 0; t < tensors.size() && t < values.size(); ++t)
                 for (std::size_t d = 0; d < tensors[t].size(); ++d) {
                     const auto& list = tensors[t][d];
                     auto it = std::find(list.begin(), list.end(), factor);
                     if (it == list.end())
+                        continue;
+                    if (tying && pieceOp && list.size() == 1 &&
+                        rule.factors[static_cast<std::size_t>(factor)].size != g_.type(values[t]).shape[d])
                         continue;
                     std::int64_t stride = 1;
                     for (auto m = it + 1; m != list.end(); ++m)
@@ -126,12 +156,75 @@ private:
         return out;
     }
 
+    // A dimension of size `piece` placed at `offset` in a dimension of size `whole`, elements consecutive: an
+    // aligned piece when it is a whole one of the whole dimension's whole/piece equal parts.
+    static bool aligned(std::int64_t piece, std::int64_t offset, std::int64_t whole) {
+        return piece > 1 && piece < whole && whole % piece == 0 && offset >= 0 && offset % piece == 0;
+    }
+
+    // The pieces a slice, pad or concatenate cuts from or places in a larger dimension, elements consecutive.
+    std::vector<Placement> placementsOf(const Op& op) const {
+        std::vector<Placement> out;
+        auto size = [&](ValueId v, std::size_t d) { return g_.type(v).shape[d]; };
+        auto rank = [&](ValueId v) { return g_.type(v).shape.size(); };
+        if (op.operands.empty() || op.results.empty())
+            return out;
+        const ValueId in = op.operands[0], res = op.results[0];
+        auto add = [&](ValueId piece, ValueId whole, std::size_t d, std::int64_t offset) {
+            if (size(piece, d) > 1 && size(piece, d) < size(whole, d) && offset >= 0 &&
+                offset + size(piece, d) <= size(whole, d))
+                out.push_back({piece, whole, static_cast<int>(d), offset});
+        };
+        if (op.kind == OpKind::Slice) {
+            const auto* a = std::get_if<SliceAttributes>(&op.attributes);
+            if (!a || rank(in) != rank(res))
+                return out;
+            for (std::size_t d = 0; d < rank(in) && d < a->start.size(); ++d)
+                if (d >= a->strides.size() || a->strides[d] == 1)
+                    add(res, in, d, a->start[d]);
+        } else if (op.kind == OpKind::Pad) {
+            const auto* a = std::get_if<PadAttributes>(&op.attributes);
+            if (!a || rank(in) != rank(res))
+                return out;
+            for (std::size_t d = 0; d < rank(in) && d < a->low.size(); ++d)
+                if (d >= a->interior.size() || a->interior[d] == 0)
+                    add(in, res, d, a->low[d]);
+        } else if (op.kind == OpKind::Concatenate) {
+            const auto* a = std::get_if<DimensionAttribute>(&op.attributes);
+            if (!a || a->dimension < 0 || static_cast<std::size_t>(a->dimension) >= rank(res))
+                return out;
+            const auto d = static_cast<std::size_t>(a->dimension);
+            std::int64_t offset = 0;
+            for (ValueId v : op.operands) {
+                if (rank(v) != rank(res))
+                    return {};
+                add(v, res, d, offset);
+                offset += size(v, d);
+            }
+        }
+        return out;
+    }
+
+    // The aligned pieces of a slice, pad or concatenate (see the top of this file).
+    std::vector<Piece> piecesOf(const std::vector<Placement>& placements) const {
+        std::vector<Piece> out;
+        for (const Placement& p : placements) {
+            const auto d = static_cast<std::size_t>(p.dimension);
+            const std::int64_t n = g_.type(p.piece).shape[d];
+            if (aligned(n, p.offset, g_.type(p.whole).shape[d]))
+                out.push_back({n, {{p.piece, p.dimension, 1}, {p.whole, p.dimension, 1}}});
+        }
+        return out;
+    }
+
     void computeRules() {
         rules_.reserve(g_.body.size());
         touching_.assign(g_.values.size(), {});
         for (std::size_t i = 0; i < g_.body.size(); ++i) {
             const Op& op = g_.op(g_.body[i]);
             rules_.push_back(factorRule(g_, op));
+            placements_.push_back(placementsOf(op));
+            pieces_.push_back(piecesOf(placements_.back()));
             for (auto v : op.operands)
                 touching_[v.index].push_back(static_cast<std::uint32_t>(i));
             for (auto v : op.results)
@@ -179,11 +272,7 @@ private:
             queued[i] = false;
             std::set<std::uint32_t> changed;
             const FactorRule& rule = rules_[i];
-            for (int f = 0; f < static_cast<int>(rule.factors.size()); ++f) {
-                if (!unifies(rule.factors[static_cast<std::size_t>(f)]))
-                    continue;
-                const std::int64_t size = rule.factors[static_cast<std::size_t>(f)].size;
-                const auto occ = occurrences(i, f);
+            auto spread = [&](const std::vector<Occurrence>& occ, std::int64_t size) {
                 std::set<std::int64_t>
                     relative;  // boundaries inside the span, in units of the factor's stride
                 for (const auto& o : occ) {
@@ -199,7 +288,12 @@ private:
                     for (auto r : relative)
                         if (addBound(o.value, o.dimension, o.stride * r))
                             changed.insert(o.value.index);
-            }
+            };
+            for (int f = 0; f < static_cast<int>(rule.factors.size()); ++f)
+                if (unifies(rule.factors[static_cast<std::size_t>(f)]))
+                    spread(occurrences(i, f, true), rule.factors[static_cast<std::size_t>(f)].size);
+            for (const Piece& piece : pieces_[i])
+                spread(piece.occurrences, piece.size);
             for (auto v : changed)
                 for (auto op : touching_[v])
                     if (!queued[op]) {
@@ -254,13 +348,10 @@ private:
         UnionFind uf(space_.atoms.size());
         for (std::size_t i = 0; i < rules_.size(); ++i) {
             const FactorRule& rule = rules_[i];
-            for (int f = 0; f < static_cast<int>(rule.factors.size()); ++f) {
-                const Factor& factor = rule.factors[static_cast<std::size_t>(f)];
-                if (!unifies(factor))
-                    continue;
+            auto tie = [&](const std::vector<Occurrence>& occ, std::int64_t size) {
                 std::vector<AtomId> reference;
-                for (const auto& o : occurrences(i, f)) {
-                    auto atoms = atomsOf(o, factor.size);
+                for (const auto& o : occ) {
+                    auto atoms = atomsOf(o, size);
                     if (atoms.empty())
                         continue;
                     if (reference.empty()) {
@@ -277,12 +368,54 @@ private:
                     for (std::size_t k = 0; k < atoms.size(); ++k)
                         uf.unite(atoms[k].index, reference[k].index);
                 }
+            };
+            for (int f = 0; f < static_cast<int>(rule.factors.size()); ++f) {
+                const Factor& factor = rule.factors[static_cast<std::size_t>(f)];
+                if (unifies(factor))
+                    tie(occurrences(i, f, true), factor.size);
             }
+            for (const Piece& piece : pieces_[i])
+                tie(piece.occurrences, piece.size);
         }
+        uniteSamePieces(uf);
         uniteStackedDimensions(uf);
         roots_.resize(space_.atoms.size());
         for (std::uint32_t a = 0; a < space_.atoms.size(); ++a)
             roots_[a] = uf.find(a);
+    }
+
+    // One piece of one name: pieces cut from or placed in dimensions of the same names, at the same offset
+    // and of the same size, hold the same elements of those names, so they are the same names too (a slice of
+    // a concatenation's cotangent and the concatenated operand it stands for; the pieces of a shift
+    // (torch.roll) and the pads of its VJP). Repeated until nothing changes, since a piece may itself be cut.
+    void uniteSamePieces(UnionFind& uf) {
+        for (bool changed = true; changed;) {
+            changed = false;
+            std::map<std::tuple<std::vector<std::uint32_t>, std::int64_t, std::int64_t>, std::vector<AtomId>>
+                first;  // (roots of the whole dimension's atoms, offset, piece size) -> the piece's atoms
+            for (const auto& list : placements_)
+                for (const Placement& p : list) {
+                    const auto d = static_cast<std::size_t>(p.dimension);
+                    std::vector<std::uint32_t> whole;
+                    for (AtomId a : space_.dimensionAtoms[p.whole.index][d])
+                        whole.push_back(uf.find(a.index));
+                    const auto& atoms = space_.dimensionAtoms[p.piece.index][d];
+                    auto [it, added] = first.try_emplace(
+                        std::make_tuple(std::move(whole), p.offset, g_.type(p.piece).shape[d]), atoms);
+                    if (added || it->second.size() != atoms.size())
+                        continue;
+                    bool same = true;
+                    for (std::size_t k = 0; k < atoms.size(); ++k)
+                        same = same && space_.atom(atoms[k]).size == space_.atom(it->second[k]).size;
+                    if (!same)
+                        continue;
+                    for (std::size_t k = 0; k < atoms.size(); ++k)
+                        if (uf.find(atoms[k].index) != uf.find(it->second[k].index)) {
+                            uf.unite(atoms[k].index, it->second[k].index);
+                            changed = true;
+                        }
+                }
+        }
     }
 
     // Stacked layers: tensors that dynamic_slice (or dynamic_update_slice) cuts to one entry of a dimension
@@ -630,6 +763,9 @@ private:
     const AnalysisOptions& options_;
     DecisionSpace space_;
     std::vector<FactorRule> rules_;  // per top-level op, in body order
+    std::vector<std::vector<Piece>>
+        pieces_;  // per top-level op: its aligned pieces (slice, pad, concatenate)
+    std::vector<std::vector<Placement>> placements_;  // per top-level op: every piece it cuts or places
     std::vector<std::vector<std::uint32_t>>
         touching_;  // value -> top-level ops (body positions) using or making it
     std::vector<std::vector<std::vector<std::int64_t>>>

@@ -763,10 +763,22 @@ void Differentiator::reduceWindow(const Op& op, ValueId g) {
         const std::int64_t spread = outputs == 0 ? 0 : (outputs - 1) * stride + 1;
         high[d] = n + window - 1 - spread - low[d];
     }
-    ValueId padded = b_.pad(g, b_.scalar(0, type(g).element), low, high, interior, label_);
     WindowAttributes sum;
     sum.windowDimensions = w.windowDimensions;
     sum.reducer = Reducer::Add;
+    // Without strides and with padding that only grows, the sum's own padding does it: no padded tensor (a
+    // dimension the forward pass does not have) is made.
+    const bool ownPadding =
+        std::all_of(interior.begin(), interior.end(), [](std::int64_t i) { return i == 0; }) &&
+        std::all_of(low.begin(), low.end(), [](std::int64_t l) { return l >= 0; }) &&
+        std::all_of(high.begin(), high.end(), [](std::int64_t h) { return h >= 0; });
+    if (ownPadding) {
+        for (int d = 0; d < rank; ++d)
+            sum.padding.emplace_back(low[d], high[d]);
+        accumulate(x, b_.reduceWindow(g, sum, label_));
+        return;
+    }
+    ValueId padded = b_.pad(g, b_.scalar(0, type(g).element), low, high, interior, label_);
     accumulate(x, b_.reduceWindow(padded, sum, label_));
 }
 
