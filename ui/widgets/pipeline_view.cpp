@@ -3,21 +3,15 @@
 #include "widgets/pipeline_view.h"
 
 #include <algorithm>
-#include <cmath>
 
 #include <QComboBox>
 #include <QHBoxLayout>
-#include <QKeyEvent>
 #include <QLabel>
-#include <QMouseEvent>
 #include <QPainter>
 #include <QPushButton>
 #include <QSignalBlocker>
 #include <QSpinBox>
-#include <QToolButton>
-#include <QToolTip>
 #include <QVBoxLayout>
-#include <QWheelEvent>
 
 #include "core/pipeline_choices.h"
 #include "core/plan_breakdown.h"
@@ -27,22 +21,8 @@ namespace shardscope::ui {
 
 namespace {
 
-constexpr double kFitMargin = 0.02;
-constexpr double kMinSpan = 1e-9;
 constexpr double kHitSlop = 2;
-constexpr double kDragThreshold = 4;
 constexpr int kLegendMicrobatches = 10;  // the palette's length: later microbatches repeat its colours
-
-double niceStep(double range, int ticks) {
-    if (range <= 0)
-        return 1;
-    const double raw = range / ticks;
-    const double power = std::pow(10.0, std::floor(std::log10(raw)));
-    for (double m : {1.0, 2.0, 5.0})
-        if (raw <= m * power)
-            return m * power;
-    return 10 * power;
-}
 
 // Dark text on light boxes (forwards), white on dark ones.
 QColor inkOn(const QColor& fill) {
@@ -53,12 +33,8 @@ QColor inkOn(const QColor& fill) {
 
 // --- PipelineCanvas ---
 
-PipelineCanvas::PipelineCanvas(QWidget* parent) : QWidget(parent) {
+PipelineCanvas::PipelineCanvas(QWidget* parent) : TimeCanvas(DragStart::AlongTime, parent) {
     setObjectName(QStringLiteral("pipelineCanvas"));
-    setMouseTracking(true);
-    setAutoFillBackground(true);
-    setBackgroundRole(QPalette::Base);
-    setFocusPolicy(Qt::ClickFocus);
 }
 
 QSize PipelineCanvas::sizeHint() const {
@@ -69,7 +45,7 @@ QSize PipelineCanvas::minimumSizeHint() const {
     return {240, 6 * fontMetrics().height()};
 }
 
-bool PipelineCanvas::drawable() const {
+bool PipelineCanvas::hasContent() const {
     return chart_ && chart_->staged && !chart_->rows.empty();
 }
 
@@ -85,49 +61,8 @@ QString PipelineCanvas::placeholderText() const {
 
 void PipelineCanvas::setChart(std::shared_ptr<const PipelineChart> chart) {
     chart_ = std::move(chart);
-    tip_.clear();
-    if (fitted_ || !drawable())
-        fit();
-    else
-        setView(viewStart_, viewSpan_);
+    contentChanged();
     update();
-}
-
-double PipelineCanvas::fullSpan() const {
-    const double step = chart_ ? chart_->stepTime : 0;
-    return step > 0 ? step * (1 + kFitMargin) : 1e-3;
-}
-
-void PipelineCanvas::setView(double start, double span) {
-    const double full = fullSpan();
-    span = std::clamp(span, std::min(kMinSpan, full), full);
-    start = std::clamp(start, 0.0, full - span);
-    viewStart_ = start;
-    viewSpan_ = span;
-    update();
-}
-
-void PipelineCanvas::fit() {
-    fitted_ = true;
-    setView(0, fullSpan());
-}
-
-void PipelineCanvas::zoomBy(double factor, std::optional<double> anchor) {
-    if (!drawable() || factor <= 0)
-        return;
-    const QRectF plot = plotArea();
-    const double x = std::clamp(anchor.value_or(plot.center().x()), plot.left(), plot.right());
-    const double t = timeAt(x);
-    const double span = std::clamp(viewSpan_ / factor, std::min(kMinSpan, fullSpan()), fullSpan());
-    fitted_ = false;
-    setView(t - (x - plot.left()) / plot.width() * span, span);
-}
-
-void PipelineCanvas::panBy(double pixels) {
-    if (!drawable())
-        return;
-    fitted_ = false;
-    setView(viewStart_ + pixels * viewSpan_ / plotArea().width(), viewSpan_);
 }
 
 // A strip above the rows for the step marker; the rows, labelled on the left with the stage's name and its
@@ -136,7 +71,7 @@ PipelineCanvas::Geometry PipelineCanvas::geometry() const {
     const QFontMetricsF metrics(font());
     Geometry g;
     g.lineHeight = metrics.height();
-    double labels = metrics.horizontalAdvance(tr("time (ms)"));
+    double labels = metrics.horizontalAdvance(axisTitle());
     const int rows = chart_ ? static_cast<int>(chart_->rows.size()) : 0;
     if (chart_)
         for (const PipelineRow& row : chart_->rows)
@@ -155,18 +90,8 @@ QRectF PipelineCanvas::plotArea() const {
     return geometry().plot;
 }
 
-double PipelineCanvas::xOf(double seconds) const {
-    const QRectF plot = plotArea();
-    return plot.left() + (seconds - viewStart_) / viewSpan_ * plot.width();
-}
-
-double PipelineCanvas::timeAt(double x) const {
-    const QRectF plot = plotArea();
-    return viewStart_ + (x - plot.left()) / plot.width() * viewSpan_;
-}
-
 QRectF PipelineCanvas::boxRect(std::size_t box) const {
-    if (!drawable() || box >= chart_->boxes.size())
+    if (!hasContent() || box >= chart_->boxes.size())
         return {};
     const Geometry g = geometry();
     const PipelineBox& b = chart_->boxes[box];
@@ -176,7 +101,7 @@ QRectF PipelineCanvas::boxRect(std::size_t box) const {
 }
 
 const PipelineBox* PipelineCanvas::boxAt(QPointF point) const {
-    if (!drawable())
+    if (!hasContent())
         return nullptr;
     const Geometry g = geometry();
     if (!g.plot.contains(point) || g.rowHeight <= 0)
@@ -184,7 +109,7 @@ const PipelineBox* PipelineCanvas::boxAt(QPointF point) const {
     const int row = static_cast<int>((point.y() - g.plot.top()) / g.rowHeight);
     const auto [first, last] = chart_->rowBoxes(row);
     const double t = timeAt(point.x());
-    const double slop = kHitSlop * viewSpan_ / g.plot.width();
+    const double slop = kHitSlop * viewSpan() / g.plot.width();
     const PipelineBox* best = nullptr;
     double bestDistance = slop;
     for (std::size_t i = first; i < last; ++i) {
@@ -201,7 +126,7 @@ const PipelineBox* PipelineCanvas::boxAt(QPointF point) const {
 QString PipelineCanvas::tipAt(QPointF point) const {
     if (const PipelineBox* box = boxAt(point))
         return describePipelineBox(*chart_, *box);
-    if (!drawable())
+    if (!hasContent())
         return {};
     const Geometry g = geometry();
     // Over a row's label: the stage's figures in full.
@@ -226,37 +151,8 @@ QString PipelineCanvas::tipAt(QPointF point) const {
     return {};
 }
 
-void PipelineCanvas::paintEvent(QPaintEvent*) {
-    QPainter painter(this);
-    if (!drawable()) {
-        painter.setPen(palette().color(QPalette::PlaceholderText));
-        painter.drawText(rect().adjusted(12, 8, -12, -8), Qt::AlignCenter | Qt::TextWordWrap,
-                         placeholderText());
-        return;
-    }
+void PipelineCanvas::paintRows(QPainter& painter) const {
     const Geometry g = geometry();
-    paintRows(painter, g);
-    paintAxis(painter, g);
-    painter.save();
-    painter.setClipRect(g.plot);
-    paintBoxes(painter, g);
-    painter.restore();
-    // The step's end.
-    const double end = xOf(chart_->stepTime);
-    if (end >= g.plot.left() - 1 && end <= g.plot.right() + 1) {
-        const QColor text = palette().color(QPalette::Text);
-        painter.setPen(QPen(text, 1.5, Qt::DashLine));
-        painter.drawLine(QPointF(end, 2), QPointF(end, g.plot.bottom()));
-        const QString label = tr("step %1").arg(timeLabel(chart_->stepTime));
-        const double w = QFontMetricsF(font()).horizontalAdvance(label) + 8;
-        painter.setPen(text);
-        painter.drawText(QRectF(end + w <= width() ? end + 4 : end - w, 0, w, g.lineHeight + 4),
-                         Qt::AlignLeft | Qt::AlignVCenter, label);
-    }
-    paintLegend(painter, g);
-}
-
-void PipelineCanvas::paintRows(QPainter& painter, const Geometry& g) const {
     // A stage's colour at the left of its label: the graph's stage bands use the same.
     const QFontMetricsF metrics(font());
     const double labelWidth = g.plot.left() - 14;
@@ -278,36 +174,13 @@ void PipelineCanvas::paintRows(QPainter& painter, const Geometry& g) const {
     }
 }
 
-void PipelineCanvas::paintAxis(QPainter& painter, const Geometry& g) const {
-    const QRectF& plot = g.plot;
-    const double stepMs = niceStep(viewSpan_ * 1e3, std::max(2, static_cast<int>(plot.width() / 80)));
-    const int decimals = std::max(0, static_cast<int>(-std::floor(std::log10(stepMs) + 1e-9)));
-    const QColor grid = palette().color(QPalette::Mid);
-    const QColor text = palette().color(QPalette::Text);
-    const auto last = static_cast<long long>(std::floor(viewEnd() * 1e3 / stepMs));
-    for (auto k = static_cast<long long>(std::ceil(viewStart_ * 1e3 / stepMs)); k <= last; ++k) {
-        const double ms = static_cast<double>(k) * stepMs;
-        const double x = xOf(ms * 1e-3);
-        painter.setPen(QPen(grid.lighter(125), 0, Qt::DotLine));
-        painter.drawLine(QPointF(x, plot.top()), QPointF(x, plot.bottom()));
-        painter.setPen(QPen(grid, 0));
-        painter.drawLine(QPointF(x, plot.bottom()), QPointF(x, plot.bottom() + 4));
-        painter.setPen(text);
-        painter.drawText(QRectF(x - 50, plot.bottom() + 5, 100, g.lineHeight),
-                         Qt::AlignHCenter | Qt::AlignTop, QString::number(ms, 'f', decimals));
-    }
-    painter.drawText(QRectF(6, plot.bottom() + 5, plot.left() - 12, g.lineHeight),
-                     Qt::AlignLeft | Qt::AlignTop, tr("time (ms)"));
-    painter.setPen(QPen(grid, 0));
-    painter.drawLine(plot.bottomLeft(), plot.bottomRight());
-}
-
-void PipelineCanvas::paintBoxes(QPainter& painter, const Geometry& g) const {
+void PipelineCanvas::paintBoxes(QPainter& painter) const {
+    const Geometry g = geometry();
     // A few hundred tasks at most per stage: each drawn on its own, a pixel apart once wide enough, labelled
     // (F3, B3) once the label fits. Backwards carry a hatch as well as their darker shade.
     const QFontMetricsF metrics(font());
     for (const PipelineBox& box : chart_->boxes) {
-        if (box.end < viewStart_ || box.start > viewEnd())
+        if (box.end < viewStart() || box.start > viewEnd())
             continue;
         const double x0 = xOf(box.start), x1 = xOf(box.end);
         const double w = x1 - x0 >= 3 ? x1 - x0 - 1 : std::max(x1 - x0, 1.0);
@@ -327,7 +200,8 @@ void PipelineCanvas::paintBoxes(QPainter& painter, const Geometry& g) const {
     }
 }
 
-void PipelineCanvas::paintLegend(QPainter& painter, const Geometry& g) const {
+void PipelineCanvas::paintLegend(QPainter& painter) const {
+    const Geometry g = geometry();
     // First line: a light and a dark swatch per microbatch colour; second: the once-per-step tasks.
     const QFontMetricsF metrics(font());
     const double line = g.lineHeight + 2;
@@ -362,98 +236,6 @@ void PipelineCanvas::paintLegend(QPainter& painter, const Geometry& g) const {
     painter.drawText(QPointF(x, y + metrics.ascent()), tr("empty: idle (the bubble)"));
 }
 
-void PipelineCanvas::wheelEvent(QWheelEvent* event) {
-    event->accept();
-    if (!drawable())
-        return;
-    const QPoint delta = event->angleDelta();
-    if (std::abs(delta.x()) > std::abs(delta.y())) {
-        panBy(-delta.x() / 120.0 * plotArea().width() / 10);
-        return;
-    }
-    if (event->modifiers() & Qt::ShiftModifier) {
-        panBy(-delta.y() / 120.0 * plotArea().width() / 10);
-        return;
-    }
-    if (delta.y() != 0)
-        zoomBy(std::pow(1.25, delta.y() / 120.0), event->position().x());
-}
-
-void PipelineCanvas::mousePressEvent(QMouseEvent* event) {
-    if (event->button() != Qt::LeftButton || !drawable()) {
-        QWidget::mousePressEvent(event);
-        return;
-    }
-    pressedAt_ = event->position();
-    pressedViewStart_ = viewStart_;
-    dragging_ = false;
-    event->accept();
-}
-
-void PipelineCanvas::mouseMoveEvent(QMouseEvent* event) {
-    if (pressedAt_ && (event->buttons() & Qt::LeftButton)) {
-        const double dx = event->position().x() - pressedAt_->x();
-        if (!dragging_ && std::abs(dx) >= kDragThreshold) {
-            dragging_ = true;
-            setCursor(Qt::ClosedHandCursor);
-            QToolTip::hideText();
-        }
-        if (dragging_) {
-            fitted_ = false;
-            setView(pressedViewStart_ - dx * viewSpan_ / plotArea().width(), viewSpan_);
-        }
-        return;
-    }
-    const QString tip = tipAt(event->position());
-    if (tip == tip_)
-        return;
-    tip_ = tip;
-    if (tip_.isEmpty())
-        QToolTip::hideText();
-    else
-        QToolTip::showText(event->globalPosition().toPoint(), tip_, this);
-}
-
-void PipelineCanvas::mouseReleaseEvent(QMouseEvent* event) {
-    if (event->button() != Qt::LeftButton || !pressedAt_) {
-        QWidget::mouseReleaseEvent(event);
-        return;
-    }
-    pressedAt_.reset();
-    dragging_ = false;
-    unsetCursor();
-}
-
-void PipelineCanvas::keyPressEvent(QKeyEvent* event) {
-    switch (event->key()) {
-        case Qt::Key_Plus:
-        case Qt::Key_Equal:
-            zoomBy(1.5);
-            break;
-        case Qt::Key_Minus:
-            zoomBy(1 / 1.5);
-            break;
-        case Qt::Key_0:
-            fit();
-            break;
-        case Qt::Key_Left:
-            panBy(-plotArea().width() / 10);
-            break;
-        case Qt::Key_Right:
-            panBy(plotArea().width() / 10);
-            break;
-        default:
-            QWidget::keyPressEvent(event);
-            return;
-    }
-    event->accept();
-}
-
-void PipelineCanvas::leaveEvent(QEvent*) {
-    tip_.clear();
-    QToolTip::hideText();
-}
-
 // --- PipelineView ---
 
 PipelineView::PipelineView(PlanEditor* editor, QWidget* parent)
@@ -464,9 +246,7 @@ PipelineView::PipelineView(PlanEditor* editor, QWidget* parent)
       header_(new QLabel(this)),
       problem_(new QLabel(this)),
       message_(new QLabel(this)),
-      fit_(new QToolButton(this)),
-      zoomIn_(new QToolButton(this)),
-      zoomOut_(new QToolButton(this)),
+      zoom_(canvas_, this),
       toggle_(new QPushButton(this)),
       axis_(new QComboBox(this)),
       stages_(new QComboBox(this)),
@@ -474,12 +254,6 @@ PipelineView::PipelineView(PlanEditor* editor, QWidget* parent)
       virtual_(new QSpinBox(this)),
       microbatches_(new QSpinBox(this)) {
     setObjectName(QStringLiteral("pipelineView"));
-    fit_->setText(tr("Fit"));
-    fit_->setToolTip(tr("Show the whole step (0)"));
-    zoomIn_->setText(QStringLiteral("+"));
-    zoomIn_->setToolTip(tr("Zoom in (wheel up, +)"));
-    zoomOut_->setText(QStringLiteral("−"));
-    zoomOut_->setToolTip(tr("Zoom out (wheel down, −)"));
     header_->setObjectName(QStringLiteral("pipelineHeader"));
     header_->setTextInteractionFlags(Qt::TextSelectableByMouse);
     header_->setWordWrap(true);
@@ -514,9 +288,7 @@ PipelineView::PipelineView(PlanEditor* editor, QWidget* parent)
 
     auto* top = new QHBoxLayout;
     top->setContentsMargins(4, 2, 4, 0);
-    top->addWidget(fit_);
-    top->addWidget(zoomOut_);
-    top->addWidget(zoomIn_);
+    zoom_.addTo(top);
     top->addSpacing(8);
     top->addWidget(header_, 1);
     auto* controls = new QHBoxLayout;
@@ -545,9 +317,6 @@ PipelineView::PipelineView(PlanEditor* editor, QWidget* parent)
     layout->addLayout(controls);
     layout->addWidget(message_);
 
-    connect(fit_, &QToolButton::clicked, canvas_, &PipelineCanvas::fit);
-    connect(zoomIn_, &QToolButton::clicked, canvas_, [this] { canvas_->zoomBy(1.5); });
-    connect(zoomOut_, &QToolButton::clicked, canvas_, [this] { canvas_->zoomBy(1 / 1.5); });
     connect(charter_, &PipelineCharter::charted, this, [this](std::shared_ptr<const PipelineChart> chart) {
         header_->setText(chart ? chart->header : QString());
         problem_->setText(chart && !chart->problem.isEmpty()
@@ -555,8 +324,7 @@ PipelineView::PipelineView(PlanEditor* editor, QWidget* parent)
                               : QString());
         problem_->setVisible(!problem_->text().isEmpty());
         canvas_->setChart(std::move(chart));
-        for (QToolButton* button : {fit_, zoomIn_, zoomOut_})
-            button->setEnabled(canvas_->chart() && canvas_->chart()->staged);
+        zoom_.setEnabled(canvas_->chart() && canvas_->chart()->staged);
     });
     connect(toggle_, &QPushButton::clicked, this, &PipelineView::toggle);
     connect(axis_, &QComboBox::activated, this, [this] {

@@ -12,13 +12,13 @@
 #include <QWidget>
 
 #include "core/pipeline_chart.h"
+#include "widgets/time_canvas.h"
 
 class QComboBox;
 class QLabel;
 class QPainter;
 class QPushButton;
 class QSpinBox;
-class QToolButton;
 
 namespace shardscope::ui {
 
@@ -27,7 +27,7 @@ class PlanEditor;
 // Draws a PipelineChart: one row per stage (its name, peak memory and in-flight count at the label), a box
 // per task at [start, end). The wheel zooms around the cursor, dragging pans, hovering names a box. Without a
 // chart, or with a chart of a plan that is not staged, it says why in the middle.
-class PipelineCanvas : public QWidget {
+class PipelineCanvas : public TimeCanvas {
     Q_OBJECT
 
 public:
@@ -38,34 +38,23 @@ public:
     void setChart(std::shared_ptr<const PipelineChart> chart);
     const std::shared_ptr<const PipelineChart>& chart() const { return chart_; }
 
-    double viewStart() const { return viewStart_; }
-    double viewEnd() const { return viewStart_ + viewSpan_; }
-    void fit();
-    // Zooms in (factor > 1) or out keeping the time under widget x `anchor` (the plot's centre when none).
-    void zoomBy(double factor, std::optional<double> anchor = std::nullopt);
-    void panBy(double pixels);
-
     // Geometry in widget coordinates: where the rows are drawn, box `box`'s rectangle, and the box under
     // `point` (nullptr for none).
-    QRectF plotArea() const;
+    QRectF plotArea() const override;
     QRectF boxRect(std::size_t box) const;
     const PipelineBox* boxAt(QPointF point) const;
-    // What the canvas says instead of a picture ("" when it draws one).
-    QString placeholderText() const;
-    // What the tooltip at `point` says ("" for nothing).
-    QString tipAt(QPointF point) const;
+    QString placeholderText() const override;
+    QString tipAt(QPointF point) const override;
 
     QSize sizeHint() const override;
     QSize minimumSizeHint() const override;
 
 protected:
-    void paintEvent(QPaintEvent* event) override;
-    void wheelEvent(QWheelEvent* event) override;
-    void mousePressEvent(QMouseEvent* event) override;
-    void mouseMoveEvent(QMouseEvent* event) override;
-    void mouseReleaseEvent(QMouseEvent* event) override;
-    void keyPressEvent(QKeyEvent* event) override;
-    void leaveEvent(QEvent* event) override;
+    bool hasContent() const override;
+    double stepTime() const override { return chart_ ? chart_->stepTime : 0; }
+    void paintRows(QPainter& painter) const override;
+    void paintBoxes(QPainter& painter) const override;
+    void paintLegend(QPainter& painter) const override;
 
 private:
     struct Geometry {
@@ -74,23 +63,8 @@ private:
         double lineHeight = 0;
     };
     Geometry geometry() const;
-    bool drawable() const;
-    double fullSpan() const;
-    double xOf(double seconds) const;
-    double timeAt(double x) const;
-    void setView(double start, double span);
-    void paintRows(QPainter& painter, const Geometry& g) const;
-    void paintAxis(QPainter& painter, const Geometry& g) const;
-    void paintBoxes(QPainter& painter, const Geometry& g) const;
-    void paintLegend(QPainter& painter, const Geometry& g) const;
 
     std::shared_ptr<const PipelineChart> chart_;
-    double viewStart_ = 0, viewSpan_ = 1e-3;
-    bool fitted_ = true;
-    std::optional<QPointF> pressedAt_;
-    double pressedViewStart_ = 0;
-    bool dragging_ = false;
-    QString tip_;
 };
 
 // The dock's widget: zoom buttons and the pipeline in words, the canvas, the evaluation's problem (when the
@@ -128,9 +102,7 @@ private:
     QLabel* header_;
     QLabel* problem_;
     QLabel* message_;
-    QToolButton* fit_;
-    QToolButton* zoomIn_;
-    QToolButton* zoomOut_;
+    ZoomButtons zoom_;
     QPushButton* toggle_;
     QComboBox* axis_;
     QComboBox* stages_;

@@ -6,15 +6,12 @@
 #include <array>
 #include <cmath>
 
+#include <QEvent>
 #include <QHBoxLayout>
-#include <QKeyEvent>
 #include <QLabel>
-#include <QMouseEvent>
 #include <QPainter>
 #include <QToolButton>
-#include <QToolTip>
 #include <QVBoxLayout>
-#include <QWheelEvent>
 
 #include "core/plan_breakdown.h"
 
@@ -33,23 +30,8 @@ const std::array<QColor, kTimelineKinds> kKindColors = {
 };
 const QColor kIdleColor(0xe1, 0x57, 0x59, 120);
 
-constexpr double kFitMargin = 0.02;   // of the step, right of its end: room for the step marker
-constexpr double kMinSpan = 1e-9;     // seconds: zoom stops at a nanosecond across the plot
-constexpr double kNarrow = 0.5;       // px: boxes narrower than this are merged into spans
-constexpr double kHitSlop = 3;        // px around a box that still hovers or clicks it
-constexpr double kDragThreshold = 4;  // px a press moves before it is a drag, not a click
-
-// A round step for axis ticks: 1, 2 or 5 times a power of ten.
-double niceStep(double range, int ticks) {
-    if (range <= 0)
-        return 1;
-    const double raw = range / ticks;
-    const double power = std::pow(10.0, std::floor(std::log10(raw)));
-    for (double m : {1.0, 2.0, 5.0})
-        if (raw <= m * power)
-            return m * power;
-    return 10 * power;
-}
+constexpr double kNarrow = 0.5;  // px: boxes narrower than this are merged into spans
+constexpr double kHitSlop = 3;   // px around a box that still hovers or clicks it
 
 // Draws intervals narrower than kNarrow px, given in start order, as one rectangle per pixel column they
 // touch: in the colour of the kind that covers most of the column, as opaque as they cover it (at least a
@@ -141,7 +123,7 @@ const TimelineCanvas::Geometry& TimelineCanvas::geometry() const {
     geometryFor_ = size();
     Geometry& g = *geometry_;
     g.lineHeight = metrics.height();
-    double labels = metrics.horizontalAdvance(tr("time (ms)"));
+    double labels = metrics.horizontalAdvance(axisTitle());
     const int lanes = laneCount();
     if (timeline_)
         for (const TimelineLane& lane : timeline_->lanes)
@@ -162,15 +144,11 @@ TimelineCanvas::~TimelineCanvas() = default;
 void TimelineCanvas::changeEvent(QEvent* event) {
     if (event->type() == QEvent::FontChange)
         geometry_.reset();
-    QWidget::changeEvent(event);
+    TimeCanvas::changeEvent(event);
 }
 
-TimelineCanvas::TimelineCanvas(QWidget* parent) : QWidget(parent) {
+TimelineCanvas::TimelineCanvas(QWidget* parent) : TimeCanvas(DragStart::AnyDirection, parent) {
     setObjectName(QStringLiteral("timelineCanvas"));
-    setMouseTracking(true);
-    setAutoFillBackground(true);
-    setBackgroundRole(QPalette::Base);
-    setFocusPolicy(Qt::ClickFocus);
     setCursor(Qt::OpenHandCursor);
 }
 
@@ -193,7 +171,6 @@ void TimelineCanvas::setTimeline(std::shared_ptr<const ScheduleTimeline> timelin
         selected_.reset();  // an op of another model
     timeline_ = std::move(timeline);
     problem_ = std::move(problem);
-    tip_.clear();
     geometry_.reset();
     // The legend: the kinds drawn, and the idle shading.
     legend_.clear();
@@ -209,51 +186,9 @@ void TimelineCanvas::setTimeline(std::shared_ptr<const ScheduleTimeline> timelin
         if (timeline_->idleTime > 0)
             legend_.push_back({kIdleColor, tr("compute idle (exposed communication)")});
     }
-    if (fitted_ || !timeline_)
-        fit();
-    else
-        setView(viewStart_, viewSpan_);  // clamped to the new step
+    contentChanged();
     updateGeometry();
     update();
-}
-
-double TimelineCanvas::fullSpan() const {
-    const double step = timeline_ ? timeline_->stepTime : 0;
-    return step > 0 ? step * (1 + kFitMargin) : 1e-3;
-}
-
-void TimelineCanvas::setView(double start, double span) {
-    const double full = fullSpan();
-    span = std::clamp(span, std::min(kMinSpan, full), full);
-    start = std::clamp(start, 0.0, full - span);
-    if (start == viewStart_ && span == viewSpan_)
-        return;
-    viewStart_ = start;
-    viewSpan_ = span;
-    update();
-}
-
-void TimelineCanvas::fit() {
-    fitted_ = true;
-    setView(0, fullSpan());
-}
-
-void TimelineCanvas::zoomBy(double factor, std::optional<double> anchor) {
-    if (!timeline_ || factor <= 0)
-        return;
-    const QRectF plot = plotArea();
-    const double x = std::clamp(anchor.value_or(plot.center().x()), plot.left(), plot.right());
-    const double t = timeAt(x);
-    const double span = std::clamp(viewSpan_ / factor, std::min(kMinSpan, fullSpan()), fullSpan());
-    fitted_ = false;
-    setView(t - (x - plot.left()) / plot.width() * span, span);
-}
-
-void TimelineCanvas::panBy(double pixels) {
-    if (!timeline_)
-        return;
-    fitted_ = false;
-    setView(viewStart_ + pixels * viewSpan_ / plotArea().width(), viewSpan_);
 }
 
 void TimelineCanvas::setSelectedOp(std::optional<std::size_t> bodyIndex) {
@@ -267,14 +202,8 @@ QRectF TimelineCanvas::plotArea() const {
     return geometry().plot;
 }
 
-double TimelineCanvas::xOf(double seconds) const {
-    const QRectF plot = plotArea();
-    return plot.left() + (seconds - viewStart_) / viewSpan_ * plot.width();
-}
-
-double TimelineCanvas::timeAt(double x) const {
-    const QRectF plot = plotArea();
-    return viewStart_ + (x - plot.left()) / plot.width() * viewSpan_;
+QString TimelineCanvas::placeholderText() const {
+    return timeline_ ? QString() : tr("No plan evaluated yet");
 }
 
 QRectF TimelineCanvas::boxRect(std::size_t lane, std::size_t box) const {
@@ -297,7 +226,7 @@ const TimelineBox* TimelineCanvas::boxAt(QPointF point, std::size_t* lane) const
     if (l >= timeline_->lanes.size())
         return nullptr;
     const double t = timeAt(point.x());
-    const double slop = kHitSlop * viewSpan_ / g.plot.width();
+    const double slop = kHitSlop * viewSpan() / g.plot.width();
     const auto [first, last] = timeline_->boxesIn(l, t - slop, t + slop);
     const TimelineBox* best = nullptr;
     double bestDistance = slop;
@@ -315,28 +244,16 @@ const TimelineBox* TimelineCanvas::boxAt(QPointF point, std::size_t* lane) const
     return best;
 }
 
-void TimelineCanvas::paintEvent(QPaintEvent*) {
-    QPainter painter(this);
-    if (!timeline_) {
-        painter.setPen(palette().color(QPalette::PlaceholderText));
-        painter.drawText(rect(), Qt::AlignCenter, tr("No plan evaluated yet"));
-        return;
-    }
+void TimelineCanvas::paintBoxes(QPainter& painter) const {
     const Geometry& g = geometry();
-    paintLanes(painter, g);
-    paintAxis(painter, g);
-    painter.save();
-    painter.setClipRect(g.plot);
     paintIdle(painter, g);
     for (std::size_t l = 0; l < timeline_->lanes.size(); ++l)
-        paintBoxes(painter, g, l);
+        paintLane(painter, g, l);
     paintSelection(painter);
-    painter.restore();
-    paintStepEnd(painter, g);
-    paintLegend(painter, g);
 }
 
-void TimelineCanvas::paintLanes(QPainter& painter, const Geometry& g) const {
+void TimelineCanvas::paintRows(QPainter& painter) const {
+    const Geometry& g = geometry();
     const QFontMetricsF metrics(font());
     const double labelWidth = g.plot.left() - 12;
     for (std::size_t l = 0; l < timeline_->lanes.size(); ++l) {
@@ -349,38 +266,12 @@ void TimelineCanvas::paintLanes(QPainter& painter, const Geometry& g) const {
     }
 }
 
-void TimelineCanvas::paintAxis(QPainter& painter, const Geometry& g) const {
-    // Round steps in ms, about 80 px apart, with as many decimals as the step needs; a faint line across the
-    // lanes at each.
-    const QRectF& plot = g.plot;
-    const double stepMs = niceStep(viewSpan_ * 1e3, std::max(2, static_cast<int>(plot.width() / 80)));
-    const int decimals = std::max(0, static_cast<int>(-std::floor(std::log10(stepMs) + 1e-9)));
-    const QColor grid = palette().color(QPalette::Mid);
-    const QColor text = palette().color(QPalette::Text);
-    const auto last = static_cast<long long>(std::floor(viewEnd() * 1e3 / stepMs));
-    for (auto k = static_cast<long long>(std::ceil(viewStart_ * 1e3 / stepMs)); k <= last; ++k) {
-        const double ms = static_cast<double>(k) * stepMs;
-        const double x = xOf(ms * 1e-3);
-        painter.setPen(QPen(grid.lighter(125), 0, Qt::DotLine));
-        painter.drawLine(QPointF(x, plot.top()), QPointF(x, plot.bottom()));
-        painter.setPen(QPen(grid, 0));
-        painter.drawLine(QPointF(x, plot.bottom()), QPointF(x, plot.bottom() + 4));
-        painter.setPen(text);
-        painter.drawText(QRectF(x - 50, plot.bottom() + 5, 100, g.lineHeight),
-                         Qt::AlignHCenter | Qt::AlignTop, QString::number(ms, 'f', decimals));
-    }
-    painter.drawText(QRectF(6, plot.bottom() + 5, plot.left() - 12, g.lineHeight),
-                     Qt::AlignLeft | Qt::AlignTop, tr("time (ms)"));
-    painter.setPen(QPen(grid, 0));
-    painter.drawLine(plot.bottomLeft(), plot.bottomRight());
-}
-
 void TimelineCanvas::paintIdle(QPainter& painter, const Geometry& g) const {
     // Full lane height behind the kernels, so a wait reads as a gap in the compute lane.
     const double top = g.plot.top() + 1, height = g.laneHeight - 2;
     ColumnMerger narrow(painter, top, height);
     const auto& idle = timeline_->idle;
-    auto it = std::lower_bound(idle.begin(), idle.end(), viewStart_,
+    auto it = std::lower_bound(idle.begin(), idle.end(), viewStart(),
                                [](const TimelineSpan& s, double t) { return s.end < t; });
     for (; it != idle.end() && it->start < viewEnd(); ++it) {
         const double x0 = xOf(it->start), x1 = xOf(it->end);
@@ -393,7 +284,7 @@ void TimelineCanvas::paintIdle(QPainter& painter, const Geometry& g) const {
     }
 }
 
-void TimelineCanvas::paintBoxes(QPainter& painter, const Geometry& g, std::size_t l) const {
+void TimelineCanvas::paintLane(QPainter& painter, const Geometry& g, std::size_t l) const {
     // Wide boxes one by one (a pixel apart once they are wide enough to tell apart, named once the name
     // fits), narrow ones merged by pixel column.
     const TimelineLane& lane = timeline_->lanes[l];
@@ -401,7 +292,7 @@ void TimelineCanvas::paintBoxes(QPainter& painter, const Geometry& g, std::size_
     const double height = g.laneHeight - 6;
     const QFontMetricsF metrics(font());
     ColumnMerger narrow(painter, top, height);
-    const auto [first, last] = timeline_->boxesIn(l, viewStart_, viewEnd());
+    const auto [first, last] = timeline_->boxesIn(l, viewStart(), viewEnd());
     for (std::size_t i = first; i < last; ++i) {
         const TimelineBox& box = lane.boxes[i];
         const auto kind = static_cast<std::size_t>(box.kind);
@@ -434,7 +325,7 @@ void TimelineCanvas::paintSelection(QPainter& painter) const {
     painter.setPen(QPen(palette().color(QPalette::Highlight), 2));
     painter.setBrush(Qt::NoBrush);
     for (std::size_t l = 0; l < timeline_->lanes.size(); ++l) {
-        const auto [first, last] = timeline_->boxesIn(l, viewStart_, viewEnd());
+        const auto [first, last] = timeline_->boxesIn(l, viewStart(), viewEnd());
         for (std::size_t i = first; i < last; ++i) {
             if (timeline_->lanes[l].boxes[i].bodyIndex != *selected_)
                 continue;
@@ -446,21 +337,8 @@ void TimelineCanvas::paintSelection(QPainter& painter) const {
     }
 }
 
-void TimelineCanvas::paintStepEnd(QPainter& painter, const Geometry& g) const {
-    const double end = xOf(timeline_->stepTime);
-    if (end < g.plot.left() - 1 || end > g.plot.right() + 1)
-        return;
-    const QColor text = palette().color(QPalette::Text);
-    painter.setPen(QPen(text, 1.5, Qt::DashLine));
-    painter.drawLine(QPointF(end, 2), QPointF(end, g.plot.bottom()));
-    const QString label = tr("step %1").arg(timeLabel(timeline_->stepTime));
-    const double w = QFontMetricsF(font()).horizontalAdvance(label) + 8;
-    const double x = end + w <= width() ? end + 4 : end - w;
-    painter.setPen(text);
-    painter.drawText(QRectF(x, 0, w, g.lineHeight + 4), Qt::AlignLeft | Qt::AlignVCenter, label);
-}
-
-void TimelineCanvas::paintLegend(QPainter& painter, const Geometry& g) const {
+void TimelineCanvas::paintLegend(QPainter& painter) const {
+    const Geometry& g = geometry();
     const QFontMetricsF metrics(font());
     const std::vector<QPointF> at = placeLegend(g.plot.bottom() + 6 + g.lineHeight + 6);
     painter.setPen(palette().color(QPalette::Text));
@@ -485,109 +363,11 @@ std::vector<QPointF> TimelineCanvas::placeLegend(double top) const {
     return at;
 }
 
-void TimelineCanvas::wheelEvent(QWheelEvent* event) {
-    // Always taken: the wheel zooms the timeline and never scrolls the panels around it.
-    event->accept();
-    if (!timeline_)
-        return;
-    const QPoint delta = event->angleDelta();
-    if (std::abs(delta.x()) > std::abs(delta.y())) {  // a sideways wheel or touchpad swipe pans
-        panBy(-delta.x() / 120.0 * plotArea().width() / 10);
-        return;
-    }
-    if (event->modifiers() & Qt::ShiftModifier) {
-        panBy(-delta.y() / 120.0 * plotArea().width() / 10);
-        return;
-    }
-    if (delta.y() != 0)
-        zoomBy(std::pow(1.25, delta.y() / 120.0), event->position().x());
-}
-
-void TimelineCanvas::mousePressEvent(QMouseEvent* event) {
-    if (event->button() != Qt::LeftButton || !timeline_) {
-        QWidget::mousePressEvent(event);
-        return;
-    }
-    pressedAt_ = event->position();
-    pressedViewStart_ = viewStart_;
-    dragging_ = false;
-    event->accept();
-}
-
-void TimelineCanvas::mouseMoveEvent(QMouseEvent* event) {
-    if (pressedAt_ && (event->buttons() & Qt::LeftButton)) {
-        const double dx = event->position().x() - pressedAt_->x();
-        if (!dragging_ &&
-            std::abs(dx) + std::abs(event->position().y() - pressedAt_->y()) >= kDragThreshold) {
-            dragging_ = true;
-            setCursor(Qt::ClosedHandCursor);
-            QToolTip::hideText();
-        }
-        if (dragging_) {
-            fitted_ = false;
-            setView(pressedViewStart_ - dx * viewSpan_ / plotArea().width(), viewSpan_);
-        }
-        return;
-    }
-    showTip(event->position(), event->globalPosition().toPoint());
-}
-
-void TimelineCanvas::mouseReleaseEvent(QMouseEvent* event) {
-    if (event->button() != Qt::LeftButton || !pressedAt_) {
-        QWidget::mouseReleaseEvent(event);
-        return;
-    }
-    const bool click = !dragging_;
-    pressedAt_.reset();
-    dragging_ = false;
-    setCursor(Qt::OpenHandCursor);
-    if (!click)
-        return;
-    if (const TimelineBox* box = boxAt(event->position())) {
+void TimelineCanvas::clickedAt(QPointF point) {
+    if (const TimelineBox* box = boxAt(point)) {
         setSelectedOp(box->bodyIndex);
         emit opClicked(box->bodyIndex);
     }
-}
-
-void TimelineCanvas::keyPressEvent(QKeyEvent* event) {
-    switch (event->key()) {
-        case Qt::Key_Plus:
-        case Qt::Key_Equal:
-            zoomBy(1.5);
-            break;
-        case Qt::Key_Minus:
-            zoomBy(1 / 1.5);
-            break;
-        case Qt::Key_0:
-            fit();
-            break;
-        case Qt::Key_Left:
-            panBy(-plotArea().width() / 10);
-            break;
-        case Qt::Key_Right:
-            panBy(plotArea().width() / 10);
-            break;
-        default:
-            QWidget::keyPressEvent(event);
-            return;
-    }
-    event->accept();
-}
-
-void TimelineCanvas::leaveEvent(QEvent*) {
-    tip_.clear();
-    QToolTip::hideText();
-}
-
-void TimelineCanvas::showTip(QPointF point, QPoint global) {
-    const QString tip = tipAt(point);
-    if (tip == tip_)
-        return;
-    tip_ = tip;
-    if (tip_.isEmpty())
-        QToolTip::hideText();
-    else
-        QToolTip::showText(global, tip_, this);
 }
 
 QString TimelineCanvas::tipAt(QPointF point) const {
@@ -608,30 +388,17 @@ QString TimelineCanvas::tipAt(QPointF point) const {
 }
 
 TimelineView::TimelineView(QWidget* parent)
-    : QWidget(parent),
-      canvas_(new TimelineCanvas(this)),
-      summary_(new QLabel(this)),
-      fit_(new QToolButton(this)),
-      zoomIn_(new QToolButton(this)),
-      zoomOut_(new QToolButton(this)) {
+    : QWidget(parent), canvas_(new TimelineCanvas(this)), summary_(new QLabel(this)), zoom_(canvas_, this) {
     setObjectName(QStringLiteral("timelineView"));
-    fit_->setText(tr("Fit"));
-    fit_->setToolTip(tr("Show the whole step (0)"));
-    zoomIn_->setText(QStringLiteral("+"));
-    zoomIn_->setToolTip(tr("Zoom in (wheel up, +)"));
-    zoomOut_->setText(QStringLiteral("−"));
-    zoomOut_->setToolTip(tr("Zoom out (wheel down, −)"));
-    fit_->setObjectName(QStringLiteral("timelineFit"));
-    zoomIn_->setObjectName(QStringLiteral("timelineZoomIn"));
-    zoomOut_->setObjectName(QStringLiteral("timelineZoomOut"));
+    zoom_.fit->setObjectName(QStringLiteral("timelineFit"));
+    zoom_.zoomIn->setObjectName(QStringLiteral("timelineZoomIn"));
+    zoom_.zoomOut->setObjectName(QStringLiteral("timelineZoomOut"));
     summary_->setObjectName(QStringLiteral("timelineSummary"));
     summary_->setTextInteractionFlags(Qt::TextSelectableByMouse);
 
     auto* buttons = new QHBoxLayout;
     buttons->setContentsMargins(4, 2, 4, 0);
-    buttons->addWidget(fit_);
-    buttons->addWidget(zoomOut_);
-    buttons->addWidget(zoomIn_);
+    zoom_.addTo(buttons);
     buttons->addSpacing(8);
     buttons->addWidget(summary_, 1);
     auto* layout = new QVBoxLayout(this);
@@ -640,9 +407,6 @@ TimelineView::TimelineView(QWidget* parent)
     layout->addLayout(buttons);
     layout->addWidget(canvas_, 1);
 
-    connect(fit_, &QToolButton::clicked, canvas_, &TimelineCanvas::fit);
-    connect(zoomIn_, &QToolButton::clicked, canvas_, [this] { canvas_->zoomBy(1.5); });
-    connect(zoomOut_, &QToolButton::clicked, canvas_, [this] { canvas_->zoomBy(1 / 1.5); });
     connect(canvas_, &TimelineCanvas::opClicked, this, &TimelineView::opSelected);
     showState(nullptr, nullptr);
 }
@@ -664,8 +428,7 @@ void TimelineView::showState(std::shared_ptr<const ProblemView> problem,
                               .arg(t.boxCount() - t.lanes.front().boxes.size()));
         canvas_->setTimeline(std::move(timeline), std::move(problem));
     }
-    for (QToolButton* button : {fit_, zoomIn_, zoomOut_})
-        button->setEnabled(canvas_->timeline() != nullptr);
+    zoom_.setEnabled(canvas_->timeline() != nullptr);
 }
 
 QString TimelineView::summaryText() const {

@@ -15,17 +15,17 @@
 #include <QWidget>
 
 #include "core/schedule_timeline.h"
+#include "widgets/time_canvas.h"
 
 class QLabel;
 class QPainter;
-class QToolButton;
 
 namespace shardscope::ui {
 
 // Draws a ScheduleTimeline. Boxes narrower than half a pixel are not drawn one by one: each lane draws them
 // as one rectangle per pixel column (alike neighbours joined), as opaque as they fill it, so a step of tens
 // of thousands of boxes paints in time proportional to the visible boxes plus the widget's width.
-class TimelineCanvas : public QWidget {
+class TimelineCanvas : public TimeCanvas {
     Q_OBJECT
 
 public:
@@ -39,26 +39,16 @@ public:
     const std::shared_ptr<const ScheduleTimeline>& timeline() const { return timeline_; }
     int laneCount() const;
 
-    // The times shown at the plot's left and right edges, in seconds.
-    double viewStart() const { return viewStart_; }
-    double viewEnd() const { return viewStart_ + viewSpan_; }
-    // Shows the whole step.
-    void fit();
-    // Zooms in (factor > 1) or out keeping the time under widget x `anchor` in place (the plot's centre when
-    // none). The range stays within the step and no narrower than a nanosecond.
-    void zoomBy(double factor, std::optional<double> anchor = std::nullopt);
-    // Moves the range by `pixels` (positive: later times come into view).
-    void panBy(double pixels);
-
     // Outlines the boxes of body op `bodyIndex` (none: no outline).
     void setSelectedOp(std::optional<std::size_t> bodyIndex);
-    // Geometry in widget coordinates: the area the lanes are drawn in, the x of a time, the rectangle of box
-    // `box` of lane `lane`, and the box under `point` (within 3 px), or nullptr.
-    QRectF plotArea() const;
-    double xOf(double seconds) const;
-    double timeAt(double x) const;
+    // Geometry in widget coordinates: the area the lanes are drawn in, the rectangle of box `box` of lane
+    // `lane`, and the box under `point` (within 3 px), or nullptr.
+    QRectF plotArea() const override;
     QRectF boxRect(std::size_t lane, std::size_t box) const;
     const TimelineBox* boxAt(QPointF point, std::size_t* lane = nullptr) const;
+    QString placeholderText() const override;
+    // The box's description, the idle time under `point`, or "".
+    QString tipAt(QPointF point) const override;
 
     QSize sizeHint() const override;
     QSize minimumSizeHint() const override;
@@ -68,13 +58,12 @@ signals:
     void opClicked(std::size_t bodyIndex);
 
 protected:
-    void paintEvent(QPaintEvent* event) override;
-    void wheelEvent(QWheelEvent* event) override;
-    void mousePressEvent(QMouseEvent* event) override;
-    void mouseMoveEvent(QMouseEvent* event) override;
-    void mouseReleaseEvent(QMouseEvent* event) override;
-    void keyPressEvent(QKeyEvent* event) override;
-    void leaveEvent(QEvent* event) override;
+    bool hasContent() const override { return timeline_ != nullptr; }
+    double stepTime() const override { return timeline_ ? timeline_->stepTime : 0; }
+    void paintRows(QPainter& painter) const override;
+    void paintBoxes(QPainter& painter) const override;
+    void paintLegend(QPainter& painter) const override;
+    void clickedAt(QPointF point) override;
     void changeEvent(QEvent* event) override;
 
 private:
@@ -87,32 +76,16 @@ private:
     const Geometry& geometry() const;
     // The top left of each legend entry, the first line at `top`.
     std::vector<QPointF> placeLegend(double top) const;
-    void paintLanes(QPainter& painter, const Geometry& g) const;
-    void paintAxis(QPainter& painter, const Geometry& g) const;
     void paintIdle(QPainter& painter, const Geometry& g) const;
-    void paintBoxes(QPainter& painter, const Geometry& g, std::size_t lane) const;
+    void paintLane(QPainter& painter, const Geometry& g, std::size_t lane) const;
     void paintSelection(QPainter& painter) const;
-    void paintStepEnd(QPainter& painter, const Geometry& g) const;
-    void paintLegend(QPainter& painter, const Geometry& g) const;
-    double fullSpan() const;
-    void setView(double start, double span);
-    void showTip(QPointF point, QPoint global);
-    // What the tooltip at `point` says: the box's description, the idle time under it, or "".
-    QString tipAt(QPointF point) const;
 
     std::shared_ptr<const ScheduleTimeline> timeline_;
     std::shared_ptr<const ProblemView> problem_;
     std::vector<LegendEntry> legend_;
     mutable std::unique_ptr<Geometry> geometry_;  // for geometryFor_; dropped when the font or lanes change
     mutable QSize geometryFor_;
-    double viewStart_ = 0, viewSpan_ = 1e-3;
-    bool fitted_ = true;  // no zoom or pan since the last fit: a new timeline is fitted too
     std::optional<std::size_t> selected_;
-    // A press starts a drag once it moves a few pixels; a release without one is a click.
-    std::optional<QPointF> pressedAt_;
-    double pressedViewStart_ = 0;
-    bool dragging_ = false;
-    QString tip_;  // the tooltip shown ("" for none)
 };
 
 // The dock's widget: Fit and zoom buttons with the step's summary above the canvas.
@@ -137,9 +110,7 @@ signals:
 private:
     TimelineCanvas* canvas_;
     QLabel* summary_;
-    QToolButton* fit_;
-    QToolButton* zoomIn_;
-    QToolButton* zoomOut_;
+    ZoomButtons zoom_;
 };
 
 }  // namespace shardscope::ui

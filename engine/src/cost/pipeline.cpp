@@ -183,8 +183,9 @@ std::vector<int> StagedEvaluator::split(const std::vector<double>& layerCost, in
                 taken = layers - next;
             } else {
                 while (next + taken < layers - left &&
-                       sum + layerCost[static_cast<std::size_t>(next + taken)] <= bound) {
-                    sum += layerCost[static_cast<std::size_t>(next + taken)];
+                       sum + layerCost[static_cast<std::size_t>(next) + static_cast<std::size_t>(taken)] <=
+                           bound) {
+                    sum += layerCost[static_cast<std::size_t>(next) + static_cast<std::size_t>(taken)];
                     ++taken;
                 }
             }
@@ -221,7 +222,8 @@ std::vector<int> StagedEvaluator::split(const std::vector<double>& layerCost, in
             double sum = layerCost[static_cast<std::size_t>(next)];
             int taken = 1;
             while (next + taken < layers - chunksLeft) {
-                const double more = layerCost[static_cast<std::size_t>(next + taken)];
+                const double more =
+                    layerCost[static_cast<std::size_t>(next) + static_cast<std::size_t>(taken)];
                 const bool last = c == chunks - 1;
                 if (!last &&
                     (sum + more > hi * (1 + 1e-9) || std::abs(sum + more - share) >= std::abs(sum - share)))

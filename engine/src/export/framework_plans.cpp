@@ -625,6 +625,7 @@ std::string join(const std::vector<std::string>& parts, const std::string& separ
 
 std::string intList(const std::vector<int>& values) {
     std::vector<std::string> parts;
+    parts.reserve(values.size());
     for (const int v : values)
         parts.push_back(std::to_string(v));
     return "[" + join(parts, ", ") + "]";
@@ -812,6 +813,7 @@ std::string rematSummary(const TrainingParallelism& p) {
     for (const plan::Remat r : p.remat)
         ++count[r];
     std::vector<std::string> parts;
+    parts.reserve(count.size());
     for (const auto& [policy, n] : count)
         parts.push_back(std::string(plan::toString(policy)) + " on " + std::to_string(n));
     return join(parts, ", ") + " of " + std::to_string(p.remat.size()) + " layers";
@@ -886,6 +888,7 @@ FrameworkConfig torchTitanConfig(const TrainingParallelism& p, const std::string
         const std::vector<std::string> points = splitPoints(p);
         if (!pipeline.layersPerStage.empty()) {
             std::vector<std::string> quotedPoints;
+            quotedPoints.reserve(points.size());
             for (const std::string& point : points)
                 quotedPoints.push_back(quoted(point));
             out << "# layers per stage " << intList(pipeline.layersPerStage)
