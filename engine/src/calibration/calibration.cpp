@@ -295,23 +295,6 @@ Result<std::vector<Run>> parseRunsUnchecked(std::string_view text, const std::st
     return runs;
 }
 
-// The examples one data-parallel replica computes: the batch over the devices the plan gives it.
-std::int64_t localBatch(const plan::Plan& plan, const cost::CostModel& model) {
-    const auto& context = model.planContext();
-    const auto batch = context.batchGroup();
-    if (!batch)
-        return 1;
-    std::int64_t size = 1;
-    for (auto n : context.space().group(*batch).names)
-        size = std::max(size, context.space().name(n).size);
-    std::uint32_t axes = 0;
-    for (const auto& d : plan.decisions)
-        if (d.target == plan::Decision::Target::Group && d.index == batch->index)
-            axes |= 1u << d.axis;
-    const std::int64_t devices = plan::devicesOf(model.mesh(), axes);
-    return devices > 0 && size % devices == 0 ? size / devices : 1;
-}
-
 // Every diagnostic of `from` with "run ID: " in front of its message.
 std::vector<Diagnostic> aboutRun(const Run& run, std::vector<Diagnostic> from) {
     for (auto& d : from)
@@ -353,7 +336,8 @@ Result<Prediction> predictUnchecked(const Run& run, const cost::CostOptions& opt
     // A published micro batch: the local batch in microbatches of that size (gradient accumulation, or the
     // pipeline's microbatches, which the pp expert makes one example each).
     if (run.microBatch && *run.microBatch > 0) {
-        const std::int64_t perExample = plan->pipeline ? plan->microbatches : localBatch(*plan, model);
+        const std::int64_t perExample =
+            plan->pipeline ? plan->microbatches : plan::localBatch(model.planContext(), model.mesh(), *plan);
         plan->microbatches = static_cast<int>(std::max<std::int64_t>(1, perExample / *run.microBatch));
     }
     const cost::Evaluation evaluation = cost::evaluate(model, *plan);

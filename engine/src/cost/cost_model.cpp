@@ -452,10 +452,8 @@ struct CostModel::Data {
         bodyIndexOf.assign(g.ops.size(), -1);
         for (std::size_t i = 0; i < g.body.size(); ++i)
             bodyIndexOf[g.body[i].index] = static_cast<std::int32_t>(i);
-        // The optimizer update runs as multi-tensor kernels (PyTorch's foreach and fused optimizers, XLA's
-        // horizontal fusion of the update's loop fusions): one launch covers that kernel of every parameter,
-        // so each parameter's update kernel pays 1/P of a launch and streams at a large transfer's
-        // efficiency. Stacked (scanned) and per-layer parameters then cost alike.
+        // The optimizer update's ops: after the backward, every result an optimizer state, an update
+        // intermediate or an updated parameter.
         stepOnce.assign(g.body.size(), 0);
         for (std::size_t i = g.backwardStart > 0 ? g.backwardStart : g.body.size(); i < g.body.size(); ++i) {
             const auto& results = g.op(g.body[i]).results;
@@ -467,20 +465,17 @@ struct CostModel::Data {
             }
             stepOnce[i] = update;
         }
+        // The optimizer update runs as multi-tensor kernels (PyTorch's foreach and fused optimizers, XLA's
+        // horizontal fusion of the update's loop fusions): one launch covers that kernel of every parameter,
+        // so each parameter's update kernel pays 1/P of a launch and streams at a large transfer's
+        // efficiency. Stacked (scanned) and per-layer parameters then cost alike.
         launchDiscount.assign(kernels.kernels.size(), 0);
         if (g.backwardStart > 0 && !modelStateValues[0].empty()) {
-            const auto& classes = planContext.classes();
             const double share = 1.0 / static_cast<double>(modelStateValues[0].size());
             for (std::size_t k = 0; k < kernels.kernels.size(); ++k) {
                 bool update = !kernels.kernels[k].ops.empty();
-                for (std::uint32_t i : kernels.kernels[k].ops) {
-                    update = update && i >= g.backwardStart;
-                    for (ValueId r : g.op(g.body[i]).results) {
-                        const auto c = classes[r.index];
-                        update = update && (c == TensorClass::OptimizerUpdate ||
-                                            c == TensorClass::OptimizerState || c == TensorClass::Parameter);
-                    }
-                }
+                for (std::uint32_t i : kernels.kernels[k].ops)
+                    update = update && stepOnce[i];
                 if (update)
                     launchDiscount[k] = options.launchTime * (1 - share);
             }
@@ -1375,11 +1370,7 @@ struct Evaluator::State {
             // A step in microbatches reduces its gradients (sums over the microbatches, and what the update
             // moves) once, after the last one (cost/pipeline.h prices that): such a transfer takes no time
             // here and no kernel waits for it.
-            const bool deferred =
-                d->accumulated != 0 && i >= 0 &&
-                ((col.axes & d->accumulated) != 0 || d->stepOnce[static_cast<std::size_t>(i)] ||
-                 (col.value.valid() &&
-                  d->planContext.classes()[col.value.index] == plan::TensorClass::Gradient));
+            const bool deferred = d->accumulated != 0 && detail::runsOncePerStep(*model, col);
             if (deferred)
                 t.duration = 0;
             t.stream = d->streamOf[col.axes];
@@ -1776,6 +1767,21 @@ std::size_t Evaluator::opsRecosted() const {
         return state_->staged->opsRecosted();
     return state_->recosted;
 }
+
+namespace detail {
+
+bool updatesOnce(const CostModel& model, std::size_t opIndex) {
+    return opIndex < model.data().stepOnce.size() && model.data().stepOnce[opIndex];
+}
+
+bool runsOncePerStep(const CostModel& model, const Collective& c) {
+    const CostModel::Data& d = model.data();
+    const std::int32_t i = c.op.valid() && c.op.index < d.bodyIndexOf.size() ? d.bodyIndexOf[c.op.index] : -1;
+    return (c.axes & d.accumulated) != 0 || (i >= 0 && d.stepOnce[static_cast<std::size_t>(i)]) ||
+           (c.value.valid() && d.planContext.classes()[c.value.index] == plan::TensorClass::Gradient);
+}
+
+}  // namespace detail
 
 Evaluation evaluate(const CostModel& model, const plan::Plan& plan) {
     Evaluator evaluator(model);

@@ -28,11 +28,12 @@ std::string_view toString(PipelineTask::Kind kind) {
 
 MicrobatchProgram microbatchProgram(const CostModel& model, const plan::Plan& plan) {
     const auto& context = model.planContext();
-    const bool runnable = !plan::pipelineProblem(context, model.mesh(), plan).has_value();
+    MicrobatchProgram program;
+    program.problem = plan::pipelineProblem(context, model.mesh(), plan);
+    const bool runnable = !program.problem.has_value();
     const int axis = runnable && plan.pipeline ? plan.pipeline->axis : -1;
     const int stages = runnable && plan.pipeline ? plan.pipeline->stages : 1;
     const int microbatches = runnable ? plan.microbatches : 1;
-    MicrobatchProgram program;
     program.model = &model.microbatchModel(axis, stages, microbatches);
     program.plan = plan;
     program.plan.pipeline.reset();
@@ -64,7 +65,6 @@ plan::AxisList without(const plan::AxisList& list, int axis) {
 
 StagedEvaluator::StagedEvaluator(const CostModel& model) : model_(&model) {
     const ir::Graph& g = model.graph();
-    const auto& classes = model.planContext().classes();
     const auto& blocks = model.planContext().blocks();
     const std::size_t n = g.body.size();
     microbatchAxis_ = static_cast<std::uint32_t>(model.mesh().axes.size());
@@ -82,14 +82,7 @@ StagedEvaluator::StagedEvaluator(const CostModel& model) : model_(&model) {
     const std::size_t backwardStart = g.backwardStart;
     phase_.assign(n, Phase::Forward);
     for (std::size_t i = backwardStart > 0 ? backwardStart : n; i < n; ++i) {
-        const ir::Op& op = g.op(g.body[i]);
-        bool update = !op.results.empty();
-        for (ValueId r : op.results) {
-            const TensorClass c = classes[r.index];
-            update = update && (c == TensorClass::OptimizerUpdate || c == TensorClass::OptimizerState ||
-                                c == TensorClass::Parameter);
-        }
-        phase_[i] = update ? Phase::Update : Phase::Backward;
+        phase_[i] = updatesOnce(model, i) ? Phase::Update : Phase::Backward;
     }
 
     // Anchors: a layer op's layer; a forward op outside the layers the last layer before it (-1 before the
@@ -157,13 +150,6 @@ StagedEvaluator::StagedEvaluator(const CostModel& model) : model_(&model) {
     for (std::size_t v = 0; v < g.values.size(); ++v)
         if (!anchored[v] && firstUser[v] >= 0 && !g.values[v].producer.valid())
             valueAnchor_[v] = anchor_[static_cast<std::size_t>(firstUser[v])];
-}
-
-Evaluator& StagedEvaluator::microbatchEvaluator(int pipelineAxis, int stages, int microbatches) {
-    auto& slot = evaluators_[{pipelineAxis, stages, microbatches}];
-    if (!slot)
-        slot = std::make_unique<Evaluator>(model_->microbatchModel(pipelineAxis, stages, microbatches));
-    return *slot;
 }
 
 // The smallest largest chunk: contiguous chunks of at least one layer each, found by bisection on the bound
@@ -250,13 +236,16 @@ std::vector<int> StagedEvaluator::split(const std::vector<double>& layerCost, in
 
 const Evaluation& StagedEvaluator::evaluate(const plan::Plan& plan) {
     const auto& context = model_->planContext();
-    const auto problem = plan::pipelineProblem(context, model_->mesh(), plan);
+    const MicrobatchProgram program = microbatchProgram(*model_, plan);
+    const auto& problem = program.problem;
     const bool runnable = !problem.has_value();
-    const int axis = runnable && plan.pipeline ? plan.pipeline->axis : -1;
-    const int stages = runnable && plan.pipeline ? plan.pipeline->stages : 1;
     const int microbatches = runnable ? plan.microbatches : 1;
-    current_ = &microbatchEvaluator(axis, stages, microbatches);
-    const Evaluation& microbatch = current_->evaluate(microbatchProgram(*model_, plan).plan);
+    microbatchModel_ = program.model;
+    auto& evaluator = evaluators_[program.model];
+    if (!evaluator)
+        evaluator = std::make_unique<Evaluator>(*program.model);
+    current_ = evaluator.get();
+    const Evaluation& microbatch = current_->evaluate(program.plan);
 
     evaluation_ = microbatch;
     evaluation_.pipeline.emplace();
@@ -307,7 +296,6 @@ const Evaluation& StagedEvaluator::evaluate(const plan::Plan& plan) {
 // reductions, the update's) or per microbatch.
 StagedEvaluator::OpTimes StagedEvaluator::opTimes(const Evaluation& mb) const {
     const std::size_t n = model_->graph().body.size();
-    const auto& classes = model_->planContext().classes();
     OpTimes t;
     t.busy.assign(n, 0);
     t.compute.assign(n, 0);
@@ -318,10 +306,7 @@ StagedEvaluator::OpTimes StagedEvaluator::opTimes(const Evaluation& mb) const {
             c.op.valid() && c.op.index < bodyIndexOf_.size() ? bodyIndexOf_[c.op.index] : -1;
         if (i < 0)
             continue;
-        // A sum over the microbatches (a weight gradient's), a gradient's or the update's: once per step.
-        const bool once = ((c.axes >> microbatchAxis_) & 1u) != 0 ||
-                          phase_[static_cast<std::size_t>(i)] == Phase::Update ||
-                          (c.value.valid() && classes[c.value.index] == TensorClass::Gradient);
+        const bool once = runsOncePerStep(*microbatchModel_, c);
         (once ? t.stepCollective : t.microbatchCollective)[static_cast<std::size_t>(i)] += c.time;
     }
     double streamEnd = 0;
@@ -406,9 +391,7 @@ double StagedEvaluator::transfersAndKeptActivations() {
     PipelineEvaluation& result = *evaluation_.pipeline;
     const ir::Graph& g = model_->graph();
     const auto& classes = model_->planContext().classes();
-    const CostModel& microbatchModel =
-        model_->microbatchModel(result.pipeline ? result.pipeline->axis : -1,
-                                result.pipeline ? result.pipeline->stages : 1, result.microbatches);
+    const CostModel& microbatchModel = *microbatchModel_;
     const bool backward = g.backwardStart > 0;
     double keptRaw = 0;
     for (std::size_t i = 0; i < phase_.size(); ++i) {

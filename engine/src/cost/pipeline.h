@@ -8,12 +8,20 @@
 #include <map>
 #include <memory>
 #include <optional>
-#include <tuple>
 #include <vector>
 
 #include "shardscope/cost/cost_model.h"
 
 namespace shardscope::cost::detail {
+
+// Whether top-level op `opIndex` (into graph.body) belongs to the optimizer update: after the backward pass,
+// every result an optimizer state, an update intermediate or an updated parameter. It runs once per step.
+bool updatesOnce(const CostModel& model, std::size_t opIndex);
+
+// Whether a collective of a step in microbatches runs once per step, after the last microbatch, rather than
+// in every one: a sum over the model's accumulated axes (a weight gradient's), a gradient's reduction, or one
+// the optimizer update causes.
+bool runsOncePerStep(const CostModel& model, const Collective& collective);
 
 // What cost::Evaluator does for a plan with Plan::microbatches > 1 or a Plan::pipeline. Not thread-safe.
 class StagedEvaluator {
@@ -33,7 +41,6 @@ private:
         std::vector<double> busy, compute, stepCollective, microbatchCollective;  // per body op
     };
 
-    Evaluator& microbatchEvaluator(int pipelineAxis, int stages, int microbatches);
     // The steps of pricing `microbatch` into evaluation_.pipeline (pipeline.cpp says what each does).
     void price(const Evaluation& microbatch);
     OpTimes opTimes(const Evaluation& microbatch) const;
@@ -52,8 +59,9 @@ private:
     }
 
     const CostModel* model_;
-    std::map<std::tuple<int, int, int>, std::unique_ptr<Evaluator>> evaluators_;
-    Evaluator* current_ = nullptr;
+    std::map<const CostModel*, std::unique_ptr<Evaluator>> evaluators_;  // per microbatch model
+    const CostModel* microbatchModel_ = nullptr;                         // the last plan's
+    Evaluator* current_ = nullptr;                                       // its evaluator
     std::uint32_t microbatchAxis_ = 0;  // the axis index the microbatch models append
     Evaluation evaluation_;
     mutable OpExecution execution_;

@@ -207,26 +207,6 @@ std::optional<int> pipelineAxis(const mesh::Mesh& mesh) {
     return std::nullopt;
 }
 
-// Microbatches of one example per pipeline: the batch over the devices the plan gives it.
-int oneExampleMicrobatches(const Plan& plan, const PlanContext& context, const mesh::Mesh& mesh) {
-    const auto batch = context.batchGroup();
-    if (!batch)
-        return 1;
-    std::int64_t size = 1;
-    for (NameId n : context.space().group(*batch).names)
-        size = std::max(size, context.space().name(n).size);
-    std::uint32_t axes = 0;
-    for (const Decision& d : plan.decisions)
-        if (d.target == Decision::Target::Group && d.index == batch->index && d.tensors == kAllTensorClasses)
-            axes |= 1u << d.axis;
-    std::int64_t devices = 1;
-    for (std::size_t a = 0; a < mesh.axes.size(); ++a)
-        if ((axes >> a) & 1u)
-            devices *= mesh.axes[a].size;
-    const std::int64_t m = size % devices == 0 ? size / devices : 1;
-    return static_cast<int>(std::clamp<std::int64_t>(m, 1, 1 << 20));
-}
-
 std::string trimmed(std::string_view text) {
     while (!text.empty() && text.front() == ' ')
         text.remove_prefix(1);
@@ -365,7 +345,9 @@ Result<Plan> expertPlan(std::string_view requested, const PlanContext& context, 
     if (strategies > 1)
         out.label = whole;
     if (out.pipeline) {
-        out.microbatches = oneExampleMicrobatches(out, context, mesh);
+        // Microbatches of one example per pipeline.
+        out.microbatches =
+            static_cast<int>(std::clamp<std::int64_t>(localBatch(context, mesh, out), 1, 1 << 20));
         // The interleaved schedule needs microbatches divisible by the stages: the nearest such count.
         const int stages = out.pipeline->stages;
         if (out.pipeline->schedule == PipelineSchedule::Interleaved && out.microbatches % stages != 0)

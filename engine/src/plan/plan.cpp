@@ -339,14 +339,45 @@ std::vector<std::int32_t> pipelineLayers(const LayerBlocks& blocks) {
     return layers;
 }
 
+std::int64_t batchSize(const PlanContext& context) {
+    const auto batch = context.batchGroup();
+    if (!batch)
+        return 0;
+    std::int64_t size = 1;
+    for (analysis::NameId n : context.space().group(*batch).names)
+        size = std::max(size, context.space().name(n).size);
+    return size;
+}
+
+std::int64_t localBatch(const PlanContext& context, const mesh::Mesh& mesh, const Plan& plan) {
+    const auto batch = context.batchGroup();
+    const std::int64_t size = batchSize(context);
+    if (!batch || size < 1)
+        return 1;
+    std::int64_t devices = 1;
+    std::uint32_t counted = 0;
+    for (const Decision& d : plan.decisions) {
+        const auto axis = static_cast<std::size_t>(d.axis);
+        if (d.target != Decision::Target::Group || d.index != batch->index ||
+            !(d.tensors & maskOf(TensorClass::Activation)) || d.axis < 0 || axis >= mesh.axes.size() ||
+            ((counted >> axis) & 1u))
+            continue;
+        counted |= 1u << axis;
+        std::int64_t n = mesh.axes[axis].size;
+        if (plan.pipeline && plan.pipeline->axis == d.axis && plan.pipeline->stages > 0 &&
+            n % plan.pipeline->stages == 0)
+            n /= plan.pipeline->stages;
+        devices *= n;
+    }
+    return size % devices == 0 ? size / devices : 1;
+}
+
 std::optional<std::string> pipelineProblem(const PlanContext& context, const mesh::Mesh& mesh,
                                            const Plan& plan) {
     if (plan.microbatches < 1)
         return "microbatches must be 1 or more, not " + std::to_string(plan.microbatches);
-    if (const auto batch = context.batchGroup()) {
-        std::int64_t size = 1;
-        for (analysis::NameId n : context.space().group(*batch).names)
-            size = std::max(size, context.space().name(n).size);
+    if (context.batchGroup()) {
+        const std::int64_t size = batchSize(context);
         if (plan.microbatches > size)
             return std::to_string(plan.microbatches) + " microbatches are more than the batch of " +
                    std::to_string(size);

@@ -90,9 +90,7 @@ ActionSpace::ActionSpace(const cost::CostModel& model, std::size_t maxGroups, do
         rematFamilies_ = model.planContext().blocks().families;
     const auto& space = model.space();
     const auto& context = model.planContext();
-    if (const auto batch = context.batchGroup())
-        for (analysis::NameId n : space.group(*batch).names)
-            batchSize_ = std::max(batchSize_, space.name(n).size);
+    batchSize_ = plan::batchSize(context);
     // The pipeline shapes: the schedules in rank order, each on every axis named for a pipeline (the user
     // marks the axis the layers may be split over, as Megatron's PP size does; offered on every axis they
     // made the searches of meshes without one markedly worse), stages descending; at most as many chunks as
@@ -218,20 +216,7 @@ std::vector<std::size_t> ActionSpace::legal(const Plan& plan) const {
 }
 
 std::int64_t ActionSpace::localBatch(const Plan& plan) const {
-    const auto batch = model_->planContext().batchGroup();
-    if (!batch || batchSize_ < 1)
-        return 1;
-    constexpr plan::TensorClassMask activations = plan::maskOf(plan::TensorClass::Activation);
-    std::uint32_t axes = 0;
-    for (const auto& d : plan.decisions)
-        if (d.target == Decision::Target::Group && d.index == batch->index && (d.tensors & activations) &&
-            d.axis >= 0 && d.axis < static_cast<int>(model_->mesh().axes.size()))
-            axes |= 1u << d.axis;
-    std::int64_t devices = 1;
-    for (int a = 0; a < static_cast<int>(model_->mesh().axes.size()); ++a)
-        if ((axes >> a) & 1u)
-            devices *= effectiveSize(plan, a);
-    return batchSize_ % devices == 0 ? batchSize_ / devices : 1;
+    return plan::localBatch(model_->planContext(), model_->mesh(), plan);
 }
 
 std::vector<Action> ActionSpace::pendingMicrobatches(const Plan& plan) const {

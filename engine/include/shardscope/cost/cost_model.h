@@ -312,6 +312,7 @@ private:
 struct MicrobatchProgram {
     const CostModel* model = nullptr;
     plan::Plan plan;
+    std::optional<std::string> problem;  // plan::pipelineProblem's reason the staging cannot run, if any
 };
 MicrobatchProgram microbatchProgram(const CostModel& model, const plan::Plan& plan);
 

@@ -246,6 +246,14 @@ AppliedPlan applyPlan(const PlanContext& context, const mesh::Mesh& mesh, const 
 std::optional<std::string> pipelineProblem(const PlanContext& context, const mesh::Mesh& mesh,
                                            const Plan& plan);
 
+// The size of the batch dimension: the largest name of PlanContext::batchGroup; 0 for a model without one.
+std::int64_t batchSize(const PlanContext& context);
+
+// The examples one replica computes under `plan`: the batch over the devices that the plan's decisions on the
+// batch group reaching activations give it, a pipeline's axis counted over its stages; 1 when that does not
+// divide or the model has no batch.
+std::int64_t localBatch(const PlanContext& context, const mesh::Mesh& mesh, const Plan& plan);
+
 // The layer blocks a pipeline splits, in order (the blocks of LayerBlocks' family with the most blocks); none
 // for a model without repeated layers.
 std::vector<std::int32_t> pipelineLayers(const LayerBlocks& blocks);
