@@ -4,10 +4,12 @@
 
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <cmath>
 #include <map>
 #include <mutex>
 #include <tuple>
+#include <unordered_map>
 #include <unordered_set>
 
 #include "cost/kernels.h"
@@ -490,6 +492,7 @@ struct CostModel::Data {
                 argumentSlice[op.results[0].index] = 1;
         }
         buildRemat();
+        buildOpClasses();
         largeGemmEfficiency = hardware.matmulEfficiency(1e9, 1e9, 1e9);
         groupLinks.resize(std::size_t{1} << mesh.axes.size());
         collectiveLinks.resize(groupLinks.size());
@@ -498,6 +501,82 @@ struct CostModel::Data {
             collectiveLinks[m] = mesh::groupLink(mesh, static_cast<std::uint32_t>(m) & ~accumulated);
         }
         buildSchedule();
+    }
+
+    // Top-level ops that are copies of one another (the ops of repeated layers, forward and backward): the
+    // same factors and occurrences, tensor sizes, roles, atoms per dimension and operand pattern, so that
+    // costOp prices them alike for alike local shardings, up to their ids. opClass[i] is op i's class (0 to
+    // classCount - 1), or -1 when no other op is a copy of it.
+    std::vector<std::int32_t> opClass;
+    std::size_t classCount = 0;
+
+    // Everything costOp reads about op i apart from the plan and the ids, as words.
+    std::vector<std::uint64_t> opShape(std::size_t i) const {
+        const OpInfo& info = ops[i];
+        std::vector<std::uint64_t> w;
+        auto word = [&](auto x) { w.push_back(static_cast<std::uint64_t>(x)); };
+        auto real = [&](double x) { w.push_back(std::bit_cast<std::uint64_t>(x)); };
+        word(info.operandCount), word(info.readsParameter), real(info.flops), word(info.element),
+            word(info.free), word(info.linear), word(info.gemm.size());
+        for (auto role : info.gemm)
+            word(role);
+        word(info.factors.size());
+        for (const auto& f : info.factors) {
+            word(f.size), word(f.kind), word(f.batch), word(f.occurrences.size());
+            for (const auto& o : f.occurrences)
+                word(o.tensor), word(o.dimension), word(o.firstAtom), word(o.atomCount), word(o.aligned);
+        }
+        word(info.tensors.size());
+        for (std::size_t t = 0; t < info.tensors.size(); ++t) {
+            const auto& ti = info.tensors[t];
+            std::size_t same = t;  // the first tensor with the same value
+            for (std::size_t u = 0; u < t; ++u)
+                if (info.tensors[u].value == ti.value) {
+                    same = u;
+                    break;
+                }
+            word(same), word(ti.result), real(fullBytes[ti.value.index]),
+                word(planContext.classes()[ti.value.index]), word(ti.dimensionFactors.size());
+            for (const auto& list : ti.dimensionFactors) {
+                word(list.size());
+                for (int f : list)
+                    word(f);
+            }
+            const auto& dims = space->dimensionAtoms[ti.value.index];
+            word(dims.size());
+            for (const auto& atoms : dims) {
+                word(atoms.size());
+                for (AtomId a : atoms)
+                    word(space->atom(a).size);
+            }
+        }
+        return w;
+    }
+
+    void buildOpClasses() {
+        opClass.assign(ops.size(), -1);
+        classCount = 0;
+        // By hash of the shape: the first op of each shape seen, and its class once a copy turns up.
+        std::unordered_map<std::uint64_t, std::vector<std::pair<std::uint32_t, std::vector<std::uint64_t>>>>
+            firsts;
+        for (std::size_t i = 0; i < ops.size(); ++i) {
+            std::vector<std::uint64_t> shape = opShape(i);
+            std::uint64_t h = 1469598103934665603ull;
+            for (std::uint64_t x : shape)
+                h = (h ^ x) * 1099511628211ull;
+            auto& candidates = firsts[h];
+            bool matched = false;
+            for (const auto& [first, firstShape] : candidates)
+                if (firstShape == shape) {
+                    if (opClass[first] < 0)
+                        opClass[first] = static_cast<std::int32_t>(classCount++);
+                    opClass[i] = opClass[first];
+                    matched = true;
+                    break;
+                }
+            if (!matched)
+                candidates.emplace_back(static_cast<std::uint32_t>(i), std::move(shape));
+        }
     }
 
     // The gradient of a stacked parameter, concatenated from its layers' pieces: each piece is written in its
@@ -811,6 +890,12 @@ const CostOptions& CostModel::options() const {
 const plan::PlanContext& CostModel::planContext() const {
     return data_->planContext;
 }
+CostModel::OpClasses CostModel::opClasses() const {
+    OpClasses out{data_->classCount, 0};
+    for (std::int32_t c : data_->opClass)
+        out.ops += c >= 0 ? 1 : 0;
+    return out;
+}
 bool CostModel::takesMemory(ir::ValueId value) const {
     return data_->topLevel[value.index] && data_->kernels.stored[value.index];
 }
@@ -828,13 +913,19 @@ namespace {
 
 struct OpRecord {
     OpExecution execution;
-    std::vector<Collective> collectives;  // reshards, reduce-scatters, permutes
-    std::vector<std::uint64_t>
-        shareKeys;  // per collective: (value, target layout) of an operand reshard, else 0
-    std::vector<std::uint32_t> partial;  // per result: axes it is left partial over (all-reduced lazily)
+    std::vector<Collective> collectives;   // reshards, reduce-scatters, permutes
+    std::vector<std::uint64_t> shareKeys;  // per collective: the target layout of an operand reshard
+                                           // (shareKey adds the value), else 0
+    std::vector<std::uint32_t> partial;    // per result: axes it is left partial over (all-reduced lazily)
 };
 
 using DimAxes = std::vector<AxisList>;
+
+// The key under which the sweep shares an operand reshard: its layout key (OpRecord::shareKeys) and the
+// value.
+std::uint64_t shareKey(std::uint64_t layout, ValueId value) {
+    return (layout ^ ((static_cast<std::uint64_t>(value.index) + 1) * 0xC2B2AE3D27D4EB4Full)) | 1;
+}
 
 }  // namespace
 
@@ -880,11 +971,27 @@ struct Evaluator::State {
     };
     std::vector<Memo> memos;
     std::uint32_t epoch = 1;
+    // Per class of ops (CostModel::Data::opClass): the records its ops were last priced with, by local
+    // shardings, and the op each was made for.
+    struct ClassMemo {
+        static constexpr std::size_t kSlots = 4;
+        std::array<OpRecord, kSlots> records;
+        std::array<std::uint64_t, kSlots> keys{};
+        std::array<std::uint32_t, kSlots> epochs{};
+        std::array<std::uint32_t, kSlots> from{};
+        std::uint8_t next = 0;
+    };
+    std::vector<ClassMemo> classMemos;
+    bool shareClasses = true;
+    std::size_t classHits = 0;
     const OpRecord& record(std::size_t i) const { return memos[i].records[memos[i].current]; }
     // Buffers costOp reuses (an Evaluator is used by one thread).
     mutable std::vector<DimAxes> scratchActuals;
     mutable std::vector<std::vector<AxisList>> scratchOptions;
     mutable DimAxes scratchRequired;
+    mutable std::vector<std::uint32_t> scratchClaims;
+    mutable std::vector<AxisList> scratchBest, scratchChoice;
+    mutable std::vector<std::size_t> scratchIndex;
 
     explicit State(const CostModel& m) : model(&m), d(&m.data()) {}
 
@@ -955,9 +1062,9 @@ struct Evaluator::State {
                     const std::size_t before = out ? out->size() : 0;
                     time += reshard(have, required, ti.value, info.id, out);
                     if (out) {
-                        // Another op resharding this value alike shares the copy (the sweep counts it once).
-                        std::uint64_t key =
-                            (static_cast<std::uint64_t>(ti.value.index) + 1) * 0x9E3779B97F4A7C15ull;
+                        // Another op resharding this value alike shares the copy (the sweep counts it once,
+                        // keyed by this layout and the value, so that ops of one class share their records).
+                        std::uint64_t key = 0x9E3779B97F4A7C15ull;
                         for (const auto& list : required)
                             key = (key ^ list.bits()) * 0x100000001B3ull;
                         // One key per collective of the reshard (an all-gather and an all-to-all are both
@@ -1094,6 +1201,9 @@ struct Evaluator::State {
     // Makes op i's current record the one for its present local shardings: one of the last two if it matches
     // (a search moving back and forth between plans finds most ops in a sharding priced before), else
     // costOp's.
+    // An op of a class (CostModel::Data::opClass) takes a record another op of its class made for the same
+    // local shardings, when this evaluator still has it; else costOp prices it and the class keeps the
+    // record.
     void recost(std::size_t i) {
         auto& memo = memos[i];
         const std::uint64_t key = signature(i);
@@ -1104,13 +1214,49 @@ struct Evaluator::State {
             }
         const std::uint8_t slot =
             memo.epochs[memo.current] == epoch ? static_cast<std::uint8_t>(memo.current ^ 1) : memo.current;
-        memo.records[slot] = costOp(i);
+        OpRecord& out = memo.records[slot];
+        const std::int32_t c = shareClasses ? d->opClass[i] : -1;
+        if (c >= 0) {
+            ClassMemo& copies = classMemos[static_cast<std::size_t>(c)];
+            std::size_t hit = ClassMemo::kSlots;
+            for (std::size_t k = 0; k < ClassMemo::kSlots; ++k)
+                if (copies.epochs[k] == epoch && copies.keys[k] == key)
+                    hit = k;
+            if (hit < ClassMemo::kSlots) {
+                out = copies.records[hit];
+                rename(out, d->ops[copies.from[hit]], d->ops[i]);
+                ++classHits;
+            } else {
+                costOp(i, out);
+                const std::size_t k = copies.next;
+                copies.next = static_cast<std::uint8_t>((k + 1) % ClassMemo::kSlots);
+                copies.records[k] = out;
+                copies.keys[k] = key;
+                copies.epochs[k] = epoch;
+                copies.from[k] = static_cast<std::uint32_t>(i);
+            }
+        } else {
+            costOp(i, out);
+        }
         memo.keys[slot] = key;
         memo.epochs[slot] = epoch;
         memo.current = slot;
     }
 
-    OpRecord costOp(std::size_t i) const {
+    // A record op `from` made, made op `to`'s: the ops of a class differ only in their ids, so each
+    // collective's op and value become `to`'s (the value by its position among the op's tensors).
+    static void rename(OpRecord& record, const OpInfo& from, const OpInfo& to) {
+        for (auto& c : record.collectives) {
+            c.op = to.id;
+            for (std::size_t t = 0; t < from.tensors.size(); ++t)
+                if (from.tensors[t].value == c.value) {
+                    c.value = to.tensors[t].value;
+                    break;
+                }
+        }
+    }
+
+    void costOp(std::size_t i, OpRecord& record) const {
         const OpInfo& info = d->ops[i];
         std::vector<DimAxes>& actuals = scratchActuals;
         actuals.resize(info.tensors.size());
@@ -1126,7 +1272,8 @@ struct Evaluator::State {
         std::vector<std::vector<AxisList>>& options = scratchOptions;
         if (options.size() < nf)
             options.resize(nf);
-        std::vector<std::uint32_t> claims(nf, 0);
+        std::vector<std::uint32_t>& claims = scratchClaims;
+        claims.assign(nf, 0);
         for (std::size_t f = 0; f < nf; ++f) {
             const auto& factor = info.factors[f];
             std::vector<AxisList>& proposals = options[f];
@@ -1187,11 +1334,15 @@ struct Evaluator::State {
         if (count > 4096)
             for (std::size_t f = 0; f < nf; ++f)
                 options[f].resize(std::min<std::size_t>(options[f].size(), 2)), count = 0;
-        std::vector<AxisList> best, choice(nf);
+        std::vector<AxisList>& best = scratchBest;
+        std::vector<AxisList>& choice = scratchChoice;
+        best.clear();
+        choice.assign(nf, AxisList{});
         double bestCost = 0;
         bool found = false, foundEager = false;
         const bool eager = d->options.runtime == Runtime::Eager && info.readsParameter;
-        std::vector<std::size_t> index(nf, 0);
+        std::vector<std::size_t>& index = scratchIndex;
+        index.assign(nf, 0);
         if (count == 1) {
             // One candidate (the common case): no need to price it twice.
             for (std::size_t f = 0; f < nf; ++f)
@@ -1223,10 +1374,10 @@ struct Evaluator::State {
         }
         if (!found)
             best.assign(nf, AxisList{});
-        OpRecord record;
+        record.collectives.clear();
+        record.shareKeys.clear();
         record.partial.assign(info.tensors.size() - info.operandCount, 0);
         costCandidate(info, best, actuals, &record);
-        return record;
     }
 
     void refreshLocalBytes(ValueId v) {
@@ -1293,7 +1444,8 @@ struct Evaluator::State {
             const OpRecord& rec = record(i);
             const std::size_t firstOfOp = e.collectives.size();
             for (std::size_t k = 0; k < rec.collectives.size(); ++k) {
-                if (rec.shareKeys[k] && !shared.insert(rec.shareKeys[k]).second)
+                if (rec.shareKeys[k] &&
+                    !shared.insert(shareKey(rec.shareKeys[k], rec.collectives[k].value)).second)
                     continue;
                 e.collectives.push_back(rec.collectives[k]);
                 e.collectiveTime += rec.collectives[k].time;
@@ -1668,6 +1820,7 @@ struct Evaluator::State {
     const Evaluation& evaluate(plan::AppliedPlan next) {
         const auto& g = *d->graph;
         recosted = 0;
+        classHits = 0;
         if (!valid) {
             applied = std::move(next);
             localBytes.assign(g.values.size(), 0);
@@ -1676,6 +1829,8 @@ struct Evaluator::State {
                 refreshLocalBytes(ValueId{static_cast<std::uint32_t>(v)});
             if (memos.size() != d->ops.size())
                 memos.resize(d->ops.size());
+            if (classMemos.size() != d->classCount)
+                classMemos.resize(d->classCount);
             for (std::size_t i = 0; i < d->ops.size(); ++i)
                 recost(i);
             recosted = d->ops.size();
@@ -1707,7 +1862,10 @@ struct Evaluator::State {
     }
 };
 
-Evaluator::Evaluator(const CostModel& model) : state_(std::make_unique<State>(model)) {}
+Evaluator::Evaluator(const CostModel& model, EvaluatorOptions options)
+    : state_(std::make_unique<State>(model)) {
+    state_->shareClasses = options.shareOpClasses;
+}
 Evaluator::~Evaluator() = default;
 Evaluator::Evaluator(Evaluator&&) noexcept = default;
 Evaluator& Evaluator::operator=(Evaluator&&) noexcept = default;
@@ -1733,7 +1891,8 @@ const Evaluation& Evaluator::evaluate(const plan::Plan& plan, plan::AppliedPlan 
 }
 const Evaluation& Evaluator::stagedEvaluate(const plan::Plan& plan) {
     if (!state_->staged)
-        state_->staged = std::make_unique<detail::StagedEvaluator>(*state_->model);
+        state_->staged = std::make_unique<detail::StagedEvaluator>(
+            *state_->model, EvaluatorOptions{.shareOpClasses = state_->shareClasses});
     state_->lastStaged = true;
     return state_->staged->evaluate(plan);
 }
@@ -1761,6 +1920,9 @@ MemoryBreakdown Evaluator::liveAt(std::size_t opIndex) const {
     if (state_->lastStaged)
         return state_->staged->liveAt(opIndex);
     return state_->liveAt(opIndex);
+}
+std::size_t Evaluator::opsPriced() const {
+    return state_->lastStaged ? state_->staged->opsPriced() : state_->recosted - state_->classHits;
 }
 std::size_t Evaluator::opsRecosted() const {
     if (state_->lastStaged)

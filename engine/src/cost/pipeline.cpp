@@ -63,7 +63,8 @@ plan::AxisList without(const plan::AxisList& list, int axis) {
 
 }  // namespace
 
-StagedEvaluator::StagedEvaluator(const CostModel& model) : model_(&model) {
+StagedEvaluator::StagedEvaluator(const CostModel& model, EvaluatorOptions options)
+    : model_(&model), options_(options) {
     const ir::Graph& g = model.graph();
     const auto& blocks = model.planContext().blocks();
     const std::size_t n = g.body.size();
@@ -243,7 +244,7 @@ const Evaluation& StagedEvaluator::evaluate(const plan::Plan& plan) {
     microbatchModel_ = program.model;
     auto& evaluator = evaluators_[program.model];
     if (!evaluator)
-        evaluator = std::make_unique<Evaluator>(*program.model);
+        evaluator = std::make_unique<Evaluator>(*program.model, options_);
     current_ = evaluator.get();
     const Evaluation& microbatch = current_->evaluate(program.plan);
 
@@ -594,6 +595,10 @@ MemoryBreakdown StagedEvaluator::liveAt(std::size_t opIndex) const {
 
 std::size_t StagedEvaluator::opsRecosted() const {
     return current_->opsRecosted();
+}
+
+std::size_t StagedEvaluator::opsPriced() const {
+    return current_->opsPriced();
 }
 
 }  // namespace detail

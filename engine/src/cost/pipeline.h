@@ -26,7 +26,7 @@ bool runsOncePerStep(const CostModel& model, const Collective& collective);
 // What cost::Evaluator does for a plan with Plan::microbatches > 1 or a Plan::pipeline. Not thread-safe.
 class StagedEvaluator {
 public:
-    explicit StagedEvaluator(const CostModel& model);
+    explicit StagedEvaluator(const CostModel& model, EvaluatorOptions options = {});
     const Evaluation& evaluate(const plan::Plan& plan);
     // After evaluate(), as cost::Evaluator's (the microbatch axis left out of shardings and executions).
     plan::TensorSharding sharding(ir::ValueId value) const;
@@ -34,6 +34,7 @@ public:
     double localBytes(ir::ValueId value) const;
     MemoryBreakdown liveAt(std::size_t opIndex) const;
     std::size_t opsRecosted() const;
+    std::size_t opsPriced() const;
 
 private:
     enum class Phase : std::uint8_t { Forward, Backward, Update };
@@ -59,6 +60,7 @@ private:
     }
 
     const CostModel* model_;
+    EvaluatorOptions options_;
     std::map<const CostModel*, std::unique_ptr<Evaluator>> evaluators_;  // per microbatch model
     const CostModel* microbatchModel_ = nullptr;                         // the last plan's
     Evaluator* current_ = nullptr;                                       // its evaluator

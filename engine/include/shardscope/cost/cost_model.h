@@ -255,6 +255,13 @@ public:
     // attentions priced as flash-attention kernels.
     bool takesMemory(ir::ValueId value) const;
     std::size_t fusedAttentions() const;
+    // Top-level ops that are copies of one another (the ops of repeated layers, forward and backward: the
+    // same sharding rule, tensor sizes and roles) form classes; an Evaluator prices an op of a class once per
+    // local sharding and gives its copies that price. `classes` counts the classes, `ops` the ops in them.
+    struct OpClasses {
+        std::size_t classes = 0, ops = 0;
+    };
+    OpClasses opClasses() const;
 
     // The model of one microbatch of this step on the devices of one pipeline stage: the mesh with the axis
     // `pipelineAxis` (-1: none) divided by `stages`, and an accumulated axis of `microbatches` appended (the
@@ -272,9 +279,16 @@ private:
 // the previous one in a few decisions re-costs only the ops whose tensors changed sharding (plus two linear
 // sweeps for partial sums and memory); each op also remembers its costs for its last two local shardings. Not
 // thread-safe; use one Evaluator per thread (they may share a CostModel).
+struct EvaluatorOptions {
+    // Ops of one class (CostModel::opClasses) share their prices: an op whose copy was priced for the same
+    // local shardings takes that price (exactly what pricing it would give). Off: every op is priced on its
+    // own, as the exactness tests compare.
+    bool shareOpClasses = true;
+};
+
 class Evaluator {
 public:
-    explicit Evaluator(const CostModel& model);
+    explicit Evaluator(const CostModel& model, EvaluatorOptions options = {});
     ~Evaluator();
     Evaluator(Evaluator&&) noexcept;
     Evaluator& operator=(Evaluator&&) noexcept;
@@ -296,6 +310,7 @@ public:
     // point).
     MemoryBreakdown liveAt(std::size_t opIndex) const;
     std::size_t opsRecosted() const;  // ops re-costed by the last evaluate()
+    std::size_t opsPriced() const;    // of those, the ops priced rather than given their class's price
 
 private:
     const Evaluation& stagedEvaluate(const plan::Plan& plan);
