@@ -95,12 +95,12 @@ private slots:
 
     void builtinProfilesAreTheResourceFiles() {
         const QStringList files = QDir(kHardwareDir).entryList({"*.json"}, QDir::Files, QDir::Name);
-        QCOMPARE(files.size(), 7);
+        QCOMPARE(files.size(), 8);
         std::vector<std::string> ids;
         for (const auto& p : builtinHardware())
             ids.push_back(p.id);
-        QCOMPARE(ids, (std::vector<std::string>{"a100", "h100", "h100-96gb-500w", "h200", "tpu-v4", "tpu-v5e",
-                                                "tpu-v5p"}));
+        QCOMPARE(ids, (std::vector<std::string>{"a100", "h100", "h100-2pods", "h100-96gb-500w", "h200",
+                                                "tpu-v4", "tpu-v5e", "tpu-v5p"}));
         for (const QString& file : files) {
             auto parsed = parseHardware(readFile(kHardwareDir + "/" + file), file.toStdString());
             QVERIFY2(parsed.ok(), parsed.errorMessage().c_str());
@@ -214,9 +214,11 @@ private slots:
         const auto r = loadHardware("b200");
         QVERIFY(!r.ok());
         QCOMPARE(r.diagnostics().front().code, std::string("hardware.unknown"));
-        QCOMPARE(firstMessage(r.diagnostics()),
-                 std::string("unknown hardware 'b200' (built-in: a100, h100, h100-96gb-500w, h200, tpu-v4, "
-                             "tpu-v5e, tpu-v5p; or give the path of a JSON profile)"));
+        QCOMPARE(
+            firstMessage(r.diagnostics()),
+            std::string(
+                "unknown hardware 'b200' (built-in: a100, h100, h100-2pods, h100-96gb-500w, h200, tpu-v4, "
+                "tpu-v5e, tpu-v5p; or give the path of a JSON profile)"));
     }
 
     void missingFileNamesThePath() {
@@ -690,7 +692,7 @@ private slots:
         QVERIFY((groupLink(m, 0b100) == AxisGroupLink{1, Link{}}));  // bits beyond the axes are ignored
         // The minimum bandwidth and the maximum latency may come from different axes.
         Mesh mixed;
-        mixed.axes = {MeshAxis{"a", 2, Link{10e9, 1e-6}}, MeshAxis{"b", 4, Link{5e9, 5e-7}}};
+        mixed.axes = {MeshAxis{"a", 2, Link{10e9, 1e-6}, {}}, MeshAxis{"b", 4, Link{5e9, 5e-7}, {}}};
         QVERIFY((groupLink(mixed, 0b11) == AxisGroupLink{8, Link{5e9, 1e-6}}));
     }
 
