@@ -1833,4 +1833,11 @@ Evaluation evaluate(const CostModel& model, const plan::Plan& plan) {
     return evaluator.evaluate(plan);
 }
 
+double collectiveTime(CollectiveKind kind, double bytes, const mesh::Mesh& mesh, std::uint32_t axisMask,
+                      double latencyShare) {
+    return collectiveTime(kind, bytes,
+                          CollectiveGroup{mesh::groupLink(mesh, axisMask), mesh::groupLevels(mesh, axisMask)},
+                          latencyShare);
+}
+
 }  // namespace shardscope::cost
