@@ -847,8 +847,6 @@ private slots:
         auto row = [](const char* tag, const char* levels, const char* message) {
             QTest::newRow(tag) << QString(levels) << QString(message);
         };
-        const char* fast = R"({"name": "f", "devices": 4, "bandwidth_bytes_per_s": 1e10, "latency_s": 1e-6})";
-        (void)fast;
         row("one level", R"([{"name": "f", "bandwidth_bytes_per_s": 1e10, "latency_s": 1e-6}])",
             "toy.json: 'link_levels' must be an array of 2 to 8 levels {name, devices, "
             "bandwidth_bytes_per_s, "
