@@ -169,7 +169,7 @@ struct HardwareProfile {
 };
 
 // The profiles under resources/hardware/, parsed once on first use, sorted by id (a100, h100,
-// h100-96gb-500w, h200, tpu-v4, tpu-v5e, tpu-v5p). Thread-safe.
+// h100-2pods, h100-96gb-500w, h200, tpu-v4, tpu-v5e, tpu-v5p). Thread-safe.
 const std::vector<HardwareProfile>& builtinHardware();
 
 // Parses a profile in the format above. `origin` names the text in errors ("h100.json: 'memory_bytes' must be
