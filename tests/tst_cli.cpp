@@ -395,6 +395,44 @@ private slots:
                     .contains("step_time_s"));
     }
 
+    // A four-dimensional mesh of 1,024 devices on three link levels: every expert that applies evaluates,
+    // the composed plan exports in every format, and the evaluation lists the levels each axis spans.
+    void fourDimensionalMeshEndToEnd() {
+        const QStringList model{
+            "zoo:mixtral-8x7b:layers=2", "--train",    "--mixed-precision", "--set", "batch=256", "--mesh",
+            "dp=4,fsdp=8,tp=8,ep=4",     "--hardware", "h100-2pods"};
+        const Run all = cli(QStringList{"evaluate"} + model + QStringList{"--plan", "experts"});
+        QCOMPARE(all.exitCode, 0);
+        for (const char* id : {"zero3", "megatron-sp", "dp-tp", "fsdp-tp", "ep"})
+            QVERIFY2(all.out.contains(QRegularExpression(QString("\\n%1 +[0-9.]+ m?s ").arg(id))), id);
+        const QStringList plan{"--plan", "expert:dp@dp+fsdp@fsdp+megatron-sp@tp+ep@ep"};
+        const Run text = cli(QStringList{"evaluate"} + model + plan);
+        QCOMPARE(text.exitCode, 0);
+        QVERIFY2(text.out.contains("mesh          dp=4,fsdp=8,tp=8,ep=4 = 1024 x"), qPrintable(text.out));
+        QVERIFY2(text.out.contains("tp=8: 2 on 450 GB/s, 2.0 us; 4 on 50 GB/s, 8.0 us"),
+                 qPrintable(text.out));
+        QVERIFY2(text.out.contains("dp=4: 25 GB/s, 15.0 us"), qPrintable(text.out));
+        const QJsonObject json =
+            QJsonDocument::fromJson(
+                cli(QStringList{"evaluate"} + model + plan + QStringList{"--json"}).out.toUtf8())
+                .object();
+        const QJsonArray axes = json.value("mesh").toObject().value("axes").toArray();
+        QCOMPARE(axes.size(), 4);
+        QCOMPARE(axes[2].toObject().value("levels").toArray().size(), 2);
+        QVERIFY(!axes[3].toObject().contains("levels"));
+        for (const char* format : {"shardy", "gspmd", "jax", "dtensor", "parallelize", "torchtitan",
+                                   "megatron", "trace", "plan", "evaluation", "report"}) {
+            const Run r = cli(QStringList{"export"} + model + plan + QStringList{"--format", format});
+            QVERIFY2(r.exitCode == 0 && !r.out.isEmpty(), qPrintable(format + (": " + r.err)));
+        }
+        const Run shardy = cli(QStringList{"export"} + model + plan + QStringList{"--format", "shardy"});
+        QVERIFY(shardy.out.contains(R"(sdy.mesh @mesh = <["dp"=4, "fsdp"=8, "tp"=8, "ep"=4]>)"));
+        const Run titan = cli(QStringList{"export"} + model + plan + QStringList{"--format", "torchtitan"});
+        QVERIFY2(titan.out.contains("tensor_parallel_degree = 8") &&
+                     titan.out.contains("expert_parallel_degree = 4"),
+                 qPrintable(titan.out));
+    }
+
     // `export --constraints`: sharding constraints on key ops of the user's own file (found by the ops'
     // locations), read back as a reference plan; and `--format parallelize`.
     void exportConstraintsAndParallelize() {

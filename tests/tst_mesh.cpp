@@ -14,6 +14,7 @@
 #include "test_paths.h"
 #include "test_support.h"
 
+#include "shardscope/cost/cost_model.h"
 #include "shardscope/mesh/hardware.h"
 #include "shardscope/mesh/mesh.h"
 
@@ -95,12 +96,12 @@ private slots:
 
     void builtinProfilesAreTheResourceFiles() {
         const QStringList files = QDir(kHardwareDir).entryList({"*.json"}, QDir::Files, QDir::Name);
-        QCOMPARE(files.size(), 7);
+        QCOMPARE(files.size(), 8);
         std::vector<std::string> ids;
         for (const auto& p : builtinHardware())
             ids.push_back(p.id);
-        QCOMPARE(ids, (std::vector<std::string>{"a100", "h100", "h100-96gb-500w", "h200", "tpu-v4", "tpu-v5e",
-                                                "tpu-v5p"}));
+        QCOMPARE(ids, (std::vector<std::string>{"a100", "h100", "h100-2pods", "h100-96gb-500w", "h200",
+                                                "tpu-v4", "tpu-v5e", "tpu-v5p"}));
         for (const QString& file : files) {
             auto parsed = parseHardware(readFile(kHardwareDir + "/" + file), file.toStdString());
             QVERIFY2(parsed.ok(), parsed.errorMessage().c_str());
@@ -214,9 +215,11 @@ private slots:
         const auto r = loadHardware("b200");
         QVERIFY(!r.ok());
         QCOMPARE(r.diagnostics().front().code, std::string("hardware.unknown"));
-        QCOMPARE(firstMessage(r.diagnostics()),
-                 std::string("unknown hardware 'b200' (built-in: a100, h100, h100-96gb-500w, h200, tpu-v4, "
-                             "tpu-v5e, tpu-v5p; or give the path of a JSON profile)"));
+        QCOMPARE(
+            firstMessage(r.diagnostics()),
+            std::string(
+                "unknown hardware 'b200' (built-in: a100, h100, h100-2pods, h100-96gb-500w, h200, tpu-v4, "
+                "tpu-v5e, tpu-v5p; or give the path of a JSON profile)"));
     }
 
     void missingFileNamesThePath() {
@@ -690,7 +693,7 @@ private slots:
         QVERIFY((groupLink(m, 0b100) == AxisGroupLink{1, Link{}}));  // bits beyond the axes are ignored
         // The minimum bandwidth and the maximum latency may come from different axes.
         Mesh mixed;
-        mixed.axes = {MeshAxis{"a", 2, Link{10e9, 1e-6}}, MeshAxis{"b", 4, Link{5e9, 5e-7}}};
+        mixed.axes = {MeshAxis{"a", 2, Link{10e9, 1e-6}, {}}, MeshAxis{"b", 4, Link{5e9, 5e-7}, {}}};
         QVERIFY((groupLink(mixed, 0b11) == AxisGroupLink{8, Link{5e9, 1e-6}}));
     }
 
@@ -788,6 +791,244 @@ private slots:
         QVERIFY(!r.ok());
         QCOMPARE(r.diagnostics().front().code, std::string("mesh.parse"));
         QCOMPARE(firstMessage(r.diagnostics()), message.toStdString());
+    }
+
+    // --- Link levels (issue 22, part 4) ---
+
+    void linkLevelsProfile() {
+        const std::string text = replaced(kToy, R"("devices_per_domain": 4,
+  "fast_link": {"name": "fast", "bandwidth_bytes_per_s": 1e10, "latency_s": 1e-6},
+  "slow_link": {"name": "slow", "bandwidth_bytes_per_s": 1e9, "latency_s": 1e-5},)",
+                                          R"("link_levels": [
+    {"name": "fast", "devices": 4, "bandwidth_bytes_per_s": 1e10, "latency_s": 1e-6},
+    {"name": "pod", "devices": 64, "bandwidth_bytes_per_s": 1e9, "latency_s": 1e-5},
+    {"name": "dcn", "bandwidth_bytes_per_s": 2.5e8, "latency_s": 3e-5}],)");
+        const auto p = parseHardware(text, "toy.json");
+        QVERIFY2(p.ok(), p.errorMessage().c_str());
+        QCOMPARE(p->devicesPerDomain, std::int64_t{4});
+        QVERIFY((p->fastLink == Link{1e10, 1e-6}));
+        QVERIFY((p->slowLink == Link{1e9, 1e-5}));
+        QCOMPARE(p->slowLinkDevices, std::int64_t{64});
+        QVERIFY((p->linkLevels() == std::vector<LinkLevel>{{"fast", 4, Link{1e10, 1e-6}},
+                                                           {"pod", 64, Link{1e9, 1e-5}},
+                                                           {"dcn", 0, Link{2.5e8, 3e-5}}}));
+        const std::string json = toJson(*p);
+        QVERIFY(json.find("\"link_levels\"") != std::string::npos);
+        QVERIFY(json.find("\"fast_link\"") == std::string::npos);
+        const auto back = parseHardware(json, "back.json");
+        QVERIFY2(back.ok(), back.errorMessage().c_str());
+        QVERIFY(*back == *p);
+        const auto uncited = uncitedFigures(*p);
+        QVERIFY(std::find(uncited.begin(), uncited.end(), "link_levels[2].latency_s") != uncited.end());
+        QVERIFY(std::find(uncited.begin(), uncited.end(), "fast_link.latency_s") == uncited.end());
+        // A citation may name the levels, and a group covers its figures.
+        const auto cited = parseHardware(
+            replaced(text, R"("what": "peak_flops_per_s, memory_bytes")",
+                     R"("what": "peak_flops_per_s, memory_bytes, hbm_bandwidth_bytes_per_s, link_levels")"),
+            "toy.json");
+        QVERIFY2(cited.ok(), cited.errorMessage().c_str());
+        QCOMPARE(uncitedFigures(*cited), std::vector<std::string>{});
+
+        // The two-level form reads as two levels, the outer one unbounded.
+        const auto legacy = parseHardware(kToy, "toy.json");
+        QVERIFY((legacy->linkLevels() ==
+                 std::vector<LinkLevel>{{"fast", 4, Link{1e10, 1e-6}}, {"slow", 0, Link{1e9, 1e-5}}}));
+        QVERIFY(toJson(*legacy).find("link_levels") == std::string::npos);
+        // The shipped three-level profile.
+        const auto pods = hardware("h100-2pods");
+        QCOMPARE(pods.linkLevels().size(), std::size_t{3});
+        QCOMPARE(pods.slowLinkDevices, std::int64_t{256});
+        QVERIFY(pods.fastLink == hardware("h100").fastLink);
+    }
+
+    void badLinkLevelsAreRefused_data() {
+        QTest::addColumn<QString>("levels");
+        QTest::addColumn<QString>("message");
+        auto row = [](const char* tag, const char* levels, const char* message) {
+            QTest::newRow(tag) << QString(levels) << QString(message);
+        };
+        row("one level", R"([{"name": "f", "bandwidth_bytes_per_s": 1e10, "latency_s": 1e-6}])",
+            "toy.json: 'link_levels' must be an array of 2 to 8 levels {name, devices, "
+            "bandwidth_bytes_per_s, "
+            "latency_s}, innermost first");
+        row("last with devices",
+            R"([{"name": "f", "devices": 4, "bandwidth_bytes_per_s": 1e10, "latency_s": 1e-6},
+                {"name": "s", "devices": 8, "bandwidth_bytes_per_s": 1e9, "latency_s": 1e-5}])",
+            "toy.json: 'link_levels[1].devices': the last level joins every device; leave 'devices' out of "
+            "it");
+        row("not a multiple",
+            R"([{"name": "f", "devices": 4, "bandwidth_bytes_per_s": 1e10, "latency_s": 1e-6},
+                {"name": "p", "devices": 10, "bandwidth_bytes_per_s": 1e9, "latency_s": 1e-5},
+                {"name": "s", "bandwidth_bytes_per_s": 1e8, "latency_s": 1e-5}])",
+            "toy.json: 'link_levels[1].devices' must be a multiple of the inner level's 4 devices, and "
+            "larger");
+        row("missing devices",
+            R"([{"name": "f", "bandwidth_bytes_per_s": 1e10, "latency_s": 1e-6},
+                {"name": "s", "bandwidth_bytes_per_s": 1e9, "latency_s": 1e-5}])",
+            "toy.json: 'link_levels[0].devices' must be a positive integer of at most 2^40");
+        row("bad bandwidth",
+            R"([{"name": "f", "devices": 4, "bandwidth_bytes_per_s": 0, "latency_s": 1e-6},
+                {"name": "s", "bandwidth_bytes_per_s": 1e9, "latency_s": 1e-5}])",
+            "toy.json: 'link_levels[0].bandwidth_bytes_per_s' must be a positive number");
+        row("misspelt key",
+            R"([{"name": "f", "device": 4, "bandwidth_bytes_per_s": 1e10, "latency_s": 1e-6},
+                {"name": "s", "bandwidth_bytes_per_s": 1e9, "latency_s": 1e-5}])",
+            "toy.json: unknown key 'link_levels[0].device'");
+    }
+    void badLinkLevelsAreRefused() {
+        QFETCH(QString, levels);
+        QFETCH(QString, message);
+        const std::string text = replaced(kToy, R"("devices_per_domain": 4,
+  "fast_link": {"name": "fast", "bandwidth_bytes_per_s": 1e10, "latency_s": 1e-6},
+  "slow_link": {"name": "slow", "bandwidth_bytes_per_s": 1e9, "latency_s": 1e-5},)",
+                                          "\"link_levels\": " + levels.toStdString() + ",");
+        const auto r = parseHardware(text, "toy.json");
+        QVERIFY(!r.ok());
+        QCOMPARE(firstMessage(r.diagnostics()), message.toStdString());
+    }
+    void bothLinkFormsAreRefused() {
+        const std::string text =
+            replaced(kToy, R"("devices_per_domain": 4,)", R"("devices_per_domain": 4, "link_levels": [],)");
+        const auto r = parseHardware(text, "toy.json");
+        QVERIFY(!r.ok());
+        QCOMPARE(
+            firstMessage(r.diagnostics()),
+            std::string("toy.json: 'link_levels' replaces 'devices_per_domain': give either 'link_levels' or "
+                        "devices_per_domain, fast_link and slow_link"));
+    }
+
+    void axesSpanLinkLevels() {
+        const auto h100 = hardware("h100");
+        const Mesh wide = meshOn("data=16", "h100");
+        QVERIFY((wide.axes[0].levels == std::vector<AxisLevel>{{8, h100.fastLink}, {2, h100.slowLink}}));
+        QVERIFY(wide.axes[0].link == h100.slowLink);
+        // Megatron's rank order: model minor, so each data group has 4 GPUs per node.
+        const Mesh megatron = meshOn("data=48,model=2", "h100");
+        QVERIFY((megatron.axes[0].levels == std::vector<AxisLevel>{{4, h100.fastLink}, {12, h100.slowLink}}));
+        QVERIFY(megatron.axes[1].levels.empty());
+        // Axes on one level keep it alone, as before.
+        const Mesh split = meshOn("data=8,model=8", "h100");
+        QVERIFY(split.axes[0].levels.empty() && split.axes[0].link == h100.slowLink);
+        QVERIFY(split.axes[1].levels.empty() && split.axes[1].link == h100.fastLink);
+        // An irregular layout stays on the slowest level it touches.
+        QVERIFY(meshOn("data=4,model=3", "h100").axes[1].levels.empty());
+        // Three levels: 8-GPU nodes, 256-GPU pods, the network between pods.
+        const auto pods = hardware("h100-2pods");
+        const auto levels = pods.linkLevels();
+        const Mesh all = meshOn("data=1024", "h100-2pods");
+        QVERIFY((all.axes[0].levels ==
+                 std::vector<AxisLevel>{{8, levels[0].link}, {32, levels[1].link}, {4, levels[2].link}}));
+        const Mesh fourD = meshOn("dp=4,fsdp=8,tp=8,ep=4", "h100-2pods");
+        QVERIFY(fourD.axes[3].levels.empty() && fourD.axes[3].link == levels[0].link);  // ep: inside a node
+        QVERIFY((fourD.axes[2].levels == std::vector<AxisLevel>{{2, levels[0].link}, {4, levels[1].link}}));
+        QVERIFY(fourD.axes[1].levels.empty() && fourD.axes[1].link == levels[1].link);  // fsdp: in a pod
+        QVERIFY(fourD.axes[0].levels.empty() && fourD.axes[0].link == levels[2].link);  // dp: across pods
+        // An override puts the whole axis on the one link it describes.
+        const Mesh slow = meshOn("data=16:bw=1e9", "h100");
+        QVERIFY(slow.axes[0].levels.empty());
+        QVERIFY((slow.axes[0].link == Link{1e9, h100.slowLink.latency}));
+    }
+
+    void meshLevelsRoundTripThroughJson() {
+        const Mesh m = meshOn("data=16", "h100");
+        const std::string text = toJson(m);
+        QCOMPARE(text, std::string(R"({
+  "axes": [
+    {
+      "name": "data",
+      "size": 16,
+      "levels": [
+        {"devices": 8, "bandwidth_bytes_per_s": 4.5e+11, "latency_s": 2e-06},
+        {"devices": 2, "bandwidth_bytes_per_s": 5e+10, "latency_s": 8e-06}
+      ]
+    }
+  ]
+}
+)"));
+        for (const char* spec : {"data=16", "dp=4,fsdp=8,tp=8,ep=4", "data=1024"}) {
+            const Mesh original = meshOn(spec, "h100-2pods");
+            const auto back = parseMesh(toJson(original), "mesh.json");
+            QVERIFY2(back.ok(), back.errorMessage().c_str());
+            QVERIFY2(*back == original, toJson(original).c_str());
+        }
+        const auto wrongProduct = parseMesh(
+            R"({"axes": [{"name": "d", "size": 12, "levels": [{"devices": 8, "bandwidth_bytes_per_s": 1e9, "latency_s": 0},
+                {"devices": 2, "bandwidth_bytes_per_s": 1e8, "latency_s": 0}]}]})",
+            "m.json");
+        QVERIFY(!wrongProduct.ok());
+        QCOMPARE(firstMessage(wrongProduct.diagnostics()),
+                 std::string("m.json: 'axes[0].levels': the devices multiply to 16, not the axis's size 12"));
+        const auto both = parseMesh(
+            R"({"axes": [{"name": "d", "size": 4, "latency_s": 0, "levels": [{"devices": 2, "bandwidth_bytes_per_s": 1e9, "latency_s": 0},
+                {"devices": 2, "bandwidth_bytes_per_s": 1e8, "latency_s": 0}]}]})",
+            "m.json");
+        QVERIFY(!both.ok());
+        QVERIFY(firstMessage(both.diagnostics()).find("'axes[0].levels' replaces") != std::string::npos);
+    }
+
+    void groupLevelsByLink() {
+        const auto h100 = hardware("h100");
+        const Mesh m = meshOn("data=8,model=4", "h100");
+        // data (stride 4) has 2 positions in each node: 2 x 4 on NVLink, 4 nodes on InfiniBand.
+        QVERIFY((groupLevels(m, 0b11) == std::vector<AxisLevel>{{8, h100.fastLink}, {4, h100.slowLink}}));
+        QVERIFY((groupLevels(m, 0b10) == std::vector<AxisLevel>{{4, h100.fastLink}}));
+        QVERIFY(groupLevels(m, 0).empty());
+        // Pieces on one link multiply: model (4 on NVLink) with data=16's NVLink part (2).
+        const Mesh n = meshOn("data=16,model=4", "h100");
+        QVERIFY((groupLevels(n, 0b11) == std::vector<AxisLevel>{{8, h100.fastLink}, {8, h100.slowLink}}));
+        // groupLink still describes the group by its slowest axis.
+        QVERIFY((groupLink(n, 0b11) == AxisGroupLink{64, h100.slowLink}));
+        // innerPart keeps the innermost positions.
+        const MeshAxis stagesCut = innerPart(meshOn("pipe=16", "h100").axes[0], 4);
+        QVERIFY(stagesCut.levels.empty() && stagesCut.size == 4 && stagesCut.link == h100.fastLink);
+        const MeshAxis kept = innerPart(meshOn("pipe=32", "h100").axes[0], 16);
+        QVERIFY((kept.levels == std::vector<AxisLevel>{{8, h100.fastLink}, {2, h100.slowLink}}));
+    }
+
+    void hierarchicalCollectivePricing() {
+        using cost::CollectiveKind;
+        const auto h100 = hardware("h100");
+        const double B = 1e9;
+        const Link f = h100.fastLink, s = h100.slowLink;
+        auto ring = [](double n, double bytes, const Link& l) {
+            return l.latency * (n - 1) + (n - 1) / n * bytes / l.bandwidth;
+        };
+        auto allReduce = [&](double n, double bytes, const Link& l) {
+            return std::min(2 * ring(n, bytes, l),
+                            2 * (l.latency * std::ceil(std::log2(n)) + bytes / l.bandwidth));
+        };
+        auto near = [](double a, double b) { return std::abs(a - b) <= 1e-12 * std::max(1.0, std::abs(b)); };
+        // One level: the flat formulas, exactly as before.
+        const Mesh node = meshOn("model=8", "h100");
+        QCOMPARE(cost::collectiveTime(CollectiveKind::AllReduce, B, node, 1), allReduce(8, B, f));
+        QCOMPARE(cost::collectiveTime(CollectiveKind::AllGather, B, node, 1), ring(8, B, f));
+        const Mesh across = meshOn("data=4,model=8", "h100");
+        QCOMPARE(cost::collectiveTime(CollectiveKind::ReduceScatter, B, across, 0b01), ring(4, B, s));
+        // One axis on two levels: reduce-scatter in the node, all-reduce B/8 across nodes, all-gather back.
+        const Mesh wide = meshOn("data=16", "h100");
+        QVERIFY(near(cost::collectiveTime(CollectiveKind::AllReduce, B, wide, 1),
+                     2 * ring(8, B, f) + allReduce(2, B / 8, s)));
+        QVERIFY(near(cost::collectiveTime(CollectiveKind::ReduceScatter, B, wide, 1),
+                     ring(8, B, f) + ring(2, B / 8, s)));
+        QVERIFY(
+            near(cost::collectiveTime(CollectiveKind::AllToAll, B, wide, 1),
+                 f.latency * 7 + 7.0 / 16 * B / f.bandwidth + s.latency * 8 + 8.0 / 16 * B / s.bandwidth));
+        // ...much cheaper than the same axis forced onto InfiniBand alone (the former price).
+        const Mesh flat = meshOn("data=16:bw=5e10:lat=8e-6", "h100");
+        QCOMPARE(cost::collectiveTime(CollectiveKind::AllReduce, B, flat, 1), allReduce(16, B, s));
+        QVERIFY(cost::collectiveTime(CollectiveKind::AllReduce, B, wide, 1) <
+                0.2 * cost::collectiveTime(CollectiveKind::AllReduce, B, flat, 1));
+        // A group of two axes on two levels prices the same way.
+        QVERIFY(near(cost::collectiveTime(CollectiveKind::AllGather, B, across, 0b11),
+                     ring(8, B, f) + ring(4, B / 8, s)));
+        // Three levels.
+        const auto levels = hardware("h100-2pods").linkLevels();
+        const Mesh all = meshOn("data=1024", "h100-2pods");
+        QVERIFY(near(cost::collectiveTime(CollectiveKind::AllReduce, B, all, 1),
+                     2 * ring(8, B, levels[0].link) + 2 * ring(32, B / 8, levels[1].link) +
+                         allReduce(4, B / 256, levels[2].link)));
+        // A permute crosses the slowest link, as before.
+        QCOMPARE(cost::collectiveTime(CollectiveKind::CollectivePermute, B, wide, 1), ring(16, B, s));
     }
 };
 

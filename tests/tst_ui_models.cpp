@@ -324,6 +324,26 @@ private slots:
         QVERIFY(!check.links[1].text.contains(QStringLiteral("edited")));
         QVERIFY(!check.links[1].toolTip.isEmpty());
 
+        // Four axes, one of them over two link levels: each level with its devices, its name in the tooltip.
+        const int pods = draft.addHardware(QStringLiteral("h100-2pods"));
+        check = draft.check(pods,
+                            {{QStringLiteral("dp"), QStringLiteral("4"), {}, {}},
+                             {QStringLiteral("fsdp"), QStringLiteral("8"), {}, {}},
+                             {QStringLiteral("tp"), QStringLiteral("8"), {}, {}},
+                             {QStringLiteral("ep"), QStringLiteral("4"), {}, {}}},
+                            {});
+        QVERIFY2(check.error.isEmpty(), qPrintable(check.error));
+        QCOMPARE(check.links.size(), std::size_t{4});
+        QCOMPARE(check.links[2].text,
+                 QStringLiteral("fast (2) × level 2 (4): 450 GB/s, 2 µs × 50 GB/s, 8 µs"));
+        QCOMPARE(check.links[2].toolTip,
+                 QStringLiteral("NVLink 4 through NVSwitch (2) × InfiniBand NDR rails inside a pod (4)"));
+        QVERIFY2(check.links[0].text.startsWith(QStringLiteral("slow: 25 GB/s")),
+                 qPrintable(check.links[0].text));
+        QVERIFY2(check.links[3].text.startsWith(QStringLiteral("fast: 450 GB/s")),
+                 qPrintable(check.links[3].text));
+        QVERIFY(check.hardwareSummary.contains(QStringLiteral("Inter-pod network")));
+
         // The first problem wins: hardware, link figures, sizes, then the mesh itself.
         check = draft.check(-1, axes, QStringLiteral("width=3"));
         QCOMPARE(check.error, QStringLiteral("Choose a hardware profile"));

@@ -340,7 +340,8 @@ static int runCommand(int argc, char** argv) {
             ->capture_default_str();
         command
             ->add_option("--hardware", problem.hardware,
-                         "hardware profile: h100, h100-96gb-500w, h200, a100, tpu-v4, tpu-v5e, tpu-v5p, or a "
+                         "hardware profile: h100, h100-2pods, h100-96gb-500w, h200, a100, tpu-v4, tpu-v5e, "
+                         "tpu-v5p, or a "
                          "profile .json file")
             ->capture_default_str();
         command

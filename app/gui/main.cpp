@@ -64,9 +64,10 @@ int main(int argc, char* argv[]) {
         QStringLiteral("MESH"));
     const QCommandLineOption hardwareOption(
         QStringLiteral("hardware"),
-        QStringLiteral("A built-in hardware profile (h100, h100-96gb-500w, h200, a100, tpu-v4, tpu-v5e, "
-                       "tpu-v5p) or a profile .json "
-                       "file (default h100)."),
+        QStringLiteral(
+            "A built-in hardware profile (h100, h100-2pods, h100-96gb-500w, h200, a100, tpu-v4, tpu-v5e, "
+            "tpu-v5p) or a profile .json "
+            "file (default h100)."),
         QStringLiteral("HARDWARE"));
     const QCommandLineOption trainOption(
         QStringLiteral("train"),

@@ -40,6 +40,18 @@ QString linkText(double bandwidth, double latency) {
         .arg(number(bandwidth / kBytesPerGB), number(latency / kSecondsPerMicrosecond));
 }
 
+// The levels beyond the slow link, one line each, for a profile with more than two.
+QString outerLevelsSummary(const mesh::HardwareProfile& h) {
+    QString out;
+    if (!h.outerLevels.empty())
+        out += QObject::tr("<br>(%1 devices on the slow link)").arg(h.slowLinkDevices);
+    for (const mesh::LinkLevel& level : h.outerLevels)
+        out += QObject::tr("<br>beyond: %1 (%2)")
+                   .arg(toQString(level.name).toHtmlEscaped(),
+                        linkText(level.link.bandwidth, level.link.latency));
+    return out;
+}
+
 QString hardwareSummary(const mesh::HardwareProfile& h) {
     const QString peak = QString::number(h.peak(ir::ElementType::BF16) / 1e12, 'g', 4);
     return QObject::tr(
@@ -48,10 +60,32 @@ QString hardwareSummary(const mesh::HardwareProfile& h) {
                "%3 GB HBM at %4 TB/s<br>"
                "%5 per domain on %6 (%7)<br>"
                "across domains: %8 (%9)")
-        .arg(toQString(h.displayName).toHtmlEscaped(), peak, QString::number(h.memoryBytes / 1e9, 'g', 4),
-             QString::number(h.hbmBandwidth / 1e12, 'g', 3), QString::number(h.devicesPerDomain),
-             toQString(h.fastLinkName).toHtmlEscaped(), linkText(h.fastLink.bandwidth, h.fastLink.latency),
-             toQString(h.slowLinkName).toHtmlEscaped(), linkText(h.slowLink.bandwidth, h.slowLink.latency));
+               .arg(toQString(h.displayName).toHtmlEscaped(), peak,
+                    QString::number(h.memoryBytes / 1e9, 'g', 4),
+                    QString::number(h.hbmBandwidth / 1e12, 'g', 3), QString::number(h.devicesPerDomain),
+                    toQString(h.fastLinkName).toHtmlEscaped(),
+                    linkText(h.fastLink.bandwidth, h.fastLink.latency),
+                    toQString(h.slowLinkName).toHtmlEscaped(),
+                    linkText(h.slowLink.bandwidth, h.slowLink.latency)) +
+           outerLevelsSummary(h);
+}
+
+// The index of the level of `levels` on `link`; levels.size() when none is.
+std::size_t levelOf(const std::vector<mesh::LinkLevel>& levels, const mesh::Link& link) {
+    for (std::size_t j = 0; j < levels.size(); ++j)
+        if (levels[j].link == link)
+            return j;
+    return levels.size();
+}
+
+// A level's word for the narrow link column: "fast" for the innermost, "slow" for the outermost, "level 2"
+// between them.
+QString levelKind(std::size_t level, std::size_t count) {
+    if (level == 0)
+        return QObject::tr("fast");
+    if (level + 1 >= count)
+        return QObject::tr("slow");
+    return QObject::tr("level %1").arg(level + 1);
 }
 
 // The axes of `mesh` without their links: what `profile` lays out for them by itself.
@@ -230,20 +264,37 @@ MeshDraftCheck MeshDraft::check(int hardware, const std::vector<MeshAxisDraft>& 
                           : tr("%1 devices").arg(devices);
     // The links without the user's overrides tell which of the hardware's links an axis lies on.
     const auto laidOut = plainLayout(*mesh, profile);
+    const std::vector<mesh::LinkLevel> levels =
+        loaded ? profile.linkLevels() : std::vector<mesh::LinkLevel>{};
     for (std::size_t i = 0; i < axes.size() && i < mesh->axes.size(); ++i) {
-        const mesh::Link& link = mesh->axes[i].link;
-        // The table is narrow in a dock: "fast"/"slow" in the cell, the link's full name in the tooltip.
+        const mesh::MeshAxis& axis = mesh->axes[i];
+        // The table is narrow in a dock: "fast"/"slow" in the cell, the link's full name in the tooltip; an
+        // axis over several levels shows each with its devices ("fast (8) × slow (2)").
         QString kind, name;
         if (laidOut && loaded) {
-            const bool fast = laidOut->axes[i].link == profile.fastLink;
-            kind = fast ? tr("fast") : tr("slow");
-            name = toQString(fast ? profile.fastLinkName : profile.slowLinkName);
-            if (!(link == laidOut->axes[i].link)) {
+            const mesh::MeshAxis& plain = laidOut->axes[i];
+            QStringList kinds, names;
+            const std::vector<mesh::AxisLevel> pieces =
+                plain.levels.empty() ? std::vector<mesh::AxisLevel>{{plain.size, plain.link}} : plain.levels;
+            for (const mesh::AxisLevel& piece : pieces) {
+                const auto level = levelOf(levels, piece.link);
+                const QString count =
+                    pieces.size() > 1 ? QStringLiteral(" (%1)").arg(piece.devices) : QString();
+                kinds << levelKind(level, levels.size()) + count;
+                names << (level < levels.size() ? toQString(levels[level].name) : QString()) + count;
+            }
+            kind = kinds.join(QStringLiteral(" × "));
+            name = names.join(QStringLiteral(" × "));
+            if (!(axis == plain)) {
                 kind = tr("%1, edited").arg(kind);
                 name = tr("%1, with the figures edited").arg(name);
             }
         }
-        const QString text = linkText(link.bandwidth, link.latency);
+        QStringList texts;
+        for (const mesh::AxisLevel& piece : axis.levels)
+            texts << linkText(piece.link.bandwidth, piece.link.latency);
+        const QString text = texts.isEmpty() ? linkText(axis.link.bandwidth, axis.link.latency)
+                                             : texts.join(QStringLiteral(" × "));
         out.links.push_back({kind.isEmpty() ? text : kind + QStringLiteral(": ") + text, name});
     }
     return out;

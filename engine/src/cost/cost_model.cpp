@@ -168,15 +168,23 @@ bool shardingConstraint(const ir::Op& op) {
     return op.kind == ir::OpKind::CustomCall && call && call->target == "Sharding";
 }
 
+// The devices a collective runs on: the group's size and slowest link, and its pieces by link level when it
+// spans several (mesh::groupLevels; empty otherwise).
+struct CollectiveGroup {
+    mesh::AxisGroupLink link;
+    std::vector<mesh::AxisLevel> levels;
+};
+
+// A ring step of `kind` (all-gather, reduce-scatter, all-to-all, permute: `α(n−1) + (n−1)/n·B/bw`) or an
+// all-reduce (the faster of that ring, twice, and a tree) of `bytes` on n devices of one link.
 // `latencyShare` is the part of the latency this collective pays: 1, or less for a tensor that frameworks
 // move in buckets with others (bucketShare).
-double collectiveTime(CollectiveKind kind, double bytes, const mesh::AxisGroupLink& group,
-                      double latencyShare = 1) {
-    const double n = static_cast<double>(group.devices);
+double flatCollectiveTime(CollectiveKind kind, double bytes, double n, const mesh::Link& link,
+                          double latencyShare) {
     if (n <= 1)
         return 0;
-    const double bw = group.link.bandwidth > 0 ? group.link.bandwidth : 1e30;
-    const double alpha = group.link.latency * latencyShare;
+    const double bw = link.bandwidth > 0 ? link.bandwidth : 1e30;
+    const double alpha = link.latency * latencyShare;
     const double one = alpha * (n - 1) + (n - 1) / n * bytes / bw;
     if (kind != CollectiveKind::AllReduce)
         return one;
@@ -185,6 +193,40 @@ double collectiveTime(CollectiveKind kind, double bytes, const mesh::AxisGroupLi
     // groups.
     const double tree = 2 * (alpha * std::ceil(std::log2(n)) + bytes / bw);
     return std::min(2 * one, tree);
+}
+
+// A collective on a group of one link level is priced flat on it. On several levels (fastest first, n_0 ×
+// n_1 × ... × n_k devices) it runs hierarchically, as NCCL's multi-node rings and trees do
+// (docs/cost-model.md): a reduce-scatter or all-gather is one ring per level, level j moving B_j = B / (n_0
+// ⋯ n_{j−1}); an all-reduce reduce-scatters down to the outermost level, all-reduces B_k there and
+// all-gathers back; an all-to-all sends each level the share of B bound for the devices first reached there.
+// A permute crosses the group's slowest link as before.
+double collectiveTime(CollectiveKind kind, double bytes, const CollectiveGroup& group,
+                      double latencyShare = 1) {
+    const auto& levels = group.levels;
+    if (levels.size() < 2 || kind == CollectiveKind::CollectivePermute)
+        return flatCollectiveTime(kind, bytes, static_cast<double>(group.link.devices), group.link.link,
+                                  latencyShare);
+    const double n = static_cast<double>(group.link.devices);
+    double time = 0, piece = bytes, reached = 1;
+    for (std::size_t j = 0; j < levels.size(); ++j) {
+        const double nj = static_cast<double>(levels[j].devices);
+        const mesh::Link& link = levels[j].link;
+        if (kind == CollectiveKind::AllToAll) {
+            const double peers = reached * nj - reached;  // devices first reached on this level
+            const double bw = link.bandwidth > 0 ? link.bandwidth : 1e30;
+            time += link.latency * latencyShare * peers + peers / n * bytes / bw;
+        } else if (kind == CollectiveKind::AllReduce && j + 1 == levels.size()) {
+            time += flatCollectiveTime(CollectiveKind::AllReduce, piece, nj, link, latencyShare);
+        } else {
+            const double ring =
+                flatCollectiveTime(CollectiveKind::ReduceScatter, piece, nj, link, latencyShare);
+            time += kind == CollectiveKind::AllReduce ? 2 * ring : ring;
+        }
+        reached *= nj;
+        piece /= nj;
+    }
+    return time;
 }
 
 // Gradients and parameters are reduced and gathered in buckets (PyTorch DDP's 25 MB default, Megatron's
@@ -242,7 +284,7 @@ struct CostModel::Data {
     std::vector<mesh::AxisGroupLink> groupLinks;  // by axis mask
     // By axis mask: the devices and link a collective over those axes moves data on (the accumulated axes
     // left out: their shards are the same devices' microbatches).
-    std::vector<mesh::AxisGroupLink> collectiveLinks;
+    std::vector<CollectiveGroup> collectiveLinks;
     std::uint32_t accumulated = 0;
     std::vector<char>
         stepOnce;  // per body op: the optimizer update's (run once per step, after the backward)
@@ -498,7 +540,8 @@ struct CostModel::Data {
         collectiveLinks.resize(groupLinks.size());
         for (std::size_t m = 0; m < groupLinks.size(); ++m) {
             groupLinks[m] = mesh::groupLink(mesh, static_cast<std::uint32_t>(m));
-            collectiveLinks[m] = mesh::groupLink(mesh, static_cast<std::uint32_t>(m) & ~accumulated);
+            const auto moving = static_cast<std::uint32_t>(m) & ~accumulated;
+            collectiveLinks[m] = {mesh::groupLink(mesh, moving), mesh::groupLevels(mesh, moving)};
         }
         buildSchedule();
     }
@@ -858,8 +901,10 @@ const CostModel& CostModel::microbatchModel(int pipelineAxis, int stages, int mi
     auto& slot = data_->microbatchModels[{pipelineAxis, stages, microbatches}];
     if (!slot) {
         mesh::Mesh m = data_->mesh;
-        if (pipelineAxis >= 0 && pipelineAxis < static_cast<int>(m.axes.size()) && stages > 0)
-            m.axes[static_cast<std::size_t>(pipelineAxis)].size /= stages;
+        if (pipelineAxis >= 0 && pipelineAxis < static_cast<int>(m.axes.size()) && stages > 0) {
+            auto& axis = m.axes[static_cast<std::size_t>(pipelineAxis)];
+            axis = mesh::innerPart(axis, axis.size / stages);
+        }
         mesh::MeshAxis micro;
         micro.name = "microbatches";
         micro.size = microbatches;
@@ -1948,6 +1993,13 @@ bool runsOncePerStep(const CostModel& model, const Collective& c) {
 Evaluation evaluate(const CostModel& model, const plan::Plan& plan) {
     Evaluator evaluator(model);
     return evaluator.evaluate(plan);
+}
+
+double collectiveTime(CollectiveKind kind, double bytes, const mesh::Mesh& mesh, std::uint32_t axisMask,
+                      double latencyShare) {
+    return collectiveTime(kind, bytes,
+                          CollectiveGroup{mesh::groupLink(mesh, axisMask), mesh::groupLevels(mesh, axisMask)},
+                          latencyShare);
 }
 
 }  // namespace shardscope::cost

@@ -106,7 +106,30 @@ bool isFigurePath(const std::string& path) {
         if (path == p)
             return true;
     const std::string peakPrefix = "peak_flops_per_s.";
-    return path.starts_with(peakPrefix) && ir::parseElementType(path.substr(peakPrefix.size())).has_value();
+    if (path.starts_with(peakPrefix))
+        return ir::parseElementType(path.substr(peakPrefix.size())).has_value();
+    // "link_levels", "link_levels[2]", "link_levels[2].latency_s"
+    const std::string levelPrefix = "link_levels";
+    if (!path.starts_with(levelPrefix))
+        return false;
+    std::string_view rest = std::string_view(path).substr(levelPrefix.size());
+    if (rest.empty())
+        return true;
+    const auto close = rest.find(']');
+    if (rest.front() != '[' || close == std::string_view::npos || close < 2)
+        return false;
+    int index = -1;
+    const auto digits = rest.substr(1, close - 1);
+    const auto [end, error] = std::from_chars(digits.data(), digits.data() + digits.size(), index);
+    if (error != std::errc{} || end != digits.data() + digits.size() || index < 0 || index >= kMaxLinkLevels)
+        return false;
+    rest = rest.substr(close + 1);
+    return rest.empty() || rest == ".devices" || rest == ".bandwidth_bytes_per_s" || rest == ".latency_s";
+}
+
+// The key path of level `index`'s `figure` in the "link_levels" form.
+std::string levelPath(std::size_t index, std::string_view figure = {}) {
+    return "link_levels[" + std::to_string(index) + "]" + (figure.empty() ? "" : "." + std::string(figure));
 }
 
 // Reads one profile; the first error wins and names the origin.
@@ -123,7 +146,7 @@ public:
         if (auto unknown =
                 detail::unknownKey(doc, {"format", "version", "id", "display_name", "peak_flops_per_s",
                                          "hbm_bandwidth_bytes_per_s", "memory_bytes", "devices_per_domain",
-                                         "fast_link", "slow_link", "efficiency", "citations"}))
+                                         "fast_link", "slow_link", "link_levels", "efficiency", "citations"}))
             return fail("unknown key '" + *unknown + "'");
         if (detail::stringAt(doc, "format") != std::string(kFormat))
             return fail("'format' must be \"" + std::string(kFormat) + "\"");
@@ -143,14 +166,24 @@ public:
             return error();
         if (!positive(doc, "memory_bytes", "", p.memoryBytes))
             return error();
-        const auto domain = detail::integerAt(doc, "devices_per_domain");
-        if (!domain || *domain < 1)
-            return fail("'devices_per_domain' must be a positive integer");
-        p.devicesPerDomain = *domain;
-        if (!link(doc, "fast_link", p.fastLink, p.fastLinkName))
-            return error();
-        if (!link(doc, "slow_link", p.slowLink, p.slowLinkName))
-            return error();
+        if (doc.contains("link_levels")) {
+            for (const char* key : {"devices_per_domain", "fast_link", "slow_link"})
+                if (doc.contains(key))
+                    return fail(
+                        "'link_levels' replaces '" + std::string(key) +
+                        "': give either 'link_levels' or devices_per_domain, fast_link and slow_link");
+            if (!linkLevels(doc, p))
+                return error();
+        } else {
+            const auto domain = detail::integerAt(doc, "devices_per_domain");
+            if (!domain || *domain < 1)
+                return fail("'devices_per_domain' must be a positive integer");
+            p.devicesPerDomain = *domain;
+            if (!link(doc, "fast_link", p.fastLink, p.fastLinkName))
+                return error();
+            if (!link(doc, "slow_link", p.slowLink, p.slowLinkName))
+                return error();
+        }
         if (!efficiency(doc, p.efficiency))
             return error();
         if (!citations(doc, p.citations))
@@ -232,11 +265,16 @@ private:
             fail("unknown key '" + key + "." + *unknown + "'");
             return false;
         }
-        if (!requireString(*it, "name", name, key + ".name"))
+        return linkFigures(*it, key, out, name);
+    }
+
+    // The name, bandwidth and latency of the link object `object` at key path `key`.
+    bool linkFigures(const nlohmann::json& object, const std::string& key, Link& out, std::string& name) {
+        if (!requireString(object, "name", name, key + ".name"))
             return false;
-        if (!positive(*it, "bandwidth_bytes_per_s", key + ".bandwidth_bytes_per_s", out.bandwidth))
+        if (!positive(object, "bandwidth_bytes_per_s", key + ".bandwidth_bytes_per_s", out.bandwidth))
             return false;
-        const auto latency = detail::numberAt(*it, "latency_s");
+        const auto latency = detail::numberAt(object, "latency_s");
         if (!latency || *latency < 0) {
             fail("'" + key + ".latency_s' must be a non-negative number");
             return false;
@@ -246,6 +284,64 @@ private:
             return false;
         }
         out.latency = *latency;
+        return true;
+    }
+
+    // "link_levels": 2..kMaxLinkLevels levels, innermost first, into the profile's fast and slow links and
+    // outer levels.
+    bool linkLevels(const nlohmann::json& doc, HardwareProfile& p) {
+        const nlohmann::json& array = doc["link_levels"];
+        if (!array.is_array() || array.size() < 2 ||
+            array.size() > static_cast<std::size_t>(kMaxLinkLevels)) {
+            fail("'link_levels' must be an array of 2 to " + std::to_string(kMaxLinkLevels) +
+                 " levels {name, devices, bandwidth_bytes_per_s, latency_s}, innermost first");
+            return false;
+        }
+        std::vector<LinkLevel> levels;
+        for (std::size_t i = 0; i < array.size(); ++i) {
+            const nlohmann::json& entry = array[i];
+            const std::string path = levelPath(i);
+            const bool last = i + 1 == array.size();
+            if (!entry.is_object()) {
+                fail("'" + path + "' must be an object");
+                return false;
+            }
+            if (auto unknown =
+                    detail::unknownKey(entry, {"name", "devices", "bandwidth_bytes_per_s", "latency_s"})) {
+                fail("unknown key '" + path + "." + *unknown + "'");
+                return false;
+            }
+            LinkLevel level;
+            if (last && entry.contains("devices")) {
+                fail("'" + levelPath(i, "devices") +
+                     "': the last level joins every device; leave 'devices' out of it");
+                return false;
+            }
+            if (!last) {
+                const auto devices = detail::integerAt(entry, "devices");
+                const std::int64_t inner = levels.empty() ? 1 : levels.back().devices;
+                if (!devices || *devices < 1 || *devices > (std::int64_t{1} << 40)) {
+                    fail("'" + levelPath(i, "devices") + "' must be a positive integer of at most 2^40");
+                    return false;
+                }
+                if (!levels.empty() && (*devices <= inner || *devices % inner != 0)) {
+                    fail("'" + levelPath(i, "devices") + "' must be a multiple of the inner level's " +
+                         std::to_string(inner) + " devices, and larger");
+                    return false;
+                }
+                level.devices = *devices;
+            }
+            if (!linkFigures(entry, path, level.link, level.name))
+                return false;
+            levels.push_back(std::move(level));
+        }
+        p.devicesPerDomain = levels[0].devices;
+        p.fastLink = levels[0].link;
+        p.fastLinkName = levels[0].name;
+        p.slowLinkDevices = levels[1].devices;
+        p.slowLink = levels[1].link;
+        p.slowLinkName = levels[1].name;
+        p.outerLevels.assign(levels.begin() + 2, levels.end());
         return true;
     }
 
@@ -462,6 +558,14 @@ const EfficiencyTables& HardwareProfile::efficiencyTables() const {
     return efficiency ? *efficiency : defaultEfficiency();
 }
 
+std::vector<LinkLevel> HardwareProfile::linkLevels() const {
+    std::vector<LinkLevel> levels{
+        LinkLevel{fastLinkName, devicesPerDomain, fastLink},
+        LinkLevel{slowLinkName, outerLevels.empty() ? 0 : slowLinkDevices, slowLink}};
+    levels.insert(levels.end(), outerLevels.begin(), outerLevels.end());
+    return levels;
+}
+
 double HardwareProfile::matmulEfficiency(double m, double n, double k) const {
     return efficiencyTables().matmul.at(std::min({m, n, k}));
 }
@@ -520,9 +624,23 @@ std::string toJson(const HardwareProfile& p) {
     j["peak_flops_per_s"] = std::move(peaks);
     j["hbm_bandwidth_bytes_per_s"] = p.hbmBandwidth;
     j["memory_bytes"] = p.memoryBytes;
-    j["devices_per_domain"] = p.devicesPerDomain;
-    j["fast_link"] = linkJson(p.fastLinkName, p.fastLink);
-    j["slow_link"] = linkJson(p.slowLinkName, p.slowLink);
+    if (p.outerLevels.empty()) {
+        j["devices_per_domain"] = p.devicesPerDomain;
+        j["fast_link"] = linkJson(p.fastLinkName, p.fastLink);
+        j["slow_link"] = linkJson(p.slowLinkName, p.slowLink);
+    } else {
+        nlohmann::ordered_json levels = nlohmann::ordered_json::array();
+        for (const LinkLevel& level : p.linkLevels()) {
+            nlohmann::ordered_json entry;
+            entry["name"] = level.name;
+            if (level.devices > 0)
+                entry["devices"] = level.devices;
+            entry["bandwidth_bytes_per_s"] = level.link.bandwidth;
+            entry["latency_s"] = level.link.latency;
+            levels.push_back(std::move(entry));
+        }
+        j["link_levels"] = std::move(levels);
+    }
     if (p.efficiency) {
         nlohmann::ordered_json tables;
         tables["matmul"] = curveJson(p.efficiency->matmul);
@@ -546,10 +664,21 @@ std::vector<std::string> uncitedFigures(const HardwareProfile& p) {
     std::vector<std::string> figures;
     for (const auto& [type, flops] : p.peakFlops)
         figures.push_back("peak_flops_per_s." + std::string(ir::toString(type)));
-    for (const char* f : {"hbm_bandwidth_bytes_per_s", "memory_bytes", "devices_per_domain",
-                          "fast_link.bandwidth_bytes_per_s", "fast_link.latency_s",
-                          "slow_link.bandwidth_bytes_per_s", "slow_link.latency_s"})
+    for (const char* f : {"hbm_bandwidth_bytes_per_s", "memory_bytes"})
         figures.emplace_back(f);
+    if (p.outerLevels.empty()) {
+        for (const char* f : {"devices_per_domain", "fast_link.bandwidth_bytes_per_s", "fast_link.latency_s",
+                              "slow_link.bandwidth_bytes_per_s", "slow_link.latency_s"})
+            figures.emplace_back(f);
+    } else {
+        const std::vector<LinkLevel> levels = p.linkLevels();
+        for (std::size_t i = 0; i < levels.size(); ++i) {
+            if (levels[i].devices > 0)
+                figures.push_back(levelPath(i, "devices"));
+            figures.push_back(levelPath(i, "bandwidth_bytes_per_s"));
+            figures.push_back(levelPath(i, "latency_s"));
+        }
+    }
     if (p.efficiency) {
         figures.emplace_back("efficiency.matmul");
         figures.emplace_back("efficiency.memory");
@@ -561,8 +690,8 @@ std::vector<std::string> uncitedFigures(const HardwareProfile& p) {
     std::vector<std::string> uncited;
     for (const auto& figure : figures) {
         const bool covered = std::any_of(cited.begin(), cited.end(), [&](const std::string& item) {
-            return figure == item ||
-                   (figure.size() > item.size() && figure.starts_with(item) && figure[item.size()] == '.');
+            return figure == item || (figure.size() > item.size() && figure.starts_with(item) &&
+                                      (figure[item.size()] == '.' || figure[item.size()] == '['));
         });
         if (!covered)
             uncited.push_back(figure);

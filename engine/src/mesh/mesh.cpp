@@ -6,6 +6,7 @@
 #include <charconv>
 #include <cmath>
 #include <limits>
+#include <numeric>
 #include <optional>
 
 #include "mesh/json_text.h"
@@ -75,9 +76,79 @@ nlohmann::ordered_json axisJson(const MeshAxis& axis) {
     nlohmann::ordered_json j;
     j["name"] = axis.name;
     j["size"] = axis.size;
-    j["bandwidth_bytes_per_s"] = axis.link.bandwidth;
-    j["latency_s"] = axis.link.latency;
+    if (axis.levels.empty()) {
+        j["bandwidth_bytes_per_s"] = axis.link.bandwidth;
+        j["latency_s"] = axis.link.latency;
+        return j;
+    }
+    nlohmann::ordered_json levels = nlohmann::ordered_json::array();
+    for (const AxisLevel& level : axis.levels) {
+        nlohmann::ordered_json entry;
+        entry["devices"] = level.devices;
+        entry["bandwidth_bytes_per_s"] = level.link.bandwidth;
+        entry["latency_s"] = level.link.latency;
+        levels.push_back(std::move(entry));
+    }
+    j["levels"] = std::move(levels);
     return j;
+}
+
+// How many of an axis's `size` positions, `stride` devices apart, one block of `block` consecutive devices
+// holds (makeMesh's m_j); `inner` is the answer for the level inside, kept when the layout is irregular.
+std::int64_t positionsInBlock(std::int64_t stride, std::int64_t size, std::int64_t block,
+                              std::int64_t inner) {
+    if (block % (stride * size) == 0)
+        return size;
+    if (stride % block == 0)
+        return 1;
+    if (block % stride == 0 && size % (block / stride) == 0 && (block / stride) % inner == 0)
+        return block / stride;
+    return inner;
+}
+
+// The axis at `stride` laid out on `levels`: its pieces by level (factors of 1 left out), or one piece on the
+// level chosen by the single-level rule when the factors leave it on one level.
+std::vector<AxisLevel> layOut(std::int64_t stride, std::int64_t size, std::int64_t meshDevices,
+                              const std::vector<LinkLevel>& levels) {
+    std::vector<AxisLevel> pieces;
+    std::int64_t inner = 1;
+    for (std::size_t j = 0; j < levels.size(); ++j) {
+        const std::int64_t block = levels[j].devices;
+        const bool last = block <= 0 || j + 1 == levels.size();
+        const std::int64_t held =
+            last || meshDevices <= block ? size : positionsInBlock(stride, size, block, inner);
+        if (held / inner > 1)
+            pieces.push_back(AxisLevel{held / inner, levels[j].link});
+        inner = held;
+        if (inner == size)
+            break;
+    }
+    if (pieces.size() > 1)
+        return pieces;
+    // One level (or a size-1 axis): the innermost level that holds the whole axis, as with two levels.
+    const std::int64_t span = stride * size;
+    for (const LinkLevel& level : levels)
+        if (level.devices <= 0 || meshDevices <= level.devices ||
+            (span <= level.devices && level.devices % span == 0))
+            return {AxisLevel{size, level.link}};
+    return {AxisLevel{size, levels.back().link}};
+}
+
+// The bandwidth and latency of the axis or level object at `path`; the message when they are wrong.
+std::optional<std::string> readLink(const nlohmann::json& object, const std::string& path, Link& link) {
+    const auto bandwidth = detail::numberAt(object, "bandwidth_bytes_per_s");
+    if (!bandwidth || !(*bandwidth > 0))
+        return "'" + path + ".bandwidth_bytes_per_s' must be a positive number";
+    if (const auto trouble = detail::figureTrouble(*bandwidth))
+        return "'" + path + ".bandwidth_bytes_per_s' must be a positive number: " + *trouble;
+    link.bandwidth = *bandwidth;
+    const auto latency = detail::numberAt(object, "latency_s");
+    if (!latency || *latency < 0)
+        return "'" + path + ".latency_s' must be a non-negative number";
+    if (const auto trouble = detail::figureTrouble(*latency))
+        return "'" + path + ".latency_s' must be a non-negative number: " + *trouble;
+    link.latency = *latency;
+    return std::nullopt;
 }
 
 }  // namespace
@@ -161,25 +232,27 @@ Result<Mesh> makeMesh(std::string_view spec, const HardwareProfile& hardware) {
                                                 "' (expected bw=<bytes/s> or lat=<seconds>)");
             }
         }
-        mesh.axes.push_back(MeshAxis{axisName, *size, Link{}});
+        mesh.axes.push_back(MeshAxis{axisName, *size, Link{}, {}});
         overrides.push_back(axisOverride);
     }
     if (auto problem = checkAxes(mesh.axes))
         return makeError(kSpecCode, *problem);
 
-    const std::int64_t domain = hardware.devicesPerDomain;
-    const bool wholeMeshInDomain = mesh.devices() <= domain;
+    const std::vector<LinkLevel> levels = hardware.linkLevels();
     std::int64_t stride = 1;
     for (std::size_t i = mesh.axes.size(); i-- > 0;) {
         MeshAxis& axis = mesh.axes[i];
-        const std::int64_t span = stride * axis.size;
-        const bool inside = wholeMeshInDomain || (span <= domain && domain % span == 0);
-        axis.link = inside ? hardware.fastLink : hardware.slowLink;
+        std::vector<AxisLevel> pieces = layOut(stride, axis.size, mesh.devices(), levels);
+        axis.link = pieces.back().link;
+        if (pieces.size() > 1)
+            axis.levels = std::move(pieces);
+        if (overrides[i].bandwidth || overrides[i].latency)
+            axis.levels.clear();
         if (overrides[i].bandwidth)
             axis.link.bandwidth = *overrides[i].bandwidth;
         if (overrides[i].latency)
             axis.link.latency = *overrides[i].latency;
-        stride = span;
+        stride *= axis.size;
     }
     return mesh;
 }
@@ -212,7 +285,8 @@ Result<Mesh> parseMesh(std::string_view jsonText, std::string_view origin) {
         const std::string path = "axes[" + std::to_string(i) + "]";
         if (!entry.is_object())
             return fail("'" + path + "' must be an object");
-        if (auto unknown = detail::unknownKey(entry, {"name", "size", "bandwidth_bytes_per_s", "latency_s"}))
+        if (auto unknown =
+                detail::unknownKey(entry, {"name", "size", "bandwidth_bytes_per_s", "latency_s", "levels"}))
             return fail("unknown key '" + path + "." + *unknown + "'");
         MeshAxis axis;
         const auto name = detail::stringAt(entry, "name");
@@ -224,18 +298,41 @@ Result<Mesh> parseMesh(std::string_view jsonText, std::string_view origin) {
         if (!size)
             return fail("'" + path + ".size' must be an integer");
         axis.size = *size;
-        const auto bandwidth = detail::numberAt(entry, "bandwidth_bytes_per_s");
-        if (!bandwidth || !(*bandwidth > 0))
-            return fail("'" + path + ".bandwidth_bytes_per_s' must be a positive number");
-        if (const auto trouble = detail::figureTrouble(*bandwidth))
-            return fail("'" + path + ".bandwidth_bytes_per_s' must be a positive number: " + *trouble);
-        axis.link.bandwidth = *bandwidth;
-        const auto latency = detail::numberAt(entry, "latency_s");
-        if (!latency || *latency < 0)
-            return fail("'" + path + ".latency_s' must be a non-negative number");
-        if (const auto trouble = detail::figureTrouble(*latency))
-            return fail("'" + path + ".latency_s' must be a non-negative number: " + *trouble);
-        axis.link.latency = *latency;
+        if (entry.contains("levels")) {
+            if (entry.contains("bandwidth_bytes_per_s") || entry.contains("latency_s"))
+                return fail("'" + path +
+                            ".levels' replaces the axis's bandwidth_bytes_per_s and latency_s: give one or "
+                            "the other");
+            const nlohmann::json& levels = entry["levels"];
+            if (!levels.is_array() || levels.size() < 2 ||
+                levels.size() > static_cast<std::size_t>(kMaxLinkLevels))
+                return fail("'" + path + ".levels' must be an array of 2 to " +
+                            std::to_string(kMaxLinkLevels) +
+                            " {devices, bandwidth_bytes_per_s, latency_s}, innermost first");
+            std::int64_t product = 1;
+            for (std::size_t l = 0; l < levels.size(); ++l) {
+                const std::string levelPath = path + ".levels[" + std::to_string(l) + "]";
+                if (!levels[l].is_object())
+                    return fail("'" + levelPath + "' must be an object");
+                if (auto unknown =
+                        detail::unknownKey(levels[l], {"devices", "bandwidth_bytes_per_s", "latency_s"}))
+                    return fail("unknown key '" + levelPath + "." + *unknown + "'");
+                const auto devices = detail::integerAt(levels[l], "devices");
+                if (!devices || *devices < 2 || *devices > kMaxDevices / product)
+                    return fail("'" + levelPath + ".devices' must be an integer of at least 2");
+                product *= *devices;
+                AxisLevel level{*devices, {}};
+                if (auto problem = readLink(levels[l], levelPath, level.link))
+                    return fail(*problem);
+                axis.levels.push_back(level);
+            }
+            if (product != axis.size)
+                return fail("'" + path + ".levels': the devices multiply to " + std::to_string(product) +
+                            ", not the axis's size " + std::to_string(axis.size));
+            axis.link = axis.levels.back().link;
+        } else if (auto problem = readLink(entry, path, axis.link)) {
+            return fail(*problem);
+        }
         mesh.axes.push_back(std::move(axis));
     }
     if (auto problem = checkAxes(mesh.axes))
@@ -266,6 +363,54 @@ AxisGroupLink groupLink(const Mesh& mesh, std::uint32_t axisMask) {
         group.link.latency = std::max(group.link.latency, axis->link.latency);
     }
     return group;
+}
+
+MeshAxis innerPart(const MeshAxis& axis, std::int64_t devices) {
+    MeshAxis out = axis;
+    out.size = devices;
+    if (axis.levels.empty())
+        return out;
+    out.levels.clear();
+    std::int64_t left = devices;
+    for (const AxisLevel& level : axis.levels) {
+        const std::int64_t kept = std::gcd(level.devices, left);
+        if (kept > 1)
+            out.levels.push_back(AxisLevel{kept, level.link});
+        left /= kept;
+    }
+    if (!out.levels.empty())
+        out.link = out.levels.back().link;
+    if (out.levels.size() < 2)
+        out.levels.clear();
+    return out;
+}
+
+std::vector<AxisLevel> groupLevels(const Mesh& mesh, std::uint32_t axisMask) {
+    std::vector<AxisLevel> levels;
+    auto add = [&](const AxisLevel& piece) {
+        if (piece.devices <= 1)
+            return;
+        for (AxisLevel& level : levels)
+            if (level.link == piece.link) {
+                level.devices *= piece.devices;
+                return;
+            }
+        levels.push_back(piece);
+    };
+    for (std::size_t i = 0; i < mesh.axes.size() && i < 32; ++i) {
+        if (!(axisMask & (std::uint32_t{1} << i)))
+            continue;
+        const MeshAxis& axis = mesh.axes[i];
+        if (axis.levels.empty())
+            add(AxisLevel{axis.size, axis.link});
+        for (const AxisLevel& piece : axis.levels)
+            add(piece);
+    }
+    std::stable_sort(levels.begin(), levels.end(), [](const AxisLevel& a, const AxisLevel& b) {
+        return a.link.bandwidth != b.link.bandwidth ? a.link.bandwidth > b.link.bandwidth
+                                                    : a.link.latency < b.link.latency;
+    });
+    return levels;
 }
 
 }  // namespace shardscope::mesh

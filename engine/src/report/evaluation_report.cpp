@@ -144,8 +144,14 @@ std::string evaluationText(const LoadedModel& model, const cost::CostModel& cm, 
     out << "model         " << model.displayName << "  (" << g.body.size() << " ops)\n";
     out << "mesh          " << mesh.toString() << " = " << mesh.devices() << " x "
         << cm.hardware().displayName << "\n";
-    for (const auto& a : mesh.axes)
-        out << "                " << a.name << "=" << a.size << ": " << linkText(a.link) << "\n";
+    for (const auto& a : mesh.axes) {
+        out << "                " << a.name << "=" << a.size << ": ";
+        if (a.levels.empty())
+            out << linkText(a.link);
+        for (std::size_t l = 0; l < a.levels.size(); ++l)
+            out << (l ? "; " : "") << a.levels[l].devices << " on " << linkText(a.levels[l].link);
+        out << "\n";
+    }
     out << "plan          " << (plan.label.empty() ? "(unnamed)" : plan.label) << ": ";
     if (plan.decisions.empty())
         out << "no decisions (everything replicated)";
@@ -233,11 +239,17 @@ std::string evaluationJson(const LoadedModel& model, const cost::CostModel& cm, 
     const auto& g = model.graph;
     const auto& mesh = cm.mesh();
     json axes = json::array();
-    for (const auto& a : mesh.axes)
-        axes.push_back({{"name", a.name},
-                        {"size", a.size},
-                        {"bandwidth_bytes_per_s", a.link.bandwidth},
-                        {"latency_s", a.link.latency}});
+    for (const auto& a : mesh.axes) {
+        json axis{{"name", a.name},
+                  {"size", a.size},
+                  {"bandwidth_bytes_per_s", a.link.bandwidth},
+                  {"latency_s", a.link.latency}};
+        for (const auto& level : a.levels)
+            axis["levels"].push_back({{"devices", level.devices},
+                                      {"bandwidth_bytes_per_s", level.link.bandwidth},
+                                      {"latency_s", level.link.latency}});
+        axes.push_back(std::move(axis));
+    }
     json collectives = json::array();
     json byKind = json::object();
     for (const auto& c : e.collectives) {

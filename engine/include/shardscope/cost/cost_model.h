@@ -98,6 +98,13 @@ struct CostOptions {
 enum class CollectiveKind : std::uint8_t { AllGather, ReduceScatter, AllReduce, AllToAll, CollectivePermute };
 std::string_view toString(CollectiveKind kind);  // "all-gather", "reduce-scatter", ...
 
+// The time of one collective of `kind` whose devices hold `bytes` each (the gathered or reduced buffer; an
+// all-to-all's local buffer) on the axes of `mesh` in `axisMask` (docs/cost-model.md, "Collective time"):
+// flat on mesh::groupLink when the group sits on one link level, hierarchically over mesh::groupLevels
+// otherwise. `latencyShare` scales the latency term (a bucketed tensor's share). 0 on one device.
+double collectiveTime(CollectiveKind kind, double bytes, const mesh::Mesh& mesh, std::uint32_t axisMask,
+                      double latencyShare = 1);
+
 struct Collective {
     CollectiveKind kind = CollectiveKind::AllGather;
     std::uint32_t axes = 0;  // mesh axes of the device group (bit i = Mesh::axes[i])

@@ -15,6 +15,13 @@
 //     "devices_per_domain": 8,
 //     "fast_link": {"name": "NVLink 4", "bandwidth_bytes_per_s": 450e9, "latency_s": 2e-6},
 //     "slow_link": {"name": "InfiniBand NDR", "bandwidth_bytes_per_s": 50e9, "latency_s": 8e-6},
+//     // or, instead of devices_per_domain, fast_link and slow_link, two to kMaxLinkLevels link levels,
+//     // innermost first; every level but the last says how many devices it joins (the levels inside it
+//     // included); the last joins everything:
+//     // "link_levels": [{"name": "NVLink 4", "devices": 8, "bandwidth_bytes_per_s": 450e9, "latency_s":
+//     2e-6},
+//     //                 {"name": "InfiniBand NDR", "devices": 256, "bandwidth_bytes_per_s": 50e9, ...},
+//     //                 {"name": "Data-centre network", "bandwidth_bytes_per_s": 25e9, "latency_s": 15e-6}],
 //     "efficiency": {                               // optional: defaultEfficiency() when absent
 //       "matmul": [[1, 0.00431], ..., [64, 0.276], [128, 0.552], ..., [2048, 0.803]],  // [min(m,n,k), eff]
 //       "memory": [[65536, 0.0191], ..., [1073741824, 0.897]]                          // [bytes, eff]
@@ -23,7 +30,8 @@
 //     "..."}]
 //   }
 //
-// Every key is required except "efficiency", "citations" and a citation's "note"; keys starting with '_'
+// Every key is required except "efficiency", "citations", a citation's "note" and the choice between
+// "link_levels" and the three keys it replaces (exactly one of the two forms); keys starting with '_'
 // are comments and are ignored; any other unknown key is an error (it is usually a misspelt one).
 //
 // "efficiency" holds two curves of the fraction of peak a kernel reaches, as [size, fraction] pairs:
@@ -66,6 +74,17 @@ struct Citation {
     std::string source;  // URL or document
     std::string note;    // optional
     friend bool operator==(const Citation&, const Citation&) = default;
+};
+
+// A profile has at most this many link levels (a node, a rail group, a pod, a data centre, ...).
+inline constexpr int kMaxLinkLevels = 8;
+
+// One level of the network: the devices it joins and what one device sees on it.
+struct LinkLevel {
+    std::string name;          // "NVLink 4 through NVSwitch"
+    std::int64_t devices = 0;  // devices joined, the inner levels' included; 0: unbounded (the last level)
+    Link link;
+    friend bool operator==(const LinkLevel&, const LinkLevel&) = default;
 };
 
 // One entry of an efficiency curve: a kernel of size `x` reaches `efficiency` of the peak.
@@ -116,6 +135,10 @@ struct HardwareProfile {
     Link slowLink;                      // InfiniBand / DCN across domains
     std::string fastLinkName;           // "NVLink 4 through NVSwitch"
     std::string slowLinkName;           // "InfiniBand NDR, 400 Gb/s per GPU"
+    // Devices the slow link joins (0: unbounded) and the levels beyond it, innermost first, the last one
+    // unbounded: a profile with more than two link levels ("link_levels" with three or more entries).
+    std::int64_t slowLinkDevices = 0;
+    std::vector<LinkLevel> outerLevels;
     std::optional<EfficiencyTables> efficiency;  // the profile's "efficiency"; nullopt: defaultEfficiency()
     std::vector<Citation> citations;
 
@@ -138,19 +161,23 @@ struct HardwareProfile {
     double memoryEfficiency(double bytes) const;
     // The tables in effect: `efficiency` when the profile has them, else defaultEfficiency().
     const EfficiencyTables& efficiencyTables() const;
+    // Every link level, innermost first: {fast link, devicesPerDomain}, {slow link, slowLinkDevices}, then
+    // outerLevels. The last level's devices is 0 (unbounded).
+    std::vector<LinkLevel> linkLevels() const;
 
     friend bool operator==(const HardwareProfile&, const HardwareProfile&) = default;
 };
 
 // The profiles under resources/hardware/, parsed once on first use, sorted by id (a100, h100,
-// h100-96gb-500w, h200, tpu-v4, tpu-v5e, tpu-v5p). Thread-safe.
+// h100-2pods, h100-96gb-500w, h200, tpu-v4, tpu-v5e, tpu-v5p). Thread-safe.
 const std::vector<HardwareProfile>& builtinHardware();
 
 // Parses a profile in the format above. `origin` names the text in errors ("h100.json: 'memory_bytes' must be
 // a positive number", "h100.json: 'efficiency.matmul[2]': the efficiency must be a number in (0, 1]").
 // Checks that every number is finite and positive (latencies may be 0), devices_per_domain a positive
-// integer, every peak key an element type, the efficiency tables as described above, and every citation's
-// `what` a key path of the format.
+// integer, link levels as described above (devices strictly increasing, each level's a multiple of the
+// one inside it), every peak key an element type, the efficiency tables as described above, and every
+// citation's `what` a key path of the format.
 Result<HardwareProfile> parseHardware(std::string_view jsonText, std::string_view origin);
 
 // A built-in profile by id, compared case-insensitively ("H100"), or else the profile in the JSON file at
