@@ -8,6 +8,7 @@
 
 #include <QMainWindow>
 
+#include "core/message_log.h"
 #include "core/plan_state.h"
 #include "core/problem_loader.h"
 #include "core/problem_view.h"
@@ -74,6 +75,8 @@ public:
     SessionDocks* sessionDocks() const { return session_; }
     TimelineView* timelineView() const { return timeline_; }
     PipelineView* pipelineView() const { return pipeline_; }
+    // Every error, warning and note of the session (the Messages dock); the status bar flashes the newest.
+    MessageLog* messageLog() const { return messages_; }
     // Shows dock `name` and brings it to the front of its tab group: its object name with or without the
     // "Dock" suffix ("timeline", "breakdownDock") or its title, in any case. Returns false when no dock is
     // called so.
@@ -115,6 +118,9 @@ private:
     // Shows `error` in the status bar (and copies it to `errorMessage`) unless it is empty; returns whether
     // it is.
     bool succeeded(const QString& error, QString* errorMessage);
+    // Logs `text` and shows it in the status bar (for `timeoutMs`, 0: until the next message).
+    void report(LogMessage::Severity severity, const QString& source, const QString& text, int timeoutMs = 0);
+    void updateMessagesTitle();
     void nameSelected(const QModelIndex& index);
     void nameMenu(const QPoint& position);
     void conflictActivated(const QModelIndex& index);
@@ -133,6 +139,7 @@ private:
     DecisionModel* decisions_;
     OpCountModel* opCounts_;
     ParameterModel* parameters_;
+    MessageLog* messages_;
     std::shared_ptr<const ProblemView> current_;
     QString requested_;
     QString pendingEntrySource_;  // a module that needs its entry function chosen (entryChoices)
@@ -163,6 +170,8 @@ private:
     QTableView* decisionView_;
     QTableView* parameterView_;
     QTableView* opCountView_;
+    QTableView* messageView_;
+    QDockWidget* messagesDock_ = nullptr;
     QProgressBar* progress_;
     SessionDocks* session_ = nullptr;
     QMenu* recentMenu_ = nullptr;
