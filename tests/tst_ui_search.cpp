@@ -15,6 +15,7 @@
 
 #include "core/problem_loader.h"
 #include "core/search_runner.h"
+#include "shardscope/cost/cost_model.h"
 #include "shardscope/plan/plan_json.h"
 #include "shardscope/store/workspace.h"
 #include "ui_test_support.h"
@@ -430,7 +431,8 @@ private slots:
     void pausedTimeIsLeftOut() {
         SearchPanel panel;
         panel.setProblem(demo_);
-        panel.setEditedStepTime(0.5);
+        const double edited = cost::evaluate(*demo_->problem->costModel, demo_->initialPlan).stepTime;
+        panel.setEditedStepTime(edited);
         QVERIFY(panel.startSearch());
         QVERIFY(QTest::qWaitFor([&] { return panel.runner()->lastProgress().iterations > 0; }, kTimeoutMs));
         panel.runner()->pause();
@@ -446,10 +448,15 @@ private slots:
         QVERIFY(panel.chart()->elapsed() > 0);
         // The seeded experts gave the best-expert line; the edited plan's stays.
         QVERIFY(panel.chart()->reference(SearchChart::Reference::BestExpert) > 0);
-        QCOMPARE(panel.chart()->reference(SearchChart::Reference::EditedPlan), 0.5);
+        QCOMPARE(panel.chart()->reference(SearchChart::Reference::EditedPlan), edited);
         panel.runner()->stop();
         QVERIFY(waitIdle(*panel.runner(), 5'000));
         QVERIFY(!panel.chart()->exhausted());
+        QVERIFY(panel.chart()->speedUp(SearchChart::Reference::EditedPlan) > 0);
+        if (!shotsDir().isEmpty()) {
+            panel.resize(420, 620);
+            QVERIFY(panel.grab().save(shotsDir() + QStringLiteral("/search-paused.png")));
+        }
     }
 
     // A search that explores its whole tree ends before its budget and says the space is exhausted.
@@ -476,6 +483,32 @@ private slots:
         QVERIFY(panel.chart()->summaryText().contains(QLatin1String("space exhausted")));
         const QString status = panel.findChild<QLabel*>(QStringLiteral("searchStatus"))->text();
         QVERIFY2(status.startsWith(QLatin1String("Done, space exhausted")), qPrintable(status));
+    }
+
+    // The picture of docs/explorer.md (only with SHARDSCOPE_PANEL_SHOTS): gpt2-small's training step searched
+    // for 8 s of search time, with a 2 s pause that the chart leaves out.
+    void searchPicture() {
+        if (shotsDir().isEmpty())
+            QSKIP("SHARDSCOPE_PANEL_SHOTS is not set");
+        ProblemRequest request;
+        request.spec.model = "zoo:gpt2-small";
+        request.spec.mesh = "data=2,model=4";
+        request.spec.train = true;
+        const ProblemPtr gpt2 = fixtures::loadThroughLoader(request);
+        QVERIFY(gpt2);
+        SearchPanel panel;
+        panel.resize(440, 640);
+        panel.show();
+        panel.setProblem(gpt2);
+        panel.setEditedStepTime(cost::evaluate(*gpt2->problem->costModel, gpt2->initialPlan).stepTime);
+        panel.setOptions(quick(10, 2));
+        QVERIFY(panel.startSearch());
+        QTest::qWait(4000);
+        panel.runner()->pause();
+        QTest::qWait(2000);
+        panel.runner()->resume();
+        QVERIFY(waitIdle(*panel.runner(), kTimeoutMs));
+        QVERIFY(panel.grab().save(shotsDir() + QStringLiteral("/search-panel.png")));
     }
 
 private:

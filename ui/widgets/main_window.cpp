@@ -630,8 +630,6 @@ void MainWindow::showModel(std::shared_ptr<const ProblemView> model) {
     details_->clear();
     graph_->setProblem(current_);
     editor_->setProblem(current_);
-    if (!planToOpen_.isEmpty())
-        openPlan(std::exchange(planToOpen_, QString()));
     session_->setProblem(current_);
     opCountView_->resizeColumnToContents(OpCountModel::CountColumn);
     for (int column = ParameterModel::RoleColumn; column < ParameterModel::ColumnCount; ++column)
@@ -661,6 +659,9 @@ void MainWindow::showModel(std::shared_ptr<const ProblemView> model) {
                             .arg(current_->planWarnings.front());
         statusBar()->showMessage(notice_);
     }
+    // After the lines saying the model opened, so that a plan that cannot open is the last word.
+    if (!planToOpen_.isEmpty())
+        openPlan(std::exchange(planToOpen_, QString()));
     emit modelShown();
     checkSettled();
 }
