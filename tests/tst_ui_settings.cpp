@@ -14,6 +14,7 @@
 #include <QDoubleSpinBox>
 #include <QFile>
 #include <QFontDatabase>
+#include <QFontInfo>
 #include <QLabel>
 #include <QLineEdit>
 #include <QPlainTextEdit>
@@ -266,6 +267,9 @@ private slots:
                                           [](const QString& f) { return isFixedPitch(QFont(f)); });
         if (!anyFixed)
             QSKIP("This machine has no fixed-pitch font at all");
+        const QFont system = QFontDatabase::systemFont(QFontDatabase::FixedFont);
+        qInfo("the system's fixed font resolves to %s, %s", qPrintable(QFontInfo(system).family()),
+              isFixedPitch(system) ? "fixed-pitch" : "proportional");
         if (!isFixedPitch(proportional))  // a preference that is not fixed-pitch is passed over
             QVERIFY(isFixedPitch(fixedPitchFont({proportional})));
         QVERIFY(isFixedPitch(fixedPitchFont()));
