@@ -102,6 +102,11 @@ private slots:
         QVERIFY(editor->isUnapplied());
         QVERIFY(unapplied->isVisibleTo(editor));
         QVERIFY(!window.spec().train);  // nothing applied yet
+        if (const QString shots = qEnvironmentVariable("SHARDSCOPE_PANEL_SHOTS"); !shots.isEmpty()) {
+            QVERIFY(window.showDock(QStringLiteral("problem")));
+            QTRY_VERIFY(unapplied->isVisible());
+            QVERIFY(editor->grab().save(shots + QStringLiteral("/settings-unapplied.png")));
+        }
 
         // zoo:demo has f32 parameters: mixed precision cannot plan it, and the open says so.
         QSignalSpy shown(&window, &MainWindow::modelShown);
