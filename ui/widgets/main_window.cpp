@@ -550,7 +550,9 @@ void MainWindow::buildMenus() {
 void MainWindow::openModel(const QString& source) {
     if (source.isEmpty() || (loader_->isBusy() && source == requested_))
         return;
-    // A model opens with the settings the user sees, applied or not.
+    // A model opens with the settings the user sees, applied or not (unchanged, exactly as they were given: a
+    // mesh file stays a file).
+    const bool edited = problemEditor_->isUnapplied();
     if (!problemEditor_->isValid()) {
         showFailure(tr("Cannot open %1 with the settings under Mesh and training: %2")
                         .arg(source, problemEditor_->errorText()));
@@ -558,7 +560,7 @@ void MainWindow::openModel(const QString& source) {
     }
     pendingEntrySource_.clear();
     ProblemRequest request;
-    request.spec = problemEditor_->spec();
+    request.spec = edited ? problemEditor_->spec() : spec_;
     request.spec.sizes.clear();  // another model: its own sizes, until the user sets them
     if (isWorkspaceFile(source))
         request.workspace = source;

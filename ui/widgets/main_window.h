@@ -49,11 +49,13 @@ public:
     ~MainWindow() override;
 
     // Starts opening `source` in the background: a zoo model ("zoo:gpt2-small"), a model file, or a workspace
-    // file (its newest session and best plan). The mesh, hardware and training options are those of the
-    // Problem panel. The window stays responsive and shows the problem when it arrives (modelShown) or says
-    // why not (modelFailed). Asking again for the source being opened does nothing.
+    // file (its newest session and best plan). The mesh, hardware and training options are those the Mesh and
+    // training panel shows, applied or not; when they cannot load, the open fails at once with the panel's
+    // error. The window stays responsive and shows the problem when it arrives (modelShown) or says why not
+    // (modelFailed). Asking again for the source being opened does nothing.
     void openModel(const QString& source);
-    // The mesh, hardware, training and cost settings models open with (the model and dimensions are ignored).
+    // The settings of the problem shown (last applied or opened with); setSpec shows `spec` in the Mesh and
+    // training panel, which the next model opens with (the model and dimensions are ignored).
     const ProblemSpec& spec() const { return spec_; }
     void setSpec(const ProblemSpec& spec);
     // Plans the model shown again with `spec`'s mesh, hardware and options, keeping the plan where it still
@@ -145,7 +147,7 @@ private:
     QString pendingEntrySource_;  // a module that needs its entry function chosen (entryChoices)
     QString
         notice_;  // what the status bar says of the problem shown once the layout is done ("" for nothing)
-    ProblemSpec spec_;  // the settings new models open with
+    ProblemSpec spec_;  // the settings of the problem shown (new models open with the panel's)
     QString planToOpen_;
     QString findOnOpen_;
     bool awaitingSettle_ = false;
