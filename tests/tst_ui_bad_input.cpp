@@ -300,12 +300,18 @@ private slots:
         openWithWork(window);
         const Work work = workOf(window);
         QSignalSpy messages(window.sessionDocks(), &SessionDocks::message);
+        QSignalSpy failures(window.sessionDocks(), &SessionDocks::failure);
         window.sessionDocks()->compareWithWorkspace(path);
-        QTRY_VERIFY_WITH_TIMEOUT(messages.size() >= 2, kLoadTimeoutMs);  // "Opening…", then the refusal
-        const QString refusal = messages.last().first().toString();
+        QTRY_VERIFY_WITH_TIMEOUT(failures.size() == 1, kLoadTimeoutMs);
+        QCOMPARE(messages.size(), 1);  // "Opening…"
+        const QString refusal = failures.last().first().toString();
         QVERIFY2(refusal.startsWith("Cannot compare with " + path + ": it holds the model "),
                  qPrintable(refusal));
         QVERIFY2(refusal.endsWith("(compare with a workspace of the same model)"), qPrintable(refusal));
+        // An error of the session: kept in the Messages log.
+        const MessageLog* log = window.messageLog();
+        QCOMPARE(log->message(log->rowCount() - 1).text, refusal);
+        QCOMPARE(log->message(log->rowCount() - 1).severity, LogMessage::Severity::Error);
         compareWork(workOf(window), work);
     }
 };

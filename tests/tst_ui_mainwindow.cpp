@@ -10,6 +10,7 @@
 #include <QDir>
 #include <QDockWidget>
 #include <QFile>
+#include <QFontMetricsF>
 #include <QImage>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -40,6 +41,7 @@
 #include "test_paths.h"
 #include "widgets/cost_panel.h"
 #include "widgets/export_dialog.h"
+#include "widgets/fixed_pitch_font.h"
 #include "widgets/graph_view.h"
 #include "widgets/main_window.h"
 #include "widgets/search_panel.h"
@@ -107,7 +109,11 @@ private slots:
         QVERIFY(text);
         QCOMPARE(text->toPlainText(), model->stableHlo);
         QVERIFY(text->isReadOnly());
-        QVERIFY(text->font().fixedPitch() || text->fontInfo().fixedPitch());
+        // Fixed-pitch as it resolves here, measured: not the family's name nor fontconfig's word for it (the
+        // system's "monospace" may resolve to a proportional face).
+        QVERIFY2(isFixedPitch(text->font()), qPrintable(text->fontInfo().family()));
+        const QFontMetricsF glyphs(text->font());
+        QCOMPARE(glyphs.horizontalAdvance(QLatin1Char('i')), glyphs.horizontalAdvance(QLatin1Char('W')));
 
         const auto* parametersView = window.findChild<QTableView*>(QStringLiteral("parametersView"));
         const auto* opKindsView = window.findChild<QTableView*>(QStringLiteral("opKindsView"));

@@ -15,6 +15,7 @@
 
 #include "core/problem_loader.h"
 #include "core/search_runner.h"
+#include "shardscope/cost/cost_model.h"
 #include "shardscope/plan/plan_json.h"
 #include "shardscope/store/workspace.h"
 #include "ui_test_support.h"
@@ -381,6 +382,133 @@ private slots:
         QVERIFY(green);
         if (!shotsDir().isEmpty())
             QVERIFY(image.save(shotsDir() + QStringLiteral("/search-chart.png")));
+    }
+
+    // The chart's reference lines, speed-ups, legend and exhaustion, on their own.
+    void chartReferencesAndLegend() {
+        SearchChart chart;
+        chart.resize(420, 220);
+        QCOMPARE(chart.speedUp(SearchChart::Reference::EditedPlan), 0.0);  // nothing found yet
+        chart.setReference(SearchChart::Reference::EditedPlan, 2.0);
+        chart.setReference(SearchChart::Reference::BestExpert, 1.0, QStringLiteral("megatron"));
+        chart.addPoint({0.0, 1.0, false});
+        chart.addPoint({0.5, 0.5, true});
+        chart.setElapsed(2.0);
+        QCOMPARE(chart.reference(SearchChart::Reference::EditedPlan), 2.0);
+        QCOMPARE(chart.speedUp(SearchChart::Reference::EditedPlan), 4.0);
+        QCOMPARE(chart.speedUp(SearchChart::Reference::BestExpert), 2.0);
+        QCOMPARE(chart.legendEntries(),
+                 QStringList({QStringLiteral("best so far"), QStringLiteral("fits"),
+                              QStringLiteral("does not fit"), QStringLiteral("edited plan"),
+                              QStringLiteral("best expert (megatron)")}));
+        QVERIFY2(chart.summaryText().contains(QStringLiteral("4.00× vs the edited plan")),
+                 qPrintable(chart.summaryText()));
+        QVERIFY(chart.summaryText().contains(QStringLiteral("2.00× vs the best expert")));
+        QVERIFY(!chart.summaryText().contains(QLatin1String("exhausted")));
+        chart.setExhausted(true);
+        QVERIFY(chart.summaryText().contains(QLatin1String("space exhausted")));
+        // The edited plan's line, dashed, crosses the plot in its colour.
+        const QImage image = chart.grab().toImage();
+        int purple = 0;
+        for (int x = 0; x < image.width(); ++x)
+            for (int y = 0; y < image.height(); ++y) {
+                const QColor c = image.pixelColor(x, y);
+                purple += c.blue() > c.green() + 40 && c.red() > c.green() + 15;
+            }
+        if (!shotsDir().isEmpty())
+            QVERIFY(image.save(shotsDir() + QStringLiteral("/search-chart-references.png")));
+        QVERIFY2(purple > 20, qPrintable(QString::number(purple)));
+        // A new search forgets the best expert and the exhaustion; the edited plan is still the edited plan.
+        chart.clear();
+        QCOMPARE(chart.reference(SearchChart::Reference::EditedPlan), 2.0);
+        QCOMPARE(chart.reference(SearchChart::Reference::BestExpert), 0.0);
+        QVERIFY(!chart.exhausted());
+        QCOMPARE(chart.legendEntries(),
+                 QStringList({QStringLiteral("best so far"), QStringLiteral("edited plan")}));
+    }
+
+    // Time paused is not search time: the chart's axis does not count it (the engine's seconds do).
+    void pausedTimeIsLeftOut() {
+        SearchPanel panel;
+        panel.setProblem(demo_);
+        const double edited = cost::evaluate(*demo_->problem->costModel, demo_->initialPlan).stepTime;
+        panel.setEditedStepTime(edited);
+        QVERIFY(panel.startSearch());
+        QVERIFY(QTest::qWaitFor([&] { return panel.runner()->lastProgress().iterations > 0; }, kTimeoutMs));
+        panel.runner()->pause();
+        const double before = panel.chart()->elapsed();
+        QTest::qWait(1500);
+        QCOMPARE(panel.chart()->elapsed(), before);  // nothing moves while paused
+        panel.runner()->resume();
+        QVERIFY(QTest::qWaitFor([&] { return panel.runner()->lastProgress().seconds > before + 1.7; },
+                                kTimeoutMs));
+        const double engineSeconds = panel.runner()->lastProgress().seconds;
+        QVERIFY2(panel.chart()->elapsed() < engineSeconds - 1.2,
+                 qPrintable(QStringLiteral("%1 vs %2").arg(panel.chart()->elapsed()).arg(engineSeconds)));
+        QVERIFY(panel.chart()->elapsed() > 0);
+        // The seeded experts gave the best-expert line; the edited plan's stays.
+        QVERIFY(panel.chart()->reference(SearchChart::Reference::BestExpert) > 0);
+        QCOMPARE(panel.chart()->reference(SearchChart::Reference::EditedPlan), edited);
+        panel.runner()->stop();
+        QVERIFY(waitIdle(*panel.runner(), 5'000));
+        QVERIFY(!panel.chart()->exhausted());
+        QVERIFY(panel.chart()->speedUp(SearchChart::Reference::EditedPlan) > 0);
+        if (!shotsDir().isEmpty()) {
+            panel.resize(420, 620);
+            QVERIFY(panel.grab().save(shotsDir() + QStringLiteral("/search-paused.png")));
+        }
+    }
+
+    // A search that explores its whole tree ends before its budget and says the space is exhausted.
+    void exhaustedSearchSaysSo() {
+        ProblemRequest request;
+        request.spec.model = "zoo:demo";
+        request.spec.mesh = "data=2,model=4";
+        const ProblemPtr forward = fixtures::loadThroughLoader(request);
+        QVERIFY(forward);
+        SearchPanel panel;
+        panel.setProblem(forward);
+        search::SearchOptions options = quick(120);
+        options.maxDecisions = 1;
+        options.staging = search::Staging::None;
+        panel.setOptions(options);
+        QCOMPARE(panel.options().maxDecisions, 1);  // kept, though the panel does not show it
+        QElapsedTimer clock;
+        clock.start();
+        QVERIFY(panel.startSearch());
+        QVERIFY(waitIdle(*panel.runner()));
+        QVERIFY(clock.elapsed() < 100'000);
+        QVERIFY(panel.runner()->lastProgress().exhausted);
+        QVERIFY(panel.chart()->exhausted());
+        QVERIFY(panel.chart()->summaryText().contains(QLatin1String("space exhausted")));
+        const QString status = panel.findChild<QLabel*>(QStringLiteral("searchStatus"))->text();
+        QVERIFY2(status.startsWith(QLatin1String("Done, space exhausted")), qPrintable(status));
+    }
+
+    // The picture of docs/explorer.md (only with SHARDSCOPE_PANEL_SHOTS): gpt2-small's training step searched
+    // for 8 s of search time, with a 2 s pause that the chart leaves out.
+    void searchPicture() {
+        if (shotsDir().isEmpty())
+            QSKIP("SHARDSCOPE_PANEL_SHOTS is not set");
+        ProblemRequest request;
+        request.spec.model = "zoo:gpt2-small";
+        request.spec.mesh = "data=2,model=4";
+        request.spec.train = true;
+        const ProblemPtr gpt2 = fixtures::loadThroughLoader(request);
+        QVERIFY(gpt2);
+        SearchPanel panel;
+        panel.resize(440, 640);
+        panel.show();
+        panel.setProblem(gpt2);
+        panel.setEditedStepTime(cost::evaluate(*gpt2->problem->costModel, gpt2->initialPlan).stepTime);
+        panel.setOptions(quick(10, 2));
+        QVERIFY(panel.startSearch());
+        QTest::qWait(4000);
+        panel.runner()->pause();
+        QTest::qWait(2000);
+        panel.runner()->resume();
+        QVERIFY(waitIdle(*panel.runner(), kTimeoutMs));
+        QVERIFY(panel.grab().save(shotsDir() + QStringLiteral("/search-panel.png")));
     }
 
 private:

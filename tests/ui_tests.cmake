@@ -17,6 +17,12 @@ shardscope_add_test(tst_ui_plans SOURCES tst_ui_plans.cpp LIBRARIES shardscope::
 shardscope_add_test(tst_ui_compare SOURCES tst_ui_compare.cpp LIBRARIES shardscope::ui_widgets Qt6::Widgets LABELS ui)
 shardscope_add_test(tst_ui_timeline SOURCES tst_ui_timeline.cpp LIBRARIES shardscope::ui_widgets Qt6::Widgets LABELS ui)
 shardscope_add_test(tst_ui_pipeline SOURCES tst_ui_pipeline.cpp LIBRARIES shardscope::ui_widgets Qt6::Widgets LABELS ui)
+# Settings that behave: open with what is shown, the wheel, the message log, name colours, the fixed-pitch view.
+shardscope_add_test(tst_ui_settings SOURCES tst_ui_settings.cpp LIBRARIES shardscope::ui_widgets Qt6::Widgets LABELS ui)
+# Again where fontconfig resolves "monospace" to a proportional face: the StableHLO view must still be fixed-pitch.
+add_test(NAME tst_ui_settings_proportional_monospace COMMAND tst_ui_settings fixedPitchFontOnAnySetup)
+set_tests_properties(tst_ui_settings_proportional_monospace PROPERTIES LABELS ui TIMEOUT 120
+                     ENVIRONMENT "QT_QPA_PLATFORM=offscreen;FONTCONFIG_FILE=${CMAKE_CURRENT_SOURCE_DIR}/fonts/proportional_monospace.conf")
 
 # Opens every model of ../shared in the window and pictures the largest (label `shared`: skips without it).
 shardscope_add_test(tst_ui_shared_models SOURCES tst_ui_shared_models.cpp

@@ -3,6 +3,8 @@
 // How the explorer shows TOAST's names: a stable colour per name, and tensor shardings as short text.
 #pragma once
 
+#include <cstddef>
+
 #include <QColor>
 #include <QString>
 
@@ -12,9 +14,19 @@
 
 namespace shardscope::ui {
 
-// A colour for `name` that depends only on its label, so a name keeps its colour across sessions, meshes and
-// plans. Light enough to fill a node behind dark text.
+// A colour for `name`: paletteColor of its index, so the names of a model keep their colours across
+// sessions, meshes and plans, and the first ones are far apart. Light enough to fill a node behind dark text.
 QColor nameColor(const analysis::DecisionSpace& space, analysis::NameId name);
+
+// The colours names take, in order: light sRGB colours (OKLab lightness 0.74 to 0.94), each chosen as far as
+// possible from all before it (farthest-point sampling in OKLab), so any two of the first N are easier to
+// tell apart the smaller N is. After kNamePaletteSize colours it starts again.
+inline constexpr std::size_t kNamePaletteSize = 128;
+QColor paletteColor(std::size_t index);
+
+// The perceptual difference of two colours: their Euclidean distance in OKLab, times 100 (about 1 is the
+// smallest difference people see side by side; 10 and more reads as different colours).
+double perceptualDistance(const QColor& a, const QColor& b);
 
 // The short form of a name's label for edge labels: its last path component ("layers.0.attn.heads" →
 // "heads").

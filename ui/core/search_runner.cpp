@@ -59,6 +59,7 @@ SearchProgress searchProgress(const search::Progress& p) {
     s.bestStepTime = p.bestStepTime;
     s.bestPeakMemory = p.bestPeakMemory;
     s.bestFeasible = p.bestFeasible;
+    s.exhausted = p.exhausted;
     return s;
 }
 

@@ -31,6 +31,7 @@ struct SearchProgress {
     double bestStepTime = 0;
     double bestPeakMemory = 0;
     bool bestFeasible = false;
+    bool exhausted = false;  // the tree is complete: the search ended with nothing left to try
 };
 
 // A plan the search found (or an expert plan it was seeded with), with its evaluation.

@@ -12,7 +12,6 @@
 #include <QDockWidget>
 #include <QFileDialog>
 #include <QFileInfo>
-#include <QFontDatabase>
 #include <QHeaderView>
 #include <QImageWriter>
 #include <QKeySequence>
@@ -37,6 +36,7 @@
 
 #include "core/conflict_model.h"
 #include "core/decision_model.h"
+#include "core/message_log.h"
 #include "core/name_model.h"
 #include "core/op_count_model.h"
 #include "core/parameter_model.h"
@@ -46,6 +46,7 @@
 #include "core/zoo_catalog_model.h"
 #include "widgets/cost_panel.h"
 #include "widgets/export_dialog.h"
+#include "widgets/fixed_pitch_font.h"
 #include "widgets/graph_view.h"
 #include "widgets/pipeline_view.h"
 #include "widgets/problem_editor.h"
@@ -53,12 +54,13 @@
 #include "widgets/session_docks.h"
 #include "widgets/summary_panel.h"
 #include "widgets/timeline_view.h"
+#include "widgets/wheel_focus.h"
 
 namespace shardscope::ui {
 namespace {
 
 // Bump when the docks change, so restoreState() ignores layouts saved by older versions.
-constexpr int kLayoutVersion = 5;
+constexpr int kLayoutVersion = 6;
 constexpr char kGeometryKey[] = "mainWindow/geometry";
 constexpr char kStateKey[] = "mainWindow/state";
 constexpr char kRecentKey[] = "recentSources";
@@ -123,6 +125,7 @@ MainWindow::MainWindow(QWidget* parent)
       decisions_(new DecisionModel(this)),
       opCounts_(new OpCountModel(this)),
       parameters_(new ParameterModel(this)),
+      messages_(new MessageLog(this)),
       graph_(new GraphView(this)),
       chooser_(new QComboBox(this)),
       findField_(new QLineEdit(this)),
@@ -139,9 +142,13 @@ MainWindow::MainWindow(QWidget* parent)
       decisionView_(makeTableView(decisions_, -1, Qt::AscendingOrder, this)),
       parameterView_(makeTableView(parameters_, -1, Qt::AscendingOrder, this)),
       opCountView_(makeTableView(opCounts_, OpCountModel::CountColumn, Qt::DescendingOrder, this)),
+      messageView_(makeTableView(messages_, -1, Qt::AscendingOrder, this)),
       progress_(new QProgressBar(this)) {
     setWindowTitle(tr("Shardscope"));
     resize(1440, 900);
+    // The wheel scrolls the panels; it changes a spin box or combo box only once the user works in it.
+    if (auto* application = qobject_cast<QApplication*>(QCoreApplication::instance()))
+        WheelFocusPolicy::install(*application);
     spec_.mesh = "data=2,model=4";  // one 8-GPU node, two ways to shard: shows both kinds of decision
     problemEditor_->setSpec(spec_);
 
@@ -246,7 +253,7 @@ MainWindow::MainWindow(QWidget* parent)
     stableHlo_->setObjectName(QStringLiteral("stableHloView"));
     stableHlo_->setReadOnly(true);
     stableHlo_->setLineWrapMode(QPlainTextEdit::NoWrap);
-    stableHlo_->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
+    stableHlo_->setFont(fixedPitchFont());
     stableHlo_->setPlaceholderText(tr("The model's StableHLO appears here once it is loaded."));
     details_->setObjectName(QStringLiteral("detailsView"));
     details_->setOpenLinks(false);
@@ -259,6 +266,17 @@ MainWindow::MainWindow(QWidget* parent)
     decisionView_->setObjectName(QStringLiteral("decisionsView"));
     parameterView_->setObjectName(QStringLiteral("parametersView"));
     opCountView_->setObjectName(QStringLiteral("opKindsView"));
+    messageView_->setObjectName(QStringLiteral("messagesView"));
+    messageView_->setTextElideMode(Qt::ElideRight);
+    for (int column = 0; column < MessageLog::TextColumn; ++column)
+        messageView_->horizontalHeader()->setSectionResizeMode(column, QHeaderView::ResizeToContents);
+    messageView_->horizontalHeader()->setSectionResizeMode(MessageLog::TextColumn, QHeaderView::Stretch);
+    // The newest in view as they arrive (unless the user sorted the log another way).
+    connect(messages_, &MessageLog::added, messageView_, [this] {
+        if (messageView_->horizontalHeader()->sortIndicatorSection() < 0)
+            messageView_->scrollToBottom();
+        updateMessagesTitle();
+    });
     parameterView_->horizontalHeader()->setSectionResizeMode(ParameterModel::NameColumn,
                                                              QHeaderView::Stretch);
     opCountView_->horizontalHeader()->setSectionResizeMode(OpCountModel::KindColumn, QHeaderView::Stretch);
@@ -316,6 +334,8 @@ MainWindow::MainWindow(QWidget* parent)
         addPanel(tr("Pipeline"), QStringLiteral("pipelineDock"), pipeline_, Qt::BottomDockWidgetArea);
     auto* hloDock =
         addPanel(tr("StableHLO"), QStringLiteral("stableHloDock"), stableHlo_, Qt::BottomDockWidgetArea);
+    messagesDock_ =
+        addPanel(tr("Messages"), QStringLiteral("messagesDock"), messageView_, Qt::BottomDockWidgetArea);
     auto* parametersDock =
         addPanel(tr("Parameters"), QStringLiteral("parametersDock"), parameterView_, Qt::LeftDockWidgetArea);
     auto* opKindsDock =
@@ -330,13 +350,16 @@ MainWindow::MainWindow(QWidget* parent)
     // The session: search, plans, breakdown, search tree and comparison.
     session_ = new SessionDocks(this, editor_, graph_);
     connect(session_, &SessionDocks::message, this,
-            [this](const QString& text) { statusBar()->showMessage(text); });
+            [this](const QString& text) { report(LogMessage::Severity::Note, tr("Session"), text); });
+    connect(session_, &SessionDocks::failure, this,
+            [this](const QString& text) { report(LogMessage::Severity::Error, tr("Session"), text); });
     tabifyDockWidget(problemDock, session_->searchDock());
     QDockWidget* below = hloDock;
     for (QDockWidget* dock : session_->bottomDocks()) {
         tabifyDockWidget(below, dock);
         below = dock;
     }
+    tabifyDockWidget(below, messagesDock_);
     namesDock->raise();
     planDock->raise();
     detailsDock->raise();
@@ -375,7 +398,7 @@ MainWindow::MainWindow(QWidget* parent)
         checkSettled();
     });
     connect(editor_, &PlanEditor::evaluationFailed, this, [this](const QString& message) {
-        statusBar()->showMessage(message);
+        report(LogMessage::Severity::Error, tr("Evaluation"), message);
         checkSettled();
     });
     connect(problemEditor_, &ProblemEditor::applied, this, &MainWindow::applySpec);
@@ -400,7 +423,7 @@ MainWindow::MainWindow(QWidget* parent)
         layoutEnded();
     });
     connect(graph_, &GraphView::layoutFailed, this, [this, layoutEnded](const QString& message) {
-        statusBar()->showMessage(tr("Cannot lay the graph out: %1").arg(message));
+        report(LogMessage::Severity::Error, tr("Layout"), tr("Cannot lay the graph out: %1").arg(message));
         layoutEnded();
     });
     connect(graph_, &GraphView::opSelected, this, [this](std::size_t body) {
@@ -468,7 +491,7 @@ void MainWindow::buildMenus() {
         auto* dialog = new ExportDialog(current_, editor_->plan(), this);
         dialog->setAttribute(Qt::WA_DeleteOnClose);
         connect(dialog, &ExportDialog::exported, this, [this](const QString& path) {
-            statusBar()->showMessage(tr("Exported the plan to %1").arg(path), 4000);
+            report(LogMessage::Severity::Note, tr("Export"), tr("Exported the plan to %1").arg(path), 4000);
         });
         dialog->open();
     });
@@ -527,9 +550,17 @@ void MainWindow::buildMenus() {
 void MainWindow::openModel(const QString& source) {
     if (source.isEmpty() || (loader_->isBusy() && source == requested_))
         return;
+    // A model opens with the settings the user sees, applied or not (unchanged, exactly as they were given: a
+    // mesh file stays a file).
+    const bool edited = problemEditor_->isUnapplied();
+    if (!problemEditor_->isValid()) {
+        showFailure(tr("Cannot open %1 with the settings under Mesh and training: %2")
+                        .arg(source, problemEditor_->errorText()));
+        return;
+    }
     pendingEntrySource_.clear();
     ProblemRequest request;
-    request.spec = spec_;
+    request.spec = edited ? problemEditor_->spec() : spec_;
     request.spec.sizes.clear();  // another model: its own sizes, until the user sets them
     if (isWorkspaceFile(source))
         request.workspace = source;
@@ -601,8 +632,6 @@ void MainWindow::showModel(std::shared_ptr<const ProblemView> model) {
     details_->clear();
     graph_->setProblem(current_);
     editor_->setProblem(current_);
-    if (!planToOpen_.isEmpty())
-        openPlan(std::exchange(planToOpen_, QString()));
     session_->setProblem(current_);
     opCountView_->resizeColumnToContents(OpCountModel::CountColumn);
     for (int column = ParameterModel::RoleColumn; column < ParameterModel::ColumnCount; ++column)
@@ -610,15 +639,18 @@ void MainWindow::showModel(std::shared_ptr<const ProblemView> model) {
     conflictView_->expandToDepth(0);
     rememberRecent(current_->source);
     const auto& space = current_->space();
-    statusBar()->showMessage(tr("Opened %1: %L2 ops, %L3 names in %L4 groups, %L5 conflicts, in %L6 ms")
-                                 .arg(current_->source)
-                                 .arg(current_->statistics.opCount)
-                                 .arg(space.names.size())
-                                 .arg(space.groups.size())
-                                 .arg(space.conflicts.size())
-                                 .arg(current_->loadMilliseconds));
+    report(LogMessage::Severity::Note, tr("Open"),
+           tr("Opened %1: %L2 ops, %L3 names in %L4 groups, %L5 conflicts, in %L6 ms")
+               .arg(current_->source)
+               .arg(current_->statistics.opCount)
+               .arg(space.names.size())
+               .arg(space.groups.size())
+               .arg(space.conflicts.size())
+               .arg(current_->loadMilliseconds));
     for (const QString& warning : current_->warnings)
-        qInfo("%s", qUtf8Printable(warning));
+        messages_->add(LogMessage::Severity::Warning, tr("Load"), warning);
+    for (const QString& warning : current_->planWarnings)
+        messages_->add(LogMessage::Severity::Warning, tr("Plan"), warning);
     // What of the user's plan did not survive the new settings is said where they look, and stays there
     // through the layout.
     notice_.clear();
@@ -629,6 +661,9 @@ void MainWindow::showModel(std::shared_ptr<const ProblemView> model) {
                             .arg(current_->planWarnings.front());
         statusBar()->showMessage(notice_);
     }
+    // After the lines saying the model opened, so that a plan that cannot open is the last word.
+    if (!planToOpen_.isEmpty())
+        openPlan(std::exchange(planToOpen_, QString()));
     emit modelShown();
     checkSettled();
 }
@@ -638,7 +673,7 @@ void MainWindow::showFailure(const QString& message) {
     if (!pendingEntrySource_.isEmpty())
         shown += tr("\nChoose the entry function under Mesh and training, then Apply.");
     summary_->showError(current_ ? tr("%1\nStill showing %2.").arg(shown, current_->source) : shown);
-    statusBar()->showMessage(message);
+    report(LogMessage::Severity::Error, tr("Open"), message);
     awaitingSettle_ = false;
     emit modelFailed(message);
 }
@@ -737,6 +772,8 @@ bool MainWindow::openPlan(const QString& plan, QString* errorMessage) {
     if (!succeeded(editor_->openPlan(plan, &warnings), errorMessage))
         return false;
     // A plan whose decisions the mesh cannot apply opens (the user may change the mesh next), and says so.
+    for (const QString& warning : warnings)
+        messages_->add(LogMessage::Severity::Warning, tr("Plan"), warning);
     if (!warnings.isEmpty())
         statusBar()->showMessage(
             warnings.size() == 1
@@ -755,10 +792,28 @@ bool MainWindow::savePlan(const QString& path, QString* errorMessage) {
 bool MainWindow::succeeded(const QString& error, QString* errorMessage) {
     if (error.isEmpty())
         return true;
-    statusBar()->showMessage(error);
+    report(LogMessage::Severity::Error, tr("Plan"), error);
     if (errorMessage)
         *errorMessage = error;
     return false;
+}
+
+void MainWindow::report(LogMessage::Severity severity, const QString& source, const QString& text,
+                        int timeoutMs) {
+    messages_->add(severity, source, text);
+    statusBar()->showMessage(text, timeoutMs);
+}
+
+void MainWindow::updateMessagesTitle() {
+    const int errors = messages_->count(LogMessage::Severity::Error);
+    const int warnings = messages_->count(LogMessage::Severity::Warning);
+    QStringList counts;
+    if (errors > 0)
+        counts << (errors == 1 ? tr("1 error") : tr("%1 errors").arg(errors));
+    if (warnings > 0)
+        counts << (warnings == 1 ? tr("1 warning") : tr("%1 warnings").arg(warnings));
+    messagesDock_->setWindowTitle(
+        counts.isEmpty() ? tr("Messages") : tr("Messages (%1)").arg(counts.join(QStringLiteral(", "))));
 }
 
 void MainWindow::nameSelected(const QModelIndex& index) {

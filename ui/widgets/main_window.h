@@ -8,6 +8,7 @@
 
 #include <QMainWindow>
 
+#include "core/message_log.h"
 #include "core/plan_state.h"
 #include "core/problem_loader.h"
 #include "core/problem_view.h"
@@ -48,11 +49,13 @@ public:
     ~MainWindow() override;
 
     // Starts opening `source` in the background: a zoo model ("zoo:gpt2-small"), a model file, or a workspace
-    // file (its newest session and best plan). The mesh, hardware and training options are those of the
-    // Problem panel. The window stays responsive and shows the problem when it arrives (modelShown) or says
-    // why not (modelFailed). Asking again for the source being opened does nothing.
+    // file (its newest session and best plan). The mesh, hardware and training options are those the Mesh and
+    // training panel shows, applied or not; when they cannot load, the open fails at once with the panel's
+    // error. The window stays responsive and shows the problem when it arrives (modelShown) or says why not
+    // (modelFailed). Asking again for the source being opened does nothing.
     void openModel(const QString& source);
-    // The mesh, hardware, training and cost settings models open with (the model and dimensions are ignored).
+    // The settings of the problem shown (last applied or opened with); setSpec shows `spec` in the Mesh and
+    // training panel, which the next model opens with (the model and dimensions are ignored).
     const ProblemSpec& spec() const { return spec_; }
     void setSpec(const ProblemSpec& spec);
     // Plans the model shown again with `spec`'s mesh, hardware and options, keeping the plan where it still
@@ -74,6 +77,8 @@ public:
     SessionDocks* sessionDocks() const { return session_; }
     TimelineView* timelineView() const { return timeline_; }
     PipelineView* pipelineView() const { return pipeline_; }
+    // Every error, warning and note of the session (the Messages dock); the status bar flashes the newest.
+    MessageLog* messageLog() const { return messages_; }
     // Shows dock `name` and brings it to the front of its tab group: its object name with or without the
     // "Dock" suffix ("timeline", "breakdownDock") or its title, in any case. Returns false when no dock is
     // called so.
@@ -115,6 +120,9 @@ private:
     // Shows `error` in the status bar (and copies it to `errorMessage`) unless it is empty; returns whether
     // it is.
     bool succeeded(const QString& error, QString* errorMessage);
+    // Logs `text` and shows it in the status bar (for `timeoutMs`, 0: until the next message).
+    void report(LogMessage::Severity severity, const QString& source, const QString& text, int timeoutMs = 0);
+    void updateMessagesTitle();
     void nameSelected(const QModelIndex& index);
     void nameMenu(const QPoint& position);
     void conflictActivated(const QModelIndex& index);
@@ -133,12 +141,13 @@ private:
     DecisionModel* decisions_;
     OpCountModel* opCounts_;
     ParameterModel* parameters_;
+    MessageLog* messages_;
     std::shared_ptr<const ProblemView> current_;
     QString requested_;
     QString pendingEntrySource_;  // a module that needs its entry function chosen (entryChoices)
     QString
         notice_;  // what the status bar says of the problem shown once the layout is done ("" for nothing)
-    ProblemSpec spec_;  // the settings new models open with
+    ProblemSpec spec_;  // the settings of the problem shown (new models open with the panel's)
     QString planToOpen_;
     QString findOnOpen_;
     bool awaitingSettle_ = false;
@@ -163,6 +172,8 @@ private:
     QTableView* decisionView_;
     QTableView* parameterView_;
     QTableView* opCountView_;
+    QTableView* messageView_;
+    QDockWidget* messagesDock_ = nullptr;
     QProgressBar* progress_;
     SessionDocks* session_ = nullptr;
     QMenu* recentMenu_ = nullptr;

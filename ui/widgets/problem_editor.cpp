@@ -43,6 +43,15 @@ QDoubleSpinBox* spin(const QString& objectName, double minimum, double maximum, 
     return box;
 }
 
+// Whether two specs plan the same way as far as the editor edits them.
+bool sameSettings(const ProblemSpec& a, const ProblemSpec& b) {
+    return a.hardware == b.hardware && a.mesh == b.mesh && a.sizes == b.sizes && a.entry == b.entry &&
+           a.train == b.train && a.optimizer == b.optimizer && a.loss == b.loss &&
+           a.lossOutput == b.lossOutput && a.mixedPrecision == b.mixedPrecision &&
+           a.cost.efficiency == b.cost.efficiency && a.cost.prefetch == b.cost.prefetch &&
+           a.cost.memoryReserve == b.cost.memoryReserve && a.cost.launchTime == b.cost.launchTime;
+}
+
 QString cellText(const QTableWidget* table, int row, int column) {
     const QTableWidgetItem* item = table->item(row, column);
     return item ? item->text().trimmed() : QString();
@@ -64,6 +73,15 @@ ProblemEditor::ProblemEditor(QWidget* parent) : QWidget(parent) {
     errorLabel_->setTextInteractionFlags(Qt::TextSelectableByMouse);
     errorLabel_->setStyleSheet(QStringLiteral("color: #b00020;"));
     layout->addWidget(errorLabel_);
+
+    unappliedLabel_ =
+        new QLabel(tr("Not applied yet: Apply plans the model shown with these settings, and a "
+                      "model opened next opens with them."));
+    unappliedLabel_->setObjectName(QStringLiteral("unappliedLabel"));
+    unappliedLabel_->setWordWrap(true);
+    unappliedLabel_->setStyleSheet(QStringLiteral("QLabel { color: #8a5a00; font-weight: bold; }"));
+    unappliedLabel_->hide();
+    layout->addWidget(unappliedLabel_);
 
     auto* buttons = new QHBoxLayout;
     auto* revert = new QPushButton(tr("Revert"));
@@ -194,6 +212,7 @@ QWidget* ProblemEditor::buildSizesBox() {
         tr("StableHLO: the function to plan, for a module with several public functions and no @main "
            "(as --entry NAME). Empty: @main, else the only public function."));
     form->addRow(tr("Entry function"), entryCombo_);
+    connect(entryCombo_, &QComboBox::currentTextChanged, this, &ProblemEditor::updateUnapplied);
     return box;
 }
 
@@ -229,6 +248,9 @@ QWidget* ProblemEditor::buildTrainingBox() {
     form->addRow(tr("Loss output"), lossOutputCombo_);
     form->addRow(mixedPrecisionCheck_);
     connect(trainCheck_, &QCheckBox::toggled, this, &ProblemEditor::updateTrainingEnabled);
+    for (QComboBox* combo : {optimizerCombo_, lossCombo_, lossOutputCombo_})
+        connect(combo, &QComboBox::currentTextChanged, this, &ProblemEditor::updateUnapplied);
+    connect(mixedPrecisionCheck_, &QCheckBox::toggled, this, &ProblemEditor::updateUnapplied);
     return box;
 }
 
@@ -252,6 +274,8 @@ QWidget* ProblemEditor::buildCostBox() {
     form->addRow(tr("Prefetch"), prefetchSpin_);
     form->addRow(tr("Memory reserve"), reserveSpin_);
     form->addRow(tr("Launch time"), launchSpin_);
+    for (QDoubleSpinBox* field : {efficiencySpin_, prefetchSpin_, reserveSpin_, launchSpin_})
+        connect(field, &QDoubleSpinBox::valueChanged, this, &ProblemEditor::updateUnapplied);
     return box;
 }
 
@@ -332,6 +356,7 @@ QString ProblemEditor::meshText() const {
 
 void ProblemEditor::setSpec(const ProblemSpec& spec) {
     base_ = spec;
+    const bool wasUpdating = std::exchange(updating_, true);
     {
         const QString key = toQString(spec.hardware);
         int index = -1;
@@ -368,7 +393,21 @@ void ProblemEditor::setSpec(const ProblemSpec& spec) {
     reserveSpin_->setValue(spec.cost.memoryReserve);
     launchSpin_->setValue(spec.cost.launchTime / kSecondsPerMicrosecond);
     updateTrainingEnabled();
+    updating_ = wasUpdating;
+    shown_ = this->spec();
     revalidate();
+}
+
+bool ProblemEditor::isUnapplied() const {
+    return !sameSettings(spec(), shown_);
+}
+
+void ProblemEditor::updateUnapplied() {
+    if (updating_ || !unappliedLabel_)
+        return;  // mid-update, or still being built
+    const bool unapplied = isUnapplied();
+    unappliedLabel_->setVisible(unapplied);
+    emit unappliedChanged(unapplied);
 }
 
 ProblemSpec ProblemEditor::spec() const {
@@ -414,6 +453,7 @@ QString ProblemEditor::errorText() const {
 }
 
 void ProblemEditor::updateTrainingEnabled() {
+    updateUnapplied();
     const bool train = trainCheck_->isChecked();
     optimizerCombo_->setEnabled(train);
     lossCombo_->setEnabled(train);
@@ -441,6 +481,7 @@ void ProblemEditor::revalidate() {
     errorLabel_->setVisible(!check.error.isEmpty());
     applyButton_->setEnabled(check.error.isEmpty());
     updating_ = wasUpdating;
+    updateUnapplied();
 }
 
 }  // namespace shardscope::ui

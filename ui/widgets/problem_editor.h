@@ -29,7 +29,7 @@ namespace shardscope::ui {
 // text. Child widgets carry object names (hardwareCombo, meshTable, addAxisButton, removeAxisButton,
 // deviceCount, errorLabel, trainCheck, optimizerCombo, lossCombo, lossOutputCombo (editable: empty for the
 // first output, a name or index, or "all"), mixedPrecisionCheck, efficiencySpin, prefetchSpin, reserveSpin,
-// launchSpin, sizesEdit, applyButton, revertButton).
+// launchSpin, sizesEdit, applyButton, revertButton, unappliedLabel).
 class ProblemEditor : public QWidget {
     Q_OBJECT
 
@@ -57,6 +57,9 @@ public:
     // The functions a StableHLO module without @main offers as its entry (ProblemLoader::entryChoices): the
     // entry field lists them, the typed text kept.
     void setEntryChoices(const QStringList& functions);
+    // Whether the settings shown differ from those last given to setSpec (the model shown was planned with
+    // those): the panel then says they are not applied yet (unappliedLabel).
+    bool isUnapplied() const;
     // Why the spec cannot be applied (the engine's message), or "" when it can.
     QString errorText() const;
     bool isValid() const { return errorText_.isEmpty(); }
@@ -64,6 +67,7 @@ public:
 signals:
     // The user pressed Apply with a valid spec.
     void applied(shardscope::ProblemSpec spec);
+    void unappliedChanged(bool unapplied);
 
 private:
     QWidget* buildHardwareBox();
@@ -83,8 +87,10 @@ private:
     // Apply.
     void revalidate();
     void updateTrainingEnabled();
+    void updateUnapplied();
 
     ProblemSpec base_;
+    ProblemSpec shown_;  // base_ as the editor writes it back (a JSON mesh as makeMesh text): "applied"
     // The hardware choices (parallel to hardwareCombo_'s items) and, until the user edits the table, why the
     // spec's mesh JSON could not be shown.
     MeshDraft draft_;
@@ -109,6 +115,7 @@ private:
     QDoubleSpinBox* reserveSpin_ = nullptr;
     QDoubleSpinBox* launchSpin_ = nullptr;
     QPushButton* applyButton_ = nullptr;
+    QLabel* unappliedLabel_ = nullptr;
 };
 
 }  // namespace shardscope::ui

@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <tuple>
+#include <utility>
 
 #include <QCheckBox>
 #include <QDoubleSpinBox>
@@ -35,6 +37,9 @@ QString timeText(double seconds) {
 const QColor kFeasible(0x3c, 0x8d, 0x3c);
 const QColor kInfeasible(0xc0, 0x39, 0x2b);
 const QColor kLine(0x4f, 0x7f, 0xb5);
+const QColor kEdited(0x6d, 0x4c, 0x9f);
+const QColor kExpert(0xb0, 0x6a, 0x1e);
+constexpr double kLegendSample = 16;  // the width of a legend entry's line or mark
 
 }  // namespace
 
@@ -46,6 +51,8 @@ SearchChart::SearchChart(QWidget* parent) : QWidget(parent) {
 void SearchChart::clear() {
     points_.clear();
     elapsed_ = 0;
+    exhausted_ = false;
+    expert_ = {};
     update();
 }
 
@@ -62,15 +69,142 @@ void SearchChart::setElapsed(double seconds) {
     update();
 }
 
+void SearchChart::setReference(Reference reference, double stepTime, const QString& label) {
+    Line& target = reference == Reference::EditedPlan ? edited_ : expert_;
+    target = {std::isfinite(stepTime) && stepTime > 0 ? stepTime : 0.0, label};
+    update();
+}
+
+const SearchChart::Line& SearchChart::line(Reference reference) const {
+    return reference == Reference::EditedPlan ? edited_ : expert_;
+}
+
+double SearchChart::reference(Reference reference) const {
+    return line(reference).stepTime;
+}
+
+double SearchChart::speedUp(Reference reference) const {
+    const double against = line(reference).stepTime;
+    if (points_.empty() || against <= 0 || points_.back().stepTime <= 0)
+        return 0;
+    return against / points_.back().stepTime;
+}
+
+QString SearchChart::summaryText() const {
+    QStringList parts;
+    if (const double s = speedUp(Reference::EditedPlan); s > 0)
+        parts << tr("%1× vs the edited plan").arg(s, 0, 'f', 2);
+    if (const double s = speedUp(Reference::BestExpert); s > 0)
+        parts << tr("%1× vs the best expert").arg(s, 0, 'f', 2);
+    if (exhausted_)
+        parts << tr("space exhausted");
+    return parts.join(QStringLiteral(" · "));
+}
+
+void SearchChart::setExhausted(bool exhausted) {
+    exhausted_ = exhausted;
+    update();
+}
+
+QStringList SearchChart::legendEntries() const {
+    QStringList entries{tr("best so far")};
+    const auto any = [&](bool feasible) {
+        return std::any_of(points_.begin(), points_.end(),
+                           [&](const Point& p) { return p.feasible == feasible; });
+    };
+    if (any(true))
+        entries << tr("fits");
+    if (any(false))
+        entries << tr("does not fit");
+    if (edited_.stepTime > 0)
+        entries << tr("edited plan");
+    if (expert_.stepTime > 0)
+        entries << (expert_.label.isEmpty() ? tr("best expert") : tr("best expert (%1)").arg(expert_.label));
+    return entries;
+}
+
+namespace {
+
+// The pens of the reference lines, shared by the plot and the legend.
+QPen referencePen(SearchChart::Reference reference) {
+    QPen pen(reference == SearchChart::Reference::EditedPlan ? kEdited : kExpert, 1.4);
+    pen.setStyle(reference == SearchChart::Reference::EditedPlan ? Qt::DashLine : Qt::DotLine);
+    return pen;
+}
+
+}  // namespace
+
+std::vector<std::pair<QString, QPointF>> SearchChart::legendLayout(double width) const {
+    const QFontMetricsF metrics(font());
+    std::vector<std::pair<QString, QPointF>> placed;
+    double x = 0, y = 0;
+    for (const QString& entry : legendEntries()) {
+        const double w = kLegendSample + 4 + metrics.horizontalAdvance(entry) + 12;
+        if (x > 0 && x + w > width + 12)
+            x = 0, y += metrics.height() + 2;  // the next row
+        placed.emplace_back(entry, QPointF(x, y));
+        x += w;
+    }
+    return placed;
+}
+
+void SearchChart::drawLegend(QPainter& painter, const QRectF& area) const {
+    const QFontMetricsF metrics(font());
+    const QString best = tr("best so far"), fits = tr("fits"), misses = tr("does not fit"),
+                  edited = tr("edited plan");
+    for (const auto& [entry, offset] : legendLayout(area.width())) {
+        const double x = area.left() + offset.x(), top = area.top() + offset.y();
+        const double y = top + metrics.height() / 2;
+        const QPointF middle(x + kLegendSample / 2, y);
+        painter.setBrush(Qt::NoBrush);
+        if (entry == best) {
+            painter.setPen(QPen(kLine, 1.5));
+            painter.drawLine(QPointF(x, y), QPointF(x + kLegendSample, y));
+        } else if (entry == fits) {
+            painter.setPen(Qt::NoPen);
+            painter.setBrush(kFeasible);
+            painter.drawEllipse(middle, 3.5, 3.5);
+        } else if (entry == misses) {
+            painter.setPen(QPen(kInfeasible, 1.8));
+            painter.drawLine(middle + QPointF(-3.5, -3.5), middle + QPointF(3.5, 3.5));
+            painter.drawLine(middle + QPointF(-3.5, 3.5), middle + QPointF(3.5, -3.5));
+        } else {
+            painter.setPen(referencePen(entry == edited ? Reference::EditedPlan : Reference::BestExpert));
+            painter.drawLine(QPointF(x, y), QPointF(x + kLegendSample, y));
+        }
+        painter.setPen(palette().color(QPalette::Text));
+        painter.drawText(QRectF(x + kLegendSample + 4, top, area.width(), metrics.height()),
+                         Qt::AlignLeft | Qt::AlignVCenter, entry);
+    }
+}
+
 void SearchChart::paintEvent(QPaintEvent*) {
     QPainter painter(this);
     painter.setRenderHint(QPainter::Antialiasing);
     painter.fillRect(rect(), palette().base());
     const QFontMetrics metrics(font());
     const int strip = 6;  // the feasibility strip under the plot
-    const QRectF plot(metrics.horizontalAdvance(QStringLiteral("000.000 ms")) + 8, metrics.height() / 2.0 + 2,
-                      width() - metrics.horizontalAdvance(QStringLiteral("000.000 ms")) - 16,
-                      height() - 2.0 * metrics.height() - strip - 10);
+    const int labelWidth = metrics.horizontalAdvance(QStringLiteral("000.000 ms"));
+    const QString summary = summaryText();
+    const double innerWidth = width() - labelWidth - 16;
+    // The header (the speed-ups, wrapped when narrow) and the legend's rows take what they need.
+    QFont bold = font();
+    bold.setBold(true);
+    const QRectF header = summary.isEmpty() ? QRectF(labelWidth + 8, 2, innerWidth, 0)
+                                            : QFontMetricsF(bold).boundingRect(
+                                                  QRectF(labelWidth + 8, 2, innerWidth, 4 * metrics.height()),
+                                                  Qt::TextWordWrap, summary);
+    const auto legend = legendLayout(innerWidth);
+    const double legendHeight = legend.empty() ? 0 : legend.back().second.y() + metrics.height() + 4;
+    const double top = header.bottom() + 4;
+    const QRectF plot(labelWidth + 8, top + metrics.height() / 2.0, innerWidth,
+                      height() - top - 1.5 * metrics.height() - strip - legendHeight - 10);
+    if (!summary.isEmpty()) {
+        painter.setPen(palette().color(QPalette::Text));
+        painter.setFont(bold);
+        painter.drawText(header, Qt::TextWordWrap, summary);
+        painter.setFont(font());
+    }
     painter.setPen(palette().color(QPalette::Mid));
     painter.drawRect(plot);
     if (points_.empty() || plot.width() < 20 || plot.height() < 20) {
@@ -80,15 +214,25 @@ void SearchChart::paintEvent(QPaintEvent*) {
     }
 
     double low = std::numeric_limits<double>::max(), high = 0;
+    const auto include = [&](double v) {
+        if (v > 0)
+            low = std::min(low, v), high = std::max(high, v);
+    };
     for (const Point& p : points_)
-        if (p.stepTime > 0)
-            low = std::min(low, p.stepTime), high = std::max(high, p.stepTime);
+        include(p.stepTime);
+    include(edited_.stepTime);
+    include(expert_.stepTime);
     if (high <= 0)
         return;
     // Infeasible plans can be orders of magnitude off the feasible ones: a log axis keeps both readable.
     const bool logarithmic = high / low > 20;
     if (high == low)
         low *= 0.9, high *= 1.1;
+    // A margin, so the extreme lines do not run along the frame.
+    if (high / low > 20)
+        low /= 1.15, high *= 1.15;
+    else
+        std::tie(low, high) = std::pair(low - 0.06 * (high - low), high + 0.06 * (high - low));
     const auto scaled = [&](double v) { return logarithmic ? std::log10(v) : v; };
     const double yLow = scaled(low), yHigh = scaled(high);
     const double span = std::max(elapsed_, 1e-3);
@@ -112,22 +256,31 @@ void SearchChart::paintEvent(QPaintEvent*) {
     painter.drawText(axis, Qt::AlignHCenter | Qt::AlignTop,
                      logarithmic ? tr("best step time (log scale)") : tr("best step time"));
 
+    for (const Reference reference : {Reference::EditedPlan, Reference::BestExpert}) {
+        const double stepTime = line(reference).stepTime;
+        if (stepTime <= 0)
+            continue;
+        painter.setPen(referencePen(reference));
+        painter.drawLine(QPointF(plot.left(), yOf(stepTime)), QPointF(plot.right(), yOf(stepTime)));
+    }
+
     // The best so far as a step line, and the feasibility of that best along the strip.
-    QPainterPath line;
+    QPainterPath path;
     for (std::size_t i = 0; i < points_.size(); ++i) {
         const Point& p = points_[i];
         const double x = xOf(p.seconds), y = yOf(p.stepTime);
         if (i == 0)
-            line.moveTo(x, y);
+            path.moveTo(x, y);
         else
-            line.lineTo(x, line.currentPosition().y()), line.lineTo(x, y);
+            path.lineTo(x, path.currentPosition().y()), path.lineTo(x, y);
         const double end = i + 1 < points_.size() ? xOf(points_[i + 1].seconds) : xOf(span);
         painter.fillRect(QRectF(x, stripRect.top(), std::max(end - x, 1.0), stripRect.height()),
                          p.feasible ? kFeasible : kInfeasible);
     }
-    line.lineTo(xOf(span), line.currentPosition().y());
+    path.lineTo(xOf(span), path.currentPosition().y());
     painter.setPen(QPen(kLine, 1.5));
-    painter.drawPath(line);
+    painter.setBrush(Qt::NoBrush);
+    painter.drawPath(path);
 
     for (const Point& p : points_) {
         const QPointF at(xOf(p.seconds), yOf(p.stepTime));
@@ -141,6 +294,7 @@ void SearchChart::paintEvent(QPaintEvent*) {
             painter.drawLine(at + QPointF(-3.5, 3.5), at + QPointF(3.5, -3.5));
         }
     }
+    drawLegend(painter, QRectF(plot.left(), axis.bottom() + 4, plot.width(), legendHeight));
 }
 
 SearchPanel::SearchPanel(QWidget* parent)
@@ -221,10 +375,15 @@ SearchPanel::SearchPanel(QWidget* parent)
     });
     connect(record_, &QCheckBox::toggled, this, &SearchPanel::showRecording);
     connect(runner_, &SearchRunner::stateChanged, this, &SearchPanel::updateButtons);
+    connect(runner_, &SearchRunner::paused, this, [this] { pauseClock(true); });
+    connect(runner_, &SearchRunner::resumed, this, [this] { pauseClock(false); });
     connect(runner_, &SearchRunner::progress, this, &SearchPanel::showProgress);
     connect(runner_, &SearchRunner::newBest, this, &SearchPanel::showBest);
     connect(runner_, &SearchRunner::recording, this, &SearchPanel::showRecording);
-    connect(runner_, &SearchRunner::finished, this, [this] { showProgress(runner_->lastProgress()); });
+    connect(runner_, &SearchRunner::finished, this, [this] {
+        pauseClock(false);  // stopped while paused
+        showProgress(runner_->lastProgress());
+    });
     connect(runner_, &SearchRunner::failed, this, [this](const QString& message) {
         recording_->setText(tr("The search failed: %1").arg(message));
         recording_->setStyleSheet(QStringLiteral("QLabel { color: #a12622; }"));
@@ -264,8 +423,12 @@ void SearchPanel::setWorkspacePath(const QString& path) {
     showRecording();
 }
 
+void SearchPanel::setEditedStepTime(double stepTime) {
+    chart_->setReference(SearchChart::Reference::EditedPlan, stepTime);
+}
+
 search::SearchOptions SearchPanel::options() const {
-    search::SearchOptions options;
+    search::SearchOptions options = options_;
     options.budget.seconds = seconds_->value();
     options.threads = threads_->value();
     options.seed = static_cast<std::uint64_t>(seed_->value());
@@ -274,6 +437,7 @@ search::SearchOptions SearchPanel::options() const {
 }
 
 void SearchPanel::setOptions(const search::SearchOptions& options) {
+    options_ = options;
     seconds_->setValue(options.budget.seconds > 0 ? options.budget.seconds : 30);
     threads_->setValue(options.threads);
     seed_->setValue(static_cast<int>(std::min<std::uint64_t>(options.seed, std::numeric_limits<int>::max())));
@@ -285,6 +449,8 @@ bool SearchPanel::startSearch() {
     if (!runner_->start(problem_, startPlan_, options(), path))
         return false;
     searched_ = problem_;
+    pausedSeconds_ = 0;
+    pauseTimer_.invalidate();
     chart_->clear();
     best_->clear();
     status_->setText(tr("Starting…"));
@@ -307,21 +473,45 @@ void SearchPanel::updateButtons() {
         status_->setText(tr("Paused · %1").arg(status_->text().section(QStringLiteral(" · "), -4)));
 }
 
+void SearchPanel::pauseClock(bool paused) {
+    if (paused) {
+        pauseTimer_.start();
+    } else if (pauseTimer_.isValid()) {
+        pausedSeconds_ += static_cast<double>(pauseTimer_.nsecsElapsed()) * 1e-9;
+        pauseTimer_.invalidate();
+    }
+}
+
+double SearchPanel::activeSeconds(double searchSeconds) const {
+    double paused = pausedSeconds_;
+    if (pauseTimer_.isValid())
+        paused += static_cast<double>(pauseTimer_.nsecsElapsed()) * 1e-9;
+    return std::max(0.0, searchSeconds - paused);
+}
+
 void SearchPanel::showProgress(const SearchProgress& p) {
     const QLocale locale;
-    chart_->setElapsed(p.seconds);
+    const double seconds = activeSeconds(p.seconds);
+    chart_->setElapsed(seconds);
     QString text = tr("%1 iterations · %2 it/s · tree %3 nodes · %4 s")
                        .arg(locale.toString(p.iterations), locale.toString(p.iterationsPerSecond, 'f', 0),
-                            locale.toString(p.treeNodes), QString::number(p.seconds, 'f', 1));
-    if (runner_->state() == SearchRunner::State::Idle)
-        text = tr("Done · %1").arg(text);
+                            locale.toString(p.treeNodes), QString::number(seconds, 'f', 1));
+    if (runner_->state() == SearchRunner::State::Idle) {
+        chart_->setExhausted(p.exhausted);
+        text = p.exhausted ? tr("Done, space exhausted · %1").arg(text) : tr("Done · %1").arg(text);
+    }
     status_->setText(text);
 }
 
 void SearchPanel::showBest(const FoundPlan& found) {
     if (searched_ != problem_)
         return;  // a stopped search of the previous problem, still reporting
-    chart_->addPoint({found.seconds, found.evaluation.stepTime, found.evaluation.feasible});
+    // The experts seed the search, before it finds plans of its own: the last expert to be the best is the
+    // best expert.
+    if (found.origin.startsWith(QLatin1String("expert:")))
+        chart_->setReference(SearchChart::Reference::BestExpert, found.evaluation.stepTime,
+                             found.origin.mid(7));
+    chart_->addPoint({activeSeconds(found.seconds), found.evaluation.stepTime, found.evaluation.feasible});
     best_->setText(tr("Best: %1 per step, %2 · %3 after %4 s")
                        .arg(timeText(found.evaluation.stepTime),
                             found.evaluation.feasible ? tr("fits") : tr("does not fit"), found.origin,

@@ -117,6 +117,10 @@ SessionDocks::SessionDocks(QMainWindow* window, PlanEditor* editor, GraphView* g
 
     // The search starts from the edited plan's pins and forbidden decisions; its plans join the table.
     connect(editor_, &PlanEditor::planChanged, this, [this] { search_->setStartPlan(editor_->plan()); });
+    // The chart's "edited plan" line, and the speed-up over it.
+    connect(editor_, &PlanEditor::evaluated, this, [this](const std::shared_ptr<const PlanState>& state) {
+        search_->setEditedStepTime(state ? state->evaluation.stepTime : 0.0);
+    });
     connect(search_, &SearchPanel::applyPlanRequested, this,
             [this](const plan::Plan& plan, const QString& description) {
                 editor_->replacePlan(plan, description);
@@ -136,12 +140,12 @@ SessionDocks::SessionDocks(QMainWindow* window, PlanEditor* editor, GraphView* g
         if (!search_->runner()->workspacePath().isEmpty())
             showSession(search_->runner()->workspacePath(), search_->runner()->session());
     });
-    connect(runner, &SearchRunner::failed, this, &SessionDocks::message);
+    connect(runner, &SearchRunner::failed, this, &SessionDocks::failure);
 
     connect(planView_->selectionModel(), &QItemSelectionModel::selectionChanged, this,
             &SessionDocks::planSelected);
     connect(planView_, &QWidget::customContextMenuRequested, this, &SessionDocks::planMenu);
-    connect(plans_, &PlanTableModel::loadFailed, this, &SessionDocks::message);
+    connect(plans_, &PlanTableModel::loadFailed, this, &SessionDocks::failure);
     connect(treeView_, &QAbstractItemView::activated, this,
             [this](const QModelIndex& index) { tree_->requestNodePlan(index, problem_); });
     connect(tree_, &SearchTreeModel::nodePlanReady, this, [this](qint64 node, const plan::Plan& plan) {
@@ -150,7 +154,7 @@ SessionDocks::SessionDocks(QMainWindow* window, PlanEditor* editor, GraphView* g
     });
     connect(tree_, &SearchTreeModel::nodePlanFailed, this,
             [this](qint64 node, const QString& why) { emit message(tr("Node %1: %2").arg(node).arg(why)); });
-    connect(tree_, &SearchTreeModel::readFailed, this, &SessionDocks::message);
+    connect(tree_, &SearchTreeModel::readFailed, this, &SessionDocks::failure);
     connect(breakdown_, &PlanBreakdownView::locateOp, graph_, &GraphView::showOp);
     connect(compare_, &CompareView::locateOp, graph_, &GraphView::showOp);
 
@@ -179,7 +183,7 @@ SessionDocks::SessionDocks(QMainWindow* window, PlanEditor* editor, GraphView* g
         // Plans name their decisions by the model's names and groups: another model's plans mean nothing to
         // this one.
         if (!sameDecisionSpace(*problem_, *other)) {
-            emit message(tr("Cannot compare with %1: it holds the model %2, not %3 (compare with a workspace "
+            emit failure(tr("Cannot compare with %1: it holds the model %2, not %3 (compare with a workspace "
                             "of the same model)")
                              .arg(other->workspacePath, other->displayName, problem_->displayName));
             return;
@@ -187,13 +191,13 @@ SessionDocks::SessionDocks(QMainWindow* window, PlanEditor* editor, GraphView* g
         compare(other, editor_->plan(), tr("the edited plan"), other->initialPlan,
                 tr("best of %1").arg(QFileInfo(other->workspacePath).fileName()));
     });
-    connect(otherWorkspace_, &ProblemLoader::failed, this, &SessionDocks::message);
+    connect(otherWorkspace_, &ProblemLoader::failed, this, &SessionDocks::failure);
     connect(listing_, &WorkspaceListing::opened, this, [this](const WorkspaceHandle& workspace) {
         plans_->setProblem(problem_);  // the table starts again from the file: saved rows carry their ids
         plans_->loadWorkspace(workspace, listingSession_);
         tree_->setSession(workspace, listingSession_);
     });
-    connect(listing_, &WorkspaceListing::failed, this, &SessionDocks::message);
+    connect(listing_, &WorkspaceListing::failed, this, &SessionDocks::failure);
 }
 
 SessionDocks::~SessionDocks() = default;

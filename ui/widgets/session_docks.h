@@ -68,8 +68,10 @@ public:
     void compareWithWorkspace(const QString& path, std::int64_t session = 0);
 
 signals:
-    // One line for the status bar.
+    // One line for the status bar (and the message log).
     void message(const QString& text);
+    // What failed (a search, reading a workspace), for the status bar and the message log as an error.
+    void failure(const QString& text);
 
 private:
     void showSession(const QString& path, std::int64_t session);

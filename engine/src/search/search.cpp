@@ -480,7 +480,7 @@ struct Search::Impl {
     std::deque<Node> nodes;
     mutable std::mutex treeMutex, bestMutex, observerMutex;
     std::optional<Found> bestFound;
-    std::atomic<bool> stopped{false}, paused{false};
+    std::atomic<bool> stopped{false}, paused{false}, exhausted{false};
     std::condition_variable pauseCondition;
     std::mutex pauseMutex;
     std::atomic<std::int64_t> iterations{0};
@@ -596,11 +596,19 @@ struct Search::Impl {
             if (created)
                 break;
             Node& parent = nodes[static_cast<std::size_t>(current)];
-            if (parent.children.empty()) {
-                if (parent.untried.empty())
-                    parent.terminal = true;
+            // Every action tried and every child's subtree explored: so is this node's (a leaf without
+            // actions too). Once the root's is, the search has nothing more to learn.
+            const bool explored =
+                parent.untried.empty() &&
+                std::all_of(parent.children.begin(), parent.children.end(),
+                            [&](std::int64_t c) { return nodes[static_cast<std::size_t>(c)].terminal; });
+            if (explored) {
+                parent.terminal = true;
+                parent.dirty = true;
                 break;
             }
+            if (parent.children.empty())
+                break;
             // UCT over the children (virtual losses count as visits with value 0). Virtual losses can push
             // every score below any bound, and a score may be NaN: the first child stands until one scores
             // higher.
@@ -808,6 +816,7 @@ struct Search::Impl {
         p.evaluations = evaluations.evaluations();
         p.cacheHits = evaluations.hits();
         p.seconds = seconds;
+        p.exhausted = exhausted.load();
         {
             std::lock_guard lock(treeMutex);
             p.treeNodes = nodes.size();
@@ -855,9 +864,10 @@ struct Search::Impl {
                 plan = planOf(path.back());
                 terminal = leaf.terminal;
                 depth = leaf.depth;
-                if (terminal && path.size() == 1 && leaf.children.empty()) {
+                if (terminal && path.size() == 1) {
                     // The whole tree is explored: nothing more to learn.
                     nodes[0].visits -= options.virtualLoss;
+                    exhausted = true;
                     stopped = true;
                     break;
                 }

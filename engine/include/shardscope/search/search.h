@@ -181,6 +181,9 @@ struct Progress {
     std::size_t treeNodes = 0;
     double bestReward = 0, bestStepTime = 0, bestPeakMemory = 0;
     bool bestFeasible = false;
+    // The whole tree is explored (every state within the decision limit was tried): the search ended with
+    // nothing more to learn, before its budget.
+    bool exhausted = false;
 };
 
 struct Found {
