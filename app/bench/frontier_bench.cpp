@@ -37,13 +37,21 @@ double timed(Work&& work) {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
-// The frontier presets at their published sizes, 1,024 H100s (128 nodes of 8, `model` inside a node), a
-// global batch of 1,024 sequences of 4,096 tokens.
+// The frontier presets at their published sizes, and gpt-oss-120b's shape built by the zoo's MoE family (its
+// sizes from OpenAI's model card: 36 layers, width 2,880, 64 query and 8 key/value heads of 64, 128 experts
+// of 2,880, top-4, vocabulary 201,088: 116.8B parameters; its alternating sliding-window attention is not
+// modelled), on 1,024 H100s (128 nodes of 8, `model` inside a node), a global batch of 1,024 sequences of
+// 4,096 tokens.
 std::vector<FrontierModel> zooFrontier() {
+    const std::string sizes = "batch=1024,seq=4096";
     std::vector<FrontierModel> models;
     for (const char* preset : {"llama3.1-405b", "deepseek-v3", "mixtral-8x22b", "qwen3-235b-a22b"})
-        models.push_back(
-            {preset, std::string("zoo:") + preset + ":batch=1024,seq=4096", "data=128,model=8", "h100"});
+        models.push_back({preset, std::string("zoo:") + preset + ":" + sizes, "data=128,model=8", "h100"});
+    models.push_back({"gpt-oss-120b shape (zoo)",
+                      "zoo:moe:layers=36,d_model=2880,heads=64,kv_heads=8,head_dim=64,d_ff=2880,experts=128,"
+                      "top_k=4,vocab=201088," +
+                          sizes,
+                      "data=128,model=8", "h100"});
     return models;
 }
 
@@ -153,7 +161,7 @@ std::string frontierRow(const FrontierModel& m, double searchSeconds) {
     const std::string searched =
         found.evaluation.feasible ? format("%.1f", found.evaluation.stepTime * 1e3) : std::string("-");
     return format(
-        "%-24s %-22s %7.2f %7.2f %7zu %8.2f %6zu %6zu %7.2f %8.0f | %-16s %9s %7.2f %6.1f | %6lld %9s",
+        "%-24s %-27s %7.2f %7.2f %7zu %8.2f %6zu %6zu %7.2f %8.0f | %-16s %9s %7.2f %6.1f | %6lld %9s",
         m.name.c_str(), (m.mesh + " " + m.hardware).c_str(), build, stepTime, graph.body.size(), analysisTime,
         space.names.size(), space.groups.size(), costTime, pricedRss / 1e6, expert.c_str(),
         expert == "-" ? "-" : format("%.1f", expertEvaluation.stepTime * 1e3).c_str(), evaluationTime,
@@ -190,7 +198,7 @@ int benchFrontier(double searchSeconds, const std::string& sharedDir, const std:
         searchSeconds, budget / 1e9);
     if (!note.empty())
         std::printf("   %s\n", note.c_str());
-    std::printf("\n%-24s %-22s %7s %7s %7s %8s %6s %6s %7s %8s | %-16s %9s %7s %6s | %6s %9s | %7s\n",
+    std::printf("\n%-24s %-27s %7s %7s %7s %8s %6s %6s %7s %8s | %-16s %9s %7s %6s | %6s %9s | %7s\n",
                 "model", "mesh", "build s", "step s", "ops", "analys s", "names", "groups", "cost s",
                 "RSS MB", "best expert", "ms", "eval s", "exp. s", "it", "MCTS ms", "peak MB");
     int failures = 0;
