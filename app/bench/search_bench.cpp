@@ -59,10 +59,10 @@ constexpr int kThreads = 2;
 // The exhaustive optimum is tried when at least kExhaustiveMinStates and at most kExhaustiveStates states fit
 // in exhaustiveSeconds(budget) at the search's time per evaluation: twice the search's budget, 20 to 120 s.
 constexpr std::size_t kExhaustiveMinStates = 1000;
+constexpr std::size_t kExhaustiveStates = 20000;
 double exhaustiveSeconds(double seconds) {
     return std::clamp(2 * seconds, 20.0, 120.0);
 }
-constexpr std::size_t kExhaustiveStates = 20000;
 
 std::int64_t devices(const std::string& mesh) {
     std::int64_t n = 1;
