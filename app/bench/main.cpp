@@ -2,22 +2,16 @@
 // SPDX-FileCopyrightText: 2026 The Shardscope Authors
 // shardscope-bench: timings of the engine's stages on zoo models. Each figure is the median of several runs;
 // ratios are against copying the same graph in the same run (a memory-bound baseline).
-#include <unistd.h>
-
 #include <algorithm>
-#include <chrono>
-#include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
-#include <functional>
-#include <mutex>
 #include <sstream>
 #include <string>
-#include <thread>
 #include <vector>
 
+#include "bench.h"
 #include "shardscope/analysis/decision_space.h"
 #include "shardscope/cost/cost_model.h"
 #include "shardscope/import/onnx.h"
@@ -28,28 +22,8 @@
 #include "shardscope/mesh/hardware.h"
 #include "shardscope/mesh/mesh.h"
 #include "shardscope/plan/experts.h"
-#include "shardscope/plan/plan_json.h"
-#include "shardscope/search/search.h"
-#include "shardscope/session/problem.h"
-#include "shardscope/session/recording.h"
-#include "shardscope/session/workspace_session.h"
 #include "shardscope/train/training_step.h"
 #include "shardscope/zoo/zoo.h"
-
-namespace {
-
-double medianSeconds(int runs, const std::function<void()>& work) {
-    std::vector<double> times;
-    for (int i = 0; i < runs; ++i) {
-        const auto start = std::chrono::steady_clock::now();
-        work();
-        times.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
-    }
-    std::sort(times.begin(), times.end());
-    return times[times.size() / 2];
-}
-
-}  // namespace
 
 // Engine stages on zoo models: build, verify, statistics and printing against copying the same graph.
 int benchZoo(const std::vector<std::string>& models, int runs) {
@@ -273,434 +247,30 @@ int benchEvaluate(const std::vector<std::string>& models, int runs) {
     return 0;
 }
 
-// The search against the expert plans on a fixed table of training steps and meshes. Every configuration runs
-// MCTS for `seconds` (2 threads, seed 1); the table gives the best expert, MCTS's best at 1 s, 10 s and the
-// end, the time it took to come within 1% of its final best, iterations per second, and the exhaustive
-// optimum over plans of up to 3 decisions where that space is small enough (under 20,000 sharding states).
-int benchSearch(double seconds) {
-    struct Config {
-        const char* name;
-        const char* model;
-        const char* mesh;
-        const char* hardware;
-    };
-    const std::vector<Config> configs{
-        {"gpt2-small 1 node", "zoo:gpt2-small:batch=32", "data=2,model=4", "h100"},
-        {"llama3-8b 1 node (dp does not fit)", "zoo:llama3-8b:batch=8,seq=2048", "data=8", "h100"},
-        {"llama3-8b:8 layers 4 nodes", "zoo:llama3-8b:layers=8,batch=32,seq=2048", "data=4,model=8", "h100"},
-        {"mixtral-8x7b:4 layers 2 nodes", "zoo:mixtral-8x7b:layers=4,batch=16,seq=1024", "data=2,model=8",
-         "h100"},
-        {"vit-l16 tpu-v5e", "zoo:vit-l16:batch=256", "data=8,model=4", "tpu-v5e"},
-        {"unet 1 node", "zoo:unet:batch=32", "data=8", "h100"},
-        {"gpt:24x2048 tpu-v4", "zoo:gpt:layers=24,d_model=2048,heads=16,seq=2048,batch=64", "data=16,model=4",
-         "tpu-v4"},
-    };
-    std::printf(
-        "\n== search: MCTS (2 threads, seed 1, %.0f s) against the expert plans, mixed-precision Adam "
-        "training steps\n",
-        seconds);
-    std::printf(
-        "   step times in ms; x = best expert / plan (above 1: the search is faster); '-' = no feasible plan "
-        "yet\n\n");
-    std::printf("%-36s %7s | %-12s %9s | %9s %9s %9s %6s | %8s %7s | %9s %7s\n", "configuration", "ops",
-                "best expert", "ms", "1 s", "10 s", "end", "x", "to 1% s", "it/s", "exhaust.", "states");
-    for (const auto& c : configs) {
-        shardscope::ProblemSpec spec;
-        spec.model = c.model;
-        spec.train = true;
-        spec.mixedPrecision = true;
-        spec.mesh = c.mesh;
-        spec.hardware = c.hardware;
-        auto problem = shardscope::loadProblem(spec);
-        if (!problem) {
-            std::fprintf(stderr, "%s: %s\n", c.name, problem.errorMessage().c_str());
-            return 1;
-        }
-        const auto& model = *(*problem)->costModel;
-        std::string bestExpert = "-";
-        double expertTime = 0;
-        for (const auto& e : shardscope::plan::expertPlans()) {
-            auto plan = shardscope::plan::expertPlan(e.id, model.planContext(), model.mesh());
-            if (!plan)
-                continue;
-            const auto ev = shardscope::cost::evaluate(model, *plan);
-            if (ev.feasible && (bestExpert == "-" || ev.stepTime < expertTime))
-                bestExpert = e.id, expertTime = ev.stepTime;
-        }
-        struct Recorder : shardscope::search::SearchObserver {
-            std::vector<std::pair<double, shardscope::search::Found>> found;
-            shardscope::search::Progress last;
-            void newBest(const shardscope::search::Found& f) override { found.emplace_back(f.seconds, f); }
-            void progress(const shardscope::search::Progress& p) override { last = p; }
-        } recorder;
-        shardscope::search::SearchOptions options;
-        options.threads = 2;
-        options.budget.seconds = seconds;
-        shardscope::search::Search search(model, shardscope::plan::Plan{}, options);
-        const auto best = search.run(&recorder);
-        auto bestAt = [&](double t) -> double {
-            double out = 0;
-            for (const auto& [when, f] : recorder.found)
-                if (when <= t && f.evaluation.feasible)
-                    out = f.evaluation.stepTime;
-            return out;
-        };
-        double within = 0;
-        for (const auto& [when, f] : recorder.found)
-            if (f.evaluation.feasible && f.evaluation.stepTime <= best.evaluation.stepTime * 1.01) {
-                within = when;
-                break;
-            }
-        auto ms = [](double t) {
-            if (t <= 0)
-                return std::string("-");
-            char buffer[32];
-            std::snprintf(buffer, sizeof buffer, "%.2f", t * 1e3);
-            return std::string(buffer);
-        };
-        std::string exhaustive = "-", states = "-";
-        // Sharding decisions and remat only, as this column always meant (with pipelines and microbatches
-        // the spaces are 10-50x larger and past the limit on most rows).
-        auto ex = shardscope::search::exhaustiveSearch(model, shardscope::plan::Plan{}, 3, 20000, 16,
-                                                       shardscope::search::Staging::None);
-        if (ex && ex->best.evaluation.feasible)
-            exhaustive = ms(ex->best.evaluation.stepTime), states = std::to_string(ex->states);
-        const double end = best.evaluation.feasible ? best.evaluation.stepTime : 0;
-        char ratio[16] = "-";
-        if (end > 0 && expertTime > 0)
-            std::snprintf(ratio, sizeof ratio, "%.3f", expertTime / end);
-        std::printf("%-36s %7zu | %-12s %9s | %9s %9s %9s %6s | %8.2f %7.0f | %9s %7s\n", c.name,
-                    model.graph().body.size(), bestExpert.c_str(), ms(expertTime).c_str(),
-                    ms(bestAt(1)).c_str(), ms(bestAt(10)).c_str(), ms(end).c_str(), ratio, within,
-                    recorder.last.seconds > 0
-                        ? static_cast<double>(recorder.last.iterations) / recorder.last.seconds
-                        : 0.0,
-                    exhaustive.c_str(), states.c_str());
-        std::fflush(stdout);
-    }
-    return 0;
-}
-
-// Pipelines in the search: a Llama-3-70B training step (global batch 512 of 4096 tokens) on 512 H100s as
-// pipe=8,data=8,model=8 (64 nodes of 8; only `model` is inside a node). MCTS with pipelines and microbatches
-// (2 threads, seed 1, `seconds`), MCTS without pipelines (gradient accumulation still allowed), and the ptd-p
-// expert (with its first fitting remat variant, if it needs one); step times and ratios to the best.
-int benchSearchPipeline(double seconds) {
-    const char* modelSpec = "zoo:llama3-70b:batch=512,seq=4096";
-    const char* meshSpec = "pipe=8,data=8,model=8";
-    std::printf(
-        "\n== search with pipelines: %s training step (mixed-precision Adam) on %s x h100, MCTS 2 threads, "
-        "seed 1, %.0f s each\n\n",
-        modelSpec, meshSpec, seconds);
-    shardscope::ProblemSpec spec;
-    spec.model = modelSpec;
-    spec.train = true;
-    spec.mixedPrecision = true;
-    spec.mesh = meshSpec;
-    spec.hardware = "h100";
-    auto problem = shardscope::loadProblem(spec);
-    if (!problem) {
-        std::fprintf(stderr, "%s\n", problem.errorMessage().c_str());
-        return 1;
-    }
-    const auto& model = *(*problem)->costModel;
-    struct Row {
-        std::string name, plan, note;
-        double stepTime = 0, peak = 0;
-        bool feasible = false;
-    };
-    auto describe = [&](const shardscope::plan::Plan& plan) {
-        std::string text;
-        if (plan.pipeline) {
-            const auto& p = *plan.pipeline;
-            text = "pp " + model.mesh().axes[static_cast<std::size_t>(p.axis)].name + "=" +
-                   std::to_string(p.stages) + " " + std::string(shardscope::plan::toString(p.schedule));
-            if (p.virtualStages > 1)
-                text += " x" + std::to_string(p.virtualStages);
-            text += ", ";
-        }
-        text += std::to_string(plan.microbatches) + " microbatches, " +
-                std::to_string(plan.decisions.size()) + " decisions";
-        for (const auto& r : plan.remat)
-            text += ", remat " + shardscope::plan::rematText(r);
-        return text;
-    };
-    std::vector<Row> rows;
-    auto searchRow = [&](const char* name, shardscope::search::Staging staging) {
-        struct Last : shardscope::search::SearchObserver {
-            shardscope::search::Progress last;
-            void progress(const shardscope::search::Progress& p) override { last = p; }
-        } observer;
-        shardscope::search::SearchOptions options;
-        options.threads = 2;
-        options.budget.seconds = seconds;
-        options.staging = staging;
-        shardscope::search::Search search(model, shardscope::plan::Plan{}, options);
-        const auto found = search.run(&observer);
-        char note[96];
-        std::snprintf(note, sizeof note, "%s at %.1f s, %lld it", found.origin.c_str(), found.seconds,
-                      static_cast<long long>(observer.last.iterations));
-        rows.push_back({name, describe(found.plan), note, found.evaluation.stepTime,
-                        found.evaluation.peakMemory, found.evaluation.feasible});
-    };
-    {
-        Row row{"ptd-p expert", "", "", 0, 0, false};
-        auto plan = shardscope::plan::expertPlan("ptd-p", model.planContext(), model.mesh());
-        if (!plan) {
-            std::fprintf(stderr, "%s\n", plan.errorMessage().c_str());
-            return 1;
-        }
-        const auto e = shardscope::cost::evaluate(model, *plan);
-        row = {"ptd-p expert", describe(*plan), "as built", e.stepTime, e.peakMemory, e.feasible};
-        if (!e.feasible) {
-            const auto variant = shardscope::search::fittingRematVariant(
-                "ptd-p", model,
-                [&](const shardscope::plan::Plan& x) { return shardscope::cost::evaluate(model, x); });
-            row.note = variant ? "does not fit; " + variant->id + " does" : "does not fit, nor with remat";
-        }
-        rows.push_back(row);
-    }
-    searchRow("MCTS with pipelines", shardscope::search::Staging::Pipelines);
-    searchRow("MCTS without pipelines", shardscope::search::Staging::Microbatches);
-    const double best = rows[1].feasible ? rows[1].stepTime : 0;
-    std::printf("%-24s %10s %10s %5s %8s | %-s\n", "plan", "step ms", "peak GiB", "fits", "x best", "what");
-    for (const auto& r : rows) {
-        char ratio[16] = "-";
-        if (best > 0 && r.stepTime > 0)
-            std::snprintf(ratio, sizeof ratio, "%.3f", r.stepTime / best);
-        std::printf("%-24s %10.1f %10.2f %5s %8s | %s (%s)\n", r.name.c_str(), r.stepTime * 1e3,
-                    r.peak / (1024.0 * 1024 * 1024), r.feasible ? "yes" : "no", ratio, r.plan.c_str(),
-                    r.note.c_str());
-    }
-    std::fflush(stdout);
-    return 0;
-}
-
-// --- soak: one long search recorded into a workspace, its memory and file sampled as it goes ---
-
 namespace {
 
-// VmRSS and VmHWM of this process, in bytes (0 when /proc is not there).
-std::pair<double, double> residentBytes() {
-    std::ifstream status("/proc/self/status");
-    std::string line;
-    double rss = 0, peak = 0;
-    while (std::getline(status, line)) {
-        if (line.rfind("VmRSS:", 0) == 0)
-            rss = std::atof(line.c_str() + 6) * 1024;
-        if (line.rfind("VmHWM:", 0) == 0)
-            peak = std::atof(line.c_str() + 6) * 1024;
+// `--only A,B --only C` -> {A, B, C}, taken out of `args`.
+std::vector<std::string> takeOnly(std::vector<std::string>& args) {
+    std::vector<std::string> only;
+    for (std::size_t i = 0; i < args.size();) {
+        if (args[i] != "--only" || i + 1 == args.size()) {
+            ++i;
+            continue;
+        }
+        std::string list = args[i + 1];
+        for (std::size_t start = 0; start <= list.size();) {
+            const auto comma = std::min(list.find(',', start), list.size());
+            if (comma > start)
+                only.push_back(list.substr(start, comma - start));
+            start = comma + 1;
+        }
+        args.erase(args.begin() + static_cast<std::ptrdiff_t>(i),
+                   args.begin() + static_cast<std::ptrdiff_t>(i) + 2);
     }
-    return {rss, peak};
+    return only;
 }
-
-double fileBytes(const std::string& path) {
-    std::error_code error;
-    const auto size = std::filesystem::file_size(path, error);
-    return error ? 0.0 : static_cast<double>(size);
-}
-
-// The least-squares slope of y over x (0 with fewer than two points).
-double slope(const std::vector<std::pair<double, double>>& points) {
-    if (points.size() < 2)
-        return 0;
-    double mx = 0, my = 0;
-    for (const auto& [x, y] : points)
-        mx += x, my += y;
-    mx /= static_cast<double>(points.size()), my /= static_cast<double>(points.size());
-    double sxy = 0, sxx = 0;
-    for (const auto& [x, y] : points)
-        sxy += (x - mx) * (y - my), sxx += (x - mx) * (x - mx);
-    return sxx > 0 ? sxy / sxx : 0;
-}
-
-struct SoakSample {
-    double seconds = 0, rss = 0, peakRss = 0, workspace = 0, wal = 0;  // workspace = the file and its WAL
-    std::size_t treeNodes = 0;
-    std::int64_t iterations = 0, evaluations = 0;
-    double bestStepTime = 0;
-    bool bestFeasible = false;
-};
-
-// Keeps the search's latest report, and the search itself while it runs, for the sampler.
-class SoakObserver : public shardscope::search::SearchObserver {
-public:
-    void progress(const shardscope::search::Progress& p) override {
-        std::lock_guard lock(mutex_);
-        last_ = p;
-    }
-    shardscope::search::Progress last() const {
-        std::lock_guard lock(mutex_);
-        return last_;
-    }
-    // The search runs from attach(search) to attach(nullptr).
-    bool attach(shardscope::search::Search* search) {
-        std::lock_guard lock(mutex_);
-        if (!search && search_)
-            finalTreeSize_ = search_->treeSize();
-        search_ = search;
-        return true;
-    }
-    std::size_t treeSize() const {
-        std::lock_guard lock(mutex_);
-        return search_ ? search_->treeSize() : finalTreeSize_;
-    }
-
-private:
-    mutable std::mutex mutex_;
-    shardscope::search::Progress last_;
-    shardscope::search::Search* search_ = nullptr;
-    std::size_t finalTreeSize_ = 0;
-};
 
 }  // namespace
-
-// `--soak MINUTES MODEL`: one MCTS search (one thread, seed 1) of the model's Adam training step on
-// data=4,model=2 of H100s for MINUTES, recorded into a fresh workspace as `shardscope-cli search --workspace`
-// records it. Every SHARDSCOPE_SOAK_SAMPLE_S seconds (30 unless set) it samples RSS, the tree, the
-// iterations, the best step time and the workspace's size (file + WAL); at the end it prints the table and
-// the growth rates.
-int benchSoak(double minutes, const std::string& model, const std::string& mesh) {
-    using namespace shardscope;
-    double every = 30;
-    if (const char* s = std::getenv("SHARDSCOPE_SOAK_SAMPLE_S"))
-        every = std::max(1.0, std::atof(s));
-    std::printf("== soak: %.1f min search of %s (training step, Adam), mesh %s on h100, 1 thread, seed 1\n",
-                minutes, model.c_str(), mesh.c_str());
-    std::fflush(stdout);
-    ProblemSpec spec;
-    spec.model = model;
-    spec.train =
-        true;  // Adam, the model's own precision (pt_bert is f32: mixed precision needs 16-bit parameters)
-    spec.mesh = mesh;
-    spec.hardware = "h100";
-    const std::string path = (std::filesystem::temp_directory_path() /
-                              ("shardscope-soak-" + std::to_string(::getpid()) + ".shardscope"))
-                                 .string();
-    auto opened = session::WorkspaceSession::open(spec, path);
-    auto problem =
-        opened ? opened->loadProblem() : Result<std::unique_ptr<Problem>>::failure(opened.diagnostics());
-    if (!problem) {
-        std::fprintf(stderr, "%s\n", problem.errorMessage().c_str());
-        return 1;
-    }
-    const auto& costModel = *(*problem)->costModel;
-    const auto [loadedRss, loadedPeak] = residentBytes();
-    std::printf("problem: %zu ops, %zu names, %zu groups; RSS after loading %.1f MB (peak %.1f MB)\n",
-                costModel.graph().body.size(), (*problem)->space.names.size(),
-                (*problem)->space.groups.size(), loadedRss / 1e6, loadedPeak / 1e6);
-    auto workspace = opened->workspace();
-    if (!workspace) {
-        std::fprintf(stderr, "%s\n", workspace.errorMessage().c_str());
-        return 1;
-    }
-    session::SearchRequest request;
-    request.options.threads = 1;
-    request.options.seed = 1;
-    request.options.budget.seconds = minutes * 60;
-    if (const char* cap = std::getenv("SHARDSCOPE_SOAK_MAX_NODES"))
-        request.options.maxTreeNodes = static_cast<std::size_t>(std::atoll(cap));
-    request.settings = {"soak", {}, false};
-    const std::size_t maxTreeNodes = request.options.maxTreeNodes;
-    SoakObserver observer;
-
-    std::vector<SoakSample> samples;
-    auto sample = [&](double seconds) {
-        const auto [rss, peak] = residentBytes();
-        const auto p = observer.last();
-        const double wal = fileBytes(path + "-wal");
-        samples.push_back({seconds, rss, peak, fileBytes(path) + wal, wal, observer.treeSize(), p.iterations,
-                           p.evaluations, p.bestStepTime, p.bestFeasible});
-        const auto& s = samples.back();
-        std::fprintf(stderr, "soak: %6.0f s  RSS %7.1f MB  tree %8zu  it %9lld  workspace %7.2f MB\n",
-                     s.seconds, s.rss / 1e6, s.treeNodes, static_cast<long long>(s.iterations),
-                     s.workspace / 1e6);
-    };
-    const auto start = std::chrono::steady_clock::now();
-    auto elapsed = [&] {
-        return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    };
-    std::mutex doneMutex;
-    std::condition_variable doneCondition;
-    bool done = false;
-    Result<session::SearchRun> run = makeError("bench.soak", "the search did not run");
-    std::thread runner([&] {
-        run = session::runSearch(**problem, *workspace, request, {&observer, {}, [&](search::Search* search) {
-                                                                      return observer.attach(search);
-                                                                  }});
-        std::lock_guard lock(doneMutex);
-        done = true;
-        doneCondition.notify_all();
-    });
-    sample(0);
-    for (int k = 1;; ++k) {
-        std::unique_lock lock(doneMutex);
-        const auto due = start + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-                                     std::chrono::duration<double>(k * every));
-        if (doneCondition.wait_until(lock, due, [&] { return done; }))
-            break;
-        lock.unlock();
-        sample(elapsed());
-    }
-    runner.join();
-    if (!run) {
-        std::fprintf(stderr, "%s\n", run.errorMessage().c_str());
-        return 1;
-    }
-    sample(elapsed());
-    const search::Progress last = observer.last();
-    const search::Found& best = run->best;
-
-    std::printf("\n%9s %9s %9s %9s %11s %9s %12s %12s %8s\n", "elapsed s", "RSS MB", "peak MB", "tree",
-                "iterations", "it/s", "best ms", "workspace MB", "WAL MB");
-    for (std::size_t i = 0; i < samples.size(); ++i) {
-        const auto& s = samples[i];
-        const double rate = i == 0 ? 0.0
-                                   : static_cast<double>(s.iterations - samples[i - 1].iterations) /
-                                         std::max(1e-9, s.seconds - samples[i - 1].seconds);
-        char bestText[32] = "-";
-        if (s.bestStepTime > 0)
-            std::snprintf(bestText, sizeof bestText, "%.3f%s", s.bestStepTime * 1e3,
-                          s.bestFeasible ? "" : "*");
-        const bool afterRun = i + 1 == samples.size();
-        std::printf("%9.0f %9.1f %9.1f %9zu %11lld %9.1f %12s %12.2f %8.2f%s\n", s.seconds, s.rss / 1e6,
-                    s.peakRss / 1e6, s.treeNodes, static_cast<long long>(s.iterations), rate, bestText,
-                    s.workspace / 1e6, s.wal / 1e6, afterRun ? "  (search returned, flushed)" : "");
-    }
-    // Growth after the warm-up: the first 5 minutes (the first third of shorter runs) are left out.
-    const double warmUp = std::min(300.0, samples.back().seconds / 3);
-    std::vector<std::pair<double, double>> rss, file;
-    // The last sample is taken after run() has returned (its worker's evaluator freed) and the workspace
-    // flushed: it counts for the file only.
-    for (std::size_t i = 0; i < samples.size(); ++i) {
-        const auto& s = samples[i];
-        if (s.seconds < warmUp)
-            continue;
-        if (i + 1 < samples.size())
-            rss.emplace_back(s.seconds / 3600, s.rss / 1e6);
-        file.emplace_back(s.seconds / 3600, s.workspace / 1e6);
-    }
-    std::printf("\nRSS growth after %.0f s: %.1f MB/h (least squares over %zu samples); peak RSS %.1f MB\n",
-                warmUp, slope(rss), rss.size(), samples.back().peakRss / 1e6);
-    std::printf("workspace growth after %.0f s: %.2f MB/h; final size %.2f MB (%s)\n", warmUp, slope(file),
-                samples.back().workspace / 1e6, path.c_str());
-    std::printf(
-        "iterations: %lld in %.0f s = %.1f it/s; %lld evaluations (%lld cache hits); tree %zu nodes (cap "
-        "%zu)\n",
-        static_cast<long long>(last.iterations), last.seconds,
-        last.seconds > 0 ? static_cast<double>(last.iterations) / last.seconds : 0.0,
-        static_cast<long long>(last.evaluations), static_cast<long long>(last.cacheHits), run->treeNodes,
-        maxTreeNodes);
-    std::printf("best plan: %.3f ms%s, found after %.0f s (%s); workspace flush: %s\n",
-                best.evaluation.stepTime * 1e3, best.evaluation.feasible ? "" : " (does not fit)",
-                best.seconds, best.origin.c_str(), run->saved ? "ok" : run->saveError->message.c_str());
-    if (!std::getenv("SHARDSCOPE_SOAK_KEEP")) {
-        std::error_code ignored;
-        for (const char* suffix : {"", "-wal", "-shm"})
-            std::filesystem::remove(path + suffix, ignored);
-    }
-    return run->saved ? 0 : 1;
-}
 
 int main(int argc, char** argv) {
     int runs = 7;
@@ -723,12 +293,14 @@ int main(int argc, char** argv) {
     }
     if (what == "--help" ||
         (what != "all" && what != "zoo" && what != "import" && what != "train" && what != "analysis" &&
-         what != "evaluate" && what != "search" && what != "search-pipeline")) {
+         what != "evaluate" && what != "search" && what != "search-pipeline" && what != "frontier")) {
         std::puts(
             "usage: shardscope-bench [all | zoo [PRESET...] | import [SHARED_DIR] | train [MODEL...] | "
             "analysis [LAYERS...] | evaluate [MODEL...] | "
-            "search [SECONDS [PIPELINE_SECONDS]] | search-pipeline [PIPELINE_SECONDS] | "
-            "--soak [MINUTES] [MODEL] [MESH]]");
+            "search [SECONDS [PIPELINE_SECONDS]] [--only ROW,...] | search-pipeline [PIPELINE_SECONDS] | "
+            "frontier [SEARCH_SECONDS] [--only MODEL,...] [--mesh MESH] | --soak [MINUTES] [MODEL] [MESH]]\n"
+            "  --only: search rows by number (from 1) or by a part of their name or model; with --only the "
+            "pipeline table is left out");
         return what == "--help" ? 0 : 2;
     }
     if (what == "zoo" && argc > 2)
@@ -766,10 +338,33 @@ int main(int argc, char** argv) {
     // The pipeline row's searches take 60 s each unless told: its model's evaluations take ~0.1 s.
     if (what == "search-pipeline")
         return benchSearchPipeline(argc > 2 ? std::atof(argv[2]) : 60.0);
+    if (what == "frontier") {
+        std::vector<std::string> args(argv + 2, argv + argc);
+        const auto only = takeOnly(args);
+        std::string mesh;
+        if (const auto at = std::find(args.begin(), args.end(), "--mesh");
+            at != args.end() && at + 1 != args.end()) {
+            mesh = *(at + 1);
+            args.erase(at, at + 2);
+        }
+        return benchFrontier(!args.empty() ? std::atof(args[0].c_str()) : 5.0, sharedDir, only, mesh);
+    }
     if (what == "all" || what == "search") {
-        if (int rc = benchSearch(what == "search" && argc > 2 ? std::atof(argv[2]) : 60.0))
+        std::vector<std::string> args;
+        if (what == "search")
+            args.assign(argv + 2, argv + argc);
+        const auto only = takeOnly(args);
+        const double seconds = !args.empty() ? std::atof(args[0].c_str()) : 60.0;
+        if (seconds <= 0) {
+            std::puts("usage: shardscope-bench search [SECONDS [PIPELINE_SECONDS]] [--only ROW,...]");
+            return 2;
+        }
+        const int rc = benchSearch(seconds, only);
+        if (rc == 2 || !only.empty())
             return rc;
-        return benchSearchPipeline(what == "search" && argc > 3 ? std::atof(argv[3]) : 60.0);
+        // The pipeline table's searches take as long as the table's unless told.
+        const int pipeline = benchSearchPipeline(args.size() > 1 ? std::atof(args[1].c_str()) : seconds);
+        return rc != 0 ? rc : pipeline;
     }
     return 0;
 }

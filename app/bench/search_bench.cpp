@@ -1,0 +1,388 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The Shardscope Authors
+// The search benchmarks: MCTS against the expert plans and the exhaustive optimum on a table of training
+// steps and meshes (one child process per configuration, so each row's peak RSS is its own), and the
+// pipeline search on Llama 3 70B.
+#include <algorithm>
+#include <cctype>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "bench.h"
+#include "shardscope/cost/cost_model.h"
+#include "shardscope/plan/experts.h"
+#include "shardscope/plan/plan_json.h"
+#include "shardscope/search/search.h"
+#include "shardscope/session/problem.h"
+
+namespace {
+
+struct SearchConfig {
+    const char* name;
+    const char* model;
+    const char* mesh;
+    const char* hardware;
+};
+
+// The first seven rows are the table of issue 21; the others are issue 22's (its speed targets, the H200, the
+// TPU v5p, a 4-D mesh of 1,024 devices, a dense/MoE hybrid and a frontier MoE).
+const std::vector<SearchConfig>& searchConfigs() {
+    static const std::vector<SearchConfig> configs{
+        {"gpt2-small 1 node", "zoo:gpt2-small:batch=32", "data=2,model=4", "h100"},
+        {"llama3-8b 1 node (dp does not fit)", "zoo:llama3-8b:batch=8,seq=2048", "data=8", "h100"},
+        {"llama3-8b:8 layers 4 nodes", "zoo:llama3-8b:layers=8,batch=32,seq=2048", "data=4,model=8", "h100"},
+        {"mixtral-8x7b:4 layers 2 nodes", "zoo:mixtral-8x7b:layers=4,batch=16,seq=1024", "data=2,model=8",
+         "h100"},
+        {"vit-l16 tpu-v5e", "zoo:vit-l16:batch=256", "data=8,model=4", "tpu-v5e"},
+        {"unet 1 node", "zoo:unet:batch=32", "data=8", "h100"},
+        {"gpt:24x2048 tpu-v4", "zoo:gpt:layers=24,d_model=2048,heads=16,seq=2048,batch=64", "data=16,model=4",
+         "tpu-v4"},
+        {"gpt2-small data=4,model=2", "zoo:gpt2-small", "data=4,model=2", "h100"},
+        {"llama3-8b 64 H100", "zoo:llama3-8b:batch=64,seq=4096", "data=8,model=8", "h100"},
+        {"llama3-70b 512 H100 pipe", "zoo:llama3-70b:batch=512,seq=4096", "pipe=8,data=8,model=8", "h100"},
+        // The zoo has no attention/state-space hybrid (Jamba): this hybrid alternates dense and MoE layers.
+        {"hybrid dense/MoE:8 layers 64 H200", "zoo:mixtral-8x7b:layers=8,moe_every=2,batch=64,seq=4096",
+         "data=8,model=8", "h200"},
+        {"mixtral-8x22b:4 layers 1024 4-D", "zoo:mixtral-8x22b:layers=4,batch=256,seq=4096",
+         "dp=4,fsdp=8,tp=8,ep=4", "h100"},
+        {"llama3-8b 256 tpu-v5p", "zoo:llama3-8b:batch=256,seq=4096", "data=32,model=8", "tpu-v5p"},
+        {"deepseek-v3:8 layers 256 H100", "zoo:deepseek-v3:layers=8,batch=256,seq=4096",
+         "data=4,ep=8,model=8", "h100"},
+    };
+    return configs;
+}
+
+constexpr int kThreads = 2;
+// The exhaustive optimum is tried when at least kExhaustiveMinStates and at most kExhaustiveStates states fit
+// in exhaustiveSeconds(budget) at the search's time per evaluation: twice the search's budget, 20 to 120 s.
+constexpr std::size_t kExhaustiveMinStates = 1000;
+constexpr std::size_t kExhaustiveStates = 20000;
+double exhaustiveSeconds(double seconds) {
+    return std::clamp(2 * seconds, 20.0, 120.0);
+}
+
+std::int64_t devices(const std::string& mesh) {
+    std::int64_t n = 1;
+    for (std::size_t at = mesh.find('='); at != std::string::npos; at = mesh.find('=', at + 1))
+        n *= std::max(1L, std::atol(mesh.c_str() + at + 1));
+    return n;
+}
+
+std::string lower(std::string text) {
+    for (auto& c : text)
+        c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return text;
+}
+
+// The rows `only` names (numbers from 1, or parts of a row's name or model), in table order; every row when
+// `only` is empty. Errors name the first selector that matches no row.
+shardscope::Result<std::vector<std::size_t>> selectRows(const std::vector<SearchConfig>& configs,
+                                                        const std::vector<std::string>& only) {
+    std::vector<bool> chosen(configs.size(), only.empty());
+    for (const auto& selector : only) {
+        bool matched = false;
+        const bool number = !selector.empty() && std::all_of(selector.begin(), selector.end(), [](char c) {
+            return std::isdigit(static_cast<unsigned char>(c));
+        });
+        for (std::size_t i = 0; i < configs.size(); ++i) {
+            const bool match = number
+                                   ? std::to_string(i + 1) == selector
+                                   : lower(configs[i].name).find(lower(selector)) != std::string::npos ||
+                                         lower(configs[i].model).find(lower(selector)) != std::string::npos;
+            if (match)
+                chosen[i] = matched = true;
+        }
+        if (!matched)
+            return shardscope::makeError("bench.only", "no search row matches '" + selector + "'");
+    }
+    std::vector<std::size_t> rows;
+    for (std::size_t i = 0; i < configs.size(); ++i)
+        if (chosen[i])
+            rows.push_back(i);
+    return rows;
+}
+
+std::string ms(double t) {
+    return t > 0 ? format("%.2f", t * 1e3) : std::string("-");
+}
+
+// The fastest feasible expert plan, each expert as built or, when that does not fit, its first remat variant
+// that does (as the search seeds itself).
+std::pair<std::string, double> bestExpert(const shardscope::cost::CostModel& model) {
+    using namespace shardscope;
+    std::string id = "-";
+    double best = 0;
+    auto consider = [&](const std::string& name, const cost::Evaluation& e) {
+        if (e.feasible && (id == "-" || e.stepTime < best))
+            id = name, best = e.stepTime;
+    };
+    for (const auto& e : plan::expertPlans()) {
+        auto plan = plan::expertPlan(e.id, model.planContext(), model.mesh());
+        if (!plan)
+            continue;
+        const auto evaluation = cost::evaluate(model, *plan);
+        if (evaluation.feasible) {
+            consider(e.id, evaluation);
+            continue;
+        }
+        const auto variant = search::fittingRematVariant(
+            e.id, model, [&](const plan::Plan& x) { return cost::evaluate(model, x); });
+        if (variant)
+            consider(variant->id, variant->evaluation);
+    }
+    return {id, best};
+}
+
+// The median time of `runs` full evaluations of `plan`, each by a fresh Evaluator (its construction not
+// counted), in seconds.
+double fullEvaluationSeconds(const shardscope::cost::CostModel& model, const shardscope::plan::Plan& plan,
+                             int runs) {
+    std::vector<double> times;
+    for (int i = 0; i < runs; ++i) {
+        shardscope::cost::Evaluator evaluator(model);
+        const auto start = std::chrono::steady_clock::now();
+        evaluator.evaluate(plan);
+        times.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+    }
+    std::sort(times.begin(), times.end());
+    return times[times.size() / 2];
+}
+
+// One row of the table, from the op count to the exhaustive optimum (the parent adds the peak RSS).
+std::string searchRow(const SearchConfig& c, double seconds) {
+    using namespace shardscope;
+    ProblemSpec spec;
+    spec.model = c.model;
+    spec.train = true;
+    spec.mixedPrecision = true;
+    spec.mesh = c.mesh;
+    spec.hardware = c.hardware;
+    auto problem = loadProblem(spec);
+    if (!problem)
+        return "error: " + problem.errorMessage();
+    const auto& model = *(*problem)->costModel;
+    const auto [expert, expertTime] = bestExpert(model);
+
+    struct Recorder : search::SearchObserver {
+        std::vector<search::Found> found;
+        search::Progress last;
+        void newBest(const search::Found& f) override { found.push_back(f); }
+        void progress(const search::Progress& p) override { last = p; }
+    } recorder;
+    search::SearchOptions options;
+    options.threads = kThreads;
+    options.budget.seconds = seconds;
+    search::Search search(model, plan::Plan{}, options);
+    const auto best = search.run(&recorder);
+    // The best feasible step time found by `t` seconds; '-' past the budget (or none feasible yet).
+    auto bestAt = [&](double t) -> std::string {
+        if (t > seconds)
+            return "-";
+        double out = 0;
+        for (const auto& f : recorder.found)
+            if (f.seconds <= t && f.evaluation.feasible)
+                out = f.evaluation.stepTime;
+        return ms(out);
+    };
+    double within = 0;
+    for (const auto& f : recorder.found)
+        if (f.evaluation.feasible && f.evaluation.stepTime <= best.evaluation.stepTime * 1.01) {
+            within = f.seconds;
+            break;
+        }
+    const auto& last = recorder.last;
+    const double rate = last.seconds > 0 ? static_cast<double>(last.iterations) / last.seconds : 0.0;
+    const double perEvaluation =
+        last.evaluations > 0 ? last.seconds * kThreads / static_cast<double>(last.evaluations) : 0.0;
+    const double full = fullEvaluationSeconds(model, best.plan, 3);
+
+    std::string exhaustive = "-", states = "-";
+    // Sharding decisions and remat only, as this column always meant (with pipelines and microbatches the
+    // spaces are 10-50x larger and past the limit on most rows).
+    const auto limit = std::min<std::size_t>(
+        kExhaustiveStates,
+        static_cast<std::size_t>(exhaustiveSeconds(seconds) /
+                                 std::max(perEvaluation > 0 ? perEvaluation : full, 1e-6)));
+    if (limit >= kExhaustiveMinStates) {
+        auto ex = search::exhaustiveSearch(model, plan::Plan{}, 3, limit, 16, search::Staging::None);
+        if (ex)
+            states = std::to_string(ex->states);
+        else
+            states = ">" + std::to_string(limit);
+        if (ex && ex->best.evaluation.feasible)
+            exhaustive = ms(ex->best.evaluation.stepTime);
+    }
+    const double end = best.evaluation.feasible ? best.evaluation.stepTime : 0;
+    const std::string ratio = end > 0 && expertTime > 0 ? format("%.3f", expertTime / end) : "-";
+    return format("%-34s %6zu | %-16s %9s | %9s %9s %9s %6s | %7.2f %7.0f | %8.2f %8.2f | %9s %6s", c.name,
+                  model.graph().body.size(), expert.c_str(), ms(expertTime).c_str(), bestAt(1).c_str(),
+                  bestAt(10).c_str(), ms(end).c_str(), ratio.c_str(), within, rate, full * 1e3,
+                  perEvaluation * 1e3, exhaustive.c_str(), states.c_str());
+}
+
+}  // namespace
+
+// The search against the expert plans on a fixed table of training steps and meshes. Every configuration
+// runs in a child process of its own: MCTS for `seconds` (2 threads, seed 1), then the evaluation timings and
+// the exhaustive optimum; its peak RSS is the child's.
+int benchSearch(double seconds, const std::vector<std::string>& only) {
+    const auto& configs = searchConfigs();
+    const auto rows = selectRows(configs, only);
+    if (!rows) {
+        std::fprintf(stderr, "%s; the rows are:\n", rows.errorMessage().c_str());
+        for (std::size_t i = 0; i < configs.size(); ++i)
+            std::fprintf(stderr, "  %2zu  %s\n", i + 1, configs[i].name);
+        return 2;
+    }
+    std::printf(
+        "\n== search: MCTS (%d threads, seed 1, %.0f s) against the expert plans, mixed-precision Adam "
+        "training steps\n",
+        kThreads, seconds);
+    for (const std::size_t i : *rows)
+        std::printf("   %2zu  %-34s %s on %s (%lld x %s)\n", i + 1, configs[i].name, configs[i].model,
+                    configs[i].mesh, static_cast<long long>(devices(configs[i].mesh)), configs[i].hardware);
+    std::printf(
+        "\n   step times in ms; best expert = the fastest that fits (with the first remat that makes it "
+        "fit); "
+        "x = best expert / MCTS's plan\n"
+        "   (above 1: the search is faster); '-' = no feasible plan yet, or past the budget; to 1%% = when "
+        "the "
+        "search first came within 1%%\n"
+        "   of its final plan; eval = median of 3 full evaluations of the final plan by a fresh evaluator; "
+        "search = the search's mean\n"
+        "   time per evaluation (seconds x threads / evaluations); exhaust. = the optimum over plans of up "
+        "to "
+        "3 decisions (sharding and\n"
+        "   remat), tried when its states take at most %.0f s at the search's time per evaluation ('>N': "
+        "more "
+        "than N states);\n"
+        "   peak MB = the peak RSS of the child process that ran the row\n\n",
+        exhaustiveSeconds(seconds));
+    std::printf("%2s %-34s %6s | %-16s %9s | %9s %9s %9s %6s | %7s %7s | %8s %8s | %9s %6s | %7s\n", "#",
+                "configuration", "ops", "best expert", "ms", "1 s", "10 s", "end", "x", "to 1% s", "it/s",
+                "eval ms", "search", "exhaust.", "states", "peak MB");
+    const double budget = rssBudgetBytes();
+    int failures = 0;
+    for (const std::size_t i : *rows) {
+        const auto run = runIsolated([&] { return searchRow(configs[i], seconds); }, budget);
+        if (run.completed && run.text.rfind("error: ", 0) != 0) {
+            std::printf("%2zu %s | %7s\n", i + 1, run.text.c_str(), peakText(run).c_str());
+        } else {
+            ++failures;
+            std::printf("%2zu %-34s %s\n", i + 1, configs[i].name,
+                        run.completed ? run.text.c_str() : run.failure.c_str());
+        }
+        std::fflush(stdout);
+    }
+    return failures == 0 ? 0 : 1;
+}
+
+namespace {
+
+int pipelineTable(double seconds) {
+    const char* modelSpec = "zoo:llama3-70b:batch=512,seq=4096";
+    const char* meshSpec = "pipe=8,data=8,model=8";
+    std::printf(
+        "\n== search with pipelines: %s training step (mixed-precision Adam) on %s x h100, MCTS 2 threads, "
+        "seed 1, %.0f s each\n\n",
+        modelSpec, meshSpec, seconds);
+    shardscope::ProblemSpec spec;
+    spec.model = modelSpec;
+    spec.train = true;
+    spec.mixedPrecision = true;
+    spec.mesh = meshSpec;
+    spec.hardware = "h100";
+    auto problem = shardscope::loadProblem(spec);
+    if (!problem) {
+        std::fprintf(stderr, "%s\n", problem.errorMessage().c_str());
+        return 1;
+    }
+    const auto& model = *(*problem)->costModel;
+    struct Row {
+        std::string name, plan, note;
+        double stepTime = 0, peak = 0;
+        bool feasible = false;
+    };
+    auto describe = [&](const shardscope::plan::Plan& plan) {
+        std::string text;
+        if (plan.pipeline) {
+            const auto& p = *plan.pipeline;
+            text = "pp " + model.mesh().axes[static_cast<std::size_t>(p.axis)].name + "=" +
+                   std::to_string(p.stages) + " " + std::string(shardscope::plan::toString(p.schedule));
+            if (p.virtualStages > 1)
+                text += " x" + std::to_string(p.virtualStages);
+            text += ", ";
+        }
+        text += std::to_string(plan.microbatches) + " microbatches, " +
+                std::to_string(plan.decisions.size()) + " decisions";
+        for (const auto& r : plan.remat)
+            text += ", remat " + shardscope::plan::rematText(r);
+        return text;
+    };
+    std::vector<Row> rows;
+    auto searchRow = [&](const char* name, shardscope::search::Staging staging) {
+        struct Last : shardscope::search::SearchObserver {
+            shardscope::search::Progress last;
+            void progress(const shardscope::search::Progress& p) override { last = p; }
+        } observer;
+        shardscope::search::SearchOptions options;
+        options.threads = 2;
+        options.budget.seconds = seconds;
+        options.staging = staging;
+        shardscope::search::Search search(model, shardscope::plan::Plan{}, options);
+        const auto found = search.run(&observer);
+        char note[96];
+        std::snprintf(note, sizeof note, "%s at %.1f s, %lld it", found.origin.c_str(), found.seconds,
+                      static_cast<long long>(observer.last.iterations));
+        rows.push_back({name, describe(found.plan), note, found.evaluation.stepTime,
+                        found.evaluation.peakMemory, found.evaluation.feasible});
+    };
+    {
+        Row row{"ptd-p expert", "", "", 0, 0, false};
+        auto plan = shardscope::plan::expertPlan("ptd-p", model.planContext(), model.mesh());
+        if (!plan) {
+            std::fprintf(stderr, "%s\n", plan.errorMessage().c_str());
+            return 1;
+        }
+        const auto e = shardscope::cost::evaluate(model, *plan);
+        row = {"ptd-p expert", describe(*plan), "as built", e.stepTime, e.peakMemory, e.feasible};
+        if (!e.feasible) {
+            const auto variant = shardscope::search::fittingRematVariant(
+                "ptd-p", model,
+                [&](const shardscope::plan::Plan& x) { return shardscope::cost::evaluate(model, x); });
+            row.note = variant ? "does not fit; " + variant->id + " does" : "does not fit, nor with remat";
+        }
+        rows.push_back(row);
+    }
+    searchRow("MCTS with pipelines", shardscope::search::Staging::Pipelines);
+    searchRow("MCTS without pipelines", shardscope::search::Staging::Microbatches);
+    const double best = rows[1].feasible ? rows[1].stepTime : 0;
+    std::printf("%-24s %10s %10s %5s %8s | %-s\n", "plan", "step ms", "peak GiB", "fits", "x best", "what");
+    for (const auto& r : rows) {
+        char ratio[16] = "-";
+        if (best > 0 && r.stepTime > 0)
+            std::snprintf(ratio, sizeof ratio, "%.3f", r.stepTime / best);
+        std::printf("%-24s %10.1f %10.2f %5s %8s | %s (%s)\n", r.name.c_str(), r.stepTime * 1e3,
+                    r.peak / (1024.0 * 1024 * 1024), r.feasible ? "yes" : "no", ratio, r.plan.c_str(),
+                    r.note.c_str());
+    }
+    std::fflush(stdout);
+    return 0;
+}
+
+}  // namespace
+
+// Pipelines in the search: a Llama-3-70B training step (global batch 512 of 4096 tokens) on 512 H100s as
+// pipe=8,data=8,model=8 (64 nodes of 8; only `model` is inside a node). MCTS with pipelines and microbatches
+// (2 threads, seed 1, `seconds`), MCTS without pipelines (gradient accumulation still allowed), and the ptd-p
+// expert (with its first fitting remat variant, if it needs one); step times and ratios to the best.
+int benchSearchPipeline(double seconds) {
+    // In a child process: its peak RSS is this table's (an evaluator per pipeline shape adds up).
+    const auto run = runIsolated(
+        [&] { return pipelineTable(seconds) == 0 ? std::string() : std::string("error"); }, rssBudgetBytes());
+    std::printf("peak RSS: %s MB\n", peakText(run).c_str());
+    return run.completed && run.text.empty() ? 0 : 1;
+}
