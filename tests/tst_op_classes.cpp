@@ -17,7 +17,6 @@
 #include "test_paths.h"
 
 using namespace shardscope;
-using shardscope::testing::loadedProblem;
 
 namespace {
 
@@ -146,16 +145,6 @@ Counts compareOn(const Problem& problem, const std::string& label, int randomPla
     return counts;
 }
 
-std::unique_ptr<Problem> problemOf(const std::string& model, const std::string& mesh,
-                                   bool mixedPrecision = true) {
-    ProblemSpec spec;
-    spec.model = model;
-    spec.mesh = mesh;
-    spec.train = true;
-    spec.mixedPrecision = mixedPrecision;
-    return loadedProblem(spec);
-}
-
 bool hasOption(const zoo::Family& family, const std::string& key) {
     return std::any_of(family.options.begin(), family.options.end(),
                        [&](const zoo::OptionSpec& o) { return o.key == key; });
@@ -183,7 +172,7 @@ private slots:
             if (hasOption(family, "dense_layers"))
                 add("dense_layers=1,moe_every=2");
             model += options;
-            const auto problem = problemOf(model, "data=2,model=4");
+            const auto problem = shardscope::testing::trainingProblem(model, "data=2,model=4");
             const Counts counts = compareOn(*problem, model, 60);
             const auto classes = problem->costModel->opClasses();
             qInfo("%s: %zu ops, %zu in %zu classes; %zu evaluations re-costed %zu ops, priced %zu",
@@ -201,9 +190,10 @@ private slots:
     void classesDoNotGrowWithDepth() {
         std::vector<std::size_t> classes, priced;
         for (int layers : {4, 8, 16}) {
-            const auto problem = problemOf("zoo:gpt:layers=" + std::to_string(layers) +
-                                               ",d_model=256,heads=4,seq=128,batch=8,vocab=1024",
-                                           "data=2,model=4");
+            const auto problem =
+                shardscope::testing::trainingProblem("zoo:gpt:layers=" + std::to_string(layers) +
+                                                         ",d_model=256,heads=4,seq=128,batch=8,vocab=1024",
+                                                     "data=2,model=4");
             classes.push_back(problem->costModel->opClasses().classes);
             cost::Evaluator evaluator(*problem->costModel);
             evaluator.evaluate(shardscope::testing::expertOf(*problem, "dp-tp"));
@@ -225,7 +215,8 @@ private slots:
         for (const char* file : {"stablehlo/pt_bert.mlir", "onnx/transformer_encoder12.onnx",
                                  "onnx/vit_b_16.onnx", "stablehlo/jax_resnet_50.mlir"}) {
             const std::string path = (dir + QLatin1String(file)).toStdString();
-            const auto problem = problemOf(path, "data=2,model=4", false);  // f32 exports
+            const auto problem =
+                shardscope::testing::trainingProblem(path, "data=2,model=4", false);  // f32 exports
             const Counts counts = compareOn(*problem, file, 25);
             const auto classes = problem->costModel->opClasses();
             qInfo("%s: %zu ops, %zu in %zu classes; %zu evaluations re-costed %zu ops, priced %zu", file,

@@ -29,6 +29,7 @@
 #include "core/message_log.h"
 #include "core/name_style.h"
 #include "core/plan_editor.h"
+#include "ui_test_support.h"
 #include "widgets/fixed_pitch_font.h"
 #include "widgets/main_window.h"
 #include "widgets/problem_editor.h"
@@ -50,23 +51,6 @@ bool wheel(QWidget& widget) {
                       Qt::NoScrollPhase, false);
     QApplication::sendEvent(&widget, &event);
     return event.isAccepted();
-}
-
-// Two dot products of one input, so a training step's loss leaves an output out: two warnings of the load.
-QString writeTwoHeads(const QTemporaryDir& dir) {
-    const QString path = dir.filePath(QStringLiteral("two_heads.mlir"));
-    QFile file(path);
-    if (!file.open(QIODevice::WriteOnly))
-        return {};
-    file.write(
-        R"(func.func @main(%arg0: tensor<4x8xf32> {jax.arg_info = "x"}, %arg1: tensor<8x8xf32> {jax.arg_info = "w_logits"},
-                %arg2: tensor<8x3xf32> {jax.arg_info = "w_aux"}) -> (tensor<4x8xf32> {jax.result_info = "logits"}, tensor<4x3xf32> {jax.result_info = "aux"}) {
-  %0 = stablehlo.dot_general %arg0, %arg1, contracting_dims = [1] x [0] : (tensor<4x8xf32>, tensor<8x8xf32>) -> tensor<4x8xf32>
-  %1 = stablehlo.dot_general %arg0, %arg2, contracting_dims = [1] x [0] : (tensor<4x8xf32>, tensor<8x3xf32>) -> tensor<4x3xf32>
-  return %0, %1 : tensor<4x8xf32>, tensor<4x3xf32>
-}
-)");
-    return path;
 }
 
 }  // namespace
@@ -180,7 +164,7 @@ private slots:
     // session; the status bar still flashes the newest.
     void messagesKeepEveryErrorAndWarning() {
         QTemporaryDir dir;
-        const QString twoHeads = writeTwoHeads(dir);
+        const QString twoHeads = fixtures::writeTwoHeads(dir);
         QVERIFY(!twoHeads.isEmpty());
         MainWindow window;
         window.show();

@@ -6,7 +6,9 @@
 
 #include <memory>
 
+#include <QFile>
 #include <QSignalSpy>
+#include <QTemporaryDir>
 #include <QTest>
 
 #include "core/problem_loader.h"
@@ -47,6 +49,23 @@ inline ViewPtr loadThroughLoader(const ProblemRequest& request, int timeoutMs = 
         return nullptr;
     }
     return loaded.first().first().value<ViewPtr>();
+}
+
+// Two dot products of one input, so a training step's loss leaves an output out: two warnings of the load.
+inline QString writeTwoHeads(const QTemporaryDir& dir) {
+    const QString path = dir.filePath(QStringLiteral("two_heads.mlir"));
+    QFile file(path);
+    if (!file.open(QIODevice::WriteOnly))
+        return {};
+    file.write(
+        R"(func.func @main(%arg0: tensor<4x8xf32> {jax.arg_info = "x"}, %arg1: tensor<8x8xf32> {jax.arg_info = "w_logits"},
+                %arg2: tensor<8x3xf32> {jax.arg_info = "w_aux"}) -> (tensor<4x8xf32> {jax.result_info = "logits"}, tensor<4x3xf32> {jax.result_info = "aux"}) {
+  %0 = stablehlo.dot_general %arg0, %arg1, contracting_dims = [1] x [0] : (tensor<4x8xf32>, tensor<8x8xf32>) -> tensor<4x8xf32>
+  %1 = stablehlo.dot_general %arg0, %arg2, contracting_dims = [1] x [0] : (tensor<4x8xf32>, tensor<8x3xf32>) -> tensor<4x3xf32>
+  return %0, %1 : tensor<4x8xf32>, tensor<4x3xf32>
+}
+)");
+    return path;
 }
 
 }  // namespace shardscope::ui::fixtures

@@ -183,18 +183,60 @@ int benchAnalysis(const std::vector<int>& depths, int runs) {
     return 0;
 }
 
-// Plan evaluation on training steps: full evaluations (every op costed) and incremental ones (one decision
-// added to or removed from an expert plan), against copying the graph in the same run.
+namespace {
+
+// One model's evaluation of the fsdp-tp expert, full (every op re-costed) and incremental (one decision added
+// to or removed from the plan), with or without op classes (cost::EvaluatorOptions::shareOpClasses).
+struct EvaluationTimes {
+    double full = 0, incremental = 0;
+    std::size_t fullPriced = 0, recosted = 0,
+                priced = 0;  // ops: priced by a full evaluation; per incremental one
+};
+
+EvaluationTimes timeEvaluation(const shardscope::cost::CostModel& model, const shardscope::plan::Plan& base,
+                               bool shareOpClasses, int runs, std::size_t& sink) {
+    EvaluationTimes t;
+    shardscope::cost::Evaluator evaluator(model, shardscope::cost::EvaluatorOptions{shareOpClasses});
+    t.full = medianSeconds(runs, [&] {
+        evaluator.reset();
+        sink += evaluator.evaluate(base).collectives.size();
+        t.fullPriced = evaluator.opsPriced();
+    });
+    // Incremental: toggle one extra decision (each group in turn on the model axis) on top of the plan.
+    shardscope::plan::Plan extended = base;
+    std::size_t evaluations = 0, group = 0;
+    const std::size_t groups = model.space().groups.size();
+    t.incremental = medianSeconds(4 * runs, [&] {
+        if (extended.decisions.size() > base.decisions.size()) {
+            extended.decisions.pop_back();
+        } else {
+            extended.decisions.push_back(
+                {shardscope::plan::Decision::Target::Group, static_cast<std::uint32_t>(group++ % groups), 1});
+        }
+        sink += evaluator.evaluate(extended).collectives.size();
+        t.recosted += evaluator.opsRecosted();
+        t.priced += evaluator.opsPriced();
+        ++evaluations;
+    });
+    t.recosted /= std::max<std::size_t>(evaluations, 1);
+    t.priced /= std::max<std::size_t>(evaluations, 1);
+    return t;
+}
+
+}  // namespace
+
+// Plan evaluation on training steps: per-op pricing (the baseline) against op classes in the same run, then
+// the growth with depth (GPT-2 small's layer at 12 to 96 layers).
 int benchEvaluate(const std::vector<std::string>& models, int runs) {
     std::printf(
         "\n== evaluation of the fsdp-tp expert plan, mixed-precision Adam training steps on data=8,model=8 x "
-        "h100: median of %d runs\n\n",
+        "h100: median of %d runs; per-op pricing | op classes (priced: ops priced rather than shared)\n\n",
         runs);
-    std::printf("%-22s %7s | %8s %9s %7s %9s | %9s %7s %9s %8s\n", "model", "ops", "copy ms", "full ms",
-                "x copy", "full/s", "incr ms", "ops", "incr/s", "x full");
+    std::printf("%-22s %7s %7s | %9s %9s %7s %6s | %9s %9s %7s %6s %6s\n", "model", "ops", "classes",
+                "full ms", "classes", "x", "priced", "incr ms", "classes", "x", "ops", "priced");
     auto hardware = shardscope::mesh::loadHardware("h100");
     auto mesh = shardscope::mesh::makeMesh("data=8,model=8", *hardware);
-    for (const auto& name : models) {
+    auto row = [&](const std::string& name) {
         auto forward = shardscope::zoo::build(*shardscope::zoo::parseModelSpec(name));
         shardscope::train::OptimizerOptions options;
         options.mixedPrecision = true;
@@ -214,36 +256,24 @@ int benchEvaluate(const std::vector<std::string>& models, int runs) {
             return 1;
         }
         std::size_t sink = 0;
-        const double copy = medianSeconds(runs, [&] {
-            shardscope::ir::Graph copied = g;
-            sink += copied.ops.size();
-        });
-        shardscope::cost::Evaluator evaluator(model);
-        const double full = medianSeconds(runs, [&] {
-            evaluator.reset();
-            sink += evaluator.evaluate(*base).collectives.size();
-        });
-        // Incremental: toggle one extra decision (each group in turn on the model axis) on top of the plan.
-        shardscope::plan::Plan extended = *base;
-        std::size_t recosted = 0, evaluations = 0, group = 0;
-        const int toggles = 4 * runs;
-        const double incremental = medianSeconds(toggles, [&] {
-            if (extended.decisions.size() > base->decisions.size()) {
-                extended.decisions.pop_back();
-            } else {
-                extended.decisions.push_back({shardscope::plan::Decision::Target::Group,
-                                              static_cast<std::uint32_t>(group++ % space.groups.size()), 1});
-            }
-            sink += evaluator.evaluate(extended).collectives.size();
-            recosted += evaluator.opsRecosted();
-            ++evaluations;
-        });
-        std::printf("%-22s %7zu | %8.1f %9.1f %7.1f %9.1f | %9.2f %7zu %9.1f %8.1f\n", name.c_str(),
-                    g.body.size(), copy * 1e3, full * 1e3, full / copy, 1 / full, incremental * 1e3,
-                    recosted / evaluations, 1 / incremental, full / incremental);
+        const EvaluationTimes perOp = timeEvaluation(model, *base, false, runs, sink);
+        const EvaluationTimes shared = timeEvaluation(model, *base, true, runs, sink);
+        std::printf("%-22s %7zu %7zu | %9.2f %9.2f %7.1f %6zu | %9.2f %9.2f %7.1f %6zu %6zu\n", name.c_str(),
+                    g.body.size(), model.opClasses().classes, perOp.full * 1e3, shared.full * 1e3,
+                    perOp.full / shared.full, shared.fullPriced, perOp.incremental * 1e3,
+                    shared.incremental * 1e3, perOp.incremental / shared.incremental, shared.recosted,
+                    shared.priced);
         if (sink == 0)
             std::puts("");
-    }
+        return 0;
+    };
+    for (const auto& name : models)
+        if (int rc = row(name))
+            return rc;
+    std::printf("\n-- growth with depth: GPT-2 small's layer, batch 64\n");
+    for (int layers : {12, 24, 48, 96})
+        if (int rc = row("gpt:layers=" + std::to_string(layers) + ",batch=64"))
+            return rc;
     return 0;
 }
 

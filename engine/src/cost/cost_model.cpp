@@ -1028,7 +1028,7 @@ struct Evaluator::State {
     };
     std::vector<ClassMemo> classMemos;
     bool shareClasses = true;
-    std::size_t classHits = 0;
+    std::size_t priced = 0;  // ops costOp priced in the last evaluate (not from a memo or a copy)
     const OpRecord& record(std::size_t i) const { return memos[i].records[memos[i].current]; }
     // Buffers costOp reuses (an Evaluator is used by one thread).
     mutable std::vector<DimAxes> scratchActuals;
@@ -1270,9 +1270,9 @@ struct Evaluator::State {
             if (hit < ClassMemo::kSlots) {
                 out = copies.records[hit];
                 rename(out, d->ops[copies.from[hit]], d->ops[i]);
-                ++classHits;
             } else {
                 costOp(i, out);
+                ++priced;
                 const std::size_t k = copies.next;
                 copies.next = static_cast<std::uint8_t>((k + 1) % ClassMemo::kSlots);
                 copies.records[k] = out;
@@ -1282,6 +1282,7 @@ struct Evaluator::State {
             }
         } else {
             costOp(i, out);
+            ++priced;
         }
         memo.keys[slot] = key;
         memo.epochs[slot] = epoch;
@@ -1865,7 +1866,7 @@ struct Evaluator::State {
     const Evaluation& evaluate(plan::AppliedPlan next) {
         const auto& g = *d->graph;
         recosted = 0;
-        classHits = 0;
+        priced = 0;
         if (!valid) {
             applied = std::move(next);
             localBytes.assign(g.values.size(), 0);
@@ -1967,7 +1968,7 @@ MemoryBreakdown Evaluator::liveAt(std::size_t opIndex) const {
     return state_->liveAt(opIndex);
 }
 std::size_t Evaluator::opsPriced() const {
-    return state_->lastStaged ? state_->staged->opsPriced() : state_->recosted - state_->classHits;
+    return state_->lastStaged ? state_->staged->opsPriced() : state_->priced;
 }
 std::size_t Evaluator::opsRecosted() const {
     if (state_->lastStaged)

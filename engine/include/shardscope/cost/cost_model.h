@@ -317,7 +317,7 @@ public:
     // point).
     MemoryBreakdown liveAt(std::size_t opIndex) const;
     std::size_t opsRecosted() const;  // ops re-costed by the last evaluate()
-    std::size_t opsPriced() const;    // of those, the ops priced rather than given their class's price
+    std::size_t opsPriced() const;    // of those, the ops priced anew (not remembered or shared)
 
 private:
     const Evaluation& stagedEvaluate(const plan::Plan& plan);
