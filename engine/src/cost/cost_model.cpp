@@ -535,6 +535,7 @@ struct CostModel::Data {
         }
         buildRemat();
         buildOpClasses();
+        buildSignatureAtoms();
         largeGemmEfficiency = hardware.matmulEfficiency(1e9, 1e9, 1e9);
         groupLinks.resize(std::size_t{1} << mesh.axes.size());
         collectiveLinks.resize(groupLinks.size());
@@ -544,6 +545,27 @@ struct CostModel::Data {
             collectiveLinks[m] = {mesh::groupLink(mesh, moving), mesh::groupLevels(mesh, moving)};
         }
         buildSchedule();
+    }
+
+    // Per op, the atoms of its tensors' dimensions in order, with a marker after each dimension and each
+    // tensor, contiguous (signatureStart[i] to signatureStart[i + 1]): what an evaluator hashes to recognise
+    // the local shardings it priced the op for.
+    static constexpr std::uint32_t kEndOfDimension = 0xFFFFFFFFu, kEndOfTensor = 0xFFFFFFFEu;
+    std::vector<std::uint32_t> signatureAtoms, signatureStart;
+
+    void buildSignatureAtoms() {
+        signatureStart.assign(1, 0);
+        for (const OpInfo& info : ops) {
+            for (const auto& ti : info.tensors) {
+                for (const auto& dim : space->dimensionAtoms[ti.value.index]) {
+                    for (AtomId a : dim)
+                        signatureAtoms.push_back(a.index);
+                    signatureAtoms.push_back(kEndOfDimension);
+                }
+                signatureAtoms.push_back(kEndOfTensor);
+            }
+            signatureStart.push_back(static_cast<std::uint32_t>(signatureAtoms.size()));
+        }
     }
 
     // Top-level ops that are copies of one another (the ops of repeated layers, forward and backward): the
@@ -1232,13 +1254,13 @@ struct Evaluator::State {
     // A hash of the shardings of op i's tensors: everything costOp reads that a plan changes.
     std::uint64_t signature(std::size_t i) const {
         std::uint64_t h = 1469598103934665603ull;
-        for (const auto& ti : d->ops[i].tensors) {
-            for (const auto& dim : d->space->dimensionAtoms[ti.value.index]) {
-                for (AtomId a : dim)
-                    h = (h ^ applied.atomAxes[a.index].bits()) * 1099511628211ull;
-                h = (h ^ 0xFFu) * 1099511628211ull;
-            }
-            h = (h ^ 0xFEu) * 1099511628211ull;
+        for (std::uint32_t k = d->signatureStart[i]; k < d->signatureStart[i + 1]; ++k) {
+            const std::uint32_t code = d->signatureAtoms[k];
+            const std::uint64_t word = code == CostModel::Data::kEndOfDimension ? 0xFFu
+                                       : code == CostModel::Data::kEndOfTensor
+                                           ? 0xFEu
+                                           : applied.atomAxes[code].bits();
+            h = (h ^ word) * 1099511628211ull;
         }
         return h;
     }

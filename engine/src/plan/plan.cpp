@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <array>
+#include <span>
 
 namespace shardscope::plan {
 
@@ -169,6 +170,8 @@ PlanContext::PlanContext(const ir::Graph& graph, const analysis::DecisionSpace& 
       space_(&space),
       classes_(classifyTensors(graph)),
       nameAtoms_(space.names.size()),
+      nameRuns_(space.names.size()),
+      hasMajor_(space.atoms.size(), 0),
       blocks_(layerBlocks(graph)) {
     for (std::size_t n = 0; n < space.names.size(); ++n) {
         auto& atoms = nameAtoms_[n];
@@ -183,7 +186,20 @@ PlanContext::PlanContext(const ir::Graph& graph, const analysis::DecisionSpace& 
                 return x.dimension < y.dimension;
             return a.index < b.index;
         });
+        for (std::uint32_t i = 1; i <= atoms.size(); ++i)
+            if (i == atoms.size() || space.atom(atoms[i]).value != space.atom(atoms[i - 1]).value) {
+                const ValueId value = space.atom(atoms[i - 1]).value;
+                nameRuns_[n].push_back({value, classes_[value.index], i});
+            }
     }
+    for (const auto& dims : space.dimensionAtoms)
+        for (const auto& dim : dims) {
+            bool major = false;
+            for (AtomId a : dim) {
+                hasMajor_[a.index] = major ? 1 : 0;
+                major = major || space.atom(a).size > 1;
+            }
+        }
     batch_ = findBatchGroup(graph, space);
 }
 
@@ -238,15 +254,18 @@ AppliedPlan applyPlan(const PlanContext& context, const mesh::Mesh& mesh, const 
             continue;
         const std::int64_t axisSize = mesh.axes[static_cast<std::size_t>(decision.axis)].size;
         const std::uint32_t bit = 1u << decision.axis;
-        for (NameId name : context.namesOf(decision)) {
+        const NameId single{decision.index};
+        std::span<const NameId> names;
+        if (decision.target == Decision::Target::Name && decision.index < space.names.size())
+            names = {&single, 1};
+        else if (decision.target == Decision::Target::Group && decision.index < space.groups.size())
+            names = space.groups[decision.index].names;
+        for (NameId name : names) {
             const auto& atoms = context.atomsOf(name);
             // A tensor carrying the name on several dimensions offers the resolved one first.
-            for (std::size_t i = 0; i < atoms.size();) {
-                std::size_t j = i;
-                const ValueId value = space.atom(atoms[i]).value;
-                while (j < atoms.size() && space.atom(atoms[j]).value == value)
-                    ++j;
-                if (!((decision.tensors >> static_cast<unsigned>(context.classes()[value.index])) & 1u)) {
+            std::size_t i = 0;
+            for (const auto& [value, tensorClass, j] : context.valueRunsOf(name)) {
+                if (!((decision.tensors >> static_cast<unsigned>(tensorClass)) & 1u)) {
                     i = j;
                     continue;
                 }
@@ -275,7 +294,7 @@ AppliedPlan applyPlan(const PlanContext& context, const mesh::Mesh& mesh, const 
                     } else if (atom.size % (axesSize(applied.atomAxes[a.index]) * axisSize) != 0) {
                         ok = false;
                         reason = CompetitionSite::Reason::NotDivisible;
-                    } else {
+                    } else if (context.hasMajorAtom(a)) {
                         for (AtomId major :
                              space.dimensionAtoms[value.index][static_cast<std::size_t>(atom.dimension)]) {
                             if (major == a)

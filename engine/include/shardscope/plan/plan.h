@@ -202,6 +202,17 @@ public:
     const std::vector<analysis::AtomId>& atomsOf(analysis::NameId name) const {
         return nameAtoms_[name.index];
     }
+    // The runs of atomsOf(name) on one value (a value's atoms are consecutive there): the value, its tensor
+    // class and the end of its run.
+    struct ValueRun {
+        ir::ValueId value;
+        TensorClass tensorClass;
+        std::uint32_t end;
+    };
+    const std::vector<ValueRun>& valueRunsOf(analysis::NameId name) const { return nameRuns_[name.index]; }
+    // Whether a more major atom of the atom's dimension has a size above 1 (only then can "a more major atom
+    // is not fully sharded" stop a decision there).
+    bool hasMajorAtom(analysis::AtomId atom) const { return hasMajor_[atom.index] != 0; }
     // The names a decision reaches.
     std::vector<analysis::NameId> namesOf(const Decision& decision) const;
     // A decision's target in words: the group's or the name's label.
@@ -217,6 +228,8 @@ private:
     const analysis::DecisionSpace* space_;
     std::vector<TensorClass> classes_;
     std::vector<std::vector<analysis::AtomId>> nameAtoms_;
+    std::vector<std::vector<ValueRun>> nameRuns_;
+    std::vector<std::uint8_t> hasMajor_;  // per atom
     LayerBlocks blocks_;
     std::optional<analysis::GroupId> batch_;
 };
