@@ -8,6 +8,8 @@ shardscope_add_test(tst_ui_models SOURCES tst_ui_models.cpp LIBRARIES shardscope
 shardscope_add_test(tst_ui_layout SOURCES tst_ui_layout.cpp LIBRARIES shardscope::ui_core LABELS ui)
 shardscope_add_test(tst_ui_plan_editor SOURCES tst_ui_plan_editor.cpp LIBRARIES shardscope::ui_core LABELS ui)
 shardscope_add_test(tst_ui_graph SOURCES tst_ui_graph.cpp LIBRARIES shardscope::ui_widgets Qt6::Widgets LABELS ui shared)
+shardscope_add_test(tst_ui_graph_comm SOURCES tst_ui_graph_comm.cpp
+                    LIBRARIES shardscope::ui_widgets Qt6::Widgets LABELS ui shared TIMEOUT 300)
 shardscope_add_test(tst_ui_panels SOURCES tst_ui_panels.cpp
                     LIBRARIES shardscope::ui_widgets Qt6::Widgets LABELS ui shared)
 

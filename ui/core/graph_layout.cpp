@@ -217,6 +217,8 @@ LayoutOutcome layoutWithGraphviz(const LayoutRequest& request, const std::functi
     agattr(g, AGNODE, gvText("label"), gvText(""));
     Agsym_t* width = agattr(g, AGNODE, gvText("width"), gvText("0.75"));
     Agsym_t* height = agattr(g, AGNODE, gvText("height"), gvText("0.5"));
+    Agsym_t* weight = agattr(g, AGEDGE, gvText("weight"), gvText("1"));
+    agattr(g, AGRAPH, gvText("rank"), gvText(""));
 
     QHash<QString, Agnode_t*> nodes;
     QHash<QString, Agraph_t*> clusters;
@@ -236,6 +238,27 @@ LayoutOutcome layoutWithGraphviz(const LayoutRequest& request, const std::functi
         nodes.insert(node.id, n);
     }
 
+    // Nodes placed beside another: one rank=same subgraph per target, inside the target's cluster.
+    QHash<QString, Agraph_t*> ranks;
+    QHash<QString, const LayoutNode*> byId;
+    for (const LayoutNode& node : request.nodes)
+        byId.insert(node.id, &node);
+    for (const LayoutNode& node : request.nodes) {
+        if (node.sameRankAs.isEmpty())
+            continue;
+        const LayoutNode* target = byId.value(node.sameRankAs);
+        if (!target || target->cluster != node.cluster || target == &node)
+            continue;
+        Agraph_t*& rank = ranks[target->id];
+        if (!rank) {
+            Agraph_t* parent = target->cluster.isEmpty() ? g : clusters.value(target->cluster);
+            rank = agsubg(parent, (QStringLiteral("rank_") + target->id).toUtf8().data(), 1);
+            agset(rank, gvText("rank"), gvText("same"));
+            agsubnode(rank, nodes.value(target->id), 1);
+        }
+        agsubnode(rank, nodes.value(node.id), 1);
+    }
+
     QVector<Agedge_t*> edges;
     edges.reserve(request.edges.size());
     for (const LayoutEdge& edge : request.edges) {
@@ -244,7 +267,10 @@ LayoutOutcome layoutWithGraphviz(const LayoutRequest& request, const std::functi
         if (!from || !to)
             return failure(
                 QObject::tr("Edge %1 → %2 names a node that is not in the graph.").arg(edge.from, edge.to));
-        edges.append(agedge(g, from, to, nullptr, 1));
+        Agedge_t* e = agedge(g, from, to, nullptr, 1);
+        if (edge.weight != 1)
+            agxset(e, weight, QByteArray::number(edge.weight).data());
+        edges.append(e);
     }
 
     if (isCancelled(cancel))

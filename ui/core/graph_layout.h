@@ -27,15 +27,19 @@ namespace shardscope::ui {
 struct LayoutNode {
     QString id;
     QSizeF size;
-    QString cluster;  // "" or a cluster id: nodes of one module/layer are drawn inside one box
+    QString cluster;          // "" or a cluster id: nodes of one module/layer are drawn inside one box
+    QString sameRankAs = {};  // "" or a node id of the same cluster: placed on that node's rank, beside it
 };
 
 struct LayoutEdge {
     QString from, to;
+    int weight = 1;  // how hard Graphviz tries to keep it short and straight
 };
 
 struct LayoutRequest {
     QVector<LayoutNode> nodes;
+    // The edges to draw; a caller may append edges that only hold nodes in place (they are laid out but
+    // not drawn: LayoutResult::edges has them at the same indices).
     QVector<LayoutEdge> edges;
     QString rankdir = QStringLiteral("TB");  // TB, LR, BT or RL
 };

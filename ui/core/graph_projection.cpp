@@ -18,6 +18,8 @@ namespace {
 constexpr int kNone = -1;
 // Breadth-first expansion of a large graph stops before the picture holds more boxes than this.
 constexpr std::size_t kOpeningNodes = 60;
+// The weight of the edges that hold a column of collapsed modules straight (others weigh 1).
+constexpr int kColumnWeight = 50;
 
 QString shapeText(const ir::TensorType& type) {
     QString text;
@@ -339,6 +341,12 @@ GraphProjection projectGraph(const ProblemView& view, const std::vector<bool>& e
                     return projection.nodes[static_cast<std::size_t>(c)].cluster == cluster;
                 }))
                 node.cluster = cluster;
+            // Beside the first collapsed module using it, on its level: a cache or an input next to the layer
+            // it feeds rather than at the top of a long picture.
+            const int first = consumers.front();
+            const GraphNode& consumer = projection.nodes[static_cast<std::size_t>(first)];
+            if (consumer.kind == GraphNode::Kind::Module && consumer.cluster == node.cluster)
+                node.beside = first;
         }
         projection.nodeOfArgument[a] = addNode(std::move(node));
     }
@@ -352,7 +360,7 @@ GraphProjection projectGraph(const ProblemView& view, const std::vector<bool>& e
         const auto [it, inserted] =
             edgeOf.emplace(pairKey(from, to), static_cast<int>(projection.edges.size()));
         if (inserted) {
-            projection.edges.push_back({from, to, value, 1, {}});
+            projection.edges.push_back({from, to, value, 1, {value}, {}});
             counted.insert(pairKey(it->second, static_cast<int>(value.index)));
             return;
         }
@@ -360,6 +368,7 @@ GraphProjection projectGraph(const ProblemView& view, const std::vector<bool>& e
         if (!counted.insert(pairKey(it->second, static_cast<int>(value.index))).second)
             return;
         ++edge.valueCount;
+        edge.values.push_back(value);
         if (graph.type(value).bytes() > graph.type(edge.value).bytes())
             edge.value = value;
     };
@@ -396,8 +405,14 @@ GraphProjection projectGraph(const ProblemView& view, const std::vector<bool>& e
         node.outputs.push_back(r);
         appendNames(space, output.value, node.names);
         sortUnique(node.names);
+        const int source = sourceOf(output.value);
+        if (source != kNone &&
+            projection.nodes[static_cast<std::size_t>(source)].kind == GraphNode::Kind::Module) {
+            node.cluster = projection.nodes[static_cast<std::size_t>(source)].cluster;
+            node.beside = source;
+        }
         const int index = addNode(std::move(node));
-        connect(sourceOf(output.value), index, output.value);
+        connect(source, index, output.value);
     }
     for (GraphEdge& edge : projection.edges) {
         appendNames(space, edge.value, edge.names);
@@ -455,12 +470,40 @@ QSizeF graphNodeSize(const GraphNode& node, const GraphNodeFonts& fonts) {
 LayoutRequest layoutRequestFor(const GraphProjection& projection, const GraphNodeFonts& fonts) {
     LayoutRequest request;
     request.nodes.reserve(static_cast<qsizetype>(projection.nodes.size()));
-    for (const GraphNode& node : projection.nodes)
-        request.nodes.append({node.id, graphNodeSize(node, fonts), node.cluster});
+    for (const GraphNode& node : projection.nodes) {
+        LayoutNode layout{node.id, graphNodeSize(node, fonts), node.cluster};
+        if (node.beside >= 0)
+            layout.sameRankAs = projection.nodes[static_cast<std::size_t>(node.beside)].id;
+        request.nodes.append(std::move(layout));
+    }
     request.edges.reserve(static_cast<qsizetype>(projection.edges.size()));
+    // A column of collapsed modules: each one after the previous of its frame, held straight below it (by
+    // their edge, or by one that is not drawn).
+    std::unordered_map<std::uint64_t, int> edgeOf;
+    for (std::size_t e = 0; e < projection.edges.size(); ++e)
+        edgeOf.emplace(pairKey(projection.edges[e].from, projection.edges[e].to), static_cast<int>(e));
+    std::vector<std::pair<int, int>> spine;
+    QHash<QString, int> previous;
+    for (std::size_t n = 0; n < projection.nodes.size(); ++n) {
+        const GraphNode& node = projection.nodes[n];
+        if (node.kind != GraphNode::Kind::Module)
+            continue;
+        const auto found = previous.constFind(node.cluster);
+        if (found != previous.constEnd())
+            spine.emplace_back(found.value(), static_cast<int>(n));
+        previous.insert(node.cluster, static_cast<int>(n));
+    }
     for (const GraphEdge& edge : projection.edges)
         request.edges.append({projection.nodes[static_cast<std::size_t>(edge.from)].id,
-                              projection.nodes[static_cast<std::size_t>(edge.to)].id});
+                              projection.nodes[static_cast<std::size_t>(edge.to)].id, 1});
+    for (const auto& [from, to] : spine) {
+        if (const auto found = edgeOf.find(pairKey(from, to)); found != edgeOf.end()) {
+            request.edges[found->second].weight = kColumnWeight;
+        } else if (!edgeOf.contains(pairKey(to, from))) {
+            request.edges.append({projection.nodes[static_cast<std::size_t>(from)].id,
+                                  projection.nodes[static_cast<std::size_t>(to)].id, kColumnWeight});
+        }
+    }
     return request;
 }
 

@@ -41,6 +41,9 @@ struct GraphNode {
     std::vector<std::size_t> outputs;     // Output: indices into graph.outputs
     std::vector<analysis::NameId> names;  // names carried by its tensors, sorted, unique
     int conflicts = 0;                    // conflict sites among its ops (space.conflicts)
+    // Arguments and Output beside a collapsed module: the module's node (the first that uses the argument,
+    // the one that produces the output), drawn on its level; -1 otherwise.
+    int beside = -1;
 
     bool isConflictSite() const { return conflicts > 0; }
 };
@@ -55,9 +58,10 @@ struct GraphCluster {
 };
 
 struct GraphEdge {
-    int from = -1, to = -1;  // indices into GraphProjection::nodes
-    ir::ValueId value;       // the value it carries; between collapsed modules the largest of them
-    int valueCount = 1;      // values it stands for
+    int from = -1, to = -1;           // indices into GraphProjection::nodes
+    ir::ValueId value;                // the value it carries; between collapsed modules the largest of them
+    int valueCount = 1;               // values it stands for
+    std::vector<ir::ValueId> values;  // all of them, in the order met (`value` among them)
     std::vector<analysis::NameId> names;  // carried by `value`, sorted, unique
 };
 
@@ -98,7 +102,9 @@ struct GraphNodeFonts {
 // The box a node is drawn in (points).
 QSizeF graphNodeSize(const GraphNode& node, const GraphNodeFonts& fonts);
 
-// The request that lays `projection` out, node sizes measured with `fonts`.
+// The request that lays `projection` out, node sizes measured with `fonts`. Collapsed modules of one frame
+// (or of the top level) form a group Graphviz keeps in a straight column; arguments and outputs beside a
+// module (GraphNode::beside) share its rank.
 LayoutRequest layoutRequestFor(const GraphProjection& projection, const GraphNodeFonts& fonts);
 
 // What find() may land on: an op (body index) or an argument.

@@ -10,6 +10,8 @@
 #include <string_view>
 #include <vector>
 
+#include <QStringList>
+
 #include "core/text.h"
 
 namespace shardscope::ui {
@@ -104,6 +106,21 @@ QColor paletteColor(std::size_t index) {
     return palette[index % palette.size()];
 }
 
+QColor mixInOklab(const QColor& a, const QColor& b, double t) {
+    const Lab x = oklab(a), y = oklab(b);
+    const double s = std::clamp(t, 0.0, 1.0);
+    const Lab mixed{x.l + (y.l - x.l) * s, x.a + (y.a - x.a) * s, x.b + (y.b - x.b) * s};
+    // Pulled toward grey (same lightness) until it fits sRGB: the lightness, which orders a scale, stays.
+    for (double chroma = 1; chroma > 0; chroma -= 0.05)
+        if (const auto colour = srgb({mixed.l, mixed.a * chroma, mixed.b * chroma}))
+            return *colour;
+    return srgb({mixed.l, 0, 0}).value_or(QColor(Qt::gray));
+}
+
+double oklabLightness(const QColor& colour) {
+    return oklab(colour).l;
+}
+
 double perceptualDistance(const QColor& a, const QColor& b) {
     return 100 * distance(oklab(a), oklab(b));
 }
@@ -119,36 +136,46 @@ QString shortNameLabel(const analysis::DecisionSpace& space, analysis::NameId na
                                               : std::string_view(label).substr(dot + 1));
 }
 
-QString shardingText(const analysis::DecisionSpace& space, const mesh::Mesh& mesh, ir::ValueId value,
-                     const ir::TensorType& type, const plan::TensorSharding& sharding) {
-    QString text = QStringLiteral("[");
+std::vector<ShardingPart> shardingParts(const analysis::DecisionSpace& space, const mesh::Mesh& mesh,
+                                        ir::ValueId value, const ir::TensorType& type,
+                                        const plan::TensorSharding& sharding) {
+    std::vector<ShardingPart> parts;
     const int rank = static_cast<int>(type.shape.size());
+    parts.reserve(static_cast<std::size_t>(rank));
     for (int d = 0; d < rank; ++d) {
-        if (d > 0)
-            text += QStringLiteral(", ");
-        QString dimension;
+        ShardingPart part;
         if (value.index < space.dimensionAtoms.size()) {
             for (const auto name : space.namesOf(value, d)) {
-                if (!dimension.isEmpty())
-                    dimension += QChar(0x00B7);
-                dimension += shortNameLabel(space, name);
+                if (!part.text.isEmpty())
+                    part.text += QChar(0x00B7);
+                else
+                    part.name = name;
+                part.text += shortNameLabel(space, name);
             }
         }
-        if (dimension.isEmpty())
-            dimension = QString::number(type.shape[static_cast<std::size_t>(d)]);
-        text += dimension;
+        if (part.text.isEmpty())
+            part.text = QString::number(type.shape[static_cast<std::size_t>(d)]);
         if (d < static_cast<int>(sharding.dimensions.size()) && !sharding.dimensions[d].empty()) {
             const auto& axes = sharding.dimensions[d];
-            text += QLatin1Char('@');
+            part.text += QLatin1Char('@');
             for (int i = 0; i < axes.size(); ++i) {
                 if (i > 0)
-                    text += QLatin1Char(',');
+                    part.text += QLatin1Char(',');
                 const auto axis = static_cast<std::size_t>(axes[i]);
-                text += axis < mesh.axes.size() ? toQString(mesh.axes[axis].name) : QStringLiteral("?");
+                part.text += axis < mesh.axes.size() ? toQString(mesh.axes[axis].name) : QStringLiteral("?");
             }
         }
+        parts.push_back(std::move(part));
     }
-    return text + QLatin1Char(']');
+    return parts;
+}
+
+QString shardingText(const analysis::DecisionSpace& space, const mesh::Mesh& mesh, ir::ValueId value,
+                     const ir::TensorType& type, const plan::TensorSharding& sharding) {
+    QStringList dimensions;
+    for (ShardingPart& part : shardingParts(space, mesh, value, type, sharding))
+        dimensions << std::move(part.text);
+    return QLatin1Char('[') + dimensions.join(QStringLiteral(", ")) + QLatin1Char(']');
 }
 
 }  // namespace shardscope::ui

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstddef>
+#include <vector>
 
 #include <QColor>
 #include <QString>
@@ -28,6 +29,11 @@ QColor paletteColor(std::size_t index);
 // smallest difference people see side by side; 10 and more reads as different colours).
 double perceptualDistance(const QColor& a, const QColor& b);
 
+// The colour a fraction `t` (0 to 1) of the way from `a` to `b` in OKLab (its lightness linear in `t`), and
+// a colour's OKLab lightness (0 black, 1 white).
+QColor mixInOklab(const QColor& a, const QColor& b, double t);
+double oklabLightness(const QColor& colour);
+
 // The short form of a name's label for edge labels: its last path component ("layers.0.attn.heads" →
 // "heads").
 QString shortNameLabel(const analysis::DecisionSpace& space, analysis::NameId name);
@@ -37,5 +43,15 @@ QString shortNameLabel(const analysis::DecisionSpace& space, analysis::NameId na
 // axes that shard it (joined by ','). An empty `sharding` (no dimensions recorded) shows the names only.
 QString shardingText(const analysis::DecisionSpace& space, const mesh::Mesh& mesh, ir::ValueId value,
                      const ir::TensorType& type, const plan::TensorSharding& sharding);
+
+// One dimension of shardingText: its text (`d_model@model`) and the name whose colour it takes (its first
+// name; invalid when it carries none).
+struct ShardingPart {
+    QString text;
+    analysis::NameId name;
+};
+std::vector<ShardingPart> shardingParts(const analysis::DecisionSpace& space, const mesh::Mesh& mesh,
+                                        ir::ValueId value, const ir::TensorType& type,
+                                        const plan::TensorSharding& sharding);
 
 }  // namespace shardscope::ui

@@ -7,20 +7,27 @@
 #include <limits>
 
 #include <QApplication>
+#include <QComboBox>
 #include <QElapsedTimer>
 #include <QFrame>
 #include <QGraphicsItem>
 #include <QGraphicsScene>
 #include <QGraphicsSceneMouseEvent>
 #include <QHBoxLayout>
+#include <QHelpEvent>
 #include <QImage>
 #include <QKeyEvent>
 #include <QLabel>
+#include <QLinearGradient>
 #include <QPainter>
+#include <QPainterPathStroker>
 #include <QPushButton>
 #include <QScrollBar>
 #include <QStyleOptionGraphicsItem>
 #include <QTimer>
+#include <QToolButton>
+#include <QToolTip>
+#include <QVBoxLayout>
 #include <QWheelEvent>
 
 #include "core/name_style.h"
@@ -43,7 +50,6 @@ constexpr qreal kOpeningZoom = 0.8;
 constexpr qint64 kSliceMilliseconds = 12;
 // Below this level of detail (device pixels per scene unit) edges are drawn as hairline polylines.
 constexpr qreal kHairlineDetail = 0.25;
-constexpr qreal kEdgeLabelWidth = 300;
 constexpr int kCancelDelayMs = 1000;
 
 struct Colours {
@@ -119,6 +125,12 @@ public:
     std::vector<QGraphicsItem*> edgeItems;
     QHash<QString, QGraphicsItem*> clusterItems;
     GraphView* view = nullptr;
+    // Edge labels and badges (placed off the UI thread), and the heat map's values per node.
+    std::shared_ptr<const GraphAnnotations> annotations;
+    HeatMetric heat = HeatMetric::None;
+    std::vector<double> heatValues;
+    double heatMax = 0;
+    QGraphicsItem* labelLayer = nullptr;
 
 private:
     mutable std::shared_ptr<const PlanState> stagesFor_;  // the plan stageOfOp_ was computed for
@@ -180,6 +192,10 @@ public:
     Colours coloursOf(int index) const {
         const GraphNode& n = node(index);
         Colours colours = familyColours(n);
+        if (heat != HeatMetric::None && static_cast<std::size_t>(index) < heatValues.size()) {
+            colours.fill = heatColor(heatFraction(heatValues[static_cast<std::size_t>(index)], heatMax));
+            colours.border = colours.fill.darker(170);
+        }
         if (highlighted) {
             if (lights(n.names)) {
                 colours.fill = nameColor(problem->space(), *highlighted);
@@ -274,7 +290,9 @@ public:
         }
         if (detail < kTextDetail)
             return;
+        const bool dark = oklabLightness(colours.fill) < 0.62;
         const QColor ink = graph->highlighted && !graph->lights(node.names) ? QColor(0xa0, 0xa8, 0xb0)
+                           : dark                                           ? QColor(Qt::white)
                                                                             : QColor(0x1f, 0x29, 0x33);
         const QFontMetricsF titleMetrics(graph->fonts.title);
         const qreal top = rect_.top() + 5 + (module ? 2 : 0);
@@ -288,6 +306,7 @@ public:
                                 subtitleMetrics.height());
             painter->setFont(graph->fonts.subtitle);
             painter->setPen(graph->highlighted && !graph->lights(node.names) ? ink
+                            : dark                                           ? QColor(0xf0, 0xf0, 0xf0)
                                                                              : QColor(0x52, 0x60, 0x6d));
             painter->drawText(
                 subtitleRect, Qt::AlignCenter,
@@ -316,15 +335,14 @@ class EdgeItem : public QGraphicsItem {
 public:
     EdgeItem(int index, QPainterPath path) : index_(index), path_(std::move(path)) {
         setZValue(1);
-        middle_ = path_.pointAtPercent(0.5);
         const QPointF tip = path_.pointAtPercent(1);
         const qreal angle = qDegreesToRadians(path_.angleAtPercent(0.999));
         // angleAtPercent counts counter-clockwise with y up; scene y grows downwards.
         const QPointF back(std::cos(angle), -std::sin(angle));
         const QPointF side(-back.y(), back.x());
         arrow_ << tip << tip - back * 8 + side * 3.5 << tip - back * 8 - side * 3.5;
-        bounds_ = path_.boundingRect().united(arrow_.boundingRect()).adjusted(-3, -3, 3, 3);
-        bounds_ = bounds_.united(labelArea());
+        // Room for the widest stroke and a badge's marker.
+        bounds_ = path_.boundingRect().united(arrow_.boundingRect()).adjusted(-8, -8, 8, 8);
         // Far out, thousands of curves are stroked on every repaint: a flattened copy drawn with a hairline
         // pen costs a fraction of that and looks the same at that size.
         const QList<QPolygonF> flattened = path_.toSubpathPolygons();
@@ -332,7 +350,16 @@ public:
             polyline_ = flattened.first();
     }
 
+    int index() const { return index_; }
     QRectF boundingRect() const override { return bounds_; }
+    QPainterPath shape() const override {
+        if (shape_.isEmpty()) {
+            QPainterPathStroker stroker;
+            stroker.setWidth(8);
+            shape_ = stroker.createStroke(path_);
+        }
+        return shape_;
+    }
 
     void paint(QPainter* painter, const QStyleOptionGraphicsItem* option, QWidget*) override {
         const auto* graph = static_cast<const GraphScene*>(scene());
@@ -340,16 +367,28 @@ public:
         const qreal detail = detailOf(option, painter);
         QColor colour(0x8a, 0x97, 0xa5);
         qreal width = std::min<qreal>(1 + 0.35 * (edge.valueCount - 1), 3);
+        // An edge that reshards: in its badge's colour, wider the longer its collectives take.
+        const EdgeAnnotation* annotation =
+            graph->annotations && static_cast<std::size_t>(index_) < graph->annotations->edges.size()
+                ? &graph->annotations->edges[static_cast<std::size_t>(index_)]
+                : nullptr;
+        const bool badge = annotation && annotation->hasBadge();
+        double fraction = 0;
+        if (badge) {
+            fraction = heatFraction(annotation->collectiveTime, graph->annotations->maxCollectiveTime);
+            colour = heatColor(0.35 + 0.65 * fraction);
+            width = 1.6 + 2.4 * fraction;
+        }
         const bool lit = graph->lights(edge.names);
         if (graph->highlighted)
             colour =
                 lit ? nameColor(graph->problem->space(), *graph->highlighted).darker(150) : faded(colour);
         if (lit)
-            width = 2.4;
+            width = std::max<qreal>(width, 2.4);
         painter->setRenderHint(QPainter::Antialiasing, detail > 0.3);
         painter->setBrush(Qt::NoBrush);
         if (detail < kHairlineDetail && !polyline_.isEmpty()) {
-            QPen hairline(colour, lit ? 2 : 1);
+            QPen hairline(colour, lit || badge ? 2 : 1);
             hairline.setCosmetic(true);
             painter->setPen(hairline);
             painter->drawPolyline(polyline_);
@@ -360,44 +399,82 @@ public:
         painter->setPen(Qt::NoPen);
         painter->setBrush(colour);
         painter->drawPolygon(arrow_);
-        // Long edges cross the view with their middle far away: only labels in sight are worth their text.
-        if (detail < kEdgeLabelDetail)
-            return;
-        const QRectF device(0, 0, painter->device()->width(), painter->device()->height());
-        if (!painter->worldTransform().mapRect(labelArea()).intersects(device))
-            return;
-        const std::uint64_t revision = graph->plan ? graph->plan->revision + 1 : 0;
-        if (label_.isNull() || labelRevision_ != revision || labelPlan_ != graph->plan.get()) {
-            label_ = graph->edgeLabel(index_);
-            labelRevision_ = revision;
-            labelPlan_ = graph->plan.get();
+        // A badge whose label found no free place (or is not drawn at this zoom): a dot on the edge.
+        if (badge && (!annotation->placed() || detail < kEdgeLabelDetail)) {
+            const qreal radius = 3 + 3 * fraction;
+            painter->setPen(QPen(Qt::white, 1));
+            painter->drawEllipse(annotation->marker, radius, radius);
         }
-        const QFontMetricsF metrics(graph->fonts.label);
-        const QString text = metrics.elidedText(label_, Qt::ElideRight, kEdgeLabelWidth - 8);
-        QRectF box(middle_.x() + 4, middle_.y() - metrics.height() / 2 - 1,
-                   metrics.horizontalAdvance(text) + 8, metrics.height() + 2);
-        painter->setBrush(lit ? nameColor(graph->problem->space(), *graph->highlighted)
-                              : QColor(255, 255, 255, graph->highlighted ? 160 : 225));
-        painter->drawRoundedRect(box, 3, 3);
-        painter->setFont(graph->fonts.label);
-        painter->setPen(graph->highlighted && !lit ? QColor(0xb0, 0xb8, 0xc0) : QColor(0x33, 0x44, 0x55));
-        painter->drawText(box, Qt::AlignCenter, text);
     }
-
-    QRectF labelArea() const { return {middle_.x() + 4, middle_.y() - 9, kEdgeLabelWidth, 18}; }
-
-    QString label() const { return static_cast<const GraphScene*>(scene())->edgeLabel(index_); }
 
 private:
     int index_;
     QPainterPath path_;
+    mutable QPainterPath shape_;
     QPolygonF polyline_;
     QPolygonF arrow_;
-    QPointF middle_;
     QRectF bounds_;
-    mutable QString label_;
-    mutable std::uint64_t labelRevision_ = 0;
-    mutable const PlanState* labelPlan_ = nullptr;
+};
+
+// Every placed edge label in one item (drawn above the edges and nodes, which they never overlap): one item
+// instead of thousands keeps a big scene cheap to build, and labels out of sight cost a rectangle test.
+class LabelLayer : public QGraphicsItem {
+public:
+    explicit LabelLayer(const QRectF& bounds) : bounds_(bounds) {
+        setZValue(3);
+        setAcceptedMouseButtons(Qt::NoButton);
+        setFlag(ItemUsesExtendedStyleOption);
+    }
+
+    QRectF boundingRect() const override { return bounds_; }
+    QPainterPath shape() const override { return {}; }  // never under the mouse: tool tips come from the view
+
+    void paint(QPainter* painter, const QStyleOptionGraphicsItem* option, QWidget*) override {
+        const auto* graph = static_cast<const GraphScene*>(scene());
+        if (!graph->annotations || detailOf(option, painter) < kEdgeLabelDetail)
+            return;
+        const QRectF exposed = option->exposedRect;
+        painter->setRenderHint(QPainter::Antialiasing, true);
+        painter->setFont(graph->fonts.label);
+        const auto& edges = graph->annotations->edges;
+        for (std::size_t e = 0; e < edges.size(); ++e) {
+            const EdgeAnnotation& label = edges[e];
+            if (!label.placed() || !label.rect.intersects(exposed))
+                continue;
+            const bool dim = graph->highlighted && !graph->lights(graph->projection->edges[e].names);
+            painter->setOpacity(dim ? 0.35 : 1.0);
+            for (const LabelSegment& segment : label.segments) {
+                const QRectF& r = segment.rect;
+                QColor ink(0x25, 0x31, 0x3d);
+                switch (segment.kind) {
+                    case LabelSegment::Kind::Badge:
+                        painter->setPen(QPen(segment.fill.darker(150), 1));
+                        painter->setBrush(segment.fill);
+                        painter->drawRoundedRect(r, r.height() / 2, r.height() / 2);
+                        if (oklabLightness(segment.fill) < 0.62)
+                            ink = Qt::white;
+                        break;
+                    case LabelSegment::Kind::Dimension:
+                        painter->setPen(QPen(segment.fill.darker(135), 0.8));
+                        painter->setBrush(segment.fill);
+                        painter->drawRoundedRect(r, 3, 3);
+                        break;
+                    case LabelSegment::Kind::More:
+                        painter->setPen(Qt::NoPen);
+                        painter->setBrush(QColor(255, 255, 255, 220));
+                        painter->drawRoundedRect(r, 3, 3);
+                        ink = QColor(0x5a, 0x66, 0x72);
+                        break;
+                }
+                painter->setPen(ink);
+                painter->drawText(r, Qt::AlignCenter, segment.text);
+            }
+        }
+        painter->setOpacity(1.0);
+    }
+
+private:
+    QRectF bounds_;
 };
 
 // An open module's frame. Its label tab (above the frame) takes double-clicks to collapse; the inside lets
@@ -407,15 +484,11 @@ public:
     ClusterItem(int module, const QString& label, const QRectF& frame, const QFont& font)
         : module_(module), label_(label), frame_(frame), font_(font) {
         setZValue(0);
-        const QFontMetricsF metrics(font_);
-        // As wide as its text (up to a limit), even over a narrow frame: a label cut to "...ops" says
-        // nothing.
-        tab_ = QRectF(frame_.left(), frame_.top() - metrics.height() - 4,
-                      std::min<qreal>(360, metrics.horizontalAdvance(label_ + QStringLiteral("  ⊟")) + 14),
-                      metrics.height() + 4);
+        tab_ = clusterTitleRect(frame_, label_, font_);
         setToolTip(QObject::tr("%1\nDouble-click the label to collapse").arg(label_));
     }
 
+    const QRectF& tab() const { return tab_; }
     QRectF boundingRect() const override { return frame_.united(tab_).adjusted(-2, -2, 2, 2); }
     QPainterPath shape() const override {
         QPainterPath path;
@@ -534,6 +607,161 @@ private:
     qreal scale_ = 1;
 };
 
+// What the graph's colours and marks mean: node fills (or the heat map's scale), the conflict outline and
+// badge, the collective badges and the edge labels' chips. Painted, sized to its rows.
+class GraphLegend : public QWidget {
+public:
+    explicit GraphLegend(QWidget* parent) : QWidget(parent) {
+        setObjectName(QStringLiteral("graphLegend"));
+        setAttribute(Qt::WA_OpaquePaintEvent);
+        setToolTip(QObject::tr("What the graph's colours and marks mean"));
+    }
+
+    void setContent(HeatMetric metric, double heatMax, double maxCollectiveTime) {
+        metric_ = metric;
+        heatMax_ = heatMax;
+        maxCollective_ = maxCollectiveTime;
+        const QFontMetricsF metrics(font());
+        row_ = std::ceil(metrics.height() + 6);
+        // The rows paintEvent draws: the fills (a heading and nine kinds, or a heading, the scale and its
+        // ends), then the marks (a heading and seven lines).
+        const qreal fills = metric_ == HeatMetric::None ? 10 * row_ : 3 * row_;
+        setFixedSize(400, static_cast<int>(std::ceil(fills + 8 * row_ + 16)));
+        update();
+    }
+
+protected:
+    void paintEvent(QPaintEvent*) override {
+        QPainter painter(this);
+        painter.setRenderHint(QPainter::Antialiasing, true);
+        painter.setPen(QColor(0xb0, 0xbb, 0xc6));
+        painter.setBrush(Qt::white);
+        painter.drawRect(QRectF(rect()).adjusted(0.5, 0.5, -0.5, -0.5));
+        const QFontMetricsF metrics(font());
+        qreal y = 8;
+        const qreal swatchX = 10, textX = 62;
+        const auto text = [&](const QString& t, bool bold = false) {
+            QFont f = font();
+            f.setBold(bold);
+            painter.setFont(f);
+            painter.setPen(QColor(0x25, 0x31, 0x3d));
+            painter.drawText(QRectF(textX, y, width() - textX - 8, row_), Qt::AlignVCenter | Qt::AlignLeft,
+                             QFontMetricsF(f).elidedText(t, Qt::ElideRight, width() - textX - 8));
+        };
+        const auto heading = [&](const QString& t) {
+            QFont f = font();
+            f.setBold(true);
+            painter.setFont(f);
+            painter.setPen(QColor(0x25, 0x31, 0x3d));
+            painter.drawText(QRectF(swatchX, y, width() - 20, row_), Qt::AlignVCenter | Qt::AlignLeft, t);
+            y += row_;
+        };
+        const QRectF swatch(swatchX, 0, 44, row_ - 8);
+        const auto box = [&](const QColor& fill, const QColor& border, qreal radius) {
+            painter.setPen(QPen(border, 1));
+            painter.setBrush(fill);
+            painter.drawRoundedRect(swatch.translated(0, y + 4), radius, radius);
+        };
+        if (metric_ == HeatMetric::None) {
+            heading(QObject::tr("Node fill: what the op does"));
+            struct Entry {
+                GraphNode::Kind kind;
+                GraphNode::Family family;
+                const char* label;
+            };
+            static const Entry entries[] = {
+                {GraphNode::Kind::Op, GraphNode::Family::Contraction, "matmul, convolution"},
+                {GraphNode::Kind::Op, GraphNode::Family::Elementwise, "elementwise"},
+                {GraphNode::Kind::Op, GraphNode::Family::Layout, "reshape, transpose, broadcast, ..."},
+                {GraphNode::Kind::Op, GraphNode::Family::Reduction, "reduction"},
+                {GraphNode::Kind::Op, GraphNode::Family::Indexing, "gather, scatter, slice, sort"},
+                {GraphNode::Kind::Op, GraphNode::Family::Control, "control flow, collectives"},
+                {GraphNode::Kind::Module, GraphNode::Family::Other, "collapsed module (double-click)"},
+                {GraphNode::Kind::Arguments, GraphNode::Family::Other, "parameter or input"},
+                {GraphNode::Kind::Output, GraphNode::Family::Other, "output"},
+            };
+            for (const Entry& entry : entries) {
+                GraphNode node;
+                node.kind = entry.kind;
+                node.family = entry.family;
+                const Colours colours = familyColours(node);
+                box(colours.fill, colours.border,
+                    entry.kind == GraphNode::Kind::Arguments ? swatch.height() / 2 : 4);
+                text(QObject::tr(entry.label));
+                y += row_;
+            }
+        } else {
+            heading(QObject::tr("Node fill: %1").arg(heatMetricName(metric_)));
+            const QRectF bar(swatchX, y + 3, width() - 2 * swatchX, row_ - 10);
+            QLinearGradient gradient(bar.topLeft(), bar.topRight());
+            for (int i = 0; i <= 10; ++i)
+                gradient.setColorAt(i / 10.0, heatColor(i / 10.0));
+            painter.setPen(QPen(QColor(0x90, 0x90, 0x90), 0.8));
+            painter.setBrush(gradient);
+            painter.drawRect(bar);
+            y += row_ - 4;
+            painter.setFont(font());
+            painter.setPen(QColor(0x25, 0x31, 0x3d));
+            painter.drawText(QRectF(swatchX, y, 150, row_), Qt::AlignLeft | Qt::AlignVCenter,
+                             QStringLiteral("0"));
+            painter.drawText(QRectF(width() - swatchX - 200, y, 200, row_), Qt::AlignRight | Qt::AlignVCenter,
+                             heatValueText(metric_, heatMax_));
+            y += row_ + 4;
+        }
+        heading(QObject::tr("Marks"));
+        painter.setPen(QPen(QColor(0xd3, 0x2f, 0x2f), 1.6, Qt::DashLine));
+        painter.setBrush(Qt::NoBrush);
+        painter.drawRoundedRect(swatch.translated(0, y + 4), 4, 4);
+        text(QObject::tr("op at a conflict site (see Conflicts)"));
+        y += row_;
+        {
+            const QRectF badge(swatchX + 14, y + 3, row_ - 6 + 6, row_ - 6);
+            painter.setPen(Qt::NoPen);
+            painter.setBrush(QColor(0xd3, 0x2f, 0x2f));
+            painter.drawRoundedRect(badge, badge.height() / 2, badge.height() / 2);
+            painter.setPen(Qt::white);
+            painter.drawText(badge, Qt::AlignCenter, QStringLiteral("3"));
+            text(QObject::tr("conflict sites inside a collapsed module"));
+        }
+        y += row_;
+        {
+            const QRectF bar(swatchX, y + 5, 44, row_ - 10);
+            QLinearGradient gradient(bar.topLeft(), bar.topRight());
+            gradient.setColorAt(0, heatColor(0.35));
+            gradient.setColorAt(1, heatColor(1));
+            painter.setPen(Qt::NoPen);
+            painter.setBrush(gradient);
+            painter.drawRoundedRect(bar, bar.height() / 2, bar.height() / 2);
+            text(maxCollective_ > 0 ? QObject::tr("collective on an edge, by time (up to %1)")
+                                          .arg(heatValueText(HeatMetric::Time, maxCollective_))
+                                    : QObject::tr("collective on an edge, by time (none in this plan)"));
+        }
+        y += row_;
+        painter.setPen(QColor(0x25, 0x31, 0x3d));
+        painter.setFont(font());
+        painter.drawText(QRectF(swatchX, y, width() - 20, row_), Qt::AlignVCenter | Qt::AlignLeft,
+                         QObject::tr("AG all-gather · RS reduce-scatter · AR all-reduce"));
+        y += row_;
+        painter.drawText(QRectF(swatchX, y, width() - 20, row_), Qt::AlignVCenter | Qt::AlignLeft,
+                         QObject::tr("A2A all-to-all · CP collective-permute"));
+        y += row_;
+        box(paletteColor(0), paletteColor(0).darker(135), 3);
+        painter.setPen(QColor(0x25, 0x31, 0x3d));
+        painter.drawText(swatch.translated(0, y + 4), Qt::AlignCenter, QStringLiteral("seq"));
+        text(QObject::tr("a tensor dimension in its name's colour; @axis: sharded"));
+        y += row_;
+        painter.setPen(QColor(0x5a, 0x66, 0x72));
+        painter.setFont(font());
+        painter.drawText(QRectF(swatchX, y, width() - 20, row_), Qt::AlignVCenter | Qt::AlignLeft,
+                         QObject::tr("Hover an edge for its tensor and collectives in full."));
+    }
+
+private:
+    HeatMetric metric_ = HeatMetric::None;
+    double heatMax_ = 0, maxCollective_ = 0;
+    qreal row_ = 18;
+};
+
 GraphView::GraphView(QWidget* parent, GraphLayoutService* layoutService) : QGraphicsView(parent) {
     if (layoutService) {
         service_ = layoutService;
@@ -595,6 +823,40 @@ GraphView::GraphView(QWidget* parent, GraphLayoutService* layoutService) : QGrap
     overview_ = new GraphOverview(this, this);
     overview_->resize(200, 140);
     overview_->hide();
+
+    // Over the top-left corner: what colours the nodes, and the legend.
+    controls_ = new QFrame(this);
+    controls_->setObjectName(QStringLiteral("graphControls"));
+    controls_->setStyleSheet(
+        QStringLiteral("#graphControls { background: #ffffff; border: 1px solid #b0bbc6; }"));
+    controls_->setAutoFillBackground(true);
+    auto* controlsLayout = new QHBoxLayout(controls_);
+    controlsLayout->setContentsMargins(6, 3, 6, 3);
+    controlsLayout->setSpacing(6);
+    controlsLayout->addWidget(new QLabel(tr("Colour by"), controls_));
+    heatCombo_ = new QComboBox(controls_);
+    heatCombo_->setObjectName(QStringLiteral("graphHeatMetric"));
+    heatCombo_->setToolTip(
+        tr("Colour the nodes by what their ops do, or as a heat map of the plan's time, "
+           "bytes communicated or memory"));
+    for (const HeatMetric metric :
+         {HeatMetric::None, HeatMetric::Time, HeatMetric::Communication, HeatMetric::Memory})
+        heatCombo_->addItem(heatMetricName(metric), static_cast<int>(metric));
+    controlsLayout->addWidget(heatCombo_);
+    connect(heatCombo_, &QComboBox::currentIndexChanged, this, [this](int index) {
+        setHeatMetric(static_cast<HeatMetric>(heatCombo_->itemData(index).toInt()));
+    });
+    legendButton_ = new QToolButton(controls_);
+    legendButton_->setObjectName(QStringLiteral("graphLegendButton"));
+    legendButton_->setText(tr("Legend"));
+    legendButton_->setCheckable(true);
+    legendButton_->setToolTip(tr("Show what the colours and marks of the graph mean"));
+    controlsLayout->addWidget(legendButton_);
+    connect(legendButton_, &QToolButton::toggled, this, &GraphView::setLegendShown);
+    legend_ = new GraphLegend(this);
+    legend_->hide();
+    updateLegend();
+    placeControls();
 }
 
 GraphView::~GraphView() {
@@ -639,6 +901,9 @@ void GraphView::setPlanState(std::shared_ptr<const PlanState> state) {
     if (building_)
         building_->plan = plan_;
     viewport()->update();
+    // New labels and badges; a picture on its way gets them before it is shown.
+    if ((!busy_ && shownScene()->problem == problem_) || awaitingSwap_)
+        requestAnnotations();
 }
 
 void GraphView::setHighlightedName(std::optional<analysis::NameId> name) {
@@ -775,7 +1040,146 @@ void GraphView::zoomBy(double factor) {
 }
 
 bool GraphView::isLayoutBusy() const {
-    return busy_;
+    return busy_ || labelsPending_;
+}
+
+void GraphView::requestAnnotations() {
+    GraphScene* target = awaitingSwap_ ? building_ : shownScene();
+    if (!target || !target->projection || !target->problem) {
+        labelsPending_ = false;
+        return;
+    }
+    labelsPending_ = true;
+    annotationRequests_.run(
+        [problem = target->problem, projection = target->projection, request = target->request,
+         layout = target->layout, plan = target->plan, font = target->fonts.label] {
+            return std::make_shared<const GraphAnnotations>(
+                annotateGraph(*problem, *projection, request, layout, plan, font));
+        },
+        [this, target](const std::shared_ptr<const GraphAnnotations>& annotations) {
+            labelsPending_ = false;
+            const bool swap = awaitingSwap_ && target == building_;
+            if (!swap && target != shownScene())
+                return;
+            target->annotations = annotations;
+            if (!target->labelLayer) {
+                target->labelLayer = new LabelLayer(target->layout.bounds.adjusted(-400, -400, 400, 400));
+                target->addItem(target->labelLayer);
+            }
+            computeHeat(target);
+            if (swap) {
+                swapInBuiltScene();
+            } else {
+                viewport()->update();
+                overview_->setPicture(target);
+                updateOverview();
+            }
+            updateLegend();
+            emit labelsPlaced();
+        });
+}
+
+void GraphView::computeHeat(GraphScene* scene) const {
+    scene->heat = heat_;
+    scene->heatValues.clear();
+    scene->heatMax = 0;
+    if (heat_ == HeatMetric::None || !scene->projection || !scene->annotations || !scene->annotations->plan)
+        return;
+    scene->heatValues = nodeHeat(*scene->problem, *scene->projection, *scene->annotations->plan,
+                                 scene->annotations->collectives, heat_);
+    for (const double value : scene->heatValues)
+        scene->heatMax = std::max(scene->heatMax, value);
+}
+
+void GraphView::setHeatMetric(HeatMetric metric) {
+    heat_ = metric;
+    if (const int index = heatCombo_->findData(static_cast<int>(metric));
+        index != heatCombo_->currentIndex()) {
+        const QSignalBlocker blocker(heatCombo_);
+        heatCombo_->setCurrentIndex(index);
+    }
+    for (GraphScene* scene : {shownScene(), building_})
+        if (scene)
+            computeHeat(scene);
+    viewport()->update();
+    overview_->setPicture(shownScene()->projection ? shownScene() : nullptr);
+    updateOverview();
+    updateLegend();
+}
+
+double GraphView::nodeHeatValue(int node) const {
+    const GraphScene* graph = shownScene();
+    if (node < 0 || static_cast<std::size_t>(node) >= graph->heatValues.size())
+        return 0;
+    return graph->heatValues[static_cast<std::size_t>(node)];
+}
+
+void GraphView::setLegendShown(bool shown) {
+    legend_->setVisible(shown);
+    if (legendButton_->isChecked() != shown) {
+        const QSignalBlocker blocker(legendButton_);
+        legendButton_->setChecked(shown);
+    }
+    placeControls();
+}
+
+bool GraphView::legendShown() const {
+    return !legend_->isHidden();
+}
+
+std::shared_ptr<const GraphAnnotations> GraphView::annotations() const {
+    return shownScene()->annotations;
+}
+
+QRectF GraphView::clusterTitle(const QString& clusterId) const {
+    QGraphicsItem* item = shownScene()->clusterItems.value(clusterId);
+    return item ? static_cast<ClusterItem*>(item)->tab() : QRectF();
+}
+
+void GraphView::updateLegend() {
+    const GraphScene* graph = shownScene();
+    legend_->setContent(heat_, graph->heatMax,
+                        graph->annotations ? graph->annotations->maxCollectiveTime : 0.0);
+    placeControls();
+}
+
+void GraphView::placeControls() {
+    const QRect area = viewport()->geometry();
+    controls_->adjustSize();
+    controls_->move(area.left() + 8, area.top() + 8);
+    controls_->raise();
+    legend_->move(area.left() + 8, controls_->geometry().bottom() + 5);
+    legend_->raise();
+}
+
+bool GraphView::viewportEvent(QEvent* event) {
+    if (event->type() != QEvent::ToolTip)
+        return QGraphicsView::viewportEvent(event);
+    auto* help = static_cast<QHelpEvent*>(event);
+    const GraphScene* graph = shownScene();
+    const QPointF at = mapToScene(help->pos());
+    // A label, then whatever is under the mouse: a node's own tip, an edge's label in full.
+    if (graph->annotations && zoom() >= kEdgeLabelDetail) {
+        for (const EdgeAnnotation& label : graph->annotations->edges) {
+            if (label.placed() && label.rect.contains(at)) {
+                QToolTip::showText(help->globalPos(), label.toolTip, this);
+                return true;
+            }
+        }
+    }
+    for (QGraphicsItem* item : items(help->pos())) {
+        if (dynamic_cast<NodeItem*>(item))
+            break;
+        if (auto* edge = dynamic_cast<EdgeItem*>(item)) {
+            const auto index = static_cast<std::size_t>(edge->index());
+            const QString text = graph->annotations && index < graph->annotations->edges.size()
+                                     ? graph->annotations->edges[index].toolTip
+                                     : graph->edgeLabel(edge->index());
+            QToolTip::showText(help->globalPos(), text, this);
+            return true;
+        }
+    }
+    return QGraphicsView::viewportEvent(event);
 }
 
 void GraphView::cancelLayout() {
@@ -787,6 +1191,9 @@ void GraphView::cancelLayout() {
     if (building_)
         retire(building_);
     building_ = nullptr;
+    awaitingSwap_ = false;
+    labelsPending_ = false;
+    annotationRequests_.cancel();
     pendingProjection_.reset();
     pendingSelection_.reset();
     layoutGeneration_ = 0;
@@ -888,6 +1295,7 @@ void GraphView::resizeEvent(QResizeEvent* event) {
     const QRect area = viewport()->geometry();
     overview_->move(area.right() - overview_->width() - 10, area.bottom() - overview_->height() - 10);
     updateOverview();
+    placeControls();
 }
 
 void GraphView::scrollContentsBy(int dx, int dy) {
@@ -903,6 +1311,9 @@ void GraphView::relayout(std::vector<bool> expanded, Anchor anchor) {
     if (building_)
         retire(building_);
     building_ = nullptr;
+    awaitingSwap_ = false;
+    labelsPending_ = false;
+    annotationRequests_.cancel();
     layoutGeneration_ = 0;
     service_->cancel(tag_);
 
@@ -1049,12 +1460,15 @@ void GraphView::buildSlice() {
         }
     }
     buildTimer_->stop();
-    swapInBuiltScene();
+    // The labels are placed (off this thread) before the picture is shown.
+    awaitingSwap_ = true;
+    requestAnnotations();
 }
 
 void GraphView::swapInBuiltScene() {
     GraphScene* fresh = building_;
     building_ = nullptr;
+    awaitingSwap_ = false;
     GraphScene* old = shownScene();
     const Anchor anchor = pendingAnchor_;
 

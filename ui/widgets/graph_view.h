@@ -15,17 +15,21 @@
 #include <QPointF>
 #include <QString>
 
+#include "core/graph_annotations.h"
 #include "core/graph_layout.h"
 #include "core/graph_projection.h"
 #include "core/plan_state.h"
 #include "core/problem_view.h"
 
+class QComboBox;
 class QLabel;
 class QPushButton;
+class QToolButton;
 class QTimer;
 
 namespace shardscope::ui {
 
+class GraphLegend;
 class GraphOverview;
 class GraphScene;
 
@@ -59,6 +63,21 @@ public:
     bool stageBandsShown() const { return stageBands_; }
     // The stages node `node` of projection() shows, ascending (empty when it shows none).
     std::vector<int> nodeStages(int node) const;
+
+    // Colours nodes by `metric` under the plan (HeatMetric::None: by what their ops do), on heatColor's scale
+    // from 0 to the largest node's value; the legend shows the scale. The combo box over the graph sets it.
+    void setHeatMetric(HeatMetric metric);
+    HeatMetric heatMetric() const { return heat_; }
+    // The heat map's value of node `node` of projection() (0 without a plan or metric).
+    double nodeHeatValue(int node) const;
+    // The legend over the graph's top-left corner: node fills (or the heat scale), outlines, badges, edge
+    // labels. Off by default; the "Legend" button over the graph toggles it.
+    void setLegendShown(bool shown);
+    bool legendShown() const;
+    // The edge labels and collective badges of the picture shown, placed (nullptr before the first).
+    std::shared_ptr<const GraphAnnotations> annotations() const;
+    // Where the title tab of frame `clusterId` is, in scene coordinates (empty if there is none).
+    QRectF clusterTitle(const QString& clusterId) const;
 
     // Expands the op's module if needed, selects the op and centres on it.
     void showOp(std::size_t bodyIndex);
@@ -99,12 +118,15 @@ signals:
     void layoutFinished();
     void layoutFailed(const QString& message);
     void layoutCancelled();
+    // New labels and badges are on the picture (after a layout or a new plan).
+    void labelsPlaced();
 
 protected:
     void wheelEvent(QWheelEvent* event) override;
     void keyPressEvent(QKeyEvent* event) override;
     void resizeEvent(QResizeEvent* event) override;
     void scrollContentsBy(int dx, int dy) override;
+    bool viewportEvent(QEvent* event) override;
 
 private:
     // What to keep in place when the new picture replaces the old: a module (its box or frame) or an op, at a
@@ -132,6 +154,10 @@ private:
     void onSelectionChanged();
     void updateOverlay();
     void updateOverview();
+    void requestAnnotations();
+    void computeHeat(GraphScene* scene) const;
+    void updateLegend();
+    void placeControls();
     GraphScene* shownScene() const;
 
     GraphLayoutService* service_ = nullptr;
@@ -171,6 +197,18 @@ private:
     QPushButton* cancelButton_ = nullptr;
     QTimer* cancelDelay_ = nullptr;
     GraphOverview* overview_ = nullptr;
+
+    // Edge labels and badges, placed off the UI thread for the picture shown or (awaitingSwap_) the one
+    // built.
+    HeatMetric heat_ = HeatMetric::None;
+    bool awaitingSwap_ = false;
+    bool labelsPending_ = false;
+    QWidget* controls_ = nullptr;
+    QComboBox* heatCombo_ = nullptr;
+    QToolButton* legendButton_ = nullptr;
+    GraphLegend* legend_ = nullptr;
+    JobQueue annotationJobs_{"graph labels"};
+    LatestJob annotationRequests_{annotationJobs_};  // last: destroyed first
 };
 
 }  // namespace shardscope::ui

@@ -422,6 +422,7 @@ MainWindow::MainWindow(QWidget* parent)
         statusBar()->showMessage(tr("Layout cancelled; the previous picture stays."));
         layoutEnded();
     });
+    connect(graph_, &GraphView::labelsPlaced, this, layoutEnded);
     connect(graph_, &GraphView::layoutFailed, this, [this, layoutEnded](const QString& message) {
         report(LogMessage::Severity::Error, tr("Layout"), tr("Cannot lay the graph out: %1").arg(message));
         layoutEnded();
