@@ -426,6 +426,12 @@ GraphAnnotations annotateGraph(const ProblemView& view, const GraphProjection& p
     for (qsizetype n = 0; n < request.nodes.size(); ++n) {
         QRectF rect(QPointF(), request.nodes[n].size);
         rect.moveCenter(layout.centres.value(request.nodes[n].id));
+        // With what the view draws around a box: a conflict site's outline, a module's stack and its badge.
+        const GraphNode& node = projection.nodes[static_cast<std::size_t>(n)];
+        if (node.kind == GraphNode::Kind::Module)
+            rect.adjust(0, node.isConflictSite() ? -metrics.height() : 0, node.isConflictSite() ? 12 : 3, 3);
+        else if (node.isConflictSite())
+            rect.adjust(-4, -4, 4, 4);
         taken.add(rect);
     }
     for (const GraphCluster& cluster : projection.clusters) {

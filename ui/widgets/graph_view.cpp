@@ -748,7 +748,7 @@ protected:
         box(paletteColor(0), paletteColor(0).darker(135), 3);
         painter.setPen(QColor(0x25, 0x31, 0x3d));
         painter.drawText(swatch.translated(0, y + 4), Qt::AlignCenter, QStringLiteral("seq"));
-        text(QObject::tr("a tensor dimension in its name's colour; @axis: sharded"));
+        text(QObject::tr("a dimension in its name's colour; @axis: sharded"));
         y += row_;
         painter.setPen(QColor(0x5a, 0x66, 0x72));
         painter.setFont(font());
