@@ -252,6 +252,8 @@ LayoutOutcome layoutWithGraphviz(const LayoutRequest& request, const std::functi
         Agraph_t*& rank = ranks[target->id];
         if (!rank) {
             Agraph_t* parent = target->cluster.isEmpty() ? g : clusters.value(target->cluster);
+            if (!parent)
+                continue;
             rank = agsubg(parent, (QStringLiteral("rank_") + target->id).toUtf8().data(), 1);
             agset(rank, gvText("rank"), gvText("same"));
             agsubnode(rank, nodes.value(target->id), 1);

@@ -1071,7 +1071,8 @@ void GraphView::requestAnnotations() {
                 swapInBuiltScene();
             } else {
                 viewport()->update();
-                overview_->setPicture(target);
+                if (heat_ != HeatMetric::None)  // the overview shows the nodes' colours
+                    overview_->setPicture(target);
                 updateOverview();
             }
             updateLegend();
