@@ -525,6 +525,7 @@ std::optional<std::size_t> ConflictModel::bestOption(std::size_t c) const {
 
 void ConflictModel::rebuildOptionStates() {
     optionStates_.clear();
+    nameDecided_.clear();
     if (!problem_)
         return;
     const auto& conflicts = space().conflicts;
@@ -537,8 +538,10 @@ void ConflictModel::rebuildOptionStates() {
         for (const analysis::NameId name : context.namesOf(decision))
             decided[name.index] = true;
     const std::size_t axes = problem_->mesh().axes.size();
+    nameDecided_.resize(conflicts.size());
     for (std::size_t c = 0; c < conflicts.size(); ++c) {
         const analysis::Conflict& conflict = conflicts[c];
+        nameDecided_[c] = decided[conflict.name.index];
         auto& states = optionStates_[c];
         states.assign(conflict.options.size(), OptionState::NotChosen);
         if (states.empty())
@@ -825,6 +828,11 @@ QVariant ConflictModel::costData(std::size_t c, std::optional<std::size_t> optio
                               : tr("Waiting for the plan's evaluation");
             if (cost->failed)
                 return tr("The evaluation failed");
+            if (c < nameDecided_.size() && !nameDecided_[c] && state_ && cost->deltaTime == 0 &&
+                cost->deltaMemory == 0)
+                return tr("%1 has no mesh axis in this plan yet: no choice changes the step until it is "
+                          "sharded")
+                    .arg(toQString(space().name(conflict(c).name).label));
             QString tip =
                 option ? (time ? tr("How the step time changes with this option: %1 → %2")
                                      .arg(toQString(report::formatTime(state_->evaluation.stepTime)),

@@ -231,6 +231,7 @@ private:
     std::vector<std::pair<std::size_t, std::size_t>> rowOf_;  // per conflict: (kind row, row under it)
     std::vector<int> bodyIndexOfOp_;                      // OpId index -> body index, -1 for ops in regions
     std::vector<std::vector<OptionState>> optionStates_;  // per conflict, per option
+    std::vector<bool> nameDecided_;  // per conflict: whether a decision of the plan reaches its name
     std::vector<std::vector<std::optional<OptionCost>>> costs_;  // per conflict, per option
     std::size_t focus_ = 0;
     bool evaluating_ = false;
