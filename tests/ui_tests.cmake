@@ -13,6 +13,10 @@ shardscope_add_test(tst_ui_graph_comm SOURCES tst_ui_graph_comm.cpp
 shardscope_add_test(tst_ui_panels SOURCES tst_ui_panels.cpp
                     LIBRARIES shardscope::ui_widgets Qt6::Widgets LABELS ui shared)
 
+# The Conflicts dock: its columns at the default width, options priced in the background, choices and their effect.
+shardscope_add_test(tst_ui_conflicts SOURCES tst_ui_conflicts.cpp
+                    LIBRARIES shardscope::ui_widgets Qt6::Widgets LABELS ui TIMEOUT 300)
+
 shardscope_add_test(tst_ui_search SOURCES tst_ui_search.cpp
                     LIBRARIES shardscope::ui_widgets Qt6::Widgets LABELS ui TIMEOUT 300)
 shardscope_add_test(tst_ui_plans SOURCES tst_ui_plans.cpp LIBRARIES shardscope::ui_widgets Qt6::Widgets LABELS ui)

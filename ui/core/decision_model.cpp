@@ -27,16 +27,18 @@ DecisionModel::DecisionModel(QObject* parent)
               {.header = tr("#"),
                .display =
                    [](const DecisionRow& row) {
-                       return row.decision.forbidden
+                       return row.decision.forbidden || row.decision.resolution
                                   ? QVariant(QString())
                                   : QVariant(static_cast<qulonglong>(row.decision.index + 1));
                    },
                .sort =
                    [this](const DecisionRow& row) {
-                       // Forbidden rows sort after the decisions.
-                       return QVariant(static_cast<qulonglong>(
-                           (row.decision.forbidden ? state_->plan.decisions.size() : 0) + row.decision.index +
-                           1));
+                       // Forbidden rows sort after the decisions, conflict choices last.
+                       const std::size_t before = row.decision.resolution ? state_->plan.decisions.size() +
+                                                                                state_->plan.forbidden.size()
+                                                  : row.decision.forbidden ? state_->plan.decisions.size()
+                                                                           : 0;
+                       return QVariant(static_cast<qulonglong>(before + row.decision.index + 1));
                    },
                .alignment = Qt::AlignRight | Qt::AlignVCenter},
               {.header = tr("Target"),
@@ -48,25 +50,29 @@ DecisionModel::DecisionModel(QObject* parent)
                .display = [](const DecisionRow& row) { return QVariant(row.status); },
                .toolTip =
                    [](const DecisionRow& row) {
+                       if (row.decision.resolution)
+                           return QVariant(
+                               tr("A conflict choice: where a tensor carries the name on several "
+                                  "dimensions, this one takes the name's axis"));
                        return row.decision.forbidden ? QVariant(tr("The search never adds this decision"))
                                                      : QVariant();
                    }},
               {.header = tr("Reached"),
                .display = [](const DecisionRow& row) -> QVariant {
-                   if (row.decision.forbidden)
+                   if (row.decision.forbidden || row.decision.resolution)
                        return QString();
                    return tr("%1 / %2").arg(QLocale().toString(static_cast<qulonglong>(row.reached())),
                                             QLocale().toString(static_cast<qulonglong>(row.targeted)));
                },
                .sort = [](const DecisionRow& row) -> QVariant {
-                   if (row.decision.forbidden)
+                   if (row.decision.forbidden || row.decision.resolution)
                        return -1.0;
                    return row.targeted == 0
                               ? 0.0
                               : static_cast<double>(row.reached()) / static_cast<double>(row.targeted);
                },
                .toolTip = [](const DecisionRow& row) -> QVariant {
-                   if (row.decision.forbidden)
+                   if (row.decision.forbidden || row.decision.resolution)
                        return {};
                    if (row.targeted == row.reached())
                        return tr("Every targeted dimension took the axis");
@@ -114,10 +120,10 @@ void DecisionModel::rebuild() {
         row.classes = tensorClassesText(decision.tensors);
         return row;
     };
-    rows_.reserve(plan.decisions.size() + plan.forbidden.size());
+    rows_.reserve(plan.decisions.size() + plan.forbidden.size() + plan.resolutions.size());
     for (std::size_t i = 0; i < plan.decisions.size(); ++i) {
         const plan::Decision& decision = plan.decisions[i];
-        DecisionRow row = describe(decision, {false, i});
+        DecisionRow row = describe(decision, {.forbidden = false, .index = i});
         if (i < plan.pinned)
             row.status = tr("pinned");
         // Every atom a decision targets either takes its axis or becomes one of its competition sites
@@ -150,8 +156,19 @@ void DecisionModel::rebuild() {
         }
     }
     for (std::size_t i = 0; i < plan.forbidden.size(); ++i) {
-        DecisionRow row = describe(plan.forbidden[i], {true, i});
+        DecisionRow row = describe(plan.forbidden[i], {.forbidden = true, .index = i});
         row.status = tr("forbidden");
+        rows_.push_back(std::move(row));
+    }
+    for (std::size_t i = 0; i < plan.resolutions.size(); ++i) {
+        const plan::Resolution& resolution = plan.resolutions[i];
+        if (resolution.name.index >= space.names.size())
+            continue;
+        DecisionRow row;
+        row.decision = {.resolution = true, .index = i};
+        row.target = toQString(space.name(resolution.name).label);
+        row.axis = tr("dimension %1").arg(resolution.dimension + 1);
+        row.status = tr("conflict choice");
         rows_.push_back(std::move(row));
     }
 }
@@ -175,7 +192,10 @@ QVariant DecisionModel::rowData(const DecisionRow& row, const QModelIndex& index
         case ForbiddenRole:
             return row.decision.forbidden;
         case PinnedRole:
-            return !row.decision.forbidden && row.decision.index < state_->plan.pinned;
+            return !row.decision.forbidden && !row.decision.resolution &&
+                   row.decision.index < state_->plan.pinned;
+        case ResolutionRole:
+            return row.decision.resolution;
         default:
             return {};
     }

@@ -23,7 +23,8 @@ QString tensorClassesText(plan::TensorClassMask classes);
 // Which decision a row of the DecisionModel shows.
 struct ShownDecision {
     bool forbidden = false;
-    std::size_t index = 0;  // into plan.decisions or plan.forbidden
+    bool resolution = false;  // a conflict choice: `index` is into plan.resolutions
+    std::size_t index = 0;    // into plan.decisions, plan.forbidden or plan.resolutions
     friend bool operator==(const ShownDecision&, const ShownDecision&) = default;
 };
 
@@ -39,9 +40,11 @@ struct DecisionRow {
     }
 };
 
-// One row per decision of the plan in priority order, then one row per forbidden decision. Columns: priority
-// (1-based; empty for forbidden rows), target (PlanContext::targetLabel), mesh axis, tensor classes, status
-// ("pinned" for the plan's first `pinned` decisions, "forbidden", or empty) and "reached": of the atoms the
+// One row per decision of the plan in priority order, then one row per forbidden decision, then one row per
+// conflict choice (a resolution of a repeated name: target the name, axis "dimension N", status "conflict
+// choice"). Columns: priority (1-based; empty for forbidden and choice rows), target
+// (PlanContext::targetLabel), mesh axis, tensor classes, status ("pinned" for the plan's first `pinned`
+// decisions, "forbidden", "conflict choice", or empty) and "reached": of the atoms the
 // decision targets (its names' atoms on tensors of its classes), how many took the axis, as "reached /
 // targeted"; the others are the decision's competition sites in the evaluation (SortRole: the fraction
 // reached).
@@ -66,6 +69,8 @@ public:
         ForbiddenRole,
         // Whether the row is a pinned decision (bool).
         PinnedRole,
+        // Whether the row is a conflict choice: DecisionIndexRole is then into plan.resolutions (bool).
+        ResolutionRole,
     };
 
     // Which decision a row shows.
@@ -80,7 +85,7 @@ public:
     void setPlanState(std::shared_ptr<const PlanState> state);
 
     std::optional<RowDecision> decisionAt(const QModelIndex& index) const;
-    // The decision a row shows; assumes decisionAt(index) is set.
+    // The decision a row shows; assumes decisionAt(index) is set and not a resolution.
     const plan::Decision& decision(const RowDecision& row) const;
 
 protected:

@@ -120,6 +120,17 @@ void PlanEditor::resolve(analysis::NameId name, int dimension) {
     edit(std::move(after), tr("Give %1's axis to its dimension %2").arg(label).arg(dimension + 1));
 }
 
+void PlanEditor::removeResolution(std::size_t index) {
+    if (!problem_ || index >= plan_.resolutions.size())
+        return;
+    plan::Plan after = plan_;
+    const analysis::NameId name = after.resolutions[index].name;
+    after.resolutions.erase(after.resolutions.begin() + static_cast<std::ptrdiff_t>(index));
+    const auto& names = problem_->space().names;
+    const QString label = name.index < names.size() ? toQString(names[name.index].label) : QString();
+    edit(std::move(after), tr("Remove the conflict choice for %1").arg(label));
+}
+
 void PlanEditor::setRemat(const QString& family, int policy) {
     if (policy < 0 || policy >= plan::kRematCount)
         return;

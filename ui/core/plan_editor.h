@@ -65,6 +65,9 @@ public:
     // Gives repeated name `name`'s axis to its `dimension`-th dimension (counted major to minor) at every
     // site.
     void resolve(analysis::NameId name, int dimension);
+    // Removes conflict choice `index` (into plan().resolutions): the name's first dimension takes its axis
+    // again.
+    void removeResolution(std::size_t index);
     // Sets the rematerialization policy of block family `family` ("layers.*"; `policy` indexes
     // rematPolicyNames()): the plan's remat decisions naming exactly the family are replaced by one at the
     // end, or removed for none. Decisions naming single blocks of the family stay (they override it).

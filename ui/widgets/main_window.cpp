@@ -34,7 +34,6 @@
 #include <QUndoStack>
 #include <QVBoxLayout>
 
-#include "core/conflict_model.h"
 #include "core/decision_model.h"
 #include "core/message_log.h"
 #include "core/name_model.h"
@@ -44,6 +43,7 @@
 #include "core/selection_details.h"
 #include "core/text.h"
 #include "core/zoo_catalog_model.h"
+#include "widgets/conflict_panel.h"
 #include "widgets/cost_panel.h"
 #include "widgets/export_dialog.h"
 #include "widgets/fixed_pitch_font.h"
@@ -121,7 +121,6 @@ MainWindow::MainWindow(QWidget* parent)
       loader_(new ProblemLoader(this)),
       editor_(new PlanEditor(this)),
       names_(new NameModel(this)),
-      conflicts_(new ConflictModel(this)),
       decisions_(new DecisionModel(this)),
       opCounts_(new OpCountModel(this)),
       parameters_(new ParameterModel(this)),
@@ -138,7 +137,7 @@ MainWindow::MainWindow(QWidget* parent)
       stableHlo_(new QPlainTextEdit(this)),
       problemEditor_(new ProblemEditor(this)),
       nameView_(makeTreeView(names_, true, this)),
-      conflictView_(makeTreeView(conflicts_, false, this)),
+      conflictPanel_(new ConflictPanel(editor_, this)),
       decisionView_(makeTableView(decisions_, -1, Qt::AscendingOrder, this)),
       parameterView_(makeTableView(parameters_, -1, Qt::AscendingOrder, this)),
       opCountView_(makeTableView(opCounts_, OpCountModel::CountColumn, Qt::DescendingOrder, this)),
@@ -262,7 +261,7 @@ MainWindow::MainWindow(QWidget* parent)
     cost_->setObjectName(QStringLiteral("costPanel"));
     problemEditor_->setObjectName(QStringLiteral("problemEditor"));
     nameView_->setObjectName(QStringLiteral("namesView"));
-    conflictView_->setObjectName(QStringLiteral("conflictsView"));
+    conflictPanel_->setObjectName(QStringLiteral("conflictPanel"));
     decisionView_->setObjectName(QStringLiteral("decisionsView"));
     parameterView_->setObjectName(QStringLiteral("parametersView"));
     opCountView_->setObjectName(QStringLiteral("opKindsView"));
@@ -299,7 +298,7 @@ MainWindow::MainWindow(QWidget* parent)
     setCorner(Qt::BottomRightCorner, Qt::RightDockWidgetArea);
     auto* namesDock = addPanel(tr("Names"), QStringLiteral("namesDock"), nameView_, Qt::LeftDockWidgetArea);
     auto* conflictsDock =
-        addPanel(tr("Conflicts"), QStringLiteral("conflictsDock"), conflictView_, Qt::LeftDockWidgetArea);
+        addPanel(tr("Conflicts"), QStringLiteral("conflictsDock"), conflictPanel_, Qt::LeftDockWidgetArea);
     auto* summaryDock =
         addPanel(tr("Model"), QStringLiteral("summaryDock"), summary_, Qt::LeftDockWidgetArea);
     // The cost's lines grow with the collectives' kinds: let them scroll rather than be clipped.
@@ -449,11 +448,20 @@ MainWindow::MainWindow(QWidget* parent)
     connect(nameView_->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
             [this](const QModelIndex& current) { nameSelected(current); });
     connect(nameView_, &QWidget::customContextMenuRequested, this, &MainWindow::nameMenu);
-    connect(conflictView_->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
-            [this](const QModelIndex& current) { conflictActivated(current); });
-    connect(conflictView_, &QAbstractItemView::activated, this, [this](const QModelIndex& index) {
-        if (const auto choice = conflicts_->choiceAt(index))
-            applyConflictChoice(*choice);
+    connect(conflictPanel_, &ConflictPanel::opSelected, this, &MainWindow::selectOp);
+    connect(conflictPanel_, &ConflictPanel::nameSelected, this, [this](analysis::NameId name) {
+        if (!current_)
+            return;
+        graph_->setHighlightedName(name);
+        detailKind_ = NameDetail;
+        detailIndex_ = name.index;
+        showDetails(describeName(*current_, editor_->state().get(), name));
+    });
+    connect(conflictPanel_, &ConflictPanel::effect, this,
+            [this](const QString& text) { report(LogMessage::Severity::Note, tr("Conflicts"), text); });
+    connect(conflictPanel_, &ConflictPanel::evaluatingChanged, this, [this] {
+        showBusy();
+        checkSettled();
     });
     connect(decisionView_, &QWidget::customContextMenuRequested, this, &MainWindow::decisionMenu);
     connect(timeline_, &TimelineView::opSelected, this, &MainWindow::selectOp);
@@ -624,7 +632,6 @@ void MainWindow::showModel(std::shared_ptr<const ProblemView> model) {
     parameters_->setProblem(current_);
     opCounts_->setProblem(current_);
     names_->setProblem(current_);
-    conflicts_->setProblem(current_);
     decisions_->setProblem(current_);
     cost_->showState(nullptr, nullptr);
     timeline_->showState(nullptr, nullptr);
@@ -637,7 +644,6 @@ void MainWindow::showModel(std::shared_ptr<const ProblemView> model) {
     opCountView_->resizeColumnToContents(OpCountModel::CountColumn);
     for (int column = ParameterModel::RoleColumn; column < ParameterModel::ColumnCount; ++column)
         parameterView_->resizeColumnToContents(column);
-    conflictView_->expandToDepth(0);
     rememberRecent(current_->source);
     const auto& space = current_->space();
     report(LogMessage::Severity::Note, tr("Open"),
@@ -687,7 +693,6 @@ void MainWindow::showState(std::shared_ptr<const PlanState> state) {
     pipeline_->showState(current_, state);
     graph_->setPlanState(state);
     names_->setPlanState(state);
-    conflicts_->setPlanState(state);
     decisions_->setPlanState(state);
     // The details follow the plan.
     switch (detailKind_) {
@@ -714,11 +719,14 @@ void MainWindow::showState(std::shared_ptr<const PlanState> state) {
 }
 
 void MainWindow::showBusy() {
-    progress_->setVisible(loader_->isBusy() || editor_->isEvaluating() || graph_->isLayoutBusy());
+    progress_->setVisible(loader_->isBusy() || editor_->isEvaluating() || graph_->isLayoutBusy() ||
+                          conflictPanel_->isEvaluating());
 }
 
 bool MainWindow::isSettled() const {
-    return current_ && !loader_->isBusy() && !editor_->isEvaluating() && !graph_->isLayoutBusy();
+    // The conflicts' options are evaluated only while their panel is shown.
+    return current_ && !loader_->isBusy() && !editor_->isEvaluating() && !graph_->isLayoutBusy() &&
+           !conflictPanel_->isEvaluating();
 }
 
 void MainWindow::checkSettled() {
@@ -866,49 +874,16 @@ void MainWindow::nameMenu(const QPoint& position) {
     menu.exec(nameView_->viewport()->mapToGlobal(position));
 }
 
-void MainWindow::conflictActivated(const QModelIndex& index) {
-    if (!current_ || !index.isValid())
-        return;
-    if (const auto body = conflicts_->bodyIndexAt(index)) {
-        selectOp(*body);
-        return;
-    }
-    const QVariant name = index.data(ConflictModel::NameRole);
-    if (name.isValid()) {
-        const analysis::NameId id(name.toUInt());
-        graph_->setHighlightedName(id);
-        detailKind_ = NameDetail;
-        detailIndex_ = id.index;
-        showDetails(describeName(*current_, editor_->state().get(), id));
-    }
-}
-
-void MainWindow::applyConflictChoice(const ConflictChoice& choice) {
-    if (!current_)
-        return;
-    const QString label = toQString(current_->space().name(choice.name).label);
-    QString text;
-    switch (choice.kind) {
-        case ConflictChoice::Kind::Resolve:
-            text = tr("Give %1's axis to its dimension %2").arg(label).arg(choice.dimension + 1);
-            break;
-        case ConflictChoice::Kind::Shard:
-            text = tr("Shard %1 and gather it where it must be whole").arg(label);
-            break;
-        case ConflictChoice::Kind::LeaveUnsharded:
-            text = tr("Leave %1 unsharded").arg(label);
-            break;
-    }
-    editor_->replacePlan(withChoice(editor_->plan(), choice, current_->mesh()), text, false);
-}
-
 void MainWindow::decisionMenu(const QPoint& position) {
     const QModelIndex source = sourceIndex(decisionView_->indexAt(position));
     const auto row = decisions_->decisionAt(source);
     if (!row)
         return;
     QMenu menu(this);
-    if (row->forbidden) {
+    if (row->resolution) {
+        menu.addAction(tr("Remove this conflict choice"), this,
+                       [this, i = row->index] { editor_->removeResolution(i); });
+    } else if (row->forbidden) {
         menu.addAction(tr("Allow again"), this, [this, i = row->index] { editor_->allow(i); });
     } else {
         const plan::Decision decision = editor_->plan().decisions[row->index];
@@ -925,7 +900,9 @@ void MainWindow::removeSelectedDecision() {
     const auto row = decisions_->decisionAt(source);
     if (!row)
         return;
-    if (row->forbidden)
+    if (row->resolution)
+        editor_->removeResolution(row->index);
+    else if (row->forbidden)
         editor_->allow(row->index);
     else
         editor_->removeDecision(row->index);

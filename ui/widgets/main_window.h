@@ -26,8 +26,7 @@ class QTreeView;
 
 namespace shardscope::ui {
 
-class ConflictModel;
-struct ConflictChoice;
+class ConflictPanel;
 class CostPanel;
 class DecisionModel;
 class GraphView;
@@ -125,8 +124,6 @@ private:
     void updateMessagesTitle();
     void nameSelected(const QModelIndex& index);
     void nameMenu(const QPoint& position);
-    void conflictActivated(const QModelIndex& index);
-    void applyConflictChoice(const ConflictChoice& choice);
     void removeSelectedDecision();
     void decisionMenu(const QPoint& position);
     void showDetails(const QString& html);
@@ -137,7 +134,6 @@ private:
     ProblemLoader* loader_;
     PlanEditor* editor_;
     NameModel* names_;
-    ConflictModel* conflicts_;
     DecisionModel* decisions_;
     OpCountModel* opCounts_;
     ParameterModel* parameters_;
@@ -168,7 +164,7 @@ private:
     QPlainTextEdit* stableHlo_;
     ProblemEditor* problemEditor_;
     QTreeView* nameView_;
-    QTreeView* conflictView_;
+    ConflictPanel* conflictPanel_;
     QTableView* decisionView_;
     QTableView* parameterView_;
     QTableView* opCountView_;
