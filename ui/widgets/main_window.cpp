@@ -26,6 +26,7 @@
 #include <QShortcut>
 #include <QSortFilterProxyModel>
 #include <QStatusBar>
+#include <QTabWidget>
 #include <QTableView>
 #include <QTextBrowser>
 #include <QTimer>
@@ -944,7 +945,10 @@ void MainWindow::selectOp(std::size_t bodyIndex) {
     showDetails(describeOp(*current_, editor_->state().get(), bodyIndex));
 }
 
-bool MainWindow::showDock(const QString& name) {
+bool MainWindow::showDock(const QString& nameAndTab) {
+    // "breakdown:memory": the panel, and the tab of that title inside it.
+    const QString name = nameAndTab.section(u':', 0, 0);
+    const QString tab = nameAndTab.section(u':', 1);
     for (QDockWidget* dock : findChildren<QDockWidget*>()) {
         const QString objectName = dock->objectName();
         const bool named = objectName.compare(name, Qt::CaseInsensitive) == 0 ||
@@ -953,7 +957,15 @@ bool MainWindow::showDock(const QString& name) {
         if (named) {
             dock->show();
             dock->raise();
-            return true;
+            if (tab.isEmpty())
+                return true;
+            for (QTabWidget* tabs : dock->findChildren<QTabWidget*>())
+                for (int i = 0; i < tabs->count(); ++i)
+                    if (tabs->tabText(i).remove(u'&').compare(tab, Qt::CaseInsensitive) == 0) {
+                        tabs->setCurrentIndex(i);
+                        return true;
+                    }
+            return false;
         }
     }
     return false;
