@@ -10,7 +10,9 @@
 #include <memory>
 #include <set>
 
+#include <QDir>
 #include <QFont>
+#include <QHBoxLayout>
 #include <QSignalSpy>
 #include <QTest>
 
@@ -497,6 +499,36 @@ private slots:
         check = draft.check(h100, {axis("data", "0")}, {});
         QVERIFY(!check.error.isEmpty());
         QCOMPARE(check.picture.devices, std::int64_t{0});
+    }
+
+    // The mesh picture of docs/explorer.md, for a person to look at (set SHARDSCOPE_PANEL_SHOTS to a
+    // directory): data=4,model=4 on H100 nodes beside pod=2,data=32,model=8 on two pods.
+    void meshScreenshot() {
+        const QString dir = qEnvironmentVariable("SHARDSCOPE_PANEL_SHOTS");
+        if (dir.isEmpty())
+            QSKIP("SHARDSCOPE_PANEL_SHOTS not set");
+        QDir().mkpath(dir);
+        MeshDraft draft;
+        const int h100 = draft.addHardware(QStringLiteral("h100"));
+        const int pods = draft.addHardware(QStringLiteral("h100-2pods"));
+        QWidget pair;
+        pair.setAutoFillBackground(true);
+        pair.setBackgroundRole(QPalette::Base);
+        auto* layout = new QHBoxLayout(&pair);
+        auto* left = new MeshView;
+        left->setPicture(draft.check(h100, {axis("data", "4"), axis("model", "4")}, {}).picture);
+        auto* right = new MeshView;
+        right->setPicture(
+            draft.check(pods, {axis("pod", "2"), axis("data", "32"), axis("model", "8")}, {}).picture);
+        layout->addWidget(left, 2);
+        layout->addWidget(right, 3);
+        pair.resize(880, 10);
+        pair.show();
+        QCoreApplication::processEvents();
+        pair.resize(
+            880, std::max(left->heightForWidth(left->width()), right->heightForWidth(right->width())) + 20);
+        QCoreApplication::processEvents();
+        QVERIFY(pair.grab().save(dir + QStringLiteral("/mesh.png")));
     }
 };
 

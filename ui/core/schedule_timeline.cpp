@@ -121,12 +121,8 @@ ScheduleTimeline scheduleTimeline(const cost::CostModel& model, const PlanState&
         const std::uint32_t body = c.op.index < bodyIndexOfOp.size()
                                        ? bodyIndexOfOp[c.op.index]
                                        : static_cast<std::uint32_t>(graph.body.size());
-        // At a remat point, a collective of a forward value is the recompute's.
-        const bool again = body < rematAt.size() && rematAt[body] && c.value.index < graph.values.size() &&
-                           graph.values[c.value.index].producer.valid() &&
-                           bodyIndexOfOp[graph.values[c.value.index].producer.index] < graph.backwardStart;
         out.lanes[lanes.laneOfCollective[j]].boxes.push_back(
-            {start, end, c.bytes, body, static_cast<std::int32_t>(j), kindOf(c.kind), again});
+            {start, end, c.bytes, body, static_cast<std::int32_t>(j), kindOf(c.kind)});
     }
 
     for (TimelineLane& lane : out.lanes)
@@ -169,11 +165,8 @@ QString describeTimelineBox(const ProblemView& problem, const TimelineLane& lane
     if (box.kind == TimelineKind::Compute)
         lines << QCoreApplication::translate("ScheduleTimeline", "kernel: %1").arg(timeLabel(box.duration()));
     if (box.recompute)
-        lines << (box.kind == TimelineKind::Compute
-                      ? QCoreApplication::translate("ScheduleTimeline",
-                                                    "remat: first recomputes its layer block's forward")
-                      : QCoreApplication::translate("ScheduleTimeline",
-                                                    "remat: run again for the recompute"));
+        lines << QCoreApplication::translate("ScheduleTimeline",
+                                             "remat: first recomputes its layer block's forward");
     else
         lines << QCoreApplication::translate("ScheduleTimeline", "%1 over %2: %3, %4")
                      .arg(timelineKindName(box.kind),

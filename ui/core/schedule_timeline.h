@@ -35,7 +35,7 @@ struct TimelineBox {
     std::int32_t collective = -1;  // index into Evaluation::collectives; -1 for a kernel
     TimelineKind kind = TimelineKind::Compute;
     // Remat: a kernel that first recomputes its block's forward (the cost model charges the recompute to the
-    // block's first backward op), or a collective run again for that recompute.
+    // block's first backward op).
     bool recompute = false;
     double duration() const { return end - start; }
 };

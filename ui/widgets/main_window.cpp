@@ -50,6 +50,7 @@
 #include "widgets/fixed_pitch_font.h"
 #include "widgets/graph_view.h"
 #include "widgets/pipeline_view.h"
+#include "widgets/plan_breakdown_view.h"
 #include "widgets/problem_editor.h"
 #include "widgets/remat_panel.h"
 #include "widgets/session_docks.h"
@@ -403,6 +404,8 @@ MainWindow::MainWindow(QWidget* parent)
         checkSettled();
     });
     connect(problemEditor_, &ProblemEditor::applied, this, &MainWindow::applySpec);
+    // A screenshot of the Breakdown dock waits for its pictures.
+    connect(session_->breakdown(), &PlanBreakdownView::computingEnded, this, &MainWindow::checkSettled);
 
     connect(graph_, &GraphView::layoutStarted, this, [this] {
         showBusy();
@@ -718,7 +721,8 @@ void MainWindow::showBusy() {
 }
 
 bool MainWindow::isSettled() const {
-    return current_ && !loader_->isBusy() && !editor_->isEvaluating() && !graph_->isLayoutBusy();
+    return current_ && !loader_->isBusy() && !editor_->isEvaluating() && !graph_->isLayoutBusy() &&
+           !session_->breakdownPending();
 }
 
 void MainWindow::checkSettled() {

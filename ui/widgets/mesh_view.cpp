@@ -66,11 +66,28 @@ double MeshView::gapsBefore(std::int64_t index, bool across) const {
     return gaps;
 }
 
-double MeshView::legendHeight() const {
+QStringList MeshView::legendLines() const {
+    QStringList lines = axisLines();
+    if (picture_.domainDevices > 0 && picture_.domainDevices < picture_.devices)
+        lines << tr("Shades and thick lines: nodes of %1 devices on %2")
+                     .arg(picture_.domainDevices)
+                     .arg(picture_.domainName);
+    return lines;
+}
+
+double MeshView::legendHeight(double width) const {
     const QFontMetricsF metrics(font());
-    const int lines = static_cast<int>(picture_.axes.size()) +
-                      (picture_.domainDevices > 0 && picture_.domainDevices < picture_.devices ? 1 : 0);
-    return lines * (metrics.height() + 2) + 8;
+    const QStringList lines = legendLines();
+    double height = 8;
+    for (int i = 0; i < lines.size(); ++i) {
+        const double left = i < static_cast<int>(picture_.axes.size()) ? 26 : 8;
+        height += metrics
+                      .boundingRect(QRectF(left, 0, std::max(40.0, width - left - 8), 10'000),
+                                    Qt::TextWordWrap, lines[i])
+                      .height() +
+                  2;
+    }
+    return height;
 }
 
 MeshView::Geometry MeshView::geometry(double width) const {
@@ -106,7 +123,7 @@ QRectF MeshView::cellRect(std::int64_t device) const {
 
 int MeshView::heightForWidth(int width) const {
     const Geometry g = geometry(width);
-    return static_cast<int>(std::ceil(g.top + g.height + 8 + legendHeight()));
+    return static_cast<int>(std::ceil(g.top + g.height + 8 + legendHeight(width)));
 }
 
 QSize MeshView::sizeHint() const {
@@ -129,10 +146,9 @@ void MeshView::paintEvent(QPaintEvent*) {
     }
     const Geometry g = geometry(width());
     painter.setPen(text);
-    const QString title =
-        picture_.hardware.isEmpty()
-            ? tr("%n device(s)", nullptr, static_cast<int>(picture_.devices))
-            : tr("%n device(s) of %1", nullptr, static_cast<int>(picture_.devices)).arg(picture_.hardware);
+    const QString title = picture_.hardware.isEmpty()
+                              ? tr("%1 devices").arg(picture_.devices)
+                              : tr("%1 devices of %2").arg(picture_.devices).arg(picture_.hardware);
     painter.drawText(QPointF(8, 4 + metrics.ascent()),
                      metrics.elidedText(title, Qt::ElideRight, width() - 16));
 
@@ -158,27 +174,37 @@ void MeshView::paintEvent(QPaintEvent*) {
             }
         }
         painter.setFont(font());
-        // Thick lines where neighbours along an axis sit in different nodes.
+        // Thick lines between neighbouring cells in different nodes.
         if (picture_.domainDevices > 0 && picture_.domainDevices < picture_.devices) {
-            painter.setPen(QPen(text, 2.2));
+            std::vector<std::int64_t> deviceAt(static_cast<std::size_t>(picture_.columns * picture_.rows),
+                                               -1);
             for (std::int64_t d = 0; d < picture_.devices; ++d) {
-                const std::vector<std::int64_t> c = picture_.coordinates(d);
-                for (std::size_t a = 0; a < picture_.axes.size(); ++a) {
-                    if (c[a] + 1 >= picture_.axes[a].size)
-                        continue;
-                    const std::int64_t next = d + picture_.deviceAlong(a, 1);
-                    if (next / picture_.domainDevices == d / picture_.domainDevices)
-                        continue;
-                    const QRectF r = cellRect(d), s = cellRect(next);
-                    if (picture_.axes[a].across) {
-                        const double x = (r.right() + s.left()) / 2;
-                        painter.drawLine(QPointF(x, r.top()), QPointF(x, r.bottom()));
-                    } else {
-                        const double y = (r.bottom() + s.top()) / 2;
-                        painter.drawLine(QPointF(r.left(), y), QPointF(r.right(), y));
+                const auto [column, row] = picture_.cellOf(d);
+                deviceAt[static_cast<std::size_t>(row * picture_.columns + column)] = d;
+            }
+            const auto at = [&](std::int64_t column, std::int64_t row) {
+                return deviceAt[static_cast<std::size_t>(row * picture_.columns + column)];
+            };
+            painter.setPen(QPen(text, 2.2));
+            for (std::int64_t row = 0; row < picture_.rows; ++row)
+                for (std::int64_t column = 0; column < picture_.columns; ++column) {
+                    const std::int64_t d = at(column, row);
+                    const QRectF r = cellRect(d);
+                    if (column + 1 < picture_.columns) {
+                        const std::int64_t right = at(column + 1, row);
+                        if (right / picture_.domainDevices != d / picture_.domainDevices) {
+                            const double x = (r.right() + cellRect(right).left()) / 2;
+                            painter.drawLine(QPointF(x, r.top()), QPointF(x, r.bottom()));
+                        }
+                    }
+                    if (row + 1 < picture_.rows) {
+                        const std::int64_t below = at(column, row + 1);
+                        if (below / picture_.domainDevices != d / picture_.domainDevices) {
+                            const double y = (r.bottom() + cellRect(below).top()) / 2;
+                            painter.drawLine(QPointF(r.left(), y), QPointF(r.right(), y));
+                        }
                     }
                 }
-            }
         }
         // A ruler per axis from device 0 along it: across above the grid, down on its left; the minor one
         // nearest.
@@ -222,23 +248,20 @@ void MeshView::paintEvent(QPaintEvent*) {
         }
     }
 
-    // A line per axis naming its links, and what the thick lines are.
+    // A line per axis naming its links, and what the shades and thick lines are; wrapped to the width.
     double y = (drawn ? g.top + g.height : g.top) + 10;
-    const QStringList lines = axisLines();
+    const QStringList lines = legendLines();
     for (int i = 0; i < lines.size(); ++i) {
-        painter.fillRect(QRectF(8, y + 3, 12, metrics.height() - 6), axisColor(static_cast<std::size_t>(i)));
-        painter.setPen(text);
-        painter.drawText(QPointF(26, y + metrics.ascent()),
-                         metrics.elidedText(lines[i], Qt::ElideRight, width() - 34));
-        y += metrics.height() + 2;
-    }
-    if (picture_.domainDevices > 0 && picture_.domainDevices < picture_.devices) {
-        painter.setPen(palette().color(QPalette::PlaceholderText));
-        painter.drawText(QPointF(8, y + metrics.ascent()),
-                         metrics.elidedText(tr("Shades and thick lines: nodes of %1 devices on %2")
-                                                .arg(picture_.domainDevices)
-                                                .arg(picture_.domainName),
-                                            Qt::ElideRight, width() - 16));
+        const bool axis = i < static_cast<int>(picture_.axes.size());
+        const double left = axis ? 26 : 8;
+        const QRectF box(left, y, std::max(40.0, width() - left - 8), 10'000);
+        const QRectF used = metrics.boundingRect(box, Qt::TextWordWrap, lines[i]);
+        if (axis)
+            painter.fillRect(QRectF(8, y + 3, 12, metrics.height() - 6),
+                             axisColor(static_cast<std::size_t>(i)));
+        painter.setPen(axis ? text : palette().color(QPalette::PlaceholderText));
+        painter.drawText(box, Qt::TextWordWrap, lines[i]);
+        y += used.height() + 2;
     }
 }
 

@@ -43,7 +43,9 @@ private:
     Geometry geometry(double width) const;
     double gapsBefore(std::int64_t index, bool across) const;
     int rulers(bool across) const;
-    double legendHeight() const;
+    // The lines under the grid: axisLines() and, with nodes, what shades them.
+    QStringList legendLines() const;
+    double legendHeight(double width) const;
 
     MeshPicture picture_;
 };

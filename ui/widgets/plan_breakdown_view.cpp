@@ -116,12 +116,22 @@ PlanBreakdownView::PlanBreakdownView(QWidget* parent)
     tabs_->addTab(timePage, tr("Time"));
 
     auto* memoryPage = new QWidget(this);
-    auto* memoryLayout = new QVBoxLayout(memoryPage);
+    // The chart takes the height; the peak's figures stand beside it.
+    auto* memoryLayout = new QHBoxLayout(memoryPage);
     memoryLayout->setContentsMargins(0, 4, 0, 0);
     memoryLayout->addWidget(chart_, 1);
     peak_->setWordWrap(true);
     peak_->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    memoryLayout->addWidget(peak_);
+    peak_->setAlignment(Qt::AlignLeft | Qt::AlignTop);
+    peak_->setFixedWidth(
+        peak_->fontMetrics().horizontalAdvance(QStringLiteral("optimizer state  000.00 MiB")) + 40);
+    auto* peakScroll = new QScrollArea(memoryPage);
+    peakScroll->setWidget(peak_);
+    peakScroll->setWidgetResizable(false);
+    peakScroll->setFrameShape(QFrame::NoFrame);
+    peakScroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    peakScroll->setFixedWidth(peak_->width() + 16);
+    memoryLayout->addWidget(peakScroll);
     tabs_->addTab(memoryPage, tr("Memory"));
 
     auto* layout = new QVBoxLayout(this);
@@ -129,9 +139,14 @@ PlanBreakdownView::PlanBreakdownView(QWidget* parent)
     layout->addWidget(status_);
     layout->addWidget(tabs_);
 
-    connect(inspector_, &PlanInspector::inspected, this, &PlanBreakdownView::display);
-    connect(inspector_, &PlanInspector::failed, this,
-            [this](const QString& message) { status_->setText(message); });
+    connect(inspector_, &PlanInspector::inspected, this, [this](std::shared_ptr<const PlanBreakdown> b) {
+        display(std::move(b));
+        emit computingEnded();
+    });
+    connect(inspector_, &PlanInspector::failed, this, [this](const QString& message) {
+        status_->setText(message);
+        emit computingEnded();
+    });
     connect(collectiveTable_, &QTableView::clicked, this,
             [this](const QModelIndex& index) { locate(index, PlanCollectiveModel::BodyIndexRole); });
     connect(timeTable_, &QTableView::clicked, this,
@@ -157,6 +172,12 @@ PlanBreakdownView::PlanBreakdownView(QWidget* parent)
 
 void PlanBreakdownView::setProblem(std::shared_ptr<const ProblemView> problem) {
     problem_ = std::move(problem);
+    {
+        // A new model's bars start at its layers (two levels down), or as deep as its tree goes.
+        const QSignalBlocker blocker(depth_);
+        depth_->setRange(1, 2);
+        depth_->setValue(2);
+    }
     inspector_->setProblem(problem_);
     chart_->setOpText([keep = problem_](std::size_t op) { return keep ? opText(*keep, op) : QString(); });
     display(nullptr);
@@ -229,6 +250,7 @@ void PlanBreakdownView::display(std::shared_ptr<const PlanBreakdown> breakdown) 
             tr("The chart follows one microbatch on one pipeline stage; the peak is the fullest stage's, "
                "with the activations of the microbatches in flight.");
     peak_->setText(table);
+    peak_->resize(peak_->width(), peak_->heightForWidth(peak_->width()));
     emit breakdownShown();
 }
 

@@ -51,6 +51,8 @@ signals:
     void locateOp(std::size_t bodyIndex);
     // A breakdown is shown (after showPlan()).
     void breakdownShown();
+    // The latest showPlan() is done: shown or failed (isComputing() is false).
+    void computingEnded();
 
 private:
     void display(std::shared_ptr<const PlanBreakdown> breakdown);

@@ -219,6 +219,10 @@ QString SessionDocks::workspacePath() const {
     return search_->workspacePath();
 }
 
+bool SessionDocks::breakdownPending() const {
+    return breakdownDock_->isVisible() && breakdown_->isComputing();
+}
+
 void SessionDocks::setProblem(std::shared_ptr<const ProblemView> problem) {
     problem_ = std::move(problem);
     listing_->clear();
