@@ -14,18 +14,23 @@
 #include <QFont>
 #include <QHBoxLayout>
 #include <QSignalSpy>
+#include <QTabWidget>
 #include <QTest>
 
 #include "core/mesh_draft.h"
 #include "core/mesh_picture.h"
 #include "core/plan_breakdown.h"
+#include "core/plan_editor.h"
 #include "core/remat_choices.h"
 #include "core/schedule_timeline.h"
 #include "shardscope/plan/experts.h"
 #include "ui_test_support.h"
+#include "widgets/graph_view.h"
+#include "widgets/main_window.h"
 #include "widgets/memory_chart.h"
 #include "widgets/mesh_view.h"
 #include "widgets/module_time_chart.h"
+#include "widgets/plan_breakdown_view.h"
 
 using namespace shardscope;
 using namespace shardscope::ui;
@@ -499,6 +504,61 @@ private slots:
         check = draft.check(h100, {axis("data", "0")}, {});
         QVERIFY(!check.error.isEmpty());
         QCOMPARE(check.picture.devices, std::int64_t{0});
+    }
+
+    void breakdownFollowsTheEditedPlanInTheWindow() {
+        MainWindow window;
+        window.setAttribute(Qt::WA_DontShowOnScreen);
+        window.show();
+        QVERIFY(!window.showDock(QStringLiteral("breakdown:no such tab")));
+        QVERIFY(window.showDock(QStringLiteral("breakdown:memory")));
+        auto* view = window.findChild<PlanBreakdownView*>(QStringLiteral("planBreakdown"));
+        QVERIFY(view);
+        QCOMPARE(view->tabs()->tabText(view->tabs()->currentIndex()), QStringLiteral("Memory"));
+
+        // Settled once the breakdown in view is computed too: it is the edited plan's.
+        QSignalSpy settled(&window, &MainWindow::settled);
+        ProblemSpec spec;
+        spec.model = "zoo:gpt:layers=2";
+        spec.mesh = "data=2,model=2";
+        spec.train = true;
+        window.setSpec(spec);
+        window.setPlanToOpen(QStringLiteral("expert:fsdp-tp+full"));
+        window.openModel(QString::fromStdString(spec.model));
+        QVERIFY(settled.wait(60'000));
+        QVERIFY(!view->isComputing());
+        QVERIFY(view->breakdown());
+        QVERIFY(view->breakdown()->plan == window.planEditor()->state()->plan);
+        QVERIFY(!view->breakdown()->plan.remat.empty());
+        QVERIFY(view->memoryChart()->isStacked());
+        QVERIFY(!view->memoryChart()->curves().front().withoutRemat.empty());
+
+        // Clicking a module's bar shows its first op on the graph.
+        QVERIFY(window.showDock(QStringLiteral("breakdown:time")));
+        QCoreApplication::processEvents();
+        ModuleTimeChart* chart = view->moduleTimeChart();
+        QVERIFY(!chart->bars().empty());
+        const auto bar = static_cast<std::size_t>(
+            std::max_element(chart->bars().begin(), chart->bars().end(),
+                             [](const auto& a, const auto& b) { return a.total() < b.total(); }) -
+            chart->bars().begin());
+        const long long first = chart->bars()[bar].firstOp;
+        QVERIFY(first >= 0);
+        QSignalSpy located(view, &PlanBreakdownView::locateOp);
+        QTest::mouseClick(chart, Qt::LeftButton, Qt::NoModifier, chart->computeRect(bar).center().toPoint());
+        QCOMPARE(located.count(), 1);
+        QCOMPARE(located.first().first().value<std::size_t>(), static_cast<std::size_t>(first));
+        GraphView* graph = window.graphView();
+        QTRY_VERIFY_WITH_TIMEOUT(!graph->isLayoutBusy() && graph->selectedNode() && graph->projection(),
+                                 60'000);
+        const auto& ops = graph->projection()->nodes[static_cast<std::size_t>(*graph->selectedNode())].ops;
+        QVERIFY(std::find(ops.begin(), ops.end(), static_cast<std::size_t>(first)) != ops.end());
+
+        // An edit: the breakdown follows it.
+        window.planEditor()->replacePlan({}, QStringLiteral("no plan"));
+        QTRY_VERIFY_WITH_TIMEOUT(
+            !view->isComputing() && view->breakdown() && view->breakdown()->plan.decisions.empty(), 60'000);
+        QVERIFY(view->memoryChart()->curves().front().withoutRemat.empty());
     }
 
     // The mesh picture of docs/explorer.md, for a person to look at (set SHARDSCOPE_PANEL_SHOTS to a

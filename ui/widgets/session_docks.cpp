@@ -171,10 +171,14 @@ SessionDocks::SessionDocks(QMainWindow* window, PlanEditor* editor, GraphView* g
     auto showCurves = [this] {
         if (compareA_->isBusy() || compareB_->isBusy() || !compareCurves_[0] || !compareCurves_[1])
             return;
-        compareChart_->setCurves(
-            {memoryCurveOf(compareCurves_[0]->memory, compareNames_[0]),
-             memoryCurveOf(compareCurves_[1]->memory, compareNames_[1])},
-            std::max(compareCurves_[0]->memory.opCount, compareCurves_[1]->memory.opCount));
+        // Two plans' totals; what remat saves each is the Breakdown's to show.
+        std::vector<MemoryCurve> curves;
+        for (int i = 0; i < 2; ++i) {
+            curves.push_back(memoryCurveOf(compareCurves_[i]->memory, compareNames_[i]));
+            curves.back().withoutRemat.clear();
+        }
+        compareChart_->setCurves(std::move(curves), std::max(compareCurves_[0]->memory.opCount,
+                                                             compareCurves_[1]->memory.opCount));
     };
     connect(compareA_, &PlanInspector::inspected, this,
             [this, showCurves](std::shared_ptr<const PlanBreakdown> b) {
