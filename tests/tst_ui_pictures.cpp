@@ -389,6 +389,26 @@ private slots:
             QVERIFY(near(barsCompute, e.computeTime));
         }
 
+        // The table's Exposed column gives the same figures.
+        PlanTimeModel table;
+        table.setBreakdown(view, std::make_shared<const PlanBreakdown>(b));
+        QVERIFY(near(table.index(0, PlanTimeModel::ExposedColumn).data(SortRole).toDouble(), exposed));
+        QCOMPARE(table.headerData(PlanTimeModel::ExposedColumn, Qt::Horizontal).toString(),
+                 QStringLiteral("Exposed"));
+
+        // With microbatches the ops are one microbatch's program: the bars add up to its schedule.
+        plan::Plan staged = b.plan;
+        staged.microbatches = 2;
+        const PlanBreakdown m = breakdownOf(*view, staged);
+        QVERIFY(m.evaluation.pipeline);
+        QVERIFY(m.evaluation.pipeline->problem.empty());
+        double microbatch = 0;
+        for (const ModuleTimeBar& bar : moduleTimeBars(*view, m, 1))
+            microbatch += bar.total();
+        QVERIFY2(near(microbatch, m.evaluation.pipeline->microbatchTime),
+                 qPrintable(QString::number(microbatch) + " vs " +
+                            QString::number(m.evaluation.pipeline->microbatchTime)));
+
         // The chart draws the bars to scale and says which was clicked.
         const std::vector<ModuleTimeBar> bars = moduleTimeBars(*view, b, 1);
         ModuleTimeChart chart;

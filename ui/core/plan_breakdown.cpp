@@ -416,7 +416,7 @@ QVariant PlanTimeModel::data(const QModelIndex& index, int role) const {
     QString name;
     qlonglong ops = 1, bodyIndex = -1;
     int module = -1;
-    double compute = 0, collectives = 0;
+    double compute = 0, collectives = 0, exposed = 0;
     if (grouping_ == Grouping::Module) {
         const ModuleTime& m = breakdown_->modules[row];
         const Module& tree = problem_->modules.modules[static_cast<std::size_t>(m.module)];
@@ -426,6 +426,7 @@ QVariant PlanTimeModel::data(const QModelIndex& index, int role) const {
         module = m.module;
         compute = m.compute;
         collectives = m.collectives;
+        exposed = m.exposed;
         // The module's first op in program order: its own or its first submodule's.
         for (int at = m.module; at >= 0 && bodyIndex < 0;) {
             const Module& node = problem_->modules.modules[static_cast<std::size_t>(at)];
@@ -447,6 +448,7 @@ QVariant PlanTimeModel::data(const QModelIndex& index, int role) const {
                      : -1;
         compute = op.compute;
         collectives = op.collectives;
+        exposed = op.exposed;
         if (role == SortRole && index.column() == NameColumn)
             return bodyIndex;
     }
@@ -471,6 +473,8 @@ QVariant PlanTimeModel::data(const QModelIndex& index, int role) const {
             return sort ? QVariant(compute) : QVariant(timeText(compute));
         case CollectivesColumn:
             return sort ? QVariant(collectives) : QVariant(timeText(collectives));
+        case ExposedColumn:
+            return sort ? QVariant(exposed) : QVariant(timeText(exposed));
         case TotalColumn:
             return sort ? QVariant(total) : QVariant(timeText(total));
         case ShareColumn:
@@ -481,6 +485,10 @@ QVariant PlanTimeModel::data(const QModelIndex& index, int role) const {
 }
 
 QVariant PlanTimeModel::headerData(int section, Qt::Orientation orientation, int role) const {
+    if (orientation == Qt::Horizontal && role == Qt::ToolTipRole && section == ExposedColumn)
+        return tr(
+            "Communication the compute stream waits for, idle: the part of the collectives not hidden "
+            "under compute");
     if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
         return {};
     switch (section) {
@@ -492,6 +500,8 @@ QVariant PlanTimeModel::headerData(int section, Qt::Orientation orientation, int
             return tr("Compute");
         case CollectivesColumn:
             return tr("Collectives");
+        case ExposedColumn:
+            return tr("Exposed");
         case TotalColumn:
             return tr("Total");
         case ShareColumn:

@@ -183,6 +183,7 @@ public:
         OpsColumn,
         ComputeColumn,
         CollectivesColumn,
+        ExposedColumn,  // the collectives' time the compute stream waits for (OpTime::exposed)
         TotalColumn,
         ShareColumn,
         ColumnCount
