@@ -22,6 +22,7 @@ shardscope_add_test(tst_ui_search SOURCES tst_ui_search.cpp
 shardscope_add_test(tst_ui_plans SOURCES tst_ui_plans.cpp LIBRARIES shardscope::ui_widgets Qt6::Widgets LABELS ui)
 shardscope_add_test(tst_ui_compare SOURCES tst_ui_compare.cpp LIBRARIES shardscope::ui_widgets Qt6::Widgets LABELS ui)
 shardscope_add_test(tst_ui_timeline SOURCES tst_ui_timeline.cpp LIBRARIES shardscope::ui_widgets Qt6::Widgets LABELS ui)
+shardscope_add_test(tst_ui_pictures SOURCES tst_ui_pictures.cpp LIBRARIES shardscope::ui_widgets Qt6::Widgets LABELS ui)
 shardscope_add_test(tst_ui_pipeline SOURCES tst_ui_pipeline.cpp LIBRARIES shardscope::ui_widgets Qt6::Widgets LABELS ui)
 # Settings that behave: open with what is shown, the wheel, the message log, name colours, the fixed-pitch view.
 shardscope_add_test(tst_ui_settings SOURCES tst_ui_settings.cpp LIBRARIES shardscope::ui_widgets Qt6::Widgets LABELS ui)

@@ -86,7 +86,7 @@ int main(int argc, char* argv[]) {
         QStringLiteral("show-dock"),
         QStringLiteral(
             "Bring the panel NAME to the front of its tab group (e.g. timeline, breakdown, stableHlo), as "
-            "for a screenshot of it."),
+            "for a screenshot of it; NAME:TAB also opens a tab inside it (e.g. breakdown:memory)."),
         QStringLiteral("NAME"));
     parser.addOption(showDockOption);
     parser.process(app);

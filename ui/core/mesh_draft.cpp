@@ -70,14 +70,6 @@ QString hardwareSummary(const mesh::HardwareProfile& h) {
            outerLevelsSummary(h);
 }
 
-// The index of the level of `levels` on `link`; levels.size() when none is.
-std::size_t levelOf(const std::vector<mesh::LinkLevel>& levels, const mesh::Link& link) {
-    for (std::size_t j = 0; j < levels.size(); ++j)
-        if (levels[j].link == link)
-            return j;
-    return levels.size();
-}
-
 // A level's word for the narrow link column: "fast" for the innermost, "slow" for the outermost, "level 2"
 // between them.
 QString levelKind(std::size_t level, std::size_t count) {
@@ -86,14 +78,6 @@ QString levelKind(std::size_t level, std::size_t count) {
     if (level + 1 >= count)
         return QObject::tr("slow");
     return QObject::tr("level %1").arg(level + 1);
-}
-
-// The axes of `mesh` without their links: what `profile` lays out for them by itself.
-Result<mesh::Mesh> plainLayout(const mesh::Mesh& mesh, const mesh::HardwareProfile& profile) {
-    QStringList plain;
-    for (const mesh::MeshAxis& axis : mesh.axes)
-        plain << toQString(axis.name) + QLatin1Char('=') + QString::number(axis.size);
-    return mesh::makeMesh(plain.join(QLatin1Char(',')).toStdString(), profile);
 }
 
 }  // namespace
@@ -154,7 +138,7 @@ std::vector<MeshAxisDraft> MeshDraft::readMesh(const QString& meshSpec, int hard
         if (parsed->ok()) {
             // Links the hardware would give the axes anyway stay empty: only real overrides show as edits.
             const mesh::HardwareProfile* loaded = loadedProfile(hardware);
-            const auto laidOut = loaded ? plainLayout(**parsed, *loaded)
+            const auto laidOut = loaded ? plainMeshLayout(**parsed, *loaded)
                                         : Result<mesh::Mesh>(makeError("mesh", "no hardware"));
             for (std::size_t i = 0; i < (*parsed)->axes.size(); ++i) {
                 const mesh::MeshAxis& axis = (*parsed)->axes[i];
@@ -263,7 +247,7 @@ MeshDraftCheck MeshDraft::check(int hardware, const std::vector<MeshAxisDraft>& 
                           ? tr("%1 devices (%2 × %3)").arg(devices).arg(devices / domain).arg(domain)
                           : tr("%1 devices").arg(devices);
     // The links without the user's overrides tell which of the hardware's links an axis lies on.
-    const auto laidOut = plainLayout(*mesh, profile);
+    const auto laidOut = plainMeshLayout(*mesh, profile);
     const std::vector<mesh::LinkLevel> levels =
         loaded ? profile.linkLevels() : std::vector<mesh::LinkLevel>{};
     for (std::size_t i = 0; i < axes.size() && i < mesh->axes.size(); ++i) {
@@ -277,7 +261,7 @@ MeshDraftCheck MeshDraft::check(int hardware, const std::vector<MeshAxisDraft>& 
             const std::vector<mesh::AxisLevel> pieces =
                 plain.levels.empty() ? std::vector<mesh::AxisLevel>{{plain.size, plain.link}} : plain.levels;
             for (const mesh::AxisLevel& piece : pieces) {
-                const auto level = levelOf(levels, piece.link);
+                const auto level = linkLevelOf(levels, piece.link);
                 const QString count =
                     pieces.size() > 1 ? QStringLiteral(" (%1)").arg(piece.devices) : QString();
                 kinds << levelKind(level, levels.size()) + count;
@@ -297,6 +281,7 @@ MeshDraftCheck MeshDraft::check(int hardware, const std::vector<MeshAxisDraft>& 
                                              : texts.join(QStringLiteral(" × "));
         out.links.push_back({kind.isEmpty() ? text : kind + QStringLiteral(": ") + text, name});
     }
+    out.picture = meshPicture(*mesh, loaded);
     return out;
 }
 

@@ -10,6 +10,7 @@
 #include <QCoreApplication>
 #include <QString>
 
+#include "core/mesh_picture.h"
 #include "shardscope/mesh/hardware.h"
 #include "shardscope/session/problem.h"
 
@@ -35,6 +36,7 @@ struct MeshDraftCheck {
     QString hardwareSummary;  // rich text; empty without a loaded profile
     QString deviceCount;  // "8 devices", "16 devices (2 × 8)", or "? devices" when the mesh does not build
     std::vector<MeshAxisLink> links;  // per axis when the mesh builds, else empty
+    MeshPicture picture;              // the mesh as a picture; no devices when it does not build
 };
 
 // A hardware profile to choose from: a built-in id, a profile file, or a profile written out as JSON (a

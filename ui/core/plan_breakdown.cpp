@@ -9,6 +9,7 @@
 #include <QCoreApplication>
 #include <QLocale>
 
+#include "core/remat_choices.h"
 #include "core/text.h"
 #include "shardscope/report/model_report.h"
 
@@ -35,6 +36,37 @@ void appendModules(const ModuleTree& tree, int module, int depth, std::vector<Mo
     out.push_back({module, depth, tree.modules[static_cast<std::size_t>(module)].opCount, 0, 0, 0, 0});
     for (int child : tree.modules[static_cast<std::size_t>(module)].children)
         appendModules(tree, child, depth + 1, out);
+}
+
+// OpTime::exposed of every op from the evaluation's schedule: the compute stream's idle time before each
+// kernel, and after the last one until the schedule's last transfer ends.
+void exposedCommunication(const cost::Evaluation& e, const std::vector<std::size_t>& bodyIndexOfOp,
+                          std::vector<OpTime>& ops) {
+    std::vector<std::size_t> kernels;
+    for (std::size_t i = 0; i < ops.size(); ++i)
+        if (ops[i].compute > 0)
+            kernels.push_back(i);
+    const auto startOf = [&](std::size_t i) { return i < e.opStart.size() ? e.opStart[i] : 0.0; };
+    std::stable_sort(kernels.begin(), kernels.end(),
+                     [&](std::size_t a, std::size_t b) { return startOf(a) < startOf(b); });
+    double cursor = 0;
+    for (std::size_t i : kernels) {
+        ops[i].exposed += std::max(0.0, startOf(i) - cursor);
+        cursor = std::max(cursor, startOf(i) + ops[i].compute);
+    }
+    double lastEnd = cursor;
+    std::size_t lastOp = ops.size();
+    for (std::size_t j = 0; j < e.collectives.size() && j < e.collectiveEnd.size(); ++j) {
+        if (e.collectiveEnd[j] <= lastEnd)
+            continue;
+        const std::uint32_t op = e.collectives[j].op.index;
+        if (op < bodyIndexOfOp.size() && bodyIndexOfOp[op] < ops.size()) {
+            lastEnd = e.collectiveEnd[j];
+            lastOp = bodyIndexOfOp[op];
+        }
+    }
+    if (lastOp < ops.size())
+        ops[lastOp].exposed += lastEnd - cursor;
 }
 
 }  // namespace
@@ -76,6 +108,7 @@ PlanBreakdown computeBreakdown(const ProblemView& problem, cost::Evaluator& eval
         out.ops[i].bodyIndex = i;
         out.ops[i].compute = i < e.opComputeTime.size() ? e.opComputeTime[i] : 0;
     }
+    exposedCommunication(e, bodyIndexOfOp, out.ops);
     out.collectives.reserve(e.collectives.size());
     for (const cost::Collective& c : e.collectives) {
         BreakdownCollective row;
@@ -96,32 +129,6 @@ PlanBreakdown computeBreakdown(const ProblemView& problem, cost::Evaluator& eval
         out.collectives.push_back(std::move(row));
     }
 
-    // Modules: self times from their own ops, subtree times summed bottom-up (children come after parents).
-    const ModuleTree& tree = problem.modules;
-    if (!tree.modules.empty()) {
-        appendModules(tree, 0, 0, out.modules);
-        std::vector<std::size_t> rowOfModule(tree.modules.size(), 0);
-        for (std::size_t r = 0; r < out.modules.size(); ++r)
-            rowOfModule[static_cast<std::size_t>(out.modules[r].module)] = r;
-        for (std::size_t i = 0; i < n && i < tree.moduleOfOp.size(); ++i) {
-            ModuleTime& m = out.modules[rowOfModule[static_cast<std::size_t>(tree.moduleOfOp[i])]];
-            m.selfCompute += out.ops[i].compute;
-            m.selfCollectives += out.ops[i].collectives;
-        }
-        for (ModuleTime& m : out.modules) {
-            m.compute = m.selfCompute;
-            m.collectives = m.selfCollectives;
-        }
-        for (std::size_t r = out.modules.size(); r-- > 1;) {
-            const int parent = tree.modules[static_cast<std::size_t>(out.modules[r].module)].parent;
-            if (parent < 0)
-                continue;
-            ModuleTime& p = out.modules[rowOfModule[static_cast<std::size_t>(parent)]];
-            p.compute += out.modules[r].compute;
-            p.collectives += out.modules[r].collectives;
-        }
-    }
-
     MemoryOverStep& memory = out.memory;
     memory.opCount = n;
     memory.capacity = e.capacity;
@@ -139,13 +146,126 @@ PlanBreakdown computeBreakdown(const ProblemView& problem, cost::Evaluator& eval
         std::sort(memory.ops.begin(), memory.ops.end());
         memory.ops.erase(std::unique(memory.ops.begin(), memory.ops.end()), memory.ops.end());
     }
+    // The plan without its remat first (the evaluator keeps the last plan's state for liveAt): what the
+    // recompute costs per op and what it saves in memory.
+    if (!rematPoints(problem, plan).empty()) {
+        plan::Plan bare = plan;
+        bare.remat.clear();
+        const cost::Evaluation& without = evaluator.evaluate(bare);
+        memory.peakWithoutRemat = without.peakMemory;
+        for (std::size_t i = 0; i < n && i < without.opComputeTime.size(); ++i)
+            out.ops[i].recompute = std::max(0.0, out.ops[i].compute - without.opComputeTime[i]);
+        memory.withoutRemat.reserve(memory.ops.size());
+        for (std::size_t op : memory.ops) {
+            if (cancelled && cancelled())
+                return out;
+            memory.withoutRemat.push_back(evaluator.liveAt(op).total());
+        }
+        evaluator.evaluate(plan);
+    }
+    // Modules: self times from their own ops, subtree times summed bottom-up (children come after parents).
+    const ModuleTree& tree = problem.modules;
+    if (!tree.modules.empty()) {
+        appendModules(tree, 0, 0, out.modules);
+        std::vector<std::size_t> rowOfModule(tree.modules.size(), 0);
+        for (std::size_t r = 0; r < out.modules.size(); ++r)
+            rowOfModule[static_cast<std::size_t>(out.modules[r].module)] = r;
+        for (std::size_t i = 0; i < n && i < tree.moduleOfOp.size(); ++i) {
+            ModuleTime& m = out.modules[rowOfModule[static_cast<std::size_t>(tree.moduleOfOp[i])]];
+            m.selfCompute += out.ops[i].compute;
+            m.selfCollectives += out.ops[i].collectives;
+            m.selfExposed += out.ops[i].exposed;
+            m.recompute += out.ops[i].recompute;
+        }
+        for (ModuleTime& m : out.modules) {
+            m.compute = m.selfCompute;
+            m.collectives = m.selfCollectives;
+            m.exposed = m.selfExposed;
+        }
+        for (std::size_t r = out.modules.size(); r-- > 1;) {
+            const int parent = tree.modules[static_cast<std::size_t>(out.modules[r].module)].parent;
+            if (parent < 0)
+                continue;
+            ModuleTime& p = out.modules[rowOfModule[static_cast<std::size_t>(parent)]];
+            p.compute += out.modules[r].compute;
+            p.collectives += out.modules[r].collectives;
+            p.exposed += out.modules[r].exposed;
+            p.recompute += out.modules[r].recompute;
+        }
+    }
+
     memory.bytes.reserve(memory.ops.size());
+    memory.parts.reserve(memory.ops.size());
     for (std::size_t op : memory.ops) {
         if (cancelled && cancelled())
             break;
-        memory.bytes.push_back(evaluator.liveAt(op).total());
+        const cost::MemoryBreakdown live = evaluator.liveAt(op);
+        memory.parts.push_back(live);
+        memory.bytes.push_back(live.total());
     }
     return out;
+}
+
+namespace {
+
+long long firstOpOf(const ModuleTree& tree, int module, bool ownOnly) {
+    long long first = -1;
+    const Module& node = tree.modules[static_cast<std::size_t>(module)];
+    if (!node.ops.empty())
+        first = static_cast<long long>(node.ops.front());
+    if (ownOnly)
+        return first;
+    for (int child : node.children) {
+        const long long c = firstOpOf(tree, child, false);
+        if (c >= 0 && (first < 0 || c < first))
+            first = c;
+    }
+    return first;
+}
+
+}  // namespace
+
+std::vector<ModuleTimeBar> moduleTimeBars(const ProblemView& problem, const PlanBreakdown& breakdown,
+                                          int depth) {
+    std::vector<ModuleTimeBar> out;
+    const ModuleTree& tree = problem.modules;
+    for (const ModuleTime& m : breakdown.modules) {
+        if (m.depth > depth || m.module < 0 || static_cast<std::size_t>(m.module) >= tree.modules.size())
+            continue;
+        const Module& node = tree.modules[static_cast<std::size_t>(m.module)];
+        ModuleTimeBar bar;
+        bar.module = m.module;
+        bar.depth = m.depth;
+        bar.ownOps = m.depth < depth && !node.children.empty();
+        if (bar.ownOps) {
+            bar.compute = m.selfCompute;
+            bar.exposed = m.selfExposed;
+            bar.collectives = m.selfCollectives;
+            for (std::size_t i : node.ops)
+                bar.recompute += i < breakdown.ops.size() ? breakdown.ops[i].recompute : 0;
+            bar.label = node.path.isEmpty()
+                            ? QCoreApplication::translate("PlanBreakdown", "(outside modules)")
+                            : QCoreApplication::translate("PlanBreakdown", "%1 (other ops)").arg(node.path);
+        } else {
+            bar.compute = m.compute;
+            bar.exposed = m.exposed;
+            bar.collectives = m.collectives;
+            bar.recompute = m.recompute;
+            bar.label = node.path.isEmpty() ? QCoreApplication::translate("PlanBreakdown", "(whole step)")
+                                            : node.path;
+        }
+        bar.firstOp = firstOpOf(tree, m.module, bar.ownOps);
+        if (bar.total() > 0 || bar.collectives > 0)
+            out.push_back(std::move(bar));
+    }
+    return out;
+}
+
+int moduleTreeDepth(const PlanBreakdown& breakdown) {
+    int deepest = 0;
+    for (const ModuleTime& m : breakdown.modules)
+        deepest = std::max(deepest, m.depth);
+    return deepest;
 }
 
 // The evaluation side of one problem, shared with the jobs: one job at a time (on jobs_) on one Evaluator, so
@@ -296,7 +416,7 @@ QVariant PlanTimeModel::data(const QModelIndex& index, int role) const {
     QString name;
     qlonglong ops = 1, bodyIndex = -1;
     int module = -1;
-    double compute = 0, collectives = 0;
+    double compute = 0, collectives = 0, exposed = 0;
     if (grouping_ == Grouping::Module) {
         const ModuleTime& m = breakdown_->modules[row];
         const Module& tree = problem_->modules.modules[static_cast<std::size_t>(m.module)];
@@ -306,6 +426,7 @@ QVariant PlanTimeModel::data(const QModelIndex& index, int role) const {
         module = m.module;
         compute = m.compute;
         collectives = m.collectives;
+        exposed = m.exposed;
         // The module's first op in program order: its own or its first submodule's.
         for (int at = m.module; at >= 0 && bodyIndex < 0;) {
             const Module& node = problem_->modules.modules[static_cast<std::size_t>(at)];
@@ -327,6 +448,7 @@ QVariant PlanTimeModel::data(const QModelIndex& index, int role) const {
                      : -1;
         compute = op.compute;
         collectives = op.collectives;
+        exposed = op.exposed;
         if (role == SortRole && index.column() == NameColumn)
             return bodyIndex;
     }
@@ -351,6 +473,8 @@ QVariant PlanTimeModel::data(const QModelIndex& index, int role) const {
             return sort ? QVariant(compute) : QVariant(timeText(compute));
         case CollectivesColumn:
             return sort ? QVariant(collectives) : QVariant(timeText(collectives));
+        case ExposedColumn:
+            return sort ? QVariant(exposed) : QVariant(timeText(exposed));
         case TotalColumn:
             return sort ? QVariant(total) : QVariant(timeText(total));
         case ShareColumn:
@@ -361,6 +485,10 @@ QVariant PlanTimeModel::data(const QModelIndex& index, int role) const {
 }
 
 QVariant PlanTimeModel::headerData(int section, Qt::Orientation orientation, int role) const {
+    if (orientation == Qt::Horizontal && role == Qt::ToolTipRole && section == ExposedColumn)
+        return tr(
+            "Communication the compute stream waits for, idle: the part of the collectives not hidden "
+            "under compute");
     if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
         return {};
     switch (section) {
@@ -372,6 +500,8 @@ QVariant PlanTimeModel::headerData(int section, Qt::Orientation orientation, int
             return tr("Compute");
         case CollectivesColumn:
             return tr("Collectives");
+        case ExposedColumn:
+            return tr("Exposed");
         case TotalColumn:
             return tr("Total");
         case ShareColumn:

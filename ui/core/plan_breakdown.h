@@ -33,11 +33,14 @@ struct BreakdownCollective {
 };
 
 // Time of a module's ops: `self*` counts the ops directly in the module, the others its whole subtree.
+// `exposed` is the exposed communication of its ops (OpTime::exposed), `recompute` the part of their compute
+// that recomputes a block's forward (OpTime::recompute).
 struct ModuleTime {
     int module = 0;  // index into ProblemView::modules.modules
     int depth = 0;   // 0 for the root
     std::size_t ops = 0;
     double selfCompute = 0, compute = 0, collectives = 0, selfCollectives = 0;
+    double selfExposed = 0, exposed = 0, recompute = 0;
 };
 
 struct OpTime {
@@ -45,16 +48,29 @@ struct OpTime {
     double compute = 0;      // seconds per device (cost::Evaluation::opComputeTime)
     double collectives = 0;  // time of the collectives the op causes
     std::size_t collectiveCount = 0;
+    // Exposed communication: how long the compute stream of the simulated schedule waits, idle, before this
+    // op's kernel starts (for the transfers it needs); the wait after the last kernel goes to the op of the
+    // transfer that ends last. Over all ops, compute + exposed is the schedule's makespan (the step time
+    // without microbatches; one microbatch's otherwise).
+    double exposed = 0;
+    // Of `compute`, the recompute of a block's forward the op runs first (a remat point; 0 elsewhere).
+    double recompute = 0;
 };
 
 // Live bytes per device over the step. For bodies of at most kMemorySamples ops every op is a sample; larger
 // bodies are sampled evenly (Evaluator::liveAt walks every value, so all ops would cost ops × values), the
 // peak op always among the samples.
+// With rematerialization, also the same plan's total without it, to show what remat saves. With
+// microbatches or a pipeline the samples are one microbatch's program on one stage (the evaluation's peak is
+// then its fullest stage's, in-flight activations included).
 struct MemoryOverStep {
-    std::vector<std::size_t> ops;  // body indices of the samples, increasing
-    std::vector<double> bytes;     // total live bytes per device at each sample
-    std::size_t opCount = 0;       // the body's ops
-    double capacity = 0;           // device memory × (1 − reserve)
+    std::vector<std::size_t> ops;              // body indices of the samples, increasing
+    std::vector<double> bytes;                 // total live bytes per device at each sample
+    std::vector<cost::MemoryBreakdown> parts;  // per sample: `bytes` by category (Evaluator::liveAt)
+    std::vector<double> withoutRemat;  // per sample: the total without the plan's remat; empty without remat
+    double peakWithoutRemat = 0;       // that plan's Evaluation::peakMemory
+    std::size_t opCount = 0;           // the body's ops
+    double capacity = 0;               // device memory × (1 − reserve)
     double peak = 0;
     std::size_t peakOp = 0;
     cost::MemoryBreakdown atPeak;
@@ -71,6 +87,28 @@ struct PlanBreakdown {
     std::vector<OpTime> ops;          // per body op
     MemoryOverStep memory;
 };
+
+// One bar of the time-per-module picture: compute and exposed communication of a module's ops.
+struct ModuleTimeBar {
+    int module = 0;       // index into ProblemView::modules.modules
+    int depth = 0;        // 0 for the root
+    bool ownOps = false;  // only the module's own ops: its submodules have bars of their own
+    QString label;  // the module's path, "(other ops)" added for ownOps; "(outside modules)" for the root
+    double compute = 0, exposed = 0;
+    double recompute = 0;    // of `compute`
+    double collectives = 0;  // all its collectives' time, overlapped or not
+    long long firstOp = -1;  // its first op in program order (index into graph.body), -1 for none
+    double total() const { return compute + exposed; }
+};
+
+// The modules down to `depth` levels below the root as bars that partition the ops: each module at that
+// depth (or a shallower one without submodules) with its whole subtree, and each shallower module with ops
+// of its own as a bar of those. In the tree's order; bars without time are left out. Their totals sum to the
+// ops' compute + exposed communication.
+std::vector<ModuleTimeBar> moduleTimeBars(const ProblemView& problem, const PlanBreakdown& breakdown,
+                                          int depth);
+// The deepest module below the root (0 for a tree of the root only).
+int moduleTreeDepth(const PlanBreakdown& breakdown);
 
 // Computes the breakdown of `plan` with `evaluator` (which must evaluate against `problem`'s cost model).
 // `cancelled`, when given, is polled during the memory walk: once it returns true the result is incomplete
@@ -145,6 +183,7 @@ public:
         OpsColumn,
         ComputeColumn,
         CollectivesColumn,
+        ExposedColumn,  // the collectives' time the compute stream waits for (OpTime::exposed)
         TotalColumn,
         ShareColumn,
         ColumnCount

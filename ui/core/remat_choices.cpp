@@ -2,6 +2,9 @@
 // SPDX-FileCopyrightText: 2026 The Shardscope Authors
 #include "core/remat_choices.h"
 
+#include <algorithm>
+#include <cstdint>
+
 #include <QObject>
 
 #include "core/text.h"
@@ -30,6 +33,31 @@ QList<RematFamily> rematFamilies(const ProblemView& problem, const plan::Plan& p
                 ++family.overridden;
         }
         out.append(family);
+    }
+    return out;
+}
+
+std::vector<RematPoint> rematPoints(const ProblemView& problem, const plan::Plan& plan) {
+    return rematPoints(problem.graph(), problem.blocks(), plan);
+}
+
+std::vector<RematPoint> rematPoints(const ir::Graph& graph, const plan::LayerBlocks& blocks,
+                                    const plan::Plan& plan) {
+    std::vector<RematPoint> out;
+    const std::size_t start = graph.backwardStart;
+    const std::size_t n = std::min(graph.body.size(), blocks.blockOfOp.size());
+    if (start == 0 || start >= n || plan.remat.empty())
+        return out;
+    const std::vector<plan::Remat> perBlock = plan::rematPerBlock(blocks, plan.remat);
+    std::vector<char> seen(blocks.blocks.size(), 0);
+    for (std::size_t i = start; i < n; ++i) {
+        const std::int32_t b = blocks.blockOfOp[i];
+        if (b < 0 || seen[static_cast<std::size_t>(b)])
+            continue;
+        seen[static_cast<std::size_t>(b)] = 1;
+        const auto block = static_cast<std::size_t>(b);
+        if (block < perBlock.size() && perBlock[block] != plan::Remat::None)
+            out.push_back({i, toQString(blocks.blocks[block]), static_cast<int>(perBlock[block])});
     }
     return out;
 }

@@ -4,6 +4,9 @@
 // each, in the UI's words.
 #pragma once
 
+#include <cstddef>
+#include <vector>
+
 #include <QList>
 #include <QString>
 #include <QStringList>
@@ -29,5 +32,18 @@ QList<RematFamily> rematFamilies(const ProblemView& problem, const plan::Plan& p
 QStringList rematPolicyNames();
 // What a policy keeps and recomputes, one sentence (for tooltips).
 QString rematPolicyDescription(int policy);
+
+// Where a plan's rematerialization runs: a block whose policy is not none recomputes its forward just before
+// its first backward op, and the cost model charges that recompute to the op (and runs the recomputed
+// collectives there).
+struct RematPoint {
+    std::size_t bodyIndex = 0;  // the block's first backward op (index into graph.body)
+    QString block;              // "layers.3"
+    int policy = 0;             // index into rematPolicyNames()
+};
+// In program order; none without a backward pass.
+std::vector<RematPoint> rematPoints(const ir::Graph& graph, const plan::LayerBlocks& blocks,
+                                    const plan::Plan& plan);
+std::vector<RematPoint> rematPoints(const ProblemView& problem, const plan::Plan& plan);
 
 }  // namespace shardscope::ui

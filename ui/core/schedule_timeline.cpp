@@ -7,6 +7,7 @@
 #include <QCoreApplication>
 
 #include "core/plan_breakdown.h"
+#include "core/remat_choices.h"
 #include "core/text.h"
 #include "shardscope/cost/step_lanes.h"
 #include "shardscope/ir/op_kind.h"
@@ -68,6 +69,13 @@ std::pair<std::size_t, std::size_t> ScheduleTimeline::boxesIn(std::size_t lane, 
             static_cast<std::size_t>(last - l.boxes.begin())};
 }
 
+std::size_t ScheduleTimeline::recomputeCount() const {
+    if (lanes.empty())
+        return 0;
+    return static_cast<std::size_t>(std::count_if(lanes.front().boxes.begin(), lanes.front().boxes.end(),
+                                                  [](const TimelineBox& box) { return box.recompute; }));
+}
+
 std::size_t ScheduleTimeline::boxCount() const {
     std::size_t count = 0;
     for (const TimelineLane& lane : lanes)
@@ -90,14 +98,17 @@ ScheduleTimeline scheduleTimeline(const cost::CostModel& model, const PlanState&
     }
 
     const std::size_t n = std::min(graph.body.size(), e.opComputeTime.size());
+    std::vector<char> rematAt(graph.body.size(), 0);
+    for (const RematPoint& point : rematPoints(graph, model.planContext().blocks(), state.plan))
+        rematAt[point.bodyIndex] = 1;
     TimelineLane& compute = out.lanes.front();
     for (std::size_t i = 0; i < n; ++i) {
         const double time = e.opComputeTime[i];
         if (time <= 0)
             continue;
         const double start = i < e.opStart.size() ? e.opStart[i] : 0;
-        compute.boxes.push_back(
-            {start, start + time, 0, static_cast<std::uint32_t>(i), -1, TimelineKind::Compute});
+        compute.boxes.push_back({start, start + time, 0, static_cast<std::uint32_t>(i), -1,
+                                 TimelineKind::Compute, rematAt[i] != 0});
     }
 
     std::vector<std::uint32_t> bodyIndexOfOp(graph.ops.size(), static_cast<std::uint32_t>(graph.body.size()));
@@ -153,6 +164,9 @@ QString describeTimelineBox(const ProblemView& problem, const TimelineLane& lane
     }
     if (box.kind == TimelineKind::Compute)
         lines << QCoreApplication::translate("ScheduleTimeline", "kernel: %1").arg(timeLabel(box.duration()));
+    if (box.recompute)
+        lines << QCoreApplication::translate("ScheduleTimeline",
+                                             "remat: first recomputes its layer block's forward");
     else
         lines << QCoreApplication::translate("ScheduleTimeline", "%1 over %2: %3, %4")
                      .arg(timelineKindName(box.kind),

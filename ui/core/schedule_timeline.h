@@ -34,6 +34,9 @@ struct TimelineBox {
     std::uint32_t bodyIndex = 0;  // the kernel's op, or the op causing the collective (index into graph.body)
     std::int32_t collective = -1;  // index into Evaluation::collectives; -1 for a kernel
     TimelineKind kind = TimelineKind::Compute;
+    // Remat: a kernel that first recomputes its block's forward (the cost model charges the recompute to the
+    // block's first backward op).
+    bool recompute = false;
     double duration() const { return end - start; }
 };
 
@@ -63,11 +66,13 @@ struct ScheduleTimeline {
     // not.
     std::pair<std::size_t, std::size_t> boxesIn(std::size_t lane, double from, double to) const;
     std::size_t boxCount() const;
+    std::size_t recomputeCount() const;  // kernels marked `recompute`
 };
 
 // The timeline of `state`'s evaluation of a plan of `model`'s problem: a kernel per top-level op with compute
 // time, at [opStart, opStart + opComputeTime); a box per collective at [collectiveStart, collectiveEnd) on
-// its device group's lane. O(n log n) in the boxes; no Qt widgets, safe off the UI thread.
+// its device group's lane. Boxes of the plan's remat points (rematPoints) are marked `recompute`. O(n log n)
+// in the boxes; no Qt widgets, safe off the UI thread.
 ScheduleTimeline scheduleTimeline(const cost::CostModel& model, const PlanState& state);
 
 // "compute", "all-gather", ...: the legend's words.

@@ -26,6 +26,7 @@
 #include <QShortcut>
 #include <QSortFilterProxyModel>
 #include <QStatusBar>
+#include <QTabWidget>
 #include <QTableView>
 #include <QTextBrowser>
 #include <QTimer>
@@ -49,6 +50,7 @@
 #include "widgets/fixed_pitch_font.h"
 #include "widgets/graph_view.h"
 #include "widgets/pipeline_view.h"
+#include "widgets/plan_breakdown_view.h"
 #include "widgets/problem_editor.h"
 #include "widgets/remat_panel.h"
 #include "widgets/session_docks.h"
@@ -401,6 +403,8 @@ MainWindow::MainWindow(QWidget* parent)
         checkSettled();
     });
     connect(problemEditor_, &ProblemEditor::applied, this, &MainWindow::applySpec);
+    // A screenshot of the Breakdown dock waits for its pictures.
+    connect(session_->breakdown(), &PlanBreakdownView::computingEnded, this, &MainWindow::checkSettled);
 
     connect(graph_, &GraphView::layoutStarted, this, [this] {
         showBusy();
@@ -724,9 +728,9 @@ void MainWindow::showBusy() {
 }
 
 bool MainWindow::isSettled() const {
-    // The conflicts' options are evaluated only while their panel is shown.
+    // The conflicts' options are evaluated only while their panel is shown, the breakdown only while it is.
     return current_ && !loader_->isBusy() && !editor_->isEvaluating() && !graph_->isLayoutBusy() &&
-           !conflictPanel_->isEvaluating();
+           !conflictPanel_->isEvaluating() && !session_->breakdownPending();
 }
 
 void MainWindow::checkSettled() {
@@ -922,7 +926,10 @@ void MainWindow::selectOp(std::size_t bodyIndex) {
     showDetails(describeOp(*current_, editor_->state().get(), bodyIndex));
 }
 
-bool MainWindow::showDock(const QString& name) {
+bool MainWindow::showDock(const QString& nameAndTab) {
+    // "breakdown:memory": the panel, and the tab of that title inside it.
+    const QString name = nameAndTab.section(u':', 0, 0);
+    const QString tab = nameAndTab.section(u':', 1);
     for (QDockWidget* dock : findChildren<QDockWidget*>()) {
         const QString objectName = dock->objectName();
         const bool named = objectName.compare(name, Qt::CaseInsensitive) == 0 ||
@@ -931,7 +938,15 @@ bool MainWindow::showDock(const QString& name) {
         if (named) {
             dock->show();
             dock->raise();
-            return true;
+            if (tab.isEmpty())
+                return true;
+            for (QTabWidget* tabs : dock->findChildren<QTabWidget*>())
+                for (int i = 0; i < tabs->count(); ++i)
+                    if (tabs->tabText(i).remove(u'&').compare(tab, Qt::CaseInsensitive) == 0) {
+                        tabs->setCurrentIndex(i);
+                        return true;
+                    }
+            return false;
         }
     }
     return false;

@@ -79,9 +79,9 @@ public:
     // Every error, warning and note of the session (the Messages dock); the status bar flashes the newest.
     MessageLog* messageLog() const { return messages_; }
     // Shows dock `name` and brings it to the front of its tab group: its object name with or without the
-    // "Dock" suffix ("timeline", "breakdownDock") or its title, in any case. Returns false when no dock is
-    // called so.
-    bool showDock(const QString& name);
+    // "Dock" suffix ("timeline", "breakdownDock") or its title, in any case; "name:tab" also opens the tab
+    // of that title inside it ("breakdown:memory"). Returns false when no dock (or tab) is called so.
+    bool showDock(const QString& nameAndTab);
     // Whether a problem is shown and nothing is pending: no load, no evaluation, no layout (what a screenshot
     // waits for).
     bool isSettled() const;

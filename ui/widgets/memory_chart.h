@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // SPDX-FileCopyrightText: 2026 The Shardscope Authors
-// Memory over the step: live bytes per device at each op in program order, for one plan or two to compare.
+// Memory over the step: live bytes per device at each op in program order, for one plan (stacked by category:
+// parameters, gradients, optimizer state, activations, temporaries) or two to compare (one line each), on a
+// linear axis in binary units with the device's capacity.
 #pragma once
 
 #include <cstddef>
@@ -8,6 +10,7 @@
 #include <vector>
 
 #include <QColor>
+#include <QRectF>
 #include <QString>
 #include <QWidget>
 
@@ -20,17 +23,41 @@ struct MemoryCurve {
     QColor color;                  // invalid: the chart picks one
     std::vector<std::size_t> ops;  // body indices, increasing
     std::vector<double> bytes;     // live bytes per device at each of `ops`
-    double capacity = 0;           // drawn as a horizontal line; 0: none
-    std::size_t peakOp = 0;        // marked
+    // Per sample, `bytes` by category; a single curve with parts is drawn stacked by category.
+    std::vector<cost::MemoryBreakdown> parts;
+    // Per sample, the same plan without its rematerialization (a dashed line), and that plan's peak; empty:
+    // none.
+    std::vector<double> withoutRemat;
+    double peakWithoutRemat = 0;
+    double capacity = 0;     // drawn as a horizontal line; 0: none
+    std::size_t peakOp = 0;  // marked
     double peak = 0;
 };
 
-// The curve of a breakdown's memory over the step (PlanBreakdown::memory).
+// The curve of a breakdown's memory over the step (PlanBreakdown::memory), its categories and the line
+// without remat included.
 MemoryCurve memoryCurveOf(const MemoryOverStep& memory, const QString& name, const QColor& color = {});
 
-// x = op index in program order, y = bytes. Each curve is drawn as a step line with its capacity (dashed, in
-// the curve's colour when capacities differ) and its peak marked; hovering shows the op under the mouse with
-// each curve's value.
+// The memory categories in stacking order (bottom first), their names and colours.
+inline constexpr int kMemoryCategories = 5;
+QString memoryCategoryName(int category);  // "parameters", "gradients", "optimizer state", ...
+QColor memoryCategoryColor(int category);
+double memoryCategoryBytes(const cost::MemoryBreakdown& parts, int category);
+
+// The y axis: linear from 0 to `top`, a tick every `step` bytes, labelled in `unitName` (1024^k bytes).
+struct MemoryAxis {
+    double top = 1;
+    double step = 1;
+    double unit = 1;
+    QString unitName;           // "GiB", "MiB", "KiB" or "bytes"
+    std::vector<double> ticks;  // 0, step, 2·step, ..., top (bytes)
+    // A tick's label in the unit, without it: "0", "2", "2.5".
+    QString label(double bytes) const;
+};
+// The axis for curves reaching `highest` bytes: the largest binary unit below it, a step of 1, 2 or 5 times
+// a power of ten of that unit giving 3 to 7 ticks, the top the first tick at or above `highest`.
+MemoryAxis memoryAxis(double highest);
+
 class MemoryChart : public QWidget {
     Q_OBJECT
 
@@ -43,6 +70,26 @@ public:
     // What the tooltip says of an op ("#12 layers.0.attn.q"); the op's index when not set.
     void setOpText(std::function<QString(std::size_t)> text);
 
+    // Whether the single curve is drawn stacked by category.
+    bool isStacked() const;
+    const MemoryAxis& axis() const { return axis_; }
+    // Capacities further above the curves than this factor are only named (they would flatten the curves).
+    static constexpr double kCapacityRange = 4;
+    // Geometry in widget coordinates, for tests: the plot, the y of a byte count, and the text labels
+    // placed on the plot (capacities, peaks), laid out so that none overlaps another.
+    struct Label {
+        enum class Kind { Capacity, Peak, PeakWithoutRemat } kind = Kind::Capacity;
+        std::size_t curve = 0;
+        QString text;
+        QRectF rect;
+    };
+    QRectF plotArea() const;
+    double yOf(double bytes) const;
+    double xOf(double op) const;
+    std::vector<Label> labels() const;
+    // The stacked bands' tops at sample `sample` of the single curve, bottom category first (bytes).
+    std::vector<double> stackAt(std::size_t sample) const;
+
     QSize sizeHint() const override;
     QSize minimumSizeHint() const override;
 
@@ -52,15 +99,24 @@ protected:
     void leaveEvent(QEvent* event) override;
 
 private:
-    QRectF plotArea() const;
-    double xOf(double op) const;
-    double yOf(double bytes) const;
-    // The value of `curve` at op `op` (the newest sample at or before it).
-    static double valueAt(const MemoryCurve& curve, std::size_t op);
+    struct LegendEntry {
+        QColor color;
+        QString name;
+        bool dashed = false;
+    };
+    std::vector<LegendEntry> legend() const;
+    // The legend's entries' rectangles, wrapped to the width; their bottom is the plot's top margin.
+    std::vector<QRectF> legendRects(double* bottom = nullptr) const;
+    // The value of `values` at op `op` (the newest sample at or before it).
+    static double valueAt(const std::vector<std::size_t>& ops, const std::vector<double>& values,
+                          std::size_t op);
+    void paintStack(QPainter& painter, const MemoryCurve& curve) const;
+    void paintLine(QPainter& painter, const MemoryCurve& curve, const std::vector<double>& values,
+                   const QPen& pen, bool fill) const;
 
     std::vector<MemoryCurve> curves_;
     std::size_t opCount_ = 0;
-    double top_ = 1;  // bytes at the top of the plot
+    MemoryAxis axis_;
     std::function<QString(std::size_t)> opText_;
     long hoverOp_ = -1;
 };

@@ -2,16 +2,23 @@
 // SPDX-FileCopyrightText: 2026 The Shardscope Authors
 #include "widgets/plan_breakdown_view.h"
 
+#include <algorithm>
+
 #include <QComboBox>
 #include <QHeaderView>
 #include <QLabel>
 #include <QLocale>
+#include <QScrollArea>
+#include <QSignalBlocker>
 #include <QSortFilterProxyModel>
+#include <QSpinBox>
+#include <QStackedWidget>
 #include <QTabWidget>
 #include <QTableView>
 #include <QVBoxLayout>
 
 #include "widgets/memory_chart.h"
+#include "widgets/module_time_chart.h"
 
 namespace shardscope::ui {
 
@@ -54,7 +61,9 @@ PlanBreakdownView::PlanBreakdownView(QWidget* parent)
       status_(new QLabel(this)),
       collectiveSummary_(new QLabel(this)),
       chart_(new MemoryChart(this)),
-      peak_(new QLabel(this)) {
+      peak_(new QLabel(this)),
+      moduleChart_(new ModuleTimeChart(this)),
+      depth_(new QSpinBox(this)) {
     setObjectName(QStringLiteral("planBreakdown"));
     status_->setStyleSheet(QStringLiteral("QLabel { color: #666; }"));
 
@@ -71,21 +80,58 @@ PlanBreakdownView::PlanBreakdownView(QWidget* parent)
     timeLayout->setContentsMargins(0, 4, 0, 0);
     grouping_->addItem(tr("Per module"));
     grouping_->addItem(tr("Per op"));
+    // Bars per module (a picture) or the table per module or per op.
+    auto* view = new QComboBox(timePage);
+    view->setObjectName(QStringLiteral("timeView"));
+    view->addItem(tr("Bars"));
+    view->addItem(tr("Table"));
     auto* groupingRow = new QHBoxLayout;
-    groupingRow->addWidget(new QLabel(tr("Time"), timePage));
+    groupingRow->addWidget(new QLabel(tr("Time as"), timePage));
+    groupingRow->addWidget(view);
     groupingRow->addWidget(grouping_);
+    auto* depthLabel = new QLabel(tr("down to module level"), timePage);
+    groupingRow->addWidget(depthLabel);
+    depth_->setObjectName(QStringLiteral("moduleDepth"));
+    depth_->setRange(1, 1);
+    depth_->setToolTip(tr("How deep into the module tree the bars go: 1 for the top-level modules"));
+    groupingRow->addWidget(depth_);
     groupingRow->addStretch();
     timeLayout->addLayout(groupingRow);
-    timeLayout->addWidget(timeTable_);
+    auto* moduleScroll = new QScrollArea(timePage);
+    moduleScroll->setWidget(moduleChart_);
+    moduleScroll->setWidgetResizable(true);
+    moduleScroll->setFrameShape(QFrame::NoFrame);
+    moduleChart_->setToolTip(tr("Click a bar to show the module's first op"));
+    auto* timeViews = new QStackedWidget(timePage);
+    timeViews->addWidget(moduleScroll);
+    timeViews->addWidget(timeTable_);
+    timeLayout->addWidget(timeViews);
+    grouping_->hide();
+    connect(view, &QComboBox::currentIndexChanged, this, [this, timeViews, depthLabel](int index) {
+        timeViews->setCurrentIndex(index);
+        grouping_->setVisible(index == 1);
+        depthLabel->setVisible(index == 0);
+        depth_->setVisible(index == 0);
+    });
     tabs_->addTab(timePage, tr("Time"));
 
     auto* memoryPage = new QWidget(this);
-    auto* memoryLayout = new QVBoxLayout(memoryPage);
+    // The chart takes the height; the peak's figures stand beside it.
+    auto* memoryLayout = new QHBoxLayout(memoryPage);
     memoryLayout->setContentsMargins(0, 4, 0, 0);
     memoryLayout->addWidget(chart_, 1);
     peak_->setWordWrap(true);
     peak_->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    memoryLayout->addWidget(peak_);
+    peak_->setAlignment(Qt::AlignLeft | Qt::AlignTop);
+    peak_->setFixedWidth(
+        peak_->fontMetrics().horizontalAdvance(QStringLiteral("optimizer state  000.00 MiB")) + 40);
+    auto* peakScroll = new QScrollArea(memoryPage);
+    peakScroll->setWidget(peak_);
+    peakScroll->setWidgetResizable(false);
+    peakScroll->setFrameShape(QFrame::NoFrame);
+    peakScroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    peakScroll->setFixedWidth(peak_->width() + 16);
+    memoryLayout->addWidget(peakScroll);
     tabs_->addTab(memoryPage, tr("Memory"));
 
     auto* layout = new QVBoxLayout(this);
@@ -93,13 +139,24 @@ PlanBreakdownView::PlanBreakdownView(QWidget* parent)
     layout->addWidget(status_);
     layout->addWidget(tabs_);
 
-    connect(inspector_, &PlanInspector::inspected, this, &PlanBreakdownView::display);
-    connect(inspector_, &PlanInspector::failed, this,
-            [this](const QString& message) { status_->setText(message); });
+    connect(inspector_, &PlanInspector::inspected, this, [this](std::shared_ptr<const PlanBreakdown> b) {
+        display(std::move(b));
+        emit computingEnded();
+    });
+    connect(inspector_, &PlanInspector::failed, this, [this](const QString& message) {
+        status_->setText(message);
+        emit computingEnded();
+    });
     connect(collectiveTable_, &QTableView::clicked, this,
             [this](const QModelIndex& index) { locate(index, PlanCollectiveModel::BodyIndexRole); });
     connect(timeTable_, &QTableView::clicked, this,
             [this](const QModelIndex& index) { locate(index, PlanTimeModel::BodyIndexRole); });
+    connect(depth_, &QSpinBox::valueChanged, this, &PlanBreakdownView::showModuleBars);
+    connect(moduleChart_, &ModuleTimeChart::barClicked, this, [this](std::size_t bar) {
+        const auto& bars = moduleChart_->bars();
+        if (bar < bars.size() && bars[bar].firstOp >= 0)
+            emit locateOp(static_cast<std::size_t>(bars[bar].firstOp));
+    });
     connect(grouping_, &QComboBox::currentIndexChanged, this, [this](int index) {
         times_->setGrouping(index == 0 ? PlanTimeModel::Grouping::Module : PlanTimeModel::Grouping::Op);
         // Per module reads best in the tree's order; per op, slowest first.
@@ -115,6 +172,12 @@ PlanBreakdownView::PlanBreakdownView(QWidget* parent)
 
 void PlanBreakdownView::setProblem(std::shared_ptr<const ProblemView> problem) {
     problem_ = std::move(problem);
+    {
+        // A new model's bars start at its layers (two levels down), or as deep as its tree goes.
+        const QSignalBlocker blocker(depth_);
+        depth_->setRange(1, 2);
+        depth_->setValue(2);
+    }
     inspector_->setProblem(problem_);
     chart_->setOpText([keep = problem_](std::size_t op) { return keep ? opText(*keep, op) : QString(); });
     display(nullptr);
@@ -136,6 +199,7 @@ void PlanBreakdownView::display(std::shared_ptr<const PlanBreakdown> breakdown) 
         collectiveTable_->resizeColumnToContents(c);
     for (int c = 0; c < PlanTimeModel::ColumnCount - 1; ++c)
         timeTable_->resizeColumnToContents(c);
+    showModuleBars();
     if (!breakdown_) {
         chart_->setCurves({}, 0);
         peak_->clear();
@@ -176,8 +240,31 @@ void PlanBreakdownView::display(std::shared_ptr<const PlanBreakdown> breakdown) 
     table += part.arg(tr("activations"), bytesLabel(p.activations));
     table += part.arg(tr("temporaries"), bytesLabel(p.temporaries));
     table += QStringLiteral("</table>");
+    if (!m.withoutRemat.empty())
+        table +=
+            tr("Without rematerialization the peak would be %1: remat saves %2 (the dashed line).")
+                .arg(bytesLabel(m.peakWithoutRemat), bytesLabel(std::max(0.0, m.peakWithoutRemat - m.peak)));
+    if (e.pipeline)
+        table +=
+            QStringLiteral("<br>") +
+            tr("The chart follows one microbatch on one pipeline stage; the peak is the fullest stage's, "
+               "with the activations of the microbatches in flight.");
     peak_->setText(table);
+    peak_->resize(peak_->width(), peak_->heightForWidth(peak_->width()));
     emit breakdownShown();
+}
+
+void PlanBreakdownView::showModuleBars() {
+    if (!breakdown_ || !problem_) {
+        moduleChart_->setBars({}, 0);
+        return;
+    }
+    const QSignalBlocker blocker(depth_);
+    depth_->setRange(1, std::max(1, moduleTreeDepth(*breakdown_)));
+    double total = 0;
+    for (const OpTime& op : breakdown_->ops)
+        total += op.compute + op.exposed;
+    moduleChart_->setBars(moduleTimeBars(*problem_, *breakdown_, depth_->value()), total);
 }
 
 void PlanBreakdownView::locate(const QModelIndex& index, int role) {

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // SPDX-FileCopyrightText: 2026 The Shardscope Authors
-// A plan's breakdown as tabs: its collectives (click one to locate its op), its time per module or per op,
-// and its memory over the step with the peak's breakdown. Computed in the background; the view never blocks.
+// A plan's breakdown as tabs: its collectives (click one to locate its op), its time per module as bars of
+// compute and exposed communication (click one to locate the module) above the table per module or per op,
+// and its memory over the step stacked by category with the peak's breakdown. Computed in the background; the
+// view never blocks.
 #pragma once
 
 #include <cstddef>
@@ -12,6 +14,7 @@
 #include "core/plan_breakdown.h"
 
 class QComboBox;
+class QSpinBox;
 class QLabel;
 class QSortFilterProxyModel;
 class QTabWidget;
@@ -20,6 +23,7 @@ class QTableView;
 namespace shardscope::ui {
 
 class MemoryChart;
+class ModuleTimeChart;
 
 class PlanBreakdownView : public QWidget {
     Q_OBJECT
@@ -38,6 +42,8 @@ public:
     PlanCollectiveModel* collectiveModel() const { return collectives_; }
     PlanTimeModel* timeModel() const { return times_; }
     MemoryChart* memoryChart() const { return chart_; }
+    ModuleTimeChart* moduleTimeChart() const { return moduleChart_; }
+    QSpinBox* moduleDepth() const { return depth_; }
     QTabWidget* tabs() const { return tabs_; }
 
 signals:
@@ -45,10 +51,13 @@ signals:
     void locateOp(std::size_t bodyIndex);
     // A breakdown is shown (after showPlan()).
     void breakdownShown();
+    // The latest showPlan() is done: shown or failed (isComputing() is false).
+    void computingEnded();
 
 private:
     void display(std::shared_ptr<const PlanBreakdown> breakdown);
     void locate(const QModelIndex& index, int role);
+    void showModuleBars();
 
     std::shared_ptr<const ProblemView> problem_;
     std::shared_ptr<const PlanBreakdown> breakdown_;
@@ -65,6 +74,8 @@ private:
     QLabel* collectiveSummary_;
     MemoryChart* chart_;
     QLabel* peak_;
+    ModuleTimeChart* moduleChart_;
+    QSpinBox* depth_;
 };
 
 }  // namespace shardscope::ui

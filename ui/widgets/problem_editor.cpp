@@ -24,6 +24,7 @@
 #include <QVBoxLayout>
 
 #include "core/text.h"
+#include "widgets/mesh_view.h"
 
 namespace shardscope::ui {
 
@@ -152,7 +153,7 @@ QWidget* ProblemEditor::buildMeshBox() {
     meshTable_->verticalHeader()->setDefaultSectionSize(meshTable_->fontMetrics().height() + 8);
     meshTable_->setSelectionBehavior(QAbstractItemView::SelectRows);
     meshTable_->setToolTip(tr("Major axis first: the last axis varies fastest and gets the fast link"));
-    layout->addWidget(meshTable_, 1);
+    layout->addWidget(meshTable_);
 
     auto* row = new QHBoxLayout;
     auto* add = new QPushButton(tr("Add axis"));
@@ -166,6 +167,9 @@ QWidget* ProblemEditor::buildMeshBox() {
     row->addStretch(1);
     row->addWidget(deviceCount_);
     layout->addLayout(row);
+    meshPicture_ = new MeshView;
+    meshPicture_->setToolTip(tr("The devices of the mesh as typed, each axis with the links it runs on"));
+    layout->addWidget(meshPicture_);
 
     connect(meshTable_, &QTableWidget::itemChanged, this, [this] {
         if (updating_)
@@ -469,6 +473,12 @@ void ProblemEditor::revalidate() {
     for (int row = 0; row < meshTable_->rowCount(); ++row)
         meshTable_->item(row, LinkColumn)->setText(QString());
     deviceCount_->setText(check.deviceCount);
+    meshPicture_->setPicture(check.picture);
+    // The table as tall as its axes (three rows at least), so that the picture under it stays in view.
+    const int rows = std::max(3, meshTable_->rowCount());
+    meshTable_->setFixedHeight(meshTable_->horizontalHeader()->sizeHint().height() +
+                               rows * meshTable_->verticalHeader()->defaultSectionSize() +
+                               2 * meshTable_->frameWidth() + 2);
     for (int row = 0; row < meshTable_->rowCount() && row < static_cast<int>(check.links.size()); ++row) {
         const MeshAxisLink& link = check.links[static_cast<std::size_t>(row)];
         QTableWidgetItem* item = meshTable_->item(row, LinkColumn);

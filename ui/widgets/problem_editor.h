@@ -21,15 +21,17 @@ class QWidget;
 
 namespace shardscope::ui {
 
+class MeshView;
+
 // Edits a ProblemSpec, for a dock. The hardware is a built-in profile or a profile file; the mesh is a table
 // of axes (name, size, optional bandwidth in GB/s and latency in µs overriding the link the hardware gives
 // the axis), written out in makeMesh's syntax ("data=8,model=4:bw=4e+11:lat=2e-06") and checked by the engine
 // on every edit: the engine's error shows under the table and Apply stays disabled until the spec is valid.
 // The spec's model and dimensions pass through unchanged; its global sizes (batch=N,seq=N) are a line of
 // text. Child widgets carry object names (hardwareCombo, meshTable, addAxisButton, removeAxisButton,
-// deviceCount, errorLabel, trainCheck, optimizerCombo, lossCombo, lossOutputCombo (editable: empty for the
-// first output, a name or index, or "all"), mixedPrecisionCheck, efficiencySpin, prefetchSpin, reserveSpin,
-// launchSpin, sizesEdit, applyButton, revertButton, unappliedLabel).
+// deviceCount, meshPicture, errorLabel, trainCheck, optimizerCombo, lossCombo, lossOutputCombo (editable:
+// empty for the first output, a name or index, or "all"), mixedPrecisionCheck, efficiencySpin, prefetchSpin,
+// reserveSpin, launchSpin, sizesEdit, applyButton, revertButton, unappliedLabel).
 class ProblemEditor : public QWidget {
     Q_OBJECT
 
@@ -101,6 +103,7 @@ private:
     QLabel* hardwareSummary_ = nullptr;
     QTableWidget* meshTable_ = nullptr;
     QLabel* deviceCount_ = nullptr;
+    MeshView* meshPicture_ = nullptr;  // the mesh as typed, as a picture (meshPicture)
     QLabel* errorLabel_ = nullptr;
     QCheckBox* trainCheck_ = nullptr;
     QComboBox* optimizerCombo_ = nullptr;

@@ -3,6 +3,7 @@
 #include "widgets/session_docks.h"
 
 #include <algorithm>
+#include <utility>
 
 #include <QDateTime>
 #include <QDir>
@@ -120,6 +121,14 @@ SessionDocks::SessionDocks(QMainWindow* window, PlanEditor* editor, GraphView* g
     // The chart's "edited plan" line, and the speed-up over it.
     connect(editor_, &PlanEditor::evaluated, this, [this](const std::shared_ptr<const PlanState>& state) {
         search_->setEditedStepTime(state ? state->evaluation.stepTime : 0.0);
+        // The breakdown's pictures follow the edited plan; while hidden it catches up when shown.
+        breakdownStale_ = state && !breakdownDock_->isVisible();
+        if (state && !breakdownStale_)
+            breakdown_->showPlan(state->plan);
+    });
+    connect(breakdownDock_, &QDockWidget::visibilityChanged, this, [this](bool visible) {
+        if (visible && std::exchange(breakdownStale_, false))
+            breakdown_->showPlan(editor_->plan());
     });
     connect(search_, &SearchPanel::applyPlanRequested, this,
             [this](const plan::Plan& plan, const QString& description) {
@@ -162,10 +171,14 @@ SessionDocks::SessionDocks(QMainWindow* window, PlanEditor* editor, GraphView* g
     auto showCurves = [this] {
         if (compareA_->isBusy() || compareB_->isBusy() || !compareCurves_[0] || !compareCurves_[1])
             return;
-        compareChart_->setCurves(
-            {memoryCurveOf(compareCurves_[0]->memory, compareNames_[0]),
-             memoryCurveOf(compareCurves_[1]->memory, compareNames_[1])},
-            std::max(compareCurves_[0]->memory.opCount, compareCurves_[1]->memory.opCount));
+        // Two plans' totals; what remat saves each is the Breakdown's to show.
+        std::vector<MemoryCurve> curves;
+        for (int i = 0; i < 2; ++i) {
+            curves.push_back(memoryCurveOf(compareCurves_[i]->memory, compareNames_[i]));
+            curves.back().withoutRemat.clear();
+        }
+        compareChart_->setCurves(std::move(curves), std::max(compareCurves_[0]->memory.opCount,
+                                                             compareCurves_[1]->memory.opCount));
     };
     connect(compareA_, &PlanInspector::inspected, this,
             [this, showCurves](std::shared_ptr<const PlanBreakdown> b) {
@@ -208,6 +221,10 @@ QList<QDockWidget*> SessionDocks::bottomDocks() const {
 
 QString SessionDocks::workspacePath() const {
     return search_->workspacePath();
+}
+
+bool SessionDocks::breakdownPending() const {
+    return breakdownDock_->isVisible() && breakdown_->isComputing();
 }
 
 void SessionDocks::setProblem(std::shared_ptr<const ProblemView> problem) {

@@ -57,6 +57,8 @@ public:
     QTableView* planTable() const { return planView_; }
     SearchTreeModel* tree() const { return tree_; }
     PlanBreakdownView* breakdown() const { return breakdown_; }
+    // The Breakdown dock is in view and still computing what it is to show.
+    bool breakdownPending() const;
     CompareView* compareView() const { return compare_; }
     QDockWidget* searchDock() const { return searchDock_; }
     // The docks to tabify with the window's bottom docks.
@@ -103,6 +105,7 @@ private:
     QDockWidget* searchDock_;
     QDockWidget* plansDock_;
     QDockWidget* breakdownDock_;
+    bool breakdownStale_ = false;  // the edited plan changed while the Breakdown dock was hidden
     QDockWidget* treeDock_;
     QDockWidget* compareDock_;
     // The comparison's two breakdowns (for its memory curves) and their names.

@@ -29,6 +29,7 @@ const std::array<QColor, kTimelineKinds> kKindColors = {
     QColor(0x76, 0xb7, 0xb2),  // collective-permute
 };
 const QColor kIdleColor(0xe1, 0x57, 0x59, 120);
+const QColor kRecomputeColor(0x8b, 0x1a, 0x8b);
 
 constexpr double kNarrow = 0.5;  // px: boxes narrower than this are merged into spans
 constexpr double kHitSlop = 3;   // px around a box that still hovers or clicks it
@@ -185,6 +186,8 @@ void TimelineCanvas::setTimeline(std::shared_ptr<const ScheduleTimeline> timelin
                                    timelineKindName(static_cast<TimelineKind>(k))});
         if (timeline_->idleTime > 0)
             legend_.push_back({kIdleColor, tr("compute idle (exposed communication)")});
+        if (timeline_->recomputeCount() > 0)
+            legend_.push_back({kRecomputeColor, tr("recompute (remat)"), Qt::BDiagPattern});
     }
     contentChanged();
     updateGeometry();
@@ -249,7 +252,32 @@ void TimelineCanvas::paintBoxes(QPainter& painter) const {
     paintIdle(painter, g);
     for (std::size_t l = 0; l < timeline_->lanes.size(); ++l)
         paintLane(painter, g, l);
+    paintRecompute(painter, g);
     paintSelection(painter);
+}
+
+void TimelineCanvas::paintRecompute(QPainter& painter, const Geometry& g) const {
+    painter.save();
+    painter.setRenderHint(QPainter::Antialiasing);
+    for (std::size_t l = 0; l < timeline_->lanes.size(); ++l) {
+        const double top = g.plot.top() + static_cast<double>(l) * g.laneHeight + 3;
+        const auto [first, last] = timeline_->boxesIn(l, viewStart(), viewEnd());
+        for (std::size_t i = first; i < last; ++i) {
+            const TimelineBox& box = timeline_->lanes[l].boxes[i];
+            if (!box.recompute)
+                continue;
+            const double x0 = xOf(box.start), x1 = xOf(box.end);
+            painter.fillRect(QRectF(x0, top, std::max(1.0, x1 - x0), g.laneHeight - 6),
+                             QBrush(kRecomputeColor, Qt::BDiagPattern));
+            const double x = std::clamp((x0 + x1) / 2, g.plot.left(), g.plot.right());
+            QPolygonF mark;
+            mark << QPointF(x - 4, top - 3) << QPointF(x + 4, top - 3) << QPointF(x, top + 3);
+            painter.setPen(Qt::NoPen);
+            painter.setBrush(kRecomputeColor);
+            painter.drawPolygon(mark);
+        }
+    }
+    painter.restore();
 }
 
 void TimelineCanvas::paintRows(QPainter& painter) const {
@@ -343,7 +371,8 @@ void TimelineCanvas::paintLegend(QPainter& painter) const {
     const std::vector<QPointF> at = placeLegend(g.plot.bottom() + 6 + g.lineHeight + 6);
     painter.setPen(palette().color(QPalette::Text));
     for (std::size_t i = 0; i < legend_.size(); ++i) {
-        painter.fillRect(QRectF(at[i].x(), at[i].y() + 2, 12, g.lineHeight - 4), legend_[i].color);
+        painter.fillRect(QRectF(at[i].x(), at[i].y() + 2, 12, g.lineHeight - 4),
+                         QBrush(legend_[i].color, legend_[i].style));
         painter.drawText(QPointF(at[i].x() + 16, at[i].y() + metrics.ascent()), legend_[i].name);
     }
 }

@@ -71,6 +71,7 @@ private:
     struct LegendEntry {
         QColor color;
         QString name;
+        Qt::BrushStyle style = Qt::SolidPattern;
     };
     // Where things go now (cached: painting asks for every box).
     const Geometry& geometry() const;
@@ -79,6 +80,8 @@ private:
     void paintIdle(QPainter& painter, const Geometry& g) const;
     void paintLane(QPainter& painter, const Geometry& g, std::size_t lane) const;
     void paintSelection(QPainter& painter) const;
+    // Remat: recompute boxes hatched, with a mark above each however narrow it is.
+    void paintRecompute(QPainter& painter, const Geometry& g) const;
 
     std::shared_ptr<const ScheduleTimeline> timeline_;
     std::shared_ptr<const ProblemView> problem_;
