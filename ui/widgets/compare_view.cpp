@@ -156,6 +156,11 @@ void CompareView::compare(std::shared_ptr<const ProblemView> a, plan::Plan planA
                        std::move(nameB));
 }
 
+void CompareView::clear() {
+    comparer_->clear();
+    showComparison(nullptr);
+}
+
 bool CompareView::isComparing() const {
     return comparer_->isComparing();
 }

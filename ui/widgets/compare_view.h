@@ -32,6 +32,8 @@ public:
     // sessions or workspace files; what cannot be compared is said in the view). Returns at once.
     void compare(std::shared_ptr<const ProblemView> a, plan::Plan planA, QString nameA,
                  std::shared_ptr<const ProblemView> b, plan::Plan planB, QString nameB);
+    // Shows no comparison and drops the one being computed (another model is shown).
+    void clear();
     // The comparison shown, or nullptr.
     const std::shared_ptr<const PlanComparison>& comparison() const { return shown_; }
     bool isComparing() const;
