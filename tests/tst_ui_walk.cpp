@@ -9,7 +9,9 @@
 
 #include <QAction>
 #include <QComboBox>
+#include <QDir>
 #include <QDockWidget>
+#include <QImage>
 #include <QLabel>
 #include <QListWidget>
 #include <QMenuBar>
@@ -31,6 +33,7 @@
 #include "core/search_tree_model.h"
 #include "core/selection_details.h"
 #include "shardscope/report/model_report.h"
+#include "test_paths.h"
 #include "widgets/compare_view.h"
 #include "widgets/cost_panel.h"
 #include "widgets/glossary_dialog.h"
@@ -65,6 +68,13 @@ bool shownSettled(const PlanEditor& editor) {
 // The breakdown shows `plan` (computed, not pending).
 bool breakdownShows(const PlanBreakdownView& view, const plan::Plan& plan) {
     return !view.isComputing() && view.breakdown() && view.breakdown()->plan == plan;
+}
+
+// Where the walk leaves its pictures (the build tree), to look at.
+QString shotPath(const QString& name) {
+    QDir folder(shardscope::testing::binaryDir() + QStringLiteral("/ui_screenshot"));
+    folder.mkpath(QStringLiteral("."));
+    return folder.filePath(name);
 }
 
 QString labelText(const QWidget& window, const char* name) {
@@ -190,6 +200,15 @@ private slots:
         QCOMPARE(costDock->windowTitle(), QStringLiteral("Cost (preview)"));
         QVERIFY(window.timelineView()->summaryText().startsWith(
             QStringLiteral("step %1").arg(timeLabel(editor->previewState()->evaluation.stepTime))));
+        // A picture for docs/images/preview.png: 1150 pixels wide, 256 colours (once the Cost's new lines are
+        // laid out).
+        QCoreApplication::sendPostedEvents(nullptr, QEvent::LayoutRequest);
+        QCoreApplication::processEvents();
+        QVERIFY(window.grab()
+                    .toImage()
+                    .scaledToWidth(1150, Qt::SmoothTransformation)
+                    .convertToFormat(QImage::Format_Indexed8)
+                    .save(shotPath(QStringLiteral("preview.png"))));
         // The Plan panel still lists the edited plan's decisions.
         auto* decisions = window.findChild<QTableView*>(QStringLiteral("decisionsView"));
         QCOMPARE(decisions->model()->rowCount(), static_cast<int>(edited.decisions.size()));
@@ -329,6 +348,11 @@ private slots:
         QVERIFY(details->toHtml().contains(QStringLiteral("glossary:")));
         emit details->anchorClicked(glossaryUrl(QStringLiteral("group")));
         QCOMPARE(help->currentEntry(), QStringLiteral("group"));
+        help->showEntry(QStringLiteral("competition-site"));
+        QVERIFY(help->grab()
+                    .toImage()
+                    .convertToFormat(QImage::Format_Indexed8)
+                    .save(shotPath(QStringLiteral("glossary.png"))));
         help->close();
 
         // 10. "What's this?" on every panel, and its mode in the Help menu (Shift+F1).

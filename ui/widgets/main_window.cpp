@@ -843,16 +843,17 @@ void MainWindow::previewChanged() {
                                   .arg(editor_->previewName().toHtmlEscaped()));
     }
     previewBanner_->setVisible(preview);
-    // The docks that show the plan shown say when it is a preview.
+    // The docks that show the plan shown say when it is a preview in their title bars (tabs stay short: the
+    // banner says it there).
     for (QDockWidget* dock : findChildren<QDockWidget*>()) {
         static const QStringList shown = {QStringLiteral("costDock"), QStringLiteral("timelineDock"),
                                           QStringLiteral("pipelineDock"), QStringLiteral("detailsDock"),
                                           QStringLiteral("breakdownDock")};
-        if (!shown.contains(dock->objectName()))
-            continue;
         const QString title = dock->property("panelTitle").toString();
-        if (!title.isEmpty())
-            dock->setWindowTitle(preview ? tr("%1 (preview)").arg(title) : title);
+        if (!shown.contains(dock->objectName()) || title.isEmpty())
+            continue;
+        const bool titleBar = dock->isFloating() || tabifiedDockWidgets(dock).isEmpty();
+        dock->setWindowTitle(preview && titleBar ? tr("%1 (preview)").arg(title) : title);
     }
     // Back to the edited plan: its newest evaluation at once (a newer one may follow).
     if (!preview)
@@ -1080,7 +1081,13 @@ void MainWindow::removeSelectedDecision() {
 }
 
 void MainWindow::showDetails(const QString& html) {
-    details_->setHtml(html);
+    // Under a preview, the shardings described are the previewed plan's: say so first.
+    if (editor_->isPreviewing() && !html.isEmpty())
+        details_->setHtml(QStringLiteral("<div style='color:#8a5a00'><b>%1</b></div>")
+                              .arg(tr("Under %1").arg(editor_->shownCaption().toHtmlEscaped())) +
+                          html);
+    else
+        details_->setHtml(html);
 }
 
 void MainWindow::selectOp(std::size_t bodyIndex) {
