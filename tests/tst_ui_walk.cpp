@@ -22,6 +22,7 @@
 #include <QTemporaryDir>
 #include <QTest>
 #include <QTextBrowser>
+#include <QToolTip>
 #include <QTreeView>
 #include <QUndoStack>
 #include <QWhatsThis>
@@ -354,6 +355,18 @@ private slots:
                     .convertToFormat(QImage::Format_Indexed8)
                     .save(shotPath(QStringLiteral("glossary.png"))));
         help->close();
+        // F1 over a tooltip that names an entry opens the glossary there.
+        QToolTip::showText(window.mapToGlobal(QPoint(200, 200)),
+                           withGlossary(QStringLiteral("Recomputes activations"), QStringLiteral("remat")),
+                           &window);
+        QTRY_VERIFY(QToolTip::isVisible());
+        glossaryAction->trigger();
+        QCOMPARE(help->currentEntry(), QStringLiteral("remat"));
+        QToolTip::hideText();
+        help->close();
+        QCOMPARE(glossaryIdInTip(withGlossary(QStringLiteral("x"), QStringLiteral("atoms"))),
+                 std::optional<QString>(QStringLiteral("atoms")));
+        QCOMPARE(glossaryIdInTip(QStringLiteral("x")), std::nullopt);
 
         // 10. "What's this?" on every panel, and its mode in the Help menu (Shift+F1).
         QVERIFY(!graph->whatsThis().isEmpty());

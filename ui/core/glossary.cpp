@@ -437,4 +437,11 @@ QString withGlossary(const QString& tip, const QString& id) {
     return tr("%1\nGlossary: %2 (F1)").arg(tip, entry->term);
 }
 
+std::optional<QString> glossaryIdInTip(const QString& tip) {
+    for (const GlossaryEntry& entry : glossary())
+        if (tip.endsWith(tr("\nGlossary: %1 (F1)").arg(entry.term)))
+            return entry.id;
+    return std::nullopt;
+}
+
 }  // namespace shardscope::ui

@@ -44,5 +44,7 @@ QString glossaryHtml(const GlossaryEntry& entry);
 QString whatsThisOf(const QString& id);
 // A tooltip that points to entry `id`: `tip`, then "Glossary: <term> (F1)" on its own line.
 QString withGlossary(const QString& tip, const QString& id);
+// The entry a tooltip made by withGlossary points to (nullopt for other text): F1 over it opens that entry.
+std::optional<QString> glossaryIdInTip(const QString& tip);
 
 }  // namespace shardscope::ui

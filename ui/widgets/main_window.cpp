@@ -33,6 +33,7 @@
 #include <QTextBrowser>
 #include <QTimer>
 #include <QToolBar>
+#include <QToolTip>
 #include <QTreeView>
 #include <QUndoStack>
 #include <QVBoxLayout>
@@ -647,7 +648,11 @@ void MainWindow::buildMenus() {
 
     QMenu* help = menuBar()->addMenu(tr("&Help"));
     help->setObjectName(QStringLiteral("helpMenu"));
-    QAction* glossaryAction = help->addAction(tr("&Glossary"), this, [this] { showGlossary(); });
+    // F1 over a tooltip that names a glossary entry opens that entry.
+    QAction* glossaryAction = help->addAction(tr("&Glossary"), this, [this] {
+        const auto id = QToolTip::isVisible() ? glossaryIdInTip(QToolTip::text()) : std::nullopt;
+        showGlossary(id.value_or(QString()));
+    });
     glossaryAction->setObjectName(QStringLiteral("glossaryAction"));
     glossaryAction->setShortcut(QKeySequence::HelpContents);
     glossaryAction->setToolTip(tr("The words the explorer uses, in plain language"));
