@@ -119,7 +119,8 @@ void PlanBreakdownView::setProblem(std::shared_ptr<const ProblemView> problem) {
     chart_->setOpText([keep = problem_](std::size_t op) { return keep ? opText(*keep, op) : QString(); });
     caption_.clear();
     display(nullptr);
-    status_->setText(problem_ ? tr("Select a plan to see its breakdown") : tr("No model open"));
+    status_->setText(problem_ ? tr("The breakdown of the plan shown comes here once it is evaluated")
+                              : tr("No model open"));
 }
 
 void PlanBreakdownView::showPlan(const plan::Plan& plan, const QString& caption) {
