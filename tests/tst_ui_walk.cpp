@@ -266,6 +266,17 @@ private slots:
         QVERIFY(compare && compare->isEnabled());
         QTest::mouseClick(compare, Qt::LeftButton);
         QTRY_VERIFY_WITH_TIMEOUT(session->compareView()->comparison() != nullptr, kTimeoutMs);
+        // Either plan of the comparison can be previewed from there (the edited plan stays).
+        const plan::Plan beforeCompare = editor->plan();
+        auto* previewB = session->compareView()->findChild<QPushButton*>(QStringLiteral("comparePreviewB"));
+        QVERIFY(previewB && previewB->isEnabled());
+        QTest::mouseClick(previewB, Qt::LeftButton);
+        QVERIFY(editor->isPreviewing());
+        QCOMPARE(
+            editor->previewPlan(),
+            *session->plans()->planAt(table->model()->index(1, 0).data(PlanTableModel::RowRole).toInt()));
+        QCOMPARE(editor->plan(), beforeCompare);
+        editor->endPreview();
 
         // Select a name: it is lit on the graph and described.
         auto* names = window.findChild<QTreeView*>(QStringLiteral("namesView"));

@@ -340,7 +340,8 @@ QList<GlossaryEntry> panels() {
               {QStringLiteral("search"), QStringLiteral("preview")}),
         panel("compare", tr("Compare panel"),
               tr("Two plans side by side: step time, memory, the decisions that differ, collectives per kind "
-                 "and the ops whose shardings differ (click one to find it on the graph)."),
+                 "and the ops whose shardings differ (click one to find it on the graph). Preview A and "
+                 "Preview B show either plan on the graph and the other panels without editing it."),
               {QStringLiteral("panel-plans")}),
     };
 }

@@ -14,6 +14,7 @@
 
 class QGridLayout;
 class QLabel;
+class QPushButton;
 class QTableView;
 class QVBoxLayout;
 
@@ -54,6 +55,9 @@ signals:
     void locateOp(std::size_t bodyIndex);
     // A new comparison is on screen (both evaluations are in it, for the memory curves).
     void comparisonShown(std::shared_ptr<const shardscope::ui::PlanComparison> comparison);
+    // The user asked to preview plan A or B on the graph and the other panels (B only when it is a plan of
+    // A's problem).
+    void previewRequested(bool planB);
 
 private:
     void showComparison(std::shared_ptr<const PlanComparison> comparison);
@@ -67,6 +71,8 @@ private:
     QLabel* title_;
     QLabel* notes_;
     QLabel* busy_;
+    QPushButton* previewA_;
+    QPushButton* previewB_;
     QGridLayout* headline_;
     QLabel* decisionsTitle_;
     QLabel* opsTitle_;

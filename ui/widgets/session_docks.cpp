@@ -213,6 +213,13 @@ SessionDocks::SessionDocks(QMainWindow* window, PlanEditor* editor, GraphView* g
     connect(tree_, &SearchTreeModel::readFailed, this, &SessionDocks::failure);
     connect(breakdown_, &PlanBreakdownView::locateOp, graph_, &GraphView::showOp);
     connect(compare_, &CompareView::locateOp, graph_, &GraphView::showOp);
+    connect(compare_, &CompareView::previewRequested, this, [this](bool planB) {
+        const int i = planB ? 1 : 0;
+        if (comparedPlans_[i] == editor_->plan())
+            editor_->endPreview();  // the edited plan itself
+        else
+            editor_->preview(comparedPlans_[i], compareNames_[i]);
+    });
 
     // Both memory curves of a comparison, once both breakdowns are in.
     auto showCurves = [this] {
@@ -429,6 +436,8 @@ void SessionDocks::compare(std::shared_ptr<const ProblemView> b, const plan::Pla
     compareCurves_[1].reset();
     compareNames_[0] = nameA;
     compareNames_[1] = nameB;
+    comparedPlans_[0] = planA;
+    comparedPlans_[1] = planB;
     compareA_->setProblem(problem_);
     compareB_->setProblem(b);
     compareA_->inspect(planA);

@@ -128,6 +128,7 @@ private:
     // The comparison's two breakdowns (for its memory curves) and their names.
     std::shared_ptr<const PlanBreakdown> compareCurves_[2];
     QString compareNames_[2];
+    plan::Plan comparedPlans_[2];
 };
 
 }  // namespace shardscope::ui
