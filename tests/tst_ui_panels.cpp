@@ -479,7 +479,7 @@ private slots:
         QVERIFY(model.index(1, DecisionModel::ReachedColumn)
                     .data(Qt::ToolTipRole)
                     .toString()
-                    .contains(QStringLiteral("axis already in use: ") + reached[1]));
+                    .contains(QStringLiteral("the axis is already used on that tensor: ") + reached[1]));
 
         const int forbidden = static_cast<int>(decided);
         QCOMPARE(cell(forbidden, DecisionModel::StatusColumn), QStringLiteral("forbidden"));

@@ -177,6 +177,75 @@ private slots:
         QCOMPARE(editor.plan().decisions.size(), std::size_t{1});
     }
 
+    // A preview is evaluated like the edited plan but leaves it, its pins and its history alone; editing the
+    // preview merges the pins in; an edit or a new problem ends it.
+    void previewsWithoutEditing() {
+        PlanEditor editor;
+        editor.setProblem(demo_);
+        const plan::Decision batch = groupDecision(*demo_, "batch", "model");
+        const plan::Decision forbidden = groupDecision(*demo_, "layers.*.mlp.d_ff", "data");
+        editor.pin(batch);
+        editor.forbid(forbidden);
+        const StatePtr edited = settledState(editor);
+        const plan::Plan before = editor.plan();
+        const int history = editor.undoStack()->count();
+        auto dp = plan::expertPlan("dp-tp", demo_->problem->costModel->planContext(), demo_->mesh());
+        QVERIFY(dp.ok());
+
+        QSignalSpy changed(&editor, &PlanEditor::previewChanged);
+        QSignalSpy previewed(&editor, &PlanEditor::previewEvaluated);
+        QSignalSpy evaluated(&editor, &PlanEditor::evaluated);
+        editor.preview(*dp, QStringLiteral("plan 7"));
+        QCOMPARE(changed.size(), 1);
+        QVERIFY(editor.isPreviewing());
+        QCOMPARE(editor.shownCaption(), QStringLiteral("plan 7 (preview)"));
+        QVERIFY(editor.isEvaluating());
+        QVERIFY(previewed.wait(kTimeoutMs));
+        QVERIFY(!editor.isEvaluating());
+        QCOMPARE(editor.previewState()->plan, *dp);
+        QCOMPARE(editor.shownState(), editor.previewState());
+        QCOMPARE(editor.previewState()->evaluation.stepTime,
+                 cost::evaluate(*demo_->problem->costModel, *dp).stepTime);
+        QCOMPARE(editor.plan(), before);
+        QCOMPARE(editor.state(), edited);
+        QCOMPARE(editor.undoStack()->count(), history);
+        QVERIFY(evaluated.isEmpty());
+
+        // Edit it: one step, the pin first and the forbidden decision kept; the preview ends.
+        editor.editPreview();
+        QVERIFY(!editor.isPreviewing());
+        QCOMPARE(editor.shownCaption(), QStringLiteral("the edited plan"));
+        QCOMPARE(editor.undoStack()->count(), history + 1);
+        QCOMPARE(editor.undoStack()->undoText(), QStringLiteral("Edit plan 7"));
+        QCOMPARE(editor.plan(), session::keepingPins(before, *dp));
+        QCOMPARE(editor.plan().decisions.front(), batch);
+        QVERIFY(editor.plan().pinned >= 1);
+        QCOMPARE(editor.plan().forbidden, before.forbidden);
+        settledState(editor);
+
+        // An edit (here an undo) ends a preview; so does a new problem.
+        editor.preview(*dp, QStringLiteral("plan 7"));
+        QVERIFY(editor.isPreviewing());
+        editor.undoStack()->undo();
+        QVERIFY(!editor.isPreviewing());
+        QCOMPARE(editor.plan(), before);
+        editor.preview(*dp, QStringLiteral("plan 7"));
+        editor.setProblem(demo_);
+        QVERIFY(!editor.isPreviewing());
+        QVERIFY(editor.shownState() == nullptr || editor.shownState() == editor.state());
+        settledState(editor);
+        // Ending by hand shows the edited plan's state again; the preview's evaluation is never reported (an
+        // edit's evaluation, queued after it, reports after anything it could have posted).
+        previewed.clear();
+        editor.preview(*dp, QStringLiteral("plan 8"));
+        editor.endPreview();
+        QCOMPARE(editor.shownState(), editor.state());
+        QVERIFY(!editor.isEvaluating());
+        editor.pin(batch);
+        settledState(editor);
+        QVERIFY(previewed.isEmpty());
+    }
+
     void opensAndSavesPlans() {
         QTemporaryDir dir;
         QVERIFY(dir.isValid());

@@ -55,6 +55,9 @@ shardscope_add_test(tst_front_doors SOURCES tst_front_doors.cpp
                     LIBRARIES shardscope::ui_core nlohmann_json::nlohmann_json LABELS ui)
 add_dependencies(tst_front_doors shardscope-cli)
 
+# A new user's walk through the window: every panel follows the model and the plan shown; previews; the help.
+shardscope_add_test(tst_ui_walk SOURCES tst_ui_walk.cpp LIBRARIES shardscope::ui_widgets Qt6::Widgets LABELS ui)
+
 # The ThreadSanitizer job's canary (a deliberate race; .ci/sanitizers thread expects its report): only in that build.
 if(SHARDSCOPE_SANITIZE MATCHES "thread")
   add_executable(tsan_canary sanitizers/tsan_canary.cpp)

@@ -7,6 +7,7 @@
 
 #include <QLocale>
 
+#include "core/glossary.h"
 #include "core/text.h"
 
 namespace shardscope::ui {
@@ -75,14 +76,20 @@ DecisionModel::DecisionModel(QObject* parent)
                    if (row.decision.forbidden || row.decision.resolution)
                        return {};
                    if (row.targeted == row.reached())
-                       return tr("Every targeted dimension took the axis");
-                   return tr("%1 of %2 targeted atoms took the axis; the others could not:\n"
-                             "axis already in use: %3\nnot divisible: %4\na major atom not fully sharded: %5")
-                       .arg(row.reached())
-                       .arg(row.targeted)
-                       .arg(row.axisInUse)
-                       .arg(row.notDivisible)
-                       .arg(row.majorUnsharded);
+                       return withGlossary(tr("Sharded everywhere the decision applies"),
+                                           QStringLiteral("atoms"));
+                   return withGlossary(
+                       tr("Sharded in %1 of the %2 places the decision applies to; elsewhere it stays "
+                          "whole:\n"
+                          "the axis is already used on that tensor: %3\n"
+                          "the size does not divide by the devices: %4\n"
+                          "the part before it in the same dimension is not split all the way: %5")
+                           .arg(row.reached())
+                           .arg(row.targeted)
+                           .arg(row.axisInUse)
+                           .arg(row.notDivisible)
+                           .arg(row.majorUnsharded),
+                       QStringLiteral("atoms"));
                },
                .alignment = Qt::AlignRight | Qt::AlignVCenter},
           },

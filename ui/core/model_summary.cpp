@@ -9,6 +9,7 @@
 #include <QCoreApplication>
 #include <QLocale>
 
+#include "core/glossary.h"
 #include "core/text.h"
 #include "shardscope/report/model_report.h"
 
@@ -36,10 +37,11 @@ QList<SummaryLine> summaryOf(const ProblemView& model) {
     lines.append({tr("Activation bytes"),
                   toQString(report::formatBytes(static_cast<double>(s.activationBytes))),
                   tr("Every op result of one pass, without buffer reuse: an upper bound")});
-    lines.append(
-        {tr("Ops"),
-         tr("%1 of %n kind(s)", static_cast<int>(s.opsByKind.size())).arg(locale.toString(s.opCount)),
-         tr("Nested regions included")});
+    lines.append({tr("Ops"),
+                  tr("%1 of %2")
+                      .arg(locale.toString(s.opCount),
+                           countOf(static_cast<long long>(s.opsByKind.size()), tr("kind"), tr("kinds"))),
+                  tr("Nested regions included")});
     return lines;
 }
 
@@ -60,18 +62,23 @@ CostSummary costSummaryOf(const ProblemView& problem, const PlanState& state) {
     const auto& mesh = problem.mesh();
     summary.lines.append(
         {tr("Step time"), summary.stepTime,
-         tr("compute %1 + collectives %2, of which %3 run behind compute (simulated schedule)")
-             .arg(time(e.computeTime), time(e.collectiveTime),
-                  time(std::max(0.0, e.computeTime + e.collectiveTime - e.stepTime)))});
+         withGlossary(tr("compute %1 + collectives %2, of which %3 run while the device computes (simulated)")
+                          .arg(time(e.computeTime), time(e.collectiveTime),
+                               time(std::max(0.0, e.computeTime + e.collectiveTime - e.stepTime))),
+                      QStringLiteral("step-time"))});
     summary.lines.append({tr("Compute"), time(e.computeTime), tr("Sum of every op's time on one device")});
-    summary.lines.append(
-        {tr("Collectives"), time(e.collectiveTime),
-         tr("%n collective(s) on the critical path", static_cast<int>(e.collectives.size()))});
+    summary.lines.append({tr("Collectives"), time(e.collectiveTime),
+                          withGlossary(tr("%1 on the critical path")
+                                           .arg(countOf(static_cast<long long>(e.collectives.size()),
+                                                        tr("collective"), tr("collectives"))),
+                                       QStringLiteral("collective"))});
     summary.lines.append(
         {tr("Peak memory"), tr("%1 of %2").arg(bytes(e.peakMemory), bytes(e.capacity)),
-         tr("Per device, reached at op #%1; the capacity keeps %2% of the device's memory free")
-             .arg(e.peakOp)
-             .arg(static_cast<int>(problem.problem->costModel->options().memoryReserve * 100))});
+         withGlossary(
+             tr("Per device, reached at op #%1; the usable memory keeps %2% of the device's memory free")
+                 .arg(e.peakOp)
+                 .arg(static_cast<int>(problem.problem->costModel->options().memoryReserve * 100)),
+             QStringLiteral("peak-memory"))});
     const cost::MemoryBreakdown& m = e.atPeak;
     // What is live at the peak, largest first, leaving out what is absent (no optimizer state when not
     // training).
@@ -89,7 +96,7 @@ CostSummary costSummaryOf(const ProblemView& problem, const PlanState& state) {
     summary.lines.append(
         {tr("  at the peak"), live.join(u'\n'), tr("What is live per device when memory peaks")});
     summary.lines.append({tr("Model states"), bytes(e.modelStates.total()),
-                          tr("parameters %1, gradients %2, optimizer state %3 per device (ZeRO's accounting)")
+                          tr("parameters %1, gradients %2, optimizer state %3 per device")
                               .arg(bytes(e.modelStates.parameters), bytes(e.modelStates.gradients),
                                    bytes(e.modelStates.optimizerState))});
     // Collectives by kind: count, bytes moved and time.
@@ -108,11 +115,14 @@ CostSummary costSummaryOf(const ProblemView& problem, const PlanState& state) {
         summary.lines.append(
             {QStringLiteral("  ") + toQString(cost::toString(static_cast<cost::CollectiveKind>(k))),
              tr("%1 × · %2 · %3").arg(count[k]).arg(bytes(moved[k]), time(spent[k])),
-             tr("How many, the bytes of their buffers, and their time")});
+             withGlossary(tr("How many, the bytes they move, and their time"),
+                          QStringLiteral("collective"))});
     }
     summary.lines.append(
         {tr("Competition sites"), QString::number(e.competitions.size()),
-         tr("Occurrences of a decided name that could not take its axis (docs/design.md, Plans)")});
+         withGlossary(tr("Places where a decision of the plan could not shard its name (another name already "
+                         "uses the axis there, or the size does not divide), so it stays whole there"),
+                      QStringLiteral("competition-site"))});
     summary.lines.append(
         {tr("Mesh"),
          tr("%1 on %2").arg(toQString(mesh.toString()), toQString(problem.problem->hardware.displayName)),

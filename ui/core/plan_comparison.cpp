@@ -159,6 +159,15 @@ void PlanComparer::compare(std::shared_ptr<const ProblemView> a, plan::Plan plan
         });
 }
 
+void PlanComparer::clear() {
+    latest_.cancel();
+    result_.reset();
+    if (comparing_) {
+        comparing_ = false;
+        emit comparingChanged(false);
+    }
+}
+
 // ------------------------------------------------------------------------------------------------------
 // models
 

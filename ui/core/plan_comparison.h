@@ -102,6 +102,8 @@ public:
 
     void compare(std::shared_ptr<const ProblemView> a, plan::Plan planA, QString nameA,
                  std::shared_ptr<const ProblemView> b, plan::Plan planB, QString nameB);
+    // Forgets the comparison and drops the one running (another model is shown).
+    void clear();
     // The newest comparison that finished, or nullptr.
     const std::shared_ptr<const PlanComparison>& result() const { return result_; }
     bool isComparing() const { return comparing_; }

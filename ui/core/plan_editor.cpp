@@ -37,9 +37,10 @@ private:
 struct PlanEditor::Worker {
     explicit Worker(std::shared_ptr<const ProblemView> p)
         : problem(std::move(p)), evaluator(*problem->problem->costModel) {}
-    std::shared_ptr<const ProblemView> problem;  // keeps the cost model alive while a job runs
-    cost::Evaluator evaluator;                   // used by one job at a time
-    std::atomic<std::uint64_t> newest{0};
+    std::shared_ptr<const ProblemView> problem;   // keeps the cost model alive while a job runs
+    cost::Evaluator evaluator;                    // used by one job at a time
+    std::atomic<std::uint64_t> newest{0};         // of the edited plan
+    std::atomic<std::uint64_t> newestPreview{0};  // of the preview
 };
 
 namespace {
@@ -50,6 +51,29 @@ struct Outcome {
     QString error;
 };
 
+// Evaluates `plan` as revision `revision` with `evaluator`, unless `newest` says a newer revision was asked
+// for by the time the job starts.
+Outcome evaluateState(const ProblemView& problem, cost::Evaluator& evaluator, const plan::Plan& plan,
+                      std::uint64_t revision, const std::atomic<std::uint64_t>& newest) {
+    if (newest.load() != revision)
+        return {};
+    try {
+        auto state = std::make_shared<PlanState>();
+        state->revision = revision;
+        state->plan = plan;
+        state->evaluation = evaluator.evaluate(plan);
+        const auto& space = problem.space();
+        const std::size_t values = problem.graph().values.size();
+        state->shardings.resize(values);
+        for (std::size_t v = 0; v < values && v < space.dimensionAtoms.size(); ++v)
+            state->shardings[v] = evaluator.sharding(ir::ValueId(static_cast<std::uint32_t>(v)));
+        return {std::move(state), {}};
+    } catch (const std::exception& e) {
+        return {nullptr,
+                PlanEditor::tr("Cannot evaluate the plan: %1").arg(QString::fromLocal8Bit(e.what()))};
+    }
+}
+
 }  // namespace
 
 PlanEditor::PlanEditor(QObject* parent) : QObject(parent), undo_(new QUndoStack(this)) {}
@@ -58,15 +82,25 @@ PlanEditor::~PlanEditor() =
     default;  // jobs_ goes first: it drops the queued jobs and waits for the running one
 
 void PlanEditor::setProblem(std::shared_ptr<const ProblemView> problem) {
-    if (worker_)
+    if (worker_) {
         worker_->newest = ~std::uint64_t{0};
+        worker_->newestPreview = ~std::uint64_t{0};
+    }
     problem_ = std::move(problem);
     worker_ = problem_ ? std::make_shared<Worker>(problem_) : nullptr;
     state_.reset();
     undo_->clear();
     plan_ = problem_ ? problem_->initialPlan : plan::Plan{};
+    const bool previewed = preview_ != nullptr;
+    preview_.reset();
+    previewState_.reset();
+    previewPending_ = false;
+    editPending_ = false;
     emit planChanged();
+    if (previewed)
+        emit previewChanged();
     evaluate();
+    updateEvaluating();
 }
 
 void PlanEditor::edit(plan::Plan after, const QString& text) {
@@ -77,8 +111,63 @@ void PlanEditor::edit(plan::Plan after, const QString& text) {
 
 void PlanEditor::setPlan(const plan::Plan& plan) {
     plan_ = plan;
+    // An edit of the plan is what the user wants to see: the preview ends.
+    const bool previewed = preview_ != nullptr;
+    if (previewed) {
+        preview_.reset();
+        previewState_.reset();
+        previewPending_ = false;
+        worker_->newestPreview = ~std::uint64_t{0};
+    }
     emit planChanged();
+    if (previewed)
+        emit previewChanged();
     evaluate();
+}
+
+void PlanEditor::preview(const plan::Plan& plan, const QString& name) {
+    if (!problem_)
+        return;
+    if (preview_ && preview_->plan == plan && preview_->name == name)
+        return;
+    preview_ = std::make_unique<Preview>(Preview{plan, name});
+    previewState_.reset();
+    emit previewChanged();
+    evaluatePreview();
+}
+
+void PlanEditor::endPreview() {
+    if (!preview_)
+        return;
+    preview_.reset();
+    previewState_.reset();
+    previewPending_ = false;
+    if (worker_)
+        worker_->newestPreview = ~std::uint64_t{0};
+    updateEvaluating();
+    emit previewChanged();
+}
+
+const plan::Plan& PlanEditor::previewPlan() const {
+    static const plan::Plan none;
+    return preview_ ? preview_->plan : none;
+}
+
+QString PlanEditor::previewName() const {
+    return preview_ ? preview_->name : QString();
+}
+
+QString PlanEditor::shownCaption() const {
+    return preview_ ? tr("%1 (preview)").arg(preview_->name) : tr("the edited plan");
+}
+
+void PlanEditor::editPreview() {
+    if (!preview_)
+        return;
+    const plan::Plan chosen = preview_->plan;
+    const QString name = preview_->name;
+    replacePlan(chosen, tr("Edit %1").arg(name), true);
+    endPreview();  // when the plan was already the edited plan, nothing was edited
 }
 
 void PlanEditor::pin(const plan::Decision& decision) {
@@ -250,16 +339,19 @@ void PlanEditor::evaluate() {
     if (!worker_)
         return;
     const std::uint64_t revision = ++revision_;
+    editRevision_ = revision;
     worker_->newest = revision;
-    setEvaluating(true);
+    editPending_ = true;
+    updateEvaluating();
 
     auto done = [this, revision, worker = worker_](const Outcome& outcome) {
-        if (worker != worker_ || revision != revision_)
+        if (worker != worker_ || revision != editRevision_)
             return;  // a newer plan or problem owns the stage now
         // The state first: whoever hears that the evaluation ended finds its result in place.
         if (outcome.state)
             state_ = outcome.state;
-        setEvaluating(false);
+        editPending_ = false;
+        updateEvaluating();
         if (outcome.state)
             emit evaluated(state_);
         else
@@ -267,28 +359,41 @@ void PlanEditor::evaluate() {
     };
     jobs_.run(
         [worker = worker_, plan = plan_, revision]() -> Outcome {
-            if (worker->newest.load() != revision)
-                return {};
-            try {
-                auto state = std::make_shared<PlanState>();
-                state->revision = revision;
-                state->plan = plan;
-                state->evaluation = worker->evaluator.evaluate(plan);
-                const auto& space = worker->problem->space();
-                const std::size_t values = worker->problem->graph().values.size();
-                state->shardings.resize(values);
-                for (std::size_t v = 0; v < values && v < space.dimensionAtoms.size(); ++v)
-                    state->shardings[v] =
-                        worker->evaluator.sharding(ir::ValueId(static_cast<std::uint32_t>(v)));
-                return {std::move(state), {}};
-            } catch (const std::exception& e) {
-                return {nullptr, tr("Cannot evaluate the plan: %1").arg(QString::fromLocal8Bit(e.what()))};
-            }
+            return evaluateState(*worker->problem, worker->evaluator, plan, revision, worker->newest);
         },
         std::move(done));
 }
 
-void PlanEditor::setEvaluating(bool evaluating) {
+void PlanEditor::evaluatePreview() {
+    if (!worker_ || !preview_)
+        return;
+    const std::uint64_t revision = ++revision_;
+    previewRevision_ = revision;
+    worker_->newestPreview = revision;
+    previewPending_ = true;
+    updateEvaluating();
+
+    auto done = [this, revision, worker = worker_](const Outcome& outcome) {
+        if (worker != worker_ || revision != previewRevision_ || !preview_)
+            return;  // another preview, or none, or another problem
+        if (outcome.state)
+            previewState_ = outcome.state;
+        previewPending_ = false;
+        updateEvaluating();
+        if (outcome.state)
+            emit previewEvaluated(previewState_);
+        else
+            emit evaluationFailed(outcome.error);
+    };
+    jobs_.run(
+        [worker = worker_, plan = preview_->plan, revision]() -> Outcome {
+            return evaluateState(*worker->problem, worker->evaluator, plan, revision, worker->newestPreview);
+        },
+        std::move(done));
+}
+
+void PlanEditor::updateEvaluating() {
+    const bool evaluating = editPending_ || previewPending_;
     if (evaluating_ == evaluating)
         return;
     evaluating_ = evaluating;

@@ -34,6 +34,12 @@ QList<ExpertChoice> expertChoices();
 // any change of the plan (edit, undo, redo, new problem) the plan is evaluated on a worker thread and
 // `evaluated` reports it. Evaluations run one at a time on one Evaluator (so they are incremental); an edit
 // made while one runs supersedes the queued one, and only the newest plan's evaluation reports.
+//
+// Besides the edited plan, the editor can preview another plan (one of the session's plans, a search tree
+// node): it is evaluated the same way and reported by `previewEvaluated`, for the views to show it instead of
+// the edited plan, which stays as it was. editPreview() makes the previewed plan the edited plan (one
+// undoable step, keeping the edited plan's pins and forbidden decisions); any edit, undo or redo, and a new
+// problem, end the preview.
 class PlanEditor : public QObject {
     Q_OBJECT
 
@@ -81,6 +87,27 @@ public:
     // the forbidden decisions when `keepPins`.
     void replacePlan(const plan::Plan& plan, const QString& description, bool keepPins = true);
 
+    // Previews `plan` under `name` ("plan 3"): evaluates it in the background without touching the edited
+    // plan or the history. A newer preview replaces it.
+    void preview(const plan::Plan& plan, const QString& name);
+    // Ends the preview: the views show the edited plan again.
+    void endPreview();
+    bool isPreviewing() const { return preview_ != nullptr; }
+    // The previewed plan and its name (an empty plan and "" when not previewing).
+    const plan::Plan& previewPlan() const;
+    QString previewName() const;
+    // The previewed plan's evaluation, or nullptr until it is in (or when not previewing).
+    const std::shared_ptr<const PlanState>& previewState() const { return previewState_; }
+    // What the views show: the previewed plan's evaluation when previewing (nullptr until it is in), else
+    // state().
+    std::shared_ptr<const PlanState> shownState() const { return preview_ ? previewState_ : state_; }
+    // Which plan the views show, in words: "the edited plan", or "plan 3 (preview)".
+    QString shownCaption() const;
+    // Makes the previewed plan the edited plan, one undoable step ("Edit plan 3"): the edited plan's pins
+    // come first and its forbidden decisions stay (session::keepingPins: they win over the same decision in
+    // the previewed plan, whose own pins stay pinned). Ends the preview. Does nothing when not previewing.
+    void editPreview();
+
     // Replaces the plan (one undoable step) with the plan `source` names, read as `shardscope-cli evaluate
     // --plan` reads it (session::planFromSource): "none", "expert:ID" and "reference" (keeping the user's
     // pins and forbidden decisions) or the path of a plan JSON file. Returns an empty string, or what went
@@ -104,6 +131,10 @@ signals:
     void evaluatingChanged(bool evaluating);
     // The evaluation failed (which the engine does not expect); the message says why.
     void evaluationFailed(const QString& message);
+    // A preview started, changed to another plan, or ended.
+    void previewChanged();
+    // The previewed plan's evaluation is in (previewState()).
+    void previewEvaluated(std::shared_ptr<const shardscope::ui::PlanState> state);
 
 private:
     class PlanEdit;
@@ -112,12 +143,23 @@ private:
     void edit(plan::Plan after, const QString& text);
     void setPlan(const plan::Plan& plan);  // from undo/redo
     void evaluate();
-    void setEvaluating(bool evaluating);
+    void evaluatePreview();
+    void updateEvaluating();
 
     std::shared_ptr<const ProblemView> problem_;
     plan::Plan plan_;
     std::uint64_t revision_ = 0;
     std::shared_ptr<const PlanState> state_;
+    struct Preview {
+        plan::Plan plan;
+        QString name;
+    };
+    std::unique_ptr<Preview> preview_;
+    std::shared_ptr<const PlanState> previewState_;
+    std::uint64_t editRevision_ = 0;     // the newest evaluation of the edited plan asked for
+    std::uint64_t previewRevision_ = 0;  // the newest evaluation of the preview asked for
+    bool editPending_ = false;
+    bool previewPending_ = false;
     std::shared_ptr<Worker> worker_;  // one per problem: its Evaluator, and the newest revision asked for
     QUndoStack* undo_;
     bool evaluating_ = false;

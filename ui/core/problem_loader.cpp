@@ -63,7 +63,8 @@ QString failureMessage(const QString& source, const std::vector<Diagnostic>& dia
                           ? ProblemLoader::tr("Cannot apply the settings to %1: %2").arg(source, first)
                           : ProblemLoader::tr("Cannot open %1: %2").arg(source, first);
     if (errors > 1)
-        message += ProblemLoader::tr(" (and %n more error(s))", nullptr, errors - 1);
+        message += ProblemLoader::tr(" (and %1 more)")
+                       .arg(countOf(errors - 1, ProblemLoader::tr("error"), ProblemLoader::tr("errors")));
     return message;
 }
 

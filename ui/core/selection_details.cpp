@@ -7,6 +7,7 @@
 #include <QCoreApplication>
 #include <QLocale>
 
+#include "core/glossary.h"
 #include "core/name_style.h"
 #include "core/text.h"
 #include "shardscope/plan/plan_json.h"
@@ -77,6 +78,11 @@ QString conflictKind(analysis::ConflictKind kind) {
     return kind == analysis::ConflictKind::RepeatedName ? tr("repeated name") : tr("cut name");
 }
 
+// " (what is this?)" linking to glossary entry `id` (the details panel opens the glossary there).
+QString glossaryLink(const QString& id) {
+    return QStringLiteral(" <a href=\"%1\">%2</a>").arg(glossaryUrl(id).toString(), tr("(what is this?)"));
+}
+
 QString heading(const QString& title, const QString& subtitle = {}) {
     QString text = QStringLiteral("<h3 style='margin:0'>%1</h3>").arg(title);
     if (!subtitle.isEmpty())
@@ -136,12 +142,15 @@ QString describeName(const ProblemView& problem, const PlanState* state, analysi
         return {};
     const analysis::Name& n = space.name(name);
     const QLocale locale;
-    QString text = heading(swatch(problem, name), tr("a name: tensor dimensions sharded alike"));
+    QString text = heading(swatch(problem, name), tr("a name: tensor dimensions that are sharded as one") +
+                                                      glossaryLink(QStringLiteral("name")));
     text += QStringLiteral("<table>");
     text += row(tr("Size"), locale.toString(static_cast<qlonglong>(n.size)));
     if (n.group.valid())
-        text += row(tr("Group"), tr("%1 (%n name(s))", static_cast<int>(space.group(n.group).names.size()))
-                                     .arg(html(space.group(n.group).label)));
+        text += row(tr("Group"),
+                    tr("%1 (%2)").arg(html(space.group(n.group).label),
+                                      countOf(static_cast<long long>(space.group(n.group).names.size()),
+                                              tr("name"), tr("names"))));
     text += row(tr("Tensors"), locale.toString(static_cast<qulonglong>(n.tensors)));
     text += row(tr("Bytes"), bytesText(n.bytes));
     text += row(tr("FLOPs"), toQString(report::formatFlops(n.flops)));
@@ -150,9 +159,9 @@ QString describeName(const ProblemView& problem, const PlanState* state, analysi
     for (const auto& conflict : space.conflicts) {
         if (conflict.name != name)
             continue;
-        text +=
-            QStringLiteral("<p><b>%1</b>, %2<br>")
-                .arg(conflictKind(conflict.kind), tr("%n site(s)", static_cast<int>(conflict.sites.size())));
+        text += QStringLiteral("<p><b>%1</b>, %2<br>")
+                    .arg(conflictKind(conflict.kind),
+                         countOf(static_cast<long long>(conflict.sites.size()), tr("place"), tr("places")));
         for (const auto& option : conflict.options)
             text += QStringLiteral("• %1<br>").arg(html(option));
         text += QStringLiteral("</p>");
@@ -165,8 +174,12 @@ QString describeGroup(const ProblemView& problem, const PlanState* state, analys
     if (group.index >= space.groups.size())
         return {};
     const analysis::Group& g = space.group(group);
-    QString text =
-        heading(html(g.label), tr("a group: %n name(s) playing one role", static_cast<int>(g.names.size())));
+    const QString subtitle = g.names.size() == 1
+                                 ? tr("a group of one name: decided as one")
+                                 : tr("a group: the same dimension in %1, decided together")
+                                       .arg(countOf(static_cast<long long>(g.names.size()),
+                                                    tr("repeated layer"), tr("repeated layers")));
+    QString text = heading(html(g.label), subtitle + glossaryLink(QStringLiteral("group")));
     text += QStringLiteral("<table>");
     text += row(tr("Bytes"), bytesText(g.bytes));
     text += row(tr("FLOPs"), toQString(report::formatFlops(g.flops)));

@@ -8,6 +8,7 @@
 #include <QGridLayout>
 #include <QHeaderView>
 #include <QLabel>
+#include <QPushButton>
 #include <QSortFilterProxyModel>
 #include <QSplitter>
 #include <QTableView>
@@ -79,6 +80,8 @@ CompareView::CompareView(QWidget* parent)
       title_(new QLabel(this)),
       notes_(new QLabel(this)),
       busy_(new QLabel(tr("Comparing…"), this)),
+      previewA_(new QPushButton(tr("Preview A"), this)),
+      previewB_(new QPushButton(tr("Preview B"), this)),
       headline_(new QGridLayout) {
     title_->setObjectName(QStringLiteral("compareTitle"));
     QFont big = title_->font();
@@ -139,6 +142,14 @@ CompareView::CompareView(QWidget* parent)
     auto* top = new QHBoxLayout;
     top->addWidget(title_, 1);
     top->addWidget(busy_);
+    previewA_->setObjectName(QStringLiteral("comparePreviewA"));
+    previewB_->setObjectName(QStringLiteral("comparePreviewB"));
+    previewA_->setToolTip(tr("Show plan A on the graph, Cost and Breakdown without editing it"));
+    previewB_->setToolTip(tr("Show plan B on the graph, Cost and Breakdown without editing it"));
+    top->addWidget(previewA_);
+    top->addWidget(previewB_);
+    connect(previewA_, &QPushButton::clicked, this, [this] { emit previewRequested(false); });
+    connect(previewB_, &QPushButton::clicked, this, [this] { emit previewRequested(true); });
     auto* layout = new QVBoxLayout(this);
     layout->addLayout(top);
     layout->addWidget(notes_);
@@ -154,6 +165,11 @@ void CompareView::compare(std::shared_ptr<const ProblemView> a, plan::Plan planA
                           std::shared_ptr<const ProblemView> b, plan::Plan planB, QString nameB) {
     comparer_->compare(std::move(a), std::move(planA), std::move(nameA), std::move(b), std::move(planB),
                        std::move(nameB));
+}
+
+void CompareView::clear() {
+    comparer_->clear();
+    showComparison(nullptr);
 }
 
 bool CompareView::isComparing() const {
@@ -180,6 +196,8 @@ void CompareView::showComparison(std::shared_ptr<const PlanComparison> compariso
         delete item->widget();
         delete item;
     }
+    previewA_->setEnabled(shown_ != nullptr);
+    previewB_->setEnabled(shown_ && shown_->problemB == shown_->problemA);
     if (!shown_) {
         title_->setText(tr("Pick two plans to compare"));
         notes_->hide();

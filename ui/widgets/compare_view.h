@@ -14,6 +14,7 @@
 
 class QGridLayout;
 class QLabel;
+class QPushButton;
 class QTableView;
 class QVBoxLayout;
 
@@ -32,6 +33,8 @@ public:
     // sessions or workspace files; what cannot be compared is said in the view). Returns at once.
     void compare(std::shared_ptr<const ProblemView> a, plan::Plan planA, QString nameA,
                  std::shared_ptr<const ProblemView> b, plan::Plan planB, QString nameB);
+    // Shows no comparison and drops the one being computed (another model is shown).
+    void clear();
     // The comparison shown, or nullptr.
     const std::shared_ptr<const PlanComparison>& comparison() const { return shown_; }
     bool isComparing() const;
@@ -52,6 +55,9 @@ signals:
     void locateOp(std::size_t bodyIndex);
     // A new comparison is on screen (both evaluations are in it, for the memory curves).
     void comparisonShown(std::shared_ptr<const shardscope::ui::PlanComparison> comparison);
+    // The user asked to preview plan A or B on the graph and the other panels (B only when it is a plan of
+    // A's problem).
+    void previewRequested(bool planB);
 
 private:
     void showComparison(std::shared_ptr<const PlanComparison> comparison);
@@ -65,6 +71,8 @@ private:
     QLabel* title_;
     QLabel* notes_;
     QLabel* busy_;
+    QPushButton* previewA_;
+    QPushButton* previewB_;
     QGridLayout* headline_;
     QLabel* decisionsTitle_;
     QLabel* opsTitle_;

@@ -15,11 +15,14 @@ namespace shardscope::ui {
 
 CostPanel::CostPanel(QWidget* parent)
     : QWidget(parent),
+      caption_(new QLabel(this)),
       stepTime_(new QLabel(this)),
       status_(new QLabel(this)),
       memory_(new QProgressBar(this)),
       verdict_(new QLabel(this)),
       lines_(new QFormLayout) {
+    caption_->setObjectName(QStringLiteral("costCaption"));
+    caption_->setWordWrap(true);
     stepTime_->setObjectName(QStringLiteral("costStepTime"));
     QFont big = stepTime_->font();
     big.setPointSizeF(big.pointSizeF() * 1.6);
@@ -39,6 +42,7 @@ CostPanel::CostPanel(QWidget* parent)
     top->addStretch();
     top->addWidget(status_);
     auto* layout = new QVBoxLayout(this);
+    layout->addWidget(caption_);
     layout->addLayout(top);
     layout->addWidget(memory_);
     layout->addWidget(verdict_);
@@ -79,6 +83,16 @@ void CostPanel::showState(const ProblemView* problem, const PlanState* state) {
         value->setToolTip(line.toolTip);
         lines_->addRow(label, value);
     }
+}
+
+void CostPanel::setCaption(const QString& caption, bool preview) {
+    caption_->setText(caption);
+    caption_->setStyleSheet(preview ? QStringLiteral("QLabel { color: #8a5a00; font-weight: bold; }")
+                                    : QStringLiteral("QLabel { color: #666; }"));
+}
+
+QString CostPanel::caption() const {
+    return caption_->text();
 }
 
 void CostPanel::setEvaluating(bool evaluating) {

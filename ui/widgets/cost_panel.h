@@ -23,12 +23,17 @@ public:
 
     // Shows `state`'s costs; a null state empties the panel.
     void showState(const ProblemView* problem, const PlanState* state);
+    // Says which plan the figures are of ("of the edited plan", "of plan 3 (preview)"); `preview` marks it as
+    // a preview (another colour).
+    void setCaption(const QString& caption, bool preview);
+    QString caption() const;
     // Marks the figures as stale while a newer plan is being evaluated.
     void setEvaluating(bool evaluating);
     // The step time shown ("" when none), for tests.
     QString stepTimeText() const;
 
 private:
+    QLabel* caption_;
     QLabel* stepTime_;
     QLabel* status_;
     QProgressBar* memory_;

@@ -56,6 +56,9 @@ public:
     void setHighlightedName(std::optional<analysis::NameId> name);
     // The same for several names at once (a group's: one per layer), in the colour of the first.
     void setHighlightedNames(std::vector<analysis::NameId> names);
+    // The names lit (empty: none) and the plan whose shardings the edges show (nullptr: none).
+    const std::vector<analysis::NameId>& highlightedNames() const { return highlightedNames_; }
+    const std::shared_ptr<const PlanState>& planState() const { return plan_; }
 
     // With a plan that has a pipeline, each node shows a band on its left edge in the colour of its ops'
     // stages (pipelineStageColor; a module spanning several shows each). On by default.

@@ -12,6 +12,8 @@
 #include <QDockWidget>
 #include <QFileDialog>
 #include <QFileInfo>
+#include <QFrame>
+#include <QHBoxLayout>
 #include <QHeaderView>
 #include <QImageWriter>
 #include <QKeySequence>
@@ -21,6 +23,7 @@
 #include <QMenuBar>
 #include <QPlainTextEdit>
 #include <QProgressBar>
+#include <QPushButton>
 #include <QScrollArea>
 #include <QSettings>
 #include <QShortcut>
@@ -31,11 +34,15 @@
 #include <QTextBrowser>
 #include <QTimer>
 #include <QToolBar>
+#include <QToolTip>
 #include <QTreeView>
 #include <QUndoStack>
 #include <QVBoxLayout>
+#include <QWhatsThis>
+#include <QWhatsThisClickedEvent>
 
 #include "core/decision_model.h"
+#include "core/glossary.h"
 #include "core/message_log.h"
 #include "core/name_model.h"
 #include "core/op_count_model.h"
@@ -48,6 +55,7 @@
 #include "widgets/cost_panel.h"
 #include "widgets/export_dialog.h"
 #include "widgets/fixed_pitch_font.h"
+#include "widgets/glossary_dialog.h"
 #include "widgets/graph_view.h"
 #include "widgets/pipeline_view.h"
 #include "widgets/plan_breakdown_view.h"
@@ -191,14 +199,16 @@ MainWindow::MainWindow(QWidget* parent)
     expertChooser_->addItem(tr("Start from…"));
     for (const ExpertChoice& expert : expertChoices()) {
         expertChooser_->addItem(expert.id, QStringLiteral("expert:") + expert.id);
-        expertChooser_->setItemData(expertChooser_->count() - 1, expert.description, Qt::ToolTipRole);
+        expertChooser_->setItemData(expertChooser_->count() - 1,
+                                    withGlossary(expert.description, QStringLiteral("expert-") + expert.id),
+                                    Qt::ToolTipRole);
     }
     expertChooser_->addItem(tr("reference"), QStringLiteral("reference"));
     expertChooser_->setItemData(expertChooser_->count() - 1,
                                 tr("The shardings the model already carries (mhlo.sharding, sdy.sharding)"),
                                 Qt::ToolTipRole);
     expertChooser_->setToolTip(
-        tr("Replace the plan with an expert strategy (your pins and forbidden decisions stay)"));
+        tr("Replace the edited plan with a well-known strategy (your pinned and forbidden decisions stay)"));
     connect(expertChooser_, &QComboBox::activated, this, [this](int i) {
         if (i > 0)
             openPlan(expertChooser_->itemData(i).toString());
@@ -249,7 +259,37 @@ MainWindow::MainWindow(QWidget* parent)
 
     // --- the graph and the docks ---
     graph_->setObjectName(QStringLiteral("graphView"));
-    setCentralWidget(graph_);
+    // Above the graph, while a plan is previewed: which one, and the two ways out of it.
+    previewBanner_ = new QFrame(this);
+    previewBanner_->setObjectName(QStringLiteral("previewBanner"));
+    previewBanner_->setStyleSheet(
+        QStringLiteral("#previewBanner { background: #fff3cd; border-bottom: 1px solid #e0c060; }"));
+    previewText_ = new QLabel(previewBanner_);
+    previewText_->setObjectName(QStringLiteral("previewText"));
+    previewText_->setWordWrap(true);
+    auto* editPreview = new QPushButton(tr("Edit this plan"), previewBanner_);
+    editPreview->setObjectName(QStringLiteral("previewEdit"));
+    editPreview->setToolTip(
+        tr("Make the previewed plan the one you edit; your pinned and forbidden decisions "
+           "stay (Undo brings the previous plan back)"));
+    auto* endPreview = new QPushButton(tr("Back to the edited plan"), previewBanner_);
+    endPreview->setObjectName(QStringLiteral("previewEnd"));
+    auto* bannerLayout = new QHBoxLayout(previewBanner_);
+    bannerLayout->setContentsMargins(8, 4, 8, 4);
+    bannerLayout->addWidget(previewText_, 1);
+    bannerLayout->addWidget(editPreview);
+    bannerLayout->addWidget(endPreview);
+    previewBanner_->setWhatsThis(whatsThisOf(QStringLiteral("preview")));
+    previewBanner_->hide();
+    connect(editPreview, &QPushButton::clicked, editor_, &PlanEditor::editPreview);
+    connect(endPreview, &QPushButton::clicked, editor_, &PlanEditor::endPreview);
+    auto* centre = new QWidget(this);
+    auto* centreLayout = new QVBoxLayout(centre);
+    centreLayout->setContentsMargins(0, 0, 0, 0);
+    centreLayout->setSpacing(0);
+    centreLayout->addWidget(previewBanner_);
+    centreLayout->addWidget(graph_, 1);
+    setCentralWidget(centre);
 
     stableHlo_->setObjectName(QStringLiteral("stableHloView"));
     stableHlo_->setReadOnly(true);
@@ -393,6 +433,8 @@ MainWindow::MainWindow(QWidget* parent)
                 }
             });
     connect(editor_, &PlanEditor::evaluated, this, &MainWindow::showState);
+    connect(editor_, &PlanEditor::previewEvaluated, this, &MainWindow::showShown);
+    connect(editor_, &PlanEditor::previewChanged, this, &MainWindow::previewChanged);
     connect(editor_, &PlanEditor::evaluatingChanged, this, [this](bool evaluating) {
         cost_->setEvaluating(evaluating);
         showBusy();
@@ -434,19 +476,19 @@ MainWindow::MainWindow(QWidget* parent)
         timeline_->setSelectedOp(body);
         detailKind_ = OpDetail;
         detailIndex_ = body;
-        showDetails(describeOp(*current_, editor_->state().get(), body));
+        showDetails(describeOp(*current_, editor_->shownState().get(), body));
     });
     connect(graph_, &GraphView::argumentSelected, this, [this](std::size_t argument) {
         timeline_->setSelectedOp(std::nullopt);
         detailKind_ = ArgumentDetail;
         detailIndex_ = argument;
-        showDetails(describeArgument(*current_, editor_->state().get(), argument));
+        showDetails(describeArgument(*current_, editor_->shownState().get(), argument));
     });
     connect(graph_, &GraphView::moduleSelected, this, [this](int module) {
         timeline_->setSelectedOp(std::nullopt);
         detailKind_ = ModuleDetail;
         detailIndex_ = static_cast<std::size_t>(module);
-        showDetails(describeModule(*current_, editor_->state().get(), module));
+        showDetails(describeModule(*current_, editor_->shownState().get(), module));
     });
 
     connect(nameView_->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
@@ -459,7 +501,7 @@ MainWindow::MainWindow(QWidget* parent)
         graph_->setHighlightedName(name);
         detailKind_ = NameDetail;
         detailIndex_ = name.index;
-        showDetails(describeName(*current_, editor_->state().get(), name));
+        showDetails(describeName(*current_, editor_->shownState().get(), name));
     });
     connect(conflictPanel_, &ConflictPanel::effect, this,
             [this](const QString& text) { report(LogMessage::Severity::Note, tr("Conflicts"), text); });
@@ -472,6 +514,53 @@ MainWindow::MainWindow(QWidget* parent)
     auto* removeDecision = new QShortcut(QKeySequence::Delete, decisionView_);
     removeDecision->setContext(Qt::WidgetShortcut);
     connect(removeDecision, &QShortcut::activated, this, [this] { removeSelectedDecision(); });
+    connect(details_, &QTextBrowser::anchorClicked, this, [this](const QUrl& url) {
+        if (const auto id = glossaryIdOf(url))
+            showGlossary(*id);
+    });
+    addWhatsThis();
+    // "What's this?" texts link to the glossary: their clicks arrive as events of the widget asked about.
+    qApp->installEventFilter(this);
+    previewChanged();
+}
+
+void MainWindow::addWhatsThis() {
+    // Every panel says what it is from its glossary entry ("panel-" and the dock's name without "Dock").
+    graph_->setWhatsThis(whatsThisOf(QStringLiteral("panel-graph")));
+    for (QDockWidget* dock : findChildren<QDockWidget*>()) {
+        QString id = dock->objectName();
+        if (id.endsWith(QLatin1String("Dock")))
+            id.chop(4);
+        const QString text = whatsThisOf(QStringLiteral("panel-") + id);
+        dock->setWhatsThis(text);
+        if (dock->widget() && dock->widget()->whatsThis().isEmpty())
+            dock->widget()->setWhatsThis(text);
+        dock->setProperty("panelTitle", dock->windowTitle());
+    }
+}
+
+bool MainWindow::eventFilter(QObject* watched, QEvent* event) {
+    if (event->type() == QEvent::WhatsThisClicked) {
+        if (const auto id = glossaryIdOf(QUrl(static_cast<QWhatsThisClickedEvent*>(event)->href()))) {
+            showGlossary(*id);
+            return true;
+        }
+    }
+    return QMainWindow::eventFilter(watched, event);
+}
+
+void MainWindow::showGlossary(const QString& id) {
+    if (!glossary_) {
+        glossary_ = new GlossaryDialog(this);
+        glossary_->setModal(false);
+        if (id.isEmpty())
+            glossary_->showEntry(QStringLiteral("name"));
+    }
+    if (!id.isEmpty())
+        glossary_->showEntry(id);
+    glossary_->show();
+    glossary_->raise();
+    glossary_->activateWindow();
 }
 
 MainWindow::~MainWindow() = default;
@@ -539,6 +628,17 @@ void MainWindow::buildMenus() {
             ->addAction(expert.id, this, [this, id = expert.id] { openPlan(QStringLiteral("expert:") + id); })
             ->setToolTip(expert.description);
     plan->addAction(tr("&Clear the plan"), this, [this] { editor_->replacePlan({}, tr("Clear the plan")); });
+    plan->addSeparator();
+    QAction* editPreview = plan->addAction(tr("E&dit the previewed plan"), editor_, &PlanEditor::editPreview);
+    editPreview->setObjectName(QStringLiteral("editPreviewAction"));
+    QAction* endPreview = plan->addAction(tr("&Back to the edited plan"), editor_, &PlanEditor::endPreview);
+    endPreview->setObjectName(QStringLiteral("endPreviewAction"));
+    auto previewActions = [this, editPreview, endPreview] {
+        editPreview->setEnabled(editor_->isPreviewing());
+        endPreview->setEnabled(editor_->isPreviewing());
+    };
+    previewActions();
+    connect(editor_, &PlanEditor::previewChanged, this, previewActions);
 
     QMenu* view = menuBar()->addMenu(tr("&View"));
     QAction* fit = view->addAction(tr("&Fit the graph"), graph_, &GraphView::fitToView);
@@ -558,6 +658,21 @@ void MainWindow::buildMenus() {
     view->addSeparator();
     for (QDockWidget* dock : findChildren<QDockWidget*>())
         view->addAction(dock->toggleViewAction());
+
+    QMenu* help = menuBar()->addMenu(tr("&Help"));
+    help->setObjectName(QStringLiteral("helpMenu"));
+    // F1 over a tooltip that names a glossary entry opens that entry.
+    QAction* glossaryAction = help->addAction(tr("&Glossary"), this, [this] {
+        const auto id = QToolTip::isVisible() ? glossaryIdInTip(QToolTip::text()) : std::nullopt;
+        showGlossary(id.value_or(QString()));
+    });
+    glossaryAction->setObjectName(QStringLiteral("glossaryAction"));
+    glossaryAction->setShortcut(QKeySequence::HelpContents);
+    glossaryAction->setToolTip(tr("The words the explorer uses, in plain language"));
+    QAction* whatsThis = QWhatsThis::createAction(help);
+    whatsThis->setObjectName(QStringLiteral("whatsThisAction"));
+    whatsThis->setShortcut(QKeySequence(Qt::SHIFT | Qt::Key_F1));
+    help->addAction(whatsThis);
 }
 
 void MainWindow::openModel(const QString& source) {
@@ -642,6 +757,8 @@ void MainWindow::showModel(std::shared_ptr<const ProblemView> model) {
     pipeline_->showState(nullptr, nullptr);
     detailKind_ = NoDetail;
     details_->clear();
+    // Names are the previous model's: nothing is lit until the user selects a name of this one.
+    graph_->setHighlightedName(std::nullopt);
     graph_->setProblem(current_);
     editor_->setProblem(current_);
     session_->setProblem(current_);
@@ -692,12 +809,22 @@ void MainWindow::showFailure(const QString& message) {
 void MainWindow::showState(std::shared_ptr<const PlanState> state) {
     if (!current_)
         return;
+    // The panels that edit the plan show the edited plan, preview or not.
+    names_->setPlanState(state);
+    decisions_->setPlanState(state);
+    if (!editor_->isPreviewing())
+        showShown(std::move(state));
+}
+
+void MainWindow::showShown(std::shared_ptr<const PlanState> state) {
+    if (!current_)
+        return;
+    const bool preview = editor_->isPreviewing();
     cost_->showState(current_.get(), state.get());
+    cost_->setCaption(state ? tr("Cost of %1").arg(editor_->shownCaption()) : QString(), preview);
     timeline_->showState(current_, state);
     pipeline_->showState(current_, state);
     graph_->setPlanState(state);
-    names_->setPlanState(state);
-    decisions_->setPlanState(state);
     // The details follow the plan.
     switch (detailKind_) {
         case OpDetail:
@@ -720,6 +847,32 @@ void MainWindow::showState(std::shared_ptr<const PlanState> state) {
         default:
             break;
     }
+}
+
+void MainWindow::previewChanged() {
+    const bool preview = editor_->isPreviewing();
+    if (preview) {
+        previewText_->setText(tr("<b>Previewing %1.</b> The graph, Cost, Breakdown, Timeline and Pipeline "
+                                 "show it; the plan you "
+                                 "edit is unchanged.")
+                                  .arg(editor_->previewName().toHtmlEscaped()));
+    }
+    previewBanner_->setVisible(preview);
+    // The docks that show the plan shown say when it is a preview in their title bars (tabs stay short: the
+    // banner says it there).
+    for (QDockWidget* dock : findChildren<QDockWidget*>()) {
+        static const QStringList shown = {QStringLiteral("costDock"), QStringLiteral("timelineDock"),
+                                          QStringLiteral("pipelineDock"), QStringLiteral("detailsDock"),
+                                          QStringLiteral("breakdownDock")};
+        const QString title = dock->property("panelTitle").toString();
+        if (!shown.contains(dock->objectName()) || title.isEmpty())
+            continue;
+        const bool titleBar = dock->isFloating() || tabifiedDockWidgets(dock).isEmpty();
+        dock->setWindowTitle(preview && titleBar ? tr("%1 (preview)").arg(title) : title);
+    }
+    // Back to the edited plan: its newest evaluation at once (a newer one may follow).
+    if (!preview)
+        showShown(editor_->state());
 }
 
 void MainWindow::showBusy() {
@@ -791,7 +944,9 @@ bool MainWindow::openPlan(const QString& plan, QString* errorMessage) {
         statusBar()->showMessage(
             warnings.size() == 1
                 ? warnings.front()
-                : tr("%1 (and %n more warning(s))", nullptr, int(warnings.size()) - 1).arg(warnings.front()));
+                : tr("%1 (and %2 more)")
+                      .arg(warnings.front(), countOf(static_cast<long long>(warnings.size()) - 1,
+                                                     tr("warning"), tr("warnings"))));
     return true;
 }
 
@@ -842,14 +997,14 @@ void MainWindow::nameSelected(const QModelIndex& index) {
         graph_->setHighlightedName(name);
         detailKind_ = NameDetail;
         detailIndex_ = name.index;
-        showDetails(describeName(*current_, editor_->state().get(), name));
+        showDetails(describeName(*current_, editor_->shownState().get(), name));
     } else {
         const analysis::GroupId group(target->index);
         const auto& names = current_->space().group(group).names;
         graph_->setHighlightedNames(names);
         detailKind_ = GroupDetail;
         detailIndex_ = group.index;
-        showDetails(describeGroup(*current_, editor_->state().get(), group));
+        showDetails(describeGroup(*current_, editor_->shownState().get(), group));
     }
 }
 
@@ -913,7 +1068,13 @@ void MainWindow::removeSelectedDecision() {
 }
 
 void MainWindow::showDetails(const QString& html) {
-    details_->setHtml(html);
+    // Under a preview, the shardings described are the previewed plan's: say so first.
+    if (editor_->isPreviewing() && !html.isEmpty())
+        details_->setHtml(QStringLiteral("<div style='color:#8a5a00'><b>%1</b></div>")
+                              .arg(tr("Under %1").arg(editor_->shownCaption().toHtmlEscaped())) +
+                          html);
+    else
+        details_->setHtml(html);
 }
 
 void MainWindow::selectOp(std::size_t bodyIndex) {
@@ -923,7 +1084,7 @@ void MainWindow::selectOp(std::size_t bodyIndex) {
     timeline_->setSelectedOp(bodyIndex);
     detailKind_ = OpDetail;
     detailIndex_ = bodyIndex;
-    showDetails(describeOp(*current_, editor_->state().get(), bodyIndex));
+    showDetails(describeOp(*current_, editor_->shownState().get(), bodyIndex));
 }
 
 bool MainWindow::showDock(const QString& nameAndTab) {

@@ -15,6 +15,7 @@
 
 class QComboBox;
 class QDockWidget;
+class QLabel;
 class QLineEdit;
 class QMenu;
 class QModelIndex;
@@ -27,6 +28,7 @@ class QTreeView;
 namespace shardscope::ui {
 
 class ConflictPanel;
+class GlossaryDialog;
 class CostPanel;
 class DecisionModel;
 class GraphView;
@@ -82,6 +84,12 @@ public:
     // "Dock" suffix ("timeline", "breakdownDock") or its title, in any case; "name:tab" also opens the tab
     // of that title inside it ("breakdown:memory"). Returns false when no dock (or tab) is called so.
     bool showDock(const QString& nameAndTab);
+    // Opens Help ▸ Glossary (a window beside the explorer) at entry `id` (core/glossary.h), or where it was.
+    void showGlossary(const QString& id = {});
+    // The glossary window, once opened (nullptr before).
+    GlossaryDialog* glossaryDialog() const { return glossary_; }
+    // The bar above the graph that says a plan is being previewed (hidden when none is).
+    QWidget* previewBanner() const { return previewBanner_; }
     // Whether a problem is shown and nothing is pending: no load, no evaluation, no layout (what a screenshot
     // waits for).
     bool isSettled() const;
@@ -102,6 +110,8 @@ signals:
 
 protected:
     void closeEvent(QCloseEvent* event) override;
+    // Links in "What's this?" texts lead to the glossary.
+    bool eventFilter(QObject* watched, QEvent* event) override;
 
 private:
     QDockWidget* addPanel(const QString& title, const QString& objectName, QWidget* panel,
@@ -110,7 +120,14 @@ private:
     void load(const ProblemRequest& request, const QString& shownAs);
     void showModel(std::shared_ptr<const ProblemView> model);
     void showFailure(const QString& message);
+    // The edited plan's evaluation: the panels that edit it, and those that show it unless a preview is
+    // shown.
     void showState(std::shared_ptr<const PlanState> state);
+    // The plan shown (the preview, or the edited plan) in the graph, Cost, Timeline, Pipeline and Details.
+    void showShown(std::shared_ptr<const PlanState> state);
+    // A preview started, changed or ended: the banner, the docks' titles, and the edited plan back.
+    void previewChanged();
+    void addWhatsThis();
     void showBusy();
     void checkSettled();
     void rememberRecent(const QString& source);
@@ -171,6 +188,9 @@ private:
     QTableView* messageView_;
     QDockWidget* messagesDock_ = nullptr;
     QProgressBar* progress_;
+    QWidget* previewBanner_ = nullptr;
+    QLabel* previewText_ = nullptr;
+    GlossaryDialog* glossary_ = nullptr;
     SessionDocks* session_ = nullptr;
     QMenu* recentMenu_ = nullptr;
 };

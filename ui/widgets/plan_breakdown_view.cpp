@@ -180,15 +180,23 @@ void PlanBreakdownView::setProblem(std::shared_ptr<const ProblemView> problem) {
     }
     inspector_->setProblem(problem_);
     chart_->setOpText([keep = problem_](std::size_t op) { return keep ? opText(*keep, op) : QString(); });
+    caption_.clear();
     display(nullptr);
-    status_->setText(problem_ ? tr("Select a plan to see its breakdown") : tr("No model open"));
+    status_->setText(problem_ ? tr("The breakdown of the plan shown comes here once it is evaluated")
+                              : tr("No model open"));
 }
 
-void PlanBreakdownView::showPlan(const plan::Plan& plan) {
+void PlanBreakdownView::showPlan(const plan::Plan& plan, const QString& caption) {
     if (!problem_)
         return;
+    caption_ = caption;
     inspector_->inspect(plan);
-    status_->setText(tr("Computing the breakdown…"));
+    status_->setText(caption.isEmpty() ? tr("Computing the breakdown…")
+                                       : tr("Computing the breakdown of %1…").arg(caption));
+}
+
+QString PlanBreakdownView::statusText() const {
+    return status_->text();
 }
 
 void PlanBreakdownView::display(std::shared_ptr<const PlanBreakdown> breakdown) {
@@ -207,7 +215,9 @@ void PlanBreakdownView::display(std::shared_ptr<const PlanBreakdown> breakdown) 
         return;
     }
     const cost::Evaluation& e = breakdown_->evaluation;
-    const QString label = breakdown_->label.isEmpty() ? tr("this plan") : breakdown_->label;
+    const QString label = !caption_.isEmpty()           ? caption_
+                          : breakdown_->label.isEmpty() ? tr("this plan")
+                                                        : breakdown_->label;
     status_->setText(tr("Breakdown of %1").arg(label));
 
     double moved = 0, spent = 0;
@@ -218,8 +228,11 @@ void PlanBreakdownView::display(std::shared_ptr<const PlanBreakdown> breakdown) 
     collectiveSummary_->setText(
         breakdown_->collectives.empty()
             ? tr("No collectives: every op runs on local data")
-            : tr("%n collective(s), %1 moved", nullptr, static_cast<int>(breakdown_->collectives.size()))
-                      .arg(bytesLabel(moved)) +
+            : tr("%1, %2 moved")
+                      .arg(breakdown_->collectives.size() == 1
+                               ? tr("1 collective")
+                               : tr("%L1 collectives").arg(breakdown_->collectives.size()),
+                           bytesLabel(moved)) +
                   tr(", %1").arg(timeLabel(spent)));
 
     const MemoryOverStep& m = breakdown_->memory;

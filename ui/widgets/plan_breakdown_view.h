@@ -34,7 +34,11 @@ public:
     // Shows nothing until the next showPlan(); nullptr empties the view.
     void setProblem(std::shared_ptr<const ProblemView> problem);
     // Computes `plan`'s breakdown in the background and shows it when done (a newer call supersedes it).
-    void showPlan(const plan::Plan& plan);
+    // `caption` says which plan it is ("the edited plan", "plan 3 (preview)"); empty: the plan's label, or
+    // "this plan".
+    void showPlan(const plan::Plan& plan, const QString& caption = {});
+    // The caption of the breakdown shown or being computed ("Breakdown of the edited plan").
+    QString statusText() const;
     // The breakdown shown, or nullptr.
     const std::shared_ptr<const PlanBreakdown>& breakdown() const { return breakdown_; }
     bool isComputing() const { return inspector_->isBusy(); }
@@ -61,6 +65,7 @@ private:
 
     std::shared_ptr<const ProblemView> problem_;
     std::shared_ptr<const PlanBreakdown> breakdown_;
+    QString caption_;  // of the plan asked for last
     PlanInspector* inspector_;
     PlanCollectiveModel* collectives_;
     PlanTimeModel* times_;

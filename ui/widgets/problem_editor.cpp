@@ -115,7 +115,8 @@ QWidget* ProblemEditor::buildHardwareBox() {
     hardwareCombo_->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
     auto* load = new QPushButton(tr("Load profile file…"));
     load->setObjectName(QStringLiteral("loadHardwareButton"));
-    load->setToolTip(tr("A hardware profile in Shardscope's JSON format (see resources/hardware/)"));
+    load->setToolTip(
+        tr("A hardware profile saved as a JSON file: the device's memory and speed, and its links"));
     row->addWidget(hardwareCombo_, 1);
     row->addWidget(load);
     layout->addLayout(row);

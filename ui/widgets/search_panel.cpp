@@ -328,7 +328,9 @@ SearchPanel::SearchPanel(QWidget* parent)
     exploration_->setRange(0, 10);
     exploration_->setSingleStep(0.1);
     exploration_->setDecimals(2);
-    exploration_->setToolTip(tr("UCT exploration constant: higher tries more new branches"));
+    exploration_->setToolTip(
+        tr("How much the search tries new kinds of plans rather than refining the best ones so far: "
+           "higher explores more"));
     search::SearchOptions defaults;
     defaults.budget.seconds = 30;
     setOptions(defaults);
@@ -377,14 +379,21 @@ SearchPanel::SearchPanel(QWidget* parent)
     connect(runner_, &SearchRunner::stateChanged, this, &SearchPanel::updateButtons);
     connect(runner_, &SearchRunner::paused, this, [this] { pauseClock(true); });
     connect(runner_, &SearchRunner::resumed, this, [this] { pauseClock(false); });
-    connect(runner_, &SearchRunner::progress, this, &SearchPanel::showProgress);
+    connect(runner_, &SearchRunner::progress, this, [this](const SearchProgress& progress) {
+        if (searched_ && searched_ == problem_)  // not a stopped search of the previous problem
+            showProgress(progress);
+    });
     connect(runner_, &SearchRunner::newBest, this, &SearchPanel::showBest);
     connect(runner_, &SearchRunner::recording, this, &SearchPanel::showRecording);
     connect(runner_, &SearchRunner::finished, this, [this] {
         pauseClock(false);  // stopped while paused
-        showProgress(runner_->lastProgress());
+        if (searched_ && searched_ == problem_)
+            showProgress(runner_->lastProgress());
+        showRecording();
     });
     connect(runner_, &SearchRunner::failed, this, [this](const QString& message) {
+        if (!searched_ || searched_ != problem_)
+            return;
         recording_->setText(tr("The search failed: %1").arg(message));
         recording_->setStyleSheet(QStringLiteral("QLabel { color: #a12622; }"));
     });
@@ -399,11 +408,13 @@ SearchPanel::~SearchPanel() = default;
 void SearchPanel::setProblem(std::shared_ptr<const ProblemView> problem) {
     if (problem != problem_ && searched_) {
         // The plans found belong to the problem searched: they neither apply to this one nor go on being
-        // looked for.
+        // looked for. What the panel said of that search goes with them.
         runner_->stop();
         chart_->clear();
         best_->clear();
         searched_.reset();
+        status_->setText(tr("Not started"));
+        recording_->setStyleSheet(QStringLiteral("QLabel { color: #666; }"));
     }
     problem_ = std::move(problem);
     startPlan_ = problem_ ? problem_->initialPlan : plan::Plan{};
@@ -522,7 +533,8 @@ void SearchPanel::showBest(const FoundPlan& found) {
 }
 
 void SearchPanel::showRecording() {
-    if (runner_->session() > 0) {
+    // The last search's session, while it is of the problem shown.
+    if (runner_->session() > 0 && searched_ && searched_ == problem_) {
         recording_->setText(tr("Recorded in %1, session %2")
                                 .arg(QFileInfo(runner_->workspacePath()).fileName())
                                 .arg(runner_->session()));

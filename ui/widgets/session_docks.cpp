@@ -10,14 +10,17 @@
 #include <QDockWidget>
 #include <QFileDialog>
 #include <QFileInfo>
+#include <QHBoxLayout>
 #include <QHeaderView>
 #include <QMainWindow>
 #include <QMenu>
+#include <QPushButton>
 #include <QRegularExpression>
 #include <QSortFilterProxyModel>
 #include <QStandardPaths>
 #include <QTableView>
 #include <QTreeView>
+#include <QVBoxLayout>
 
 #include "core/plan_breakdown.h"
 #include "core/plan_editor.h"
@@ -70,6 +73,10 @@ SessionDocks::SessionDocks(QMainWindow* window, PlanEditor* editor, GraphView* g
       search_(new SearchPanel(window)),
       plans_(new PlanTableModel(this)),
       planView_(new QTableView(window)),
+      plansPanel_(new QWidget(window)),
+      editPlan_(new QPushButton(tr("Edit this plan"), plansPanel_)),
+      backToEdited_(new QPushButton(tr("Back to the edited plan"), plansPanel_)),
+      comparePlans_(new QPushButton(tr("Compare"), plansPanel_)),
       tree_(new SearchTreeModel(this)),
       treeView_(new QTreeView(window)),
       breakdown_(new PlanBreakdownView(window)),
@@ -94,12 +101,33 @@ SessionDocks::SessionDocks(QMainWindow* window, PlanEditor* editor, GraphView* g
     planView_->verticalHeader()->setDefaultSectionSize(planView_->fontMetrics().height() + 6);
     planView_->horizontalHeader()->setStretchLastSection(true);
     planView_->setContextMenuPolicy(Qt::CustomContextMenu);
-    planView_->setToolTip(tr("Select a plan to show it; select two and right-click to compare them"));
+    planView_->setToolTip(
+        tr("Select a plan to preview it (the plan you edit stays); double-click it or press "
+           "Edit this plan to edit it; select two to compare them"));
+    editPlan_->setObjectName(QStringLiteral("planEditButton"));
+    editPlan_->setToolTip(
+        tr("Make the selected plan the one you edit; your pinned and forbidden decisions "
+           "stay (Edit ▸ Undo brings the previous plan back)"));
+    backToEdited_->setObjectName(QStringLiteral("planBackButton"));
+    backToEdited_->setToolTip(tr("Stop previewing: show the plan you edit again"));
+    comparePlans_->setObjectName(QStringLiteral("planCompareButton"));
+    comparePlans_->setToolTip(tr("Compare the two plans selected (Ctrl+click selects a second one)"));
+    auto* plansLayout = new QVBoxLayout(plansPanel_);
+    plansLayout->setContentsMargins(0, 0, 0, 0);
+    plansLayout->setSpacing(2);
+    auto* plansButtons = new QHBoxLayout;
+    plansButtons->setContentsMargins(4, 2, 4, 0);
+    plansButtons->addWidget(editPlan_);
+    plansButtons->addWidget(backToEdited_);
+    plansButtons->addWidget(comparePlans_);
+    plansButtons->addStretch();
+    plansLayout->addLayout(plansButtons);
+    plansLayout->addWidget(planView_, 1);
     treeView_->setObjectName(QStringLiteral("searchTreeView"));
     treeView_->setModel(tree_);
     treeView_->setUniformRowHeights(true);
     treeView_->setAlternatingRowColors(true);
-    treeView_->setToolTip(tr("Double-click a node to show the plan it stands for"));
+    treeView_->setToolTip(tr("Double-click a node to preview the plan it stands for"));
     treeView_->header()->setSectionResizeMode(0, QHeaderView::Stretch);
     breakdown_->setObjectName(QStringLiteral("planBreakdown"));
     compare_->setObjectName(QStringLiteral("compareView"));
@@ -108,7 +136,7 @@ SessionDocks::SessionDocks(QMainWindow* window, PlanEditor* editor, GraphView* g
     searchDock_ =
         makeDock(window, tr("Search"), QStringLiteral("searchDock"), search_, Qt::RightDockWidgetArea);
     plansDock_ =
-        makeDock(window, tr("Plans"), QStringLiteral("plansDock"), planView_, Qt::BottomDockWidgetArea);
+        makeDock(window, tr("Plans"), QStringLiteral("plansDock"), plansPanel_, Qt::BottomDockWidgetArea);
     breakdownDock_ = makeDock(window, tr("Breakdown"), QStringLiteral("breakdownDock"), breakdown_,
                               Qt::BottomDockWidgetArea);
     treeDock_ = makeDock(window, tr("Search tree"), QStringLiteral("searchTreeDock"), treeView_,
@@ -153,19 +181,54 @@ SessionDocks::SessionDocks(QMainWindow* window, PlanEditor* editor, GraphView* g
 
     connect(planView_->selectionModel(), &QItemSelectionModel::selectionChanged, this,
             &SessionDocks::planSelected);
+    connect(planView_, &QAbstractItemView::doubleClicked, this, [this](const QModelIndex& index) {
+        if (index.isValid())
+            editRow(index.data(PlanTableModel::RowRole).toInt());
+    });
+    connect(editPlan_, &QPushButton::clicked, this, [this] {
+        if (const int row = selectedRow(); row >= 0)
+            editRow(row);
+        else
+            editor_->editPreview();
+    });
+    connect(backToEdited_, &QPushButton::clicked, editor_, &PlanEditor::endPreview);
+    connect(comparePlans_, &QPushButton::clicked, this, [this] {
+        const QModelIndexList rows = planView_->selectionModel()->selectedRows();
+        if (rows.size() == 2)
+            compareRows(rows[0].data(PlanTableModel::RowRole).toInt(),
+                        rows[1].data(PlanTableModel::RowRole).toInt());
+    });
+    connect(editor_, &PlanEditor::previewChanged, this, [this] {
+        updatePlanButtons();
+        followBreakdown();
+    });
+    connect(editor_, &PlanEditor::planChanged, this, [this] {
+        if (!editor_->isPreviewing())
+            followBreakdown();
+    });
+    connect(breakdownDock_, &QDockWidget::visibilityChanged, this, [this](bool visible) {
+        if (visible)
+            followBreakdown();
+    });
     connect(planView_, &QWidget::customContextMenuRequested, this, &SessionDocks::planMenu);
     connect(plans_, &PlanTableModel::loadFailed, this, &SessionDocks::failure);
     connect(treeView_, &QAbstractItemView::activated, this,
             [this](const QModelIndex& index) { tree_->requestNodePlan(index, problem_); });
     connect(tree_, &SearchTreeModel::nodePlanReady, this, [this](qint64 node, const plan::Plan& plan) {
-        editor_->replacePlan(plan, tr("Show the plan of search tree node %1").arg(node), false);
-        breakdown_->showPlan(plan);
+        editor_->preview(plan, tr("search tree node %1").arg(node));
     });
     connect(tree_, &SearchTreeModel::nodePlanFailed, this,
             [this](qint64 node, const QString& why) { emit message(tr("Node %1: %2").arg(node).arg(why)); });
     connect(tree_, &SearchTreeModel::readFailed, this, &SessionDocks::failure);
     connect(breakdown_, &PlanBreakdownView::locateOp, graph_, &GraphView::showOp);
     connect(compare_, &CompareView::locateOp, graph_, &GraphView::showOp);
+    connect(compare_, &CompareView::previewRequested, this, [this](bool planB) {
+        const int i = planB ? 1 : 0;
+        if (comparedPlans_[i] == editor_->plan())
+            editor_->endPreview();  // the edited plan itself
+        else
+            editor_->preview(comparedPlans_[i], compareNames_[i]);
+    });
 
     // Both memory curves of a comparison, once both breakdowns are in.
     auto showCurves = [this] {
@@ -229,6 +292,15 @@ bool SessionDocks::breakdownPending() const {
 
 void SessionDocks::setProblem(std::shared_ptr<const ProblemView> problem) {
     problem_ = std::move(problem);
+    // Nothing of the previous problem stays: its comparison, its search's status, its breakdown.
+    compare_->clear();
+    compareA_->setProblem(problem_);
+    compareB_->setProblem(nullptr);
+    compareCurves_[0].reset();
+    compareCurves_[1].reset();
+    compareChart_->setCurves({}, 0);
+    breakdownPlan_.reset();
+    breakdownCaption_.clear();
     listing_->clear();
     search_->setProblem(problem_);
     search_->setStartPlan(editor_->plan());
@@ -244,7 +316,36 @@ void SessionDocks::setProblem(std::shared_ptr<const ProblemView> problem) {
     } else {
         search_->setWorkspacePath(newWorkspacePath(*problem_));
     }
-    breakdown_->showPlan(editor_->plan());
+    updatePlanButtons();
+    followBreakdown();
+}
+
+void SessionDocks::followBreakdown() {
+    if (!problem_ || editor_->problem() != problem_)
+        return;
+    const plan::Plan& plan = editor_->isPreviewing() ? editor_->previewPlan() : editor_->plan();
+    const QString caption = editor_->shownCaption();
+    if (breakdownPlan_ && *breakdownPlan_ == plan && breakdownCaption_ == caption)
+        return;
+    // Computing a breakdown walks the whole step: only for a dock the user looks at (it catches up when its
+    // tab comes to the front).
+    if (!breakdown_->isVisible())
+        return;
+    breakdownPlan_ = plan;
+    breakdownCaption_ = caption;
+    breakdown_->showPlan(plan, caption);
+}
+
+int SessionDocks::selectedRow() const {
+    const QModelIndexList rows = planView_->selectionModel()->selectedRows();
+    return rows.size() == 1 ? rows.first().data(PlanTableModel::RowRole).toInt() : -1;
+}
+
+void SessionDocks::updatePlanButtons() {
+    const QModelIndexList rows = planView_->selectionModel()->selectedRows();
+    editPlan_->setEnabled(rows.size() == 1 || editor_->isPreviewing());
+    backToEdited_->setEnabled(editor_->isPreviewing());
+    comparePlans_->setEnabled(rows.size() == 2);
 }
 
 void SessionDocks::showSession(const QString& path, std::int64_t session) {
@@ -259,20 +360,39 @@ void SessionDocks::showFound(const FoundPlan& found) {
 }
 
 void SessionDocks::planSelected() {
-    const QModelIndexList rows = planView_->selectionModel()->selectedRows();
-    if (rows.size() != 1)
-        return;
-    const int row = rows.first().data(PlanTableModel::RowRole).toInt();
+    updatePlanButtons();
+    if (const int row = selectedRow(); row >= 0)
+        previewRow(row);
+}
+
+void SessionDocks::previewRow(int row) {
     const auto plan = plans_->planAt(row);
     if (!plan)
         return;
-    editor_->replacePlan(*plan, tr("Show plan %1").arg(plans_->planIdAt(row)), false);
-    breakdown_->showPlan(*plan);
+    // Saved plans by their id; a plan the running search just found by where it came from.
+    const PlanRow* found = plans_->rowAt(row);
+    const QString name = found && found->id == 0 && !found->origin.isEmpty()
+                             ? tr("the plan from %1").arg(found->origin)
+                             : tr("plan %1").arg(plans_->planIdAt(row));
+    editor_->preview(*plan, name);
+}
+
+void SessionDocks::editRow(int row) {
+    previewRow(row);
+    if (editor_->isPreviewing())
+        editor_->editPreview();
 }
 
 void SessionDocks::planMenu(const QPoint& position) {
     const QModelIndexList rows = planView_->selectionModel()->selectedRows();
     QMenu menu;
+    if (rows.size() == 1) {
+        const int row = rows.first().data(PlanTableModel::RowRole).toInt();
+        menu.addAction(tr("Edit this plan"), this, [this, row] { editRow(row); });
+        menu.addAction(tr("Preview this plan"), this, [this, row] { previewRow(row); });
+    }
+    if (editor_->isPreviewing())
+        menu.addAction(tr("Back to the edited plan"), editor_, &PlanEditor::endPreview);
     if (rows.size() == 2) {
         const int a = rows[0].data(PlanTableModel::RowRole).toInt();
         const int b = rows[1].data(PlanTableModel::RowRole).toInt();
@@ -333,6 +453,8 @@ void SessionDocks::compare(std::shared_ptr<const ProblemView> b, const plan::Pla
     compareCurves_[1].reset();
     compareNames_[0] = nameA;
     compareNames_[1] = nameB;
+    comparedPlans_[0] = planA;
+    comparedPlans_[1] = planB;
     compareA_->setProblem(problem_);
     compareB_->setProblem(b);
     compareA_->inspect(planA);

@@ -15,6 +15,7 @@
 
 class QDockWidget;
 class QMainWindow;
+class QPushButton;
 class QTableView;
 class QTreeView;
 
@@ -37,9 +38,13 @@ struct PlanBreakdown;
 // Creates its docks in `window` and wires them to the plan being edited and the graph:
 // - the search starts from the edited plan's pins and records into the problem's workspace, or into a new one
 //   under the user's data folder; its new best plans join the Plans table;
-// - selecting a plan (in the table, the tree, or "Apply best plan") makes it the edited plan (one undoable
-//   step) and shows its breakdown; "locate" in the breakdown or the comparison shows the op on the graph;
-// - two plans selected in the table, or the edited plan and a workspace file's best plan, are compared.
+// - selecting a plan in the table, or double-clicking a node of the search tree, previews it (the graph, the
+//   cost and the breakdown show it; the edited plan stays); "Edit this plan" (the button, the table's menu, a
+//   double-click on a row) or "Apply best plan" makes it the edited plan, keeping the edited plan's pins;
+// - the breakdown follows the plan shown (the edited plan, or the preview), computed while its dock is in
+//   view; "locate" in the breakdown or the comparison shows the op on the graph;
+// - two plans selected in the table, or the edited plan and a workspace file's best plan, are compared;
+// - another problem empties the table, the tree, the comparison and the search's status.
 class SessionDocks : public QObject {
     Q_OBJECT
 
@@ -64,6 +69,9 @@ public:
     // The docks to tabify with the window's bottom docks.
     QList<QDockWidget*> bottomDocks() const;
 
+    // Previews the plan of a row of the Plans table (model row); editRow makes it the edited plan.
+    void previewRow(int row);
+    void editRow(int row);
     // Compares the plans of two rows of the Plans table (model rows).
     void compareRows(int rowA, int rowB);
     // Compares the edited plan with the best plan of a session of a workspace file (0: its newest session).
@@ -78,6 +86,11 @@ signals:
 private:
     void showSession(const QString& path, std::int64_t session);
     void planSelected();
+    void updatePlanButtons();
+    // The model row of the one plan selected in the table, or -1.
+    int selectedRow() const;
+    // Shows the breakdown of the plan shown (edited or previewed) when its dock is in view.
+    void followBreakdown();
     void planMenu(const QPoint& position);
     void showFound(const FoundPlan& found);
     void compare(std::shared_ptr<const ProblemView> b, const plan::Plan& planA, const QString& nameA,
@@ -92,6 +105,13 @@ private:
     SearchPanel* search_;
     PlanTableModel* plans_;
     QTableView* planView_;
+    QWidget* plansPanel_;
+    QPushButton* editPlan_;
+    QPushButton* backToEdited_;
+    QPushButton* comparePlans_;
+    // The plan and caption the breakdown was last asked for (it follows the plan shown).
+    std::optional<plan::Plan> breakdownPlan_;
+    QString breakdownCaption_;
     SearchTreeModel* tree_;
     QTreeView* treeView_;
     PlanBreakdownView* breakdown_;
@@ -111,6 +131,7 @@ private:
     // The comparison's two breakdowns (for its memory curves) and their names.
     std::shared_ptr<const PlanBreakdown> compareCurves_[2];
     QString compareNames_[2];
+    plan::Plan comparedPlans_[2];
 };
 
 }  // namespace shardscope::ui
