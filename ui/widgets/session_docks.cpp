@@ -149,14 +149,6 @@ SessionDocks::SessionDocks(QMainWindow* window, PlanEditor* editor, GraphView* g
     // The chart's "edited plan" line, and the speed-up over it.
     connect(editor_, &PlanEditor::evaluated, this, [this](const std::shared_ptr<const PlanState>& state) {
         search_->setEditedStepTime(state ? state->evaluation.stepTime : 0.0);
-        // The breakdown's pictures follow the edited plan; while hidden it catches up when shown.
-        breakdownStale_ = state && !breakdownDock_->isVisible();
-        if (state && !breakdownStale_)
-            breakdown_->showPlan(state->plan);
-    });
-    connect(breakdownDock_, &QDockWidget::visibilityChanged, this, [this](bool visible) {
-        if (visible && std::exchange(breakdownStale_, false))
-            breakdown_->showPlan(editor_->plan());
     });
     connect(search_, &SearchPanel::applyPlanRequested, this,
             [this](const plan::Plan& plan, const QString& description) {

@@ -125,7 +125,6 @@ private:
     QDockWidget* searchDock_;
     QDockWidget* plansDock_;
     QDockWidget* breakdownDock_;
-    bool breakdownStale_ = false;  // the edited plan changed while the Breakdown dock was hidden
     QDockWidget* treeDock_;
     QDockWidget* compareDock_;
     // The comparison's two breakdowns (for its memory curves) and their names.
