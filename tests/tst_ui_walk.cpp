@@ -3,8 +3,11 @@
 // A new user's walk through the real main window, checking every panel after each step: open a zoo model,
 // start from an expert plan, pin a decision, search, preview plans (the edited plan stays), edit one (the
 // pins stay), compare two, open another model (nothing of the first stays), then the help: glossary and
-// "What's this?".
+// "What's this?". A second walk does what the new pictures show: a conflict's options priced against the
+// edited plan and one chosen, the plan's collectives and heat map on the graph, the Breakdown's memory by
+// category and time per module, and the mesh picture.
 #include <algorithm>
+#include <cmath>
 #include <memory>
 
 #include <QAction>
@@ -27,7 +30,11 @@
 #include <QUndoStack>
 #include <QWhatsThis>
 
+#include "core/conflict_model.h"
+#include "core/decision_model.h"
 #include "core/glossary.h"
+#include "core/message_log.h"
+#include "core/plan_breakdown.h"
 #include "core/plan_editor.h"
 #include "core/plan_table_model.h"
 #include "core/search_runner.h"
@@ -36,10 +43,14 @@
 #include "shardscope/report/model_report.h"
 #include "test_paths.h"
 #include "widgets/compare_view.h"
+#include "widgets/conflict_panel.h"
 #include "widgets/cost_panel.h"
 #include "widgets/glossary_dialog.h"
 #include "widgets/graph_view.h"
 #include "widgets/main_window.h"
+#include "widgets/memory_chart.h"
+#include "widgets/mesh_view.h"
+#include "widgets/module_time_chart.h"
 #include "widgets/plan_breakdown_view.h"
 #include "widgets/search_panel.h"
 #include "widgets/session_docks.h"
@@ -53,6 +64,15 @@ namespace {
 constexpr int kTimeoutMs = 60'000;
 const QString kModelA = QStringLiteral("zoo:demo");
 const QString kModelB = QStringLiteral("zoo:gpt:layers=1,seq=64,d_model=128,heads=4");
+// A small Llama's training step: seq repeats in the attention scores (a conflict that matters once seq is
+// sharded).
+const QString kLlama =
+    QStringLiteral("zoo:llama:layers=2,d_model=256,heads=4,kv_heads=2,d_ff=512,seq=128,vocab=1024");
+
+// Within a millionth of `scale` (the conflicts' deltas are differences of two evaluations).
+bool near(double a, double b, double scale) {
+    return std::abs(a - b) <= 1e-6 * std::max(scale, 1e-12);
+}
 
 QString timeText(double seconds) {
     return QString::fromStdString(report::formatTime(seconds));
@@ -396,6 +416,130 @@ private slots:
             for (const QString& text : {widget->toolTip(), widget->whatsThis()})
                 for (const char* word : {"DESIGN", "design.md", "docs/", "name(s)"})
                     QVERIFY2(!text.contains(QLatin1String(word)), qUtf8Printable(text));
+    }
+
+    // Parts 2 to 4 in the window, on a small Llama's training step on data=2,model=4.
+    void walkConflictsGraphAndPictures() {
+        MainWindow window;
+        window.resize(1400, 900);
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        QSignalSpy settled(&window, &MainWindow::settled);
+        ProblemSpec spec = window.spec();
+        spec.mesh = "data=2,model=4";
+        spec.train = true;
+        window.setSpec(spec);
+        window.openModel(kLlama);
+        QVERIFY(settled.wait(kTimeoutMs));
+        const auto model = window.currentModel();
+        QVERIFY(model->problem->spec.train);
+        PlanEditor* editor = window.planEditor();
+        const auto& space = model->space();
+        const mesh::Mesh& mesh = model->mesh();
+
+        // 1. Start from fsdp-tp and shard seq on model as well (the Names panel's "Shard on model (pin)"):
+        // its repeated-name conflict matters.
+        QVERIFY(window.openPlan(QStringLiteral("expert:fsdp-tp")));
+        const auto repeated = std::find_if(space.conflicts.begin(), space.conflicts.end(), [](const auto& c) {
+            return c.kind == analysis::ConflictKind::RepeatedName;
+        });
+        QVERIFY(repeated != space.conflicts.end());
+        const auto seq = static_cast<std::size_t>(repeated - space.conflicts.begin());
+        editor->pin({plan::Decision::Target::Group, space.name(repeated->name).group.index,
+                     *mesh.axisIndex("model")});
+        QTRY_VERIFY_WITH_TIMEOUT(shownSettled(*editor), kTimeoutMs);
+
+        // 2. The Conflicts dock prices every option against the edited plan, in the background: the engine's
+        // evaluation of the plan with that option.
+        QVERIFY(window.showDock(QStringLiteral("conflicts")));
+        auto* panel = window.findChild<ConflictPanel*>();
+        QVERIFY(panel);
+        QTRY_VERIFY_WITH_TIMEOUT(window.isSettled() && !panel->isEvaluating(), kTimeoutMs);
+        const plan::Plan before = editor->plan();
+        const cost::Evaluation base = cost::evaluate(*model->problem->costModel, before);
+        ConflictModel* conflicts = panel->model();
+        int differing = 0;
+        for (std::size_t o = 0; o < repeated->options.size(); ++o) {
+            const QModelIndex time = conflicts->optionIndex(seq, o, ConflictModel::StepTimeColumn);
+            QVERIFY(time.data(ConflictModel::DeltaTimeRole).isValid());
+            const cost::Evaluation direct = cost::evaluate(
+                *model->problem->costModel, withChoice(before, conflictChoice(space, seq, o), mesh));
+            const double delta = time.data(ConflictModel::DeltaTimeRole).toDouble();
+            QVERIFY(near(delta, direct.stepTime - base.stepTime, base.stepTime));
+            differing += delta != 0 ? 1 : 0;
+        }
+        QVERIFY(differing > 0);
+        const auto best = conflicts->bestOption(seq);
+        QVERIFY(best.has_value());
+
+        // 3. Choosing it edits the plan (one step of Undo), the effect is said (and kept in Messages), and a
+        // dimension's choice is a row of the Plan dock.
+        const ConflictChoice choice = conflictChoice(space, seq, *best);
+        const int history = editor->undoStack()->count();
+        panel->choose(choice);
+        QTRY_VERIFY_WITH_TIMEOUT(window.isSettled() && shownSettled(*editor), kTimeoutMs);
+        QCOMPARE(editor->plan(), withChoice(before, choice, mesh));
+        QCOMPARE(editor->undoStack()->count(), history + 1);
+        QTRY_VERIFY_WITH_TIMEOUT(!panel->effectText().isEmpty(), kTimeoutMs);
+        const MessageLog* log = window.messageLog();
+        QVERIFY(log->rowCount() > 0);
+        QCOMPARE(log->message(log->rowCount() - 1).text, panel->effectText());
+        auto* decisions = window.findChild<QTableView*>(QStringLiteral("decisionsView"));
+        int choiceRows = 0;
+        for (int r = 0; r < decisions->model()->rowCount(); ++r)
+            choiceRows +=
+                decisions->model()->index(r, 0).data(DecisionModel::ResolutionRole).toBool() ? 1 : 0;
+        QCOMPARE(choiceRows, static_cast<int>(editor->plan().resolutions.size()));
+
+        // 4. The graph: badges on the edges where the plan's evaluation has collectives, and a heat map.
+        GraphView* graph = window.graphView();
+        QTRY_VERIFY_WITH_TIMEOUT(graph->annotations() && graph->annotations()->plan == editor->state(),
+                                 kTimeoutMs);
+        const auto annotations = graph->annotations();
+        const cost::Evaluation& shown = editor->state()->evaluation;
+        int badges = 0;
+        for (const EdgeAnnotation& edge : annotations->edges) {
+            badges += edge.hasBadge() ? 1 : 0;
+            for (std::size_t c : edge.collectives)
+                QVERIFY(c < shown.collectives.size());
+        }
+        QVERIFY(badges > 0);
+        graph->setLegendShown(true);
+        QVERIFY(graph->legendShown());
+        graph->setHeatMetric(HeatMetric::Time);
+        QCOMPARE(graph->heatMetric(), HeatMetric::Time);
+        double hottest = 0;
+        for (int node = 0; node < static_cast<int>(graph->projection()->nodes.size()); ++node)
+            hottest = std::max(hottest, graph->nodeHeatValue(node));
+        QVERIFY(hottest > 0 && hottest <= (shown.computeTime + shown.collectiveTime) * (1 + 1e-9));
+        graph->setHeatMetric(HeatMetric::None);
+
+        // 5. Breakdown: memory over the step stacked by category, its peak the evaluation's; time per module
+        // as bars of compute and exposed communication adding up to the step.
+        PlanBreakdownView* breakdown = window.sessionDocks()->breakdown();
+        QVERIFY(window.showDock(QStringLiteral("breakdown:memory")));
+        QTRY_VERIFY_WITH_TIMEOUT(breakdownShows(*breakdown, editor->plan()), kTimeoutMs);
+        const MemoryChart* chart = breakdown->memoryChart();
+        QVERIFY(chart->isStacked());
+        const MemoryCurve& curve = chart->curves().front();
+        QCOMPARE(curve.peak, shown.peakMemory);
+        QCOMPARE(curve.parts.size(), curve.bytes.size());
+        for (std::size_t i = 0; i < curve.bytes.size(); ++i)
+            QVERIFY(near(curve.parts[i].total(), curve.bytes[i], shown.peakMemory));
+        double barTotal = 0;
+        for (const ModuleTimeBar& bar : breakdown->moduleTimeChart()->bars())
+            barTotal += bar.total();
+        QVERIFY(near(barTotal, shown.stepTime, shown.stepTime));
+
+        // 6. The mesh picture in "Mesh and training": every axis with the link it uses.
+        QVERIFY(window.showDock(QStringLiteral("problemDock")));
+        auto* meshPicture = window.findChild<MeshView*>();
+        QVERIFY(meshPicture);
+        const QStringList lines = meshPicture->axisLines();
+        QCOMPARE(lines.size(), 2);
+        QVERIFY(lines[0].startsWith(QStringLiteral("data")));
+        QVERIFY(lines[1].startsWith(QStringLiteral("model")));
+        QVERIFY(lines[1].contains(QStringLiteral("NVLink")));
     }
 };
 
