@@ -9,6 +9,10 @@
 //   shardscope-bench-gui [MODEL] [RUNS] [--train] [--collapsed]
 //   shardscope-bench-gui --search [MODEL] [RUNS]: a 10 s search runs while the user pans the graph and
 //   selects names every 40 ms (default zoo:demo); the worst stall over the search is reported
+//   shardscope-bench-gui --explore [MODEL] [RUNS] [--train]: the explorer's background work while the user
+//   pans and selects every 40 ms: start from an expert plan, price the conflicts' options, choose the best,
+//   the Breakdown's memory and time pictures, the heat maps, the timeline and the mesh picture; the worst
+//   stall of each step is reported (default: the largest shared model)
 // (default: the largest shared model, 5 runs, forward pass; --collapsed skips expanding every module, which
 // Graphviz cannot lay out in minutes for training steps of 10k+ ops)
 #include <algorithm>
@@ -25,7 +29,11 @@
 #include <QTimer>
 #include <QTreeView>
 
+#include "core/conflict_model.h"
+#include "core/plan_editor.h"
 #include "core/search_runner.h"
+#include "widgets/conflict_panel.h"
+#include "widgets/plan_breakdown_view.h"
 #include "widgets/search_panel.h"
 #include "widgets/session_docks.h"
 
@@ -126,6 +134,181 @@ int benchSearch(const QStringList& args) {
     return median(stalls) < 100 ? 0 : 3;
 }
 
+// The user's hand: every 40 ms the graph pans and another name is selected.
+class PanAndSelect {
+public:
+    explicit PanAndSelect(shardscope::ui::MainWindow& window) {
+        auto* names = window.findChild<QTreeView*>(QStringLiteral("namesView"));
+        auto* graph = window.graphView();
+        timer_.setInterval(40);
+        QObject::connect(&timer_, &QTimer::timeout, &window, [this, names, graph] {
+            ++steps_;
+            graph->horizontalScrollBar()->setValue(graph->horizontalScrollBar()->value() +
+                                                   ((steps_ / 10) % 2 ? -25 : 25));
+            graph->verticalScrollBar()->setValue(graph->verticalScrollBar()->value() +
+                                                 ((steps_ / 7) % 2 ? -25 : 25));
+            const int rows = names->model()->rowCount();
+            if (rows > 0)
+                names->setCurrentIndex(names->model()->index(steps_ % rows, 0));
+        });
+        timer_.start();
+    }
+    int steps() const { return steps_; }
+
+private:
+    QTimer timer_;
+    int steps_ = 0;
+};
+
+// Waits (running the event loop) until `done` or 10 minutes have passed.
+template <typename Done>
+bool waitUntil(Done done) {
+    QElapsedTimer clock;
+    clock.start();
+    while (!done()) {
+        if (clock.elapsed() > 600'000)
+            return false;
+        QApplication::processEvents(QEventLoop::AllEvents, 20);
+    }
+    // A few more turns of the loop: what arrived is painted.
+    for (int i = 0; i < 5; ++i)
+        QApplication::processEvents(QEventLoop::AllEvents, 20);
+    return true;
+}
+
+int benchExplore(QStringList args) {
+    using shardscope::ui::MainWindow;
+    const bool train = args.removeAll(QStringLiteral("--train")) > 0;
+    const QString model =
+        args.size() > 1 ? args[1] : QStringLiteral(SHARDSCOPE_SHARED_DIR "/models/stablehlo/pt_bert.mlir");
+    const int runs = args.size() > 2 ? std::max(1, args[2].toInt()) : 3;
+    struct Step {
+        const char* what;
+        std::vector<double> stalls, times;
+    };
+    std::vector<Step> steps = {
+        {"start from fsdp-tp", {}, {}},         {"shard conflicts, price options", {}, {}},
+        {"choose the best option", {}, {}},     {"Breakdown: memory by category", {}, {}},
+        {"Breakdown: time per module", {}, {}}, {"heat map: time, bytes, memory", {}, {}},
+        {"timeline and mesh picture", {}, {}}};
+    std::vector<double> worst;
+    for (int run = 0; run < runs; ++run) {
+        MainWindow window;
+        shardscope::ProblemSpec spec = window.spec();
+        spec.train = train;
+        spec.mesh = "data=4,model=2";
+        window.setSpec(spec);
+        window.setAttribute(Qt::WA_DontShowOnScreen);
+        window.resize(1920, 1080);
+        window.show();
+        QSignalSpy settled(&window, &MainWindow::settled);
+        QSignalSpy failed(&window, &MainWindow::modelFailed);
+        window.openModel(model);
+        while (settled.isEmpty() && failed.isEmpty())
+            settled.wait(600'000);
+        if (!failed.isEmpty()) {
+            std::fprintf(stderr, "shardscope-bench-gui: %s\n",
+                         qUtf8Printable(failed.first().first().toString()));
+            return 1;
+        }
+        auto* editor = window.planEditor();
+        auto* graph = window.graphView();
+        auto* conflicts = window.findChild<shardscope::ui::ConflictPanel*>();
+        auto* breakdown = window.sessionDocks()->breakdown();
+        PanAndSelect hand(window);
+        StallMeter meter;
+        QElapsedTimer clock;
+        auto measure = [&](std::size_t index, auto action, auto done) {
+            meter.start();
+            clock.start();
+            action();
+            if (!waitUntil(done))
+                return false;
+            steps[index].stalls.push_back(meter.stop());
+            steps[index].times.push_back(static_cast<double>(clock.elapsed()));
+            return true;
+        };
+        auto settledNow = [&] { return window.isSettled() && !editor->isEvaluating(); };
+        bool ok = measure(
+            0, [&] { window.openPlan(QStringLiteral("expert:fsdp-tp")); }, settledNow);
+        // The Conflicts dock shown, and every conflict's name sharded on the last axis too, so that each of
+        // its options is priced.
+        const auto& space = window.currentModel()->space();
+        const int last = static_cast<int>(window.currentModel()->mesh().axes.size()) - 1;
+        ok = ok && measure(
+                       1,
+                       [&] {
+                           window.showDock(QStringLiteral("conflicts"));
+                           for (const auto& conflict : space.conflicts)
+                               editor->pin({shardscope::plan::Decision::Target::Group,
+                                            space.name(conflict.name).group.index, last});
+                       },
+                       [&] { return settledNow() && !conflicts->isEvaluating(); });
+        std::size_t priced = 0, options = 0;
+        for (std::size_t c = 0; c < space.conflicts.size(); ++c)
+            for (std::size_t o = 0; o < space.conflicts[c].options.size(); ++o) {
+                ++options;
+                priced += conflicts->model()->optionCost(c, o).has_value() ? 1 : 0;
+            }
+        ok = ok && measure(
+                       2,
+                       [&] {
+                           for (std::size_t c = 0; c < space.conflicts.size(); ++c)
+                               if (const auto best = conflicts->model()->bestOption(c)) {
+                                   conflicts->choose(shardscope::ui::conflictChoice(space, c, *best));
+                                   return;
+                               }
+                       },
+                       [&] { return settledNow() && !conflicts->isEvaluating(); });
+        ok = ok && measure(
+                       3, [&] { window.showDock(QStringLiteral("breakdown:memory")); },
+                       [&] { return settledNow() && !breakdown->isComputing(); });
+        ok = ok && measure(
+                       4, [&] { window.showDock(QStringLiteral("breakdown:time")); },
+                       [&] { return settledNow() && !breakdown->isComputing(); });
+        ok = ok && measure(
+                       5,
+                       [&] {
+                           for (auto metric :
+                                {shardscope::ui::HeatMetric::Time, shardscope::ui::HeatMetric::Communication,
+                                 shardscope::ui::HeatMetric::Memory}) {
+                               graph->setHeatMetric(metric);
+                               QApplication::processEvents(QEventLoop::AllEvents, 20);
+                           }
+                       },
+                       settledNow);
+        ok = ok && measure(
+                       6,
+                       [&] {
+                           window.showDock(QStringLiteral("timeline"));
+                           QApplication::processEvents(QEventLoop::AllEvents, 20);
+                           window.showDock(QStringLiteral("problemDock"));
+                       },
+                       settledNow);
+        if (!ok) {
+            std::fprintf(stderr, "shardscope-bench-gui: a step did not finish in 10 minutes\n");
+            return 1;
+        }
+        double runWorst = 0;
+        std::printf("run %d (%d user actions, %zu of %zu conflict options priced):", run + 1, hand.steps(),
+                    priced, options);
+        for (const Step& step : steps) {
+            runWorst = std::max(runWorst, step.stalls.back());
+            std::printf(" %.1f", step.stalls.back());
+        }
+        worst.push_back(runWorst);
+        std::printf(" ms; worst %.1f ms\n", runWorst);
+        std::fflush(stdout);
+    }
+    std::printf("\n%s%s: exploring while panning and selecting every 40 ms, median of %d runs\n",
+                qUtf8Printable(model), train ? " (training step)" : "", runs);
+    std::printf("  %-32s %10s %16s\n", "step", "time", "worst UI stall");
+    for (const Step& step : steps)
+        std::printf("  %-32s %7.0f ms %13.1f ms\n", step.what, median(step.times), median(step.stalls));
+    std::printf("  %-32s %10s %13.1f ms\n", "all steps", "", median(worst));
+    return median(worst) < 100 ? 0 : 3;
+}
+
 }  // namespace
 
 int main(int argc, char* argv[]) {
@@ -136,6 +319,8 @@ int main(int argc, char* argv[]) {
     QStringList args = QApplication::arguments();
     if (args.removeAll(QStringLiteral("--search")) > 0)
         return benchSearch(args);
+    if (args.removeAll(QStringLiteral("--explore")) > 0)
+        return benchExplore(args);
     const bool train = args.removeAll(QStringLiteral("--train")) > 0;
     const bool collapsedOnly = args.removeAll(QStringLiteral("--collapsed")) > 0;
     const QString model =

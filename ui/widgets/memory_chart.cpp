@@ -156,6 +156,8 @@ void MemoryChart::setCurves(std::vector<MemoryCurve> curves, std::size_t opCount
         highest = std::max(highest, capacity);
     axis_ = memoryAxis(highest);
     hoverOp_ = -1;
+    legend_ = makeLegend();
+    areaSize_ = QSize();
     update();
 }
 
@@ -163,7 +165,7 @@ void MemoryChart::setOpText(std::function<QString(std::size_t)> text) {
     opText_ = std::move(text);
 }
 
-std::vector<MemoryChart::LegendEntry> MemoryChart::legend() const {
+std::vector<MemoryChart::LegendEntry> MemoryChart::makeLegend() const {
     std::vector<LegendEntry> out;
     if (isStacked()) {
         for (int c = 0; c < kMemoryCategories; ++c) {
@@ -205,6 +207,8 @@ std::vector<QRectF> MemoryChart::legendRects(double* bottom) const {
 }
 
 QRectF MemoryChart::plotArea() const {
+    if (areaSize_.isValid() && areaSize_ == size())
+        return area_;
     const QFontMetricsF metrics(font());
     double top = 0;
     legendRects(&top);
@@ -214,7 +218,9 @@ QRectF MemoryChart::plotArea() const {
             widest = axis_.label(t);
     const double left = metrics.horizontalAdvance(widest) + 14;
     const double bottom = metrics.height() * 2 + 6;
-    return QRectF(left, top, std::max(10.0, width() - left - 12), std::max(10.0, height() - top - bottom));
+    area_ = QRectF(left, top, std::max(10.0, width() - left - 12), std::max(10.0, height() - top - bottom));
+    areaSize_ = size();
+    return area_;
 }
 
 double MemoryChart::xOf(double op) const {
@@ -548,6 +554,12 @@ void MemoryChart::mouseMoveEvent(QMouseEvent* event) {
     }
     QToolTip::showText(event->globalPosition().toPoint(), tip, this);
     update();
+}
+
+void MemoryChart::changeEvent(QEvent* event) {
+    if (event->type() == QEvent::FontChange)
+        areaSize_ = QSize();
+    QWidget::changeEvent(event);
 }
 
 void MemoryChart::leaveEvent(QEvent*) {

@@ -97,6 +97,7 @@ protected:
     void paintEvent(QPaintEvent* event) override;
     void mouseMoveEvent(QMouseEvent* event) override;
     void leaveEvent(QEvent* event) override;
+    void changeEvent(QEvent* event) override;
 
 private:
     struct LegendEntry {
@@ -104,7 +105,9 @@ private:
         QString name;
         bool dashed = false;
     };
-    std::vector<LegendEntry> legend() const;
+    // The legend of the curves (computed once per setCurves: it scans every sample).
+    const std::vector<LegendEntry>& legend() const { return legend_; }
+    std::vector<LegendEntry> makeLegend() const;
     // The legend's entries' rectangles, wrapped to the width; their bottom is the plot's top margin.
     std::vector<QRectF> legendRects(double* bottom = nullptr) const;
     // The value of `values` at op `op` (the newest sample at or before it).
@@ -119,6 +122,10 @@ private:
     MemoryAxis axis_;
     std::function<QString(std::size_t)> opText_;
     long hoverOp_ = -1;
+    std::vector<LegendEntry> legend_;
+    // plotArea() for the size and font it was computed at (xOf and yOf ask for it at every point drawn).
+    mutable QRectF area_;
+    mutable QSize areaSize_;
 };
 
 }  // namespace shardscope::ui

@@ -27,12 +27,27 @@ ModuleTimeChart::ModuleTimeChart(QWidget* parent) : QWidget(parent) {
 void ModuleTimeChart::setBars(std::vector<ModuleTimeBar> bars, double stepTime) {
     bars_ = std::move(bars);
     stepTime_ = stepTime;
+    layoutSize_ = QSize();
     setMinimumHeight(sizeHint().height());  // a scroll area around it scrolls rather than squeezes
     updateGeometry();
     update();
 }
 
 ModuleTimeChart::Layout ModuleTimeChart::layout() const {
+    if (!layoutSize_.isValid() || layoutSize_ != size()) {
+        layout_ = computeLayout();
+        layoutSize_ = size();
+    }
+    return layout_;
+}
+
+void ModuleTimeChart::changeEvent(QEvent* event) {
+    if (event->type() == QEvent::FontChange)
+        layoutSize_ = QSize();
+    QWidget::changeEvent(event);
+}
+
+ModuleTimeChart::Layout ModuleTimeChart::computeLayout() const {
     const QFontMetricsF metrics(font());
     Layout l;
     l.row = metrics.height() + 6;

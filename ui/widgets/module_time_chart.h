@@ -40,6 +40,7 @@ signals:
 
 protected:
     void paintEvent(QPaintEvent* event) override;
+    void changeEvent(QEvent* event) override;
     void mousePressEvent(QMouseEvent* event) override;
     void mouseMoveEvent(QMouseEvent* event) override;
 
@@ -47,11 +48,15 @@ private:
     struct Layout {
         double labelWidth = 0, barLeft = 0, barWidth = 0, top = 0, row = 0, scale = 0;
     };
+    // The layout for the widget's size, computed once per size, font and bars (it measures every label).
     Layout layout() const;
+    Layout computeLayout() const;
     QString valueText(const ModuleTimeBar& bar) const;
 
     std::vector<ModuleTimeBar> bars_;
     double stepTime_ = 0;
+    mutable Layout layout_;
+    mutable QSize layoutSize_;
 };
 
 }  // namespace shardscope::ui
