@@ -6,6 +6,7 @@
 #include <cmath>
 #include <utility>
 
+#include <QEvent>
 #include <QHeaderView>
 #include <QItemSelectionModel>
 #include <QLabel>
@@ -15,6 +16,7 @@
 #include <QSplitter>
 #include <QStyle>
 #include <QTextBrowser>
+#include <QTimer>
 #include <QTreeView>
 #include <QVBoxLayout>
 
@@ -206,12 +208,14 @@ ConflictPanel::ConflictPanel(PlanEditor* editor, QWidget* parent)
     view_->setUniformRowHeights(true);
     view_->setTextElideMode(Qt::ElideRight);
     view_->setAllColumnsShowFocus(true);
-    // The label takes what the numbers leave; the numbers are as wide as they need.
+    // The label takes what the numbers leave; the numbers are as wide as they need (measured once per batch
+    // of updates: QHeaderView::ResizeToContents measured every row on each of the many updates the options'
+    // costs make, and stalled the window on large models).
     QHeaderView* header = view_->header();
     header->setStretchLastSection(false);
     header->setSectionResizeMode(ConflictModel::LabelColumn, QHeaderView::Stretch);
     for (int column = ConflictModel::StepTimeColumn; column < ConflictModel::ColumnCount; ++column)
-        header->setSectionResizeMode(column, QHeaderView::ResizeToContents);
+        header->setSectionResizeMode(column, QHeaderView::Interactive);
     header->setMinimumSectionSize(fontMetrics().horizontalAdvance(QStringLiteral("Sites")) + 12);
     // The numbers never squeeze the labels out: the list is at least as wide as both need.
     // (Queued: the header resizes its sections one after another, and the last one counts.)
@@ -222,6 +226,10 @@ ConflictPanel::ConflictPanel(PlanEditor* editor, QWidget* parent)
                 fitColumns();
         },
         Qt::QueuedConnection);
+    connect(model_, &QAbstractItemModel::dataChanged, this, &ConflictPanel::scheduleSizing);
+    connect(model_, &QAbstractItemModel::modelReset, this, &ConflictPanel::scheduleSizing);
+    connect(view_, &QTreeView::expanded, this, &ConflictPanel::scheduleSizing);
+    sizeNumberColumns();
     fitColumns();
 
     diagram_->setObjectName(QStringLiteral("conflictDiagram"));
@@ -295,6 +303,53 @@ ConflictPanel::ConflictPanel(PlanEditor* editor, QWidget* parent)
 int ConflictPanel::minimumLabelWidth() const {
     // Three levels of indentation, a colour swatch and about eighteen characters.
     return view_->indentation() * 3 + view_->iconSize().width() + fontMetrics().averageCharWidth() * 18;
+}
+
+void ConflictPanel::sizeNumberColumns() {
+    sizingPending_ = false;
+    // As wide as the widest text of the column among the rows in sight, as QHeaderView::ResizeToContents
+    // would, but measured once per batch of updates.
+    const QFont plain = view_->font();
+    QFont bold = plain;
+    bold.setBold(true);
+    const QFontMetrics plainMetrics(plain), boldMetrics(bold);
+    const int padding = 2 * view_->style()->pixelMetric(QStyle::PM_FocusFrameHMargin, nullptr, view_) + 8;
+    int widths[ConflictModel::ColumnCount] = {};
+    for (int column = ConflictModel::StepTimeColumn; column < ConflictModel::ColumnCount; ++column)
+        widths[column] =
+            plainMetrics.horizontalAdvance(model_->headerData(column, Qt::Horizontal).toString());
+    int rows = 0;
+    const auto measure = [&](const auto& self, const QModelIndex& parent) -> void {
+        for (int row = 0; row < model_->rowCount(parent) && rows < 2000; ++row, ++rows) {
+            const QModelIndex index = model_->index(row, 0, parent);
+            for (int column = ConflictModel::StepTimeColumn; column < ConflictModel::ColumnCount; ++column) {
+                const QModelIndex cell = index.siblingAtColumn(column);
+                const QVariant font = cell.data(Qt::FontRole);
+                const bool isBold = font.isValid() && font.value<QFont>().bold();
+                const QFontMetrics& metrics = isBold ? boldMetrics : plainMetrics;
+                widths[column] = std::max(widths[column], metrics.horizontalAdvance(cell.data().toString()));
+            }
+            if (parent == QModelIndex() || view_->isExpanded(index))
+                self(self, index);
+        }
+    };
+    measure(measure, QModelIndex());
+    QHeaderView* header = view_->header();
+    for (int column = ConflictModel::StepTimeColumn; column < ConflictModel::ColumnCount; ++column)
+        header->resizeSection(column, std::max(header->minimumSectionSize(), widths[column] + padding));
+}
+
+void ConflictPanel::scheduleSizing() {
+    if (!std::exchange(sizingPending_, true))
+        QTimer::singleShot(0, this, &ConflictPanel::sizeNumberColumns);
+}
+
+void ConflictPanel::changeEvent(QEvent* event) {
+    QWidget::changeEvent(event);
+    if (event->type() == QEvent::FontChange) {
+        sizeNumberColumns();
+        fitColumns();
+    }
 }
 
 void ConflictPanel::fitColumns() {

@@ -75,6 +75,7 @@ signals:
 protected:
     void showEvent(QShowEvent* event) override;
     void hideEvent(QHideEvent* event) override;
+    void changeEvent(QEvent* event) override;
 
 private:
     struct Pending {
@@ -84,6 +85,8 @@ private:
     };
 
     void selected(const QModelIndex& index);
+    void sizeNumberColumns();
+    void scheduleSizing();
     void fitColumns();
     void explain();
     void showEffect(const PlanState* afterState);
@@ -96,6 +99,7 @@ private:
     QLabel* effect_;
     std::optional<std::size_t> conflict_, site_, option_;  // what the explanation shows
     std::optional<Pending> pending_;
+    bool sizingPending_ = false;
 };
 
 }  // namespace shardscope::ui
