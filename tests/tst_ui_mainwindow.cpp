@@ -44,6 +44,7 @@
 #include "widgets/fixed_pitch_font.h"
 #include "widgets/graph_view.h"
 #include "widgets/main_window.h"
+#include "widgets/model_text_view.h"
 #include "widgets/search_panel.h"
 #include "widgets/session_docks.h"
 
@@ -86,6 +87,38 @@ private slots:
         QCoreApplication::setApplicationName(QStringLiteral("tst_ui_mainwindow"));
     }
 
+    // A large model's text arrives a slice per turn of the event loop once the view is shown (the window
+    // never waits for it), whole and in order; a new text replaces one still arriving.
+    void modelTextArrivesInSlices() {
+        QString text;
+        for (int line = 0; text.size() < 5 * ModelTextView::kSliceBytes; ++line)
+            text += QStringLiteral("  %%%1 = stablehlo.add %%%2, %%%2 : tensor<8x128xf32>\n")
+                        .arg(line + 1)
+                        .arg(line);
+        ModelTextView view;
+        QSignalSpy loaded(&view, &ModelTextView::loaded);
+        // Out of sight, it waits to come into sight.
+        view.showText(text);
+        QVERIFY(view.isLoading() && !view.isArriving());
+        QTest::qWait(20);
+        QVERIFY(view.toPlainText().isEmpty());
+        view.setInView(true);
+        QVERIFY(view.isArriving());
+        view.showText(QStringLiteral("first\n").repeated(200'000));
+        QVERIFY(view.isLoading());
+        view.showText(text);
+        QVERIFY(view.isLoading());
+        QVERIFY(view.toPlainText().size() < text.size());  // only the first slice so far
+        QVERIFY(view.toPlainText().size() >= ModelTextView::kSliceBytes / 2);
+        QVERIFY(loaded.wait(10'000));
+        QVERIFY(!view.isLoading());
+        QCOMPARE(loaded.size(), 1);
+        QCOMPARE(view.toPlainText(), text);
+        view.showText(QString());
+        QVERIFY(!view.isLoading());
+        QVERIFY(view.toPlainText().isEmpty());
+    }
+
     void showsTheDemo() {
         MainWindow window;
         window.show();
@@ -105,8 +138,11 @@ private slots:
         // Labels added to a visible panel show from the event loop.
         QTRY_VERIFY2(anyLabelContains(*summary, parameters), qUtf8Printable(parameters));
 
-        const auto* text = window.findChild<QPlainTextEdit*>(QStringLiteral("stableHloView"));
+        const auto* text = window.findChild<ModelTextView*>(QStringLiteral("stableHloView"));
         QVERIFY(text);
+        // The text fills while its tab is in front.
+        QVERIFY(window.showDock(QStringLiteral("stableHloDock")));
+        QTRY_VERIFY(!text->isLoading());
         QCOMPARE(text->toPlainText(), model->stableHlo);
         QVERIFY(text->isReadOnly());
         // Fixed-pitch as it resolves here, measured: not the family's name nor fontconfig's word for it (the

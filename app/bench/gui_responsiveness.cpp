@@ -11,8 +11,9 @@
 //   selects names every 40 ms (default zoo:demo); the worst stall over the search is reported
 //   shardscope-bench-gui --explore [MODEL] [RUNS] [--train]: the explorer's background work while the user
 //   pans and selects every 40 ms: start from an expert plan, price the conflicts' options, choose the best,
-//   the Breakdown's memory and time pictures, the heat maps, the timeline and the mesh picture; the worst
-//   stall of each step is reported (default: the largest shared model)
+//   the Breakdown's memory and time pictures, the heat maps, the timeline, the mesh picture and the model's
+//   text, on data=4,model=2 with every conflict's name also sharded on model; the worst stall of each step is
+//   reported (default: the largest shared model)
 // (default: the largest shared model, 5 runs, forward pass; --collapsed skips expanding every module, which
 // Graphviz cannot lay out in minutes for training steps of 10k+ ops)
 #include <algorithm>
@@ -33,12 +34,14 @@
 #include "core/plan_editor.h"
 #include "core/search_runner.h"
 #include "widgets/conflict_panel.h"
+#include "widgets/model_text_view.h"
 #include "widgets/plan_breakdown_view.h"
 #include "widgets/search_panel.h"
 #include "widgets/session_docks.h"
 
 #include "widgets/graph_view.h"
 #include "widgets/main_window.h"
+#include "widgets/model_text_view.h"
 
 namespace {
 
@@ -190,7 +193,7 @@ int benchExplore(QStringList args) {
         {"start from fsdp-tp", {}, {}},         {"shard conflicts, price options", {}, {}},
         {"choose the best option", {}, {}},     {"Breakdown: memory by category", {}, {}},
         {"Breakdown: time per module", {}, {}}, {"heat map: time, bytes, memory", {}, {}},
-        {"timeline and mesh picture", {}, {}}};
+        {"timeline and mesh picture", {}, {}},  {"StableHLO text", {}, {}}};
     std::vector<double> worst;
     for (int run = 0; run < runs; ++run) {
         MainWindow window;
@@ -285,6 +288,11 @@ int benchExplore(QStringList args) {
                            window.showDock(QStringLiteral("problemDock"));
                        },
                        settledNow);
+        auto* text = window.findChild<shardscope::ui::ModelTextView*>();
+        ok = ok && text &&
+             measure(
+                 7, [&] { window.showDock(QStringLiteral("stableHloDock")); },
+                 [&] { return settledNow() && !text->isLoading(); });
         if (!ok) {
             std::fprintf(stderr, "shardscope-bench-gui: a step did not finish in 10 minutes\n");
             return 1;

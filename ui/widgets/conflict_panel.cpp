@@ -362,14 +362,8 @@ void ConflictPanel::fitColumns() {
     view_->setMinimumWidth(minimumLabelWidth() + numbers + chrome);
 }
 
-void ConflictPanel::showEvent(QShowEvent* event) {
-    QWidget::showEvent(event);
-    model_->setActive(true);
-}
-
-void ConflictPanel::hideEvent(QHideEvent* event) {
-    QWidget::hideEvent(event);
-    model_->setActive(false);
+void ConflictPanel::setInView(bool inView) {
+    model_->setActive(inView);
 }
 
 QString ConflictPanel::effectText() const {

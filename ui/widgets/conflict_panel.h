@@ -61,6 +61,9 @@ public:
     // The width the conflicts' labels keep however narrow the dock is made.
     int minimumLabelWidth() const;
     // Whether the options' costs are being evaluated (only while the panel is shown).
+    // Whether the panel is in sight (its dock shown and in front of its tabs: Qt keeps a dock tabbed behind
+    // another visible). The options are priced only while it is.
+    void setInView(bool inView);
     bool isEvaluating() const { return model_->isEvaluating(); }
 
 signals:
@@ -73,8 +76,6 @@ signals:
     void evaluatingChanged(bool evaluating);
 
 protected:
-    void showEvent(QShowEvent* event) override;
-    void hideEvent(QHideEvent* event) override;
     void changeEvent(QEvent* event) override;
 
 private:

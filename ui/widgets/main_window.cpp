@@ -57,6 +57,7 @@
 #include "widgets/fixed_pitch_font.h"
 #include "widgets/glossary_dialog.h"
 #include "widgets/graph_view.h"
+#include "widgets/model_text_view.h"
 #include "widgets/pipeline_view.h"
 #include "widgets/plan_breakdown_view.h"
 #include "widgets/problem_editor.h"
@@ -144,7 +145,7 @@ MainWindow::MainWindow(QWidget* parent)
       timeline_(new TimelineView(this)),
       pipeline_(new PipelineView(editor_, this)),
       details_(new QTextBrowser(this)),
-      stableHlo_(new QPlainTextEdit(this)),
+      stableHlo_(new ModelTextView(this)),
       problemEditor_(new ProblemEditor(this)),
       nameView_(makeTreeView(names_, true, this)),
       conflictPanel_(new ConflictPanel(editor_, this)),
@@ -292,9 +293,6 @@ MainWindow::MainWindow(QWidget* parent)
     setCentralWidget(centre);
 
     stableHlo_->setObjectName(QStringLiteral("stableHloView"));
-    stableHlo_->setReadOnly(true);
-    stableHlo_->setLineWrapMode(QPlainTextEdit::NoWrap);
-    stableHlo_->setFont(fixedPitchFont());
     stableHlo_->setPlaceholderText(tr("The model's StableHLO appears here once it is loaded."));
     details_->setObjectName(QStringLiteral("detailsView"));
     details_->setOpenLinks(false);
@@ -321,6 +319,9 @@ MainWindow::MainWindow(QWidget* parent)
     parameterView_->horizontalHeader()->setSectionResizeMode(ParameterModel::NameColumn,
                                                              QHeaderView::Stretch);
     opCountView_->horizontalHeader()->setSectionResizeMode(OpCountModel::KindColumn, QHeaderView::Stretch);
+    // Columns fit the first rows' contents when a model opens (a training step has hundreds of parameter and
+    // optimizer-state rows; measuring every one held up the window).
+    parameterView_->horizontalHeader()->setResizeContentsPrecision(64);
     nameView_->sortByColumn(NameModel::BytesColumn, Qt::DescendingOrder);
     for (int column = 1; column < NameModel::ColumnCount; ++column)
         nameView_->header()->setSectionResizeMode(column, QHeaderView::ResizeToContents);
@@ -381,6 +382,10 @@ MainWindow::MainWindow(QWidget* parent)
         addPanel(tr("Parameters"), QStringLiteral("parametersDock"), parameterView_, Qt::LeftDockWidgetArea);
     auto* opKindsDock =
         addPanel(tr("Op kinds"), QStringLiteral("opKindsDock"), opCountView_, Qt::LeftDockWidgetArea);
+    // The panels whose contents cost work to fill (priced options, megabytes of text) fill only while in
+    // sight.
+    connect(conflictsDock, &QDockWidget::visibilityChanged, conflictPanel_, &ConflictPanel::setInView);
+    connect(hloDock, &QDockWidget::visibilityChanged, stableHlo_, &ModelTextView::setInView);
     tabifyDockWidget(namesDock, conflictsDock);
     tabifyDockWidget(planDock, problemDock);
     tabifyDockWidget(detailsDock, timelineDock);
@@ -447,6 +452,7 @@ MainWindow::MainWindow(QWidget* parent)
     connect(problemEditor_, &ProblemEditor::applied, this, &MainWindow::applySpec);
     // A screenshot of the Breakdown dock waits for its pictures.
     connect(session_->breakdown(), &PlanBreakdownView::computingEnded, this, &MainWindow::checkSettled);
+    connect(stableHlo_, &ModelTextView::loaded, this, &MainWindow::checkSettled);
 
     connect(graph_, &GraphView::layoutStarted, this, [this] {
         showBusy();
@@ -746,7 +752,7 @@ void MainWindow::showModel(std::shared_ptr<const ProblemView> model) {
     setWindowTitle(tr("%1 – Shardscope").arg(current_->displayName));
     spec_ = current_->problem->spec;
     problemEditor_->setSpec(spec_);
-    stableHlo_->setPlainText(current_->stableHlo);
+    stableHlo_->showText(current_->stableHlo);
     summary_->showModel(*current_);
     parameters_->setProblem(current_);
     opCounts_->setProblem(current_);
@@ -883,7 +889,7 @@ void MainWindow::showBusy() {
 bool MainWindow::isSettled() const {
     // The conflicts' options are evaluated only while their panel is shown, the breakdown only while it is.
     return current_ && !loader_->isBusy() && !editor_->isEvaluating() && !graph_->isLayoutBusy() &&
-           !conflictPanel_->isEvaluating() && !session_->breakdownPending();
+           !conflictPanel_->isEvaluating() && !session_->breakdownPending() && !stableHlo_->isArriving();
 }
 
 void MainWindow::checkSettled() {

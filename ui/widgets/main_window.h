@@ -29,6 +29,7 @@ namespace shardscope::ui {
 
 class ConflictPanel;
 class GlossaryDialog;
+class ModelTextView;
 class CostPanel;
 class DecisionModel;
 class GraphView;
@@ -178,7 +179,7 @@ private:
     TimelineView* timeline_;
     PipelineView* pipeline_;
     QTextBrowser* details_;
-    QPlainTextEdit* stableHlo_;
+    ModelTextView* stableHlo_;
     ProblemEditor* problemEditor_;
     QTreeView* nameView_;
     ConflictPanel* conflictPanel_;

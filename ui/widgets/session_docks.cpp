@@ -198,7 +198,9 @@ SessionDocks::SessionDocks(QMainWindow* window, PlanEditor* editor, GraphView* g
         if (!editor_->isPreviewing())
             followBreakdown();
     });
+    // In sight: shown and in front of its tabs (Qt keeps a dock tabbed behind another visible).
     connect(breakdownDock_, &QDockWidget::visibilityChanged, this, [this](bool visible) {
+        breakdownInView_ = visible;
         if (visible)
             followBreakdown();
     });
@@ -279,7 +281,7 @@ QString SessionDocks::workspacePath() const {
 }
 
 bool SessionDocks::breakdownPending() const {
-    return breakdownDock_->isVisible() && breakdown_->isComputing();
+    return breakdownInView_ && breakdown_->isComputing();
 }
 
 void SessionDocks::setProblem(std::shared_ptr<const ProblemView> problem) {
@@ -321,7 +323,7 @@ void SessionDocks::followBreakdown() {
         return;
     // Computing a breakdown walks the whole step: only for a dock the user looks at (it catches up when its
     // tab comes to the front).
-    if (!breakdown_->isVisible())
+    if (!breakdownInView_)
         return;
     breakdownPlan_ = plan;
     breakdownCaption_ = caption;

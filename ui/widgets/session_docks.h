@@ -131,6 +131,7 @@ private:
     std::shared_ptr<const PlanBreakdown> compareCurves_[2];
     QString compareNames_[2];
     plan::Plan comparedPlans_[2];
+    bool breakdownInView_ = false;  // the Breakdown dock is shown and in front of its tabs
 };
 
 }  // namespace shardscope::ui
