@@ -7,6 +7,7 @@
 #include <map>
 #include <random>
 #include <set>
+#include <tuple>
 
 #include "test_support.h"
 
@@ -432,6 +433,56 @@ private slots:
         plan.remat.clear();
         QCOMPARE(e.evaluate(plan).peakMemory, none.peakMemory);
         QCOMPARE(e.evaluate(plan).stepTime, none.stepTime);
+    }
+
+    // docs/cost-model.md "Schedule": the collectives a rematerialized block runs again belong to its
+    // recompute in the backward pass. None starts before the forward pass ends, the block's first backward op
+    // (where the recompute is charged) waits for each, and the step takes no less time than without remat.
+    void rematRerunCollectivesRunInTheBackward() {
+        Problem p("gpt:layers=4,d_model=256,heads=4,seq=256,batch=8,vocab=512,dtype=bf16", "data=2,model=4");
+        for (const char* id : {"fsdp-tp", "megatron"}) {
+            Plan plan = p.expert(id);
+            const auto none = cost::evaluate(*p.model, plan);
+            plan.remat = {{"layers.*", Remat::Full}};
+            const auto full = cost::evaluate(*p.model, plan);
+            // Remat changes no sharding: the collectives run again are those the step without remat lacks.
+            using Key = std::tuple<int, std::uint32_t, double, std::uint32_t, std::uint32_t>;
+            auto key = [](const cost::Collective& c) {
+                return Key{static_cast<int>(c.kind), c.axes, c.bytes, c.op.index, c.value.index};
+            };
+            std::multiset<Key> once;
+            for (const auto& c : none.collectives)
+                once.insert(key(c));
+            double forwardEnd = 0;
+            for (std::size_t i = 0; i < p.step.forwardOps; ++i)
+                if (full.opComputeTime[i] > 0)
+                    forwardEnd = std::max(forwardEnd, full.opStart[i] + full.opComputeTime[i]);
+            std::size_t again = 0, reductions = 0;
+            for (std::size_t j = 0; j < full.collectives.size(); ++j) {
+                const auto& c = full.collectives[j];
+                if (const auto it = once.find(key(c)); it != once.end()) {
+                    once.erase(it);
+                    continue;
+                }
+                ++again;
+                reductions += c.kind == CollectiveKind::AllReduce;
+                const std::size_t at = p.bodyIndex(c.op);
+                const std::string where =
+                    std::string(id) + "+full: " + std::string(cost::toString(c.kind)) + " run again for op " +
+                    std::to_string(at) + " at " + std::to_string(full.collectiveStart[j] * 1e3) +
+                    " ms, forward ends at " + std::to_string(forwardEnd * 1e3) + " ms, the op starts at " +
+                    std::to_string(full.opStart[at] * 1e3) + " ms";
+                QVERIFY2(at >= p.step.forwardOps, where.c_str());
+                QVERIFY2(full.collectiveStart[j] >= forwardEnd * (1 - 1e-12), where.c_str());
+                QVERIFY2(full.opComputeTime[at] > 0, where.c_str());
+                QVERIFY2(full.opStart[at] >= full.collectiveEnd[j] * (1 - 1e-12), where.c_str());
+            }
+            QVERIFY(once.empty());  // nothing of the step without remat is left out
+            qInfo("%s+full: %zu collectives run again (%zu all-reduces), step %.3f ms (none %.3f ms)", id,
+                  again, reductions, full.stepTime * 1e3, none.stepTime * 1e3);
+            QVERIFY(reductions > 0);  // tensor parallelism's all-reduces of the recomputed layers
+            QVERIFY(full.stepTime >= none.stepTime);
+        }
     }
 
     // Data parallelism on the GPT: one gradient all-reduce per parameter, nothing in the forward pass.

@@ -1019,6 +1019,8 @@ struct Evaluator::State {
     std::vector<std::int32_t> keptUntil;  // per value: a block's recompute needs it until then (-1: no)
     std::vector<double> kernelTime;       // per kernel, of the last sweep
     std::vector<Collective> recomputed;   // collectives of recomputed ops, run again
+    std::vector<char> isRerun;            // per collective of the evaluation: a recomputed op's, run again
+    std::vector<std::int32_t> collectiveOrder;
     // The step's schedule, rebuilt per evaluation in reused buffers.
     ScheduleSimulator simulator;
     Step step;
@@ -1536,15 +1538,29 @@ struct Evaluator::State {
                     recomputed.push_back(again);
                 }
         }
+        isRerun.assign(e.collectives.size(), 0);
         if (!recomputed.empty()) {
             // In program order: a recomputed collective runs where its block's backward begins.
             for (const auto& c : recomputed)
                 e.collectiveTime += c.time;
+            const std::size_t first = e.collectives.size();
             e.collectives.insert(e.collectives.end(), recomputed.begin(), recomputed.end());
-            std::stable_sort(e.collectives.begin(), e.collectives.end(),
-                             [&](const Collective& a, const Collective& b) {
-                                 return d->bodyIndexOf[a.op.index] < d->bodyIndexOf[b.op.index];
+            isRerun.resize(e.collectives.size(), 1);
+            collectiveOrder.resize(e.collectives.size());
+            for (std::size_t j = 0; j < collectiveOrder.size(); ++j)
+                collectiveOrder[j] = static_cast<std::int32_t>(j);
+            std::stable_sort(collectiveOrder.begin(), collectiveOrder.end(),
+                             [&](std::int32_t a, std::int32_t b) {
+                                 return d->bodyIndexOf[e.collectives[static_cast<std::size_t>(a)].op.index] <
+                                        d->bodyIndexOf[e.collectives[static_cast<std::size_t>(b)].op.index];
                              });
+            recomputed.clear();
+            for (std::int32_t j : collectiveOrder)
+                recomputed.push_back(e.collectives[static_cast<std::size_t>(j)]);
+            e.collectives.swap(recomputed);
+            recomputed.clear();
+            for (std::size_t j = 0; j < collectiveOrder.size(); ++j)
+                isRerun[j] = static_cast<std::size_t>(collectiveOrder[j]) >= first ? 1 : 0;
         }
         simulate();
         memory();
@@ -1602,6 +1618,13 @@ struct Evaluator::State {
                 // where the step first reads the parameter.
                 t.readyAfter = -1;
                 consumer = d->nextStepUse[col.value.index];
+            } else if (isRerun[j] && !(p < 0 || d->argumentSlice[col.value.index])) {
+                // A collective of a rematerialized op, run again by its block's recompute: its input exists
+                // again only once the recompute has started (the kernel before the block's first backward op,
+                // which the recompute is charged to, has ended), and that op waits for it.
+                const std::int32_t k = i < 0 ? -1 : taskAt[static_cast<std::size_t>(i)];
+                t.readyAfter = k > 0 ? k - 1 : -1;
+                consumer = i;
             } else if (p == i) {  // a reduction of op i's result, needed where the result is first used
                 const std::int32_t ready = d->readyPoint[static_cast<std::size_t>(i)];
                 t.readyAfter = ready < 0 ? -1 : taskAt[static_cast<std::size_t>(ready)];

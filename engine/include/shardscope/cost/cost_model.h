@@ -33,7 +33,8 @@
 // - Rematerialization (Plan::remat, per block of layers): a value the block's policy drops lives in the
 // forward
 //   and again from the block's recompute (its first backward op) to its last use; the values the recompute
-//   reads live until it; the recomputed kernels and their collectives run again there.
+//   reads live until it; the recomputed kernels and their collectives run again there (in the schedule a
+//   recomputed value's collective is ready when that op's kernel may start, and the op waits for it).
 // - The step time is the makespan of a simulated schedule (schedule.h): kernels in program order on one
 // compute
 //   stream, one communication stream per mesh axis (a collective on several axes on its slowest axis's); a
