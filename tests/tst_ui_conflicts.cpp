@@ -30,6 +30,7 @@
 
 using namespace shardscope;
 using namespace shardscope::ui;
+using fixtures::stateOf;
 
 namespace {
 
@@ -49,15 +50,6 @@ ProblemSpec spec() {
 std::shared_ptr<const ProblemView> llama() {
     static const auto view = fixtures::loadView(spec());
     return view;
-}
-
-std::shared_ptr<const PlanState> stateOf(const ProblemView& view, plan::Plan plan,
-                                         std::uint64_t revision = 1) {
-    auto state = std::make_shared<PlanState>();
-    state->revision = revision;
-    state->evaluation = cost::evaluate(*view.problem->costModel, plan);
-    state->plan = std::move(plan);
-    return state;
 }
 
 // The repeated-name conflict (seq) of the model.

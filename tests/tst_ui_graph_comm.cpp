@@ -30,6 +30,8 @@
 
 using namespace shardscope;
 using namespace shardscope::ui;
+using fixtures::expertState;
+using fixtures::stateOf;
 
 namespace {
 
@@ -45,26 +47,6 @@ std::shared_ptr<const ProblemView> load(const std::string& model, bool train = f
 
 QString sharedModel(const char* relative) {
     return QDir(shardscope::testing::sharedDir()).filePath(QString::fromLatin1(relative));
-}
-
-std::shared_ptr<const PlanState> stateOf(const ProblemView& view, plan::Plan plan) {
-    const plan::PlanContext& context = view.problem->costModel->planContext();
-    auto state = std::make_shared<PlanState>();
-    state->revision = 1;
-    state->plan = std::move(plan);
-    state->evaluation = cost::evaluate(*view.problem->costModel, state->plan);
-    const plan::AppliedPlan applied = plan::applyPlan(context, view.mesh(), state->plan);
-    for (std::size_t v = 0; v < view.graph().values.size(); ++v)
-        state->shardings.push_back(
-            applied.sharding(view.space(), ir::ValueId(static_cast<std::uint32_t>(v))));
-    return state;
-}
-
-std::shared_ptr<const PlanState> expertState(const ProblemView& view, const char* expert) {
-    auto plan = plan::expertPlan(expert, view.problem->costModel->planContext(), view.mesh());
-    if (!plan)
-        qFatal("no %s plan: %s", expert, plan.errorMessage().c_str());
-    return stateOf(view, *plan);
 }
 
 // Waits until the picture and its labels are in place.

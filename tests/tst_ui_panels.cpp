@@ -41,6 +41,7 @@
 
 using namespace shardscope;
 using namespace shardscope::ui;
+using fixtures::stateOf;
 
 namespace {
 
@@ -57,15 +58,6 @@ ProblemSpec specOf(const std::string& model, const std::string& meshSpec,
 std::shared_ptr<const ProblemView> demo() {
     static const auto view = fixtures::loadView(specOf("zoo:demo", "data=2,model=4"));
     return view;
-}
-
-std::shared_ptr<const PlanState> stateOf(const ProblemView& view, plan::Plan plan,
-                                         std::uint64_t revision = 1) {
-    auto state = std::make_shared<PlanState>();
-    state->revision = revision;
-    state->evaluation = cost::evaluate(*view.problem->costModel, plan);
-    state->plan = std::move(plan);
-    return state;
 }
 
 plan::Plan expert(const ProblemView& view, const char* id) {

@@ -4,6 +4,7 @@
 // the window gets them).
 #pragma once
 
+#include <cstdint>
 #include <memory>
 
 #include <QFile>
@@ -11,8 +12,11 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include "core/plan_state.h"
 #include "core/problem_loader.h"
 #include "core/problem_view.h"
+#include "shardscope/cost/cost_model.h"
+#include "shardscope/plan/experts.h"
 
 namespace shardscope::ui::fixtures {
 
@@ -25,6 +29,29 @@ inline ViewPtr viewOf(std::unique_ptr<Problem> problem, const QString& name) {
     view->modules = buildModuleTree(view->graph(), view->space());
     view->displayName = name;
     return view;
+}
+
+// `plan` on `view` as the plan editor states it: evaluated, with every value's sharding.
+inline std::shared_ptr<const PlanState> stateOf(const ProblemView& view, plan::Plan plan,
+                                                std::uint64_t revision = 1) {
+    auto state = std::make_shared<PlanState>();
+    state->revision = revision;
+    state->plan = std::move(plan);
+    state->evaluation = cost::evaluate(*view.problem->costModel, state->plan);
+    const plan::AppliedPlan applied =
+        plan::applyPlan(view.problem->costModel->planContext(), view.mesh(), state->plan);
+    for (std::size_t v = 0; v < view.graph().values.size(); ++v)
+        state->shardings.push_back(
+            applied.sharding(view.space(), ir::ValueId(static_cast<std::uint32_t>(v))));
+    return state;
+}
+
+// The state of expert plan `expert` on `view`; an expert that does not apply ends the test program.
+inline std::shared_ptr<const PlanState> expertState(const ProblemView& view, const char* expert) {
+    auto plan = plan::expertPlan(expert, view.problem->costModel->planContext(), view.mesh());
+    if (!plan)
+        qFatal("no %s plan: %s", expert, plan.errorMessage().c_str());
+    return stateOf(view, *plan);
 }
 
 // The problem of `spec`, built on the calling thread; a load error ends the test program.
