@@ -17,6 +17,7 @@
 #include <QImage>
 #include <QLabel>
 #include <QListWidget>
+#include <QMenu>
 #include <QMenuBar>
 #include <QPushButton>
 #include <QSignalSpy>
@@ -506,10 +507,32 @@ private slots:
                 QVERIFY(c < shown.collectives.size());
         }
         QVERIFY(badges > 0);
-        graph->setLegendShown(true);
+        // View ▸ Show the legend and View ▸ Colour nodes by ▸ Time, as the controls over the graph.
+        auto* legendAction = window.findChild<QAction*>(QStringLiteral("legendAction"));
+        QVERIFY(legendAction && !legendAction->isChecked());
+        legendAction->trigger();
         QVERIFY(graph->legendShown());
-        graph->setHeatMetric(HeatMetric::Time);
+        auto* heatMenu = window.findChild<QMenu*>(QStringLiteral("heatMenu"));
+        QVERIFY(heatMenu);
+        const QList<QAction*> metrics = heatMenu->actions();
+        const auto time = std::find_if(metrics.begin(), metrics.end(), [](const QAction* action) {
+            return action->data().toInt() == static_cast<int>(HeatMetric::Time);
+        });
+        QVERIFY(time != metrics.end());
+        (*time)->trigger();
         QCOMPARE(graph->heatMetric(), HeatMetric::Time);
+        auto* colourBy = graph->findChild<QComboBox*>(QStringLiteral("graphHeatMetric"));
+        QVERIFY(colourBy);
+        QCOMPARE(colourBy->currentData().toInt(), static_cast<int>(HeatMetric::Time));
+        colourBy->setCurrentIndex(colourBy->findData(static_cast<int>(HeatMetric::Memory)));
+        QVERIFY(std::find_if(metrics.begin(), metrics.end(),
+                             [](const QAction* action) { return action->isChecked(); }) != metrics.end());
+        QCOMPARE(
+            (*std::find_if(metrics.begin(), metrics.end(), [](const QAction* a) { return a->isChecked(); }))
+                ->data()
+                .toInt(),
+            static_cast<int>(HeatMetric::Memory));
+        (*time)->trigger();
         double hottest = 0;
         for (int node = 0; node < static_cast<int>(graph->projection()->nodes.size()); ++node)
             hottest = std::max(hottest, graph->nodeHeatValue(node));

@@ -1093,6 +1093,7 @@ void GraphView::computeHeat(GraphScene* scene) const {
 }
 
 void GraphView::setHeatMetric(HeatMetric metric) {
+    const bool changed = heat_ != metric;
     heat_ = metric;
     if (const int index = heatCombo_->findData(static_cast<int>(metric));
         index != heatCombo_->currentIndex()) {
@@ -1106,6 +1107,8 @@ void GraphView::setHeatMetric(HeatMetric metric) {
     overview_->setPicture(shownScene()->projection ? shownScene() : nullptr);
     updateOverview();
     updateLegend();
+    if (changed)
+        emit heatMetricChanged(metric);
 }
 
 double GraphView::nodeHeatValue(int node) const {
@@ -1116,12 +1119,15 @@ double GraphView::nodeHeatValue(int node) const {
 }
 
 void GraphView::setLegendShown(bool shown) {
+    const bool changed = legendShown() != shown;
     legend_->setVisible(shown);
     if (legendButton_->isChecked() != shown) {
         const QSignalBlocker blocker(legendButton_);
         legendButton_->setChecked(shown);
     }
     placeControls();
+    if (changed)
+        emit legendShownChanged(shown);
 }
 
 bool GraphView::legendShown() const {

@@ -123,6 +123,10 @@ signals:
     void layoutCancelled();
     // New labels and badges are on the picture (after a layout or a new plan).
     void labelsPlaced();
+    // The heat map's metric or the legend's visibility changed (from the controls over the graph or a
+    // setter).
+    void heatMetricChanged(shardscope::ui::HeatMetric metric);
+    void legendShownChanged(bool shown);
 
 protected:
     void wheelEvent(QWheelEvent* event) override;

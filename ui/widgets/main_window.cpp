@@ -5,6 +5,7 @@
 #include <utility>
 
 #include <QAction>
+#include <QActionGroup>
 #include <QApplication>
 #include <QCloseEvent>
 #include <QComboBox>
@@ -659,6 +660,31 @@ void MainWindow::buildMenus() {
     stages->setChecked(graph_->stageBandsShown());
     stages->setToolTip(tr("With a pipeline, a band on each op's left edge in the colour of its stage"));
     connect(stages, &QAction::toggled, graph_, &GraphView::setStageBandsShown);
+    // The graph's legend and heat map, as the controls over its top-left corner set them.
+    QAction* legend = view->addAction(tr("Show the &legend"));
+    legend->setObjectName(QStringLiteral("legendAction"));
+    legend->setCheckable(true);
+    legend->setChecked(graph_->legendShown());
+    legend->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_L));
+    connect(legend, &QAction::toggled, graph_, &GraphView::setLegendShown);
+    connect(graph_, &GraphView::legendShownChanged, legend, &QAction::setChecked);
+    QMenu* heat = view->addMenu(tr("Colour &nodes by"));
+    heat->setObjectName(QStringLiteral("heatMenu"));
+    auto* heatGroup = new QActionGroup(heat);
+    for (const HeatMetric metric :
+         {HeatMetric::None, HeatMetric::Time, HeatMetric::Communication, HeatMetric::Memory}) {
+        QAction* action = heat->addAction(heatMetricName(metric));
+        action->setCheckable(true);
+        action->setData(static_cast<int>(metric));
+        action->setChecked(graph_->heatMetric() == metric);
+        heatGroup->addAction(action);
+        connect(action, &QAction::triggered, this, [this, metric] { graph_->setHeatMetric(metric); });
+    }
+    connect(graph_, &GraphView::heatMetricChanged, heat, [heat](HeatMetric metric) {
+        for (QAction* action : heat->actions())
+            action->setChecked(action->data().toInt() == static_cast<int>(metric));
+    });
+    view->addSeparator();
     view->addAction(tr("&Expand every module"), graph_, &GraphView::expandAll);
     view->addAction(tr("&Collapse every module"), graph_, &GraphView::collapseAll);
     view->addSeparator();
