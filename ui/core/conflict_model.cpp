@@ -34,6 +34,12 @@ bool same(double a, double b) {
     return std::abs(a - b) <= 1e-9 * std::max({1e-30, std::abs(a), std::abs(b)});
 }
 
+// A count for the Sites column: the number to sort by, the localized text to show.
+QVariant countData(std::size_t count, int role) {
+    return role == SortRole ? QVariant(static_cast<qulonglong>(count))
+                            : QVariant(QLocale().toString(static_cast<qulonglong>(count)));
+}
+
 QString signedText(double value, const QString& magnitude) {
     if (value == 0)
         return QStringLiteral("0");
@@ -706,6 +712,9 @@ QVariant ConflictModel::data(const QModelIndex& index, int role) const {
     const RowKind kind = rowKind(index);
     if (role == RowKindRole)
         return static_cast<int>(kind);
+    // Counts and deltas are right-aligned on every row.
+    if (role == Qt::TextAlignmentRole)
+        return index.column() == LabelColumn ? QVariant() : QVariant(Qt::AlignRight | Qt::AlignVCenter);
     if (kind == RowKind::Kind)
         return kindData(index, role);
     const std::size_t c = *conflictAt(index);
@@ -735,9 +744,6 @@ QVariant ConflictModel::data(const QModelIndex& index, int role) const {
 QVariant ConflictModel::kindData(const QModelIndex& index, int role) const {
     const KindRows& rows = kinds_[static_cast<std::size_t>(index.row())];
     const bool repeated = rows.kind == analysis::ConflictKind::RepeatedName;
-    std::size_t sites = 0;
-    for (const std::size_t c : rows.conflicts)
-        sites += conflict(c).sites.size();
     switch (role) {
         case Qt::ToolTipRole:
             return repeated ? tr("Tensors that carry one name on two of their dimensions: a mesh axis can "
@@ -749,8 +755,6 @@ QVariant ConflictModel::kindData(const QModelIndex& index, int role) const {
             font.setBold(true);
             return font;
         }
-        case Qt::TextAlignmentRole:
-            return index.column() == SitesColumn ? QVariant(Qt::AlignRight | Qt::AlignVCenter) : QVariant();
         case Qt::DisplayRole:
         case SortRole:
             break;
@@ -762,9 +766,12 @@ QVariant ConflictModel::kindData(const QModelIndex& index, int role) const {
             const int n = static_cast<int>(rows.conflicts.size());
             return repeated ? tr("Repeated names (%1)").arg(n) : tr("Cut names (%1)").arg(n);
         }
-        case SitesColumn:
-            return role == SortRole ? QVariant(static_cast<qulonglong>(sites))
-                                    : QVariant(QLocale().toString(static_cast<qulonglong>(sites)));
+        case SitesColumn: {
+            std::size_t sites = 0;
+            for (const std::size_t c : rows.conflicts)
+                sites += conflict(c).sites.size();
+            return countData(sites, role);
+        }
         default:
             return role == SortRole ? QVariant(QString()) : QVariant();
     }
@@ -773,11 +780,12 @@ QVariant ConflictModel::kindData(const QModelIndex& index, int role) const {
 QVariant ConflictModel::costData(std::size_t c, std::optional<std::size_t> option, int column,
                                  int role) const {
     const bool time = column == StepTimeColumn;
+    const std::optional<std::size_t> bestOfConflict = bestOption(c);
     std::optional<OptionCost> cost;
     if (option) {
         cost = optionCost(c, *option);
-    } else if (const auto best = bestOption(c)) {
-        cost = optionCost(c, *best);
+    } else if (bestOfConflict) {
+        cost = optionCost(c, *bestOfConflict);
     } else {
         // Every option known and alike: the conflict changes nothing.
         const auto& costs = costs_[c];
@@ -785,7 +793,7 @@ QVariant ConflictModel::costData(std::size_t c, std::optional<std::size_t> optio
             std::all_of(costs.begin(), costs.end(), [](const auto& k) { return k && !k->failed; }))
             cost = costs.front();
     }
-    const bool best = option && bestOption(c) == option;
+    const bool best = option && bestOfConflict == option;
     switch (role) {
         case Qt::DisplayRole:
             if (!cost)
@@ -800,13 +808,11 @@ QVariant ConflictModel::costData(std::size_t c, std::optional<std::size_t> optio
             return option && cost && !cost->failed ? QVariant(cost->deltaTime) : QVariant();
         case DeltaMemoryRole:
             return option && cost && !cost->failed ? QVariant(cost->deltaMemory) : QVariant();
-        case Qt::TextAlignmentRole:
-            return QVariant(Qt::AlignRight | Qt::AlignVCenter);
         case Qt::ForegroundRole: {
             if (!cost || cost->failed)
                 return {};
             const double delta = time ? cost->deltaTime : cost->deltaMemory;
-            if (!option && !bestOption(c))
+            if (!option && !bestOfConflict)
                 return {};
             if (delta < 0)
                 return QBrush(QColor(0x1b, 0x7f, 0x3a));
@@ -871,8 +877,6 @@ QVariant ConflictModel::conflictData(const QModelIndex& index, std::size_t c, in
                                  "gather there"))
                     .arg(toQString(space().name(conflict.name).label));
             return {};
-        case Qt::TextAlignmentRole:
-            return index.column() == SitesColumn ? QVariant(Qt::AlignRight | Qt::AlignVCenter) : QVariant();
         case Qt::DisplayRole:
         case SortRole:
             break;
@@ -883,9 +887,7 @@ QVariant ConflictModel::conflictData(const QModelIndex& index, std::size_t c, in
         case LabelColumn:
             return toQString(space().name(conflict.name).label);
         case SitesColumn:
-            return role == SortRole
-                       ? QVariant(static_cast<qulonglong>(conflict.sites.size()))
-                       : QVariant(QLocale().toString(static_cast<qulonglong>(conflict.sites.size())));
+            return countData(conflict.sites.size(), role);
         default:
             return {};
     }
@@ -922,8 +924,6 @@ QVariant ConflictModel::optionData(const QModelIndex& index, std::size_t c, int 
             }
             return {};
         }
-        case Qt::TextAlignmentRole:
-            return index.column() == SitesColumn ? QVariant(Qt::AlignRight | Qt::AlignVCenter) : QVariant();
         case Qt::DisplayRole:
         case SortRole:
             break;
@@ -950,8 +950,6 @@ QVariant ConflictModel::siteListData(const QModelIndex& index, std::size_t c, in
     switch (role) {
         case Qt::ToolTipRole:
             return tr("Where the conflict occurs: select a site to show its op in the graph");
-        case Qt::TextAlignmentRole:
-            return index.column() == SitesColumn ? QVariant(Qt::AlignRight | Qt::AlignVCenter) : QVariant();
         case Qt::DisplayRole:
         case SortRole:
             break;
@@ -960,11 +958,9 @@ QVariant ConflictModel::siteListData(const QModelIndex& index, std::size_t c, in
     }
     switch (index.column()) {
         case LabelColumn:
-            return sites == 1 ? tr("1 site")
-                              : tr("%1 sites").arg(QLocale().toString(static_cast<qulonglong>(sites)));
+            return countOf(static_cast<long long>(sites), tr("site"), tr("sites"));
         case SitesColumn:
-            return role == SortRole ? QVariant(static_cast<qulonglong>(sites))
-                                    : QVariant(QLocale().toString(static_cast<qulonglong>(sites)));
+            return countData(sites, role);
         default:
             return role == SortRole ? QVariant(QString()) : QVariant();
     }

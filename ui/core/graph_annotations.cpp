@@ -14,8 +14,8 @@
 #include <QStringList>
 
 #include "core/name_style.h"
+#include "core/plan_breakdown.h"
 #include "core/text.h"
-#include "shardscope/report/model_report.h"
 
 namespace shardscope::ui {
 
@@ -43,22 +43,6 @@ std::vector<int> bodyIndexOf(const ir::Graph& graph) {
     for (std::size_t i = 0; i < graph.body.size(); ++i)
         index[graph.body[i].index] = static_cast<int>(i);
     return index;
-}
-
-QString axesText(const mesh::Mesh& mesh, std::uint32_t axes) {
-    QStringList names;
-    for (std::size_t a = 0; a < mesh.axes.size(); ++a)
-        if (axes & (1u << a))
-            names << toQString(mesh.axes[a].name);
-    return names.join(QLatin1Char(','));
-}
-
-QString bytesText(double bytes) {
-    return toQString(report::formatBytes(bytes));
-}
-
-QString timeText(double seconds) {
-    return toQString(report::formatTime(seconds));
 }
 
 double localBytes(const ir::Graph& graph, const mesh::Mesh& mesh, const PlanState& state, ir::ValueId value) {
@@ -292,10 +276,10 @@ double heatFraction(double value, double maximum) {
 QString heatValueText(HeatMetric metric, double value) {
     switch (metric) {
         case HeatMetric::Time:
-            return timeText(value);
+            return timeLabel(value);
         case HeatMetric::Communication:
         case HeatMetric::Memory:
-            return bytesText(value);
+            return bytesLabel(value);
         case HeatMetric::None:
             break;
     }
@@ -338,7 +322,7 @@ GraphAnnotations annotateGraph(const ProblemView& view, const GraphProjection& p
 
         QStringList tip;
         tip << tr("%1, %2").arg(shardingText(space, mesh, edge.value, type, sharding),
-                                bytesText(static_cast<double>(type.bytes())));
+                                bytesLabel(static_cast<double>(type.bytes())));
         if (edge.valueCount > 1)
             tip << tr("The largest of %1 values between these boxes").arg(edge.valueCount);
 
@@ -360,15 +344,15 @@ GraphAnnotations annotateGraph(const ProblemView& view, const GraphProjection& p
                 if (!op.location.name.empty())
                     cause += QStringLiteral(" (%1)").arg(toQString(op.location.name));
                 tip << tr("  %1 over %2: %3, %4, for %5")
-                           .arg(toQString(cost::toString(collective.kind)), axesText(mesh, collective.axes),
-                                bytesText(collective.bytes), timeText(collective.time), cause);
+                           .arg(toQString(cost::toString(collective.kind)), axesLabel(mesh, collective.axes),
+                                bytesLabel(collective.bytes), timeLabel(collective.time), cause);
             }
             out.maxCollectiveTime = std::max(out.maxCollectiveTime, label.collectiveTime);
             LabelSegment badge;
             badge.kind = LabelSegment::Kind::Badge;
             badge.text = QStringLiteral("%1 %2 · %3 · %4")
-                             .arg(kinds.join(QLatin1Char('+')), axesText(mesh, axes),
-                                  bytesText(label.collectiveBytes), timeText(label.collectiveTime));
+                             .arg(kinds.join(QLatin1Char('+')), axesLabel(mesh, axes),
+                                  bytesLabel(label.collectiveBytes), timeLabel(label.collectiveTime));
             label.segments.push_back(std::move(badge));
         }
         label.toolTip = tip.join(QLatin1Char('\n'));

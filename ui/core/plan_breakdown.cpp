@@ -24,14 +24,6 @@ QString timeText(double seconds) {
     return toQString(report::formatTime(seconds));
 }
 
-QString axesText(const mesh::Mesh& mesh, std::uint32_t axes) {
-    QStringList names;
-    for (std::size_t a = 0; a < mesh.axes.size(); ++a)
-        if ((axes >> a) & 1u)
-            names.append(toQString(mesh.axes[a].name));
-    return names.join(u',');
-}
-
 void appendModules(const ModuleTree& tree, int module, int depth, std::vector<ModuleTime>& out) {
     out.push_back({module, depth, tree.modules[static_cast<std::size_t>(module)].opCount, 0, 0, 0, 0});
     for (int child : tree.modules[static_cast<std::size_t>(module)].children)
@@ -70,6 +62,14 @@ void exposedCommunication(const cost::Evaluation& e, const std::vector<std::size
 }
 
 }  // namespace
+
+QString axesLabel(const mesh::Mesh& mesh, std::uint32_t axes) {
+    QStringList names;
+    for (std::size_t a = 0; a < mesh.axes.size(); ++a)
+        if ((axes >> a) & 1u)
+            names.append(toQString(mesh.axes[a].name));
+    return names.join(u',');
+}
 
 QString bytesLabel(double bytes) {
     return bytesText(bytes);
@@ -113,7 +113,7 @@ PlanBreakdown computeBreakdown(const ProblemView& problem, cost::Evaluator& eval
     for (const cost::Collective& c : e.collectives) {
         BreakdownCollective row;
         row.kind = c.kind;
-        row.axes = axesText(problem.mesh(), c.axes);
+        row.axes = axesLabel(problem.mesh(), c.axes);
         row.bytes = c.bytes;
         row.time = c.time;
         row.bodyIndex = c.op.index < bodyIndexOfOp.size() ? bodyIndexOfOp[c.op.index] : n;
@@ -427,13 +427,8 @@ QVariant PlanTimeModel::data(const QModelIndex& index, int role) const {
         compute = m.compute;
         collectives = m.collectives;
         exposed = m.exposed;
-        // The module's first op in program order: its own or its first submodule's.
-        for (int at = m.module; at >= 0 && bodyIndex < 0;) {
-            const Module& node = problem_->modules.modules[static_cast<std::size_t>(at)];
-            if (!node.ops.empty())
-                bodyIndex = static_cast<qlonglong>(node.ops.front());
-            at = node.children.empty() ? -1 : node.children.front();
-        }
+        // The module's first op in program order (as its bar in the chart finds it).
+        bodyIndex = static_cast<qlonglong>(firstOpOf(problem_->modules, m.module, false));
         if (role == SortRole && index.column() == NameColumn)
             return static_cast<int>(row);  // sorting by name keeps the tree's order
         if (role == Qt::ToolTipRole && index.column() == NameColumn)

@@ -121,6 +121,8 @@ PlanBreakdown computeBreakdown(const ProblemView& problem, cost::Evaluator& eval
 // engine's formatting.
 QString bytesLabel(double bytes);
 QString timeLabel(double seconds);
+// The mesh axes in set `axes` (bit a: axis a), "data,model".
+QString axesLabel(const mesh::Mesh& mesh, std::uint32_t axes);
 
 // A body op in words for lists and tooltips: its label (module path) or mnemonic, "#12 layers.0.attn.q".
 QString opText(const ProblemView& problem, std::size_t bodyIndex);

@@ -91,10 +91,7 @@ void PlanEditor::setProblem(std::shared_ptr<const ProblemView> problem) {
     state_.reset();
     undo_->clear();
     plan_ = problem_ ? problem_->initialPlan : plan::Plan{};
-    const bool previewed = preview_ != nullptr;
-    preview_.reset();
-    previewState_.reset();
-    previewPending_ = false;
+    const bool previewed = dropPreview();
     editPending_ = false;
     emit planChanged();
     if (previewed)
@@ -112,13 +109,7 @@ void PlanEditor::edit(plan::Plan after, const QString& text) {
 void PlanEditor::setPlan(const plan::Plan& plan) {
     plan_ = plan;
     // An edit of the plan is what the user wants to see: the preview ends.
-    const bool previewed = preview_ != nullptr;
-    if (previewed) {
-        preview_.reset();
-        previewState_.reset();
-        previewPending_ = false;
-        worker_->newestPreview = ~std::uint64_t{0};
-    }
+    const bool previewed = dropPreview();
     emit planChanged();
     if (previewed)
         emit previewChanged();
@@ -137,15 +128,21 @@ void PlanEditor::preview(const plan::Plan& plan, const QString& name) {
 }
 
 void PlanEditor::endPreview() {
-    if (!preview_)
+    if (!dropPreview())
         return;
+    updateEvaluating();
+    emit previewChanged();
+}
+
+bool PlanEditor::dropPreview() {
+    if (!preview_)
+        return false;
     preview_.reset();
     previewState_.reset();
     previewPending_ = false;
     if (worker_)
-        worker_->newestPreview = ~std::uint64_t{0};
-    updateEvaluating();
-    emit previewChanged();
+        worker_->newestPreview = ~std::uint64_t{0};  // its evaluation, if running, is never reported
+    return true;
 }
 
 const plan::Plan& PlanEditor::previewPlan() const {

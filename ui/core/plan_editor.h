@@ -145,6 +145,8 @@ private:
     void evaluate();
     void evaluatePreview();
     void updateEvaluating();
+    // Forgets the preview (and its evaluation in flight); whether there was one. Says nothing.
+    bool dropPreview();
 
     std::shared_ptr<const ProblemView> problem_;
     plan::Plan plan_;

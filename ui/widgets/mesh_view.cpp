@@ -113,9 +113,12 @@ MeshView::Geometry MeshView::geometry(double width) const {
 }
 
 QRectF MeshView::cellRect(std::int64_t device) const {
+    return cellRect(device, geometry(width()));
+}
+
+QRectF MeshView::cellRect(std::int64_t device, const Geometry& g) const {
     if (device < 0 || device >= picture_.devices || picture_.devices > kMaxDrawnDevices)
         return {};
-    const Geometry g = geometry(width());
     const auto [column, row] = picture_.cellOf(device);
     return QRectF(g.left + static_cast<double>(column) * g.cell + gapsBefore(column, true) * g.gap,
                   g.top + static_cast<double>(row) * g.cell + gapsBefore(row, false) * g.gap, g.cell, g.cell);
@@ -161,7 +164,7 @@ void MeshView::paintEvent(QPaintEvent*) {
         small.setPointSizeF(std::max(6.0, font().pointSizeF() * 0.8));
         painter.setFont(small);
         for (std::int64_t d = 0; d < picture_.devices; ++d) {
-            const QRectF cell = cellRect(d).adjusted(0.5, 0.5, -0.5, -0.5);
+            const QRectF cell = cellRect(d, g).adjusted(0.5, 0.5, -0.5, -0.5);
             const std::int64_t domain = picture_.domainDevices > 0 ? d / picture_.domainDevices : 0;
             painter.fillRect(cell, shades[domain % 2]);
             if (g.cell >= 6) {
@@ -189,18 +192,18 @@ void MeshView::paintEvent(QPaintEvent*) {
             for (std::int64_t row = 0; row < picture_.rows; ++row)
                 for (std::int64_t column = 0; column < picture_.columns; ++column) {
                     const std::int64_t d = at(column, row);
-                    const QRectF r = cellRect(d);
+                    const QRectF r = cellRect(d, g);
                     if (column + 1 < picture_.columns) {
                         const std::int64_t right = at(column + 1, row);
                         if (right / picture_.domainDevices != d / picture_.domainDevices) {
-                            const double x = (r.right() + cellRect(right).left()) / 2;
+                            const double x = (r.right() + cellRect(right, g).left()) / 2;
                             painter.drawLine(QPointF(x, r.top()), QPointF(x, r.bottom()));
                         }
                     }
                     if (row + 1 < picture_.rows) {
                         const std::int64_t below = at(column, row + 1);
                         if (below / picture_.domainDevices != d / picture_.domainDevices) {
-                            const double y = (r.bottom() + cellRect(below).top()) / 2;
+                            const double y = (r.bottom() + cellRect(below, g).top()) / 2;
                             painter.drawLine(QPointF(r.left(), y), QPointF(r.right(), y));
                         }
                     }
@@ -212,7 +215,7 @@ void MeshView::paintEvent(QPaintEvent*) {
         int across = 0, down = 0;
         for (std::size_t a = picture_.axes.size(); a-- > 0;) {
             const MeshPictureAxis& axis = picture_.axes[a];
-            const QRectF first = cellRect(0), last = cellRect(picture_.deviceAlong(a, axis.size - 1));
+            const QRectF first = cellRect(0, g), last = cellRect(picture_.deviceAlong(a, axis.size - 1), g);
             const QColor color = axisColor(a);
             const QString label = tr("%1 ×%2").arg(axis.name).arg(axis.size);
             const double labelWidth = metrics.horizontalAdvance(label) + 8;
@@ -222,7 +225,7 @@ void MeshView::paintEvent(QPaintEvent*) {
                 const double x0 = first.center().x(), x1 = std::max(last.center().x(), x0 + 1);
                 painter.drawLine(QPointF(x0, y), QPointF(x1, y));
                 for (std::int64_t p = 0; p < axis.size && axis.size <= 64; ++p) {
-                    const double x = cellRect(picture_.deviceAlong(a, p)).center().x();
+                    const double x = cellRect(picture_.deviceAlong(a, p), g).center().x();
                     painter.drawLine(QPointF(x, y - 3), QPointF(x, y + 3));
                 }
                 const QRectF box(std::max(2.0, (x0 + x1) / 2 - labelWidth / 2), y - metrics.height() / 2,
@@ -234,7 +237,7 @@ void MeshView::paintEvent(QPaintEvent*) {
                 const double y0 = first.center().y(), y1 = std::max(last.center().y(), y0 + 1);
                 painter.drawLine(QPointF(x, y0), QPointF(x, y1));
                 for (std::int64_t p = 0; p < axis.size && axis.size <= 64; ++p) {
-                    const double y = cellRect(picture_.deviceAlong(a, p)).center().y();
+                    const double y = cellRect(picture_.deviceAlong(a, p), g).center().y();
                     painter.drawLine(QPointF(x - 3, y), QPointF(x + 3, y));
                 }
                 painter.save();

@@ -41,6 +41,8 @@ private:
         double width = 0, height = 0;  // the grid's
     };
     Geometry geometry(double width) const;
+    // cellRect for geometry `g` (computed once per paint).
+    QRectF cellRect(std::int64_t device, const Geometry& g) const;
     double gapsBefore(std::int64_t index, bool across) const;
     int rulers(bool across) const;
     // The lines under the grid: axisLines() and, with nodes, what shades them.

@@ -27,6 +27,11 @@ ModuleTimeChart::ModuleTimeChart(QWidget* parent) : QWidget(parent) {
 void ModuleTimeChart::setBars(std::vector<ModuleTimeBar> bars, double stepTime) {
     bars_ = std::move(bars);
     stepTime_ = stepTime;
+    // What the percentages are of: the step, or the bars' sum without one.
+    total_ = stepTime;
+    if (total_ <= 0)
+        for (const ModuleTimeBar& b : bars_)
+            total_ += b.total();
     layoutSize_ = QSize();
     setMinimumHeight(sizeHint().height());  // a scroll area around it scrolls rather than squeezes
     updateGeometry();
@@ -100,10 +105,7 @@ QSize ModuleTimeChart::minimumSizeHint() const {
 }
 
 QString ModuleTimeChart::valueText(const ModuleTimeBar& bar) const {
-    double total = stepTime_;
-    if (total <= 0)
-        for (const ModuleTimeBar& b : bars_)
-            total += b.total();
+    const double total = total_;
     return tr("%1 (%2%)")
         .arg(timeLabel(bar.total()))
         .arg(total > 0 ? 100 * bar.total() / total : 0, 0, 'f', 1);

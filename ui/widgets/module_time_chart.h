@@ -55,6 +55,7 @@ private:
 
     std::vector<ModuleTimeBar> bars_;
     double stepTime_ = 0;
+    double total_ = 0;  // the percentages' whole
     mutable Layout layout_;
     mutable QSize layoutSize_;
 };
