@@ -184,6 +184,77 @@ private slots:
         QVERIFY(f.reward <= exhaustive->best.reward + 1e-12);
     }
 
+    // Refinement alone climbs from the expert seeds: with a tree that cannot grow (one node) and rollouts
+    // that stop at once, the tree walk evaluates only the pins, so every plan better than the experts comes
+    // from a neighbour of the best plan. It reaches the exhaustive optimum's time within 1%, and every plan
+    // it offers keeps the pins first, takes no forbidden decision and at most maxDecisions of its own.
+    void refinementClimbsFromTheSeeds() {
+        Problem p("mlp:layers=2,d_model=256,d_ff=1024,batch=64,dtype=bf16", "data=4,model=2");
+        plan::Plan start;
+        start.decisions = {p.decide("batch", "data")};
+        start.forbidden = {p.decide("d_model", "model")};
+        auto exhaustive = exhaustiveSearch(*p.model, start, 3, 200000, 16, Staging::None);
+        QVERIFY2(exhaustive, exhaustive.errorMessage().c_str());
+        SearchOptions options;
+        options.staging = Staging::None;
+        options.maxDecisions = 3;
+        options.budget.iterations = 400;
+        options.maxTreeNodes = 1;
+        options.stopProbability = 1;
+        options.refineProbability = 1;
+        Recorder recorder;
+        Search search(*p.model, start, options);
+        const Found f = search.run(&recorder);
+        double bestSeed = 0;
+        for (const auto& found : recorder.found)
+            if (found.origin != "search")
+                bestSeed = std::max(bestSeed, found.reward);
+        qInfo("exhaustive %.3f us, best seed reward %.6f, refined %.3f us (reward %.6f)",
+              exhaustive->best.evaluation.stepTime * 1e6, bestSeed, f.evaluation.stepTime * 1e6, f.reward);
+        QVERIFY(exhaustive->best.reward > bestSeed);  // there is something to climb to
+        QVERIFY(f.evaluation.feasible);
+        QVERIFY(f.evaluation.stepTime <= exhaustive->best.evaluation.stepTime * 1.01);
+        QCOMPARE(search.treeSize(), std::size_t{1});
+        const auto forbidden = start.forbidden.front();
+        for (const auto& found : recorder.found) {
+            QCOMPARE(found.plan.decisions.front(), start.decisions.front());
+            if (found.origin == "search")
+                QVERIFY(found.plan.decisions.size() <= 1 + static_cast<std::size_t>(options.maxDecisions));
+            for (const auto& d : found.plan.decisions)
+                QVERIFY(!(d.target == forbidden.target && d.index == forbidden.index &&
+                          d.axis == forbidden.axis));
+        }
+    }
+
+    // Refined plans enter the tree: with refinement only, the tree grows by grafts alone, along the actions
+    // of the plans that improved on the best, and the best plan's path is in it.
+    void refinedPlansAreGrafted() {
+        Problem p("mlp:layers=2,d_model=256,d_ff=1024,batch=64,dtype=bf16", "data=4,model=2");
+        SearchOptions options;
+        options.staging = Staging::None;
+        options.maxDecisions = 3;
+        options.budget.iterations = 300;
+        options.stopProbability = 1;
+        options.refineProbability = 1;
+        options.seedWithExperts = false;
+        Search search(*p.model, plan::Plan{}, options);
+        const Found f = search.run();
+        QVERIFY(!f.plan.decisions.empty());
+        const ActionSpace actions(*p.model);
+        // The path of the best plan's decisions, from the root.
+        const auto tree = search.changedNodes();
+        std::int64_t at = 0;
+        for (const auto& d : f.plan.decisions) {
+            const std::string want = actions.describe({Action::Kind::Decide, d, {}, {}});
+            auto it = std::find_if(tree.begin(), tree.end(),
+                                   [&](const TreeNode& n) { return n.parent == at && n.action == want; });
+            if (it == tree.end())
+                break;  // a resolution or an action the tree does not offer in this order ends the path
+            at = it->id;
+        }
+        QVERIFY2(at != 0, "the best plan's first decision is a node of the tree");
+    }
+
     // Remat actions: one per policy other than none for each block family the plan does not set yet; setting
     // one replaces the family's decision; the transposition cache tells plans apart by their remat.
     void rematActionsAndTheCache() {

@@ -489,7 +489,8 @@ struct Search::Impl {
     std::chrono::steady_clock::time_point runStart;
     std::int64_t runIterationsStart = 0;
     double lastProgress = 0;
-    double low = 1e300, high = -1e300;  // rewards seen (under the tree lock)
+    double low = 1e300, high = -1e300;       // rewards seen (under the tree lock)
+    std::vector<std::string> rematFamilies;  // the families whose remat policy the search sets
 
     Impl(const cost::CostModel& m, Plan s, SearchOptions o)
         : model(m),
@@ -498,6 +499,9 @@ struct Search::Impl {
           actions(m, o.maxGroups, 0.005, staged(start) ? Staging::None : o.staging),
           evaluations(m, actions.blocks(), o.maxCachedStates) {
         start.pinned = start.decisions.size();
+        for (const auto& action : actions.rematActions(start))
+            if (rematFamilies.empty() || rematFamilies.back() != action.remat.target)
+                rematFamilies.push_back(action.remat.target);
         Node root;
         root.hash = evaluations.hashOf(start);
         nodes.push_back(std::move(root));
@@ -713,8 +717,7 @@ struct Search::Impl {
         }
     }
 
-    // Evaluates one seed, offers it as "expert:ID", walks the tree along its actions and backs its reward up
-    // that path. Returns the reward.
+    // Evaluates one seed, offers it as "expert:ID" and grafts it into the tree. Returns the reward.
     double seedExpert(cost::Evaluator& evaluator, SearchObserver* observer, const Plan& seededPlan,
                       const std::string& id) {
         bool fresh = false;
@@ -722,32 +725,39 @@ struct Search::Impl {
         const double r = evaluations.evaluate(evaluator, seededPlan, fresh, &e);
         if (fresh)
             offer(seededPlan, e, r, "expert:" + id, observer);
-        // The seed as the search's actions: its pipeline and microbatches (ranked first, as actionsOf ranks
-        // them), its decisions after the pins, then its remat decisions.
+        graft(seededPlan, r);
+        return r;
+    }
+
+    // Walks the tree along the actions that make `target` (its pipeline and microbatches, ranked first as
+    // actionsOf ranks them, its decisions after the pins, each followed by the resolutions it calls for, then
+    // its remat decisions) while they are the tree's actions, creating the nodes missing, and backs `r` up
+    // that path: selection then finds a seed or a refined plan where its own rollouts would.
+    void graft(const Plan& target, double r) {
         std::vector<Action> steps;
-        if (!staged(start) && seededPlan.pipeline) {
+        if (!staged(start) && target.pipeline) {
             Action action{Action::Kind::Pipeline, {}, {}, {}};
-            action.pipeline = *seededPlan.pipeline;
+            action.pipeline = *target.pipeline;
             steps.push_back(action);
         }
-        if (!staged(start) && seededPlan.microbatches != 1) {
+        if (!staged(start) && target.microbatches != 1) {
             Action action{Action::Kind::Microbatches, {}, {}, {}};
-            action.microbatches = seededPlan.microbatches;
+            action.microbatches = target.microbatches;
             steps.push_back(action);
         }
-        for (std::size_t k = start.decisions.size(); k < seededPlan.decisions.size(); ++k)
-            steps.push_back({Action::Kind::Decide, seededPlan.decisions[k], {}, {}});
-        for (std::size_t k = start.remat.size(); k < seededPlan.remat.size(); ++k)
-            steps.push_back({Action::Kind::Remat, {}, {}, seededPlan.remat[k]});
-        // Walk the tree along them while they are candidate actions.
+        for (std::size_t k = start.decisions.size(); k < target.decisions.size(); ++k)
+            steps.push_back({Action::Kind::Decide, target.decisions[k], {}, {}});
+        for (std::size_t k = start.remat.size(); k < target.remat.size(); ++k)
+            steps.push_back({Action::Kind::Remat, {}, {}, target.remat[k]});
         std::lock_guard lock(treeMutex);
         std::vector<std::int64_t> path{0};
         std::int64_t current = 0;
-        for (const Action& want : steps) {
+        // One step down along `want`; false when it is not an action of the current node.
+        auto step = [&](const Action& want) {
             Node& node = nodes[static_cast<std::size_t>(current)];
             const bool decide = want.kind == Action::Kind::Decide;
             if (decide && node.depth >= options.maxDecisions)
-                break;
+                return false;
             if (!node.expanded) {
                 node.untried = actionsOf(planOf(current), node.depth);
                 std::reverse(node.untried.begin(), node.untried.end());
@@ -759,8 +769,9 @@ struct Search::Impl {
                     next = c;
             if (next < 0) {
                 auto it = std::find(node.untried.begin(), node.untried.end(), want);
-                if (it == node.untried.end())
-                    break;
+                if (it == node.untried.end() ||
+                    nodes.size() >= std::max<std::size_t>(1, options.maxTreeNodes))
+                    return false;
                 node.untried.erase(it);
                 Node child;
                 child.parent = current;
@@ -773,15 +784,134 @@ struct Search::Impl {
             }
             current = next;
             path.push_back(current);
-            // A pipeline's pending microbatches are the next step; pending resolutions are none of the
-            // seed's.
-            if (!actions.pendingResolutions(planOf(current)).empty())
+            return true;
+        };
+        for (const Action& want : steps) {
+            if (!step(want))
+                break;
+            // The resolutions the decision calls for, as `target` resolves them.
+            bool resolved = true;
+            while (resolved) {
+                const auto pendingResolutions = actions.pendingResolutions(planOf(current));
+                if (pendingResolutions.empty())
+                    break;
+                auto it =
+                    std::find_if(pendingResolutions.begin(), pendingResolutions.end(), [&](const Action& a) {
+                        return std::find(target.resolutions.begin(), target.resolutions.end(),
+                                         a.resolution) != target.resolutions.end();
+                    });
+                resolved = it != pendingResolutions.end() && step(*it);
+            }
+            if (!resolved)
                 break;
         }
         for (auto node : path)
             nodes[static_cast<std::size_t>(node)].visits += options.virtualLoss;
         backup(path, r);
-        return r;
+    }
+
+    // A random neighbour of `base` (a plan of this search: the pins, then its own decisions): one or two
+    // moves, each dropping one of its own decisions, moving one to another axis, replacing one by another
+    // candidate, swapping two neighbours (the earlier takes an axis first where they compete), adding a
+    // candidate (with the resolutions it calls for, drawn at random) or changing a family's remat policy.
+    // Only the tree's own actions are used, so forbidden decisions stay out and the depth limit holds.
+    std::optional<Plan> neighbourOf(Plan plan, std::mt19937_64& random) const {
+        auto draw = [&](std::size_t n) { return static_cast<std::size_t>(random() % n); };
+        auto weighted = [&](const std::vector<std::size_t>& legal) {
+            double total = 0;
+            for (auto i : legal)
+                total += actions.candidates()[i].weight;
+            double pick = std::uniform_real_distribution<double>(0, total)(random);
+            for (auto i : legal)
+                if ((pick -= actions.candidates()[i].weight) <= 0)
+                    return i;
+            return legal.back();
+        };
+        enum class Move { Drop, ChangeAxis, Replace, Swap, Add, Remat };
+        const std::size_t first = std::min(start.decisions.size(), plan.decisions.size());
+        const std::size_t moves = draw(3) == 0 ? 2 : 1;
+        bool changed = false;
+        for (std::size_t m = 0; m < moves; ++m) {
+            const std::size_t own = plan.decisions.size() - first;
+            const auto legal = actions.legal(plan);
+            std::vector<Move> applicable;
+            if (own > 0)
+                applicable.insert(applicable.end(), {Move::Drop, Move::ChangeAxis, Move::Replace});
+            if (own > 1)
+                applicable.push_back(Move::Swap);
+            if (own < static_cast<std::size_t>(options.maxDecisions) && !legal.empty())
+                applicable.push_back(Move::Add);
+            if (!rematFamilies.empty())
+                applicable.push_back(Move::Remat);
+            if (applicable.empty())
+                break;
+            const Move move = applicable[draw(applicable.size())];
+            const auto at = static_cast<std::ptrdiff_t>(first + (own > 0 ? draw(own) : 0));
+            if (move == Move::Drop) {
+                plan.decisions.erase(plan.decisions.begin() + at);
+            } else if (move == Move::ChangeAxis || move == Move::Replace) {
+                const Decision old = plan.decisions[static_cast<std::size_t>(at)];
+                plan.decisions.erase(plan.decisions.begin() + at);
+                auto others = actions.legal(plan);
+                if (move == Move::ChangeAxis)
+                    std::erase_if(others, [&](std::size_t i) {
+                        const Decision& d = actions.candidates()[i].decision;
+                        return d.target != old.target || d.index != old.index || d.tensors != old.tensors;
+                    });
+                plan.decisions.insert(plan.decisions.begin() + at,
+                                      others.empty() ? old : actions.candidates()[weighted(others)].decision);
+            } else if (move == Move::Swap) {
+                const auto other =
+                    at + 1 < static_cast<std::ptrdiff_t>(plan.decisions.size()) ? at + 1 : at - 1;
+                std::swap(plan.decisions[static_cast<std::size_t>(at)],
+                          plan.decisions[static_cast<std::size_t>(other)]);
+            } else if (move == Move::Add) {
+                plan.decisions.push_back(actions.candidates()[weighted(legal)].decision);
+                for (auto must = actions.pendingResolutions(plan); !must.empty();
+                     must = actions.pendingResolutions(plan))
+                    plan = withAction(std::move(plan), must[draw(must.size())]);
+            } else {
+                // A family's policy set anew, or left to none.
+                const std::string& family = rematFamilies[draw(rematFamilies.size())];
+                std::erase_if(plan.remat, [&](const plan::RematDecision& r) { return r.target == family; });
+                std::vector<Action> policies;
+                for (auto& action : actions.rematActions(plan))
+                    if (action.remat.target == family)
+                        policies.push_back(std::move(action));
+                if (!policies.empty() && draw(policies.size() + 1) > 0)
+                    plan = withAction(std::move(plan), policies[draw(policies.size())]);
+            }
+            changed = true;
+        }
+        if (!changed)
+            return std::nullopt;
+        return plan;
+    }
+
+    // Local refinement: a neighbour of the best plan so far, evaluated; one that is better is offered and
+    // grafted into the tree. Returns false when there is nothing to refine (no plan yet, or no move applies).
+    bool refine(cost::Evaluator& evaluator, std::mt19937_64& random, SearchObserver* observer) {
+        Plan base;
+        double baseReward = 0;
+        {
+            std::lock_guard lock(bestMutex);
+            if (!bestFound)
+                return false;
+            base = bestFound->plan;
+            baseReward = bestFound->reward;
+        }
+        base.label.clear();
+        auto neighbour = neighbourOf(std::move(base), random);
+        if (!neighbour)
+            return false;
+        bool fresh = false;
+        cost::Evaluation e;
+        const double r = evaluations.evaluate(evaluator, *neighbour, fresh, &e);
+        if (fresh)
+            offer(*neighbour, e, r, "search", observer);
+        if (r > baseReward)
+            graft(*neighbour, r);
+        return true;
     }
 
     bool budgetLeft() {
@@ -851,6 +981,13 @@ struct Search::Impl {
             if (paused) {
                 std::unique_lock lock(pauseMutex);
                 pauseCondition.wait(lock, [&] { return !paused || stopped; });
+                continue;
+            }
+            if (options.refineProbability > 0 &&
+                std::uniform_real_distribution<double>(0, 1)(random) < options.refineProbability &&
+                refine(evaluator, random, observer)) {
+                iterations.fetch_add(1);
+                report(observer, false);
                 continue;
             }
             std::vector<std::int64_t> path;
@@ -1140,6 +1277,8 @@ Status checkOptions(const SearchOptions& o) {
         return fail("remat probability " + shortNumber(o.rematProbability) + ": must be in [0, 1]");
     if (!fraction(o.stagingProbability))
         return fail("staging probability " + shortNumber(o.stagingProbability) + ": must be in [0, 1]");
+    if (!fraction(o.refineProbability))
+        return fail("refine probability " + shortNumber(o.refineProbability) + ": must be in [0, 1]");
     if (!std::isfinite(o.virtualLoss) || o.virtualLoss < 0)
         return fail("virtual loss " + shortNumber(o.virtualLoss) + ": must be a finite number >= 0");
     return Success{};

@@ -27,6 +27,10 @@
 // by a hash of every atom's axes, every block's remat policy, the microbatches and the pipeline; a pipelined
 // plan's atoms are placed on the mesh its stage runs on).
 //
+// Refinement: some iterations (SearchOptions::refineProbability) make a random move or two from the best plan
+// so far instead of walking the tree; a better neighbour is offered and grafted into the tree along its
+// actions.
+//
 // Reward in [0, 1]: a feasible plan scores 0.5 + 0.5·T_lb/T (T_lb = FLOPs / (devices · peak)); an infeasible
 // one 0.5·min(1, capacity/peak)², so any feasible plan outranks every infeasible one. UCT compares node
 // values scaled to the range of rewards seen so far, so the exploration constant means the same on every
@@ -155,6 +159,11 @@ struct SearchOptions {
     // keeps its own: none then), and the chance a rollout step takes one, when it may.
     Staging staging = Staging::Pipelines;
     double stagingProbability = 0.1;
+    // The chance an iteration refines the best plan so far instead of walking the tree: a random neighbour of
+    // it (a decision dropped, moved to another axis, replaced, swapped with its neighbour or added, a remat
+    // policy changed; one or two such moves) is evaluated, and a better one is offered and grafted into the
+    // tree, so selection turns to it. Random rollouts alone rarely reach a plan a few moves from a good one.
+    double refineProbability = 0.25;
     bool seedWithExperts = true;  // evaluate every expert plan first; the best is the first best
     double virtualLoss = 1.0;
     std::size_t maxGroups = 16;
