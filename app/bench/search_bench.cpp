@@ -206,18 +206,24 @@ std::string searchRow(const SearchConfig& c, double seconds) {
         kExhaustiveStates,
         static_cast<std::size_t>(exhaustiveSeconds(seconds) /
                                  std::max(perEvaluation > 0 ? perEvaluation : full, 1e-6)));
-    if (limit >= kExhaustiveMinStates) {
-        auto ex = search::exhaustiveSearch(model, plan::Plan{}, 3, limit, 16, search::Staging::None);
-        if (ex)
-            states = std::to_string(ex->states);
-        else
-            states = ">" + std::to_string(limit);
-        if (ex && ex->best.evaluation.feasible)
-            exhaustive = ms(ex->best.evaluation.stepTime);
-    }
+    // Over up to 3 decisions, else 2, else 1: the deepest space within the limit (a space past it fails
+    // before anything is evaluated).
+    if (limit >= kExhaustiveMinStates)
+        for (int decisions = 3; decisions >= 1; --decisions) {
+            auto ex =
+                search::exhaustiveSearch(model, plan::Plan{}, decisions, limit, 16, search::Staging::None);
+            if (!ex) {
+                states = ">" + std::to_string(limit);
+                continue;
+            }
+            states = std::to_string(ex->states) + "@" + std::to_string(decisions);
+            if (ex->best.evaluation.feasible)
+                exhaustive = ms(ex->best.evaluation.stepTime);
+            break;
+        }
     const double end = best.evaluation.feasible ? best.evaluation.stepTime : 0;
     const std::string ratio = end > 0 && expertTime > 0 ? format("%.3f", expertTime / end) : "-";
-    return format("%-34s %6zu | %-16s %9s | %9s %9s %9s %6s | %7.2f %7.0f | %8.2f %8.2f | %9s %6s", c.name,
+    return format("%-34s %6zu | %-16s %9s | %9s %9s %9s %6s | %7.2f %7.0f | %8.2f %8.2f | %9s %8s", c.name,
                   model.graph().body.size(), expert.c_str(), ms(expertTime).c_str(), bestAt(1).c_str(),
                   bestAt(10).c_str(), ms(end).c_str(), ratio.c_str(), within, rate, full * 1e3,
                   perEvaluation * 1e3, exhaustive.c_str(), states.c_str());
@@ -254,14 +260,13 @@ int benchSearch(double seconds, const std::vector<std::string>& only) {
         "   of its final plan; eval = median of 3 full evaluations of the final plan by a fresh evaluator; "
         "search = the search's mean\n"
         "   time per evaluation (seconds x threads / evaluations); exhaust. = the optimum over plans of up "
-        "to "
-        "3 decisions (sharding and\n"
-        "   remat), tried when its states take at most %.0f s at the search's time per evaluation ('>N': "
-        "more "
-        "than N states);\n"
+        "to 3 decisions, else 2, else 1\n"
+        "   (sharding and remat; states N@D: N states of up to D decisions), tried when its states take at "
+        "most %.0f s at the search's\n"
+        "   time per evaluation ('>N': more than N states at every depth);\n"
         "   peak MB = the peak RSS of the child process that ran the row\n\n",
         exhaustiveSeconds(seconds));
-    std::printf("%2s %-34s %6s | %-16s %9s | %9s %9s %9s %6s | %7s %7s | %8s %8s | %9s %6s | %7s\n", "#",
+    std::printf("%2s %-34s %6s | %-16s %9s | %9s %9s %9s %6s | %7s %7s | %8s %8s | %9s %8s | %7s\n", "#",
                 "configuration", "ops", "best expert", "ms", "1 s", "10 s", "end", "x", "to 1% s", "it/s",
                 "eval ms", "search", "exhaust.", "states", "peak MB");
     const double budget = rssBudgetBytes();

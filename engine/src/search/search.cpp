@@ -1160,11 +1160,10 @@ Result<ExhaustiveResult> exhaustiveSearch(const cost::CostModel& model, const Pl
         }
         return successors;
     };
-    cost::Evaluator evaluator(model);
-    ExhaustiveResult result;
+    // Depth-first over states, first only enumerated (a state seen before, with the same shardings and remat
+    // policies, is not expanded again), so that a space past the limit fails before anything is evaluated.
     std::unordered_set<std::uint64_t> seen;
-    bool haveBest = false;
-    // Depth-first over states; a state seen before (same shardings and remat policies) is not expanded again.
+    std::vector<Plan> states;
     struct Frame {
         Plan plan;
         int depth;
@@ -1180,16 +1179,6 @@ Result<ExhaustiveResult> exhaustiveSearch(const cost::CostModel& model, const Pl
                                                      std::to_string(maxStates) + " sharding states within " +
                                                      std::to_string(maxDecisions) +
                                                      " decisions; use the tree search instead");
-        bool fresh = false;
-        cost::Evaluation e;
-        const double r = evaluations.evaluate(evaluator, frame.plan, fresh, &e);
-        if (fresh && (!haveBest || r > result.best.reward)) {
-            haveBest = true;
-            result.best.plan = frame.plan;
-            result.best.evaluation = e;
-            result.best.reward = r;
-            result.best.origin = "exhaustive";
-        }
         // Remat actions are no decisions: they are successors at any depth (each family set once on a path).
         for (const auto& remat : actions.rematActions(frame.plan))
             stack.push_back({withAction(frame.plan, remat), frame.depth});
@@ -1197,17 +1186,33 @@ Result<ExhaustiveResult> exhaustiveSearch(const cost::CostModel& model, const Pl
         for (const auto& action : actions.stagingActions(frame.plan))
             for (auto& p : completions(withAction(frame.plan, action)))
                 stack.push_back({std::move(p), frame.depth});
-        if (frame.depth >= maxDecisions)
-            continue;
-        const auto legal = actions.legal(frame.plan);
-        for (auto it = legal.rbegin(); it != legal.rend(); ++it) {
-            Plan next = frame.plan;
-            next.decisions.push_back(actions.candidates()[*it].decision);
-            for (auto& p : completions(std::move(next)))
-                stack.push_back({std::move(p), frame.depth + 1});
+        if (frame.depth < maxDecisions) {
+            const auto legal = actions.legal(frame.plan);
+            for (auto it = legal.rbegin(); it != legal.rend(); ++it) {
+                Plan next = frame.plan;
+                next.decisions.push_back(actions.candidates()[*it].decision);
+                for (auto& p : completions(std::move(next)))
+                    stack.push_back({std::move(p), frame.depth + 1});
+            }
+        }
+        states.push_back(std::move(frame.plan));
+    }
+    cost::Evaluator evaluator(model);
+    ExhaustiveResult result;
+    bool haveBest = false;
+    for (const Plan& plan : states) {
+        bool fresh = false;
+        cost::Evaluation e;
+        const double r = evaluations.evaluate(evaluator, plan, fresh, &e);
+        if (fresh && (!haveBest || r > result.best.reward)) {
+            haveBest = true;
+            result.best.plan = plan;
+            result.best.evaluation = e;
+            result.best.reward = r;
+            result.best.origin = "exhaustive";
         }
     }
-    result.states = seen.size();
+    result.states = states.size();
     return result;
 }
 

@@ -262,8 +262,8 @@ std::optional<ExpertVariant> fittingRematVariant(
 
 // The true optimum under the cost model: every state reachable from `start` with at most `maxDecisions` more
 // decisions of the action space (and, on a training step, any remat actions, and the pipeline and microbatch
-// actions `staging` allows, none when `start` has a pipeline or microbatches), each evaluated once. Fails
-// when more than `maxStates` states would be needed.
+// actions `staging` allows, none when `start` has a pipeline or microbatches), each evaluated once. Fails,
+// before evaluating any (the states are enumerated first), when there are more than `maxStates`.
 struct ExhaustiveResult {
     Found best;
     std::size_t states = 0;
