@@ -54,6 +54,20 @@ const char* kSmallGpt = "gpt:layers=2,d_model=128,heads=4,seq=64,batch=8,vocab=5
 // Activations too large for a 16 GB TPU v5e under zero3 unless some are recomputed.
 const char* kTightGpt = "gpt:layers=4,d_model=1024,heads=8,seq=4096,batch=128,vocab=512,dtype=bf16";
 
+const char* kSmallMlp = "mlp:layers=2,d_model=256,d_ff=1024,batch=64,dtype=bf16";
+
+// Options for refinement alone on the small MLP: no pipelines, rollouts that stop at once, every iteration a
+// neighbour of the best plan (when a move applies).
+SearchOptions refinementOnly(std::int64_t iterations) {
+    SearchOptions options;
+    options.staging = Staging::None;
+    options.maxDecisions = 3;
+    options.budget.iterations = iterations;
+    options.stopProbability = 1;
+    options.refineProbability = 1;
+    return options;
+}
+
 struct Recorder : SearchObserver {
     std::vector<Found> found;
     std::vector<Progress> reports;
@@ -153,7 +167,7 @@ private slots:
 
     // Within 1% of the exhaustive optimum on a space small enough to enumerate.
     void nearTheExhaustiveOptimum() {
-        Problem p("mlp:layers=2,d_model=256,d_ff=1024,batch=64,dtype=bf16", "data=4,model=2");
+        Problem p(kSmallMlp, "data=4,model=2");
         // Sharding decisions only (tst_search_pipeline compares the two with pipelines and microbatches).
         auto exhaustive = exhaustiveSearch(*p.model, plan::Plan{}, 3, 200000, 16, Staging::None);
         QVERIFY2(exhaustive, exhaustive.errorMessage().c_str());
@@ -189,19 +203,14 @@ private slots:
     // from a neighbour of the best plan. It reaches the exhaustive optimum's time within 1%, and every plan
     // it offers keeps the pins first, takes no forbidden decision and at most maxDecisions of its own.
     void refinementClimbsFromTheSeeds() {
-        Problem p("mlp:layers=2,d_model=256,d_ff=1024,batch=64,dtype=bf16", "data=4,model=2");
+        Problem p(kSmallMlp, "data=4,model=2");
         plan::Plan start;
         start.decisions = {p.decide("batch", "data")};
         start.forbidden = {p.decide("d_model", "model")};
         auto exhaustive = exhaustiveSearch(*p.model, start, 3, 200000, 16, Staging::None);
         QVERIFY2(exhaustive, exhaustive.errorMessage().c_str());
-        SearchOptions options;
-        options.staging = Staging::None;
-        options.maxDecisions = 3;
-        options.budget.iterations = 400;
+        SearchOptions options = refinementOnly(400);
         options.maxTreeNodes = 1;
-        options.stopProbability = 1;
-        options.refineProbability = 1;
         Recorder recorder;
         Search search(*p.model, start, options);
         const Found f = search.run(&recorder);
@@ -229,13 +238,8 @@ private slots:
     // Refined plans enter the tree: with refinement only, the tree grows by grafts alone, along the actions
     // of the plans that improved on the best, and the best plan's path is in it.
     void refinedPlansAreGrafted() {
-        Problem p("mlp:layers=2,d_model=256,d_ff=1024,batch=64,dtype=bf16", "data=4,model=2");
-        SearchOptions options;
-        options.staging = Staging::None;
-        options.maxDecisions = 3;
-        options.budget.iterations = 300;
-        options.stopProbability = 1;
-        options.refineProbability = 1;
+        Problem p(kSmallMlp, "data=4,model=2");
+        SearchOptions options = refinementOnly(300);
         options.seedWithExperts = false;
         Search search(*p.model, plan::Plan{}, options);
         const Found f = search.run();
