@@ -141,6 +141,26 @@ private slots:
         QVERIFY(f.evaluation.stepTime <= exhaustive->best.evaluation.stepTime * 1.01);
     }
 
+    // Refinement alone (a tree that cannot grow, rollouts that stop at once, no expert seeds) reaches a
+    // pipelined plan where one is best: its moves set the pipeline and microbatches too (the tree walk alone
+    // evaluates only the empty plan here).
+    void refinementSetsTheStaging() {
+        const auto problem = problemOf(kDeep, kDeepMesh);
+        const auto& model = *problem->costModel;
+        SearchOptions options;
+        options.seedWithExperts = false;
+        options.budget.iterations = 200;
+        options.maxTreeNodes = 1;
+        options.stopProbability = 1;
+        options.refineProbability = 1;
+        Search search(model, plan::Plan{}, options);
+        const Found f = search.run();
+        qInfo("refined %.3f ms (pipeline %d, %d microbatches, %zu decisions)", f.evaluation.stepTime * 1e3,
+              f.plan.pipeline.has_value(), f.plan.microbatches, f.plan.decisions.size());
+        QVERIFY(f.evaluation.feasible);
+        QVERIFY2(f.plan.pipeline.has_value(), "the best plan has a pipeline");
+    }
+
     // Where the parameters fit only in stages over a slow axis, the tree search (without expert seeds)
     // finds a pipelined plan, faster than any plan it finds without pipelines and than every expert.
     void findsAPipelineWhereItIsBest() {

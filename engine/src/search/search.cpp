@@ -811,10 +811,11 @@ struct Search::Impl {
     }
 
     // A random neighbour of `base` (a plan of this search: the pins, then its own decisions): one or two
-    // moves, each dropping one of its own decisions, moving one to another axis, replacing one by another
-    // candidate, swapping two neighbours (the earlier takes an axis first where they compete), adding a
-    // candidate (with the resolutions it calls for, drawn at random) or changing a family's remat policy.
-    // Only the tree's own actions are used, so forbidden decisions stay out and the depth limit holds.
+    // moves among those that apply, each dropping one of its own decisions, moving one to another axis,
+    // replacing one by another candidate, swapping two neighbours (the earlier takes an axis first where they
+    // compete), adding a candidate (with the resolutions it calls for, drawn at random), setting a family's
+    // remat policy anew, or setting the pipeline and microbatches anew. Only the tree's own actions are used,
+    // so forbidden decisions stay out, the depth limit holds and a pinned pipeline is kept.
     std::optional<Plan> neighbourOf(Plan plan, std::mt19937_64& random) const {
         auto draw = [&](std::size_t n) { return static_cast<std::size_t>(random() % n); };
         auto weighted = [&](const std::vector<std::size_t>& legal) {
@@ -827,7 +828,7 @@ struct Search::Impl {
                     return i;
             return legal.back();
         };
-        enum class Move { Drop, ChangeAxis, Replace, Swap, Add, Remat };
+        enum class Move { Drop, ChangeAxis, Replace, Swap, Add, Remat, Staging };
         const std::size_t first = std::min(start.decisions.size(), plan.decisions.size());
         const std::size_t moves = draw(3) == 0 ? 2 : 1;
         bool changed = false;
@@ -843,6 +844,8 @@ struct Search::Impl {
                 applicable.push_back(Move::Add);
             if (!rematFamilies.empty())
                 applicable.push_back(Move::Remat);
+            if (actions.staging() != Staging::None)
+                applicable.push_back(Move::Staging);
             if (applicable.empty())
                 break;
             const Move move = applicable[draw(applicable.size())];
@@ -870,6 +873,17 @@ struct Search::Impl {
                 for (auto must = actions.pendingResolutions(plan); !must.empty();
                      must = actions.pendingResolutions(plan))
                     plan = withAction(std::move(plan), must[draw(must.size())]);
+            } else if (move == Move::Staging) {
+                // The pipeline and microbatches set anew (with the microbatches a pipeline calls for), or
+                // none.
+                plan.pipeline.reset();
+                plan.microbatches = 1;
+                const auto offers = actions.stagingActions(plan);
+                if (!offers.empty() && draw(offers.size() + 1) > 0) {
+                    plan = withAction(std::move(plan), offers[draw(offers.size())]);
+                    if (const auto must = actions.pendingMicrobatches(plan); !must.empty())
+                        plan = withAction(std::move(plan), must[draw(must.size())]);
+                }
             } else {
                 // A family's policy set anew, or left to none.
                 const std::string& family = rematFamilies[draw(rematFamilies.size())];

@@ -161,8 +161,9 @@ struct SearchOptions {
     double stagingProbability = 0.1;
     // The chance an iteration refines the best plan so far instead of walking the tree: a random neighbour of
     // it (a decision dropped, moved to another axis, replaced, swapped with its neighbour or added, a remat
-    // policy changed; one or two such moves) is evaluated, and a better one is offered and grafted into the
-    // tree, so selection turns to it. Random rollouts alone rarely reach a plan a few moves from a good one.
+    // policy or the pipeline and microbatches changed; one or two such moves) is evaluated, and a better one
+    // is offered and grafted into the tree, so selection turns to it. Random rollouts alone rarely reach a
+    // plan a few moves from a good one.
     double refineProbability = 0.25;
     bool seedWithExperts = true;  // evaluate every expert plan first; the best is the first best
     double virtualLoss = 1.0;
