@@ -54,6 +54,7 @@ constexpr int kCancelDelayMs = 1000;
 
 struct Colours {
     QColor fill, border;
+    bool dark = false;  // the fill is dark enough for white text
 };
 
 Colours familyColours(const GraphNode& node) {
@@ -92,6 +93,23 @@ QColor faded(const QColor& colour) {
     return QColor::fromRgbF(static_cast<float>(colour.redF() * keep + (1 - keep)),
                             static_cast<float>(colour.greenF() * keep + (1 - keep)),
                             static_cast<float>(colour.blueF() * keep + (1 - keep)));
+}
+
+// The legend's scales, computed once (each colour of heatColor mixes in OKLab): the heat map's from 0 to 1,
+// and the edges' (EdgeAnnotation::color) from 0.35 to 1.
+const QGradientStops& heatScaleStops() {
+    static const QGradientStops stops = [] {
+        QGradientStops out;
+        for (int i = 0; i <= 10; ++i)
+            out.append({i / 10.0, heatColor(i / 10.0)});
+        return out;
+    }();
+    return stops;
+}
+
+const QGradientStops& edgeScaleStops() {
+    static const QGradientStops stops{{0.0, heatColor(0.35)}, {1.0, heatColor(1)}};
+    return stops;
 }
 
 bool carries(const std::vector<analysis::NameId>& names, std::optional<analysis::NameId> name) {
@@ -135,6 +153,9 @@ public:
 private:
     mutable std::shared_ptr<const PlanState> stagesFor_;  // the plan stageOfOp_ was computed for
     mutable std::vector<int> stageOfOp_;
+    // Each node's colours (heat map, highlight and dimming applied), computed at the first paint after a
+    // change of any of them (recolour()) rather than at every repaint: a heat colour mixes in OKLab.
+    mutable std::vector<Colours> colours_;
 
 public:
     const GraphNode& node(int index) const { return projection->nodes[static_cast<std::size_t>(index)]; }
@@ -189,11 +210,24 @@ public:
         return false;
     }
 
-    Colours coloursOf(int index) const {
-        const GraphNode& n = node(index);
+    // The heat map's values or the highlight changed: the nodes' colours are computed again.
+    void recolour() { colours_.clear(); }
+
+    const Colours& coloursOf(int index) const {
+        if (colours_.size() != projection->nodes.size()) {
+            colours_.resize(projection->nodes.size());
+            for (std::size_t i = 0; i < colours_.size(); ++i)
+                colours_[i] = computeColours(i);
+        }
+        return colours_[static_cast<std::size_t>(index)];
+    }
+
+private:
+    Colours computeColours(std::size_t index) const {
+        const GraphNode& n = projection->nodes[index];
         Colours colours = familyColours(n);
-        if (heat != HeatMetric::None && static_cast<std::size_t>(index) < heatValues.size()) {
-            colours.fill = heatColor(heatFraction(heatValues[static_cast<std::size_t>(index)], heatMax));
+        if (heat != HeatMetric::None && index < heatValues.size()) {
+            colours.fill = heatColor(heatFraction(heatValues[index], heatMax));
             colours.border = colours.fill.darker(170);
         }
         if (highlighted) {
@@ -204,9 +238,11 @@ public:
                 colours = {faded(colours.fill), faded(colours.border)};
             }
         }
+        colours.dark = oklabLightness(colours.fill) < 0.62;
         return colours;
     }
 
+public:
     QString edgeLabel(int index) const {
         const GraphEdge& edge = projection->edges[static_cast<std::size_t>(index)];
         const ir::TensorType& type = problem->graph().type(edge.value);
@@ -237,7 +273,7 @@ public:
     void paint(QPainter* painter, const QStyleOptionGraphicsItem* option, QWidget*) override {
         const auto* graph = static_cast<const GraphScene*>(scene());
         const GraphNode& node = graph->node(index_);
-        const Colours colours = graph->coloursOf(index_);
+        const Colours& colours = graph->coloursOf(index_);
         const qreal detail = detailOf(option, painter);
         if (detail < 0.15) {
             painter->fillRect(rect_, isSelected() ? QColor(0x15, 0x65, 0xc0) : colours.border);
@@ -290,7 +326,7 @@ public:
         }
         if (detail < kTextDetail)
             return;
-        const bool dark = oklabLightness(colours.fill) < 0.62;
+        const bool dark = colours.dark;
         const QColor ink = graph->highlighted && !graph->lights(node.names) ? QColor(0xa0, 0xa8, 0xb0)
                            : dark                                           ? QColor(Qt::white)
                                                                             : QColor(0x1f, 0x29, 0x33);
@@ -375,8 +411,8 @@ public:
         const bool badge = annotation && annotation->hasBadge();
         double fraction = 0;
         if (badge) {
-            fraction = heatFraction(annotation->collectiveTime, graph->annotations->maxCollectiveTime);
-            colour = heatColor(0.35 + 0.65 * fraction);
+            fraction = annotation->heat;
+            colour = annotation->color;
             width = 1.6 + 2.4 * fraction;
         }
         const bool lit = graph->lights(edge.names);
@@ -694,8 +730,7 @@ protected:
             heading(QObject::tr("Node fill: %1").arg(heatMetricName(metric_)));
             const QRectF bar(swatchX, y + 3, width() - 2 * swatchX, row_ - 10);
             QLinearGradient gradient(bar.topLeft(), bar.topRight());
-            for (int i = 0; i <= 10; ++i)
-                gradient.setColorAt(i / 10.0, heatColor(i / 10.0));
+            gradient.setStops(heatScaleStops());
             painter.setPen(QPen(QColor(0x90, 0x90, 0x90), 0.8));
             painter.setBrush(gradient);
             painter.drawRect(bar);
@@ -727,8 +762,7 @@ protected:
         {
             const QRectF bar(swatchX, y + 5, 44, row_ - 10);
             QLinearGradient gradient(bar.topLeft(), bar.topRight());
-            gradient.setColorAt(0, heatColor(0.35));
-            gradient.setColorAt(1, heatColor(1));
+            gradient.setStops(edgeScaleStops());
             painter.setPen(Qt::NoPen);
             painter.setBrush(gradient);
             painter.drawRoundedRect(bar, bar.height() / 2, bar.height() / 2);
@@ -919,6 +953,7 @@ void GraphView::setHighlightedNames(std::vector<analysis::NameId> names) {
             continue;
         scene->highlighted = highlighted_;
         scene->highlightedNames = highlightedNames_;
+        scene->recolour();
     }
     viewport()->update();
     overview_->setPicture(shownScene()->projection ? shownScene() : nullptr);
@@ -1084,6 +1119,7 @@ void GraphView::computeHeat(GraphScene* scene) const {
     scene->heat = heat_;
     scene->heatValues.clear();
     scene->heatMax = 0;
+    scene->recolour();
     if (heat_ == HeatMetric::None || !scene->projection || !scene->annotations || !scene->annotations->plan)
         return;
     scene->heatValues = nodeHeat(*scene->problem, *scene->projection, *scene->annotations->plan,
