@@ -31,23 +31,13 @@
 using namespace shardscope;
 using namespace shardscope::ui;
 using fixtures::expertState;
+using fixtures::saveSnapshot;
+using fixtures::sharedPath;
 using fixtures::stateOf;
 
 namespace {
 
 constexpr int kWaitMs = 120000;
-
-std::shared_ptr<const ProblemView> load(const std::string& model, bool train = false) {
-    ProblemSpec spec;
-    spec.model = model;
-    spec.mesh = "data=2,model=4";
-    spec.train = train;
-    return fixtures::loadView(spec);
-}
-
-QString sharedModel(const char* relative) {
-    return QDir(shardscope::testing::sharedDir()).filePath(QString::fromLatin1(relative));
-}
 
 // Waits until the picture and its labels are in place.
 bool settle(GraphView& view) {
@@ -56,12 +46,6 @@ bool settle(GraphView& view) {
     while (view.isLayoutBusy() && timer.elapsed() < kWaitMs)
         QTest::qWait(20);
     return !view.isLayoutBusy() && view.annotations() != nullptr;
-}
-
-void saveSnapshot(GraphView& view, const QString& name) {
-    const QString dir = qEnvironmentVariable("SHARDSCOPE_GRAPH_SNAPSHOTS");
-    if (!dir.isEmpty())
-        view.grab().save(QDir(dir).filePath(name));
 }
 
 struct Opened {
@@ -141,7 +125,7 @@ private slots:
 
     void badgesWhereTheEvaluationHasCollectives() {
         QFETCH(bool, expandAll);
-        const auto problem = load("zoo:demo", true);
+        const auto problem = fixtures::loadOnDefaultMesh("zoo:demo", true);
         const auto state = expertState(*problem, "fsdp-tp");
         QVERIFY(!state->evaluation.collectives.empty());
         Opened opened = open(problem, state);
@@ -235,11 +219,11 @@ private slots:
         QFETCH(bool, train);
         QFETCH(bool, expandAll);
         if (model.startsWith(QLatin1String("shared:"))) {
-            model = sharedModel(qPrintable(model.mid(7)));
+            model = sharedPath(qPrintable(model.mid(7)));
             if (!QFileInfo::exists(model))
                 QSKIP("needs ../shared/models (SHARDSCOPE_SHARED_DIR)");
         }
-        const auto problem = load(model.toStdString(), train);
+        const auto problem = fixtures::loadOnDefaultMesh(model.toStdString(), train);
         Opened opened = open(problem, expertState(*problem, "fsdp-tp"));
         GraphView& view = *opened.view;
         QVERIFY(settle(view));
@@ -260,7 +244,7 @@ private slots:
     }
 
     void labelDimensionsTakeTheirNamesColours() {
-        const auto problem = load("zoo:demo");
+        const auto problem = fixtures::loadOnDefaultMesh("zoo:demo");
         const auto state = expertState(*problem, "fsdp-tp");
         Opened opened = open(problem, state);
         GraphView& view = *opened.view;
@@ -291,7 +275,7 @@ private slots:
     }
 
     void legendExplainsTheMarks() {
-        const auto problem = load("zoo:demo");
+        const auto problem = fixtures::loadOnDefaultMesh("zoo:demo");
         Opened opened = open(problem, expertState(*problem, "fsdp-tp"));
         GraphView& view = *opened.view;
         QVERIFY(settle(view));
@@ -318,10 +302,10 @@ private slots:
 
     void largeImportCollapsesIntoAColumn() {
         QFETCH(QString, model);
-        const QString path = sharedModel(qPrintable(model));
+        const QString path = sharedPath(qPrintable(model));
         if (!QFileInfo::exists(path))
             QSKIP("needs ../shared/models (SHARDSCOPE_SHARED_DIR)");
-        const auto problem = load(path.toStdString(), true);
+        const auto problem = fixtures::loadOnDefaultMesh(path.toStdString(), true);
         QVERIFY(problem->graph().body.size() > kExpandedGraphOps);
         Opened opened = open(problem, nullptr);
         GraphView& view = *opened.view;
@@ -388,7 +372,7 @@ private slots:
     void heatMapOrdersNodesByTheMetric() {
         QFETCH(int, metric);
         const auto chosen = static_cast<HeatMetric>(metric);
-        const auto problem = load("zoo:demo", true);
+        const auto problem = fixtures::loadOnDefaultMesh("zoo:demo", true);
         const auto state = expertState(*problem, "fsdp-tp");
         Opened opened = open(problem, state);
         GraphView& view = *opened.view;
@@ -445,7 +429,7 @@ private slots:
     void badgesPictureAndToolTips() {
         // The picture of the documentation (when SHARDSCOPE_GRAPH_SNAPSHOTS is set): the demo's training step
         // under fsdp-tp, an attention block open, at a zoom that shows the labels.
-        const auto problem = load("zoo:demo", true);
+        const auto problem = fixtures::loadOnDefaultMesh("zoo:demo", true);
         Opened opened = open(problem, expertState(*problem, "fsdp-tp"));
         GraphView& view = *opened.view;
         QVERIFY(settle(view));
