@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <memory>
+#include <optional>
 
 #include <QApplication>
 #include <QComboBox>
@@ -172,6 +173,22 @@ private slots:
             QVERIFY(std::abs(time - label.collectiveTime) <= 1e-12 + 1e-9 * time);
         }
         QVERIFY(badges > 0);
+        // The slowest badge is at the top of the scale; a slower badge and its edge are never lighter.
+        double slowest = 0;
+        for (const EdgeAnnotation& a : annotations->edges) {
+            slowest = std::max(slowest, a.collectiveTime);
+            if (a.hasBadge())
+                QVERIFY(oklabLightness(a.segments.front().fill) >= oklabLightness(a.color) - 1e-9);
+            for (const EdgeAnnotation& b : annotations->edges)
+                if (a.hasBadge() && b.hasBadge() && a.collectiveTime < b.collectiveTime) {
+                    QVERIFY(oklabLightness(a.color) >= oklabLightness(b.color) - 1e-3);
+                    QVERIFY(oklabLightness(a.segments.front().fill) >=
+                            oklabLightness(b.segments.front().fill) - 1e-3);
+                }
+        }
+        for (const EdgeAnnotation& a : annotations->edges)
+            if (a.collectiveTime == slowest)
+                QCOMPARE(a.heat, 1.0);
 
         // Every operand reshard between two boxes is on the edge between them (and only a collective inside
         // one box, or of a value no edge carries, is on none).
@@ -424,6 +441,52 @@ private slots:
         view.setHeatMetric(HeatMetric::None);
         QCOMPARE(combo->currentData().toInt(), static_cast<int>(HeatMetric::None));
         QCOMPARE(view.nodeHeatValue(0), 0.0);
+    }
+
+    // The nodes' colours follow each change: the heat map, a highlight over it and its end, a new plan, and
+    // back to op kinds.
+    void heatColoursFollowHighlightAndPlan() {
+        const auto problem = fixtures::loadOnDefaultMesh("zoo:demo", true);
+        Opened opened = open(problem, expertState(*problem, "fsdp-tp"));
+        GraphView& view = *opened.view;
+        QVERIFY(settle(view));
+        const auto fills = [&] {
+            std::vector<QRgb> out;
+            for (std::size_t n = 0; n < view.projection()->nodes.size(); ++n)
+                out.push_back(view.nodeFillColor(static_cast<int>(n)).rgb());
+            return out;
+        };
+        const std::vector<QRgb> kinds = fills();
+        view.setHeatMetric(HeatMetric::Time);
+        const std::vector<QRgb> heat = fills();
+        QVERIFY(heat != kinds);
+
+        // A highlight lights the nodes of its name in the name's colour and fades the others' heat colours.
+        const auto projection = view.projection();
+        std::optional<analysis::NameId> name;
+        for (const GraphNode& node : projection->nodes)
+            if (!name && !node.names.empty())
+                name = node.names.front();
+        QVERIFY(name);
+        view.setHighlightedName(name);
+        const QRgb lit = nameColor(problem->space(), *name).rgb();
+        for (std::size_t n = 0; n < projection->nodes.size(); ++n) {
+            const auto& names = projection->nodes[n].names;
+            const QColor fill = view.nodeFillColor(static_cast<int>(n));
+            if (std::binary_search(names.begin(), names.end(), *name))
+                QCOMPARE(fill.rgb(), lit);
+            else
+                QVERIFY(oklabLightness(fill) > oklabLightness(QColor::fromRgb(heat[n])) - 1e-3);
+        }
+        view.setHighlightedName(std::nullopt);
+        QVERIFY(fills() == heat);
+
+        // Another plan: other heat.
+        view.setPlanState(expertState(*problem, "dp"));
+        QVERIFY(settle(view));
+        QVERIFY(fills() != heat);
+        view.setHeatMetric(HeatMetric::None);
+        QVERIFY(fills() == kinds);
     }
 
     void badgesPictureAndToolTips() {
