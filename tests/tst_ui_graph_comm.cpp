@@ -11,6 +11,7 @@
 #include <QComboBox>
 #include <QDir>
 #include <QFileInfo>
+#include <QMouseEvent>
 #include <QSignalSpy>
 #include <QTest>
 #include <QToolButton>
@@ -309,6 +310,84 @@ private slots:
         view.setLegendShown(false);
         QVERIFY(!button->isChecked());
         QVERIFY(!legend->isVisible());
+    }
+
+    // Shown, the legend takes the place (of the top-left, top-right and bottom-left corners) that covers
+    // the fewest nodes: with the graph in the view's left half, not the top-left corner.
+    void legendCoversTheFewestNodes() {
+        const auto problem = fixtures::loadOnDefaultMesh("zoo:demo", true);
+        Opened opened = open(problem, expertState(*problem, "fsdp-tp"));
+        GraphView& view = *opened.view;
+        QVERIFY(settle(view));
+        auto* legend = view.findChild<QWidget*>(QStringLiteral("graphLegend"));
+        QVERIFY(legend);
+        // The top of the graph in the left part of the view, at a readable zoom.
+        view.setTransform(QTransform::fromScale(1.0, 1.0));
+        const QRectF bounds = view.scene()->itemsBoundingRect();
+        const QRect viewport = view.viewport()->rect();
+        QRectF graph;
+        for (std::size_t n = 0; n < view.projection()->nodes.size(); ++n)
+            graph |= view.nodeRect(static_cast<int>(n));
+        QVERIFY(bounds.contains(graph));
+        view.centerOn(graph.center().x() + viewport.width() / 2.0 - 230,
+                      graph.top() + viewport.height() / 2.0 - 60);
+        const auto covered = [&](const QRect& place) {
+            const QRectF scene = view.mapToScene(place.translated(-view.viewport()->pos())).boundingRect();
+            int count = 0;
+            for (std::size_t n = 0; n < view.projection()->nodes.size(); ++n)
+                count += view.nodeRect(static_cast<int>(n)).intersects(scene) ? 1 : 0;
+            return count;
+        };
+        view.setLegendShown(true);
+        const std::vector<QRect> places = view.legendPlaces();
+        QCOMPARE(places.size(), std::size_t{3});
+        QVERIFY2(covered(places.front()) > 0, "the graph is not under the top-left corner");
+        const int chosen = covered(legend->geometry());
+        QVERIFY(legend->geometry() != places.front());
+        QVERIFY(std::find(places.begin(), places.end(), legend->geometry()) != places.end());
+        for (const QRect& place : places)
+            QVERIFY(chosen <= covered(place));
+        QVERIFY(chosen < covered(places.front()));
+        saveSnapshot(view, QStringLiteral("legend_placed.png"));
+    }
+
+    // The user drags the legend where they like; it stays there (inside the view) until a double-click
+    // gives it back to the view.
+    void legendDragsAndStays() {
+        const auto problem = fixtures::loadOnDefaultMesh("zoo:demo");
+        Opened opened = open(problem, expertState(*problem, "fsdp-tp"));
+        GraphView& view = *opened.view;
+        QVERIFY(settle(view));
+        auto* legend = view.findChild<QWidget*>(QStringLiteral("graphLegend"));
+        QVERIFY(legend);
+        view.setLegendShown(true);
+        const QPoint start = legend->pos();
+        const auto send = [&](QEvent::Type type, QPoint at, Qt::MouseButtons buttons) {
+            QMouseEvent event(type, at, legend->mapToGlobal(at), Qt::LeftButton, buttons, Qt::NoModifier);
+            QApplication::sendEvent(legend, &event);
+        };
+        // Into the view's middle, from wherever it started.
+        const QPoint grip(30, 30);
+        const QPoint moved = view.viewport()->geometry().topLeft() + QPoint(260, 140);
+        send(QEvent::MouseButtonPress, grip, Qt::LeftButton);
+        send(QEvent::MouseMove, grip + moved - start, Qt::LeftButton);
+        send(QEvent::MouseButtonRelease, grip + moved - start, Qt::NoButton);
+        QCOMPARE(legend->pos(), moved);
+        // It stays through a new metric and a resize that leaves room for it.
+        view.setHeatMetric(HeatMetric::Time);
+        QCOMPARE(legend->pos(), moved);
+        view.resize(view.width() + 40, view.height() + 40);
+        QCOMPARE(legend->pos(), moved);
+        // Dragged past the view's edge, it stops at the edge.
+        send(QEvent::MouseButtonPress, grip, Qt::LeftButton);
+        send(QEvent::MouseMove, grip + QPoint(5000, 5000), Qt::LeftButton);
+        send(QEvent::MouseButtonRelease, grip + QPoint(5000, 5000), Qt::NoButton);
+        const QRect area = view.viewport()->geometry();
+        QCOMPARE(legend->geometry().bottomRight(), area.bottomRight());
+        // A double-click puts it back at one of the view's own places.
+        send(QEvent::MouseButtonDblClick, grip, Qt::LeftButton);
+        const std::vector<QRect> places = view.legendPlaces();
+        QVERIFY(std::find(places.begin(), places.end(), legend->geometry()) != places.end());
     }
 
     void largeImportCollapsesIntoAColumn_data() {

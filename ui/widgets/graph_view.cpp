@@ -4,7 +4,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <limits>
+#include <optional>
 
 #include <QApplication>
 #include <QComboBox>
@@ -19,6 +21,7 @@
 #include <QKeyEvent>
 #include <QLabel>
 #include <QLinearGradient>
+#include <QMouseEvent>
 #include <QPainter>
 #include <QPainterPathStroker>
 #include <QPushButton>
@@ -644,14 +647,21 @@ private:
 };
 
 // What the graph's colours and marks mean: node fills (or the heat map's scale), the conflict outline and
-// badge, the collective badges and the edge labels' chips. Painted, sized to its rows.
+// badge, the collective badges and the edge labels' chips. Painted, sized to its rows. The mouse drags it;
+// a double-click gives its place back to the view.
 class GraphLegend : public QWidget {
 public:
     explicit GraphLegend(QWidget* parent) : QWidget(parent) {
         setObjectName(QStringLiteral("graphLegend"));
         setAttribute(Qt::WA_OpaquePaintEvent);
-        setToolTip(QObject::tr("What the graph's colours and marks mean"));
+        setCursor(Qt::OpenHandCursor);
+        setToolTip(
+            QObject::tr("What the graph's colours and marks mean. Drag it out of the way; double-click it to "
+                        "put it back where it covers the fewest nodes."));
     }
+
+    std::function<void(QPoint)> dragged;  // to the top-left corner given (in the parent's coordinates)
+    std::function<void()> released;       // a double-click
 
     void setContent(HeatMetric metric, double heatMax, double maxCollectiveTime) {
         metric_ = metric;
@@ -667,8 +677,29 @@ public:
     }
 
 protected:
+    void mousePressEvent(QMouseEvent* event) override {
+        if (event->button() != Qt::LeftButton)
+            return QWidget::mousePressEvent(event);
+        grab_ = event->position().toPoint();
+        setCursor(Qt::ClosedHandCursor);
+    }
+    void mouseMoveEvent(QMouseEvent* event) override {
+        if (grab_ && (event->buttons() & Qt::LeftButton) && dragged)
+            dragged(mapToParent(event->position().toPoint()) - *grab_);
+    }
+    void mouseReleaseEvent(QMouseEvent*) override {
+        grab_.reset();
+        setCursor(Qt::OpenHandCursor);
+    }
+    void mouseDoubleClickEvent(QMouseEvent*) override {
+        if (released)
+            released();
+    }
+
     void paintEvent(QPaintEvent*) override {
         QPainter painter(this);
+        // Opaque: every pixel is painted, the antialiased border's corners included.
+        painter.fillRect(rect(), Qt::white);
         painter.setRenderHint(QPainter::Antialiasing, true);
         painter.setPen(QColor(0xb0, 0xbb, 0xc6));
         painter.setBrush(Qt::white);
@@ -794,6 +825,7 @@ private:
     HeatMetric metric_ = HeatMetric::None;
     double heatMax_ = 0, maxCollective_ = 0;
     qreal row_ = 18;
+    std::optional<QPoint> grab_;  // where the mouse holds it while dragging
 };
 
 GraphView::GraphView(QWidget* parent, GraphLayoutService* layoutService) : QGraphicsView(parent) {
@@ -889,6 +921,11 @@ GraphView::GraphView(QWidget* parent, GraphLayoutService* layoutService) : QGrap
     connect(legendButton_, &QToolButton::toggled, this, &GraphView::setLegendShown);
     legend_ = new GraphLegend(this);
     legend_->hide();
+    legend_->dragged = [this](QPoint topLeft) {
+        legendOffset_ = topLeft - viewport()->geometry().topLeft();
+        placeControls();
+    };
+    legend_->released = [this] { placeLegendAutomatically(); };
     updateLegend();
     placeControls();
 }
@@ -1191,8 +1228,58 @@ void GraphView::placeControls() {
     controls_->adjustSize();
     controls_->move(area.left() + 8, area.top() + 8);
     controls_->raise();
-    legend_->move(area.left() + 8, controls_->geometry().bottom() + 5);
+    if (legendOffset_) {
+        // Where the user put it, kept inside the view.
+        const QPoint at = area.topLeft() + *legendOffset_;
+        legend_->move(
+            std::clamp(at.x(), area.left(), std::max(area.left(), area.right() + 1 - legend_->width())),
+            std::clamp(at.y(), area.top(), std::max(area.top(), area.bottom() + 1 - legend_->height())));
+    } else {
+        const std::vector<QRect> places = legendPlaces();
+        std::size_t best = 0;
+        if (legendShown()) {
+            std::size_t fewest = std::numeric_limits<std::size_t>::max();
+            for (std::size_t i = 0; i < places.size(); ++i)
+                if (const std::size_t covered = nodesUnder(places[i]); covered < fewest) {
+                    fewest = covered;
+                    best = i;
+                }
+        }
+        legend_->move(places[best].topLeft());
+    }
     legend_->raise();
+}
+
+std::vector<QRect> GraphView::legendPlaces() const {
+    const QRect area = viewport()->geometry();
+    const QRect controls = controls_->geometry();
+    const QSize size = legend_->size();
+    const int belowControls = controls.bottom() + 5;
+    const QRect topLeft(QPoint(area.left() + 8, belowControls), size);
+    QRect topRight(QPoint(std::max(area.left() + 8, area.right() + 1 - 8 - size.width()), area.top() + 8),
+                   size);
+    if (topRight.intersects(controls))
+        topRight.moveTop(belowControls);
+    const QRect bottomLeft(
+        QPoint(area.left() + 8, std::max(belowControls, area.bottom() + 1 - 8 - size.height())), size);
+    return {topLeft, topRight, bottomLeft};
+}
+
+std::size_t GraphView::nodesUnder(const QRect& rect) const {
+    const GraphScene* graph = shownScene();
+    if (!graph)
+        return 0;
+    const QRectF covered = mapToScene(rect.translated(-viewport()->pos())).boundingRect();
+    std::size_t count = 0;
+    for (const QGraphicsItem* item : graph->nodeItems)
+        if (static_cast<const NodeItem*>(item)->rect().intersects(covered))
+            ++count;
+    return count;
+}
+
+void GraphView::placeLegendAutomatically() {
+    legendOffset_.reset();
+    placeControls();
 }
 
 bool GraphView::viewportEvent(QEvent* event) {
