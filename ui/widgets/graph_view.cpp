@@ -661,7 +661,7 @@ public:
     }
 
     std::function<void(QPoint)> dragged;  // to the top-left corner given (in the parent's coordinates)
-    std::function<void()> released;       // a double-click
+    std::function<void()> doubleClicked;
 
     void setContent(HeatMetric metric, double heatMax, double maxCollectiveTime) {
         metric_ = metric;
@@ -692,8 +692,8 @@ protected:
         setCursor(Qt::OpenHandCursor);
     }
     void mouseDoubleClickEvent(QMouseEvent*) override {
-        if (released)
-            released();
+        if (doubleClicked)
+            doubleClicked();
     }
 
     void paintEvent(QPaintEvent*) override {
@@ -925,7 +925,7 @@ GraphView::GraphView(QWidget* parent, GraphLayoutService* layoutService) : QGrap
         legendOffset_ = topLeft - viewport()->geometry().topLeft();
         placeControls();
     };
-    legend_->released = [this] { placeLegendAutomatically(); };
+    legend_->doubleClicked = [this] { placeLegendAutomatically(); };
     updateLegend();
     placeControls();
 }
