@@ -65,6 +65,13 @@ Opened open(std::shared_ptr<const ProblemView> problem, std::shared_ptr<const Pl
     return opened;
 }
 
+// zoo:demo (its training step with `train`) under fsdp-tp, shown in a view of its own.
+Opened openDemo(bool train = false) {
+    auto problem = fixtures::loadOnDefaultMesh("zoo:demo", train);
+    auto state = expertState(*problem, "fsdp-tp");
+    return open(std::move(problem), std::move(state));
+}
+
 int bodyIndexOf(const ir::Graph& graph, ir::OpId op) {
     for (std::size_t i = 0; i < graph.body.size(); ++i)
         if (graph.body[i] == op)
@@ -293,8 +300,7 @@ private slots:
     }
 
     void legendExplainsTheMarks() {
-        const auto problem = fixtures::loadOnDefaultMesh("zoo:demo");
-        Opened opened = open(problem, expertState(*problem, "fsdp-tp"));
+        Opened opened = openDemo();
         GraphView& view = *opened.view;
         QVERIFY(settle(view));
         auto* legend = view.findChild<QWidget*>(QStringLiteral("graphLegend"));
@@ -315,8 +321,7 @@ private slots:
     // Shown, the legend takes the place (of the top-left, top-right and bottom-left corners) that covers
     // the fewest nodes: with the graph in the view's left half, not the top-left corner.
     void legendCoversTheFewestNodes() {
-        const auto problem = fixtures::loadOnDefaultMesh("zoo:demo", true);
-        Opened opened = open(problem, expertState(*problem, "fsdp-tp"));
+        Opened opened = openDemo(true);
         GraphView& view = *opened.view;
         QVERIFY(settle(view));
         auto* legend = view.findChild<QWidget*>(QStringLiteral("graphLegend"));
@@ -354,8 +359,7 @@ private slots:
     // The user drags the legend where they like; it stays there (inside the view) until a double-click
     // gives it back to the view.
     void legendDragsAndStays() {
-        const auto problem = fixtures::loadOnDefaultMesh("zoo:demo");
-        Opened opened = open(problem, expertState(*problem, "fsdp-tp"));
+        Opened opened = openDemo();
         GraphView& view = *opened.view;
         QVERIFY(settle(view));
         auto* legend = view.findChild<QWidget*>(QStringLiteral("graphLegend"));
@@ -525,8 +529,8 @@ private slots:
     // The nodes' colours follow each change: the heat map, a highlight over it and its end, a new plan, and
     // back to op kinds.
     void heatColoursFollowHighlightAndPlan() {
-        const auto problem = fixtures::loadOnDefaultMesh("zoo:demo", true);
-        Opened opened = open(problem, expertState(*problem, "fsdp-tp"));
+        Opened opened = openDemo(true);
+        const ProblemView& problem = *opened.problem;
         GraphView& view = *opened.view;
         QVERIFY(settle(view));
         const auto fills = [&] {
@@ -548,7 +552,7 @@ private slots:
                 name = node.names.front();
         QVERIFY(name);
         view.setHighlightedName(name);
-        const QRgb lit = nameColor(problem->space(), *name).rgb();
+        const QRgb lit = nameColor(problem.space(), *name).rgb();
         for (std::size_t n = 0; n < projection->nodes.size(); ++n) {
             const auto& names = projection->nodes[n].names;
             const QColor fill = view.nodeFillColor(static_cast<int>(n));
@@ -561,7 +565,7 @@ private slots:
         QVERIFY(fills() == heat);
 
         // Another plan: other heat.
-        view.setPlanState(expertState(*problem, "dp"));
+        view.setPlanState(expertState(problem, "dp"));
         QVERIFY(settle(view));
         QVERIFY(fills() != heat);
         view.setHeatMetric(HeatMetric::None);
@@ -571,8 +575,7 @@ private slots:
     void badgesPictureAndToolTips() {
         // The picture of the documentation (when SHARDSCOPE_GRAPH_SNAPSHOTS is set): the demo's training step
         // under fsdp-tp, an attention block open, at a zoom that shows the labels.
-        const auto problem = fixtures::loadOnDefaultMesh("zoo:demo", true);
-        Opened opened = open(problem, expertState(*problem, "fsdp-tp"));
+        Opened opened = openDemo(true);
         GraphView& view = *opened.view;
         QVERIFY(settle(view));
         view.setTransform(QTransform::fromScale(1.0, 1.0));
