@@ -334,6 +334,30 @@ private slots:
         QVERIFY(QTest::qWaitFor([&] { return window.isSettled() && !findChoice().isValid(); }, kTimeoutMs));
     }
 
+    // Whether a choice waits for an axis: a resolution asks the plan it makes, leaving unsharded the plan it
+    // leaves (which it unshards).
+    void choiceWaitsForAxisAsksTheRightPlan() {
+        const auto view = llama();
+        const std::size_t seq = repeatedConflict(*view);
+        plan::Plan sharded;
+        sharded.decisions.push_back(shardingConflict(*view, seq, 1));
+        sharded.pinned = 1;
+        const plan::Plan none;
+        const ConflictChoice resolve = conflictChoice(view->space(), seq, 1);
+        QCOMPARE(resolve.kind, ConflictChoice::Kind::Resolve);
+        const std::size_t options = view->space().conflicts[seq].options.size();
+        const ConflictChoice leave = conflictChoice(view->space(), seq, options - 1);
+        QCOMPARE(leave.kind, ConflictChoice::Kind::LeaveUnsharded);
+
+        QVERIFY(choiceWaitsForAxis(*view, resolve, none, withChoice(none, resolve, view->mesh())));
+        QVERIFY(!choiceWaitsForAxis(*view, resolve, sharded, withChoice(sharded, resolve, view->mesh())));
+        QVERIFY(!choiceWaitsForAxis(*view, resolve, none, sharded));
+        QVERIFY(choiceWaitsForAxis(*view, leave, none, withChoice(none, leave, view->mesh())));
+        const plan::Plan left = withChoice(sharded, leave, view->mesh());
+        QVERIFY(axesDeciding(*view, left, leave.name).isEmpty());
+        QVERIFY(!choiceWaitsForAxis(*view, leave, sharded, left));
+    }
+
     // A choice for a name the plan does not shard changes the plan but not the step: it says so, and why.
     void effectOfAChoiceWithoutAnAxis() {
         MainWindow window;

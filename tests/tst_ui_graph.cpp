@@ -33,23 +33,13 @@
 using namespace shardscope;
 using namespace shardscope::ui;
 using fixtures::expertState;
+using fixtures::saveSnapshot;
+using fixtures::sharedPath;
 using fixtures::stateOf;
 
 namespace {
 
 constexpr int kLayoutTimeoutMs = 120000;
-
-std::shared_ptr<const ProblemView> load(const std::string& model, bool train = false) {
-    ProblemSpec spec;
-    spec.model = model;
-    spec.mesh = "data=2,model=4";
-    spec.train = train;
-    return fixtures::loadView(spec);
-}
-
-QString sharedModel(const char* relative) {
-    return QDir(shardscope::testing::sharedDir()).filePath(QString::fromLatin1(relative));
-}
 
 // Every body op in exactly one module, modules' ops in program order, counts adding up.
 void checkPartition(const ir::Graph& graph, const ModuleTree& tree) {
@@ -117,12 +107,6 @@ private:
     qint64 longest_ = 0;
 };
 
-void saveSnapshot(GraphView& view, const QString& name) {
-    const QString dir = qEnvironmentVariable("SHARDSCOPE_GRAPH_SNAPSHOTS");
-    if (!dir.isEmpty())
-        view.grab().save(QDir(dir).filePath(name));
-}
-
 }  // namespace
 
 class TestUiGraph : public QObject {
@@ -130,7 +114,7 @@ class TestUiGraph : public QObject {
 
 private slots:
     void moduleTreeFromLocationNames() {
-        const auto view = load("zoo:demo");
+        const auto view = fixtures::loadOnDefaultMesh("zoo:demo");
         const ModuleTree& tree = view->modules;
         checkPartition(view->graph(), tree);
         const auto layers = modulesLabelled(tree, QStringLiteral("layer "));
@@ -151,7 +135,7 @@ private slots:
     }
 
     void moduleTreeOfATrainingStep() {
-        const auto view = load("zoo:demo", true);
+        const auto view = fixtures::loadOnDefaultMesh("zoo:demo", true);
         checkPartition(view->graph(), view->modules);
         const auto& root = view->modules.modules[0];
         QStringList top;
@@ -168,10 +152,10 @@ private slots:
     }
 
     void moduleTreeFindsLayersWithoutNames() {
-        const QString bert = sharedModel("models/stablehlo/pt_bert.mlir");
+        const QString bert = sharedPath("models/stablehlo/pt_bert.mlir");
         if (!QFileInfo::exists(bert))
             QSKIP("needs ../shared/models (SHARDSCOPE_SHARED_DIR)");
-        const auto view = load(bert.toStdString());
+        const auto view = fixtures::loadOnDefaultMesh(bert.toStdString());
         QElapsedTimer timer;
         timer.start();
         const ModuleTree tree = buildModuleTree(view->graph(), view->space());
@@ -190,10 +174,10 @@ private slots:
     }
 
     void moduleTreeOfALargeTrainingStepIsFast() {
-        const QString bert = sharedModel("models/stablehlo/pt_bert.mlir");
+        const QString bert = sharedPath("models/stablehlo/pt_bert.mlir");
         if (!QFileInfo::exists(bert))
             QSKIP("needs ../shared/models (SHARDSCOPE_SHARED_DIR)");
-        const auto view = load(bert.toStdString(), true);
+        const auto view = fixtures::loadOnDefaultMesh(bert.toStdString(), true);
         QElapsedTimer timer;
         timer.start();
         const ModuleTree tree = buildModuleTree(view->graph(), view->space());
@@ -224,7 +208,7 @@ private slots:
     }
 
     void projectionCollapsedAndExpanded() {
-        const auto view = load("zoo:demo");
+        const auto view = fixtures::loadOnDefaultMesh("zoo:demo");
         const ModuleTree& tree = view->modules;
         // Small graphs open fully expanded.
         const auto opening = defaultExpansion(tree, view->graph().body.size());
@@ -278,7 +262,7 @@ private slots:
     }
 
     void largeGraphsOpenCollapsed() {
-        const auto view = load("zoo:demo", true);
+        const auto view = fixtures::loadOnDefaultMesh("zoo:demo", true);
         QVERIFY(view->graph().body.size() > kExpandedGraphOps);
         const auto opening = defaultExpansion(view->modules, view->graph().body.size());
         QVERIFY(opening[0]);
@@ -290,7 +274,7 @@ private slots:
     }
 
     void findTargets() {
-        const auto view = load("zoo:demo");
+        const auto view = fixtures::loadOnDefaultMesh("zoo:demo");
         const auto scores = findInGraph(*view, QStringLiteral("attn.scores"));
         QCOMPARE(scores.size(), std::size_t(2));  // one per layer
         QCOMPARE(scores[0].kind, GraphTarget::Kind::Op);
@@ -313,7 +297,7 @@ private slots:
         QSignalSpy started(&view, &GraphView::layoutStarted);
         QSignalSpy finished(&view, &GraphView::layoutFinished);
         QSignalSpy selected(&view, &GraphView::opSelected);
-        const auto problem = load("zoo:demo");
+        const auto problem = fixtures::loadOnDefaultMesh("zoo:demo");
         view.setProblem(problem);
         QCOMPARE(started.count(), 1);
         QVERIFY(view.isLayoutBusy());
@@ -348,7 +332,7 @@ private slots:
         view.resize(1000, 700);
         view.show();
         QSignalSpy finished(&view, &GraphView::layoutFinished);
-        const auto problem = load("zoo:demo", true);
+        const auto problem = fixtures::loadOnDefaultMesh("zoo:demo", true);
         view.setProblem(problem);
         QVERIFY(waitForLayout(view, finished));
         view.zoomBy(0.9);
@@ -387,7 +371,7 @@ private slots:
         view.resize(800, 600);
         view.show();
         QSignalSpy finished(&view, &GraphView::layoutFinished);
-        const auto problem = load("zoo:demo");
+        const auto problem = fixtures::loadOnDefaultMesh("zoo:demo");
         view.setProblem(problem);
         QVERIFY(waitForLayout(view, finished));
         const auto projection = view.projection();
@@ -425,7 +409,7 @@ private slots:
         view.resize(800, 600);
         view.show();
         QSignalSpy finished(&view, &GraphView::layoutFinished);
-        const auto problem = load("zoo:demo");
+        const auto problem = fixtures::loadOnDefaultMesh("zoo:demo");
         view.setProblem(problem);
         QVERIFY(waitForLayout(view, finished));
         const auto projection = view.projection();
@@ -456,7 +440,7 @@ private slots:
         view.resize(1000, 700);
         view.show();
         QSignalSpy finished(&view, &GraphView::layoutFinished);
-        const auto problem = load("zoo:demo");
+        const auto problem = fixtures::loadOnDefaultMesh("zoo:demo");
         view.setProblem(problem);
         QVERIFY(waitForLayout(view, finished));
         const auto projection = view.projection();
@@ -484,7 +468,7 @@ private slots:
         view.show();
         QSignalSpy finished(&view, &GraphView::layoutFinished);
         QSignalSpy cancelled(&view, &GraphView::layoutCancelled);
-        const auto problem = load("zoo:demo", true);
+        const auto problem = fixtures::loadOnDefaultMesh("zoo:demo", true);
         view.setProblem(problem);
         QVERIFY(waitForLayout(view, finished));
         const auto shown = view.projection();
@@ -504,14 +488,14 @@ private slots:
     }
 
     void largeGraphExpandedRendersWithoutStalls() {
-        const QString bert = sharedModel("models/stablehlo/pt_bert.mlir");
+        const QString bert = sharedPath("models/stablehlo/pt_bert.mlir");
         if (!QFileInfo::exists(bert))
             QSKIP("needs ../shared/models (SHARDSCOPE_SHARED_DIR)");
         GraphView view;
         view.resize(1200, 800);
         view.show();
         QSignalSpy finished(&view, &GraphView::layoutFinished);
-        const auto problem = load(bert.toStdString());
+        const auto problem = fixtures::loadOnDefaultMesh(bert.toStdString());
         view.setProblem(problem);
         QVERIFY(waitForLayout(view, finished));
         QVERIFY(view.projection()->nodes.size() < 60);  // opens collapsed

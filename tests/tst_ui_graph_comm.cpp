@@ -5,11 +5,13 @@
 #include <algorithm>
 #include <cmath>
 #include <memory>
+#include <optional>
 
 #include <QApplication>
 #include <QComboBox>
 #include <QDir>
 #include <QFileInfo>
+#include <QMouseEvent>
 #include <QSignalSpy>
 #include <QTest>
 #include <QToolButton>
@@ -31,23 +33,13 @@
 using namespace shardscope;
 using namespace shardscope::ui;
 using fixtures::expertState;
+using fixtures::saveSnapshot;
+using fixtures::sharedPath;
 using fixtures::stateOf;
 
 namespace {
 
 constexpr int kWaitMs = 120000;
-
-std::shared_ptr<const ProblemView> load(const std::string& model, bool train = false) {
-    ProblemSpec spec;
-    spec.model = model;
-    spec.mesh = "data=2,model=4";
-    spec.train = train;
-    return fixtures::loadView(spec);
-}
-
-QString sharedModel(const char* relative) {
-    return QDir(shardscope::testing::sharedDir()).filePath(QString::fromLatin1(relative));
-}
 
 // Waits until the picture and its labels are in place.
 bool settle(GraphView& view) {
@@ -56,12 +48,6 @@ bool settle(GraphView& view) {
     while (view.isLayoutBusy() && timer.elapsed() < kWaitMs)
         QTest::qWait(20);
     return !view.isLayoutBusy() && view.annotations() != nullptr;
-}
-
-void saveSnapshot(GraphView& view, const QString& name) {
-    const QString dir = qEnvironmentVariable("SHARDSCOPE_GRAPH_SNAPSHOTS");
-    if (!dir.isEmpty())
-        view.grab().save(QDir(dir).filePath(name));
 }
 
 struct Opened {
@@ -77,6 +63,13 @@ Opened open(std::shared_ptr<const ProblemView> problem, std::shared_ptr<const Pl
     if (state)
         opened.view->setPlanState(std::move(state));
     return opened;
+}
+
+// zoo:demo (its training step with `train`) under fsdp-tp, shown in a view of its own.
+Opened openDemo(bool train = false) {
+    auto problem = fixtures::loadOnDefaultMesh("zoo:demo", train);
+    auto state = expertState(*problem, "fsdp-tp");
+    return open(std::move(problem), std::move(state));
 }
 
 int bodyIndexOf(const ir::Graph& graph, ir::OpId op) {
@@ -141,7 +134,7 @@ private slots:
 
     void badgesWhereTheEvaluationHasCollectives() {
         QFETCH(bool, expandAll);
-        const auto problem = load("zoo:demo", true);
+        const auto problem = fixtures::loadOnDefaultMesh("zoo:demo", true);
         const auto state = expertState(*problem, "fsdp-tp");
         QVERIFY(!state->evaluation.collectives.empty());
         Opened opened = open(problem, state);
@@ -188,6 +181,22 @@ private slots:
             QVERIFY(std::abs(time - label.collectiveTime) <= 1e-12 + 1e-9 * time);
         }
         QVERIFY(badges > 0);
+        // The slowest badge is at the top of the scale; a slower badge and its edge are never lighter.
+        double slowest = 0;
+        for (const EdgeAnnotation& a : annotations->edges) {
+            slowest = std::max(slowest, a.collectiveTime);
+            if (a.hasBadge())
+                QVERIFY(oklabLightness(a.segments.front().fill) >= oklabLightness(a.color) - 1e-9);
+            for (const EdgeAnnotation& b : annotations->edges)
+                if (a.hasBadge() && b.hasBadge() && a.collectiveTime < b.collectiveTime) {
+                    QVERIFY(oklabLightness(a.color) >= oklabLightness(b.color) - 1e-3);
+                    QVERIFY(oklabLightness(a.segments.front().fill) >=
+                            oklabLightness(b.segments.front().fill) - 1e-3);
+                }
+        }
+        for (const EdgeAnnotation& a : annotations->edges)
+            if (a.collectiveTime == slowest)
+                QCOMPARE(a.heat, 1.0);
 
         // Every operand reshard between two boxes is on the edge between them (and only a collective inside
         // one box, or of a value no edge carries, is on none).
@@ -235,11 +244,11 @@ private slots:
         QFETCH(bool, train);
         QFETCH(bool, expandAll);
         if (model.startsWith(QLatin1String("shared:"))) {
-            model = sharedModel(qPrintable(model.mid(7)));
+            model = sharedPath(qPrintable(model.mid(7)));
             if (!QFileInfo::exists(model))
                 QSKIP("needs ../shared/models (SHARDSCOPE_SHARED_DIR)");
         }
-        const auto problem = load(model.toStdString(), train);
+        const auto problem = fixtures::loadOnDefaultMesh(model.toStdString(), train);
         Opened opened = open(problem, expertState(*problem, "fsdp-tp"));
         GraphView& view = *opened.view;
         QVERIFY(settle(view));
@@ -260,7 +269,7 @@ private slots:
     }
 
     void labelDimensionsTakeTheirNamesColours() {
-        const auto problem = load("zoo:demo");
+        const auto problem = fixtures::loadOnDefaultMesh("zoo:demo");
         const auto state = expertState(*problem, "fsdp-tp");
         Opened opened = open(problem, state);
         GraphView& view = *opened.view;
@@ -291,8 +300,7 @@ private slots:
     }
 
     void legendExplainsTheMarks() {
-        const auto problem = load("zoo:demo");
-        Opened opened = open(problem, expertState(*problem, "fsdp-tp"));
+        Opened opened = openDemo();
         GraphView& view = *opened.view;
         QVERIFY(settle(view));
         auto* legend = view.findChild<QWidget*>(QStringLiteral("graphLegend"));
@@ -310,6 +318,82 @@ private slots:
         QVERIFY(!legend->isVisible());
     }
 
+    // Shown, the legend takes the place (of the top-left, top-right and bottom-left corners) that covers
+    // the fewest nodes: with the graph in the view's left half, not the top-left corner.
+    void legendCoversTheFewestNodes() {
+        Opened opened = openDemo(true);
+        GraphView& view = *opened.view;
+        QVERIFY(settle(view));
+        auto* legend = view.findChild<QWidget*>(QStringLiteral("graphLegend"));
+        QVERIFY(legend);
+        // The top of the graph in the left part of the view, at a readable zoom.
+        view.setTransform(QTransform::fromScale(1.0, 1.0));
+        const QRectF bounds = view.scene()->itemsBoundingRect();
+        const QRect viewport = view.viewport()->rect();
+        QRectF graph;
+        for (std::size_t n = 0; n < view.projection()->nodes.size(); ++n)
+            graph |= view.nodeRect(static_cast<int>(n));
+        QVERIFY(bounds.contains(graph));
+        view.centerOn(graph.center().x() + viewport.width() / 2.0 - 230,
+                      graph.top() + viewport.height() / 2.0 - 60);
+        const auto covered = [&](const QRect& place) {
+            const QRectF scene = view.mapToScene(place.translated(-view.viewport()->pos())).boundingRect();
+            int count = 0;
+            for (std::size_t n = 0; n < view.projection()->nodes.size(); ++n)
+                count += view.nodeRect(static_cast<int>(n)).intersects(scene) ? 1 : 0;
+            return count;
+        };
+        view.setLegendShown(true);
+        const std::vector<QRect> places = view.legendPlaces();
+        QCOMPARE(places.size(), std::size_t{3});
+        QVERIFY2(covered(places.front()) > 0, "the graph is not under the top-left corner");
+        const int chosen = covered(legend->geometry());
+        QVERIFY(legend->geometry() != places.front());
+        QVERIFY(std::find(places.begin(), places.end(), legend->geometry()) != places.end());
+        for (const QRect& place : places)
+            QVERIFY(chosen <= covered(place));
+        QVERIFY(chosen < covered(places.front()));
+        saveSnapshot(view, QStringLiteral("legend_placed.png"));
+    }
+
+    // The user drags the legend where they like; it stays there (inside the view) until a double-click
+    // gives it back to the view.
+    void legendDragsAndStays() {
+        Opened opened = openDemo();
+        GraphView& view = *opened.view;
+        QVERIFY(settle(view));
+        auto* legend = view.findChild<QWidget*>(QStringLiteral("graphLegend"));
+        QVERIFY(legend);
+        view.setLegendShown(true);
+        const QPoint start = legend->pos();
+        const auto send = [&](QEvent::Type type, QPoint at, Qt::MouseButtons buttons) {
+            QMouseEvent event(type, at, legend->mapToGlobal(at), Qt::LeftButton, buttons, Qt::NoModifier);
+            QApplication::sendEvent(legend, &event);
+        };
+        // Into the view's middle, from wherever it started.
+        const QPoint grip(30, 30);
+        const QPoint moved = view.viewport()->geometry().topLeft() + QPoint(260, 140);
+        send(QEvent::MouseButtonPress, grip, Qt::LeftButton);
+        send(QEvent::MouseMove, grip + moved - start, Qt::LeftButton);
+        send(QEvent::MouseButtonRelease, grip + moved - start, Qt::NoButton);
+        QCOMPARE(legend->pos(), moved);
+        // It stays through a new metric and a resize that leaves room for it.
+        view.setHeatMetric(HeatMetric::Time);
+        QCOMPARE(legend->pos(), moved);
+        view.resize(view.width() + 40, view.height() + 40);
+        QCOMPARE(legend->pos(), moved);
+        // Dragged past the view's edge, it stops at the edge.
+        send(QEvent::MouseButtonPress, grip, Qt::LeftButton);
+        send(QEvent::MouseMove, grip + QPoint(5000, 5000), Qt::LeftButton);
+        send(QEvent::MouseButtonRelease, grip + QPoint(5000, 5000), Qt::NoButton);
+        const QRect area = view.viewport()->geometry();
+        QCOMPARE(legend->geometry().bottomRight(), area.bottomRight());
+        // A double-click puts it back at one of the view's own places.
+        send(QEvent::MouseButtonDblClick, grip, Qt::LeftButton);
+        const std::vector<QRect> places = view.legendPlaces();
+        QVERIFY(std::find(places.begin(), places.end(), legend->geometry()) != places.end());
+    }
+
     void largeImportCollapsesIntoAColumn_data() {
         QTest::addColumn<QString>("model");
         QTest::newRow("glm_358b_1_layer") << QStringLiteral("models/stablehlo/glm_358b_1_layer.mlir");
@@ -318,10 +402,10 @@ private slots:
 
     void largeImportCollapsesIntoAColumn() {
         QFETCH(QString, model);
-        const QString path = sharedModel(qPrintable(model));
+        const QString path = sharedPath(qPrintable(model));
         if (!QFileInfo::exists(path))
             QSKIP("needs ../shared/models (SHARDSCOPE_SHARED_DIR)");
-        const auto problem = load(path.toStdString(), true);
+        const auto problem = fixtures::loadOnDefaultMesh(path.toStdString(), true);
         QVERIFY(problem->graph().body.size() > kExpandedGraphOps);
         Opened opened = open(problem, nullptr);
         GraphView& view = *opened.view;
@@ -388,7 +472,7 @@ private slots:
     void heatMapOrdersNodesByTheMetric() {
         QFETCH(int, metric);
         const auto chosen = static_cast<HeatMetric>(metric);
-        const auto problem = load("zoo:demo", true);
+        const auto problem = fixtures::loadOnDefaultMesh("zoo:demo", true);
         const auto state = expertState(*problem, "fsdp-tp");
         Opened opened = open(problem, state);
         GraphView& view = *opened.view;
@@ -442,11 +526,56 @@ private slots:
         QCOMPARE(view.nodeHeatValue(0), 0.0);
     }
 
+    // The nodes' colours follow each change: the heat map, a highlight over it and its end, a new plan, and
+    // back to op kinds.
+    void heatColoursFollowHighlightAndPlan() {
+        Opened opened = openDemo(true);
+        const ProblemView& problem = *opened.problem;
+        GraphView& view = *opened.view;
+        QVERIFY(settle(view));
+        const auto fills = [&] {
+            std::vector<QRgb> out;
+            for (std::size_t n = 0; n < view.projection()->nodes.size(); ++n)
+                out.push_back(view.nodeFillColor(static_cast<int>(n)).rgb());
+            return out;
+        };
+        const std::vector<QRgb> kinds = fills();
+        view.setHeatMetric(HeatMetric::Time);
+        const std::vector<QRgb> heat = fills();
+        QVERIFY(heat != kinds);
+
+        // A highlight lights the nodes of its name in the name's colour and fades the others' heat colours.
+        const auto projection = view.projection();
+        std::optional<analysis::NameId> name;
+        for (const GraphNode& node : projection->nodes)
+            if (!name && !node.names.empty())
+                name = node.names.front();
+        QVERIFY(name);
+        view.setHighlightedName(name);
+        const QRgb lit = nameColor(problem.space(), *name).rgb();
+        for (std::size_t n = 0; n < projection->nodes.size(); ++n) {
+            const auto& names = projection->nodes[n].names;
+            const QColor fill = view.nodeFillColor(static_cast<int>(n));
+            if (std::binary_search(names.begin(), names.end(), *name))
+                QCOMPARE(fill.rgb(), lit);
+            else
+                QVERIFY(oklabLightness(fill) > oklabLightness(QColor::fromRgb(heat[n])) - 1e-3);
+        }
+        view.setHighlightedName(std::nullopt);
+        QVERIFY(fills() == heat);
+
+        // Another plan: other heat.
+        view.setPlanState(expertState(problem, "dp"));
+        QVERIFY(settle(view));
+        QVERIFY(fills() != heat);
+        view.setHeatMetric(HeatMetric::None);
+        QVERIFY(fills() == kinds);
+    }
+
     void badgesPictureAndToolTips() {
         // The picture of the documentation (when SHARDSCOPE_GRAPH_SNAPSHOTS is set): the demo's training step
         // under fsdp-tp, an attention block open, at a zoom that shows the labels.
-        const auto problem = load("zoo:demo", true);
-        Opened opened = open(problem, expertState(*problem, "fsdp-tp"));
+        Opened opened = openDemo(true);
         GraphView& view = *opened.view;
         QVERIFY(settle(view));
         view.setTransform(QTransform::fromScale(1.0, 1.0));

@@ -20,6 +20,8 @@
 #include <QProcess>
 #include <QPushButton>
 #include <QRegularExpression>
+#include <QScrollArea>
+#include <QScrollBar>
 #include <QSettings>
 #include <QSignalSpy>
 #include <QStandardPaths>
@@ -323,6 +325,30 @@ private slots:
         QCOMPARE(window.planEditor()->plan().decisions.size(), before.decisions.size());
         QVERIFY(window.planEditor()->state()->evaluation.modelStates.optimizerState >
                 0);  // a training step now
+    }
+
+    // At the window's default size, the Mesh and training dock shows the mesh picture under the axes without
+    // scrolling.
+    void meshPictureInSightAtTheDefaultSize() {
+        MainWindow window;
+        window.show();
+        QSignalSpy settled(&window, &MainWindow::settled);
+        window.openModel(defaultModelSource());
+        QVERIFY(settled.wait(kLoadTimeoutMs));
+        QVERIFY(window.showDock(QStringLiteral("problem")));
+        auto* dock = window.findChild<QDockWidget*>(QStringLiteral("problemDock"));
+        QVERIFY(dock);
+        auto* scroll = qobject_cast<QScrollArea*>(dock->widget());
+        auto* picture = dock->findChild<QWidget*>(QStringLiteral("meshPicture"));
+        QVERIFY(scroll && picture);
+        QTRY_VERIFY(picture->isVisible() && picture->height() > 0);
+        QCOMPARE(scroll->verticalScrollBar()->value(), 0);
+        const QRect shown(picture->mapTo(scroll->viewport(), QPoint()), picture->size());
+        QVERIFY2(scroll->viewport()->rect().contains(shown),
+                 qPrintable(QStringLiteral("picture at y %1 to %2 in a %3 px high dock")
+                                .arg(shown.top())
+                                .arg(shown.bottom())
+                                .arg(scroll->viewport()->height())));
     }
 
     // Issue 9's must-show: a search fills the Plans table as it runs; its workspace, closed and reopened,

@@ -6,7 +6,9 @@
 
 #include <cstdint>
 #include <memory>
+#include <string>
 
+#include <QDir>
 #include <QFile>
 #include <QSignalSpy>
 #include <QTemporaryDir>
@@ -17,6 +19,7 @@
 #include "core/problem_view.h"
 #include "shardscope/cost/cost_model.h"
 #include "shardscope/plan/experts.h"
+#include "test_paths.h"
 
 namespace shardscope::ui::fixtures {
 
@@ -60,6 +63,30 @@ inline ViewPtr loadView(const ProblemSpec& spec) {
     if (!problem)
         qFatal("cannot load %s: %s", spec.model.c_str(), problem.errorMessage().c_str());
     return viewOf(std::move(problem).value(), QString::fromStdString(spec.model));
+}
+
+// `model` on the explorer's default mesh data=2,model=4, its forward pass or (`train`) its training step,
+// built on the calling thread.
+inline ViewPtr loadOnDefaultMesh(const std::string& model, bool train = false) {
+    ProblemSpec spec;
+    spec.model = model;
+    spec.mesh = "data=2,model=4";
+    spec.train = train;
+    return loadView(spec);
+}
+
+// The path of `relative` inside ../shared (which may be absent: `shared` tests skip then).
+inline QString sharedPath(const char* relative) {
+    return QDir(shardscope::testing::sharedDir()).filePath(QString::fromLatin1(relative));
+}
+
+// Saves a picture of `widget` as `name` in the folder $SHARDSCOPE_GRAPH_SNAPSHOTS names, when it is set (to
+// look at, or for the documentation).
+template <typename Widget>
+void saveSnapshot(Widget& widget, const QString& name) {
+    const QString dir = qEnvironmentVariable("SHARDSCOPE_GRAPH_SNAPSHOTS");
+    if (!dir.isEmpty())
+        widget.grab().save(QDir(dir).filePath(name));
 }
 
 // `request` loaded by a ProblemLoader (off the UI thread, as the window loads); nullptr, with the loader's

@@ -129,6 +129,12 @@ QStringList axesDeciding(const ProblemView& problem, const plan::Plan& plan, ana
     return out;
 }
 
+bool choiceWaitsForAxis(const ProblemView& problem, const ConflictChoice& choice, const plan::Plan& before,
+                        const plan::Plan& after) {
+    const bool leave = choice.kind == ConflictChoice::Kind::LeaveUnsharded;
+    return axesDeciding(problem, leave ? before : after, choice.name).isEmpty();
+}
+
 QString choiceText(const ProblemView& problem, const ConflictChoice& choice) {
     const QString label = toQString(problem.space().name(choice.name).label);
     switch (choice.kind) {
@@ -169,18 +175,15 @@ QString choiceEffect(const ProblemView& problem, const ConflictChoice& choice, c
     const QString text = choiceText(problem, choice);
     if (before == after)
         return QObject::tr("%1: the plan already does this, nothing changes.").arg(text);
-    if (choice.kind != ConflictChoice::Kind::LeaveUnsharded &&
-        axesDeciding(problem, after, choice.name).isEmpty())
-        return QObject::tr(
-                   "%1: %2 has no mesh axis in this plan yet, so the step time and memory stay as they are. "
-                   "The choice takes effect once %2 is sharded: pin it on an axis in the Names panel, or let "
-                   "the search shard it.")
-            .arg(text, label);
-    if (choice.kind == ConflictChoice::Kind::LeaveUnsharded &&
-        axesDeciding(problem, before, choice.name).isEmpty())
-        return QObject::tr(
-                   "%1: %2 was not sharded in this plan, so the step time and memory stay as they are; it is "
-                   "now forbidden on every axis, so the search will not shard it.")
+    if (choiceWaitsForAxis(problem, choice, before, after))
+        return (choice.kind == ConflictChoice::Kind::LeaveUnsharded
+                    ? QObject::tr(
+                          "%1: %2 was not sharded in this plan, so the step time and memory stay as they "
+                          "are; it is now forbidden on every axis, so the search will not shard it.")
+                    : QObject::tr(
+                          "%1: %2 has no mesh axis in this plan yet, so the step time and memory stay as "
+                          "they are. The choice takes effect once %2 is sharded: pin it on an axis in "
+                          "the Names panel, or let the search shard it."))
             .arg(text, label);
     if (!afterEvaluation || !beforeEvaluation)
         return QObject::tr("%1: evaluating the plan…").arg(text);

@@ -54,6 +54,12 @@ ConflictChoice conflictChoice(const analysis::DecisionSpace& space, std::size_t 
 // order; empty when no decision shards the name, and then no resolution of it changes anything.
 QStringList axesDeciding(const ProblemView& problem, const plan::Plan& plan, analysis::NameId name);
 
+// Whether `choice` (taking `before` to `after`) changes nothing now because the name has no mesh axis: a
+// Resolve or Shard of a name no decision of `after` reaches (it takes effect once the name is sharded), or a
+// LeaveUnsharded of a name no decision of `before` reached (it only keeps the search from sharding it).
+bool choiceWaitsForAxis(const ProblemView& problem, const ConflictChoice& choice, const plan::Plan& before,
+                        const plan::Plan& after);
+
 // A choice in words for the undo history and the effect line: "Give seq's axis to its second dimension".
 QString choiceText(const ProblemView& problem, const ConflictChoice& choice);
 // An option in a few words, without the name (the conflict's row says it): "second dimension" (takes the

@@ -400,10 +400,15 @@ GraphAnnotations annotateGraph(const ProblemView& view, const GraphProjection& p
             x += w + kSegmentGap;
         }
     }
-    for (EdgeAnnotation& label : out.edges)
+    for (EdgeAnnotation& label : out.edges) {
+        if (!label.hasBadge())
+            continue;
+        label.heat = heatFraction(label.collectiveTime, out.maxCollectiveTime);
+        label.color = heatColor(0.35 + 0.65 * label.heat);
         for (LabelSegment& s : label.segments)
             if (s.kind == LabelSegment::Kind::Badge)
-                s.fill = heatColor(heatFraction(label.collectiveTime, out.maxCollectiveTime));
+                s.fill = heatColor(label.heat);
+    }
 
     // Placement: nodes and frame titles are taken first, then labels in order of importance.
     Occupancy taken;

@@ -74,6 +74,11 @@ struct EdgeAnnotation {
     QString toolTip;  // the value, its sharding and every collective it carries, in full
     std::vector<std::size_t> collectives;  // indices into Evaluation::collectives
     double collectiveTime = 0, collectiveBytes = 0;
+    // With a badge: where its time sits on the scale of the edges' badges (heatFraction), and the colour the
+    // edge is drawn in, heatColor from a third of the way up (a pale badge's edge stays visible). Computed
+    // once here, so that painting only reads them.
+    double heat = 0;
+    QColor color;
 
     bool hasBadge() const { return !collectives.empty(); }
     bool placed() const { return !rect.isEmpty(); }

@@ -37,10 +37,10 @@ private:
 struct PlanEditor::Worker {
     explicit Worker(std::shared_ptr<const ProblemView> p)
         : problem(std::move(p)), evaluator(*problem->problem->costModel) {}
-    std::shared_ptr<const ProblemView> problem;   // keeps the cost model alive while a job runs
-    cost::Evaluator evaluator;                    // used by one job at a time
-    std::atomic<std::uint64_t> newest{0};         // of the edited plan
-    std::atomic<std::uint64_t> newestPreview{0};  // of the preview
+    std::shared_ptr<const ProblemView> problem;  // keeps the cost model alive while a job runs
+    cost::Evaluator evaluator;                   // used by one job at a time
+    std::atomic<std::uint64_t> newest[2] = {};   // per Track: its newest revision
+    std::atomic<std::uint64_t>& newestOf(Track track) { return newest[static_cast<int>(track)]; }
 };
 
 namespace {
@@ -82,21 +82,19 @@ PlanEditor::~PlanEditor() =
     default;  // jobs_ goes first: it drops the queued jobs and waits for the running one
 
 void PlanEditor::setProblem(std::shared_ptr<const ProblemView> problem) {
-    if (worker_) {
-        worker_->newest = ~std::uint64_t{0};
-        worker_->newestPreview = ~std::uint64_t{0};
-    }
+    if (worker_)
+        for (auto& newest : worker_->newest)
+            newest = ~std::uint64_t{0};
     problem_ = std::move(problem);
     worker_ = problem_ ? std::make_shared<Worker>(problem_) : nullptr;
-    state_.reset();
+    edited_ = {};
     undo_->clear();
     plan_ = problem_ ? problem_->initialPlan : plan::Plan{};
     const bool previewed = dropPreview();
-    editPending_ = false;
     emit planChanged();
     if (previewed)
         emit previewChanged();
-    evaluate();
+    evaluate(Track::Edited);
     updateEvaluating();
 }
 
@@ -113,7 +111,7 @@ void PlanEditor::setPlan(const plan::Plan& plan) {
     emit planChanged();
     if (previewed)
         emit previewChanged();
-    evaluate();
+    evaluate(Track::Edited);
 }
 
 void PlanEditor::preview(const plan::Plan& plan, const QString& name) {
@@ -122,9 +120,9 @@ void PlanEditor::preview(const plan::Plan& plan, const QString& name) {
     if (preview_ && preview_->plan == plan && preview_->name == name)
         return;
     preview_ = std::make_unique<Preview>(Preview{plan, name});
-    previewState_.reset();
+    previewed_.state.reset();
     emit previewChanged();
-    evaluatePreview();
+    evaluate(Track::Preview);
 }
 
 void PlanEditor::endPreview() {
@@ -138,10 +136,9 @@ bool PlanEditor::dropPreview() {
     if (!preview_)
         return false;
     preview_.reset();
-    previewState_.reset();
-    previewPending_ = false;
+    previewed_ = {};  // asks for no revision: its evaluation, if running, is never reported
     if (worker_)
-        worker_->newestPreview = ~std::uint64_t{0};  // its evaluation, if running, is never reported
+        worker_->newestOf(Track::Preview) = ~std::uint64_t{0};  // and if queued, never runs
     return true;
 }
 
@@ -332,65 +329,43 @@ QString PlanEditor::describe(const plan::Decision& decision) const {
     return toQString(plan::decisionText(decision, context, problem_->mesh()));
 }
 
-void PlanEditor::evaluate() {
-    if (!worker_)
+void PlanEditor::evaluate(Track track) {
+    if (!worker_ || (track == Track::Preview && !preview_))
         return;
     const std::uint64_t revision = ++revision_;
-    editRevision_ = revision;
-    worker_->newest = revision;
-    editPending_ = true;
+    Evaluations& asking = evaluationsOf(track);
+    asking.asked = revision;
+    asking.pending = true;
+    worker_->newestOf(track) = revision;
     updateEvaluating();
 
-    auto done = [this, revision, worker = worker_](const Outcome& outcome) {
-        if (worker != worker_ || revision != editRevision_)
-            return;  // a newer plan or problem owns the stage now
+    auto done = [this, track, revision, worker = worker_](const Outcome& outcome) {
+        Evaluations& evaluations = evaluationsOf(track);
+        if (worker != worker_ || revision != evaluations.asked)
+            return;  // a newer plan, preview or problem owns the track now (or the preview ended)
         // The state first: whoever hears that the evaluation ended finds its result in place.
         if (outcome.state)
-            state_ = outcome.state;
-        editPending_ = false;
+            evaluations.state = outcome.state;
+        evaluations.pending = false;
         updateEvaluating();
-        if (outcome.state)
-            emit evaluated(state_);
-        else
+        if (!outcome.state)
             emit evaluationFailed(outcome.error);
+        else if (track == Track::Edited)
+            emit evaluated(evaluations.state);
+        else
+            emit previewEvaluated(evaluations.state);
     };
     jobs_.run(
-        [worker = worker_, plan = plan_, revision]() -> Outcome {
-            return evaluateState(*worker->problem, worker->evaluator, plan, revision, worker->newest);
-        },
-        std::move(done));
-}
-
-void PlanEditor::evaluatePreview() {
-    if (!worker_ || !preview_)
-        return;
-    const std::uint64_t revision = ++revision_;
-    previewRevision_ = revision;
-    worker_->newestPreview = revision;
-    previewPending_ = true;
-    updateEvaluating();
-
-    auto done = [this, revision, worker = worker_](const Outcome& outcome) {
-        if (worker != worker_ || revision != previewRevision_ || !preview_)
-            return;  // another preview, or none, or another problem
-        if (outcome.state)
-            previewState_ = outcome.state;
-        previewPending_ = false;
-        updateEvaluating();
-        if (outcome.state)
-            emit previewEvaluated(previewState_);
-        else
-            emit evaluationFailed(outcome.error);
-    };
-    jobs_.run(
-        [worker = worker_, plan = preview_->plan, revision]() -> Outcome {
-            return evaluateState(*worker->problem, worker->evaluator, plan, revision, worker->newestPreview);
+        [worker = worker_, plan = track == Track::Edited ? plan_ : preview_->plan, revision,
+         track]() -> Outcome {
+            return evaluateState(*worker->problem, worker->evaluator, plan, revision,
+                                 worker->newestOf(track));
         },
         std::move(done));
 }
 
 void PlanEditor::updateEvaluating() {
-    const bool evaluating = editPending_ || previewPending_;
+    const bool evaluating = edited_.pending || previewed_.pending;
     if (evaluating_ == evaluating)
         return;
     evaluating_ = evaluating;

@@ -54,7 +54,7 @@ public:
     // The plan as edited (evaluated or not yet).
     const plan::Plan& plan() const { return plan_; }
     // The newest evaluated plan, or nullptr before the first evaluation of this problem.
-    const std::shared_ptr<const PlanState>& state() const { return state_; }
+    const std::shared_ptr<const PlanState>& state() const { return edited_.state; }
     bool isEvaluating() const { return evaluating_; }
     QUndoStack* undoStack() const { return undo_; }
 
@@ -97,10 +97,12 @@ public:
     const plan::Plan& previewPlan() const;
     QString previewName() const;
     // The previewed plan's evaluation, or nullptr until it is in (or when not previewing).
-    const std::shared_ptr<const PlanState>& previewState() const { return previewState_; }
+    const std::shared_ptr<const PlanState>& previewState() const { return previewed_.state; }
     // What the views show: the previewed plan's evaluation when previewing (nullptr until it is in), else
     // state().
-    std::shared_ptr<const PlanState> shownState() const { return preview_ ? previewState_ : state_; }
+    std::shared_ptr<const PlanState> shownState() const {
+        return preview_ ? previewed_.state : edited_.state;
+    }
     // Which plan the views show, in words: "the edited plan", or "plan 3 (preview)".
     QString shownCaption() const;
     // Makes the previewed plan the edited plan, one undoable step ("Edit plan 3"): the edited plan's pins
@@ -140,28 +142,35 @@ private:
     class PlanEdit;
     struct Worker;
 
+    // What is evaluated: the edited plan or the preview. Each has its own newest revision, so that an edit
+    // supersedes an edit's evaluation and a preview a preview's, not each other's.
+    enum class Track { Edited = 0, Preview = 1 };
+    // The editor's side of one track.
+    struct Evaluations {
+        std::uint64_t asked = 0;                 // the newest revision asked for (0: none)
+        bool pending = false;                    // it has not reported yet
+        std::shared_ptr<const PlanState> state;  // the newest evaluated
+    };
+
     void edit(plan::Plan after, const QString& text);
     void setPlan(const plan::Plan& plan);  // from undo/redo
-    void evaluate();
-    void evaluatePreview();
+    // Evaluates the track's plan in the background; it reports (`evaluated` or `previewEvaluated`, or
+    // `evaluationFailed`) unless a newer revision of the track was asked for by then.
+    void evaluate(Track track);
+    Evaluations& evaluationsOf(Track track) { return track == Track::Edited ? edited_ : previewed_; }
     void updateEvaluating();
     // Forgets the preview (and its evaluation in flight); whether there was one. Says nothing.
     bool dropPreview();
 
     std::shared_ptr<const ProblemView> problem_;
     plan::Plan plan_;
-    std::uint64_t revision_ = 0;
-    std::shared_ptr<const PlanState> state_;
+    std::uint64_t revision_ = 0;  // the last revision asked for, of either track
     struct Preview {
         plan::Plan plan;
         QString name;
     };
     std::unique_ptr<Preview> preview_;
-    std::shared_ptr<const PlanState> previewState_;
-    std::uint64_t editRevision_ = 0;     // the newest evaluation of the edited plan asked for
-    std::uint64_t previewRevision_ = 0;  // the newest evaluation of the preview asked for
-    bool editPending_ = false;
-    bool previewPending_ = false;
+    Evaluations edited_, previewed_;
     std::shared_ptr<Worker> worker_;  // one per problem: its Evaluator, and the newest revision asked for
     QUndoStack* undo_;
     bool evaluating_ = false;

@@ -382,11 +382,7 @@ void ConflictPanel::choose(const ConflictChoice& choice) {
         editor_->replacePlan(pending_->after, choiceText(*problem, choice), false);
     showEffect(nullptr);
     // Said at once when there is nothing to wait for: the plan stays, or the choice waits for an axis.
-    const auto& axes = axesDeciding(*problem, pending_->after, choice.name);
-    const bool waits = choice.kind != ConflictChoice::Kind::LeaveUnsharded
-                           ? axes.isEmpty()
-                           : axesDeciding(*problem, pending_->before, choice.name).isEmpty();
-    if (!changes || waits) {
+    if (!changes || choiceWaitsForAxis(*problem, choice, pending_->before, pending_->after)) {
         emit effect(effectText());
         if (!changes)
             pending_.reset();

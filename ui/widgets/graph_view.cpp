@@ -4,7 +4,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <limits>
+#include <optional>
 
 #include <QApplication>
 #include <QComboBox>
@@ -19,6 +21,7 @@
 #include <QKeyEvent>
 #include <QLabel>
 #include <QLinearGradient>
+#include <QMouseEvent>
 #include <QPainter>
 #include <QPainterPathStroker>
 #include <QPushButton>
@@ -54,6 +57,7 @@ constexpr int kCancelDelayMs = 1000;
 
 struct Colours {
     QColor fill, border;
+    bool dark = false;  // the fill is dark enough for white text
 };
 
 Colours familyColours(const GraphNode& node) {
@@ -92,6 +96,23 @@ QColor faded(const QColor& colour) {
     return QColor::fromRgbF(static_cast<float>(colour.redF() * keep + (1 - keep)),
                             static_cast<float>(colour.greenF() * keep + (1 - keep)),
                             static_cast<float>(colour.blueF() * keep + (1 - keep)));
+}
+
+// The legend's scales, computed once (each colour of heatColor mixes in OKLab): the heat map's from 0 to 1,
+// and the edges' (EdgeAnnotation::color) from 0.35 to 1.
+const QGradientStops& heatScaleStops() {
+    static const QGradientStops stops = [] {
+        QGradientStops out;
+        for (int i = 0; i <= 10; ++i)
+            out.append({i / 10.0, heatColor(i / 10.0)});
+        return out;
+    }();
+    return stops;
+}
+
+const QGradientStops& edgeScaleStops() {
+    static const QGradientStops stops{{0.0, heatColor(0.35)}, {1.0, heatColor(1)}};
+    return stops;
 }
 
 bool carries(const std::vector<analysis::NameId>& names, std::optional<analysis::NameId> name) {
@@ -135,6 +156,9 @@ public:
 private:
     mutable std::shared_ptr<const PlanState> stagesFor_;  // the plan stageOfOp_ was computed for
     mutable std::vector<int> stageOfOp_;
+    // Each node's colours (heat map, highlight and dimming applied), computed at the first paint after a
+    // change of any of them (recolour()) rather than at every repaint: a heat colour mixes in OKLab.
+    mutable std::vector<Colours> colours_;
 
 public:
     const GraphNode& node(int index) const { return projection->nodes[static_cast<std::size_t>(index)]; }
@@ -189,11 +213,24 @@ public:
         return false;
     }
 
-    Colours coloursOf(int index) const {
-        const GraphNode& n = node(index);
+    // The heat map's values or the highlight changed: the nodes' colours are computed again.
+    void recolour() { colours_.clear(); }
+
+    const Colours& coloursOf(int index) const {
+        if (colours_.size() != projection->nodes.size()) {
+            colours_.resize(projection->nodes.size());
+            for (std::size_t i = 0; i < colours_.size(); ++i)
+                colours_[i] = computeColours(i);
+        }
+        return colours_[static_cast<std::size_t>(index)];
+    }
+
+private:
+    Colours computeColours(std::size_t index) const {
+        const GraphNode& n = projection->nodes[index];
         Colours colours = familyColours(n);
-        if (heat != HeatMetric::None && static_cast<std::size_t>(index) < heatValues.size()) {
-            colours.fill = heatColor(heatFraction(heatValues[static_cast<std::size_t>(index)], heatMax));
+        if (heat != HeatMetric::None && index < heatValues.size()) {
+            colours.fill = heatColor(heatFraction(heatValues[index], heatMax));
             colours.border = colours.fill.darker(170);
         }
         if (highlighted) {
@@ -204,9 +241,11 @@ public:
                 colours = {faded(colours.fill), faded(colours.border)};
             }
         }
+        colours.dark = oklabLightness(colours.fill) < 0.62;
         return colours;
     }
 
+public:
     QString edgeLabel(int index) const {
         const GraphEdge& edge = projection->edges[static_cast<std::size_t>(index)];
         const ir::TensorType& type = problem->graph().type(edge.value);
@@ -237,7 +276,7 @@ public:
     void paint(QPainter* painter, const QStyleOptionGraphicsItem* option, QWidget*) override {
         const auto* graph = static_cast<const GraphScene*>(scene());
         const GraphNode& node = graph->node(index_);
-        const Colours colours = graph->coloursOf(index_);
+        const Colours& colours = graph->coloursOf(index_);
         const qreal detail = detailOf(option, painter);
         if (detail < 0.15) {
             painter->fillRect(rect_, isSelected() ? QColor(0x15, 0x65, 0xc0) : colours.border);
@@ -290,7 +329,7 @@ public:
         }
         if (detail < kTextDetail)
             return;
-        const bool dark = oklabLightness(colours.fill) < 0.62;
+        const bool dark = colours.dark;
         const QColor ink = graph->highlighted && !graph->lights(node.names) ? QColor(0xa0, 0xa8, 0xb0)
                            : dark                                           ? QColor(Qt::white)
                                                                             : QColor(0x1f, 0x29, 0x33);
@@ -375,8 +414,8 @@ public:
         const bool badge = annotation && annotation->hasBadge();
         double fraction = 0;
         if (badge) {
-            fraction = heatFraction(annotation->collectiveTime, graph->annotations->maxCollectiveTime);
-            colour = heatColor(0.35 + 0.65 * fraction);
+            fraction = annotation->heat;
+            colour = annotation->color;
             width = 1.6 + 2.4 * fraction;
         }
         const bool lit = graph->lights(edge.names);
@@ -608,14 +647,21 @@ private:
 };
 
 // What the graph's colours and marks mean: node fills (or the heat map's scale), the conflict outline and
-// badge, the collective badges and the edge labels' chips. Painted, sized to its rows.
+// badge, the collective badges and the edge labels' chips. Painted, sized to its rows. The mouse drags it;
+// a double-click gives its place back to the view.
 class GraphLegend : public QWidget {
 public:
     explicit GraphLegend(QWidget* parent) : QWidget(parent) {
         setObjectName(QStringLiteral("graphLegend"));
         setAttribute(Qt::WA_OpaquePaintEvent);
-        setToolTip(QObject::tr("What the graph's colours and marks mean"));
+        setCursor(Qt::OpenHandCursor);
+        setToolTip(
+            QObject::tr("What the graph's colours and marks mean. Drag it out of the way; double-click it to "
+                        "put it back where it covers the fewest nodes."));
     }
+
+    std::function<void(QPoint)> dragged;  // to the top-left corner given (in the parent's coordinates)
+    std::function<void()> doubleClicked;
 
     void setContent(HeatMetric metric, double heatMax, double maxCollectiveTime) {
         metric_ = metric;
@@ -631,8 +677,29 @@ public:
     }
 
 protected:
+    void mousePressEvent(QMouseEvent* event) override {
+        if (event->button() != Qt::LeftButton)
+            return QWidget::mousePressEvent(event);
+        grab_ = event->position().toPoint();
+        setCursor(Qt::ClosedHandCursor);
+    }
+    void mouseMoveEvent(QMouseEvent* event) override {
+        if (grab_ && (event->buttons() & Qt::LeftButton) && dragged)
+            dragged(mapToParent(event->position().toPoint()) - *grab_);
+    }
+    void mouseReleaseEvent(QMouseEvent*) override {
+        grab_.reset();
+        setCursor(Qt::OpenHandCursor);
+    }
+    void mouseDoubleClickEvent(QMouseEvent*) override {
+        if (doubleClicked)
+            doubleClicked();
+    }
+
     void paintEvent(QPaintEvent*) override {
         QPainter painter(this);
+        // Opaque: every pixel is painted, the antialiased border's corners included.
+        painter.fillRect(rect(), Qt::white);
         painter.setRenderHint(QPainter::Antialiasing, true);
         painter.setPen(QColor(0xb0, 0xbb, 0xc6));
         painter.setBrush(Qt::white);
@@ -694,8 +761,7 @@ protected:
             heading(QObject::tr("Node fill: %1").arg(heatMetricName(metric_)));
             const QRectF bar(swatchX, y + 3, width() - 2 * swatchX, row_ - 10);
             QLinearGradient gradient(bar.topLeft(), bar.topRight());
-            for (int i = 0; i <= 10; ++i)
-                gradient.setColorAt(i / 10.0, heatColor(i / 10.0));
+            gradient.setStops(heatScaleStops());
             painter.setPen(QPen(QColor(0x90, 0x90, 0x90), 0.8));
             painter.setBrush(gradient);
             painter.drawRect(bar);
@@ -727,8 +793,7 @@ protected:
         {
             const QRectF bar(swatchX, y + 5, 44, row_ - 10);
             QLinearGradient gradient(bar.topLeft(), bar.topRight());
-            gradient.setColorAt(0, heatColor(0.35));
-            gradient.setColorAt(1, heatColor(1));
+            gradient.setStops(edgeScaleStops());
             painter.setPen(Qt::NoPen);
             painter.setBrush(gradient);
             painter.drawRoundedRect(bar, bar.height() / 2, bar.height() / 2);
@@ -760,6 +825,7 @@ private:
     HeatMetric metric_ = HeatMetric::None;
     double heatMax_ = 0, maxCollective_ = 0;
     qreal row_ = 18;
+    std::optional<QPoint> grab_;  // where the mouse holds it while dragging
 };
 
 GraphView::GraphView(QWidget* parent, GraphLayoutService* layoutService) : QGraphicsView(parent) {
@@ -855,6 +921,11 @@ GraphView::GraphView(QWidget* parent, GraphLayoutService* layoutService) : QGrap
     connect(legendButton_, &QToolButton::toggled, this, &GraphView::setLegendShown);
     legend_ = new GraphLegend(this);
     legend_->hide();
+    legend_->dragged = [this](QPoint topLeft) {
+        legendOffset_ = topLeft - viewport()->geometry().topLeft();
+        placeControls();
+    };
+    legend_->doubleClicked = [this] { placeLegendAutomatically(); };
     updateLegend();
     placeControls();
 }
@@ -919,6 +990,7 @@ void GraphView::setHighlightedNames(std::vector<analysis::NameId> names) {
             continue;
         scene->highlighted = highlighted_;
         scene->highlightedNames = highlightedNames_;
+        scene->recolour();
     }
     viewport()->update();
     overview_->setPicture(shownScene()->projection ? shownScene() : nullptr);
@@ -1084,6 +1156,7 @@ void GraphView::computeHeat(GraphScene* scene) const {
     scene->heat = heat_;
     scene->heatValues.clear();
     scene->heatMax = 0;
+    scene->recolour();
     if (heat_ == HeatMetric::None || !scene->projection || !scene->annotations || !scene->annotations->plan)
         return;
     scene->heatValues = nodeHeat(*scene->problem, *scene->projection, *scene->annotations->plan,
@@ -1155,8 +1228,58 @@ void GraphView::placeControls() {
     controls_->adjustSize();
     controls_->move(area.left() + 8, area.top() + 8);
     controls_->raise();
-    legend_->move(area.left() + 8, controls_->geometry().bottom() + 5);
+    if (legendOffset_) {
+        // Where the user put it, kept inside the view.
+        const QPoint at = area.topLeft() + *legendOffset_;
+        legend_->move(
+            std::clamp(at.x(), area.left(), std::max(area.left(), area.right() + 1 - legend_->width())),
+            std::clamp(at.y(), area.top(), std::max(area.top(), area.bottom() + 1 - legend_->height())));
+    } else {
+        const std::vector<QRect> places = legendPlaces();
+        std::size_t best = 0;
+        if (legendShown()) {
+            std::size_t fewest = std::numeric_limits<std::size_t>::max();
+            for (std::size_t i = 0; i < places.size(); ++i)
+                if (const std::size_t covered = nodesUnder(places[i]); covered < fewest) {
+                    fewest = covered;
+                    best = i;
+                }
+        }
+        legend_->move(places[best].topLeft());
+    }
     legend_->raise();
+}
+
+std::vector<QRect> GraphView::legendPlaces() const {
+    const QRect area = viewport()->geometry();
+    const QRect controls = controls_->geometry();
+    const QSize size = legend_->size();
+    const int belowControls = controls.bottom() + 5;
+    const QRect topLeft(QPoint(area.left() + 8, belowControls), size);
+    QRect topRight(QPoint(std::max(area.left() + 8, area.right() + 1 - 8 - size.width()), area.top() + 8),
+                   size);
+    if (topRight.intersects(controls))
+        topRight.moveTop(belowControls);
+    const QRect bottomLeft(
+        QPoint(area.left() + 8, std::max(belowControls, area.bottom() + 1 - 8 - size.height())), size);
+    return {topLeft, topRight, bottomLeft};
+}
+
+std::size_t GraphView::nodesUnder(const QRect& rect) const {
+    const GraphScene* graph = shownScene();
+    if (!graph)
+        return 0;
+    const QRectF covered = mapToScene(rect.translated(-viewport()->pos())).boundingRect();
+    std::size_t count = 0;
+    for (const QGraphicsItem* item : graph->nodeItems)
+        if (static_cast<const NodeItem*>(item)->rect().intersects(covered))
+            ++count;
+    return count;
+}
+
+void GraphView::placeLegendAutomatically() {
+    legendOffset_.reset();
+    placeControls();
 }
 
 bool GraphView::viewportEvent(QEvent* event) {

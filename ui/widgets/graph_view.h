@@ -12,7 +12,9 @@
 
 #include <QColor>
 #include <QGraphicsView>
+#include <QPoint>
 #include <QPointF>
+#include <QRect>
 #include <QString>
 
 #include "core/graph_annotations.h"
@@ -73,10 +75,17 @@ public:
     HeatMetric heatMetric() const { return heat_; }
     // The heat map's value of node `node` of projection() (0 without a plan or metric).
     double nodeHeatValue(int node) const;
-    // The legend over the graph's top-left corner: node fills (or the heat scale), outlines, badges, edge
-    // labels. Off by default; the "Legend" button over the graph toggles it.
+    // The legend over the graph: node fills (or the heat scale), outlines, badges, edge labels. Off by
+    // default; the "Legend" button over the graph toggles it. It sits where the user dragged it (kept inside
+    // the view), else at the first of legendPlaces() that covers the fewest nodes, chosen again when it is
+    // shown, the view resized or a new picture shown (not while the user scrolls: it would jump about).
     void setLegendShown(bool shown);
     bool legendShown() const;
+    // The places the legend may take by itself, in the view's coordinates, by preference: the top-left corner
+    // under the controls, the top-right corner, the bottom-left corner (the overview keeps the bottom right).
+    std::vector<QRect> legendPlaces() const;
+    // Forgets where the user dragged the legend (as a double-click on it does).
+    void placeLegendAutomatically();
     // The edge labels and collective badges of the picture shown, placed (nullptr before the first).
     std::shared_ptr<const GraphAnnotations> annotations() const;
     // Where the title tab of frame `clusterId` is, in scene coordinates (empty if there is none).
@@ -165,6 +174,8 @@ private:
     void computeHeat(GraphScene* scene) const;
     void updateLegend();
     void placeControls();
+    // How many nodes of the picture shown `rect` (the view's coordinates) covers.
+    std::size_t nodesUnder(const QRect& rect) const;
     GraphScene* shownScene() const;
 
     GraphLayoutService* service_ = nullptr;
@@ -214,6 +225,7 @@ private:
     QComboBox* heatCombo_ = nullptr;
     QToolButton* legendButton_ = nullptr;
     GraphLegend* legend_ = nullptr;
+    std::optional<QPoint> legendOffset_;  // dragged by the user: its top-left from the viewport's
     JobQueue annotationJobs_{"graph labels"};
     LatestJob annotationRequests_{annotationJobs_};  // last: destroyed first
 };

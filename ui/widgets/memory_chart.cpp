@@ -157,6 +157,7 @@ void MemoryChart::setCurves(std::vector<MemoryCurve> curves, std::size_t opCount
     axis_ = memoryAxis(highest);
     hoverOp_ = -1;
     legend_ = makeLegend();
+    bandTops_ = makeBandTops();
     areaSize_ = QSize();
     update();
 }
@@ -246,12 +247,25 @@ std::vector<double> MemoryChart::stackAt(std::size_t sample) const {
     std::vector<double> tops;
     if (!isStacked() || sample >= curves_.front().parts.size())
         return tops;
-    double sum = 0;
-    for (int c = 0; c < kMemoryCategories; ++c) {
-        sum += memoryCategoryBytes(curves_.front().parts[sample], c);
-        tops.push_back(sum);
-    }
+    for (const std::vector<double>& band : bandTops_)
+        tops.push_back(band[sample]);
     return tops;
+}
+
+std::vector<std::vector<double>> MemoryChart::makeBandTops() const {
+    std::vector<std::vector<double>> bands;
+    if (!isStacked())
+        return bands;
+    const auto& parts = curves_.front().parts;
+    bands.assign(kMemoryCategories, std::vector<double>(parts.size()));
+    for (std::size_t s = 0; s < parts.size(); ++s) {
+        double sum = 0;
+        for (int c = 0; c < kMemoryCategories; ++c) {
+            sum += memoryCategoryBytes(parts[s], c);
+            bands[static_cast<std::size_t>(c)][s] = sum;
+        }
+    }
+    return bands;
 }
 
 std::vector<MemoryChart::Label> MemoryChart::labels() const {
@@ -362,60 +376,52 @@ std::vector<MemoryChart::Label> MemoryChart::labels() const {
     return out;
 }
 
+QPainterPath MemoryChart::stepPath(const std::vector<std::size_t>& ops, const std::vector<double>& values,
+                                   bool closed) const {
+    QPainterPath path;
+    if (ops.empty() || values.empty())
+        return path;
+    const double first = xOf(static_cast<double>(ops.front())), last = xOf(static_cast<double>(opCount_ - 1));
+    const double bottom = plotArea().bottom();
+    if (closed) {
+        path.moveTo(first, bottom);
+        path.lineTo(first, yOf(values.front()));
+    } else {
+        path.moveTo(first, yOf(values.front()));
+    }
+    for (std::size_t i = 1; i < ops.size() && i < values.size(); ++i) {
+        const double x = xOf(static_cast<double>(ops[i]));
+        path.lineTo(x, yOf(values[i - 1]));
+        path.lineTo(x, yOf(values[i]));
+    }
+    path.lineTo(last, yOf(values.back()));
+    if (closed) {
+        path.lineTo(last, bottom);
+        path.closeSubpath();
+    }
+    return path;
+}
+
 void MemoryChart::paintLine(QPainter& painter, const MemoryCurve& curve, const std::vector<double>& values,
                             const QPen& pen, bool fill) const {
     if (curve.ops.empty() || values.empty())
         return;
-    const QRectF area = plotArea();
-    QPainterPath path;
-    path.moveTo(xOf(static_cast<double>(curve.ops.front())), yOf(values.front()));
-    for (std::size_t i = 1; i < curve.ops.size() && i < values.size(); ++i) {
-        const double x = xOf(static_cast<double>(curve.ops[i]));
-        path.lineTo(x, yOf(values[i - 1]));
-        path.lineTo(x, yOf(values[i]));
-    }
-    path.lineTo(xOf(static_cast<double>(opCount_ - 1)), yOf(values.back()));
     if (fill) {
-        QPainterPath shape = path;
-        shape.lineTo(xOf(static_cast<double>(opCount_ - 1)), area.bottom());
-        shape.lineTo(xOf(static_cast<double>(curve.ops.front())), area.bottom());
-        shape.closeSubpath();
         QColor shade = pen.color();
         shade.setAlpha(curves_.size() > 1 ? 30 : 50);
-        painter.fillPath(shape, shade);
+        painter.fillPath(stepPath(curve.ops, values, true), shade);
     }
     painter.setPen(pen);
     painter.setBrush(Qt::NoBrush);
-    painter.drawPath(path);
+    painter.drawPath(stepPath(curve.ops, values, false));
 }
 
 void MemoryChart::paintStack(QPainter& painter, const MemoryCurve& curve) const {
     // Top category first, each band filled from the axis up to its cumulative top: the lower ones cover the
     // rest.
-    for (int c = kMemoryCategories - 1; c >= 0; --c) {
-        std::vector<double> tops(curve.parts.size());
-        for (std::size_t s = 0; s < curve.parts.size(); ++s) {
-            double sum = 0;
-            for (int k = 0; k <= c; ++k)
-                sum += memoryCategoryBytes(curve.parts[s], k);
-            tops[s] = sum;
-        }
-        if (curve.ops.empty() || tops.empty())
-            continue;
-        const QRectF area = plotArea();
-        QPainterPath shape;
-        shape.moveTo(xOf(static_cast<double>(curve.ops.front())), area.bottom());
-        shape.lineTo(xOf(static_cast<double>(curve.ops.front())), yOf(tops.front()));
-        for (std::size_t i = 1; i < curve.ops.size() && i < tops.size(); ++i) {
-            const double x = xOf(static_cast<double>(curve.ops[i]));
-            shape.lineTo(x, yOf(tops[i - 1]));
-            shape.lineTo(x, yOf(tops[i]));
-        }
-        shape.lineTo(xOf(static_cast<double>(opCount_ - 1)), yOf(tops.back()));
-        shape.lineTo(xOf(static_cast<double>(opCount_ - 1)), area.bottom());
-        shape.closeSubpath();
-        painter.fillPath(shape, memoryCategoryColor(c));
-    }
+    for (int c = kMemoryCategories - 1; c >= 0 && static_cast<std::size_t>(c) < bandTops_.size(); --c)
+        painter.fillPath(stepPath(curve.ops, bandTops_[static_cast<std::size_t>(c)], true),
+                         memoryCategoryColor(c));
     paintLine(painter, curve, curve.bytes, QPen(palette().color(QPalette::Text), 1.2), false);
 }
 

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include <QColor>
+#include <QPainterPath>
 #include <QRectF>
 #include <QString>
 #include <QWidget>
@@ -113,6 +114,12 @@ private:
     // The value of `values` at op `op` (the newest sample at or before it).
     static double valueAt(const std::vector<std::size_t>& ops, const std::vector<double>& values,
                           std::size_t op);
+    // The single curve's stacked bands' tops per sample, bottom category first (computed once per setCurves).
+    std::vector<std::vector<double>> makeBandTops() const;
+    // The step line through `values` at `ops` (each value held until the next op) to the last op; `closed`:
+    // the area under it, down to the plot's bottom.
+    QPainterPath stepPath(const std::vector<std::size_t>& ops, const std::vector<double>& values,
+                          bool closed) const;
     void paintStack(QPainter& painter, const MemoryCurve& curve) const;
     void paintLine(QPainter& painter, const MemoryCurve& curve, const std::vector<double>& values,
                    const QPen& pen, bool fill) const;
@@ -123,6 +130,7 @@ private:
     std::function<QString(std::size_t)> opText_;
     long hoverOp_ = -1;
     std::vector<LegendEntry> legend_;
+    std::vector<std::vector<double>> bandTops_;  // per category, per sample (stacked only)
     // plotArea() for the size and font it was computed at (xOf and yOf ask for it at every point drawn).
     mutable QRectF area_;
     mutable QSize areaSize_;

@@ -62,8 +62,9 @@ QString cellText(const QTableWidget* table, int row, int column) {
 
 ProblemEditor::ProblemEditor(QWidget* parent) : QWidget(parent) {
     auto* layout = new QVBoxLayout(this);
-    layout->addWidget(buildHardwareBox());
+    // The mesh first, its picture under its axes: in sight at the dock's default height.
     layout->addWidget(buildMeshBox(), 1);
+    layout->addWidget(buildHardwareBox());
     layout->addWidget(buildSizesBox());
     layout->addWidget(buildTrainingBox());
     layout->addWidget(buildCostBox());
