@@ -810,6 +810,18 @@ struct Search::Impl {
         backup(path, r);
     }
 
+    // One of `legal` (candidate indices, not empty), drawn in proportion to the candidates' weights.
+    std::size_t drawWeighted(const std::vector<std::size_t>& legal, std::mt19937_64& random) const {
+        double total = 0;
+        for (auto i : legal)
+            total += actions.candidates()[i].weight;
+        double pick = std::uniform_real_distribution<double>(0, total)(random);
+        for (auto i : legal)
+            if ((pick -= actions.candidates()[i].weight) <= 0)
+                return i;
+        return legal.back();
+    }
+
     // A random neighbour of `base` (a plan of this search: the pins, then its own decisions): one or two
     // moves among those that apply, each dropping one of its own decisions, moving one to another axis,
     // replacing one by another candidate, swapping two neighbours (the earlier takes an axis first where they
@@ -818,16 +830,6 @@ struct Search::Impl {
     // so forbidden decisions stay out, the depth limit holds and a pinned pipeline is kept.
     std::optional<Plan> neighbourOf(Plan plan, std::mt19937_64& random) const {
         auto draw = [&](std::size_t n) { return static_cast<std::size_t>(random() % n); };
-        auto weighted = [&](const std::vector<std::size_t>& legal) {
-            double total = 0;
-            for (auto i : legal)
-                total += actions.candidates()[i].weight;
-            double pick = std::uniform_real_distribution<double>(0, total)(random);
-            for (auto i : legal)
-                if ((pick -= actions.candidates()[i].weight) <= 0)
-                    return i;
-            return legal.back();
-        };
         enum class Move { Drop, ChangeAxis, Replace, Swap, Add, Remat, Staging };
         const std::size_t first = std::min(start.decisions.size(), plan.decisions.size());
         const std::size_t moves = draw(3) == 0 ? 2 : 1;
@@ -861,15 +863,16 @@ struct Search::Impl {
                         const Decision& d = actions.candidates()[i].decision;
                         return d.target != old.target || d.index != old.index || d.tensors != old.tensors;
                     });
-                plan.decisions.insert(plan.decisions.begin() + at,
-                                      others.empty() ? old : actions.candidates()[weighted(others)].decision);
+                plan.decisions.insert(
+                    plan.decisions.begin() + at,
+                    others.empty() ? old : actions.candidates()[drawWeighted(others, random)].decision);
             } else if (move == Move::Swap) {
                 const auto other =
                     at + 1 < static_cast<std::ptrdiff_t>(plan.decisions.size()) ? at + 1 : at - 1;
                 std::swap(plan.decisions[static_cast<std::size_t>(at)],
                           plan.decisions[static_cast<std::size_t>(other)]);
             } else if (move == Move::Add) {
-                plan.decisions.push_back(actions.candidates()[weighted(legal)].decision);
+                plan.decisions.push_back(actions.candidates()[drawWeighted(legal, random)].decision);
                 for (auto must = actions.pendingResolutions(plan); !must.empty();
                      must = actions.pendingResolutions(plan))
                     plan = withAction(std::move(plan), must[draw(must.size())]);
@@ -1052,19 +1055,7 @@ struct Search::Impl {
                 const auto legal = actions.legal(plan);
                 if (legal.empty())
                     break;
-                double total = 0;
-                for (auto i : legal)
-                    total += actions.candidates()[i].weight;
-                double pick = std::uniform_real_distribution<double>(0, total)(random);
-                std::size_t chosen = legal.back();
-                for (auto i : legal) {
-                    pick -= actions.candidates()[i].weight;
-                    if (pick <= 0) {
-                        chosen = i;
-                        break;
-                    }
-                }
-                plan.decisions.push_back(actions.candidates()[chosen].decision);
+                plan.decisions.push_back(actions.candidates()[drawWeighted(legal, random)].decision);
                 ++depth;
             }
             bool fresh = false;
