@@ -846,6 +846,8 @@ private slots:
         QTest::newRow("bad budget")
             << QStringList{"search", "zoo:demo", "--budget", "soon"}
             << "--budget 'soon': expected a duration or a number of iterations, such as 60s, 2m or 5000it";
+        QTest::newRow("bad refine") << QStringList{"search", "zoo:demo", "--refine", "1.5"}
+                                    << "--refine: 1.5 is out of range: expected a fraction in [0, 1]";
         QTest::newRow("bad pin") << QStringList{"search", "zoo:demo", "--pin", "batch"}
                                  << "--pin expects LABEL=AXIS";
         QTest::newRow("unknown pin") << QStringList{"search", "zoo:demo", "--pin", "nope=data"}

@@ -81,6 +81,7 @@ struct SearchFlags {
     std::string session;
     std::vector<std::string> pins, forbidden;
     double exploration = 0.5;
+    double refine = 0.25;  // search::SearchOptions::refineProbability
     int maxDecisions = 8;
     std::int64_t patience = 0;
     bool noExperts = false;

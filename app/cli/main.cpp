@@ -428,6 +428,12 @@ static int runCommand(int argc, char** argv) {
         ->check(cli::finiteIn(0, 1e6, "a finite number >= 0"))
         ->capture_default_str();
     searchCommand
+        ->add_option(
+            "--refine", searchFlags.refine,
+            "fraction of iterations that try a neighbour of the best plan instead of walking the tree")
+        ->check(cli::finiteIn(0, 1, "a fraction in [0, 1]"))
+        ->capture_default_str();
+    searchCommand
         ->add_option("--max-decisions", searchFlags.maxDecisions,
                      "decisions the search may add after the pins")
         ->check(CLI::Range(0, 1000))

@@ -232,6 +232,7 @@ std::optional<session::SearchRequest> searchRequestOf(const SearchFlags& flags) 
     }
     session::SearchRequest request;
     request.options.exploration = flags.exploration;
+    request.options.refineProbability = flags.refine;
     request.options.threads = flags.threads;
     request.options.seed = flags.seed;
     request.options.budget = *budget;

@@ -73,6 +73,7 @@ Result<std::unique_ptr<SessionRecorder>> SessionRecorder::start(store::Workspace
           {"threads", options.threads},
           {"seed", options.seed},
           {"exploration", options.exploration},
+          {"refine", options.refineProbability},
           {"max_decisions", options.maxDecisions},
           {"exhaustive", settings.exhaustive}}},
         {"pins", json::parse(plan::toJson(start, problem.costModel->planContext(), problem.mesh))}};

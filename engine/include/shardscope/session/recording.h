@@ -62,8 +62,8 @@ struct SessionSettings {
 class SessionRecorder : public search::SearchObserver {
 public:
     // Adds the session: settings JSON {"problem": problemSpecJson(problem), "search": {budget, threads, seed,
-    // exploration, max_decisions, exhaustive}, "pins": `start` as plan JSON}. Errors: the workspace cannot be
-    // written.
+    // exploration, refine, max_decisions, exhaustive}, "pins": `start` as plan JSON}. Errors: the workspace
+    // cannot be written.
     static Result<std::unique_ptr<SessionRecorder>> start(store::Workspace& workspace, const Problem& problem,
                                                           const plan::Plan& start,
                                                           const search::SearchOptions& options,
