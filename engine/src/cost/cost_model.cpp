@@ -7,6 +7,7 @@
 #include <bit>
 #include <cmath>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <tuple>
 #include <unordered_map>
@@ -241,12 +242,13 @@ double bucketShare(plan::TensorClass c, double bytes) {
 
 }  // namespace
 
-struct CostModel::Data {
+// Everything the cost model reads about a problem apart from the mesh and the hardware: the ops as it prices
+// them, their kernels, the remat blocks, the op classes and the schedule's structure. A model and its
+// microbatch models (CostModel::microbatchModel: the same graph on other meshes) share one.
+struct ModelStructure {
     const ir::Graph* graph;
     const analysis::DecisionSpace* space;
-    mesh::Mesh mesh;
-    mesh::HardwareProfile hardware;
-    CostOptions options;
+    CostOptions options;  // its fusion, attention, launch time and prefetch shape the structure
     plan::PlanContext planContext;
     std::vector<OpInfo> ops;
     std::vector<std::vector<std::uint32_t>> valueOps;  // top-level ops touching each value
@@ -279,28 +281,13 @@ struct CostModel::Data {
     std::vector<double>
         launchDiscount;  // per kernel: the launch time it does not pay (an optimizer update's)
     std::vector<double> fullBytes;
-    std::vector<ValueId> modelStateValues[3];  // parameters, gradients, optimizer states
+    std::array<std::vector<ValueId>, 3> modelStateValues;  // parameters, gradients, optimizer states
     double totalFlops = 0;
-    std::vector<mesh::AxisGroupLink> groupLinks;  // by axis mask
-    // By axis mask: the devices and link a collective over those axes moves data on (the accumulated axes
-    // left out: their shards are the same devices' microbatches).
-    std::vector<CollectiveGroup> collectiveLinks;
-    std::uint32_t accumulated = 0;
     std::vector<char>
         stepOnce;  // per body op: the optimizer update's (run once per step, after the backward)
-    // CostModel::microbatchModel's models, by (pipeline axis, stages, microbatches).
-    mutable std::mutex microbatchMutex;
-    mutable std::map<std::tuple<int, int, int>, std::unique_ptr<CostModel>> microbatchModels;
 
-    Data(const ir::Graph& g, const analysis::DecisionSpace& s, mesh::Mesh m, mesh::HardwareProfile h,
-         CostOptions o, std::uint32_t accumulatedAxes)
-        : graph(&g),
-          space(&s),
-          mesh(std::move(m)),
-          hardware(std::move(h)),
-          options(o),
-          planContext(g, s),
-          accumulated(accumulatedAxes) {
+    ModelStructure(const ir::Graph& g, const analysis::DecisionSpace& s, CostOptions o)
+        : graph(&g), space(&s), options(o), planContext(g, s) {
         build();
     }
 
@@ -536,14 +523,6 @@ struct CostModel::Data {
         buildRemat();
         buildOpClasses();
         buildSignatureAtoms();
-        largeGemmEfficiency = hardware.matmulEfficiency(1e9, 1e9, 1e9);
-        groupLinks.resize(std::size_t{1} << mesh.axes.size());
-        collectiveLinks.resize(groupLinks.size());
-        for (std::size_t m = 0; m < groupLinks.size(); ++m) {
-            groupLinks[m] = mesh::groupLink(mesh, static_cast<std::uint32_t>(m));
-            const auto moving = static_cast<std::uint32_t>(m) & ~accumulated;
-            collectiveLinks[m] = {mesh::groupLink(mesh, moving), mesh::groupLevels(mesh, moving)};
-        }
         buildSchedule();
     }
 
@@ -652,31 +631,6 @@ struct CostModel::Data {
                planContext.classes()[op.results[0].index] == plan::TensorClass::Gradient;
     }
 
-    double devices(std::uint32_t mask) const { return static_cast<double>(groupLinks[mask].devices); }
-
-    // The time of one kernel computing `flops` in `element` and moving `bytes` of HBM (docs/cost-model.md):
-    // max(FLOPs / (peak·matmul efficiency), bytes / (HBM·memory efficiency)) + launch. The efficiencies come
-    // from the hardware profile's tables at the kernel's local GEMM shape (rows, columns, contraction; none:
-    // the table's large-GEMM plateau) and bytes, or are options.efficiency for everything when that is set.
-    // A multi-tensor kernel (the optimizer update's) streams every parameter's piece at once: its memory
-    // efficiency is the table's for a large transfer.
-    double kernelTime(ir::ElementType element, double flops, double bytes, const double* gemm,
-                      bool multiTensor = false) const {
-        const double peak = hardware.peak(element);
-        double flopEfficiency = options.efficiency, memoryEfficiency = options.efficiency;
-        if (options.efficiency <= 0) {
-            flopEfficiency =
-                gemm ? hardware.matmulEfficiency(gemm[0], gemm[1], gemm[2]) : largeGemmEfficiency;
-            memoryEfficiency = hardware.memoryEfficiency(multiTensor ? std::max(bytes, 1e9) : bytes);
-        }
-        const double flopTime = peak > 0 && flopEfficiency > 0 ? flops / (peak * flopEfficiency) : 0;
-        const double memTime = hardware.hbmBandwidth > 0 && memoryEfficiency > 0
-                                   ? bytes / (hardware.hbmBandwidth * memoryEfficiency)
-                                   : 0;
-        return std::max(flopTime, memTime) + options.launchTime;
-    }
-    double largeGemmEfficiency = 0;
-    std::vector<std::int32_t> streamOf;  // per axis mask: the communication stream (its slowest axis)
     std::vector<std::int32_t>
         prefetchFrom;  // per body op: the first op of the block `prefetch` blocks before its own
     std::vector<std::int32_t>
@@ -688,20 +642,10 @@ struct CostModel::Data {
     std::vector<std::int32_t>
         nextStepUse;  // per value donated to an argument: the earliest launch reading the argument, else -1
 
-    // The schedule's structure (docs/cost-model.md): one stream per mesh axis, a collective on several axes
-    // on the stream of the slowest; parameter gathers may start `prefetch` blocks of layers ahead of their
-    // use (ops outside any block count as blocks of one op).
+    // The schedule's structure (docs/cost-model.md): parameter gathers may start `prefetch` blocks of layers
+    // ahead of their use (ops outside any block count as blocks of one op).
     void buildSchedule() {
         const ir::Graph& g = *graph;
-        streamOf.assign(groupLinks.size(), 0);
-        for (std::size_t m = 1; m < groupLinks.size(); ++m) {
-            double slowest = 0;
-            for (std::size_t a = 0; a < mesh.axes.size(); ++a)
-                if (((m >> a) & 1u) && (slowest == 0 || mesh.axes[a].link.bandwidth < slowest)) {
-                    slowest = mesh.axes[a].link.bandwidth;
-                    streamOf[m] = static_cast<std::int32_t>(a);
-                }
-        }
         const std::size_t n = g.body.size();
         const plan::LayerBlocks& b = blocks();
         std::vector<std::int32_t> segmentStarts;
@@ -870,6 +814,144 @@ struct CostModel::Data {
     }
 };
 
+// A model: its structure (shared with its microbatch models) and its mesh and hardware.
+struct CostModel::Data {
+    std::shared_ptr<const ModelStructure> structure;
+    const ir::Graph* graph;
+    const analysis::DecisionSpace* space;
+    mesh::Mesh mesh;
+    mesh::HardwareProfile hardware;
+    CostOptions options;
+    // The structure's, under their names there.
+    const plan::PlanContext& planContext;
+    const std::vector<OpInfo>& ops;
+    const std::vector<std::vector<std::uint32_t>>& valueOps;
+    const std::vector<std::int32_t>& producer;
+    const std::vector<std::int32_t>& lastUse;
+    const std::vector<char>& topLevel;
+    const std::vector<char>& output;
+    const std::vector<char>& donated;
+    const detail::KernelPlan& kernels;
+    const std::vector<ModelStructure::RematBlock>& rematBlocks;
+    const std::vector<std::int32_t>& rematBlockOf;
+    const std::vector<std::uint8_t>& rematDrops;
+    const std::vector<std::int32_t>& forwardEnd;
+    const std::vector<std::uint8_t>& recomputedBy;
+    const std::vector<std::int32_t>& bodyIndexOf;
+    const std::vector<char>& argumentSlice;
+    const std::vector<double>& launchDiscount;
+    const std::vector<double>& fullBytes;
+    const std::array<std::vector<ValueId>, 3>& modelStateValues;
+    const double totalFlops;
+    const std::vector<char>& stepOnce;
+    const std::vector<std::uint32_t>& signatureAtoms;
+    const std::vector<std::uint32_t>& signatureStart;
+    static constexpr std::uint32_t kEndOfDimension = ModelStructure::kEndOfDimension,
+                                   kEndOfTensor = ModelStructure::kEndOfTensor;
+    const std::vector<std::int32_t>& opClass;
+    const std::size_t classCount;
+    const std::vector<std::int32_t>& prefetchFrom;
+    const std::vector<std::int32_t>& launchOf;
+    const std::vector<std::int32_t>& readyPoint;
+    const std::vector<std::int32_t>& firstNeed;
+    const std::vector<std::int32_t>& nextStepUse;
+    const plan::LayerBlocks& blocks() const { return planContext.blocks(); }
+
+    std::vector<mesh::AxisGroupLink> groupLinks;  // by axis mask
+    // By axis mask: the devices and link a collective over those axes moves data on (the accumulated axes
+    // left out: their shards are the same devices' microbatches).
+    std::vector<CollectiveGroup> collectiveLinks;
+    std::uint32_t accumulated = 0;
+    // CostModel::microbatchModel's models, by (pipeline axis, stages, microbatches).
+    mutable std::mutex microbatchMutex;
+    mutable std::map<std::tuple<int, int, int>, std::unique_ptr<CostModel>> microbatchModels;
+
+    Data(std::shared_ptr<const ModelStructure> s, mesh::Mesh on, mesh::HardwareProfile h, CostOptions o,
+         std::uint32_t accumulatedAxes)
+        : structure(std::move(s)),
+          graph(structure->graph),
+          space(structure->space),
+          mesh(std::move(on)),
+          hardware(std::move(h)),
+          options(o),
+          planContext(structure->planContext),
+          ops(structure->ops),
+          valueOps(structure->valueOps),
+          producer(structure->producer),
+          lastUse(structure->lastUse),
+          topLevel(structure->topLevel),
+          output(structure->output),
+          donated(structure->donated),
+          kernels(structure->kernels),
+          rematBlocks(structure->rematBlocks),
+          rematBlockOf(structure->rematBlockOf),
+          rematDrops(structure->rematDrops),
+          forwardEnd(structure->forwardEnd),
+          recomputedBy(structure->recomputedBy),
+          bodyIndexOf(structure->bodyIndexOf),
+          argumentSlice(structure->argumentSlice),
+          launchDiscount(structure->launchDiscount),
+          fullBytes(structure->fullBytes),
+          modelStateValues(structure->modelStateValues),
+          totalFlops(structure->totalFlops),
+          stepOnce(structure->stepOnce),
+          signatureAtoms(structure->signatureAtoms),
+          signatureStart(structure->signatureStart),
+          opClass(structure->opClass),
+          classCount(structure->classCount),
+          prefetchFrom(structure->prefetchFrom),
+          launchOf(structure->launchOf),
+          readyPoint(structure->readyPoint),
+          firstNeed(structure->firstNeed),
+          nextStepUse(structure->nextStepUse),
+          accumulated(accumulatedAxes) {
+        largeGemmEfficiency = hardware.matmulEfficiency(1e9, 1e9, 1e9);
+        groupLinks.resize(std::size_t{1} << mesh.axes.size());
+        collectiveLinks.resize(groupLinks.size());
+        for (std::size_t m = 0; m < groupLinks.size(); ++m) {
+            groupLinks[m] = mesh::groupLink(mesh, static_cast<std::uint32_t>(m));
+            const auto moving = static_cast<std::uint32_t>(m) & ~accumulated;
+            collectiveLinks[m] = {mesh::groupLink(mesh, moving), mesh::groupLevels(mesh, moving)};
+        }
+        // The streams: one per mesh axis, a collective on several axes on the stream of the slowest.
+        streamOf.assign(groupLinks.size(), 0);
+        for (std::size_t m = 1; m < groupLinks.size(); ++m) {
+            double slowest = 0;
+            for (std::size_t a = 0; a < mesh.axes.size(); ++a)
+                if (((m >> a) & 1u) && (slowest == 0 || mesh.axes[a].link.bandwidth < slowest)) {
+                    slowest = mesh.axes[a].link.bandwidth;
+                    streamOf[m] = static_cast<std::int32_t>(a);
+                }
+        }
+    }
+
+    double devices(std::uint32_t mask) const { return static_cast<double>(groupLinks[mask].devices); }
+
+    // The time of one kernel computing `flops` in `element` and moving `bytes` of HBM (docs/cost-model.md):
+    // max(FLOPs / (peak·matmul efficiency), bytes / (HBM·memory efficiency)) + launch. The efficiencies come
+    // from the hardware profile's tables at the kernel's local GEMM shape (rows, columns, contraction; none:
+    // the table's large-GEMM plateau) and bytes, or are options.efficiency for everything when that is set.
+    // A multi-tensor kernel (the optimizer update's) streams every parameter's piece at once: its memory
+    // efficiency is the table's for a large transfer.
+    double kernelTime(ir::ElementType element, double flops, double bytes, const double* gemm,
+                      bool multiTensor = false) const {
+        const double peak = hardware.peak(element);
+        double flopEfficiency = options.efficiency, memoryEfficiency = options.efficiency;
+        if (options.efficiency <= 0) {
+            flopEfficiency =
+                gemm ? hardware.matmulEfficiency(gemm[0], gemm[1], gemm[2]) : largeGemmEfficiency;
+            memoryEfficiency = hardware.memoryEfficiency(multiTensor ? std::max(bytes, 1e9) : bytes);
+        }
+        const double flopTime = peak > 0 && flopEfficiency > 0 ? flops / (peak * flopEfficiency) : 0;
+        const double memTime = hardware.hbmBandwidth > 0 && memoryEfficiency > 0
+                                   ? bytes / (hardware.hbmBandwidth * memoryEfficiency)
+                                   : 0;
+        return std::max(flopTime, memTime) + options.launchTime;
+    }
+    double largeGemmEfficiency = 0;
+    std::vector<std::int32_t> streamOf;  // per axis mask: the communication stream (its slowest axis)
+};
+
 std::vector<AxisList> scatteredLayout(const std::vector<AxisList>& required,
                                       const std::vector<AxisList>& have, std::uint32_t scattered) {
     std::vector<AxisList> produced = required;
@@ -912,11 +994,14 @@ ReshardAxes reshardAxes(const std::vector<AxisList>& from, const std::vector<Axi
 
 CostModel::CostModel(const ir::Graph& graph, const analysis::DecisionSpace& space, mesh::Mesh mesh,
                      mesh::HardwareProfile hardware, CostOptions options)
-    : data_(std::make_unique<Data>(graph, space, std::move(mesh), std::move(hardware), options, 0)) {}
+    : CostModel(graph, space, std::move(mesh), std::move(hardware), options, 0) {}
 CostModel::CostModel(const ir::Graph& graph, const analysis::DecisionSpace& space, mesh::Mesh mesh,
                      mesh::HardwareProfile hardware, CostOptions options, std::uint32_t accumulated)
-    : data_(
-          std::make_unique<Data>(graph, space, std::move(mesh), std::move(hardware), options, accumulated)) {}
+    : data_(std::make_unique<Data>(std::make_shared<const ModelStructure>(graph, space, options),
+                                   std::move(mesh), std::move(hardware), options, accumulated)) {}
+CostModel::CostModel(const Data& base, mesh::Mesh mesh, std::uint32_t accumulated)
+    : data_(std::make_unique<Data>(base.structure, std::move(mesh), base.hardware, base.options,
+                                   accumulated)) {}
 CostModel::~CostModel() = default;
 const CostModel& CostModel::microbatchModel(int pipelineAxis, int stages, int microbatches) const {
     const std::lock_guard lock(data_->microbatchMutex);
@@ -934,8 +1019,8 @@ const CostModel& CostModel::microbatchModel(int pipelineAxis, int stages, int mi
         micro.link.latency = 0;
         m.axes.push_back(micro);
         const std::uint32_t accumulated = std::uint32_t{1} << (m.axes.size() - 1);
-        slot = std::make_unique<CostModel>(*data_->graph, *data_->space, std::move(m), data_->hardware,
-                                           data_->options, accumulated);
+        // The same graph on another mesh: it shares this model's structure.
+        slot.reset(new CostModel(*data_, std::move(m), accumulated));
     }
     return *slot;
 }
