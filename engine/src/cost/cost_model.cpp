@@ -285,6 +285,11 @@ struct ModelStructure {
     double totalFlops = 0;
     std::vector<char>
         stepOnce;  // per body op: the optimizer update's (run once per step, after the backward)
+    // Each op's tensors' values (OpInfo::tensors, operands then results) in one array: op i's from
+    // tensorStart[i] to tensorStart[i + 1], its results from resultStart[i]. The evaluator's sweeps read
+    // these rather than the ops' own vectors.
+    std::vector<std::uint32_t> tensorValues, tensorStart, resultStart;
+    std::vector<char> linearOp;  // per op: OpInfo::linear
 
     ModelStructure(const ir::Graph& g, const analysis::DecisionSpace& s, CostOptions o)
         : graph(&g), space(&s), options(o), planContext(g, s) {
@@ -524,6 +529,14 @@ struct ModelStructure {
         buildOpClasses();
         buildSignatureAtoms();
         buildSchedule();
+        tensorStart.assign(1, 0);
+        for (const OpInfo& info : ops) {
+            resultStart.push_back(static_cast<std::uint32_t>(tensorValues.size() + info.operandCount));
+            for (const auto& ti : info.tensors)
+                tensorValues.push_back(ti.value.index);
+            tensorStart.push_back(static_cast<std::uint32_t>(tensorValues.size()));
+            linearOp.push_back(info.linear);
+        }
     }
 
     // Per op, the atoms of its tensors' dimensions in order, with a marker after each dimension and each
@@ -855,6 +868,10 @@ struct CostModel::Data {
     const std::vector<std::int32_t>& readyPoint;
     const std::vector<std::int32_t>& firstNeed;
     const std::vector<std::int32_t>& nextStepUse;
+    const std::vector<std::uint32_t>& tensorValues;
+    const std::vector<std::uint32_t>& tensorStart;
+    const std::vector<std::uint32_t>& resultStart;
+    const std::vector<char>& linearOp;
     const plan::LayerBlocks& blocks() const { return planContext.blocks(); }
 
     std::vector<mesh::AxisGroupLink> groupLinks;  // by axis mask
@@ -904,6 +921,10 @@ struct CostModel::Data {
           readyPoint(structure->readyPoint),
           firstNeed(structure->firstNeed),
           nextStepUse(structure->nextStepUse),
+          tensorValues(structure->tensorValues),
+          tensorStart(structure->tensorStart),
+          resultStart(structure->resultStart),
+          linearOp(structure->linearOp),
           accumulated(accumulatedAxes) {
         largeGemmEfficiency = hardware.matmulEfficiency(1e9, 1e9, 1e9);
         groupLinks.resize(std::size_t{1} << mesh.axes.size());
@@ -1139,6 +1160,11 @@ struct Evaluator::State {
     bool shareClasses = true;
     std::size_t priced = 0;  // ops costOp priced in the last evaluate (not from a memo or a copy)
     const OpRecord& record(std::size_t i) const { return memos[i].records[memos[i].current]; }
+    // Of each op's current record, what the sweeps read, in flat arrays (recost keeps them): its results'
+    // partial axes (by CostModel::Data::tensorValues slot), its collectives' count, its compute time, FLOPs
+    // and temporary bytes.
+    std::vector<std::uint32_t> partialOf, collectiveCount;
+    std::vector<double> opCompute, opFlops, opTemporary;
     // Buffers costOp reuses (an Evaluator is used by one thread).
     mutable std::vector<DimAxes> scratchActuals;
     mutable std::vector<std::vector<AxisList>> scratchOptions;
@@ -1359,6 +1385,19 @@ struct Evaluator::State {
     // local shardings, when this evaluator still has it; else costOp prices it and the class keeps the
     // record.
     void recost(std::size_t i) {
+        select(i);
+        publish(i);
+    }
+    // What the sweeps read of op i's current record, into the flat arrays.
+    void publish(std::size_t i) {
+        const OpRecord& rec = record(i);
+        std::copy(rec.partial.begin(), rec.partial.end(), partialOf.begin() + d->resultStart[i]);
+        collectiveCount[i] = static_cast<std::uint32_t>(rec.collectives.size());
+        opCompute[i] = rec.execution.computeTime;
+        opFlops[i] = rec.execution.flops;
+        opTemporary[i] = rec.execution.temporaryBytes;
+    }
+    void select(std::size_t i) {
         auto& memo = memos[i];
         const std::uint64_t key = signature(i);
         for (std::uint8_t k = 0; k < 2; ++k)
@@ -1555,34 +1594,33 @@ struct Evaluator::State {
         pending.assign(g.values.size(), 0);
         needsReduce.assign(g.values.size(), 0);
         reduceAxes.assign(g.values.size(), 0);
+        const std::uint32_t* values = d->tensorValues.data();
         for (std::size_t i = 0; i < d->ops.size(); ++i) {
-            const OpInfo& info = d->ops[i];
-            const OpRecord& rec = record(i);
+            const std::uint32_t first = d->tensorStart[i], results = d->resultStart[i],
+                                end = d->tensorStart[i + 1];
             std::uint32_t common = 0;
-            bool allPartial = info.linear && info.operandCount > 0;
-            for (std::size_t t = 0; t < info.operandCount && allPartial; ++t) {
-                const auto m = pending[info.tensors[t].value.index];
-                if (m == 0 || (t > 0 && m != common))
+            bool allPartial = d->linearOp[i] && results > first;
+            for (std::uint32_t t = first; t < results && allPartial; ++t) {
+                const auto m = pending[values[t]];
+                if (m == 0 || (t > first && m != common))
                     allPartial = false;
                 common = m;
             }
             bool resultsFree = true;
-            for (std::size_t r = 0; r < rec.partial.size(); ++r) {
-                const ValueId v = info.tensors[info.operandCount + r].value;
-                if (rec.partial[r] != 0 || (valueMask[v.index] & common))
+            for (std::uint32_t t = results; t < end; ++t)
+                if (partialOf[t] != 0 || (valueMask[values[t]] & common))
                     resultsFree = false;
-            }
             if (allPartial && resultsFree) {
-                for (std::size_t r = 0; r < rec.partial.size(); ++r)
-                    pending[info.tensors[info.operandCount + r].value.index] = common;
+                for (std::uint32_t t = results; t < end; ++t)
+                    pending[values[t]] = common;
             } else {
-                for (std::size_t t = 0; t < info.operandCount; ++t) {
-                    const ValueId v = info.tensors[t].value;
-                    if (pending[v.index])
-                        needsReduce[v.index] = 1, reduceAxes[v.index] = pending[v.index];
+                for (std::uint32_t t = first; t < results; ++t) {
+                    const std::uint32_t v = values[t];
+                    if (pending[v])
+                        needsReduce[v] = 1, reduceAxes[v] = pending[v];
                 }
-                for (std::size_t r = 0; r < rec.partial.size(); ++r)
-                    pending[info.tensors[info.operandCount + r].value.index] = rec.partial[r];
+                for (std::uint32_t t = results; t < end; ++t)
+                    pending[values[t]] = partialOf[t];
             }
         }
         for (const auto& o : g.outputs)
@@ -1595,6 +1633,12 @@ struct Evaluator::State {
         kernelTimes();
         recomputed.clear();
         for (std::size_t i = 0; i < d->ops.size(); ++i) {
+            // Most ops cause no collective and reduce no result: the flat arrays tell without their record.
+            bool reduces = false;
+            for (std::uint32_t t = d->resultStart[i]; t < d->tensorStart[i + 1] && !reduces; ++t)
+                reduces = needsReduce[values[t]] != 0;
+            if (collectiveCount[i] == 0 && !reduces)
+                continue;
             const OpInfo& info = d->ops[i];
             const OpRecord& rec = record(i);
             const std::size_t firstOfOp = e.collectives.size();
@@ -1799,13 +1843,13 @@ struct Evaluator::State {
             double time = 0;
             if (kernel.kind == detail::KernelKind::Op) {
                 for (std::uint32_t i : kernel.ops)
-                    time += record(i).execution.computeTime;
+                    time += opCompute[i];
             } else {
                 double flops = 0, bytes = 0;
                 for (std::uint32_t i : kernel.ops)
-                    flops += record(i).execution.flops;
+                    flops += opFlops[i];
                 if (kernel.recomputedOp >= 0)
-                    flops += record(static_cast<std::size_t>(kernel.recomputedOp)).execution.flops;
+                    flops += opFlops[static_cast<std::size_t>(kernel.recomputedOp)];
                 for (ValueId v : kernel.reads)
                     bytes += localBytes[v.index];
                 for (ValueId v : kernel.writes)
@@ -1852,6 +1896,7 @@ struct Evaluator::State {
         if (rematSet && next == remat)
             return;
         rematSet = true;
+        lives.clear();
         remat = next;
         blockPolicy = plan::rematPerBlock(d->blocks(), remat);
         keptUntil.assign(d->graph->values.size(), -1);
@@ -1923,15 +1968,30 @@ struct Evaluator::State {
         }
     }
 
+    // The values that take memory (top-level and stored), in order, with their lifetimes and categories
+    // under the plan's remat (setRemat clears it; memory() fills it).
+    struct Live {
+        std::uint32_t value;
+        std::uint32_t category;
+        Lifetime life;
+    };
+    std::vector<Live> lives;
+    void findLives() {
+        if (!lives.empty())
+            return;
+        for (std::size_t v = 0; v < d->graph->values.size(); ++v)
+            if (d->topLevel[v] && d->kernels.stored[v])
+                lives.push_back(
+                    {static_cast<std::uint32_t>(v), static_cast<std::uint32_t>(category(v)), lifetime(v)});
+    }
+
     MemoryBreakdown liveAt(std::size_t i) const {
         std::array<double, 5> live{};
-        for (std::size_t v = 0; v < d->graph->values.size(); ++v) {
-            if (!d->topLevel[v] || !d->kernels.stored[v])
-                continue;
-            const Lifetime life = lifetime(v);
-            const auto at = static_cast<std::int32_t>(i);
+        const auto at = static_cast<std::int32_t>(i);
+        for (const Live& l : lives) {
+            const Lifetime& life = l.life;
             if ((at >= life.from && at <= life.to) || (at >= life.second.first && at <= life.second.second))
-                live[static_cast<std::size_t>(category(v))] += localBytes[v];
+                live[l.category] += localBytes[l.value];
         }
         if (i < memos.size())
             live[4] = record(i).execution.temporaryBytes + (i < prefetched.size() ? prefetched[i] : 0);
@@ -1943,21 +2003,22 @@ struct Evaluator::State {
         const std::size_t n = d->ops.size();
         // Categories: 0 parameters, 1 gradients, 2 optimizer state, 3 activations, 4 temporaries.
         delta.assign(n + 1, std::array<double, 5>{});
-        for (std::size_t v = 0; v < g.values.size(); ++v) {
-            if (!d->topLevel[v] || !d->kernels.stored[v] || n == 0)
-                continue;
-            const Lifetime life = lifetime(v);
-            const auto c = static_cast<std::size_t>(category(v));
-            delta[static_cast<std::size_t>(life.from)][c] += localBytes[v];
-            delta[static_cast<std::size_t>(life.to) + 1][c] -= localBytes[v];
+        findLives();
+        for (const Live& l : lives) {
+            if (n == 0)
+                break;
+            const Lifetime& life = l.life;
+            const std::size_t c = l.category;
+            const double bytes = localBytes[l.value];
+            delta[static_cast<std::size_t>(life.from)][c] += bytes;
+            delta[static_cast<std::size_t>(life.to) + 1][c] -= bytes;
             if (life.second.first >= 0) {
-                delta[static_cast<std::size_t>(life.second.first)][c] += localBytes[v];
-                delta[static_cast<std::size_t>(life.second.second) + 1][c] -= localBytes[v];
+                delta[static_cast<std::size_t>(life.second.first)][c] += bytes;
+                delta[static_cast<std::size_t>(life.second.second) + 1][c] -= bytes;
             }
         }
         for (std::size_t i = 0; i < n; ++i) {
-            const double temporary =
-                record(i).execution.temporaryBytes + (i < prefetched.size() ? prefetched[i] : 0);
+            const double temporary = opTemporary[i] + (i < prefetched.size() ? prefetched[i] : 0);
             delta[i][4] += temporary;
             delta[i + 1][4] -= temporary;
         }
@@ -2007,6 +2068,11 @@ struct Evaluator::State {
                 memos.resize(d->ops.size());
             if (classMemos.size() != d->classCount)
                 classMemos.resize(d->classCount);
+            partialOf.assign(d->tensorValues.size(), 0);
+            collectiveCount.assign(d->ops.size(), 0);
+            opCompute.assign(d->ops.size(), 0);
+            opFlops.assign(d->ops.size(), 0);
+            opTemporary.assign(d->ops.size(), 0);
             for (std::size_t i = 0; i < d->ops.size(); ++i)
                 recost(i);
             recosted = d->ops.size();
