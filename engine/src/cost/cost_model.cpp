@@ -289,7 +289,8 @@ struct ModelStructure {
     // tensorStart[i] to tensorStart[i + 1], its results from resultStart[i]. The evaluator's sweeps read
     // these rather than the ops' own vectors.
     std::vector<std::uint32_t> tensorValues, tensorStart, resultStart;
-    std::vector<char> linearOp;  // per op: OpInfo::linear
+    std::vector<char> linearOp;                            // per op: OpInfo::linear
+    std::vector<std::uint32_t> valueOpList, valueOpStart;  // valueOps in one array, by value
 
     ModelStructure(const ir::Graph& g, const analysis::DecisionSpace& s, CostOptions o)
         : graph(&g), space(&s), options(o), planContext(g, s) {
@@ -536,6 +537,11 @@ struct ModelStructure {
                 tensorValues.push_back(ti.value.index);
             tensorStart.push_back(static_cast<std::uint32_t>(tensorValues.size()));
             linearOp.push_back(info.linear);
+        }
+        valueOpStart.assign(1, 0);
+        for (const auto& list : valueOps) {
+            valueOpList.insert(valueOpList.end(), list.begin(), list.end());
+            valueOpStart.push_back(static_cast<std::uint32_t>(valueOpList.size()));
         }
     }
 
@@ -872,6 +878,8 @@ struct CostModel::Data {
     const std::vector<std::uint32_t>& tensorStart;
     const std::vector<std::uint32_t>& resultStart;
     const std::vector<char>& linearOp;
+    const std::vector<std::uint32_t>& valueOpList;
+    const std::vector<std::uint32_t>& valueOpStart;
     const plan::LayerBlocks& blocks() const { return planContext.blocks(); }
 
     std::vector<mesh::AxisGroupLink> groupLinks;  // by axis mask
@@ -925,6 +933,8 @@ struct CostModel::Data {
           tensorStart(structure->tensorStart),
           resultStart(structure->resultStart),
           linearOp(structure->linearOp),
+          valueOpList(structure->valueOpList),
+          valueOpStart(structure->valueOpStart),
           accumulated(accumulatedAxes) {
         largeGemmEfficiency = hardware.matmulEfficiency(1e9, 1e9, 1e9);
         groupLinks.resize(std::size_t{1} << mesh.axes.size());
@@ -1136,15 +1146,19 @@ struct Evaluator::State {
     std::vector<std::int32_t> bucketStart;
     static std::int32_t readyKey(const ScheduledTransfer& t) { return std::max(t.readyAfter, t.issueAfter); }
     std::vector<double> prefetched;  // per body op: bytes of parameters gathered ahead, live during it
-    // Each op's current record and the one before it, with the local shardings they were priced for; an entry
-    // counts only in the epoch it was made (reset() starts a new one).
+    // Each op's current record and the one before it (`memos`), with the local shardings they were priced
+    // for (`tags`, apart: recost reads every dirty op's); an entry counts only in the epoch it was made
+    // (reset() starts a new one).
     struct Memo {
         std::array<OpRecord, 2> records;
+    };
+    struct MemoTag {
         std::array<std::uint64_t, 2> keys{};
         std::array<std::uint32_t, 2> epochs{};
         std::uint8_t current = 0;
     };
     std::vector<Memo> memos;
+    std::vector<MemoTag> tags;
     std::uint32_t epoch = 1;
     // Per class of ops (CostModel::Data::opClass): the records its ops were last priced with, by local
     // shardings, and the op each was made for.
@@ -1159,7 +1173,7 @@ struct Evaluator::State {
     std::vector<ClassMemo> classMemos;
     bool shareClasses = true;
     std::size_t priced = 0;  // ops costOp priced in the last evaluate (not from a memo or a copy)
-    const OpRecord& record(std::size_t i) const { return memos[i].records[memos[i].current]; }
+    const OpRecord& record(std::size_t i) const { return memos[i].records[tags[i].current]; }
     // Of each op's current record, what the sweeps read, in flat arrays (recost keeps them): its results'
     // partial axes (by CostModel::Data::tensorValues slot), its collectives' count, its compute time, FLOPs
     // and temporary bytes.
@@ -1398,7 +1412,7 @@ struct Evaluator::State {
         opTemporary[i] = rec.execution.temporaryBytes;
     }
     void select(std::size_t i) {
-        auto& memo = memos[i];
+        auto& memo = tags[i];
         const std::uint64_t key = signature(i);
         for (std::uint8_t k = 0; k < 2; ++k)
             if (memo.epochs[k] == epoch && memo.keys[k] == key) {
@@ -1407,7 +1421,7 @@ struct Evaluator::State {
             }
         const std::uint8_t slot =
             memo.epochs[memo.current] == epoch ? static_cast<std::uint8_t>(memo.current ^ 1) : memo.current;
-        OpRecord& out = memo.records[slot];
+        OpRecord& out = memos[i].records[slot];
         const std::int32_t c = shareClasses ? d->opClass[i] : -1;
         if (c >= 0) {
             ClassMemo& copies = classMemos[static_cast<std::size_t>(c)];
@@ -2065,7 +2079,7 @@ struct Evaluator::State {
             for (std::size_t v = 0; v < g.values.size(); ++v)
                 refreshLocalBytes(ValueId{static_cast<std::uint32_t>(v)});
             if (memos.size() != d->ops.size())
-                memos.resize(d->ops.size());
+                memos.resize(d->ops.size()), tags.resize(d->ops.size());
             if (classMemos.size() != d->classCount)
                 classMemos.resize(d->classCount);
             partialOf.assign(d->tensorValues.size(), 0);
@@ -2091,8 +2105,8 @@ struct Evaluator::State {
             applied = std::move(next);
             for (std::uint32_t v : dirtyValues) {
                 refreshLocalBytes(ValueId{v});
-                for (std::uint32_t op : d->valueOps[v])
-                    opDirty[op] = 1;
+                for (std::uint32_t k = d->valueOpStart[v]; k < d->valueOpStart[v + 1]; ++k)
+                    opDirty[d->valueOpList[k]] = 1;
             }
             for (std::size_t i = 0; i < d->ops.size(); ++i)
                 if (opDirty[i])
