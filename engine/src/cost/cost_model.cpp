@@ -291,6 +291,8 @@ struct ModelStructure {
     std::vector<std::uint32_t> tensorValues, tensorStart, resultStart;
     std::vector<char> linearOp;                            // per op: OpInfo::linear
     std::vector<std::uint32_t> valueOpList, valueOpStart;  // valueOps in one array, by value
+    std::vector<std::uint32_t> valueAtomList,
+        valueAtomStart;  // each value's atoms (all dimensions), by value
 
     ModelStructure(const ir::Graph& g, const analysis::DecisionSpace& s, CostOptions o)
         : graph(&g), space(&s), options(o), planContext(g, s) {
@@ -542,6 +544,14 @@ struct ModelStructure {
         for (const auto& list : valueOps) {
             valueOpList.insert(valueOpList.end(), list.begin(), list.end());
             valueOpStart.push_back(static_cast<std::uint32_t>(valueOpList.size()));
+        }
+        valueAtomStart.assign(1, 0);
+        for (std::size_t v = 0; v < g.values.size(); ++v) {
+            if (v < space->dimensionAtoms.size())
+                for (const auto& dim : space->dimensionAtoms[v])
+                    for (AtomId a : dim)
+                        valueAtomList.push_back(a.index);
+            valueAtomStart.push_back(static_cast<std::uint32_t>(valueAtomList.size()));
         }
     }
 
@@ -880,6 +890,8 @@ struct CostModel::Data {
     const std::vector<char>& linearOp;
     const std::vector<std::uint32_t>& valueOpList;
     const std::vector<std::uint32_t>& valueOpStart;
+    const std::vector<std::uint32_t>& valueAtomList;
+    const std::vector<std::uint32_t>& valueAtomStart;
     const plan::LayerBlocks& blocks() const { return planContext.blocks(); }
 
     std::vector<mesh::AxisGroupLink> groupLinks;  // by axis mask
@@ -935,6 +947,8 @@ struct CostModel::Data {
           linearOp(structure->linearOp),
           valueOpList(structure->valueOpList),
           valueOpStart(structure->valueOpStart),
+          valueAtomList(structure->valueAtomList),
+          valueAtomStart(structure->valueAtomStart),
           accumulated(accumulatedAxes) {
         largeGemmEfficiency = hardware.matmulEfficiency(1e9, 1e9, 1e9);
         groupLinks.resize(std::size_t{1} << mesh.axes.size());
@@ -1590,9 +1604,8 @@ struct Evaluator::State {
 
     void refreshLocalBytes(ValueId v) {
         std::uint32_t m = 0;
-        for (const auto& dim : d->space->dimensionAtoms[v.index])
-            for (AtomId a : dim)
-                m |= applied.atomAxes[a.index].mask();
+        for (std::uint32_t k = d->valueAtomStart[v.index]; k < d->valueAtomStart[v.index + 1]; ++k)
+            m |= applied.atomAxes[d->valueAtomList[k]].mask();
         valueMask[v.index] = m;
         localBytes[v.index] = local(v, m);
     }
