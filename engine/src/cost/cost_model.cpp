@@ -1140,7 +1140,7 @@ struct Evaluator::State {
     std::size_t recosted = 0;
     // Scratch, kept between evaluations.
     std::vector<char> opDirty, valueDirty, needsReduce;
-    std::vector<std::uint32_t> pending, reduceAxes;
+    std::vector<std::uint32_t> pending, reduceAxes, dirtyValues;
     std::vector<std::array<double, 5>> delta;
     std::unordered_set<std::uint64_t> shared;
     std::vector<plan::RematDecision> remat;  // the plan's, as last evaluated
@@ -1666,27 +1666,30 @@ struct Evaluator::State {
                 reduces = needsReduce[values[t]] != 0;
             if (collectiveCount[i] == 0 && !reduces)
                 continue;
-            const OpInfo& info = d->ops[i];
-            const OpRecord& rec = record(i);
+            const ir::OpId id = g.body[i];
             const std::size_t firstOfOp = e.collectives.size();
-            for (std::size_t k = 0; k < rec.collectives.size(); ++k) {
-                if (rec.shareKeys[k] &&
-                    !shared.insert(shareKey(rec.shareKeys[k], rec.collectives[k].value)).second)
-                    continue;
-                e.collectives.push_back(rec.collectives[k]);
-                e.collectiveTime += rec.collectives[k].time;
+            if (collectiveCount[i] > 0) {
+                const OpRecord& rec = record(i);
+                for (std::size_t k = 0; k < rec.collectives.size(); ++k) {
+                    if (rec.shareKeys[k] &&
+                        !shared.insert(shareKey(rec.shareKeys[k], rec.collectives[k].value)).second)
+                        continue;
+                    e.collectives.push_back(rec.collectives[k]);
+                    e.collectiveTime += rec.collectives[k].time;
+                }
             }
-            const std::int32_t rerun = blockPolicy.empty() ? -1 : rerunAt(info.id);
-            for (std::size_t r = 0; r < rec.partial.size(); ++r) {
-                const ValueId v = info.tensors[info.operandCount + r].value;
+            for (std::uint32_t r = d->resultStart[i]; r < d->tensorStart[i + 1]; ++r) {
+                const ValueId v{values[r]};
                 if (!needsReduce[v.index])
                     continue;
                 const double b = localBytes[v.index];
                 const double t = collectiveTime(CollectiveKind::AllReduce, b,
                                                 d->collectiveLinks[reduceAxes[v.index]], share(v, b));
-                e.collectives.push_back({CollectiveKind::AllReduce, reduceAxes[v.index], b, t, info.id, v});
+                e.collectives.push_back({CollectiveKind::AllReduce, reduceAxes[v.index], b, t, id, v});
                 e.collectiveTime += t;
             }
+            const std::int32_t rerun =
+                blockPolicy.empty() || firstOfOp == e.collectives.size() ? -1 : rerunAt(id);
             if (rerun >= 0)
                 for (std::size_t k = firstOfOp; k < e.collectives.size(); ++k) {
                     Collective again = e.collectives[k];
@@ -2107,7 +2110,7 @@ struct Evaluator::State {
         } else {
             opDirty.assign(d->ops.size(), 0);
             valueDirty.assign(g.values.size(), 0);
-            std::vector<std::uint32_t> dirtyValues;
+            dirtyValues.clear();
             for (std::size_t a = 0; a < next.atomAxes.size(); ++a) {
                 if (next.atomAxes[a] == applied.atomAxes[a])
                     continue;
