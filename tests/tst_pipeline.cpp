@@ -62,6 +62,66 @@ plan::Plan expert(const Problem& problem, const std::string& id) {
 
 const char* kGpt = "zoo:gpt:layers=8,d_model=512,heads=8,batch=32,seq=256,vocab=8192";
 
+// Where two evaluations differ ("" when they do not), every field exactly, the schedule over the chunks too.
+std::string difference(const Evaluation& a, const Evaluation& b) {
+    if (a.stepTime != b.stepTime || a.computeTime != b.computeTime || a.collectiveTime != b.collectiveTime)
+        return "times";
+    if (a.peakMemory != b.peakMemory || a.peakOp != b.peakOp || a.feasible != b.feasible ||
+        a.capacity != b.capacity)
+        return "peak memory";
+    const auto breakdown = [](const MemoryBreakdown& m) {
+        return std::vector<double>{m.parameters, m.gradients, m.optimizerState, m.activations, m.temporaries};
+    };
+    if (breakdown(a.atPeak) != breakdown(b.atPeak))
+        return "memory at the peak";
+    if (a.modelStates.parameters != b.modelStates.parameters ||
+        a.modelStates.gradients != b.modelStates.gradients ||
+        a.modelStates.optimizerState != b.modelStates.optimizerState)
+        return "model states";
+    if (!(a.collectives == b.collectives) || a.collectiveStart != b.collectiveStart ||
+        a.collectiveEnd != b.collectiveEnd)
+        return "collectives";
+    if (a.opComputeTime != b.opComputeTime || a.opStart != b.opStart)
+        return "op times";
+    if (a.competitions.size() != b.competitions.size())
+        return "competitions";
+    if (a.pipeline.has_value() != b.pipeline.has_value())
+        return "staged or not";
+    if (!a.pipeline)
+        return {};
+    const PipelineEvaluation &x = *a.pipeline, &y = *b.pipeline;
+    if (!(x.pipeline == y.pipeline) || x.microbatches != y.microbatches || x.problem != y.problem ||
+        x.bubbleFraction != y.bubbleFraction || x.microbatchTime != y.microbatchTime ||
+        x.chunkOfOp != y.chunkOfOp)
+        return "pipeline";
+    if (x.chunks.size() != y.chunks.size() || x.stages.size() != y.stages.size() ||
+        x.tasks.size() != y.tasks.size())
+        return "pipeline sizes";
+    for (std::size_t c = 0; c < x.chunks.size(); ++c) {
+        const PipelineChunk &p = x.chunks[c], &q = y.chunks[c];
+        if (p.device != q.device || p.firstLayer != q.firstLayer || p.layers != q.layers ||
+            p.forwardTime != q.forwardTime || p.backwardTime != q.backwardTime ||
+            p.sendBytes != q.sendBytes || p.sendTime != q.sendTime ||
+            p.gradientSyncTime != q.gradientSyncTime || p.updateTime != q.updateTime ||
+            p.activationBytes != q.activationBytes)
+            return "chunk " + std::to_string(c);
+    }
+    for (std::size_t d = 0; d < x.stages.size(); ++d) {
+        const PipelineStage &p = x.stages[d], &q = y.stages[d];
+        if (p.peakMemory != q.peakMemory || breakdown(p.atPeak) != breakdown(q.atPeak) ||
+            p.modelStates.total() != q.modelStates.total() || p.inFlight != q.inFlight ||
+            p.busyTime != q.busyTime || p.end != q.end)
+            return "stage " + std::to_string(d);
+    }
+    for (std::size_t t = 0; t < x.tasks.size(); ++t) {
+        const PipelineTask &p = x.tasks[t], &q = y.tasks[t];
+        if (p.kind != q.kind || p.device != q.device || p.chunk != q.chunk || p.microbatch != q.microbatch ||
+            p.start != q.start || p.end != q.end)
+            return "task " + std::to_string(t);
+    }
+    return {};
+}
+
 }  // namespace
 
 class TestPipeline : public QObject {
@@ -353,6 +413,103 @@ private slots:
             plan::pipelineText(plan, problem->mesh),
             std::string(
                 "pipeline pipe: 4 stages, interleaved × 2 virtual, layers 1/1/1/1/1/1/1/1, 16 microbatches"));
+    }
+
+    // One evaluator reused over a walk of plans (decisions, stages, microbatches, schedules, splits, remat;
+    // staged and not, one pipeline axis or another, runnable or not) gives each plan exactly what a fresh
+    // evaluator gives it: nothing it keeps between plans (its microbatch models' evaluators, their op
+    // records, the models' shared structure) goes stale.
+    void aReusedEvaluatorMatchesFreshOnes() {
+        auto problem = problemOf(kGpt, "pipe=4,data=2,model=2");
+        const CostModel& model = *problem->costModel;
+        const auto& space = problem->space;
+        const auto& blocks = model.planContext().blocks();
+        std::mt19937 random(5);
+        plan::Plan plan = expert(*problem, "ptd-p");
+        Evaluator reused(model);
+        int staged = 0, pipelined = 0, interleaved = 0, unrunnable = 0;
+        for (int step = 0; step < 80; ++step) {
+            const unsigned roll = random() % 10;
+            if (roll < 2 && !plan.decisions.empty()) {
+                plan.decisions.erase(plan.decisions.begin() +
+                                     static_cast<std::ptrdiff_t>(random() % plan.decisions.size()));
+            } else if (roll < 4 && !space.groups.empty()) {
+                plan.decisions.push_back({plan::Decision::Target::Group,
+                                          static_cast<std::uint32_t>(random() % space.groups.size()),
+                                          static_cast<int>(random() % problem->mesh.axes.size())});
+            } else if (roll < 5 && !blocks.blocks.empty()) {
+                plan.remat.push_back({random() % 2 ? blocks.families[random() % blocks.families.size()]
+                                                   : blocks.blocks[random() % blocks.blocks.size()],
+                                      static_cast<plan::Remat>(random() % plan::kRematCount)});
+            } else if (roll < 6) {
+                plan.microbatches = 1 << (random() % 5);  // 1 to 16
+            } else if (roll < 8) {
+                plan::Pipeline pipeline;
+                pipeline.axis = random() % 4 == 0 ? 1 : 0;  // the data axis now and then
+                pipeline.stages = 2 << (random() % 2);      // 2 or 4: on the data axis 4 cannot run
+                if (random() % 3 == 0) {
+                    pipeline.schedule = plan::PipelineSchedule::Interleaved;
+                    pipeline.virtualStages = 2;
+                } else if (random() % 2 == 0) {
+                    pipeline.schedule = plan::PipelineSchedule::GPipe;
+                }
+                if (random() % 4 == 0) {  // a split of the user's: one layer per chunk but the last
+                    const int chunks = pipeline.stages * pipeline.virtualStages;
+                    pipeline.layersPerStage.assign(static_cast<std::size_t>(chunks), 1);
+                    pipeline.layersPerStage.back() = 8 - (chunks - 1);
+                }
+                plan.pipeline = pipeline;
+                plan.microbatches = std::max(plan.microbatches, 2 * pipeline.stages);
+            } else if (roll < 9) {
+                plan.pipeline.reset();
+            } else {
+                plan.remat.clear();
+            }
+            const Evaluation& a = reused.evaluate(plan);
+            Evaluator fresh(model);
+            const Evaluation& b = fresh.evaluate(plan);
+            const std::string diff = difference(a, b);
+            QVERIFY2(diff.empty(),
+                     qPrintable(QString("step %1: %2").arg(step).arg(QString::fromStdString(diff))));
+            for (std::size_t i = 0; i < model.graph().body.size(); i += 97) {
+                const auto &x = reused.execution(i), &y = fresh.execution(i);
+                QVERIFY(x.factorAxes == y.factorAxes && x.computeTime == y.computeTime &&
+                        x.temporaryBytes == y.temporaryBytes);
+                QCOMPARE(reused.liveAt(i).total(), fresh.liveAt(i).total());
+            }
+            for (std::size_t v = 0; v < model.graph().values.size(); v += 89) {
+                const ir::ValueId value{static_cast<std::uint32_t>(v)};
+                QVERIFY(reused.sharding(value) == fresh.sharding(value));
+                QCOMPARE(reused.localBytes(value), fresh.localBytes(value));
+            }
+            if (a.pipeline) {
+                ++staged;
+                pipelined += a.pipeline->pipeline.has_value();
+                interleaved += a.pipeline->pipeline && a.pipeline->pipeline->virtualStages > 1;
+                unrunnable += !a.pipeline->problem.empty();
+            }
+        }
+        // The walk went where it should: staged plans of every kind, and plans that are not staged.
+        QVERIFY2(staged > 20 && staged < 80, qPrintable(QString::number(staged)));
+        QVERIFY2(pipelined > 10 && interleaved > 2 && unrunnable > 0,
+                 qPrintable(QString("%1 %2 %3").arg(pipelined).arg(interleaved).arg(unrunnable)));
+    }
+
+    // A microbatch model is the same graph on another mesh: it shares the model's structure (its op classes
+    // among it) on one stage's devices, the microbatches an axis of their own.
+    void microbatchModelsShareTheStructure() {
+        auto problem = problemOf(kGpt, "pipe=4,data=2,model=2");
+        const CostModel& model = *problem->costModel;
+        const CostModel& micro = model.microbatchModel(0, 4, 8);
+        QCOMPARE(&micro, &model.microbatchModel(0, 4, 8));
+        QCOMPARE(&micro.graph(), &model.graph());
+        QCOMPARE(micro.opClasses().classes, model.opClasses().classes);
+        QCOMPARE(micro.opClasses().ops, model.opClasses().ops);
+        QCOMPARE(micro.mesh().axes.size(), model.mesh().axes.size() + 1);
+        QCOMPARE(micro.mesh().axes.front().size, 1);
+        QCOMPARE(micro.mesh().axes.back().size, 8);
+        // The same FLOPs over 2·2·8 devices rather than 4·2·2.
+        QCOMPARE(micro.lowerBoundTime(), model.lowerBoundTime() / 2);
     }
 
     void expertsNeedAPipelineAxis() {

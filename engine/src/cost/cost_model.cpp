@@ -7,6 +7,7 @@
 #include <bit>
 #include <cmath>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <tuple>
 #include <unordered_map>
@@ -241,12 +242,13 @@ double bucketShare(plan::TensorClass c, double bytes) {
 
 }  // namespace
 
-struct CostModel::Data {
+// Everything the cost model reads about a problem apart from the mesh and the hardware: the ops as it prices
+// them, their kernels, the remat blocks, the op classes and the schedule's structure. A model and its
+// microbatch models (CostModel::microbatchModel: the same graph on other meshes) share one.
+struct ModelStructure {
     const ir::Graph* graph;
     const analysis::DecisionSpace* space;
-    mesh::Mesh mesh;
-    mesh::HardwareProfile hardware;
-    CostOptions options;
+    CostOptions options;  // its fusion, attention, launch time and prefetch shape the structure
     plan::PlanContext planContext;
     std::vector<OpInfo> ops;
     std::vector<std::vector<std::uint32_t>> valueOps;  // top-level ops touching each value
@@ -279,28 +281,21 @@ struct CostModel::Data {
     std::vector<double>
         launchDiscount;  // per kernel: the launch time it does not pay (an optimizer update's)
     std::vector<double> fullBytes;
-    std::vector<ValueId> modelStateValues[3];  // parameters, gradients, optimizer states
+    std::array<std::vector<ValueId>, 3> modelStateValues;  // parameters, gradients, optimizer states
     double totalFlops = 0;
-    std::vector<mesh::AxisGroupLink> groupLinks;  // by axis mask
-    // By axis mask: the devices and link a collective over those axes moves data on (the accumulated axes
-    // left out: their shards are the same devices' microbatches).
-    std::vector<CollectiveGroup> collectiveLinks;
-    std::uint32_t accumulated = 0;
     std::vector<char>
         stepOnce;  // per body op: the optimizer update's (run once per step, after the backward)
-    // CostModel::microbatchModel's models, by (pipeline axis, stages, microbatches).
-    mutable std::mutex microbatchMutex;
-    mutable std::map<std::tuple<int, int, int>, std::unique_ptr<CostModel>> microbatchModels;
+    // Each op's tensors' values (OpInfo::tensors, operands then results) in one array: op i's from
+    // tensorStart[i] to tensorStart[i + 1], its results from resultStart[i]. The evaluator's sweeps read
+    // these rather than the ops' own vectors.
+    std::vector<std::uint32_t> tensorValues, tensorStart, resultStart;
+    std::vector<char> linearOp;                            // per op: OpInfo::linear
+    std::vector<std::uint32_t> valueOpList, valueOpStart;  // valueOps in one array, by value
+    std::vector<std::uint32_t> valueAtomList,
+        valueAtomStart;  // each value's atoms (all dimensions), by value
 
-    Data(const ir::Graph& g, const analysis::DecisionSpace& s, mesh::Mesh m, mesh::HardwareProfile h,
-         CostOptions o, std::uint32_t accumulatedAxes)
-        : graph(&g),
-          space(&s),
-          mesh(std::move(m)),
-          hardware(std::move(h)),
-          options(o),
-          planContext(g, s),
-          accumulated(accumulatedAxes) {
+    ModelStructure(const ir::Graph& g, const analysis::DecisionSpace& s, CostOptions o)
+        : graph(&g), space(&s), options(o), planContext(g, s) {
         build();
     }
 
@@ -536,15 +531,28 @@ struct CostModel::Data {
         buildRemat();
         buildOpClasses();
         buildSignatureAtoms();
-        largeGemmEfficiency = hardware.matmulEfficiency(1e9, 1e9, 1e9);
-        groupLinks.resize(std::size_t{1} << mesh.axes.size());
-        collectiveLinks.resize(groupLinks.size());
-        for (std::size_t m = 0; m < groupLinks.size(); ++m) {
-            groupLinks[m] = mesh::groupLink(mesh, static_cast<std::uint32_t>(m));
-            const auto moving = static_cast<std::uint32_t>(m) & ~accumulated;
-            collectiveLinks[m] = {mesh::groupLink(mesh, moving), mesh::groupLevels(mesh, moving)};
-        }
         buildSchedule();
+        tensorStart.assign(1, 0);
+        for (const OpInfo& info : ops) {
+            resultStart.push_back(static_cast<std::uint32_t>(tensorValues.size() + info.operandCount));
+            for (const auto& ti : info.tensors)
+                tensorValues.push_back(ti.value.index);
+            tensorStart.push_back(static_cast<std::uint32_t>(tensorValues.size()));
+            linearOp.push_back(info.linear);
+        }
+        valueOpStart.assign(1, 0);
+        for (const auto& list : valueOps) {
+            valueOpList.insert(valueOpList.end(), list.begin(), list.end());
+            valueOpStart.push_back(static_cast<std::uint32_t>(valueOpList.size()));
+        }
+        valueAtomStart.assign(1, 0);
+        for (std::size_t v = 0; v < g.values.size(); ++v) {
+            if (v < space->dimensionAtoms.size())
+                for (const auto& dim : space->dimensionAtoms[v])
+                    for (AtomId a : dim)
+                        valueAtomList.push_back(a.index);
+            valueAtomStart.push_back(static_cast<std::uint32_t>(valueAtomList.size()));
+        }
     }
 
     // Per op, the atoms of its tensors' dimensions in order, with a marker after each dimension and each
@@ -652,31 +660,6 @@ struct CostModel::Data {
                planContext.classes()[op.results[0].index] == plan::TensorClass::Gradient;
     }
 
-    double devices(std::uint32_t mask) const { return static_cast<double>(groupLinks[mask].devices); }
-
-    // The time of one kernel computing `flops` in `element` and moving `bytes` of HBM (docs/cost-model.md):
-    // max(FLOPs / (peak·matmul efficiency), bytes / (HBM·memory efficiency)) + launch. The efficiencies come
-    // from the hardware profile's tables at the kernel's local GEMM shape (rows, columns, contraction; none:
-    // the table's large-GEMM plateau) and bytes, or are options.efficiency for everything when that is set.
-    // A multi-tensor kernel (the optimizer update's) streams every parameter's piece at once: its memory
-    // efficiency is the table's for a large transfer.
-    double kernelTime(ir::ElementType element, double flops, double bytes, const double* gemm,
-                      bool multiTensor = false) const {
-        const double peak = hardware.peak(element);
-        double flopEfficiency = options.efficiency, memoryEfficiency = options.efficiency;
-        if (options.efficiency <= 0) {
-            flopEfficiency =
-                gemm ? hardware.matmulEfficiency(gemm[0], gemm[1], gemm[2]) : largeGemmEfficiency;
-            memoryEfficiency = hardware.memoryEfficiency(multiTensor ? std::max(bytes, 1e9) : bytes);
-        }
-        const double flopTime = peak > 0 && flopEfficiency > 0 ? flops / (peak * flopEfficiency) : 0;
-        const double memTime = hardware.hbmBandwidth > 0 && memoryEfficiency > 0
-                                   ? bytes / (hardware.hbmBandwidth * memoryEfficiency)
-                                   : 0;
-        return std::max(flopTime, memTime) + options.launchTime;
-    }
-    double largeGemmEfficiency = 0;
-    std::vector<std::int32_t> streamOf;  // per axis mask: the communication stream (its slowest axis)
     std::vector<std::int32_t>
         prefetchFrom;  // per body op: the first op of the block `prefetch` blocks before its own
     std::vector<std::int32_t>
@@ -688,20 +671,10 @@ struct CostModel::Data {
     std::vector<std::int32_t>
         nextStepUse;  // per value donated to an argument: the earliest launch reading the argument, else -1
 
-    // The schedule's structure (docs/cost-model.md): one stream per mesh axis, a collective on several axes
-    // on the stream of the slowest; parameter gathers may start `prefetch` blocks of layers ahead of their
-    // use (ops outside any block count as blocks of one op).
+    // The schedule's structure (docs/cost-model.md): parameter gathers may start `prefetch` blocks of layers
+    // ahead of their use (ops outside any block count as blocks of one op).
     void buildSchedule() {
         const ir::Graph& g = *graph;
-        streamOf.assign(groupLinks.size(), 0);
-        for (std::size_t m = 1; m < groupLinks.size(); ++m) {
-            double slowest = 0;
-            for (std::size_t a = 0; a < mesh.axes.size(); ++a)
-                if (((m >> a) & 1u) && (slowest == 0 || mesh.axes[a].link.bandwidth < slowest)) {
-                    slowest = mesh.axes[a].link.bandwidth;
-                    streamOf[m] = static_cast<std::int32_t>(a);
-                }
-        }
         const std::size_t n = g.body.size();
         const plan::LayerBlocks& b = blocks();
         std::vector<std::int32_t> segmentStarts;
@@ -870,6 +843,160 @@ struct CostModel::Data {
     }
 };
 
+// A model: its structure (shared with its microbatch models) and its mesh and hardware.
+struct CostModel::Data {
+    std::shared_ptr<const ModelStructure> structure;
+    const ir::Graph* graph;
+    const analysis::DecisionSpace* space;
+    mesh::Mesh mesh;
+    mesh::HardwareProfile hardware;
+    CostOptions options;
+    // The structure's, under their names there.
+    const plan::PlanContext& planContext;
+    const std::vector<OpInfo>& ops;
+    const std::vector<std::vector<std::uint32_t>>& valueOps;
+    const std::vector<std::int32_t>& producer;
+    const std::vector<std::int32_t>& lastUse;
+    const std::vector<char>& topLevel;
+    const std::vector<char>& output;
+    const std::vector<char>& donated;
+    const detail::KernelPlan& kernels;
+    const std::vector<ModelStructure::RematBlock>& rematBlocks;
+    const std::vector<std::int32_t>& rematBlockOf;
+    const std::vector<std::uint8_t>& rematDrops;
+    const std::vector<std::int32_t>& forwardEnd;
+    const std::vector<std::uint8_t>& recomputedBy;
+    const std::vector<std::int32_t>& bodyIndexOf;
+    const std::vector<char>& argumentSlice;
+    const std::vector<double>& launchDiscount;
+    const std::vector<double>& fullBytes;
+    const std::array<std::vector<ValueId>, 3>& modelStateValues;
+    const double totalFlops;
+    const std::vector<char>& stepOnce;
+    const std::vector<std::uint32_t>& signatureAtoms;
+    const std::vector<std::uint32_t>& signatureStart;
+    static constexpr std::uint32_t kEndOfDimension = ModelStructure::kEndOfDimension,
+                                   kEndOfTensor = ModelStructure::kEndOfTensor;
+    const std::vector<std::int32_t>& opClass;
+    const std::size_t classCount;
+    const std::vector<std::int32_t>& prefetchFrom;
+    const std::vector<std::int32_t>& launchOf;
+    const std::vector<std::int32_t>& readyPoint;
+    const std::vector<std::int32_t>& firstNeed;
+    const std::vector<std::int32_t>& nextStepUse;
+    const std::vector<std::uint32_t>& tensorValues;
+    const std::vector<std::uint32_t>& tensorStart;
+    const std::vector<std::uint32_t>& resultStart;
+    const std::vector<char>& linearOp;
+    const std::vector<std::uint32_t>& valueOpList;
+    const std::vector<std::uint32_t>& valueOpStart;
+    const std::vector<std::uint32_t>& valueAtomList;
+    const std::vector<std::uint32_t>& valueAtomStart;
+    const plan::LayerBlocks& blocks() const { return planContext.blocks(); }
+
+    std::vector<mesh::AxisGroupLink> groupLinks;  // by axis mask
+    // By axis mask: the devices and link a collective over those axes moves data on (the accumulated axes
+    // left out: their shards are the same devices' microbatches).
+    std::vector<CollectiveGroup> collectiveLinks;
+    std::uint32_t accumulated = 0;
+    // CostModel::microbatchModel's models, by (pipeline axis, stages, microbatches).
+    mutable std::mutex microbatchMutex;
+    mutable std::map<std::tuple<int, int, int>, std::unique_ptr<CostModel>> microbatchModels;
+
+    Data(std::shared_ptr<const ModelStructure> s, mesh::Mesh on, mesh::HardwareProfile h, CostOptions o,
+         std::uint32_t accumulatedAxes)
+        : structure(std::move(s)),
+          graph(structure->graph),
+          space(structure->space),
+          mesh(std::move(on)),
+          hardware(std::move(h)),
+          options(o),
+          planContext(structure->planContext),
+          ops(structure->ops),
+          valueOps(structure->valueOps),
+          producer(structure->producer),
+          lastUse(structure->lastUse),
+          topLevel(structure->topLevel),
+          output(structure->output),
+          donated(structure->donated),
+          kernels(structure->kernels),
+          rematBlocks(structure->rematBlocks),
+          rematBlockOf(structure->rematBlockOf),
+          rematDrops(structure->rematDrops),
+          forwardEnd(structure->forwardEnd),
+          recomputedBy(structure->recomputedBy),
+          bodyIndexOf(structure->bodyIndexOf),
+          argumentSlice(structure->argumentSlice),
+          launchDiscount(structure->launchDiscount),
+          fullBytes(structure->fullBytes),
+          modelStateValues(structure->modelStateValues),
+          totalFlops(structure->totalFlops),
+          stepOnce(structure->stepOnce),
+          signatureAtoms(structure->signatureAtoms),
+          signatureStart(structure->signatureStart),
+          opClass(structure->opClass),
+          classCount(structure->classCount),
+          prefetchFrom(structure->prefetchFrom),
+          launchOf(structure->launchOf),
+          readyPoint(structure->readyPoint),
+          firstNeed(structure->firstNeed),
+          nextStepUse(structure->nextStepUse),
+          tensorValues(structure->tensorValues),
+          tensorStart(structure->tensorStart),
+          resultStart(structure->resultStart),
+          linearOp(structure->linearOp),
+          valueOpList(structure->valueOpList),
+          valueOpStart(structure->valueOpStart),
+          valueAtomList(structure->valueAtomList),
+          valueAtomStart(structure->valueAtomStart),
+          accumulated(accumulatedAxes) {
+        largeGemmEfficiency = hardware.matmulEfficiency(1e9, 1e9, 1e9);
+        groupLinks.resize(std::size_t{1} << mesh.axes.size());
+        collectiveLinks.resize(groupLinks.size());
+        for (std::size_t m = 0; m < groupLinks.size(); ++m) {
+            groupLinks[m] = mesh::groupLink(mesh, static_cast<std::uint32_t>(m));
+            const auto moving = static_cast<std::uint32_t>(m) & ~accumulated;
+            collectiveLinks[m] = {mesh::groupLink(mesh, moving), mesh::groupLevels(mesh, moving)};
+        }
+        // The streams: one per mesh axis, a collective on several axes on the stream of the slowest.
+        streamOf.assign(groupLinks.size(), 0);
+        for (std::size_t m = 1; m < groupLinks.size(); ++m) {
+            double slowest = 0;
+            for (std::size_t a = 0; a < mesh.axes.size(); ++a)
+                if (((m >> a) & 1u) && (slowest == 0 || mesh.axes[a].link.bandwidth < slowest)) {
+                    slowest = mesh.axes[a].link.bandwidth;
+                    streamOf[m] = static_cast<std::int32_t>(a);
+                }
+        }
+    }
+
+    double devices(std::uint32_t mask) const { return static_cast<double>(groupLinks[mask].devices); }
+
+    // The time of one kernel computing `flops` in `element` and moving `bytes` of HBM (docs/cost-model.md):
+    // max(FLOPs / (peak·matmul efficiency), bytes / (HBM·memory efficiency)) + launch. The efficiencies come
+    // from the hardware profile's tables at the kernel's local GEMM shape (rows, columns, contraction; none:
+    // the table's large-GEMM plateau) and bytes, or are options.efficiency for everything when that is set.
+    // A multi-tensor kernel (the optimizer update's) streams every parameter's piece at once: its memory
+    // efficiency is the table's for a large transfer.
+    double kernelTime(ir::ElementType element, double flops, double bytes, const double* gemm,
+                      bool multiTensor = false) const {
+        const double peak = hardware.peak(element);
+        double flopEfficiency = options.efficiency, memoryEfficiency = options.efficiency;
+        if (options.efficiency <= 0) {
+            flopEfficiency =
+                gemm ? hardware.matmulEfficiency(gemm[0], gemm[1], gemm[2]) : largeGemmEfficiency;
+            memoryEfficiency = hardware.memoryEfficiency(multiTensor ? std::max(bytes, 1e9) : bytes);
+        }
+        const double flopTime = peak > 0 && flopEfficiency > 0 ? flops / (peak * flopEfficiency) : 0;
+        const double memTime = hardware.hbmBandwidth > 0 && memoryEfficiency > 0
+                                   ? bytes / (hardware.hbmBandwidth * memoryEfficiency)
+                                   : 0;
+        return std::max(flopTime, memTime) + options.launchTime;
+    }
+    double largeGemmEfficiency = 0;
+    std::vector<std::int32_t> streamOf;  // per axis mask: the communication stream (its slowest axis)
+};
+
 std::vector<AxisList> scatteredLayout(const std::vector<AxisList>& required,
                                       const std::vector<AxisList>& have, std::uint32_t scattered) {
     std::vector<AxisList> produced = required;
@@ -912,11 +1039,14 @@ ReshardAxes reshardAxes(const std::vector<AxisList>& from, const std::vector<Axi
 
 CostModel::CostModel(const ir::Graph& graph, const analysis::DecisionSpace& space, mesh::Mesh mesh,
                      mesh::HardwareProfile hardware, CostOptions options)
-    : data_(std::make_unique<Data>(graph, space, std::move(mesh), std::move(hardware), options, 0)) {}
+    : CostModel(graph, space, std::move(mesh), std::move(hardware), options, 0) {}
 CostModel::CostModel(const ir::Graph& graph, const analysis::DecisionSpace& space, mesh::Mesh mesh,
                      mesh::HardwareProfile hardware, CostOptions options, std::uint32_t accumulated)
-    : data_(
-          std::make_unique<Data>(graph, space, std::move(mesh), std::move(hardware), options, accumulated)) {}
+    : data_(std::make_unique<Data>(std::make_shared<const ModelStructure>(graph, space, options),
+                                   std::move(mesh), std::move(hardware), options, accumulated)) {}
+CostModel::CostModel(const Data& base, mesh::Mesh mesh, std::uint32_t accumulated)
+    : data_(std::make_unique<Data>(base.structure, std::move(mesh), base.hardware, base.options,
+                                   accumulated)) {}
 CostModel::~CostModel() = default;
 const CostModel& CostModel::microbatchModel(int pipelineAxis, int stages, int microbatches) const {
     const std::lock_guard lock(data_->microbatchMutex);
@@ -934,8 +1064,8 @@ const CostModel& CostModel::microbatchModel(int pipelineAxis, int stages, int mi
         micro.link.latency = 0;
         m.axes.push_back(micro);
         const std::uint32_t accumulated = std::uint32_t{1} << (m.axes.size() - 1);
-        slot = std::make_unique<CostModel>(*data_->graph, *data_->space, std::move(m), data_->hardware,
-                                           data_->options, accumulated);
+        // The same graph on another mesh: it shares this model's structure.
+        slot.reset(new CostModel(*data_, std::move(m), accumulated));
     }
     return *slot;
 }
@@ -1010,7 +1140,7 @@ struct Evaluator::State {
     std::size_t recosted = 0;
     // Scratch, kept between evaluations.
     std::vector<char> opDirty, valueDirty, needsReduce;
-    std::vector<std::uint32_t> pending, reduceAxes;
+    std::vector<std::uint32_t> pending, reduceAxes, dirtyValues;
     std::vector<std::array<double, 5>> delta;
     std::unordered_set<std::uint64_t> shared;
     std::vector<plan::RematDecision> remat;  // the plan's, as last evaluated
@@ -1030,15 +1160,19 @@ struct Evaluator::State {
     std::vector<std::int32_t> bucketStart;
     static std::int32_t readyKey(const ScheduledTransfer& t) { return std::max(t.readyAfter, t.issueAfter); }
     std::vector<double> prefetched;  // per body op: bytes of parameters gathered ahead, live during it
-    // Each op's current record and the one before it, with the local shardings they were priced for; an entry
-    // counts only in the epoch it was made (reset() starts a new one).
+    // Each op's current record and the one before it (`memos`), with the local shardings they were priced
+    // for (`tags`, apart: recost reads every dirty op's); an entry counts only in the epoch it was made
+    // (reset() starts a new one).
     struct Memo {
         std::array<OpRecord, 2> records;
+    };
+    struct MemoTag {
         std::array<std::uint64_t, 2> keys{};
         std::array<std::uint32_t, 2> epochs{};
         std::uint8_t current = 0;
     };
     std::vector<Memo> memos;
+    std::vector<MemoTag> tags;
     std::uint32_t epoch = 1;
     // Per class of ops (CostModel::Data::opClass): the records its ops were last priced with, by local
     // shardings, and the op each was made for.
@@ -1053,7 +1187,12 @@ struct Evaluator::State {
     std::vector<ClassMemo> classMemos;
     bool shareClasses = true;
     std::size_t priced = 0;  // ops costOp priced in the last evaluate (not from a memo or a copy)
-    const OpRecord& record(std::size_t i) const { return memos[i].records[memos[i].current]; }
+    const OpRecord& record(std::size_t i) const { return memos[i].records[tags[i].current]; }
+    // Of each op's current record, what the sweeps read, in flat arrays (recost keeps them): its results'
+    // partial axes (by CostModel::Data::tensorValues slot), its collectives' count, its compute time, FLOPs
+    // and temporary bytes.
+    std::vector<std::uint32_t> partialOf, collectiveCount;
+    std::vector<double> opCompute, opFlops, opTemporary;
     // Buffers costOp reuses (an Evaluator is used by one thread).
     mutable std::vector<DimAxes> scratchActuals;
     mutable std::vector<std::vector<AxisList>> scratchOptions;
@@ -1274,7 +1413,20 @@ struct Evaluator::State {
     // local shardings, when this evaluator still has it; else costOp prices it and the class keeps the
     // record.
     void recost(std::size_t i) {
-        auto& memo = memos[i];
+        select(i);
+        publish(i);
+    }
+    // What the sweeps read of op i's current record, into the flat arrays.
+    void publish(std::size_t i) {
+        const OpRecord& rec = record(i);
+        std::copy(rec.partial.begin(), rec.partial.end(), partialOf.begin() + d->resultStart[i]);
+        collectiveCount[i] = static_cast<std::uint32_t>(rec.collectives.size());
+        opCompute[i] = rec.execution.computeTime;
+        opFlops[i] = rec.execution.flops;
+        opTemporary[i] = rec.execution.temporaryBytes;
+    }
+    void select(std::size_t i) {
+        auto& memo = tags[i];
         const std::uint64_t key = signature(i);
         for (std::uint8_t k = 0; k < 2; ++k)
             if (memo.epochs[k] == epoch && memo.keys[k] == key) {
@@ -1283,7 +1435,7 @@ struct Evaluator::State {
             }
         const std::uint8_t slot =
             memo.epochs[memo.current] == epoch ? static_cast<std::uint8_t>(memo.current ^ 1) : memo.current;
-        OpRecord& out = memo.records[slot];
+        OpRecord& out = memos[i].records[slot];
         const std::int32_t c = shareClasses ? d->opClass[i] : -1;
         if (c >= 0) {
             ClassMemo& copies = classMemos[static_cast<std::size_t>(c)];
@@ -1452,9 +1604,8 @@ struct Evaluator::State {
 
     void refreshLocalBytes(ValueId v) {
         std::uint32_t m = 0;
-        for (const auto& dim : d->space->dimensionAtoms[v.index])
-            for (AtomId a : dim)
-                m |= applied.atomAxes[a.index].mask();
+        for (std::uint32_t k = d->valueAtomStart[v.index]; k < d->valueAtomStart[v.index + 1]; ++k)
+            m |= applied.atomAxes[d->valueAtomList[k]].mask();
         valueMask[v.index] = m;
         localBytes[v.index] = local(v, m);
     }
@@ -1470,34 +1621,33 @@ struct Evaluator::State {
         pending.assign(g.values.size(), 0);
         needsReduce.assign(g.values.size(), 0);
         reduceAxes.assign(g.values.size(), 0);
+        const std::uint32_t* values = d->tensorValues.data();
         for (std::size_t i = 0; i < d->ops.size(); ++i) {
-            const OpInfo& info = d->ops[i];
-            const OpRecord& rec = record(i);
+            const std::uint32_t first = d->tensorStart[i], results = d->resultStart[i],
+                                end = d->tensorStart[i + 1];
             std::uint32_t common = 0;
-            bool allPartial = info.linear && info.operandCount > 0;
-            for (std::size_t t = 0; t < info.operandCount && allPartial; ++t) {
-                const auto m = pending[info.tensors[t].value.index];
-                if (m == 0 || (t > 0 && m != common))
+            bool allPartial = d->linearOp[i] && results > first;
+            for (std::uint32_t t = first; t < results && allPartial; ++t) {
+                const auto m = pending[values[t]];
+                if (m == 0 || (t > first && m != common))
                     allPartial = false;
                 common = m;
             }
             bool resultsFree = true;
-            for (std::size_t r = 0; r < rec.partial.size(); ++r) {
-                const ValueId v = info.tensors[info.operandCount + r].value;
-                if (rec.partial[r] != 0 || (valueMask[v.index] & common))
+            for (std::uint32_t t = results; t < end; ++t)
+                if (partialOf[t] != 0 || (valueMask[values[t]] & common))
                     resultsFree = false;
-            }
             if (allPartial && resultsFree) {
-                for (std::size_t r = 0; r < rec.partial.size(); ++r)
-                    pending[info.tensors[info.operandCount + r].value.index] = common;
+                for (std::uint32_t t = results; t < end; ++t)
+                    pending[values[t]] = common;
             } else {
-                for (std::size_t t = 0; t < info.operandCount; ++t) {
-                    const ValueId v = info.tensors[t].value;
-                    if (pending[v.index])
-                        needsReduce[v.index] = 1, reduceAxes[v.index] = pending[v.index];
+                for (std::uint32_t t = first; t < results; ++t) {
+                    const std::uint32_t v = values[t];
+                    if (pending[v])
+                        needsReduce[v] = 1, reduceAxes[v] = pending[v];
                 }
-                for (std::size_t r = 0; r < rec.partial.size(); ++r)
-                    pending[info.tensors[info.operandCount + r].value.index] = rec.partial[r];
+                for (std::uint32_t t = results; t < end; ++t)
+                    pending[values[t]] = partialOf[t];
             }
         }
         for (const auto& o : g.outputs)
@@ -1510,27 +1660,36 @@ struct Evaluator::State {
         kernelTimes();
         recomputed.clear();
         for (std::size_t i = 0; i < d->ops.size(); ++i) {
-            const OpInfo& info = d->ops[i];
-            const OpRecord& rec = record(i);
+            // Most ops cause no collective and reduce no result: the flat arrays tell without their record.
+            bool reduces = false;
+            for (std::uint32_t t = d->resultStart[i]; t < d->tensorStart[i + 1] && !reduces; ++t)
+                reduces = needsReduce[values[t]] != 0;
+            if (collectiveCount[i] == 0 && !reduces)
+                continue;
+            const ir::OpId id = g.body[i];
             const std::size_t firstOfOp = e.collectives.size();
-            for (std::size_t k = 0; k < rec.collectives.size(); ++k) {
-                if (rec.shareKeys[k] &&
-                    !shared.insert(shareKey(rec.shareKeys[k], rec.collectives[k].value)).second)
-                    continue;
-                e.collectives.push_back(rec.collectives[k]);
-                e.collectiveTime += rec.collectives[k].time;
+            if (collectiveCount[i] > 0) {
+                const OpRecord& rec = record(i);
+                for (std::size_t k = 0; k < rec.collectives.size(); ++k) {
+                    if (rec.shareKeys[k] &&
+                        !shared.insert(shareKey(rec.shareKeys[k], rec.collectives[k].value)).second)
+                        continue;
+                    e.collectives.push_back(rec.collectives[k]);
+                    e.collectiveTime += rec.collectives[k].time;
+                }
             }
-            const std::int32_t rerun = blockPolicy.empty() ? -1 : rerunAt(info.id);
-            for (std::size_t r = 0; r < rec.partial.size(); ++r) {
-                const ValueId v = info.tensors[info.operandCount + r].value;
+            for (std::uint32_t r = d->resultStart[i]; r < d->tensorStart[i + 1]; ++r) {
+                const ValueId v{values[r]};
                 if (!needsReduce[v.index])
                     continue;
                 const double b = localBytes[v.index];
                 const double t = collectiveTime(CollectiveKind::AllReduce, b,
                                                 d->collectiveLinks[reduceAxes[v.index]], share(v, b));
-                e.collectives.push_back({CollectiveKind::AllReduce, reduceAxes[v.index], b, t, info.id, v});
+                e.collectives.push_back({CollectiveKind::AllReduce, reduceAxes[v.index], b, t, id, v});
                 e.collectiveTime += t;
             }
+            const std::int32_t rerun =
+                blockPolicy.empty() || firstOfOp == e.collectives.size() ? -1 : rerunAt(id);
             if (rerun >= 0)
                 for (std::size_t k = firstOfOp; k < e.collectives.size(); ++k) {
                     Collective again = e.collectives[k];
@@ -1714,13 +1873,13 @@ struct Evaluator::State {
             double time = 0;
             if (kernel.kind == detail::KernelKind::Op) {
                 for (std::uint32_t i : kernel.ops)
-                    time += record(i).execution.computeTime;
+                    time += opCompute[i];
             } else {
                 double flops = 0, bytes = 0;
                 for (std::uint32_t i : kernel.ops)
-                    flops += record(i).execution.flops;
+                    flops += opFlops[i];
                 if (kernel.recomputedOp >= 0)
-                    flops += record(static_cast<std::size_t>(kernel.recomputedOp)).execution.flops;
+                    flops += opFlops[static_cast<std::size_t>(kernel.recomputedOp)];
                 for (ValueId v : kernel.reads)
                     bytes += localBytes[v.index];
                 for (ValueId v : kernel.writes)
@@ -1767,6 +1926,7 @@ struct Evaluator::State {
         if (rematSet && next == remat)
             return;
         rematSet = true;
+        lives.clear();
         remat = next;
         blockPolicy = plan::rematPerBlock(d->blocks(), remat);
         keptUntil.assign(d->graph->values.size(), -1);
@@ -1838,15 +1998,30 @@ struct Evaluator::State {
         }
     }
 
+    // The values that take memory (top-level and stored), in order, with their lifetimes and categories
+    // under the plan's remat (setRemat clears it; memory() fills it).
+    struct Live {
+        std::uint32_t value;
+        std::uint32_t category;
+        Lifetime life;
+    };
+    std::vector<Live> lives;
+    void findLives() {
+        if (!lives.empty())
+            return;
+        for (std::size_t v = 0; v < d->graph->values.size(); ++v)
+            if (d->topLevel[v] && d->kernels.stored[v])
+                lives.push_back(
+                    {static_cast<std::uint32_t>(v), static_cast<std::uint32_t>(category(v)), lifetime(v)});
+    }
+
     MemoryBreakdown liveAt(std::size_t i) const {
         std::array<double, 5> live{};
-        for (std::size_t v = 0; v < d->graph->values.size(); ++v) {
-            if (!d->topLevel[v] || !d->kernels.stored[v])
-                continue;
-            const Lifetime life = lifetime(v);
-            const auto at = static_cast<std::int32_t>(i);
+        const auto at = static_cast<std::int32_t>(i);
+        for (const Live& l : lives) {
+            const Lifetime& life = l.life;
             if ((at >= life.from && at <= life.to) || (at >= life.second.first && at <= life.second.second))
-                live[static_cast<std::size_t>(category(v))] += localBytes[v];
+                live[l.category] += localBytes[l.value];
         }
         if (i < memos.size())
             live[4] = record(i).execution.temporaryBytes + (i < prefetched.size() ? prefetched[i] : 0);
@@ -1858,21 +2033,22 @@ struct Evaluator::State {
         const std::size_t n = d->ops.size();
         // Categories: 0 parameters, 1 gradients, 2 optimizer state, 3 activations, 4 temporaries.
         delta.assign(n + 1, std::array<double, 5>{});
-        for (std::size_t v = 0; v < g.values.size(); ++v) {
-            if (!d->topLevel[v] || !d->kernels.stored[v] || n == 0)
-                continue;
-            const Lifetime life = lifetime(v);
-            const auto c = static_cast<std::size_t>(category(v));
-            delta[static_cast<std::size_t>(life.from)][c] += localBytes[v];
-            delta[static_cast<std::size_t>(life.to) + 1][c] -= localBytes[v];
+        findLives();
+        for (const Live& l : lives) {
+            if (n == 0)
+                break;
+            const Lifetime& life = l.life;
+            const std::size_t c = l.category;
+            const double bytes = localBytes[l.value];
+            delta[static_cast<std::size_t>(life.from)][c] += bytes;
+            delta[static_cast<std::size_t>(life.to) + 1][c] -= bytes;
             if (life.second.first >= 0) {
-                delta[static_cast<std::size_t>(life.second.first)][c] += localBytes[v];
-                delta[static_cast<std::size_t>(life.second.second) + 1][c] -= localBytes[v];
+                delta[static_cast<std::size_t>(life.second.first)][c] += bytes;
+                delta[static_cast<std::size_t>(life.second.second) + 1][c] -= bytes;
             }
         }
         for (std::size_t i = 0; i < n; ++i) {
-            const double temporary =
-                record(i).execution.temporaryBytes + (i < prefetched.size() ? prefetched[i] : 0);
+            const double temporary = opTemporary[i] + (i < prefetched.size() ? prefetched[i] : 0);
             delta[i][4] += temporary;
             delta[i + 1][4] -= temporary;
         }
@@ -1919,9 +2095,14 @@ struct Evaluator::State {
             for (std::size_t v = 0; v < g.values.size(); ++v)
                 refreshLocalBytes(ValueId{static_cast<std::uint32_t>(v)});
             if (memos.size() != d->ops.size())
-                memos.resize(d->ops.size());
+                memos.resize(d->ops.size()), tags.resize(d->ops.size());
             if (classMemos.size() != d->classCount)
                 classMemos.resize(d->classCount);
+            partialOf.assign(d->tensorValues.size(), 0);
+            collectiveCount.assign(d->ops.size(), 0);
+            opCompute.assign(d->ops.size(), 0);
+            opFlops.assign(d->ops.size(), 0);
+            opTemporary.assign(d->ops.size(), 0);
             for (std::size_t i = 0; i < d->ops.size(); ++i)
                 recost(i);
             recosted = d->ops.size();
@@ -1929,7 +2110,7 @@ struct Evaluator::State {
         } else {
             opDirty.assign(d->ops.size(), 0);
             valueDirty.assign(g.values.size(), 0);
-            std::vector<std::uint32_t> dirtyValues;
+            dirtyValues.clear();
             for (std::size_t a = 0; a < next.atomAxes.size(); ++a) {
                 if (next.atomAxes[a] == applied.atomAxes[a])
                     continue;
@@ -1940,8 +2121,8 @@ struct Evaluator::State {
             applied = std::move(next);
             for (std::uint32_t v : dirtyValues) {
                 refreshLocalBytes(ValueId{v});
-                for (std::uint32_t op : d->valueOps[v])
-                    opDirty[op] = 1;
+                for (std::uint32_t k = d->valueOpStart[v]; k < d->valueOpStart[v + 1]; ++k)
+                    opDirty[d->valueOpList[k]] = 1;
             }
             for (std::size_t i = 0; i < d->ops.size(); ++i)
                 if (opDirty[i])

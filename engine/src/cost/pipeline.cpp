@@ -295,9 +295,9 @@ const Evaluation& StagedEvaluator::evaluate(const plan::Plan& plan) {
 // Per top-level op of the microbatch's program: its kernel's time plus the wait before it on the compute
 // stream (the communication it is exposed to), and its collectives' time, run once per step (gradient
 // reductions, the update's) or per microbatch.
-StagedEvaluator::OpTimes StagedEvaluator::opTimes(const Evaluation& mb) const {
+const StagedEvaluator::OpTimes& StagedEvaluator::opTimes(const Evaluation& mb) {
     const std::size_t n = model_->graph().body.size();
-    OpTimes t;
+    OpTimes& t = times_;
     t.busy.assign(n, 0);
     t.compute.assign(n, 0);
     t.stepCollective.assign(n, 0);
@@ -529,7 +529,7 @@ void StagedEvaluator::price(const Evaluation& mb) {
     const int p = result.pipeline ? result.pipeline->stages : 1;
     const int v = result.pipeline ? result.pipeline->virtualStages : 1;
     const int chunks = layerCount_ > 0 ? p * v : 1;
-    const OpTimes times = opTimes(mb);
+    const OpTimes& times = opTimes(mb);
     std::vector<double> compute, collectives;
     chunkTimes(layerSplit(result.pipeline, chunks, times), p, times, compute, collectives);
     const double kept = transfersAndKeptActivations();

@@ -44,7 +44,8 @@ private:
 
     // The steps of pricing `microbatch` into evaluation_.pipeline (pipeline.cpp says what each does).
     void price(const Evaluation& microbatch);
-    OpTimes opTimes(const Evaluation& microbatch) const;
+    // Fills times_ (its buffers kept between evaluations).
+    const OpTimes& opTimes(const Evaluation& microbatch);
     std::vector<int> layerSplit(const std::optional<plan::Pipeline>& pipeline, int chunks,
                                 const OpTimes& times) const;
     std::vector<int> split(const std::vector<double>& layerCost, int chunks) const;
@@ -66,6 +67,7 @@ private:
     Evaluator* current_ = nullptr;                                       // its evaluator
     std::uint32_t microbatchAxis_ = 0;  // the axis index the microbatch models append
     Evaluation evaluation_;
+    OpTimes times_;
     mutable OpExecution execution_;
     // The graph's structure, fixed per model.
     std::vector<Phase> phase_;               // per body op

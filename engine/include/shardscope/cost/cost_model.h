@@ -273,13 +273,17 @@ public:
 
     // The model of one microbatch of this step on the devices of one pipeline stage: the mesh with the axis
     // `pipelineAxis` (-1: none) divided by `stages`, and an accumulated axis of `microbatches` appended (the
-    // last). Built on first use and kept; thread-safe. The graph and decision space are this model's.
+    // last). Built on first use and kept; thread-safe. The graph and decision space are this model's, and so
+    // is everything derived from them alone (the ops as priced, kernels, op classes, remat blocks): a
+    // microbatch model costs its mesh's link tables, not a second build.
     const CostModel& microbatchModel(int pipelineAxis, int stages, int microbatches) const;
 
     struct Data;
     const Data& data() const { return *data_; }
 
 private:
+    // A microbatch model: `base`'s graph, decision space, options and structure on `mesh`.
+    CostModel(const Data& base, mesh::Mesh mesh, std::uint32_t accumulated);
     std::unique_ptr<Data> data_;
 };
 
