@@ -846,53 +846,9 @@ struct ModelStructure {
 // A model: its structure (shared with its microbatch models) and its mesh and hardware.
 struct CostModel::Data {
     std::shared_ptr<const ModelStructure> structure;
-    const ir::Graph* graph;
-    const analysis::DecisionSpace* space;
     mesh::Mesh mesh;
     mesh::HardwareProfile hardware;
     CostOptions options;
-    // The structure's, under their names there.
-    const plan::PlanContext& planContext;
-    const std::vector<OpInfo>& ops;
-    const std::vector<std::vector<std::uint32_t>>& valueOps;
-    const std::vector<std::int32_t>& producer;
-    const std::vector<std::int32_t>& lastUse;
-    const std::vector<char>& topLevel;
-    const std::vector<char>& output;
-    const std::vector<char>& donated;
-    const detail::KernelPlan& kernels;
-    const std::vector<ModelStructure::RematBlock>& rematBlocks;
-    const std::vector<std::int32_t>& rematBlockOf;
-    const std::vector<std::uint8_t>& rematDrops;
-    const std::vector<std::int32_t>& forwardEnd;
-    const std::vector<std::uint8_t>& recomputedBy;
-    const std::vector<std::int32_t>& bodyIndexOf;
-    const std::vector<char>& argumentSlice;
-    const std::vector<double>& launchDiscount;
-    const std::vector<double>& fullBytes;
-    const std::array<std::vector<ValueId>, 3>& modelStateValues;
-    const double totalFlops;
-    const std::vector<char>& stepOnce;
-    const std::vector<std::uint32_t>& signatureAtoms;
-    const std::vector<std::uint32_t>& signatureStart;
-    static constexpr std::uint32_t kEndOfDimension = ModelStructure::kEndOfDimension,
-                                   kEndOfTensor = ModelStructure::kEndOfTensor;
-    const std::vector<std::int32_t>& opClass;
-    const std::size_t classCount;
-    const std::vector<std::int32_t>& prefetchFrom;
-    const std::vector<std::int32_t>& launchOf;
-    const std::vector<std::int32_t>& readyPoint;
-    const std::vector<std::int32_t>& firstNeed;
-    const std::vector<std::int32_t>& nextStepUse;
-    const std::vector<std::uint32_t>& tensorValues;
-    const std::vector<std::uint32_t>& tensorStart;
-    const std::vector<std::uint32_t>& resultStart;
-    const std::vector<char>& linearOp;
-    const std::vector<std::uint32_t>& valueOpList;
-    const std::vector<std::uint32_t>& valueOpStart;
-    const std::vector<std::uint32_t>& valueAtomList;
-    const std::vector<std::uint32_t>& valueAtomStart;
-    const plan::LayerBlocks& blocks() const { return planContext.blocks(); }
 
     std::vector<mesh::AxisGroupLink> groupLinks;  // by axis mask
     // By axis mask: the devices and link a collective over those axes moves data on (the accumulated axes
@@ -906,49 +862,9 @@ struct CostModel::Data {
     Data(std::shared_ptr<const ModelStructure> s, mesh::Mesh on, mesh::HardwareProfile h, CostOptions o,
          std::uint32_t accumulatedAxes)
         : structure(std::move(s)),
-          graph(structure->graph),
-          space(structure->space),
           mesh(std::move(on)),
           hardware(std::move(h)),
           options(o),
-          planContext(structure->planContext),
-          ops(structure->ops),
-          valueOps(structure->valueOps),
-          producer(structure->producer),
-          lastUse(structure->lastUse),
-          topLevel(structure->topLevel),
-          output(structure->output),
-          donated(structure->donated),
-          kernels(structure->kernels),
-          rematBlocks(structure->rematBlocks),
-          rematBlockOf(structure->rematBlockOf),
-          rematDrops(structure->rematDrops),
-          forwardEnd(structure->forwardEnd),
-          recomputedBy(structure->recomputedBy),
-          bodyIndexOf(structure->bodyIndexOf),
-          argumentSlice(structure->argumentSlice),
-          launchDiscount(structure->launchDiscount),
-          fullBytes(structure->fullBytes),
-          modelStateValues(structure->modelStateValues),
-          totalFlops(structure->totalFlops),
-          stepOnce(structure->stepOnce),
-          signatureAtoms(structure->signatureAtoms),
-          signatureStart(structure->signatureStart),
-          opClass(structure->opClass),
-          classCount(structure->classCount),
-          prefetchFrom(structure->prefetchFrom),
-          launchOf(structure->launchOf),
-          readyPoint(structure->readyPoint),
-          firstNeed(structure->firstNeed),
-          nextStepUse(structure->nextStepUse),
-          tensorValues(structure->tensorValues),
-          tensorStart(structure->tensorStart),
-          resultStart(structure->resultStart),
-          linearOp(structure->linearOp),
-          valueOpList(structure->valueOpList),
-          valueOpStart(structure->valueOpStart),
-          valueAtomList(structure->valueAtomList),
-          valueAtomStart(structure->valueAtomStart),
           accumulated(accumulatedAxes) {
         largeGemmEfficiency = hardware.matmulEfficiency(1e9, 1e9, 1e9);
         groupLinks.resize(std::size_t{1} << mesh.axes.size());
@@ -1070,10 +986,10 @@ const CostModel& CostModel::microbatchModel(int pipelineAxis, int stages, int mi
     return *slot;
 }
 const ir::Graph& CostModel::graph() const {
-    return *data_->graph;
+    return *data_->structure->graph;
 }
 const analysis::DecisionSpace& CostModel::space() const {
-    return *data_->space;
+    return *data_->structure->space;
 }
 const mesh::Mesh& CostModel::mesh() const {
     return data_->mesh;
@@ -1085,23 +1001,24 @@ const CostOptions& CostModel::options() const {
     return data_->options;
 }
 const plan::PlanContext& CostModel::planContext() const {
-    return data_->planContext;
+    return data_->structure->planContext;
 }
 CostModel::OpClasses CostModel::opClasses() const {
-    OpClasses out{data_->classCount, 0};
-    for (std::int32_t c : data_->opClass)
+    OpClasses out{data_->structure->classCount, 0};
+    for (std::int32_t c : data_->structure->opClass)
         out.ops += c >= 0 ? 1 : 0;
     return out;
 }
 bool CostModel::takesMemory(ir::ValueId value) const {
-    return data_->topLevel[value.index] && data_->kernels.stored[value.index];
+    return data_->structure->topLevel[value.index] && data_->structure->kernels.stored[value.index];
 }
 std::size_t CostModel::fusedAttentions() const {
-    return data_->options.attention == Attention::Fused ? data_->kernels.attentions : 0;
+    return data_->options.attention == Attention::Fused ? data_->structure->kernels.attentions : 0;
 }
 double CostModel::lowerBoundTime() const {
     const double peak = data_->hardware.peak(ir::ElementType::BF16);
-    return data_->totalFlops / (data_->devices((1u << data_->mesh.axes.size()) - 1) * (peak > 0 ? peak : 1));
+    return data_->structure->totalFlops /
+           (data_->devices((1u << data_->mesh.axes.size()) - 1) * (peak > 0 ? peak : 1));
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -1129,6 +1046,7 @@ std::uint64_t shareKey(std::uint64_t layout, ValueId value) {
 struct Evaluator::State {
     const CostModel* model;
     const CostModel::Data* d;
+    const ModelStructure* s;  // the model's structure (shared with its microbatch models)
     bool valid = false;
     // Plans with microbatches or a pipeline (cost/pipeline.h); lastStaged: the last plan was one.
     std::unique_ptr<detail::StagedEvaluator> staged;
@@ -1149,8 +1067,6 @@ struct Evaluator::State {
     std::vector<std::int32_t> keptUntil;  // per value: a block's recompute needs it until then (-1: no)
     std::vector<double> kernelTime;       // per kernel, of the last sweep
     std::vector<Collective> recomputed;   // collectives of recomputed ops, run again
-    std::vector<char> isRerun;            // per collective of the evaluation: a recomputed op's, run again
-    std::vector<std::int32_t> collectiveOrder;
     // The step's schedule, rebuilt per evaluation in reused buffers.
     ScheduleSimulator simulator;
     Step step;
@@ -1201,7 +1117,7 @@ struct Evaluator::State {
     mutable std::vector<AxisList> scratchBest, scratchChoice;
     mutable std::vector<std::size_t> scratchIndex;
 
-    explicit State(const CostModel& m) : model(&m), d(&m.data()) {}
+    explicit State(const CostModel& m) : model(&m), d(&m.data()), s(m.data().structure.get()) {}
 
     static std::uint32_t maskOf(const DimAxes& dims) {
         std::uint32_t m = 0;
@@ -1210,9 +1126,9 @@ struct Evaluator::State {
         return m;
     }
 
-    double local(ValueId v, std::uint32_t mask) const { return d->fullBytes[v.index] / d->devices(mask); }
+    double local(ValueId v, std::uint32_t mask) const { return s->fullBytes[v.index] / d->devices(mask); }
     double share(ValueId v, double bytes) const {
-        return bucketShare(d->planContext.classes()[v.index], bytes);
+        return bucketShare(s->planContext.classes()[v.index], bytes);
     }
 
     // Adds the collectives that turn layout `from` into `to` of value v (all-gather the dropped axes,
@@ -1350,7 +1266,7 @@ struct Evaluator::State {
                 otherAxes |= choice[f].mask();
         for (std::size_t t = 0; t < info.operandCount; ++t) {
             const TensorInfo& ti = info.tensors[t];
-            if (d->planContext.classes()[ti.value.index] != plan::TensorClass::Parameter)
+            if (s->planContext.classes()[ti.value.index] != plan::TensorClass::Parameter)
                 continue;
             DimAxes& required = scratchRequired;
             required.assign(ti.dimensionFactors.size(), AxisList{});
@@ -1395,12 +1311,11 @@ struct Evaluator::State {
     // A hash of the shardings of op i's tensors: everything costOp reads that a plan changes.
     std::uint64_t signature(std::size_t i) const {
         std::uint64_t h = 1469598103934665603ull;
-        for (std::uint32_t k = d->signatureStart[i]; k < d->signatureStart[i + 1]; ++k) {
-            const std::uint32_t code = d->signatureAtoms[k];
-            const std::uint64_t word = code == CostModel::Data::kEndOfDimension ? 0xFFu
-                                       : code == CostModel::Data::kEndOfTensor
-                                           ? 0xFEu
-                                           : applied.atomAxes[code].bits();
+        for (std::uint32_t k = s->signatureStart[i]; k < s->signatureStart[i + 1]; ++k) {
+            const std::uint32_t code = s->signatureAtoms[k];
+            const std::uint64_t word = code == ModelStructure::kEndOfDimension ? 0xFFu
+                                       : code == ModelStructure::kEndOfTensor  ? 0xFEu
+                                                                              : applied.atomAxes[code].bits();
             h = (h ^ word) * 1099511628211ull;
         }
         return h;
@@ -1419,7 +1334,7 @@ struct Evaluator::State {
     // What the sweeps read of op i's current record, into the flat arrays.
     void publish(std::size_t i) {
         const OpRecord& rec = record(i);
-        std::copy(rec.partial.begin(), rec.partial.end(), partialOf.begin() + d->resultStart[i]);
+        std::copy(rec.partial.begin(), rec.partial.end(), partialOf.begin() + s->resultStart[i]);
         collectiveCount[i] = static_cast<std::uint32_t>(rec.collectives.size());
         opCompute[i] = rec.execution.computeTime;
         opFlops[i] = rec.execution.flops;
@@ -1436,7 +1351,7 @@ struct Evaluator::State {
         const std::uint8_t slot =
             memo.epochs[memo.current] == epoch ? static_cast<std::uint8_t>(memo.current ^ 1) : memo.current;
         OpRecord& out = memos[i].records[slot];
-        const std::int32_t c = shareClasses ? d->opClass[i] : -1;
+        const std::int32_t c = shareClasses ? s->opClass[i] : -1;
         if (c >= 0) {
             ClassMemo& copies = classMemos[static_cast<std::size_t>(c)];
             std::size_t hit = ClassMemo::kSlots;
@@ -1445,7 +1360,7 @@ struct Evaluator::State {
                     hit = k;
             if (hit < ClassMemo::kSlots) {
                 out = copies.records[hit];
-                rename(out, d->ops[copies.from[hit]], d->ops[i]);
+                rename(out, s->ops[copies.from[hit]], s->ops[i]);
             } else {
                 costOp(i, out);
                 ++priced;
@@ -1479,11 +1394,11 @@ struct Evaluator::State {
     }
 
     void costOp(std::size_t i, OpRecord& record) const {
-        const OpInfo& info = d->ops[i];
+        const OpInfo& info = s->ops[i];
         std::vector<DimAxes>& actuals = scratchActuals;
         actuals.resize(info.tensors.size());
         for (std::size_t t = 0; t < info.tensors.size(); ++t) {
-            const auto& dims = d->space->dimensionAtoms[info.tensors[t].value.index];
+            const auto& dims = s->space->dimensionAtoms[info.tensors[t].value.index];
             actuals[t].assign(dims.size(), AxisList{});
             for (std::size_t k = 0; k < dims.size(); ++k)
                 for (AtomId a : dims[k])
@@ -1504,7 +1419,7 @@ struct Evaluator::State {
                 AxisList axes;
                 if (occ.aligned) {
                     const auto& atoms =
-                        d->space->dimensionAtoms[info.tensors[occ.tensor].value.index][occ.dimension];
+                        s->space->dimensionAtoms[info.tensors[occ.tensor].value.index][occ.dimension];
                     for (std::uint32_t a = occ.firstAtom;
                          a < occ.firstAtom + occ.atomCount && a < atoms.size(); ++a)
                         axes.append(applied.atomAxes[atoms[a].index]);
@@ -1604,29 +1519,29 @@ struct Evaluator::State {
 
     void refreshLocalBytes(ValueId v) {
         std::uint32_t m = 0;
-        for (std::uint32_t k = d->valueAtomStart[v.index]; k < d->valueAtomStart[v.index + 1]; ++k)
-            m |= applied.atomAxes[d->valueAtomList[k]].mask();
+        for (std::uint32_t k = s->valueAtomStart[v.index]; k < s->valueAtomStart[v.index + 1]; ++k)
+            m |= applied.atomAxes[s->valueAtomList[k]].mask();
         valueMask[v.index] = m;
         localBytes[v.index] = local(v, m);
     }
 
     void sweep() {
-        const auto& g = *d->graph;
+        const auto& g = *s->graph;
         Evaluation& e = evaluation;
         e.collectives.clear();
-        e.opComputeTime.resize(d->ops.size());
+        e.opComputeTime.resize(s->ops.size());
         e.computeTime = 0;
         e.collectiveTime = 0;
         // Lazy partial sums.
         pending.assign(g.values.size(), 0);
         needsReduce.assign(g.values.size(), 0);
         reduceAxes.assign(g.values.size(), 0);
-        const std::uint32_t* values = d->tensorValues.data();
-        for (std::size_t i = 0; i < d->ops.size(); ++i) {
-            const std::uint32_t first = d->tensorStart[i], results = d->resultStart[i],
-                                end = d->tensorStart[i + 1];
+        const std::uint32_t* values = s->tensorValues.data();
+        for (std::size_t i = 0; i < s->ops.size(); ++i) {
+            const std::uint32_t first = s->tensorStart[i], results = s->resultStart[i],
+                                end = s->tensorStart[i + 1];
             std::uint32_t common = 0;
-            bool allPartial = d->linearOp[i] && results > first;
+            bool allPartial = s->linearOp[i] && results > first;
             for (std::uint32_t t = first; t < results && allPartial; ++t) {
                 const auto m = pending[values[t]];
                 if (m == 0 || (t > first && m != common))
@@ -1656,13 +1571,13 @@ struct Evaluator::State {
         // Collectives in program order, each op's lazily reduced results after its own collectives; an
         // operand reshard another op already made (same value, same layout) is not made again.
         shared.clear();
-        kernelTime.resize(d->kernels.kernels.size());
+        kernelTime.resize(s->kernels.kernels.size());
         kernelTimes();
         recomputed.clear();
-        for (std::size_t i = 0; i < d->ops.size(); ++i) {
+        for (std::size_t i = 0; i < s->ops.size(); ++i) {
             // Most ops cause no collective and reduce no result: the flat arrays tell without their record.
             bool reduces = false;
-            for (std::uint32_t t = d->resultStart[i]; t < d->tensorStart[i + 1] && !reduces; ++t)
+            for (std::uint32_t t = s->resultStart[i]; t < s->tensorStart[i + 1] && !reduces; ++t)
                 reduces = needsReduce[values[t]] != 0;
             if (collectiveCount[i] == 0 && !reduces)
                 continue;
@@ -1678,7 +1593,7 @@ struct Evaluator::State {
                     e.collectiveTime += rec.collectives[k].time;
                 }
             }
-            for (std::uint32_t r = d->resultStart[i]; r < d->tensorStart[i + 1]; ++r) {
+            for (std::uint32_t r = s->resultStart[i]; r < s->tensorStart[i + 1]; ++r) {
                 const ValueId v{values[r]};
                 if (!needsReduce[v.index])
                     continue;
@@ -1694,32 +1609,19 @@ struct Evaluator::State {
                 for (std::size_t k = firstOfOp; k < e.collectives.size(); ++k) {
                     Collective again = e.collectives[k];
                     again.op = g.body[static_cast<std::size_t>(rerun)];
+                    again.rerun = true;
                     recomputed.push_back(again);
                 }
         }
-        isRerun.assign(e.collectives.size(), 0);
         if (!recomputed.empty()) {
             // In program order: a recomputed collective runs where its block's backward begins.
             for (const auto& c : recomputed)
                 e.collectiveTime += c.time;
-            const std::size_t first = e.collectives.size();
             e.collectives.insert(e.collectives.end(), recomputed.begin(), recomputed.end());
-            isRerun.resize(e.collectives.size(), 1);
-            collectiveOrder.resize(e.collectives.size());
-            for (std::size_t j = 0; j < collectiveOrder.size(); ++j)
-                collectiveOrder[j] = static_cast<std::int32_t>(j);
-            std::stable_sort(collectiveOrder.begin(), collectiveOrder.end(),
-                             [&](std::int32_t a, std::int32_t b) {
-                                 return d->bodyIndexOf[e.collectives[static_cast<std::size_t>(a)].op.index] <
-                                        d->bodyIndexOf[e.collectives[static_cast<std::size_t>(b)].op.index];
+            std::stable_sort(e.collectives.begin(), e.collectives.end(),
+                             [&](const Collective& a, const Collective& b) {
+                                 return s->bodyIndexOf[a.op.index] < s->bodyIndexOf[b.op.index];
                              });
-            recomputed.clear();
-            for (std::int32_t j : collectiveOrder)
-                recomputed.push_back(e.collectives[static_cast<std::size_t>(j)]);
-            e.collectives.swap(recomputed);
-            recomputed.clear();
-            for (std::size_t j = 0; j < collectiveOrder.size(); ++j)
-                isRerun[j] = static_cast<std::size_t>(collectiveOrder[j]) >= first ? 1 : 0;
         }
         simulate();
         memory();
@@ -1731,7 +1633,7 @@ struct Evaluator::State {
     // blocks ahead. The step time is the makespan.
     void simulate() {
         Evaluation& e = evaluation;
-        const std::size_t n = d->ops.size();
+        const std::size_t n = s->ops.size();
         taskAt.assign(n + 1, -1);
         taskOp.clear();
         std::size_t tasks = 0;
@@ -1759,7 +1661,7 @@ struct Evaluator::State {
         neededBy.assign(c, -1);
         for (std::size_t j = 0; j < c; ++j) {
             const Collective& col = e.collectives[j];
-            const std::int32_t i = d->bodyIndexOf[col.op.index];
+            const std::int32_t i = s->bodyIndexOf[col.op.index];
             ScheduledTransfer t;
             t.duration = col.time;
             // A step in microbatches reduces its gradients (sums over the microbatches, and what the update
@@ -1769,15 +1671,15 @@ struct Evaluator::State {
             if (deferred)
                 t.duration = 0;
             t.stream = d->streamOf[col.axes];
-            const std::int32_t p = col.value.valid() ? d->producer[col.value.index] : -1;
+            const std::int32_t p = col.value.valid() ? s->producer[col.value.index] : -1;
             std::int32_t consumer = i;
-            if (p == i && d->nextStepUse[col.value.index] >= 0) {
+            if (p == i && s->nextStepUse[col.value.index] >= 0) {
                 // An updated parameter gathered after the update: in the steady state it runs under the next
                 // step's forward (Megatron's overlapped parameter gather, FSDP's prefetch) and is needed
                 // where the step first reads the parameter.
                 t.readyAfter = -1;
-                consumer = d->nextStepUse[col.value.index];
-            } else if (isRerun[j] && !(p < 0 || d->argumentSlice[col.value.index])) {
+                consumer = s->nextStepUse[col.value.index];
+            } else if (col.rerun && !(p < 0 || s->argumentSlice[col.value.index])) {
                 // A collective of a rematerialized op, run again by its block's recompute: its input exists
                 // again only once the recompute has started (the kernel before the block's first backward op,
                 // which the recompute is charged to, has ended), and that op waits for it.
@@ -1785,17 +1687,17 @@ struct Evaluator::State {
                 t.readyAfter = k > 0 ? k - 1 : -1;
                 consumer = i;
             } else if (p == i) {  // a reduction of op i's result, needed where the result is first used
-                const std::int32_t ready = d->readyPoint[static_cast<std::size_t>(i)];
+                const std::int32_t ready = s->readyPoint[static_cast<std::size_t>(i)];
                 t.readyAfter = ready < 0 ? -1 : taskAt[static_cast<std::size_t>(ready)];
-                consumer = d->firstNeed[col.value.index];
+                consumer = s->firstNeed[col.value.index];
             } else {  // a reshard of an operand of op i
                 // An argument, or a layer of a stacked one, is there from the start and may be prefetched.
-                const bool argument = p < 0 || d->argumentSlice[col.value.index];
-                const std::int32_t ready = argument ? -1 : d->readyPoint[static_cast<std::size_t>(p)];
+                const bool argument = p < 0 || s->argumentSlice[col.value.index];
+                const std::int32_t ready = argument ? -1 : s->readyPoint[static_cast<std::size_t>(p)];
                 t.readyAfter = ready < 0 ? -1 : taskAt[static_cast<std::size_t>(ready)];
-                consumer = i < 0 ? -1 : d->launchOf[static_cast<std::size_t>(i)];
+                consumer = i < 0 ? -1 : s->launchOf[static_cast<std::size_t>(i)];
                 if (argument && i >= 0) {
-                    const std::int32_t from = d->prefetchFrom[static_cast<std::size_t>(i)];
+                    const std::int32_t from = s->prefetchFrom[static_cast<std::size_t>(i)];
                     t.issueAfter = std::min(taskAt[static_cast<std::size_t>(from)],
                                             taskAt[static_cast<std::size_t>(consumer)] - 1);
                     // The gathered buffer is live from when it may be issued to its use.
@@ -1869,7 +1771,7 @@ struct Evaluator::State {
     void kernelTimes() {
         Evaluation& e = evaluation;
         std::fill(e.opComputeTime.begin(), e.opComputeTime.end(), 0.0);
-        for (const auto& kernel : d->kernels.kernels) {
+        for (const auto& kernel : s->kernels.kernels) {
             double time = 0;
             if (kernel.kind == detail::KernelKind::Op) {
                 for (std::uint32_t i : kernel.ops)
@@ -1890,8 +1792,8 @@ struct Evaluator::State {
                 const std::size_t first = kernel.recomputedOp >= 0
                                               ? static_cast<std::size_t>(kernel.recomputedOp)
                                               : kernel.ops.front();
-                if (kernel.kind != detail::KernelKind::Fusion && !d->ops[first].gemm.empty()) {
-                    const auto& info = d->ops[first];
+                if (kernel.kind != detail::KernelKind::Fusion && !s->ops[first].gemm.empty()) {
+                    const auto& info = s->ops[first];
                     const auto& axes = record(first).execution.factorAxes;
                     for (std::size_t f = 0; f < info.gemm.size() && f < axes.size(); ++f)
                         shape[static_cast<std::size_t>(info.gemm[f])] *=
@@ -1899,18 +1801,18 @@ struct Evaluator::State {
                     gemm = shape;
                 }
                 const double discount =
-                    d->launchDiscount[static_cast<std::size_t>(&kernel - d->kernels.kernels.data())];
-                time = d->kernelTime(d->ops[kernel.ops.front()].element, flops, bytes, gemm, discount > 0);
+                    s->launchDiscount[static_cast<std::size_t>(&kernel - s->kernels.kernels.data())];
+                time = d->kernelTime(s->ops[kernel.ops.front()].element, flops, bytes, gemm, discount > 0);
             }
-            time -= d->launchDiscount[static_cast<std::size_t>(&kernel - d->kernels.kernels.data())];
+            time -= s->launchDiscount[static_cast<std::size_t>(&kernel - s->kernels.kernels.data())];
             e.opComputeTime[kernel.ops.back()] = time;
             e.computeTime += time;
-            kernelTime[static_cast<std::size_t>(&kernel - d->kernels.kernels.data())] = time;
+            kernelTime[static_cast<std::size_t>(&kernel - s->kernels.kernels.data())] = time;
         }
         // Rematerialization: the kernels a block's policy runs again, charged to its first backward op.
         for (std::size_t b = 0; b < blockPolicy.size(); ++b) {
             const auto p = static_cast<std::size_t>(blockPolicy[b]);
-            const auto& block = d->rematBlocks[b];
+            const auto& block = s->rematBlocks[b];
             double time = 0;
             for (std::uint32_t k : block.kernels[p])
                 time += kernelTime[k];
@@ -1928,10 +1830,10 @@ struct Evaluator::State {
         rematSet = true;
         lives.clear();
         remat = next;
-        blockPolicy = plan::rematPerBlock(d->blocks(), remat);
-        keptUntil.assign(d->graph->values.size(), -1);
+        blockPolicy = plan::rematPerBlock(s->blocks(), remat);
+        keptUntil.assign(s->graph->values.size(), -1);
         for (std::size_t b = 0; b < blockPolicy.size(); ++b) {
-            const auto& block = d->rematBlocks[b];
+            const auto& block = s->rematBlocks[b];
             const auto p = static_cast<std::size_t>(blockPolicy[b]);
             if (!block.drops[p])
                 continue;
@@ -1942,15 +1844,15 @@ struct Evaluator::State {
 
     // The op a rematerialized op's collective runs again at (its block's first backward op), or -1.
     std::int32_t rerunAt(ir::OpId op) const {
-        const std::int32_t i = d->bodyIndexOf[op.index];
-        if (i < 0 || d->recomputedBy.empty())
+        const std::int32_t i = s->bodyIndexOf[op.index];
+        if (i < 0 || s->recomputedBy.empty())
             return -1;
-        const std::int32_t b = d->blocks().blockOfOp[static_cast<std::size_t>(i)];
+        const std::int32_t b = s->blocks().blockOfOp[static_cast<std::size_t>(i)];
         if (b < 0)
             return -1;
         const auto p = static_cast<unsigned>(blockPolicy[static_cast<std::size_t>(b)]);
-        return (d->recomputedBy[static_cast<std::size_t>(i)] >> p) & 1u
-                   ? d->rematBlocks[static_cast<std::size_t>(b)].firstBackward
+        return (s->recomputedBy[static_cast<std::size_t>(i)] >> p) & 1u
+                   ? s->rematBlocks[static_cast<std::size_t>(b)].firstBackward
                    : -1;
     }
 
@@ -1963,30 +1865,30 @@ struct Evaluator::State {
         std::pair<std::int32_t, std::int32_t> second{-1, -1};
     };
     Lifetime lifetime(std::size_t v) const {
-        const std::int32_t end = static_cast<std::int32_t>(d->ops.size()) - 1;
-        std::int32_t from = d->producer[v] < 0 ? 0 : d->producer[v];
-        std::int32_t to = d->kernels.lastUse[v];
-        if (d->producer[v] < 0 && !d->donated[v])
+        const std::int32_t end = static_cast<std::int32_t>(s->ops.size()) - 1;
+        std::int32_t from = s->producer[v] < 0 ? 0 : s->producer[v];
+        std::int32_t to = s->kernels.lastUse[v];
+        if (s->producer[v] < 0 && !s->donated[v])
             to = end;  // arguments live the whole step unless donated
-        if (d->output[v])
+        if (s->output[v])
             to = end;
         if (!keptUntil.empty())
             to = std::max(to, keptUntil[v]);
         Lifetime life{from, std::max(from, to)};
-        const std::int32_t b = d->rematBlockOf.empty() ? -1 : d->rematBlockOf[v];
+        const std::int32_t b = s->rematBlockOf.empty() ? -1 : s->rematBlockOf[v];
         if (b >= 0 && !blockPolicy.empty() &&
-            ((d->rematDrops[v] >> static_cast<unsigned>(blockPolicy[static_cast<std::size_t>(b)])) & 1u)) {
-            const std::int32_t again = d->rematBlocks[static_cast<std::size_t>(b)].firstBackward;
-            life.to = std::max(from, std::min(life.to, d->forwardEnd[v]));
+            ((s->rematDrops[v] >> static_cast<unsigned>(blockPolicy[static_cast<std::size_t>(b)])) & 1u)) {
+            const std::int32_t again = s->rematBlocks[static_cast<std::size_t>(b)].firstBackward;
+            life.to = std::max(from, std::min(life.to, s->forwardEnd[v]));
             if (again <= life.to)
-                life.to = std::max(life.to, d->kernels.lastUse[v]);
+                life.to = std::max(life.to, s->kernels.lastUse[v]);
             else
-                life.second = {again, std::max(again, d->kernels.lastUse[v])};
+                life.second = {again, std::max(again, s->kernels.lastUse[v])};
         }
         return life;
     }
     int category(std::size_t v) const {
-        switch (d->planContext.classes()[v]) {
+        switch (s->planContext.classes()[v]) {
             case TensorClass::Parameter:
                 return 0;
             case TensorClass::Gradient:
@@ -2009,8 +1911,8 @@ struct Evaluator::State {
     void findLives() {
         if (!lives.empty())
             return;
-        for (std::size_t v = 0; v < d->graph->values.size(); ++v)
-            if (d->topLevel[v] && d->kernels.stored[v])
+        for (std::size_t v = 0; v < s->graph->values.size(); ++v)
+            if (s->topLevel[v] && s->kernels.stored[v])
                 lives.push_back(
                     {static_cast<std::uint32_t>(v), static_cast<std::uint32_t>(category(v)), lifetime(v)});
     }
@@ -2029,8 +1931,8 @@ struct Evaluator::State {
     }
 
     void memory() {
-        const auto& g = *d->graph;
-        const std::size_t n = d->ops.size();
+        const auto& g = *s->graph;
+        const std::size_t n = s->ops.size();
         // Categories: 0 parameters, 1 gradients, 2 optimizer state, 3 activations, 4 temporaries.
         delta.assign(n + 1, std::array<double, 5>{});
         findLives();
@@ -2069,23 +1971,23 @@ struct Evaluator::State {
         if (n == 0) {
             double total = 0;
             for (std::size_t v = 0; v < g.values.size(); ++v)
-                total += d->topLevel[v] ? localBytes[v] : 0;
+                total += s->topLevel[v] ? localBytes[v] : 0;
             e.peakMemory = total;
         }
         e.atPeak.parameters = std::max(0.0, e.atPeak.parameters);
         e.modelStates = {};
-        for (ValueId v : d->modelStateValues[0])
+        for (ValueId v : s->modelStateValues[0])
             e.modelStates.parameters += localBytes[v.index];
-        for (ValueId v : d->modelStateValues[1])
+        for (ValueId v : s->modelStateValues[1])
             e.modelStates.gradients += localBytes[v.index];
-        for (ValueId v : d->modelStateValues[2])
+        for (ValueId v : s->modelStateValues[2])
             e.modelStates.optimizerState += localBytes[v.index];
         e.capacity = d->hardware.memoryBytes * (1 - d->options.memoryReserve);
         e.feasible = e.peakMemory <= e.capacity;
     }
 
     const Evaluation& evaluate(plan::AppliedPlan next) {
-        const auto& g = *d->graph;
+        const auto& g = *s->graph;
         recosted = 0;
         priced = 0;
         if (!valid) {
@@ -2094,37 +1996,37 @@ struct Evaluator::State {
             valueMask.assign(g.values.size(), 0);
             for (std::size_t v = 0; v < g.values.size(); ++v)
                 refreshLocalBytes(ValueId{static_cast<std::uint32_t>(v)});
-            if (memos.size() != d->ops.size())
-                memos.resize(d->ops.size()), tags.resize(d->ops.size());
-            if (classMemos.size() != d->classCount)
-                classMemos.resize(d->classCount);
-            partialOf.assign(d->tensorValues.size(), 0);
-            collectiveCount.assign(d->ops.size(), 0);
-            opCompute.assign(d->ops.size(), 0);
-            opFlops.assign(d->ops.size(), 0);
-            opTemporary.assign(d->ops.size(), 0);
-            for (std::size_t i = 0; i < d->ops.size(); ++i)
+            if (memos.size() != s->ops.size())
+                memos.resize(s->ops.size()), tags.resize(s->ops.size());
+            if (classMemos.size() != s->classCount)
+                classMemos.resize(s->classCount);
+            partialOf.assign(s->tensorValues.size(), 0);
+            collectiveCount.assign(s->ops.size(), 0);
+            opCompute.assign(s->ops.size(), 0);
+            opFlops.assign(s->ops.size(), 0);
+            opTemporary.assign(s->ops.size(), 0);
+            for (std::size_t i = 0; i < s->ops.size(); ++i)
                 recost(i);
-            recosted = d->ops.size();
+            recosted = s->ops.size();
             valid = true;
         } else {
-            opDirty.assign(d->ops.size(), 0);
+            opDirty.assign(s->ops.size(), 0);
             valueDirty.assign(g.values.size(), 0);
             dirtyValues.clear();
             for (std::size_t a = 0; a < next.atomAxes.size(); ++a) {
                 if (next.atomAxes[a] == applied.atomAxes[a])
                     continue;
-                const ValueId v = d->space->atoms[a].value;
+                const ValueId v = s->space->atoms[a].value;
                 if (!valueDirty[v.index])
                     valueDirty[v.index] = 1, dirtyValues.push_back(v.index);
             }
             applied = std::move(next);
             for (std::uint32_t v : dirtyValues) {
                 refreshLocalBytes(ValueId{v});
-                for (std::uint32_t k = d->valueOpStart[v]; k < d->valueOpStart[v + 1]; ++k)
-                    opDirty[d->valueOpList[k]] = 1;
+                for (std::uint32_t k = s->valueOpStart[v]; k < s->valueOpStart[v + 1]; ++k)
+                    opDirty[s->valueOpList[k]] = 1;
             }
-            for (std::size_t i = 0; i < d->ops.size(); ++i)
+            for (std::size_t i = 0; i < s->ops.size(); ++i)
                 if (opDirty[i])
                     recost(i), ++recosted;
         }
@@ -2152,7 +2054,7 @@ const Evaluation& Evaluator::evaluate(const plan::Plan& plan) {
         return stagedEvaluate(plan);
     state_->lastStaged = false;
     state_->setRemat(plan.remat);
-    return state_->evaluate(plan::applyPlan(state_->d->planContext, state_->d->mesh, plan));
+    return state_->evaluate(plan::applyPlan(state_->s->planContext, state_->d->mesh, plan));
 }
 const Evaluation& Evaluator::evaluate(const plan::Plan& plan, plan::AppliedPlan applied) {
     if (staged(plan))
@@ -2176,7 +2078,7 @@ void Evaluator::reset() {
 plan::TensorSharding Evaluator::sharding(ValueId value) const {
     if (state_->lastStaged)
         return state_->staged->sharding(value);
-    return state_->applied.sharding(*state_->d->space, value);
+    return state_->applied.sharding(*state_->s->space, value);
 }
 const OpExecution& Evaluator::execution(std::size_t opIndex) const {
     if (state_->lastStaged)
@@ -2205,14 +2107,15 @@ std::size_t Evaluator::opsRecosted() const {
 namespace detail {
 
 bool updatesOnce(const CostModel& model, std::size_t opIndex) {
-    return opIndex < model.data().stepOnce.size() && model.data().stepOnce[opIndex];
+    return opIndex < model.data().structure->stepOnce.size() && model.data().structure->stepOnce[opIndex];
 }
 
 bool runsOncePerStep(const CostModel& model, const Collective& c) {
     const CostModel::Data& d = model.data();
-    const std::int32_t i = c.op.valid() && c.op.index < d.bodyIndexOf.size() ? d.bodyIndexOf[c.op.index] : -1;
-    return (c.axes & d.accumulated) != 0 || (i >= 0 && d.stepOnce[static_cast<std::size_t>(i)]) ||
-           (c.value.valid() && d.planContext.classes()[c.value.index] == plan::TensorClass::Gradient);
+    const ModelStructure& s = *d.structure;
+    const std::int32_t i = c.op.valid() && c.op.index < s.bodyIndexOf.size() ? s.bodyIndexOf[c.op.index] : -1;
+    return (c.axes & d.accumulated) != 0 || (i >= 0 && s.stepOnce[static_cast<std::size_t>(i)]) ||
+           (c.value.valid() && s.planContext.classes()[c.value.index] == plan::TensorClass::Gradient);
 }
 
 }  // namespace detail

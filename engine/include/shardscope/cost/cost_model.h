@@ -114,6 +114,7 @@ struct Collective {
     double time = 0;         // seconds
     ir::OpId op;             // the op that causes it
     ir::ValueId value;       // the tensor it moves
+    bool rerun = false;      // run again by its block's recompute (remat); `op` is then the recompute's
     friend bool operator==(const Collective&, const Collective&) = default;
 };
 
