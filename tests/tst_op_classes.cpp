@@ -53,8 +53,8 @@ QString difference(const cost::Evaluation& a, const cost::Evaluation& b) {
     return {};
 }
 
-// Random plans for `problem`: decisions on groups, remat of single blocks and of families, sometimes a
-// pipeline with microbatches on the first axis. Seeded, so a failure reproduces.
+// Random plans for `problem`: decisions on groups and on single names, remat of single blocks and of
+// families, sometimes a pipeline with microbatches on the first axis. Seeded, so a failure reproduces.
 class PlanWalk {
 public:
     PlanWalk(const Problem& problem, unsigned seed) : problem_(problem), random_(seed) {}
@@ -67,9 +67,15 @@ public:
         if (roll < 2 && !plan_.decisions.empty()) {
             plan_.decisions.erase(plan_.decisions.begin() +
                                   static_cast<std::ptrdiff_t>(random_() % plan_.decisions.size()));
-        } else if (roll < 5 && !space.groups.empty()) {
+        } else if (roll < 4 && !space.groups.empty()) {
             plan_.decisions.push_back({plan::Decision::Target::Group,
                                        static_cast<std::uint32_t>(random_() % space.groups.size()),
+                                       static_cast<int>(random_() % axes)});
+        } else if (roll < 5 && !space.names.empty()) {
+            // A single name: one layer decided unlike its copies, so that the ops of a class hold records
+            // for several shardings at once.
+            plan_.decisions.push_back({plan::Decision::Target::Name,
+                                       static_cast<std::uint32_t>(random_() % space.names.size()),
                                        static_cast<int>(random_() % axes)});
         } else if (roll < 7 && !blocks.blocks.empty()) {
             const auto policy = static_cast<plan::Remat>(random_() % plan::kRematCount);

@@ -6,6 +6,7 @@
 #include <array>
 #include <bit>
 #include <cmath>
+#include <cstring>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -291,8 +292,11 @@ struct ModelStructure {
     std::vector<std::uint32_t> tensorValues, tensorStart, resultStart;
     std::vector<char> linearOp;                            // per op: OpInfo::linear
     std::vector<std::uint32_t> valueOpList, valueOpStart;  // valueOps in one array, by value
-    std::vector<std::uint32_t> valueAtomList,
-        valueAtomStart;  // each value's atoms (all dimensions), by value
+    // Each value's atoms, dimension by dimension, each dimension ended by kEndOfDimension: value v's from
+    // layoutStart[v] to layoutStart[v + 1]. An evaluator reads its mask and hashes its local layout from
+    // them.
+    static constexpr std::uint32_t kEndOfDimension = 0xFFFFFFFFu;
+    std::vector<std::uint32_t> layoutAtoms, layoutStart;
 
     ModelStructure(const ir::Graph& g, const analysis::DecisionSpace& s, CostOptions o)
         : graph(&g), space(&s), options(o), planContext(g, s) {
@@ -530,7 +534,6 @@ struct ModelStructure {
         }
         buildRemat();
         buildOpClasses();
-        buildSignatureAtoms();
         buildSchedule();
         tensorStart.assign(1, 0);
         for (const OpInfo& info : ops) {
@@ -545,34 +548,15 @@ struct ModelStructure {
             valueOpList.insert(valueOpList.end(), list.begin(), list.end());
             valueOpStart.push_back(static_cast<std::uint32_t>(valueOpList.size()));
         }
-        valueAtomStart.assign(1, 0);
+        layoutStart.assign(1, 0);
         for (std::size_t v = 0; v < g.values.size(); ++v) {
             if (v < space->dimensionAtoms.size())
-                for (const auto& dim : space->dimensionAtoms[v])
+                for (const auto& dim : space->dimensionAtoms[v]) {
                     for (AtomId a : dim)
-                        valueAtomList.push_back(a.index);
-            valueAtomStart.push_back(static_cast<std::uint32_t>(valueAtomList.size()));
-        }
-    }
-
-    // Per op, the atoms of its tensors' dimensions in order, with a marker after each dimension and each
-    // tensor, contiguous (signatureStart[i] to signatureStart[i + 1]): what an evaluator hashes to recognise
-    // the local shardings it priced the op for.
-    static constexpr std::uint32_t kEndOfDimension = 0xFFFFFFFFu, kEndOfTensor = 0xFFFFFFFEu;
-    std::vector<std::uint32_t> signatureAtoms, signatureStart;
-
-    void buildSignatureAtoms() {
-        signatureStart.assign(1, 0);
-        for (const OpInfo& info : ops) {
-            for (const auto& ti : info.tensors) {
-                for (const auto& dim : space->dimensionAtoms[ti.value.index]) {
-                    for (AtomId a : dim)
-                        signatureAtoms.push_back(a.index);
-                    signatureAtoms.push_back(kEndOfDimension);
+                        layoutAtoms.push_back(a.index);
+                    layoutAtoms.push_back(kEndOfDimension);
                 }
-                signatureAtoms.push_back(kEndOfTensor);
-            }
-            signatureStart.push_back(static_cast<std::uint32_t>(signatureAtoms.size()));
+            layoutStart.push_back(static_cast<std::uint32_t>(layoutAtoms.size()));
         }
     }
 
@@ -1031,6 +1015,9 @@ struct OpRecord {
     std::vector<std::uint64_t> shareKeys;  // per collective: the target layout of an operand reshard
                                            // (shareKey adds the value), else 0
     std::vector<std::uint32_t> partial;    // per result: axes it is left partial over (all-reduced lazily)
+    // Per collective: the position of its value among the op's tensors. A record serves every op of its
+    // class (the ops differ only in their ids): the sweep gives each collective the op's own id and value.
+    std::vector<std::uint32_t> tensorOf;
 };
 
 using DimAxes = std::vector<AxisList>;
@@ -1054,11 +1041,13 @@ struct Evaluator::State {
     plan::AppliedPlan applied;
     std::vector<double> localBytes;
     std::vector<std::uint32_t> valueMask;  // axes each value uses
+    std::vector<std::uint64_t>
+        layoutHash;  // a hash of each value's local layout (its atoms' axes by dimension)
     Evaluation evaluation;
     std::size_t recosted = 0;
     // Scratch, kept between evaluations.
     std::vector<char> opDirty, valueDirty, needsReduce;
-    std::vector<std::uint32_t> pending, reduceAxes, dirtyValues;
+    std::vector<std::uint32_t> pending, reduceAxes, dirtyValues, dirtyOps;
     std::vector<std::array<double, 5>> delta;
     std::unordered_set<std::uint64_t> shared;
     std::vector<plan::RematDecision> remat;  // the plan's, as last evaluated
@@ -1076,34 +1065,25 @@ struct Evaluator::State {
     std::vector<std::int32_t> bucketStart;
     static std::int32_t readyKey(const ScheduledTransfer& t) { return std::max(t.readyAfter, t.issueAfter); }
     std::vector<double> prefetched;  // per body op: bytes of parameters gathered ahead, live during it
-    // Each op's current record and the one before it (`memos`), with the local shardings they were priced
-    // for (`tags`, apart: recost reads every dirty op's); an entry counts only in the epoch it was made
-    // (reset() starts a new one).
-    struct Memo {
-        std::array<OpRecord, 2> records;
+    // Records, pooled per class of ops (CostModel::Data::opClass; an op outside every class, or every op when
+    // classes are not shared, is a class of its own): each slot holds the record made for one local sharding
+    // (`keys`, in the epoch `epochs`; reset() starts a new one) and counts the ops whose current record it
+    // is. An op points at its slot; a new sharding takes a slot no op uses (the class's earlier shardings
+    // stay as memos, so a search moving back and forth finds them), or a new slot when every one is in use.
+    struct Pool {
+        std::vector<OpRecord> records;
+        std::vector<std::uint64_t> keys;
+        std::vector<std::uint32_t> epochs, users;
+        std::uint32_t next = 0;  // where the search for a free slot starts (round robin)
     };
-    struct MemoTag {
-        std::array<std::uint64_t, 2> keys{};
-        std::array<std::uint32_t, 2> epochs{};
-        std::uint8_t current = 0;
-    };
-    std::vector<Memo> memos;
-    std::vector<MemoTag> tags;
+    static constexpr std::uint32_t kNoSlot = ~0u;
+    static constexpr std::size_t kMemoSlots = 4;  // slots a pool keeps before it evicts an unused one
+    std::vector<Pool> pools;
+    std::vector<std::uint32_t> poolOf, slotOf;  // per op
     std::uint32_t epoch = 1;
-    // Per class of ops (CostModel::Data::opClass): the records its ops were last priced with, by local
-    // shardings, and the op each was made for.
-    struct ClassMemo {
-        static constexpr std::size_t kSlots = 4;
-        std::array<OpRecord, kSlots> records;
-        std::array<std::uint64_t, kSlots> keys{};
-        std::array<std::uint32_t, kSlots> epochs{};
-        std::array<std::uint32_t, kSlots> from{};
-        std::uint8_t next = 0;
-    };
-    std::vector<ClassMemo> classMemos;
     bool shareClasses = true;
     std::size_t priced = 0;  // ops costOp priced in the last evaluate (not from a memo or a copy)
-    const OpRecord& record(std::size_t i) const { return memos[i].records[tags[i].current]; }
+    const OpRecord& record(std::size_t i) const { return pools[poolOf[i]].records[slotOf[i]]; }
     // Of each op's current record, what the sweeps read, in flat arrays (recost keeps them): its results'
     // partial axes (by CostModel::Data::tensorValues slot), its collectives' count, its compute time, FLOPs
     // and temporary bytes.
@@ -1308,25 +1288,17 @@ struct Evaluator::State {
         return true;
     }
 
-    // A hash of the shardings of op i's tensors: everything costOp reads that a plan changes.
+    // A hash of the shardings of op i's tensors (their layouts, in order): everything costOp reads that a
+    // plan changes.
     std::uint64_t signature(std::size_t i) const {
         std::uint64_t h = 1469598103934665603ull;
-        for (std::uint32_t k = s->signatureStart[i]; k < s->signatureStart[i + 1]; ++k) {
-            const std::uint32_t code = s->signatureAtoms[k];
-            const std::uint64_t word = code == ModelStructure::kEndOfDimension ? 0xFFu
-                                       : code == ModelStructure::kEndOfTensor  ? 0xFEu
-                                                                              : applied.atomAxes[code].bits();
-            h = (h ^ word) * 1099511628211ull;
-        }
+        for (std::uint32_t t = s->tensorStart[i]; t < s->tensorStart[i + 1]; ++t)
+            h = (h ^ layoutHash[s->tensorValues[t]]) * 1099511628211ull;
         return h;
     }
 
-    // Makes op i's current record the one for its present local shardings: one of the last two if it matches
-    // (a search moving back and forth between plans finds most ops in a sharding priced before), else
-    // costOp's.
-    // An op of a class (CostModel::Data::opClass) takes a record another op of its class made for the same
-    // local shardings, when this evaluator still has it; else costOp prices it and the class keeps the
-    // record.
+    // Makes op i's current record the one for its present local shardings: a record its class (its pool)
+    // still holds for them, made by any op of the class, else costOp's.
     void recost(std::size_t i) {
         select(i);
         publish(i);
@@ -1341,56 +1313,58 @@ struct Evaluator::State {
         opTemporary[i] = rec.execution.temporaryBytes;
     }
     void select(std::size_t i) {
-        auto& memo = tags[i];
         const std::uint64_t key = signature(i);
-        for (std::uint8_t k = 0; k < 2; ++k)
-            if (memo.epochs[k] == epoch && memo.keys[k] == key) {
-                memo.current = k;
-                return;
-            }
-        const std::uint8_t slot =
-            memo.epochs[memo.current] == epoch ? static_cast<std::uint8_t>(memo.current ^ 1) : memo.current;
-        OpRecord& out = memos[i].records[slot];
-        const std::int32_t c = shareClasses ? s->opClass[i] : -1;
-        if (c >= 0) {
-            ClassMemo& copies = classMemos[static_cast<std::size_t>(c)];
-            std::size_t hit = ClassMemo::kSlots;
-            for (std::size_t k = 0; k < ClassMemo::kSlots; ++k)
-                if (copies.epochs[k] == epoch && copies.keys[k] == key)
-                    hit = k;
-            if (hit < ClassMemo::kSlots) {
-                out = copies.records[hit];
-                rename(out, s->ops[copies.from[hit]], s->ops[i]);
-            } else {
-                costOp(i, out);
-                ++priced;
-                const std::size_t k = copies.next;
-                copies.next = static_cast<std::uint8_t>((k + 1) % ClassMemo::kSlots);
-                copies.records[k] = out;
-                copies.keys[k] = key;
-                copies.epochs[k] = epoch;
-                copies.from[k] = static_cast<std::uint32_t>(i);
-            }
-        } else {
-            costOp(i, out);
+        Pool& pool = pools[poolOf[i]];
+        const std::uint32_t old = slotOf[i];
+        if (old != kNoSlot && pool.keys[old] == key && pool.epochs[old] == epoch)
+            return;
+        const auto slots = static_cast<std::uint32_t>(pool.records.size());
+        std::uint32_t slot = kNoSlot;
+        for (std::uint32_t k = 0; k < slots && slot == kNoSlot; ++k)
+            if (pool.epochs[k] == epoch && pool.keys[k] == key)
+                slot = k;
+        if (old != kNoSlot)
+            --pool.users[old];
+        if (slot == kNoSlot) {
+            slot = freeSlot(pool);
+            costOp(i, pool.records[slot]);
             ++priced;
+            pool.keys[slot] = key;
+            pool.epochs[slot] = epoch;
         }
-        memo.keys[slot] = key;
-        memo.epochs[slot] = epoch;
-        memo.current = slot;
+        ++pool.users[slot];
+        slotOf[i] = slot;
     }
-
-    // A record op `from` made, made op `to`'s: the ops of a class differ only in their ids, so each
-    // collective's op and value become `to`'s (the value by its position among the op's tensors).
-    static void rename(OpRecord& record, const OpInfo& from, const OpInfo& to) {
-        for (auto& c : record.collectives) {
-            c.op = to.id;
-            for (std::size_t t = 0; t < from.tensors.size(); ++t)
-                if (from.tensors[t].value == c.value) {
-                    c.value = to.tensors[t].value;
-                    break;
+    // A slot of `pool` no op uses (the next in turn, so that the latest shardings stay), or a new one.
+    static std::uint32_t freeSlot(Pool& pool) {
+        const auto slots = static_cast<std::uint32_t>(pool.records.size());
+        if (slots >= kMemoSlots)
+            for (std::uint32_t k = 0; k < slots; ++k) {
+                const std::uint32_t slot = (pool.next + k) % slots;
+                if (pool.users[slot] == 0) {
+                    pool.next = (slot + 1) % slots;
+                    return slot;
                 }
+            }
+        pool.records.emplace_back();
+        pool.keys.push_back(0);
+        pool.epochs.push_back(0);
+        pool.users.push_back(0);
+        return slots;
+    }
+    // A new epoch: every op is priced again, and no slot is in use.
+    void clearPools() {
+        if (poolOf.size() != s->ops.size()) {
+            poolOf.resize(s->ops.size());
+            std::uint32_t next = shareClasses ? static_cast<std::uint32_t>(s->classCount) : 0;
+            for (std::size_t i = 0; i < s->ops.size(); ++i)
+                poolOf[i] =
+                    shareClasses && s->opClass[i] >= 0 ? static_cast<std::uint32_t>(s->opClass[i]) : next++;
+            pools.resize(next);
         }
+        slotOf.assign(s->ops.size(), kNoSlot);
+        for (Pool& pool : pools)
+            std::fill(pool.users.begin(), pool.users.end(), 0);
     }
 
     void costOp(std::size_t i, OpRecord& record) const {
@@ -1515,13 +1489,27 @@ struct Evaluator::State {
         record.shareKeys.clear();
         record.partial.assign(info.tensors.size() - info.operandCount, 0);
         costCandidate(info, best, actuals, &record);
+        record.tensorOf.clear();
+        for (const Collective& c : record.collectives) {
+            std::uint32_t t = 0;
+            while (t + 1 < info.tensors.size() && info.tensors[t].value != c.value)
+                ++t;
+            record.tensorOf.push_back(t);
+        }
     }
 
     void refreshLocalBytes(ValueId v) {
         std::uint32_t m = 0;
-        for (std::uint32_t k = s->valueAtomStart[v.index]; k < s->valueAtomStart[v.index + 1]; ++k)
-            m |= applied.atomAxes[s->valueAtomList[k]].mask();
+        std::uint64_t h = 0x84222325CBF29CE4ull;
+        for (std::uint32_t k = s->layoutStart[v.index]; k < s->layoutStart[v.index + 1]; ++k) {
+            const std::uint32_t atom = s->layoutAtoms[k];
+            const AxisList axes =
+                atom == ModelStructure::kEndOfDimension ? AxisList{} : applied.atomAxes[atom];
+            m |= axes.mask();
+            h = (h ^ (atom == ModelStructure::kEndOfDimension ? 0xFFu : axes.bits())) * 1099511628211ull;
+        }
         valueMask[v.index] = m;
+        layoutHash[v.index] = h;
         localBytes[v.index] = local(v, m);
     }
 
@@ -1586,11 +1574,13 @@ struct Evaluator::State {
             if (collectiveCount[i] > 0) {
                 const OpRecord& rec = record(i);
                 for (std::size_t k = 0; k < rec.collectives.size(); ++k) {
-                    if (rec.shareKeys[k] &&
-                        !shared.insert(shareKey(rec.shareKeys[k], rec.collectives[k].value)).second)
+                    const ValueId value{values[s->tensorStart[i] + rec.tensorOf[k]]};
+                    if (rec.shareKeys[k] && !shared.insert(shareKey(rec.shareKeys[k], value)).second)
                         continue;
-                    e.collectives.push_back(rec.collectives[k]);
-                    e.collectiveTime += rec.collectives[k].time;
+                    Collective& c = e.collectives.emplace_back(rec.collectives[k]);
+                    c.op = id;
+                    c.value = value;
+                    e.collectiveTime += c.time;
                 }
             }
             for (std::uint32_t r = s->resultStart[i]; r < s->tensorStart[i + 1]; ++r) {
@@ -1925,7 +1915,7 @@ struct Evaluator::State {
             if ((at >= life.from && at <= life.to) || (at >= life.second.first && at <= life.second.second))
                 live[l.category] += localBytes[l.value];
         }
-        if (i < memos.size())
+        if (i < slotOf.size() && slotOf[i] != kNoSlot)
             live[4] = record(i).execution.temporaryBytes + (i < prefetched.size() ? prefetched[i] : 0);
         return {live[0], live[1], live[2], live[3], live[4]};
     }
@@ -1994,12 +1984,10 @@ struct Evaluator::State {
             applied = std::move(next);
             localBytes.assign(g.values.size(), 0);
             valueMask.assign(g.values.size(), 0);
+            layoutHash.assign(g.values.size(), 0);
             for (std::size_t v = 0; v < g.values.size(); ++v)
                 refreshLocalBytes(ValueId{static_cast<std::uint32_t>(v)});
-            if (memos.size() != s->ops.size())
-                memos.resize(s->ops.size()), tags.resize(s->ops.size());
-            if (classMemos.size() != s->classCount)
-                classMemos.resize(s->classCount);
+            clearPools();
             partialOf.assign(s->tensorValues.size(), 0);
             collectiveCount.assign(s->ops.size(), 0);
             opCompute.assign(s->ops.size(), 0);
@@ -2010,25 +1998,42 @@ struct Evaluator::State {
             recosted = s->ops.size();
             valid = true;
         } else {
-            opDirty.assign(s->ops.size(), 0);
-            valueDirty.assign(g.values.size(), 0);
+            // The atoms the plan changed, compared a block at a time (most blocks are alike), their values,
+            // and the ops that read or write those values.
+            if (opDirty.size() != s->ops.size())
+                opDirty.assign(s->ops.size(), 0), valueDirty.assign(g.values.size(), 0);
             dirtyValues.clear();
-            for (std::size_t a = 0; a < next.atomAxes.size(); ++a) {
-                if (next.atomAxes[a] == applied.atomAxes[a])
+            dirtyOps.clear();
+            constexpr std::size_t kBlock = 16;
+            const std::size_t atoms = next.atomAxes.size();
+            for (std::size_t block = 0; block < atoms; block += kBlock) {
+                const std::size_t end = std::min(atoms, block + kBlock);
+                if (std::memcmp(next.atomAxes.data() + block, applied.atomAxes.data() + block,
+                                (end - block) * sizeof(AxisList)) == 0)
                     continue;
-                const ValueId v = s->space->atoms[a].value;
-                if (!valueDirty[v.index])
-                    valueDirty[v.index] = 1, dirtyValues.push_back(v.index);
+                for (std::size_t a = block; a < end; ++a) {
+                    if (next.atomAxes[a] == applied.atomAxes[a])
+                        continue;
+                    const ValueId v = s->space->atoms[a].value;
+                    if (!valueDirty[v.index])
+                        valueDirty[v.index] = 1, dirtyValues.push_back(v.index);
+                }
             }
             applied = std::move(next);
             for (std::uint32_t v : dirtyValues) {
+                valueDirty[v] = 0;
                 refreshLocalBytes(ValueId{v});
-                for (std::uint32_t k = s->valueOpStart[v]; k < s->valueOpStart[v + 1]; ++k)
-                    opDirty[s->valueOpList[k]] = 1;
+                for (std::uint32_t k = s->valueOpStart[v]; k < s->valueOpStart[v + 1]; ++k) {
+                    const std::uint32_t op = s->valueOpList[k];
+                    if (!opDirty[op])
+                        opDirty[op] = 1, dirtyOps.push_back(op);
+                }
             }
-            for (std::size_t i = 0; i < s->ops.size(); ++i)
-                if (opDirty[i])
-                    recost(i), ++recosted;
+            for (std::uint32_t op : dirtyOps) {
+                opDirty[op] = 0;
+                recost(op);
+            }
+            recosted = dirtyOps.size();
         }
         evaluation.competitions = applied.competitions;
         sweep();
