@@ -905,29 +905,64 @@ struct Search::Impl {
         return plan;
     }
 
-    // Local refinement: a neighbour of the best plan so far, evaluated; one that is better is offered and
-    // grafted into the tree. Returns false when there is nothing to refine (no plan yet, or no move applies).
-    bool refine(cost::Evaluator& evaluator, std::mt19937_64& random, SearchObserver* observer) {
-        Plan base;
-        double baseReward = 0;
+    // A worker's walk of local refinement (an iterated local search): the plan it stands on, its reward, and
+    // the moves since the walk last climbed.
+    struct Walk {
+        std::optional<Plan> plan;
+        double reward = 0;
+        int stalled = 0;
+    };
+    // Moves a walk makes without climbing before it starts again from the best plan, kicked by a few random
+    // moves (kKickMoves rounds of neighbourOf), so that it leaves the best plan's basin.
+    static constexpr int kWalkPatience = 40;
+    static constexpr int kKickMoves = 3;
+
+    // Local refinement: a neighbour of the walk's plan, evaluated; the walk moves to it when it is better. A
+    // neighbour better than the best plan is offered and grafted into the tree. A walk starts on the best
+    // plan; one that stalls starts again on the best plan kicked. Returns false when there is nothing to
+    // refine (no plan yet, or no move applies).
+    bool refine(cost::Evaluator& evaluator, std::mt19937_64& random, Walk& walk, SearchObserver* observer) {
+        Plan best;
+        double bestReward = 0;
         {
             std::lock_guard lock(bestMutex);
             if (!bestFound)
                 return false;
-            base = bestFound->plan;
-            baseReward = bestFound->reward;
+            best = bestFound->plan;
+            bestReward = bestFound->reward;
         }
-        base.label.clear();
-        auto neighbour = neighbourOf(std::move(base), random);
+        best.label.clear();
+        // Evaluates `plan` through the cache; a plan better than the best is offered and grafted.
+        auto price = [&](const Plan& plan) {
+            bool fresh = false;
+            cost::Evaluation e;
+            const double r = evaluations.evaluate(evaluator, plan, fresh, &e);
+            if (fresh)
+                offer(plan, e, r, "search", observer);
+            if (r > bestReward)
+                graft(plan, r);
+            return r;
+        };
+        if (!walk.plan || walk.stalled >= kWalkPatience) {
+            const bool kick = walk.plan.has_value();
+            walk = Walk{best, bestReward, 0};
+            for (int k = 0; kick && k < kKickMoves; ++k)
+                if (auto kicked = neighbourOf(*walk.plan, random))
+                    walk.plan = std::move(kicked);
+            if (kick)
+                walk.reward = price(*walk.plan);
+        }
+        auto neighbour = neighbourOf(*walk.plan, random);
         if (!neighbour)
             return false;
-        bool fresh = false;
-        cost::Evaluation e;
-        const double r = evaluations.evaluate(evaluator, *neighbour, fresh, &e);
-        if (fresh)
-            offer(*neighbour, e, r, "search", observer);
-        if (r > baseReward)
-            graft(*neighbour, r);
+        const double r = price(*neighbour);
+        if (r > walk.reward) {
+            walk.plan = std::move(neighbour);
+            walk.reward = r;
+            walk.stalled = 0;
+        } else {
+            ++walk.stalled;
+        }
         return true;
     }
 
@@ -983,6 +1018,7 @@ struct Search::Impl {
     void worker(int index, SearchObserver* observer) {
         cost::Evaluator evaluator(model);
         std::mt19937_64 random(options.seed * 0x9E3779B97F4A7C15ull + static_cast<std::uint64_t>(index));
+        Walk walk;
         if (index == 0 && !seeded) {
             seeded = true;
             if (options.seedWithExperts)
@@ -1002,7 +1038,7 @@ struct Search::Impl {
             }
             if (options.refineProbability > 0 &&
                 std::uniform_real_distribution<double>(0, 1)(random) < options.refineProbability &&
-                refine(evaluator, random, observer)) {
+                refine(evaluator, random, walk, observer)) {
                 iterations.fetch_add(1);
                 report(observer, false);
                 continue;
