@@ -3,6 +3,7 @@
 #include "shardscope/search/search.h"
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cmath>
 #include <condition_variable>
@@ -43,9 +44,24 @@ bool staged(const Plan& plan) {
 // decisions hashes as its shardings alone.
 std::uint64_t stateHash(const plan::AppliedPlan& applied, const Plan& plan, const plan::LayerBlocks& blocks) {
     constexpr std::uint64_t kPrime = 1099511628211ull;
-    std::uint64_t h = 1469598103934665603ull;
-    for (const auto& a : applied.atomAxes)
-        h = (h ^ a.bits()) * kPrime;
+    // The atoms' axes two to a word, over four independent lanes (one multiply chain is bound by its
+    // latency), each step multiplying and folding the high half down, then the lanes mixed.
+    std::array<std::uint64_t, 4> lanes{1469598103934665603ull, 0x9E3779B97F4A7C15ull, 0xC2B2AE3D27D4EB4Full,
+                                       0x165667B19E3779F9ull};
+    const auto& atoms = applied.atomAxes;
+    std::size_t a = 0;
+    for (; a + 8 <= atoms.size(); a += 8)
+        for (std::size_t l = 0; l < 4; ++l) {
+            const std::uint64_t word = atoms[a + 2 * l].bits() | std::uint64_t{atoms[a + 2 * l + 1].bits()}
+                                                                     << 32;
+            const std::uint64_t x = (lanes[l] ^ word) * 0x9E3779B97F4A7C15ull;
+            lanes[l] = x ^ (x >> 32);
+        }
+    std::uint64_t h = atoms.size();
+    for (; a < atoms.size(); ++a)
+        h = (h ^ atoms[a].bits()) * kPrime;
+    for (std::uint64_t lane : lanes)
+        h = (h ^ lane ^ (lane >> 29)) * kPrime;
     if (staged(plan)) {
         auto mix = [&](std::uint64_t tag, std::int64_t value) {
             h = (h ^ (0xC2B2AE3D27D4EB4Full * tag + static_cast<std::uint64_t>(value))) * kPrime;
