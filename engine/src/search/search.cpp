@@ -409,15 +409,16 @@ public:
                 }
     }
 
-    // Returns the reward; `fresh` is set when this call evaluated it (then `evaluation` is filled).
-    double evaluate(cost::Evaluator& evaluator, const Plan& plan, bool& fresh, cost::Evaluation* evaluation) {
+    // Returns the reward; `fresh` is set to the evaluator's evaluation when this call evaluated the plan
+    // (valid until the evaluator's next), else to null.
+    double evaluate(cost::Evaluator& evaluator, const Plan& plan, const cost::Evaluation*& fresh) {
+        fresh = nullptr;
         auto applied = plan::applyPlan(model_.planContext(), meshOf(plan), plan);
         const std::uint64_t key = stateHash(applied, plan, blocks_);
         {
             std::lock_guard lock(mutex_);
             auto it = cache_.find(key);
             if (it != cache_.end()) {
-                fresh = false;
                 ++hits_;
                 return it->second.reward;
             }
@@ -425,13 +426,11 @@ public:
         const cost::Evaluation& e =
             staged(plan) ? evaluator.evaluate(plan) : evaluator.evaluate(plan, std::move(applied));
         const double r = reward(e, lowerBound_);
-        if (evaluation)
-            *evaluation = e;
         std::lock_guard lock(mutex_);
         if (cache_.size() < capacity_)
             cache_.emplace(key, CacheEntry{r});
         ++evaluations_;
-        fresh = true;
+        fresh = &e;
         return r;
     }
     std::uint64_t hashOf(const Plan& plan) const {
@@ -736,11 +735,10 @@ struct Search::Impl {
     // Evaluates one seed, offers it as "expert:ID" and grafts it into the tree. Returns the reward.
     double seedExpert(cost::Evaluator& evaluator, SearchObserver* observer, const Plan& seededPlan,
                       const std::string& id) {
-        bool fresh = false;
-        cost::Evaluation e;
-        const double r = evaluations.evaluate(evaluator, seededPlan, fresh, &e);
+        const cost::Evaluation* fresh = nullptr;
+        const double r = evaluations.evaluate(evaluator, seededPlan, fresh);
         if (fresh)
-            offer(seededPlan, e, r, "expert:" + id, observer);
+            offer(seededPlan, *fresh, r, "expert:" + id, observer);
         graft(seededPlan, r);
         return r;
     }
@@ -950,11 +948,10 @@ struct Search::Impl {
         best.label.clear();
         // Evaluates `plan` through the cache; a plan better than the best is offered and grafted.
         auto price = [&](const Plan& plan) {
-            bool fresh = false;
-            cost::Evaluation e;
-            const double r = evaluations.evaluate(evaluator, plan, fresh, &e);
+            const cost::Evaluation* fresh = nullptr;
+            const double r = evaluations.evaluate(evaluator, plan, fresh);
             if (fresh)
-                offer(plan, e, r, "search", observer);
+                offer(plan, *fresh, r, "search", observer);
             if (r > bestReward)
                 graft(plan, r);
             return r;
@@ -1040,11 +1037,10 @@ struct Search::Impl {
             if (options.seedWithExperts)
                 seedExperts(evaluator, observer);
             // The pins alone are a plan too.
-            bool fresh = false;
-            cost::Evaluation e;
-            const double r = evaluations.evaluate(evaluator, start, fresh, &e);
+            const cost::Evaluation* fresh = nullptr;
+            const double r = evaluations.evaluate(evaluator, start, fresh);
             if (fresh)
-                offer(start, e, r, "search", observer);
+                offer(start, *fresh, r, "search", observer);
         }
         while (budgetLeft()) {
             if (paused) {
@@ -1110,12 +1106,11 @@ struct Search::Impl {
                 plan.decisions.push_back(actions.candidates()[drawWeighted(legal, random)].decision);
                 ++depth;
             }
-            bool fresh = false;
-            cost::Evaluation e;
-            const double r = evaluations.evaluate(evaluator, plan, fresh, &e);
+            const cost::Evaluation* fresh = nullptr;
+            const double r = evaluations.evaluate(evaluator, plan, fresh);
             iterations.fetch_add(1);
             if (fresh)
-                offer(plan, e, r, "search", observer);
+                offer(plan, *fresh, r, "search", observer);
             {
                 std::lock_guard lock(treeMutex);
                 backup(path, r);
@@ -1258,13 +1253,12 @@ Result<ExhaustiveResult> exhaustiveSearch(const cost::CostModel& model, const Pl
     ExhaustiveResult result;
     bool haveBest = false;
     for (const Plan& plan : states) {
-        bool fresh = false;
-        cost::Evaluation e;
-        const double r = evaluations.evaluate(evaluator, plan, fresh, &e);
+        const cost::Evaluation* fresh = nullptr;
+        const double r = evaluations.evaluate(evaluator, plan, fresh);
         if (fresh && (!haveBest || r > result.best.reward)) {
             haveBest = true;
             result.best.plan = plan;
-            result.best.evaluation = e;
+            result.best.evaluation = *fresh;
             result.best.reward = r;
             result.best.origin = "exhaustive";
         }
