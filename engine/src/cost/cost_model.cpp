@@ -12,7 +12,6 @@
 #include <mutex>
 #include <tuple>
 #include <unordered_map>
-#include <unordered_set>
 
 #include "cost/kernels.h"
 #include "cost/pipeline.h"
@@ -1028,6 +1027,53 @@ std::uint64_t shareKey(std::uint64_t layout, ValueId value) {
     return (layout ^ ((static_cast<std::uint64_t>(value.index) + 1) * 0xC2B2AE3D27D4EB4Full)) | 1;
 }
 
+// A set of non-zero 64-bit keys that clears in constant time (a new generation) and allocates only to grow:
+// open addressing, linear probing.
+class KeySet {
+public:
+    void clear() {
+        if (++generation_ == 0) {
+            std::fill(stamps_.begin(), stamps_.end(), 0);
+            generation_ = 1;
+        }
+        size_ = 0;
+    }
+    // Inserts `key`; false when it was there already.
+    bool insert(std::uint64_t key) {
+        if (2 * (size_ + 1) > keys_.size())
+            grow();
+        const std::size_t mask = keys_.size() - 1;
+        for (std::size_t at = (key * 0x9E3779B97F4A7C15ull) >> 20 & mask;; at = (at + 1) & mask) {
+            if (stamps_[at] != generation_) {
+                stamps_[at] = generation_;
+                keys_[at] = key;
+                ++size_;
+                return true;
+            }
+            if (keys_[at] == key)
+                return false;
+        }
+    }
+
+private:
+    void grow() {
+        std::vector<std::uint64_t> keys;
+        for (std::size_t at = 0; at < keys_.size(); ++at)
+            if (stamps_[at] == generation_)
+                keys.push_back(keys_[at]);
+        keys_.assign(std::max<std::size_t>(64, 2 * keys_.size()), 0);
+        stamps_.assign(keys_.size(), 0);
+        generation_ = 1;
+        size_ = 0;
+        for (std::uint64_t key : keys)
+            insert(key);
+    }
+    std::vector<std::uint64_t> keys_;
+    std::vector<std::uint32_t> stamps_;
+    std::uint32_t generation_ = 1;
+    std::size_t size_ = 0;
+};
+
 }  // namespace
 
 struct Evaluator::State {
@@ -1049,7 +1095,7 @@ struct Evaluator::State {
     std::vector<char> opDirty, valueDirty, needsReduce;
     std::vector<std::uint32_t> pending, reduceAxes, dirtyValues, dirtyOps;
     std::vector<std::array<double, 5>> delta;
-    std::unordered_set<std::uint64_t> shared;
+    KeySet shared;
     std::vector<plan::RematDecision> remat;  // the plan's, as last evaluated
     std::vector<plan::Remat> blockPolicy;    // per block of layers
     bool rematSet = false;
@@ -1070,10 +1116,13 @@ struct Evaluator::State {
     // (`keys`, in the epoch `epochs`; reset() starts a new one) and counts the ops whose current record it
     // is. An op points at its slot; a new sharding takes a slot no op uses (the class's earlier shardings
     // stay as memos, so a search moving back and forth finds them), or a new slot when every one is in use.
+    struct Slot {
+        OpRecord record;
+        std::uint64_t key = 0;
+        std::uint32_t epoch = 0, users = 0;
+    };
     struct Pool {
-        std::vector<OpRecord> records;
-        std::vector<std::uint64_t> keys;
-        std::vector<std::uint32_t> epochs, users;
+        std::vector<Slot> slots;
         std::uint32_t next = 0;  // where the search for a free slot starts (round robin)
     };
     static constexpr std::uint32_t kNoSlot = ~0u;
@@ -1083,7 +1132,7 @@ struct Evaluator::State {
     std::uint32_t epoch = 1;
     bool shareClasses = true;
     std::size_t priced = 0;  // ops costOp priced in the last evaluate (not from a memo or a copy)
-    const OpRecord& record(std::size_t i) const { return pools[poolOf[i]].records[slotOf[i]]; }
+    const OpRecord& record(std::size_t i) const { return pools[poolOf[i]].slots[slotOf[i]].record; }
     // Of each op's current record, what the sweeps read, in flat arrays (recost keeps them): its results'
     // partial axes (by CostModel::Data::tensorValues slot), its collectives' count, its compute time, FLOPs
     // and temporary bytes.
@@ -1316,40 +1365,42 @@ struct Evaluator::State {
         const std::uint64_t key = signature(i);
         Pool& pool = pools[poolOf[i]];
         const std::uint32_t old = slotOf[i];
-        if (old != kNoSlot && pool.keys[old] == key && pool.epochs[old] == epoch)
+        if (old != kNoSlot && pool.slots[old].key == key && pool.slots[old].epoch == epoch)
             return;
-        const auto slots = static_cast<std::uint32_t>(pool.records.size());
+        const auto slots = static_cast<std::uint32_t>(pool.slots.size());
         std::uint32_t slot = kNoSlot;
         for (std::uint32_t k = 0; k < slots && slot == kNoSlot; ++k)
-            if (pool.epochs[k] == epoch && pool.keys[k] == key)
+            if (pool.slots[k].epoch == epoch && pool.slots[k].key == key)
                 slot = k;
         if (old != kNoSlot)
-            --pool.users[old];
+            --pool.slots[old].users;
         if (slot == kNoSlot) {
             slot = freeSlot(pool);
-            costOp(i, pool.records[slot]);
+            Slot& fresh = pool.slots[slot];
+            costOp(i, fresh.record);
             ++priced;
-            pool.keys[slot] = key;
-            pool.epochs[slot] = epoch;
+            fresh.key = key;
+            fresh.epoch = epoch;
         }
-        ++pool.users[slot];
+        ++pool.slots[slot].users;
         slotOf[i] = slot;
     }
-    // A slot of `pool` no op uses (the next in turn, so that the latest shardings stay), or a new one.
-    static std::uint32_t freeSlot(Pool& pool) {
-        const auto slots = static_cast<std::uint32_t>(pool.records.size());
+    // A slot of `pool` no op uses: one of an earlier epoch, else when the pool holds kMemoSlots the next
+    // unused one in turn (so that the latest shardings stay), else a new one.
+    std::uint32_t freeSlot(Pool& pool) const {
+        const auto slots = static_cast<std::uint32_t>(pool.slots.size());
+        for (std::uint32_t k = 0; k < slots; ++k)
+            if (pool.slots[k].epoch != epoch)
+                return k;
         if (slots >= kMemoSlots)
             for (std::uint32_t k = 0; k < slots; ++k) {
                 const std::uint32_t slot = (pool.next + k) % slots;
-                if (pool.users[slot] == 0) {
+                if (pool.slots[slot].users == 0) {
                     pool.next = (slot + 1) % slots;
                     return slot;
                 }
             }
-        pool.records.emplace_back();
-        pool.keys.push_back(0);
-        pool.epochs.push_back(0);
-        pool.users.push_back(0);
+        pool.slots.emplace_back();
         return slots;
     }
     // A new epoch: every op is priced again, and no slot is in use.
@@ -1364,7 +1415,8 @@ struct Evaluator::State {
         }
         slotOf.assign(s->ops.size(), kNoSlot);
         for (Pool& pool : pools)
-            std::fill(pool.users.begin(), pool.users.end(), 0);
+            for (Slot& slot : pool.slots)
+                slot.users = 0;
     }
 
     void costOp(std::size_t i, OpRecord& record) const {
@@ -1575,7 +1627,7 @@ struct Evaluator::State {
                 const OpRecord& rec = record(i);
                 for (std::size_t k = 0; k < rec.collectives.size(); ++k) {
                     const ValueId value{values[s->tensorStart[i] + rec.tensorOf[k]]};
-                    if (rec.shareKeys[k] && !shared.insert(shareKey(rec.shareKeys[k], value)).second)
+                    if (rec.shareKeys[k] && !shared.insert(shareKey(rec.shareKeys[k], value)))
                         continue;
                     Collective& c = e.collectives.emplace_back(rec.collectives[k]);
                     c.op = id;
