@@ -101,6 +101,94 @@ bool near(double a, double b, double tolerance) {
     return std::abs(a - b) <= tolerance * std::abs(b);
 }
 
+// plan::applyPlan the direct way (docs/design.md, "Plans"), from the decision space alone: each decision in
+// order, each name it reaches, each tensor of an allowed class carrying the name (the name's atoms by value,
+// dimension and id; a resolution's dimension first), each atom takes the axis unless the tensor uses it, the
+// product of the atom's axes would not divide its size, or a more major atom of its dimension of size above 1
+// is not fully sharded.
+AppliedPlan applyDirectly(const PlanContext& context, const mesh::Mesh& mesh, const Plan& plan) {
+    const auto& space = context.space();
+    AppliedPlan applied;
+    applied.atomAxes.assign(space.atoms.size(), AxisList{});
+    std::vector<std::uint32_t> used(context.graph().values.size(), 0);
+    std::map<std::uint32_t, int> resolution;
+    for (const auto& r : plan.resolutions)
+        if (r.name.index < space.names.size())
+            resolution[r.name.index] = r.dimension;
+    auto product = [&](const AxisList& axes) {
+        std::int64_t n = 1;
+        for (int i = 0; i < axes.size(); ++i)
+            n *= mesh.axes[static_cast<std::size_t>(axes[i])].size;
+        return n;
+    };
+    for (std::size_t di = 0; di < plan.decisions.size(); ++di) {
+        const Decision& d = plan.decisions[di];
+        if (d.axis < 0 || static_cast<std::size_t>(d.axis) >= mesh.axes.size())
+            continue;
+        std::vector<analysis::NameId> names;
+        if (d.target == Decision::Target::Name && d.index < space.names.size())
+            names = {analysis::NameId{d.index}};
+        if (d.target == Decision::Target::Group && d.index < space.groups.size())
+            names = space.groups[d.index].names;
+        for (analysis::NameId name : names) {
+            auto atoms = space.name(name).atoms;
+            auto key = [&](analysis::AtomId a) {
+                return std::tuple(space.atom(a).value.index, space.atom(a).dimension, a.index);
+            };
+            std::sort(atoms.begin(), atoms.end(), [&](auto a, auto b) { return key(a) < key(b); });
+            for (std::size_t i = 0; i < atoms.size();) {
+                const ir::ValueId value = space.atom(atoms[i]).value;
+                std::size_t j = i;
+                while (j < atoms.size() && space.atom(atoms[j]).value == value)
+                    ++j;
+                std::vector<analysis::AtomId> order(atoms.begin() + static_cast<std::ptrdiff_t>(i),
+                                                    atoms.begin() + static_cast<std::ptrdiff_t>(j));
+                i = j;
+                if (!(d.tensors & maskOf(context.classes()[value.index])))
+                    continue;
+                std::vector<int> dims;
+                for (auto a : order)
+                    if (std::find(dims.begin(), dims.end(), space.atom(a).dimension) == dims.end())
+                        dims.push_back(space.atom(a).dimension);
+                const int pick = resolution.count(name.index) ? resolution[name.index] : 0;
+                if (pick > 0 && static_cast<std::size_t>(pick) < dims.size())
+                    std::stable_partition(order.begin(), order.end(), [&](auto a) {
+                        return space.atom(a).dimension == dims[static_cast<std::size_t>(pick)];
+                    });
+                for (auto a : order) {
+                    const auto& atom = space.atom(a);
+                    std::optional<CompetitionSite::Reason> lost;
+                    const auto& dimension =
+                        space.dimensionAtoms[value.index][static_cast<std::size_t>(atom.dimension)];
+                    const bool majorUnsharded = std::any_of(
+                        dimension.begin(), std::find(dimension.begin(), dimension.end(), a), [&](auto major) {
+                            return space.atom(major).size > 1 &&
+                                   product(applied.atomAxes[major.index]) != space.atom(major).size;
+                        });
+                    const std::int64_t axisSize = mesh.axes[static_cast<std::size_t>(d.axis)].size;
+                    if ((used[value.index] >> d.axis) & 1u)
+                        lost = CompetitionSite::Reason::AxisInUse;
+                    else if (atom.size % (product(applied.atomAxes[a.index]) * axisSize) != 0)
+                        lost = CompetitionSite::Reason::NotDivisible;
+                    else if (majorUnsharded)
+                        lost = CompetitionSite::Reason::MajorUnsharded;
+                    if (lost) {
+                        applied.competitions.push_back({di, a, *lost});
+                        continue;
+                    }
+                    applied.atomAxes[a.index].push(d.axis);
+                    used[value.index] |= 1u << d.axis;
+                }
+            }
+        }
+    }
+    return applied;
+}
+
+std::string describe(const CompetitionSite& site) {
+    return std::to_string(site.decision) + "/" + std::to_string(site.atom.index) + "/" +
+           std::string(toString(site.reason));
+}
 }  // namespace
 
 class TestCost : public QObject {
@@ -121,6 +209,88 @@ private slots:
         QVERIFY(!ev.competitions.empty());
         for (const auto& site : ev.competitions)
             QCOMPARE(site.decision, std::size_t{1});
+    }
+
+    // applyPlan against applyDirectly on seeded random plans: decisions on groups and names (some out of
+    // range), on every axis of 2-D and 3-D meshes (and one of 9 axes), restricted to random tensor classes,
+    // with resolutions of the names a tensor carries on several dimensions: the same axes for every atom and
+    // the same competition sites in the same order.
+    void applyPlanMatchesTheDirectWay() {
+        const std::vector<std::pair<std::string, std::string>> cases{
+            {"gpt:layers=2,d_model=96,heads=6,seq=48,batch=12,vocab=384", "data=2,model=3"},
+            {"gpt:layers=2,d_model=128,heads=4,seq=64,batch=8,vocab=512,dtype=bf16", "data=2,model=2,x=4"},
+            {"moe:layers=1,d_model=64,heads=4,kv_heads=2,d_ff=64,seq=16,vocab=32", "data=3,model=2,x=2"},
+            {"llama:layers=1,d_model=64,heads=4,kv_heads=2,d_ff=96,seq=24,batch=6,vocab=48", "a=2,b=3"},
+        };
+        std::map<CompetitionSite::Reason, int> reasons;
+        int resolved = 0;  // plans whose resolutions changed the result
+        for (std::size_t c = 0; c < cases.size() + 1; ++c) {
+            const bool wide = c == cases.size();  // the last: the first model on a mesh of 9 axes
+            const auto& [spec, meshSpec] = cases[wide ? 0 : c];
+            Problem p(spec, wide ? "a=2,b=2,c=3,d=2,e=2,f=2,g=2,h=2" : meshSpec);
+            mesh::Mesh mesh = p.model->mesh();
+            if (wide)
+                mesh.axes.push_back({"i", 2, mesh.axes.back().link, {}});
+            const auto& space = p.space;
+            // Names a tensor carries on several dimensions: the ones resolutions act on.
+            std::vector<std::uint32_t> repeated;
+            for (std::uint32_t n = 0; n < space.names.size(); ++n) {
+                std::set<std::pair<std::uint32_t, int>> seen;
+                std::set<std::uint32_t> values, several;
+                for (auto a : space.names[n].atoms) {
+                    const auto& atom = space.atom(a);
+                    if (seen.insert({atom.value.index, atom.dimension}).second &&
+                        !values.insert(atom.value.index).second)
+                        several.insert(atom.value.index);
+                }
+                if (!several.empty())
+                    repeated.push_back(n);
+            }
+            QVERIFY2(!repeated.empty() || c != 0, spec.c_str());
+            std::mt19937 random(static_cast<std::uint32_t>(17 + c));
+            auto below = [&](std::size_t n) {
+                return static_cast<std::uint32_t>(
+                    std::uniform_int_distribution<std::size_t>(0, n - 1)(random));
+            };
+            for (int trial = 0; trial < 300; ++trial) {
+                Plan plan;
+                const std::uint32_t decisions = 1 + below(14);
+                for (std::uint32_t k = 0; k < decisions; ++k) {
+                    Decision d;
+                    const std::uint32_t kind = below(10);
+                    d.target = kind < 5 ? Decision::Target::Group : Decision::Target::Name;
+                    d.index = kind < 5                       ? below(space.groups.size() + 1)
+                              : kind < 8 || repeated.empty() ? below(space.names.size() + 1)
+                                                             : repeated[below(repeated.size())];
+                    d.axis = static_cast<int>(below(mesh.axes.size() + (below(20) == 0 ? 2 : 0)));
+                    if (below(3) == 0)
+                        d.tensors = static_cast<TensorClassMask>(below(std::size_t{1} << kTensorClassCount));
+                    plan.decisions.push_back(d);
+                }
+                const std::uint32_t resolutions = repeated.empty() ? 0 : below(4);
+                for (std::uint32_t k = 0; k < resolutions; ++k)
+                    plan.resolutions.push_back(
+                        {analysis::NameId{repeated[below(repeated.size())]}, static_cast<int>(below(4))});
+                const auto fast = applyPlan(p.context(), mesh, plan);
+                const auto direct = applyDirectly(p.context(), mesh, plan);
+                QVERIFY2(
+                    fast.atomAxes == direct.atomAxes,
+                    qPrintable(QString("%1 on %2, plan %3").arg(spec.c_str(), meshSpec.c_str()).arg(trial)));
+                QCOMPARE(fast.competitions.size(), direct.competitions.size());
+                for (std::size_t k = 0; k < fast.competitions.size(); ++k) {
+                    QCOMPARE(describe(fast.competitions[k]), describe(direct.competitions[k]));
+                    ++reasons[fast.competitions[k].reason];
+                }
+                Plan unresolved = plan;
+                unresolved.resolutions.clear();
+                resolved += !(applyPlan(p.context(), mesh, unresolved).atomAxes == fast.atomAxes);
+            }
+        }
+
+        QVERIFY(reasons[CompetitionSite::Reason::AxisInUse] > 0);
+        QVERIFY(reasons[CompetitionSite::Reason::NotDivisible] > 0);
+        QVERIFY(reasons[CompetitionSite::Reason::MajorUnsharded] > 0);
+        QVERIFY(resolved > 0);
     }
 
     void restrictedDecisionReachesOnlyItsClasses() {

@@ -223,6 +223,20 @@ EvaluationTimes timeEvaluation(const shardscope::cost::CostModel& model, const s
     return t;
 }
 
+// The median time of one plan::applyPlan of `plan` (each run the mean of 20 applications).
+double timeApply(const shardscope::cost::CostModel& model, const shardscope::plan::Plan& plan, int runs,
+                 std::size_t& sink) {
+    constexpr int kApplications = 20;
+    return medianSeconds(4 * runs,
+                         [&] {
+                             for (int i = 0; i < kApplications; ++i)
+                                 sink += shardscope::plan::applyPlan(model.planContext(), model.mesh(), plan)
+                                             .competitions.size() +
+                                         1;
+                         }) /
+           kApplications;
+}
+
 }  // namespace
 
 // Plan evaluation on training steps: per-op pricing (the baseline) against op classes in the same run, then
@@ -230,10 +244,14 @@ EvaluationTimes timeEvaluation(const shardscope::cost::CostModel& model, const s
 int benchEvaluate(const std::vector<std::string>& models, int runs) {
     std::printf(
         "\n== evaluation of the fsdp-tp expert plan, mixed-precision Adam training steps on data=8,model=8 x "
-        "h100: median of %d runs; per-op pricing | op classes (priced: ops priced rather than shared)\n\n",
+        "h100: median of %d runs; per-op pricing | op classes (priced: ops priced rather than shared) | "
+        "plan::applyPlan alone, of the fsdp-tp plan and of a plan deciding every group (group g on axis g "
+        "mod "
+        "2)\n\n",
         runs);
-    std::printf("%-22s %7s %7s | %9s %9s %7s %6s | %9s %9s %7s %6s %6s\n", "model", "ops", "classes",
-                "full ms", "classes", "x", "priced", "incr ms", "classes", "x", "ops", "priced");
+    std::printf("%-22s %7s %7s | %9s %9s %7s %6s | %9s %9s %7s %6s %6s | %9s %9s\n", "model", "ops",
+                "classes", "full ms", "classes", "x", "priced", "incr ms", "classes", "x", "ops", "priced",
+                "apply ms", "all grps");
     auto hardware = shardscope::mesh::loadHardware("h100");
     auto mesh = shardscope::mesh::makeMesh("data=8,model=8", *hardware);
     auto row = [&](const std::string& name) {
@@ -258,11 +276,17 @@ int benchEvaluate(const std::vector<std::string>& models, int runs) {
         std::size_t sink = 0;
         const EvaluationTimes perOp = timeEvaluation(model, *base, false, runs, sink);
         const EvaluationTimes shared = timeEvaluation(model, *base, true, runs, sink);
-        std::printf("%-22s %7zu %7zu | %9.2f %9.2f %7.1f %6zu | %9.2f %9.2f %7.1f %6zu %6zu\n", name.c_str(),
-                    g.body.size(), model.opClasses().classes, perOp.full * 1e3, shared.full * 1e3,
-                    perOp.full / shared.full, shared.fullPriced, perOp.incremental * 1e3,
+        shardscope::plan::Plan everyGroup;
+        for (std::uint32_t group = 0; group < space.groups.size(); ++group)
+            everyGroup.decisions.push_back(
+                {shardscope::plan::Decision::Target::Group, group, static_cast<int>(group % 2)});
+        const double apply = timeApply(model, *base, runs, sink);
+        const double applyEvery = timeApply(model, everyGroup, runs, sink);
+        std::printf("%-22s %7zu %7zu | %9.2f %9.2f %7.1f %6zu | %9.2f %9.2f %7.1f %6zu %6zu | %9.3f %9.3f\n",
+                    name.c_str(), g.body.size(), model.opClasses().classes, perOp.full * 1e3,
+                    shared.full * 1e3, perOp.full / shared.full, shared.fullPriced, perOp.incremental * 1e3,
                     shared.incremental * 1e3, perOp.incremental / shared.incremental, shared.recosted,
-                    shared.priced);
+                    shared.priced, apply * 1e3, applyEvery * 1e3);
         if (sink == 0)
             std::puts("");
         return 0;

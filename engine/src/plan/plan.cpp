@@ -4,7 +4,10 @@
 
 #include <algorithm>
 #include <array>
+#include <limits>
+#include <optional>
 #include <span>
+#include <utility>
 
 namespace shardscope::plan {
 
@@ -200,6 +203,26 @@ PlanContext::PlanContext(const ir::Graph& graph, const analysis::DecisionSpace& 
                 major = major || space.atom(a).size > 1;
             }
         }
+    nameAtomsBegin_.reserve(space.names.size() + 1);
+    for (const auto& atoms : nameAtoms_) {
+        nameAtomsBegin_.push_back(static_cast<std::uint32_t>(flatAtoms_.size()));
+        for (AtomId a : atoms) {
+            const auto& atom = space.atom(a);
+            flatAtoms_.push_back(
+                {a.index, atom.dimension, atom.size, static_cast<std::uint32_t>(majors_.size())});
+            if (!hasMajorAtom(a))
+                continue;
+            for (AtomId major :
+                 space.dimensionAtoms[atom.value.index][static_cast<std::size_t>(atom.dimension)]) {
+                if (major == a)
+                    break;
+                if (space.atom(major).size > 1)
+                    majors_.push_back({major.index, space.atom(major).size});
+            }
+        }
+    }
+    nameAtomsBegin_.push_back(static_cast<std::uint32_t>(flatAtoms_.size()));
+    flatAtoms_.push_back({0, 0, 1, static_cast<std::uint32_t>(majors_.size())});
     batch_ = findBatchGroup(graph, space);
 }
 
@@ -230,30 +253,91 @@ TensorSharding AppliedPlan::sharding(const analysis::DecisionSpace& space, Value
     return s;
 }
 
-AppliedPlan applyPlan(const PlanContext& context, const mesh::Mesh& mesh, const Plan& plan) {
+namespace {
+
+// A plan's resolutions by name, the last one of a name winning.
+class ResolutionsByName {
+public:
+    ResolutionsByName(const std::vector<Resolution>& resolutions, std::size_t names) {
+        for (const auto& r : resolutions)
+            if (r.name.index < names)
+                sorted_.push_back(r);
+        std::stable_sort(sorted_.begin(), sorted_.end(), [](const Resolution& a, const Resolution& b) {
+            return a.name.index < b.name.index;
+        });
+    }
+    // The dimension picked for `name`'s occurrences (0: the first, as without a resolution).
+    int of(NameId name) const {
+        if (sorted_.empty())
+            return 0;
+        const auto after =
+            std::upper_bound(sorted_.begin(), sorted_.end(), name.index,
+                             [](std::uint32_t n, const Resolution& r) { return n < r.name.index; });
+        return after != sorted_.begin() && (after - 1)->name == name ? (after - 1)->dimension : 0;
+    }
+
+private:
+    std::vector<Resolution> sorted_;
+};
+
+// Whether `divisor` (>= 1) divides `size`, as size % divisor == 0 but without a 64-bit division in the common
+// cases (a power of two, 32-bit operands).
+bool divides(std::int64_t divisor, std::int64_t size) {
+    if ((divisor & (divisor - 1)) == 0)
+        return (size & (divisor - 1)) == 0;
+    constexpr std::int64_t k32 = 0xFFFFFFFF;
+    if (size >= 0 && size <= k32 && divisor <= k32)
+        return static_cast<std::uint32_t>(size) % static_cast<std::uint32_t>(divisor) == 0;
+    return size % divisor == 0;
+}
+
+// applyPlan's decisions, with the axes each value uses as a mask of `Mask` (uint8_t for meshes of up to 8
+// axes: a small array, mostly in cache, read once per value a decided name reaches).
+template <typename Mask>
+void applyDecisions(const PlanContext& context, const mesh::Mesh& mesh, const Plan& plan,
+                    AppliedPlan& applied) {
     const auto& space = context.space();
-    AppliedPlan applied;
-    applied.atomAxes.assign(space.atoms.size(), AxisList{});
-    std::vector<std::uint32_t> used(context.graph().values.size(), 0);  // axes each tensor uses
-    std::vector<int> resolution(space.names.size(), 0);
-    for (const auto& r : plan.resolutions)
-        if (r.name.index < resolution.size())
-            resolution[r.name.index] = r.dimension;
-    auto axesSize = [&](const AxisList& list) {
+    AxisList* const atomAxes = applied.atomAxes.data();
+    std::vector<Mask> used(context.graph().values.size(), 0);
+    const ResolutionsByName resolutions(plan.resolutions, space.names.size());
+    // Sizes by an AxisList's 4-bit code of an axis (its index + 1).
+    std::array<std::int64_t, 16> sizeOfCode{};
+    sizeOfCode.fill(1);
+    for (std::size_t i = 0; i < mesh.axes.size() && i + 1 < sizeOfCode.size(); ++i)
+        sizeOfCode[i + 1] = mesh.axes[i].size;
+    auto axesSize = [&](AxisList list) {
         std::int64_t n = 1;
-        for (int i = 0; i < list.size(); ++i)
-            n *= mesh.axes[static_cast<std::size_t>(list[i])].size;
+        for (std::uint32_t b = list.bits(); b != 0; b >>= 4)
+            n *= sizeOfCode[b & 0xF];
         return n;
     };
-    auto fullySharded = [&](AtomId a) { return axesSize(applied.atomAxes[a.index]) == space.atom(a).size; };
 
-    std::vector<AtomId> order;
     for (std::size_t di = 0; di < plan.decisions.size(); ++di) {
         const Decision& decision = plan.decisions[di];
         if (decision.axis < 0 || static_cast<std::size_t>(decision.axis) >= mesh.axes.size())
             continue;
         const std::int64_t axisSize = mesh.axes[static_cast<std::size_t>(decision.axis)].size;
-        const std::uint32_t bit = 1u << decision.axis;
+        const auto bit = static_cast<Mask>(1u << decision.axis);
+        // Offers the axis to one occurrence of the name on a value that uses the axes `usedAxes`.
+        auto offer = [&](const PlanContext::NameAtom& at, Mask& usedAxes) __attribute__((always_inline)) {
+            const AtomId a{at.atom};
+            if (usedAxes & bit) {
+                applied.competitions.push_back({di, a, CompetitionSite::Reason::AxisInUse});
+                return;
+            }
+            AxisList& axes = atomAxes[at.atom];
+            if (!divides(axesSize(axes) * axisSize, at.size)) {
+                applied.competitions.push_back({di, a, CompetitionSite::Reason::NotDivisible});
+                return;
+            }
+            for (const auto& major : context.majorsOf(at))
+                if (axesSize(atomAxes[major.atom]) != major.size) {
+                    applied.competitions.push_back({di, a, CompetitionSite::Reason::MajorUnsharded});
+                    return;
+                }
+            axes.push(decision.axis);
+            usedAxes |= bit;
+        };
         const NameId single{decision.index};
         std::span<const NameId> names;
         if (decision.target == Decision::Target::Name && decision.index < space.names.size())
@@ -261,62 +345,48 @@ AppliedPlan applyPlan(const PlanContext& context, const mesh::Mesh& mesh, const 
         else if (decision.target == Decision::Target::Group && decision.index < space.groups.size())
             names = space.groups[decision.index].names;
         for (NameId name : names) {
-            const auto& atoms = context.atomsOf(name);
-            // A tensor carrying the name on several dimensions offers the resolved one first.
-            std::size_t i = 0;
-            for (const auto& [value, tensorClass, j] : context.valueRunsOf(name)) {
-                if (!((decision.tensors >> static_cast<unsigned>(tensorClass)) & 1u)) {
-                    i = j;
+            const PlanContext::NameAtom* const atoms = context.nameAtoms(name).data();
+            const int pick = resolutions.of(name);
+            std::uint32_t i = 0;
+            for (const auto& [value, tensorClass, end] : context.valueRunsOf(name)) {
+                const std::uint32_t begin = std::exchange(i, end);
+                if (!((decision.tensors >> static_cast<unsigned>(tensorClass)) & 1u))
                     continue;
-                }
-                order.assign(atoms.begin() + static_cast<std::ptrdiff_t>(i),
-                             atoms.begin() + static_cast<std::ptrdiff_t>(j));
-                const int pick = resolution[name.index];
+                Mask& usedAxes = used[value.index];
+                // A tensor carrying the name on several dimensions offers the resolved one first: the run's
+                // dimensions ascend, so the pick-th distinct one is found in a pass.
+                std::optional<std::int32_t> first;
                 if (pick > 0) {
-                    // Distinct dimensions in order; move the picked dimension's atoms to the front.
-                    std::vector<int> dims;
-                    for (AtomId a : order)
-                        if (dims.empty() || dims.back() != space.atom(a).dimension)
-                            dims.push_back(space.atom(a).dimension);
-                    if (static_cast<std::size_t>(pick) < dims.size()) {
-                        const int d = dims[static_cast<std::size_t>(pick)];
-                        std::stable_partition(order.begin(), order.end(),
-                                              [&](AtomId a) { return space.atom(a).dimension == d; });
-                    }
+                    int distinct = 0;
+                    for (std::uint32_t k = begin + 1; k < end && !first; ++k)
+                        if (atoms[k].dimension != atoms[k - 1].dimension && ++distinct == pick)
+                            first = atoms[k].dimension;
                 }
-                for (AtomId a : order) {
-                    const auto& atom = space.atom(a);
-                    CompetitionSite::Reason reason{};
-                    bool ok = true;
-                    if (used[value.index] & bit) {
-                        ok = false;
-                        reason = CompetitionSite::Reason::AxisInUse;
-                    } else if (atom.size % (axesSize(applied.atomAxes[a.index]) * axisSize) != 0) {
-                        ok = false;
-                        reason = CompetitionSite::Reason::NotDivisible;
-                    } else if (context.hasMajorAtom(a)) {
-                        for (AtomId major :
-                             space.dimensionAtoms[value.index][static_cast<std::size_t>(atom.dimension)]) {
-                            if (major == a)
-                                break;
-                            if (space.atom(major).size > 1 && !fullySharded(major)) {
-                                ok = false;
-                                reason = CompetitionSite::Reason::MajorUnsharded;
-                                break;
-                            }
-                        }
-                    }
-                    if (!ok) {
-                        applied.competitions.push_back({di, a, reason});
-                        continue;
-                    }
-                    applied.atomAxes[a.index].push(decision.axis);
-                    used[value.index] |= bit;
+                if (first) {
+                    for (std::uint32_t k = begin; k < end; ++k)
+                        if (atoms[k].dimension == *first)
+                            offer(atoms[k], usedAxes);
+                    for (std::uint32_t k = begin; k < end; ++k)
+                        if (atoms[k].dimension != *first)
+                            offer(atoms[k], usedAxes);
+                } else {
+                    for (std::uint32_t k = begin; k < end; ++k)
+                        offer(atoms[k], usedAxes);
                 }
-                i = j;
             }
         }
     }
+}
+
+}  // namespace
+
+AppliedPlan applyPlan(const PlanContext& context, const mesh::Mesh& mesh, const Plan& plan) {
+    AppliedPlan applied;
+    applied.atomAxes.assign(context.space().atoms.size(), AxisList{});
+    if (mesh.axes.size() <= static_cast<std::size_t>(std::numeric_limits<std::uint8_t>::digits))
+        applyDecisions<std::uint8_t>(context, mesh, plan, applied);
+    else
+        applyDecisions<std::uint32_t>(context, mesh, plan, applied);
     return applied;
 }
 

@@ -14,6 +14,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -213,6 +214,29 @@ public:
     // Whether a more major atom of the atom's dimension has a size above 1 (only then can "a more major atom
     // is not fully sharded" stop a decision there).
     bool hasMajorAtom(analysis::AtomId atom) const { return hasMajor_[atom.index] != 0; }
+    // What applying a decision reads of an atom of a name, laid out name after name in atomsOf order so that
+    // applyPlan reads memory in sequence rather than the space's atoms and dimensions.
+    struct NameAtom {
+        std::uint32_t atom;  // AtomId index
+        std::int32_t dimension;
+        std::int64_t size;
+        std::uint32_t majors;  // where majorsOf() finds its major atoms
+    };
+    // A more major atom of the same dimension with a size above 1: it must be fully sharded (the product of
+    // its axes its size) before an atom of the dimension takes an axis.
+    struct MajorAtom {
+        std::uint32_t atom;  // AtomId index
+        std::int64_t size;
+    };
+    // atomsOf(name) as NameAtoms.
+    std::span<const NameAtom> nameAtoms(analysis::NameId name) const {
+        const std::uint32_t begin = nameAtomsBegin_[name.index];
+        return {flatAtoms_.data() + begin, nameAtomsBegin_[name.index + 1] - begin};
+    }
+    // The major atoms of an atom of nameAtoms() (none unless hasMajorAtom), major to minor.
+    std::span<const MajorAtom> majorsOf(const NameAtom& atom) const {
+        return {majors_.data() + atom.majors, (&atom + 1)->majors - atom.majors};
+    }
     // The names a decision reaches.
     std::vector<analysis::NameId> namesOf(const Decision& decision) const;
     // A decision's target in words: the group's or the name's label.
@@ -230,6 +254,11 @@ private:
     std::vector<std::vector<analysis::AtomId>> nameAtoms_;
     std::vector<std::vector<ValueRun>> nameRuns_;
     std::vector<std::uint8_t> hasMajor_;  // per atom
+    // Every name's atoms, name after name, then one more that ends the last one's major atoms; a name's
+    // start, per name and one past the last; the major atoms of each.
+    std::vector<NameAtom> flatAtoms_;
+    std::vector<std::uint32_t> nameAtomsBegin_;
+    std::vector<MajorAtom> majors_;
     LayerBlocks blocks_;
     std::optional<analysis::GroupId> batch_;
 };
