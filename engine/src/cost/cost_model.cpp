@@ -296,6 +296,7 @@ struct ModelStructure {
     // them.
     static constexpr std::uint32_t kEndOfDimension = 0xFFFFFFFFu;
     std::vector<std::uint32_t> layoutAtoms, layoutStart;
+    std::vector<std::uint32_t> atomValue;  // per atom: its value's index
 
     ModelStructure(const ir::Graph& g, const analysis::DecisionSpace& s, CostOptions o)
         : graph(&g), space(&s), options(o), planContext(g, s) {
@@ -547,6 +548,9 @@ struct ModelStructure {
             valueOpList.insert(valueOpList.end(), list.begin(), list.end());
             valueOpStart.push_back(static_cast<std::uint32_t>(valueOpList.size()));
         }
+        atomValue.reserve(space->atoms.size());
+        for (const auto& atom : space->atoms)
+            atomValue.push_back(atom.value.index);
         layoutStart.assign(1, 0);
         for (std::size_t v = 0; v < g.values.size(); ++v) {
             if (v < space->dimensionAtoms.size())
@@ -2066,9 +2070,9 @@ struct Evaluator::State {
                 for (std::size_t a = block; a < end; ++a) {
                     if (next.atomAxes[a] == applied.atomAxes[a])
                         continue;
-                    const ValueId v = s->space->atoms[a].value;
-                    if (!valueDirty[v.index])
-                        valueDirty[v.index] = 1, dirtyValues.push_back(v.index);
+                    const std::uint32_t v = s->atomValue[a];
+                    if (!valueDirty[v])
+                        valueDirty[v] = 1, dirtyValues.push_back(v);
                 }
             }
             applied = std::move(next);
