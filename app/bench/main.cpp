@@ -345,13 +345,14 @@ int main(int argc, char** argv) {
         }
         return benchSoak(minutes, model, mesh);
     }
-    if (what == "--help" ||
-        (what != "all" && what != "zoo" && what != "import" && what != "train" && what != "analysis" &&
-         what != "evaluate" && what != "search" && what != "search-pipeline" && what != "frontier")) {
+    if (what == "--help" || (what != "all" && what != "zoo" && what != "import" && what != "train" &&
+                             what != "analysis" && what != "evaluate" && what != "search" &&
+                             what != "search-pipeline" && what != "search-seeds" && what != "frontier")) {
         std::puts(
             "usage: shardscope-bench [all | zoo [PRESET...] | import [SHARED_DIR] | train [MODEL...] | "
             "analysis [LAYERS...] | evaluate [MODEL...] | "
             "search [SECONDS [PIPELINE_SECONDS]] [--only ROW,...] | search-pipeline [PIPELINE_SECONDS] | "
+            "search-seeds [ITERATIONS] [--seeds N] [--only ROW,...] | "
             "frontier [SEARCH_SECONDS] [--only MODEL,...] [--mesh MESH] | --soak [MINUTES] [MODEL] [MESH]]\n"
             "  --only: search rows by number (from 1) or by a part of their name or model; with --only the "
             "pipeline table is left out");
@@ -392,6 +393,22 @@ int main(int argc, char** argv) {
     // The pipeline row's searches take 60 s each unless told: its model's evaluations take ~0.1 s.
     if (what == "search-pipeline")
         return benchSearchPipeline(argc > 2 ? std::atof(argv[2]) : 60.0);
+    if (what == "search-seeds") {
+        std::vector<std::string> args(argv + 2, argv + argc);
+        const auto only = takeOnly(args);
+        int seeds = 8;
+        if (const auto at = std::find(args.begin(), args.end(), "--seeds");
+            at != args.end() && at + 1 != args.end()) {
+            seeds = std::atoi((at + 1)->c_str());
+            args.erase(at, at + 2);
+        }
+        const long long iterations = !args.empty() ? std::atoll(args[0].c_str()) : 3000;
+        if (iterations <= 0 || seeds <= 0) {
+            std::puts("usage: shardscope-bench search-seeds [ITERATIONS] [--seeds N] [--only ROW,...]");
+            return 2;
+        }
+        return benchSearchSeeds(iterations, seeds, only);
+    }
     if (what == "frontier") {
         std::vector<std::string> args(argv + 2, argv + argc);
         const auto only = takeOnly(args);

@@ -287,6 +287,92 @@ int benchSearch(double seconds, const std::vector<std::string>& only) {
 
 namespace {
 
+// One row of the seed table: the best plan a one-thread search reaches in `iterations` iterations, over seeds
+// 1 to `seeds` (the parent adds the peak RSS). A one-thread search with a fixed seed and an iteration budget
+// repeats bit for bit, so the row does not depend on the machine's load.
+std::string seedRow(const SearchConfig& c, std::int64_t iterations, int seeds) {
+    using namespace shardscope;
+    ProblemSpec spec;
+    spec.model = c.model;
+    spec.train = true;
+    spec.mixedPrecision = true;
+    spec.mesh = c.mesh;
+    spec.hardware = c.hardware;
+    auto problem = loadProblem(spec);
+    if (!problem)
+        return "error: " + problem.errorMessage();
+    const auto& model = *(*problem)->costModel;
+    const auto [expert, expertTime] = bestExpert(model);
+    std::vector<double> ends;  // feasible step times, one per seed that found a feasible plan
+    const auto start = std::chrono::steady_clock::now();
+    for (int seed = 1; seed <= seeds; ++seed) {
+        search::SearchOptions options;
+        options.threads = 1;
+        options.seed = static_cast<std::uint64_t>(seed);
+        options.budget.iterations = iterations;
+        search::Search search(model, plan::Plan{}, options);
+        const auto best = search.run(nullptr);
+        if (best.evaluation.feasible)
+            ends.push_back(best.evaluation.stepTime);
+    }
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (ends.empty())
+        return format("%-34s %6zu | %-16s %9s | %9s", c.name, model.graph().body.size(), expert.c_str(),
+                      ms(expertTime).c_str(), "no seed found a feasible plan");
+    std::sort(ends.begin(), ends.end());
+    const double median =
+        ends.size() % 2 ? ends[ends.size() / 2] : (ends[ends.size() / 2 - 1] + ends[ends.size() / 2]) / 2;
+    double mean = 0;
+    for (double t : ends)
+        mean += t / static_cast<double>(ends.size());
+    const std::string ratio = expertTime > 0 ? format("%.3f", expertTime / median) : "-";
+    return format("%-34s %6zu | %-16s %9s | %9s %9s %9s %9s %6s %5.2f | %5zu/%-2d %7.1f", c.name,
+                  model.graph().body.size(), expert.c_str(), ms(expertTime).c_str(), ms(median).c_str(),
+                  ms(mean).c_str(), ms(ends.front()).c_str(), ms(ends.back()).c_str(), ratio.c_str(),
+                  ends.back() / ends.front(), ends.size(), seeds, seconds);
+}
+
+}  // namespace
+
+// How reliably the search finds its plans: per row, one-thread searches of `iterations` iterations with seeds
+// 1 to `seeds`, each row in a child process of its own; the median, mean, best and worst final step time.
+int benchSearchSeeds(std::int64_t iterations, int seeds, const std::vector<std::string>& only) {
+    const auto& configs = searchConfigs();
+    const auto rows = selectRows(configs, only);
+    if (!rows) {
+        std::fprintf(stderr, "%s; the rows are:\n", rows.errorMessage().c_str());
+        for (std::size_t i = 0; i < configs.size(); ++i)
+            std::fprintf(stderr, "  %2zu  %s\n", i + 1, configs[i].name);
+        return 2;
+    }
+    std::printf(
+        "\n== search over seeds: MCTS with 1 thread, %lld iterations, seeds 1 to %d, mixed-precision Adam "
+        "training steps (the rows of `search`)\n\n"
+        "   step times in ms of each seed's final plan (feasible ones): median, mean, best, worst; x = best "
+        "expert / median;\n"
+        "   spread = worst / best; found = seeds that found a feasible plan; s = the row's search time\n\n",
+        static_cast<long long>(iterations), seeds);
+    std::printf("%2s %-34s %6s | %-16s %9s | %9s %9s %9s %9s %6s %5s | %8s %7s | %7s\n", "#", "configuration",
+                "ops", "best expert", "ms", "median", "mean", "best", "worst", "x", "sprd", "found", "s",
+                "peak MB");
+    const double budget = rssBudgetBytes();
+    int failures = 0;
+    for (const std::size_t i : *rows) {
+        const auto run = runIsolated([&] { return seedRow(configs[i], iterations, seeds); }, budget);
+        if (run.completed && run.text.rfind("error: ", 0) != 0) {
+            std::printf("%2zu %s | %7s\n", i + 1, run.text.c_str(), peakText(run).c_str());
+        } else {
+            ++failures;
+            std::printf("%2zu %-34s %s\n", i + 1, configs[i].name,
+                        run.completed ? run.text.c_str() : run.failure.c_str());
+        }
+        std::fflush(stdout);
+    }
+    return failures == 0 ? 0 : 1;
+}
+
+namespace {
+
 int pipelineTable(double seconds) {
     const char* modelSpec = "zoo:llama3-70b:batch=512,seq=4096";
     const char* meshSpec = "pipe=8,data=8,model=8";
