@@ -8,6 +8,9 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <functional>
+#include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -109,6 +112,50 @@ std::string ms(double t) {
     return t > 0 ? format("%.2f", t * 1e3) : std::string("-");
 }
 
+// A row's mixed-precision Adam training step on its mesh.
+shardscope::Result<std::unique_ptr<shardscope::Problem>> loadRow(const SearchConfig& c) {
+    shardscope::ProblemSpec spec;
+    spec.model = c.model;
+    spec.train = true;
+    spec.mixedPrecision = true;
+    spec.mesh = c.mesh;
+    spec.hardware = c.hardware;
+    return shardscope::loadProblem(spec);
+}
+
+// The rows `only` selects, or nothing after listing the rows on stderr.
+std::optional<std::vector<std::size_t>> rowsOrList(const std::vector<std::string>& only) {
+    const auto& configs = searchConfigs();
+    auto rows = selectRows(configs, only);
+    if (rows)
+        return std::move(*rows);
+    std::fprintf(stderr, "%s; the rows are:\n", rows.errorMessage().c_str());
+    for (std::size_t i = 0; i < configs.size(); ++i)
+        std::fprintf(stderr, "  %2zu  %s\n", i + 1, configs[i].name);
+    return std::nullopt;
+}
+
+// Runs each row's `row` in a child process of its own and prints what it returns with the child's peak RSS;
+// 0 when every row completed, else 1.
+int printRows(const std::vector<std::size_t>& rows,
+              const std::function<std::string(const SearchConfig&)>& row) {
+    const auto& configs = searchConfigs();
+    const double budget = rssBudgetBytes();
+    int failures = 0;
+    for (const std::size_t i : rows) {
+        const auto run = runIsolated([&] { return row(configs[i]); }, budget);
+        if (run.completed && run.text.rfind("error: ", 0) != 0) {
+            std::printf("%2zu %s | %7s\n", i + 1, run.text.c_str(), peakText(run).c_str());
+        } else {
+            ++failures;
+            std::printf("%2zu %-34s %s\n", i + 1, configs[i].name,
+                        run.completed ? run.text.c_str() : run.failure.c_str());
+        }
+        std::fflush(stdout);
+    }
+    return failures == 0 ? 0 : 1;
+}
+
 // The fastest feasible expert plan, each expert as built or, when that does not fit, its first remat variant
 // that does (as the search seeds itself).
 std::pair<std::string, double> bestExpert(const shardscope::cost::CostModel& model) {
@@ -154,13 +201,7 @@ double fullEvaluationSeconds(const shardscope::cost::CostModel& model, const sha
 // One row of the table, from the op count to the exhaustive optimum (the parent adds the peak RSS).
 std::string searchRow(const SearchConfig& c, double seconds) {
     using namespace shardscope;
-    ProblemSpec spec;
-    spec.model = c.model;
-    spec.train = true;
-    spec.mixedPrecision = true;
-    spec.mesh = c.mesh;
-    spec.hardware = c.hardware;
-    auto problem = loadProblem(spec);
+    auto problem = loadRow(c);
     if (!problem)
         return "error: " + problem.errorMessage();
     const auto& model = *(*problem)->costModel;
@@ -236,13 +277,9 @@ std::string searchRow(const SearchConfig& c, double seconds) {
 // the exhaustive optimum; its peak RSS is the child's.
 int benchSearch(double seconds, const std::vector<std::string>& only) {
     const auto& configs = searchConfigs();
-    const auto rows = selectRows(configs, only);
-    if (!rows) {
-        std::fprintf(stderr, "%s; the rows are:\n", rows.errorMessage().c_str());
-        for (std::size_t i = 0; i < configs.size(); ++i)
-            std::fprintf(stderr, "  %2zu  %s\n", i + 1, configs[i].name);
+    const auto rows = rowsOrList(only);
+    if (!rows)
         return 2;
-    }
     std::printf(
         "\n== search: MCTS (%d threads, seed 1, %.0f s) against the expert plans, mixed-precision Adam "
         "training steps\n",
@@ -269,20 +306,7 @@ int benchSearch(double seconds, const std::vector<std::string>& only) {
     std::printf("%2s %-34s %6s | %-16s %9s | %9s %9s %9s %6s | %7s %7s | %8s %8s | %9s %8s | %7s\n", "#",
                 "configuration", "ops", "best expert", "ms", "1 s", "10 s", "end", "x", "to 1% s", "it/s",
                 "eval ms", "search", "exhaust.", "states", "peak MB");
-    const double budget = rssBudgetBytes();
-    int failures = 0;
-    for (const std::size_t i : *rows) {
-        const auto run = runIsolated([&] { return searchRow(configs[i], seconds); }, budget);
-        if (run.completed && run.text.rfind("error: ", 0) != 0) {
-            std::printf("%2zu %s | %7s\n", i + 1, run.text.c_str(), peakText(run).c_str());
-        } else {
-            ++failures;
-            std::printf("%2zu %-34s %s\n", i + 1, configs[i].name,
-                        run.completed ? run.text.c_str() : run.failure.c_str());
-        }
-        std::fflush(stdout);
-    }
-    return failures == 0 ? 0 : 1;
+    return printRows(*rows, [&](const SearchConfig& c) { return searchRow(c, seconds); });
 }
 
 namespace {
@@ -292,13 +316,7 @@ namespace {
 // repeats bit for bit, so the row does not depend on the machine's load.
 std::string seedRow(const SearchConfig& c, std::int64_t iterations, int seeds) {
     using namespace shardscope;
-    ProblemSpec spec;
-    spec.model = c.model;
-    spec.train = true;
-    spec.mixedPrecision = true;
-    spec.mesh = c.mesh;
-    spec.hardware = c.hardware;
-    auto problem = loadProblem(spec);
+    auto problem = loadRow(c);
     if (!problem)
         return "error: " + problem.errorMessage();
     const auto& model = *(*problem)->costModel;
@@ -337,14 +355,9 @@ std::string seedRow(const SearchConfig& c, std::int64_t iterations, int seeds) {
 // How reliably the search finds its plans: per row, one-thread searches of `iterations` iterations with seeds
 // 1 to `seeds`, each row in a child process of its own; the median, mean, best and worst final step time.
 int benchSearchSeeds(std::int64_t iterations, int seeds, const std::vector<std::string>& only) {
-    const auto& configs = searchConfigs();
-    const auto rows = selectRows(configs, only);
-    if (!rows) {
-        std::fprintf(stderr, "%s; the rows are:\n", rows.errorMessage().c_str());
-        for (std::size_t i = 0; i < configs.size(); ++i)
-            std::fprintf(stderr, "  %2zu  %s\n", i + 1, configs[i].name);
+    const auto rows = rowsOrList(only);
+    if (!rows)
         return 2;
-    }
     std::printf(
         "\n== search over seeds: MCTS with 1 thread, %lld iterations, seeds 1 to %d, mixed-precision Adam "
         "training steps (the rows of `search`)\n\n"
@@ -355,20 +368,7 @@ int benchSearchSeeds(std::int64_t iterations, int seeds, const std::vector<std::
     std::printf("%2s %-34s %6s | %-16s %9s | %9s %9s %9s %9s %6s %5s | %8s %7s | %7s\n", "#", "configuration",
                 "ops", "best expert", "ms", "median", "mean", "best", "worst", "x", "sprd", "found", "s",
                 "peak MB");
-    const double budget = rssBudgetBytes();
-    int failures = 0;
-    for (const std::size_t i : *rows) {
-        const auto run = runIsolated([&] { return seedRow(configs[i], iterations, seeds); }, budget);
-        if (run.completed && run.text.rfind("error: ", 0) != 0) {
-            std::printf("%2zu %s | %7s\n", i + 1, run.text.c_str(), peakText(run).c_str());
-        } else {
-            ++failures;
-            std::printf("%2zu %-34s %s\n", i + 1, configs[i].name,
-                        run.completed ? run.text.c_str() : run.failure.c_str());
-        }
-        std::fflush(stdout);
-    }
-    return failures == 0 ? 0 : 1;
+    return printRows(*rows, [&](const SearchConfig& c) { return seedRow(c, iterations, seeds); });
 }
 
 namespace {
@@ -380,13 +380,7 @@ int pipelineTable(double seconds) {
         "\n== search with pipelines: %s training step (mixed-precision Adam) on %s x h100, MCTS 2 threads, "
         "seed 1, %.0f s each\n\n",
         modelSpec, meshSpec, seconds);
-    shardscope::ProblemSpec spec;
-    spec.model = modelSpec;
-    spec.train = true;
-    spec.mixedPrecision = true;
-    spec.mesh = meshSpec;
-    spec.hardware = "h100";
-    auto problem = shardscope::loadProblem(spec);
+    auto problem = loadRow({"llama3-70b pipe", modelSpec, meshSpec, "h100"});
     if (!problem) {
         std::fprintf(stderr, "%s\n", problem.errorMessage().c_str());
         return 1;
