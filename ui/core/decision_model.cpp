@@ -139,10 +139,10 @@ void DecisionModel::rebuild() {
         const bool onMesh = decision.axis >= 0 && static_cast<std::size_t>(decision.axis) < mesh.axes.size();
         for (const analysis::NameId name :
              onMesh ? context.namesOf(decision) : std::vector<analysis::NameId>{})
-            for (const analysis::AtomId atom : context.atomsOf(name)) {
-                const auto tensorClass = context.classes()[space.atom(atom).value.index];
-                if ((decision.tensors >> static_cast<unsigned>(tensorClass)) & 1u)
-                    ++row.targeted;
+            for (std::uint32_t begin = 0; const auto& run : context.valueRunsOf(name)) {
+                if ((decision.tensors >> static_cast<unsigned>(run.tensorClass)) & 1u)
+                    row.targeted += run.end - begin;
+                begin = run.end;
             }
         rows_.push_back(std::move(row));
     }

@@ -578,8 +578,8 @@ bool groupsCarry(const plan::PlanContext& context, const plan::AppliedPlan& appl
                  const std::vector<analysis::GroupId>& groups, int axis) {
     for (const analysis::GroupId g : groups)
         for (const analysis::NameId n : context.space().group(g).names)
-            for (const analysis::AtomId a : context.atomsOf(n))
-                if (a.index < applied.atomAxes.size() && applied.atomAxes[a.index].contains(axis))
+            for (const auto& atom : context.nameAtoms(n))
+                if (atom.atom < applied.atomAxes.size() && applied.atomAxes[atom.atom].contains(axis))
                     return true;
     return false;
 }

@@ -172,13 +172,22 @@ PlanContext::PlanContext(const ir::Graph& graph, const analysis::DecisionSpace& 
     : graph_(&graph),
       space_(&space),
       classes_(classifyTensors(graph)),
-      nameAtoms_(space.names.size()),
       nameRuns_(space.names.size()),
-      hasMajor_(space.atoms.size(), 0),
       blocks_(layerBlocks(graph)) {
+    // Whether a more major atom of the atom's dimension has a size above 1 (only then can "a more major atom
+    // is not fully sharded" stop a decision there).
+    std::vector<char> hasMajor(space.atoms.size(), 0);
+    for (const auto& dims : space.dimensionAtoms)
+        for (const auto& dim : dims) {
+            bool major = false;
+            for (AtomId a : dim) {
+                hasMajor[a.index] = major ? 1 : 0;
+                major = major || space.atom(a).size > 1;
+            }
+        }
+    nameAtomsBegin_.reserve(space.names.size() + 1);
     for (std::size_t n = 0; n < space.names.size(); ++n) {
-        auto& atoms = nameAtoms_[n];
-        atoms = space.names[n].atoms;
+        auto atoms = space.names[n].atoms;
         // Atom ids grow major to minor within a dimension (they are made dimension by dimension).
         std::sort(atoms.begin(), atoms.end(), [&](AtomId a, AtomId b) {
             const auto& x = space.atom(a);
@@ -194,23 +203,12 @@ PlanContext::PlanContext(const ir::Graph& graph, const analysis::DecisionSpace& 
                 const ValueId value = space.atom(atoms[i - 1]).value;
                 nameRuns_[n].push_back({value, classes_[value.index], i});
             }
-    }
-    for (const auto& dims : space.dimensionAtoms)
-        for (const auto& dim : dims) {
-            bool major = false;
-            for (AtomId a : dim) {
-                hasMajor_[a.index] = major ? 1 : 0;
-                major = major || space.atom(a).size > 1;
-            }
-        }
-    nameAtomsBegin_.reserve(space.names.size() + 1);
-    for (const auto& atoms : nameAtoms_) {
         nameAtomsBegin_.push_back(static_cast<std::uint32_t>(flatAtoms_.size()));
         for (AtomId a : atoms) {
             const auto& atom = space.atom(a);
             flatAtoms_.push_back(
                 {a.index, atom.dimension, atom.size, static_cast<std::uint32_t>(majors_.size())});
-            if (!hasMajorAtom(a))
+            if (!hasMajor[a.index])
                 continue;
             for (AtomId major :
                  space.dimensionAtoms[atom.value.index][static_cast<std::size_t>(atom.dimension)]) {
@@ -320,7 +318,7 @@ void applyDecisions(const PlanContext& context, const mesh::Mesh& mesh, const Pl
         const auto bit = static_cast<Mask>(1u << decision.axis);
         // Offers the axis to one occurrence of the name on a value that uses the axes `usedAxes`.
         auto offer = [&](const PlanContext::NameAtom& at, Mask& usedAxes) __attribute__((always_inline)) {
-            const AtomId a{at.atom};
+            const AtomId a = at.id();
             if (usedAxes & bit) {
                 applied.competitions.push_back({di, a, CompetitionSite::Reason::AxisInUse});
                 return;

@@ -431,8 +431,8 @@ Result<Plan> parsePlan(std::string_view text, const PlanContext& context, const 
             std::size_t most = 0;
             {
                 std::map<std::uint32_t, std::set<int>> dimensions;
-                for (auto a : context.atomsOf(name))
-                    dimensions[context.space().atom(a).value.index].insert(context.space().atom(a).dimension);
+                for (const auto& atom : context.nameAtoms(name))
+                    dimensions[context.space().atom(atom.id()).value.index].insert(atom.dimension);
                 for (const auto& [value, dims] : dimensions)
                     most = std::max(most, dims.size());
             }
@@ -491,8 +491,8 @@ std::vector<Diagnostic> checkDivisibility(const Plan& plan, const PlanContext& c
         std::int64_t size = 0;
         for (auto name : context.namesOf(d)) {
             size = std::max(size, context.space().name(name).size);
-            for (auto a : context.atomsOf(name)) {
-                const auto& axes = applied.atomAxes[a.index];
+            for (const auto& atom : context.nameAtoms(name)) {
+                const auto& axes = applied.atomAxes[atom.atom];
                 for (int k = 0; k < axes.size() && !reached; ++k)
                     reached = axes[k] == d.axis;
             }

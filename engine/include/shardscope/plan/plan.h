@@ -199,28 +199,15 @@ public:
     const ir::Graph& graph() const { return *graph_; }
     const analysis::DecisionSpace& space() const { return *space_; }
     const std::vector<TensorClass>& classes() const { return classes_; }
-    // The atoms of a name ordered by (value, dimension, major to minor).
-    const std::vector<analysis::AtomId>& atomsOf(analysis::NameId name) const {
-        return nameAtoms_[name.index];
-    }
-    // The runs of atomsOf(name) on one value (a value's atoms are consecutive there): the value, its tensor
-    // class and the end of its run.
-    struct ValueRun {
-        ir::ValueId value;
-        TensorClass tensorClass;
-        std::uint32_t end;
-    };
-    const std::vector<ValueRun>& valueRunsOf(analysis::NameId name) const { return nameRuns_[name.index]; }
-    // Whether a more major atom of the atom's dimension has a size above 1 (only then can "a more major atom
-    // is not fully sharded" stop a decision there).
-    bool hasMajorAtom(analysis::AtomId atom) const { return hasMajor_[atom.index] != 0; }
-    // What applying a decision reads of an atom of a name, laid out name after name in atomsOf order so that
-    // applyPlan reads memory in sequence rather than the space's atoms and dimensions.
+    // What applying a decision reads of an atom of a name: the atom, its dimension and size, and where
+    // majorsOf() finds its major atoms. A name's atoms are ordered by (value, dimension, major to minor) and
+    // laid out name after name, so that applyPlan reads memory in sequence.
     struct NameAtom {
         std::uint32_t atom;  // AtomId index
         std::int32_t dimension;
         std::int64_t size;
-        std::uint32_t majors;  // where majorsOf() finds its major atoms
+        std::uint32_t majors;
+        analysis::AtomId id() const { return analysis::AtomId{atom}; }
     };
     // A more major atom of the same dimension with a size above 1: it must be fully sharded (the product of
     // its axes its size) before an atom of the dimension takes an axis.
@@ -228,12 +215,20 @@ public:
         std::uint32_t atom;  // AtomId index
         std::int64_t size;
     };
-    // atomsOf(name) as NameAtoms.
+    // The atoms of a name.
     std::span<const NameAtom> nameAtoms(analysis::NameId name) const {
         const std::uint32_t begin = nameAtomsBegin_[name.index];
         return {flatAtoms_.data() + begin, nameAtomsBegin_[name.index + 1] - begin};
     }
-    // The major atoms of an atom of nameAtoms() (none unless hasMajorAtom), major to minor.
+    // The runs of nameAtoms(name) on one value (a value's atoms are consecutive there): the value, its tensor
+    // class and the end of its run.
+    struct ValueRun {
+        ir::ValueId value;
+        TensorClass tensorClass;
+        std::uint32_t end;
+    };
+    const std::vector<ValueRun>& valueRunsOf(analysis::NameId name) const { return nameRuns_[name.index]; }
+    // The major atoms of an atom of nameAtoms(), major to minor.
     std::span<const MajorAtom> majorsOf(const NameAtom& atom) const {
         return {majors_.data() + atom.majors, (&atom + 1)->majors - atom.majors};
     }
@@ -251,9 +246,7 @@ private:
     const ir::Graph* graph_;
     const analysis::DecisionSpace* space_;
     std::vector<TensorClass> classes_;
-    std::vector<std::vector<analysis::AtomId>> nameAtoms_;
     std::vector<std::vector<ValueRun>> nameRuns_;
-    std::vector<std::uint8_t> hasMajor_;  // per atom
     // Every name's atoms, name after name, then one more that ends the last one's major atoms; a name's
     // start, per name and one past the last; the major atoms of each.
     std::vector<NameAtom> flatAtoms_;
