@@ -11,6 +11,7 @@
 #include <memory>
 #include <mutex>
 #include <tuple>
+#include <type_traits>
 #include <unordered_map>
 
 #include "cost/kernels.h"
@@ -1091,8 +1092,8 @@ struct Evaluator::State {
     plan::AppliedPlan applied;
     std::vector<double> localBytes;
     std::vector<std::uint32_t> valueMask;  // axes each value uses
-    std::vector<std::uint64_t>
-        layoutHash;  // a hash of each value's local layout (its atoms' axes by dimension)
+    // A hash of each value's local layout (its atoms' axes by dimension), which op signatures combine.
+    std::vector<std::uint64_t> layoutHash;
     Evaluation evaluation;
     std::size_t recosted = 0;
     // Scratch, kept between evaluations.
@@ -1117,9 +1118,9 @@ struct Evaluator::State {
     std::vector<double> prefetched;  // per body op: bytes of parameters gathered ahead, live during it
     // Records, pooled per class of ops (CostModel::Data::opClass; an op outside every class, or every op when
     // classes are not shared, is a class of its own): each slot holds the record made for one local sharding
-    // (`keys`, in the epoch `epochs`; reset() starts a new one) and counts the ops whose current record it
-    // is. An op points at its slot; a new sharding takes a slot no op uses (the class's earlier shardings
-    // stay as memos, so a search moving back and forth finds them), or a new slot when every one is in use.
+    // (its key, made in its epoch; reset() starts a new one) and counts the ops whose current record it is.
+    // An op points at its slot; a new sharding takes a slot no op uses (the class's earlier shardings stay as
+    // memos, so a search moving back and forth finds them), or a new slot when every one is in use.
     struct Slot {
         OpRecord record;
         std::uint64_t key = 0;
@@ -1559,10 +1560,12 @@ struct Evaluator::State {
         std::uint64_t h = 0x84222325CBF29CE4ull;
         for (std::uint32_t k = s->layoutStart[v.index]; k < s->layoutStart[v.index + 1]; ++k) {
             const std::uint32_t atom = s->layoutAtoms[k];
-            const AxisList axes =
-                atom == ModelStructure::kEndOfDimension ? AxisList{} : applied.atomAxes[atom];
-            m |= axes.mask();
-            h = (h ^ (atom == ModelStructure::kEndOfDimension ? 0xFFu : axes.bits())) * 1099511628211ull;
+            std::uint64_t word = 0xFFu;  // the end of a dimension
+            if (atom != ModelStructure::kEndOfDimension) {
+                m |= applied.atomAxes[atom].mask();
+                word = applied.atomAxes[atom].bits();
+            }
+            h = (h ^ word) * 1099511628211ull;
         }
         valueMask[v.index] = m;
         layoutHash[v.index] = h;
@@ -2060,6 +2063,7 @@ struct Evaluator::State {
                 opDirty.assign(s->ops.size(), 0), valueDirty.assign(g.values.size(), 0);
             dirtyValues.clear();
             dirtyOps.clear();
+            static_assert(std::has_unique_object_representations_v<AxisList>, "compared as bytes");
             constexpr std::size_t kBlock = 16;
             const std::size_t atoms = next.atomAxes.size();
             for (std::size_t block = 0; block < atoms; block += kBlock) {
