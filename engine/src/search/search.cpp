@@ -683,6 +683,16 @@ struct Search::Impl {
         }
     }
 
+    // Evaluates `plan` through the cache and offers it when this call evaluated it; returns its reward.
+    double price(cost::Evaluator& evaluator, const Plan& plan, const std::string& origin,
+                 SearchObserver* observer) {
+        const cost::Evaluation* fresh = nullptr;
+        const double r = evaluations.evaluate(evaluator, plan, fresh);
+        if (fresh)
+            offer(plan, *fresh, r, origin, observer);
+        return r;
+    }
+
     // The expert's decisions after the pins, less the forbidden ones; its remat decisions for the families
     // the start plan leaves to the search; its pipeline and microbatches unless the start has its own.
     Plan seedPlan(const Plan& expert) const {
@@ -735,10 +745,7 @@ struct Search::Impl {
     // Evaluates one seed, offers it as "expert:ID" and grafts it into the tree. Returns the reward.
     double seedExpert(cost::Evaluator& evaluator, SearchObserver* observer, const Plan& seededPlan,
                       const std::string& id) {
-        const cost::Evaluation* fresh = nullptr;
-        const double r = evaluations.evaluate(evaluator, seededPlan, fresh);
-        if (fresh)
-            offer(seededPlan, *fresh, r, "expert:" + id, observer);
+        const double r = price(evaluator, seededPlan, "expert:" + id, observer);
         graft(seededPlan, r);
         return r;
     }
@@ -936,39 +943,36 @@ struct Search::Impl {
     // plan; one that stalls starts again on the best plan kicked. Returns false when there is nothing to
     // refine (no plan yet, or no move applies).
     bool refine(cost::Evaluator& evaluator, std::mt19937_64& random, Walk& walk, SearchObserver* observer) {
-        Plan best;
+        const bool restart = !walk.plan || walk.stalled >= kWalkPatience;
+        const bool kick = restart && walk.plan.has_value();  // a walk that stalled starts kicked
         double bestReward = 0;
         {
             std::lock_guard lock(bestMutex);
             if (!bestFound)
                 return false;
-            best = bestFound->plan;
             bestReward = bestFound->reward;
+            if (restart) {
+                walk = Walk{bestFound->plan, bestReward, 0};
+                walk.plan->label.clear();
+            }
         }
-        best.label.clear();
-        // Evaluates `plan` through the cache; a plan better than the best is offered and grafted.
-        auto price = [&](const Plan& plan) {
-            const cost::Evaluation* fresh = nullptr;
-            const double r = evaluations.evaluate(evaluator, plan, fresh);
-            if (fresh)
-                offer(plan, *fresh, r, "search", observer);
+        // Evaluates `plan`; a plan better than the best is grafted into the tree.
+        auto climb = [&](const Plan& plan) {
+            const double r = price(evaluator, plan, "search", observer);
             if (r > bestReward)
                 graft(plan, r);
             return r;
         };
-        if (!walk.plan || walk.stalled >= kWalkPatience) {
-            const bool kick = walk.plan.has_value();
-            walk = Walk{best, bestReward, 0};
-            for (int k = 0; kick && k < kKickMoves; ++k)
+        if (kick) {
+            for (int k = 0; k < kKickMoves; ++k)
                 if (auto kicked = neighbourOf(*walk.plan, random))
                     walk.plan = std::move(kicked);
-            if (kick)
-                walk.reward = price(*walk.plan);
+            walk.reward = climb(*walk.plan);
         }
         auto neighbour = neighbourOf(*walk.plan, random);
         if (!neighbour)
             return false;
-        const double r = price(*neighbour);
+        const double r = climb(*neighbour);
         if (r > walk.reward) {
             walk.plan = std::move(neighbour);
             walk.reward = r;
@@ -1037,10 +1041,7 @@ struct Search::Impl {
             if (options.seedWithExperts)
                 seedExperts(evaluator, observer);
             // The pins alone are a plan too.
-            const cost::Evaluation* fresh = nullptr;
-            const double r = evaluations.evaluate(evaluator, start, fresh);
-            if (fresh)
-                offer(start, *fresh, r, "search", observer);
+            price(evaluator, start, "search", observer);
         }
         while (budgetLeft()) {
             if (paused) {
@@ -1106,11 +1107,8 @@ struct Search::Impl {
                 plan.decisions.push_back(actions.candidates()[drawWeighted(legal, random)].decision);
                 ++depth;
             }
-            const cost::Evaluation* fresh = nullptr;
-            const double r = evaluations.evaluate(evaluator, plan, fresh);
             iterations.fetch_add(1);
-            if (fresh)
-                offer(plan, *fresh, r, "search", observer);
+            const double r = price(evaluator, plan, "search", observer);
             {
                 std::lock_guard lock(treeMutex);
                 backup(path, r);
