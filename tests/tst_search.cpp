@@ -80,40 +80,71 @@ struct Recorder : SearchObserver {
 class TestSearch : public QObject {
     Q_OBJECT
 private slots:
-    // One thread and a fixed seed give the same tree and the same plan, bit for bit.
-    void oneThreadIsReproducible() {
+    // A fixed seed and an iteration budget give the same tree, the same plans found in the same order and
+    // the same counts, bit for bit: on one thread, and with lanes on any number of threads (the lanes price
+    // in parallel but take their turns in the tree in order). One lane is the search of one thread.
+    void aSeedIsReproducible() {
         Problem p(kSmallGpt, "data=2,model=4");
         SearchOptions options;
         options.seed = 42;
         options.budget.iterations = 300;
-        auto runOnce = [&](std::vector<TreeNode>& tree) {
-            Search search(*p.model, plan::Plan{}, options);
-            const Found f = search.run();
-            tree = search.changedNodes();
-            return f;
+        struct Run {
+            Found found;
+            std::vector<TreeNode> tree;
+            Recorder recorder;
         };
-        std::vector<TreeNode> treeA, treeB;
-        const Found a = runOnce(treeA), b = runOnce(treeB);
-        QCOMPARE(a.plan, b.plan);
-        QCOMPARE(a.reward, b.reward);
-        QCOMPARE(treeA.size(), treeB.size());
-        QVERIFY(treeA.size() > 50);
+        auto runOnce = [&](int threads, int lanes, Run& run) {
+            options.threads = threads;
+            options.lanes = lanes;
+            Search search(*p.model, plan::Plan{}, options);
+            run.found = search.run(&run.recorder);
+            run.tree = search.changedNodes();
+        };
+        auto compare = [](const Run& a, const Run& b) {
+            QCOMPARE(b.found.plan, a.found.plan);
+            QCOMPARE(b.found.reward, a.found.reward);
+            QCOMPARE(b.found.iteration, a.found.iteration);
+            QCOMPARE(b.tree.size(), a.tree.size());
+            for (std::size_t i = 0; i < a.tree.size(); ++i) {
+                QCOMPARE(b.tree[i].action, a.tree[i].action);
+                QCOMPARE(b.tree[i].visits, a.tree[i].visits);
+                QCOMPARE(b.tree[i].valueSum, a.tree[i].valueSum);
+            }
+            QCOMPARE(b.recorder.found.size(), a.recorder.found.size());
+            for (std::size_t i = 0; i < a.recorder.found.size(); ++i) {
+                QCOMPARE(b.recorder.found[i].plan, a.recorder.found[i].plan);
+                QCOMPARE(b.recorder.found[i].iteration, a.recorder.found[i].iteration);
+            }
+            const Progress &x = a.recorder.reports.back(), &y = b.recorder.reports.back();
+            QCOMPARE(y.iterations, x.iterations);
+            QCOMPARE(y.evaluations, x.evaluations);
+            QCOMPARE(y.cacheHits, x.cacheHits);
+        };
+        Run one, again, oneLane, lanes1, lanes2, lanes3;
+        runOnce(1, 0, one);
+        runOnce(1, 0, again);
+        runOnce(2, 1, oneLane);  // a second thread has no lane to price
+        runOnce(1, 4, lanes1);
+        runOnce(2, 4, lanes2);
+        runOnce(3, 4, lanes3);
+        QVERIFY(one.tree.size() > 50);
         // A training step's tree holds remat actions too.
-        QVERIFY(std::any_of(treeA.begin(), treeA.end(),
+        QVERIFY(std::any_of(one.tree.begin(), one.tree.end(),
                             [](const TreeNode& n) { return n.action.rfind("remat layers.*: ", 0) == 0; }));
-        for (std::size_t i = 0; i < treeA.size(); ++i) {
-            QCOMPARE(treeA[i].action, treeB[i].action);
-            QCOMPARE(treeA[i].visits, treeB[i].visits);
-            QCOMPARE(treeA[i].valueSum, treeB[i].valueSum);
-        }
+        compare(one, again);
+        compare(one, oneLane);
+        compare(lanes1, lanes2);
+        compare(lanes1, lanes3);
+        QCOMPARE(lanes1.recorder.reports.back().iterations, std::int64_t{300});
         options.seed = 43;
-        std::vector<TreeNode> treeC;
+        options.threads = 1;
+        options.lanes = 0;
         Search other(*p.model, plan::Plan{}, options);
         other.run();
-        treeC = other.changedNodes();
-        bool differs = treeC.size() != treeA.size();
-        for (std::size_t i = 0; !differs && i < treeA.size(); ++i)
-            differs = treeA[i].visits != treeC[i].visits;
+        const auto treeC = other.changedNodes();
+        bool differs = treeC.size() != one.tree.size();
+        for (std::size_t i = 0; !differs && i < one.tree.size(); ++i)
+            differs = one.tree[i].visits != treeC[i].visits;
         QVERIFY2(differs, "another seed explores differently");
     }
 

@@ -51,9 +51,9 @@ int benchEvaluate(const std::vector<std::string>& models, int runs);
 // all rows when empty.
 int benchSearch(double seconds, const std::vector<std::string>& only);
 int benchSearchPipeline(double seconds);
-// The search over seeds (search_bench.cpp): one-thread searches of `iterations` iterations, seeds 1 to
-// `seeds`, on the search table's rows.
-int benchSearchSeeds(std::int64_t iterations, int seeds, const std::vector<std::string>& only);
+// The search over seeds (search_bench.cpp): searches of `iterations` iterations, seeds 1 to `seeds`, on the
+// search table's rows: on one thread (`lanes` 0), or in rounds of `lanes` lanes on two threads.
+int benchSearchSeeds(std::int64_t iterations, int seeds, int lanes, const std::vector<std::string>& only);
 // The frontier models' training steps (frontier_bench.cpp): each model's stages, one evaluation and a short
 // search in a child process of its own; `mesh` replaces the zoo models' 1,024-H100 mesh when not empty.
 int benchFrontier(double searchSeconds, const std::string& sharedDir, const std::vector<std::string>& only,

@@ -352,7 +352,7 @@ int main(int argc, char** argv) {
             "usage: shardscope-bench [all | zoo [PRESET...] | import [SHARED_DIR] | train [MODEL...] | "
             "analysis [LAYERS...] | evaluate [MODEL...] | "
             "search [SECONDS [PIPELINE_SECONDS]] [--only ROW,...] | search-pipeline [PIPELINE_SECONDS] | "
-            "search-seeds [ITERATIONS] [--seeds N] [--only ROW,...] | "
+            "search-seeds [ITERATIONS] [--seeds N] [--lanes N] [--only ROW,...] | "
             "frontier [SEARCH_SECONDS] [--only MODEL,...] [--mesh MESH] | --soak [MINUTES] [MODEL] [MESH]]\n"
             "  --only: search rows by number (from 1) or by a part of their name or model; with --only the "
             "pipeline table is left out");
@@ -396,18 +396,22 @@ int main(int argc, char** argv) {
     if (what == "search-seeds") {
         std::vector<std::string> args(argv + 2, argv + argc);
         const auto only = takeOnly(args);
-        int seeds = 8;
-        if (const auto at = std::find(args.begin(), args.end(), "--seeds");
-            at != args.end() && at + 1 != args.end()) {
-            seeds = std::atoi((at + 1)->c_str());
+        auto takeCount = [&](const char* flag, int otherwise) {
+            const auto at = std::find(args.begin(), args.end(), flag);
+            if (at == args.end() || at + 1 == args.end())
+                return otherwise;
+            const int n = std::atoi((at + 1)->c_str());
             args.erase(at, at + 2);
-        }
+            return n;
+        };
+        const int seeds = takeCount("--seeds", 8), lanes = takeCount("--lanes", 0);
         const long long iterations = !args.empty() ? std::atoll(args[0].c_str()) : 3000;
-        if (iterations <= 0 || seeds <= 0) {
-            std::puts("usage: shardscope-bench search-seeds [ITERATIONS] [--seeds N] [--only ROW,...]");
+        if (iterations <= 0 || seeds <= 0 || lanes < 0 || lanes > 1024) {
+            std::puts(
+                "usage: shardscope-bench search-seeds [ITERATIONS] [--seeds N] [--lanes N] [--only ROW,...]");
             return 2;
         }
-        return benchSearchSeeds(iterations, seeds, only);
+        return benchSearchSeeds(iterations, seeds, lanes, only);
     }
     if (what == "frontier") {
         std::vector<std::string> args(argv + 2, argv + argc);

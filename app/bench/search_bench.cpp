@@ -311,10 +311,11 @@ int benchSearch(double seconds, const std::vector<std::string>& only) {
 
 namespace {
 
-// One row of the seed table: the best plan a one-thread search reaches in `iterations` iterations, over seeds
-// 1 to `seeds` (the parent adds the peak RSS). A one-thread search with a fixed seed and an iteration budget
-// repeats bit for bit, so the row does not depend on the machine's load.
-std::string seedRow(const SearchConfig& c, std::int64_t iterations, int seeds) {
+// One row of the seed table: the best plan a search reaches in `iterations` iterations, over seeds 1 to
+// `seeds` (the parent adds the peak RSS): on one thread, or in rounds of `lanes` lanes on kThreads threads. A
+// search with a fixed seed and an iteration budget on one thread, or in lanes on any threads, repeats bit for
+// bit, so the row does not depend on the machine's load.
+std::string seedRow(const SearchConfig& c, std::int64_t iterations, int seeds, int lanes) {
     using namespace shardscope;
     auto problem = loadRow(c);
     if (!problem)
@@ -325,7 +326,8 @@ std::string seedRow(const SearchConfig& c, std::int64_t iterations, int seeds) {
     const auto start = std::chrono::steady_clock::now();
     for (int seed = 1; seed <= seeds; ++seed) {
         search::SearchOptions options;
-        options.threads = 1;
+        options.threads = lanes > 0 ? kThreads : 1;
+        options.lanes = lanes;
         options.seed = static_cast<std::uint64_t>(seed);
         options.budget.iterations = iterations;
         search::Search search(model, plan::Plan{}, options);
@@ -352,23 +354,25 @@ std::string seedRow(const SearchConfig& c, std::int64_t iterations, int seeds) {
 
 }  // namespace
 
-// How reliably the search finds its plans: per row, one-thread searches of `iterations` iterations with seeds
-// 1 to `seeds`, each row in a child process of its own; the median, mean, best and worst final step time.
-int benchSearchSeeds(std::int64_t iterations, int seeds, const std::vector<std::string>& only) {
+// How reliably the search finds its plans: per row, searches of `iterations` iterations with seeds 1 to
+// `seeds`, each row in a child process of its own; the median, mean, best and worst final step time.
+int benchSearchSeeds(std::int64_t iterations, int seeds, int lanes, const std::vector<std::string>& only) {
     const auto rows = rowsOrList(only);
     if (!rows)
         return 2;
+    const std::string how =
+        lanes > 0 ? format("rounds of %d lanes on %d threads", lanes, kThreads) : "1 thread";
     std::printf(
-        "\n== search over seeds: MCTS with 1 thread, %lld iterations, seeds 1 to %d, mixed-precision Adam "
+        "\n== search over seeds: MCTS with %s, %lld iterations, seeds 1 to %d, mixed-precision Adam "
         "training steps (the rows of `search`)\n\n"
         "   step times in ms of each seed's final plan (feasible ones): median, mean, best, worst; x = best "
         "expert / median;\n"
         "   spread = worst / best; found = seeds that found a feasible plan; s = the row's search time\n\n",
-        static_cast<long long>(iterations), seeds);
+        how.c_str(), static_cast<long long>(iterations), seeds);
     std::printf("%2s %-34s %6s | %-16s %9s | %9s %9s %9s %9s %6s %5s | %8s %7s | %7s\n", "#", "configuration",
                 "ops", "best expert", "ms", "median", "mean", "best", "worst", "x", "sprd", "found", "s",
                 "peak MB");
-    return printRows(*rows, [&](const SearchConfig& c) { return seedRow(c, iterations, seeds); });
+    return printRows(*rows, [&](const SearchConfig& c) { return seedRow(c, iterations, seeds, lanes); });
 }
 
 namespace {

@@ -76,6 +76,7 @@ struct ProblemFlags {
 struct SearchFlags {
     std::string budget = "10s";
     int threads = 1;
+    int lanes = 0;  // search::SearchOptions::lanes
     std::uint64_t seed = 1;
     std::string workspace;
     std::string session;

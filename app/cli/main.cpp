@@ -413,8 +413,15 @@ static int runCommand(int argc, char** argv) {
         ->check(CLI::Range(1, 1024))
         ->capture_default_str();
     searchCommand
+        ->add_option(
+            "--lanes", searchFlags.lanes,
+            "0: threads iterate on their own (fastest); N: rounds of N iterations, so that a seed and an "
+            "iteration budget give the same search on any threads")
+        ->check(CLI::Range(0, 1024))
+        ->capture_default_str();
+    searchCommand
         ->add_option("--seed", searchFlags.seed,
-                     "random seed (one thread and a fixed seed reproduce a search)")
+                     "random seed (with an iteration budget, one thread or --lanes reproduce a search)")
         ->capture_default_str();
     searchCommand->add_option("--workspace", searchFlags.workspace,
                               "workspace file to keep the session, its tree and plans (created if missing)");

@@ -234,6 +234,7 @@ std::optional<session::SearchRequest> searchRequestOf(const SearchFlags& flags) 
     request.options.exploration = flags.exploration;
     request.options.refineProbability = flags.refine;
     request.options.threads = flags.threads;
+    request.options.lanes = flags.lanes;
     request.options.seed = flags.seed;
     request.options.budget = *budget;
     request.options.budget.patience = flags.patience;

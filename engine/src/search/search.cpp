@@ -409,29 +409,52 @@ public:
                 }
     }
 
-    // Returns the reward; `fresh` is set to the evaluator's evaluation when this call evaluated the plan
-    // (valid until the evaluator's next), else to null.
-    double evaluate(cost::Evaluator& evaluator, const Plan& plan, const cost::Evaluation*& fresh) {
+    // A plan's reward, the key it is cached under, and whether the cache held it.
+    struct Price {
+        double reward = 0;
+        std::uint64_t key = 0;
+        bool cached = false;
+    };
+    // Looks `plan` up, else evaluates it; `fresh` is set to the evaluator's evaluation when this call
+    // evaluated the plan (valid until the evaluator's next), else to null. The cache does not change until
+    // commit(): plans priced at the same time (a round's lanes) see the same cache, whichever thread prices
+    // them first.
+    Price price(cost::Evaluator& evaluator, const Plan& plan, const cost::Evaluation*& fresh) const {
         fresh = nullptr;
         auto applied = plan::applyPlan(model_.planContext(), meshOf(plan), plan);
-        const std::uint64_t key = stateHash(applied, plan, blocks_);
+        Price out;
+        out.key = stateHash(applied, plan, blocks_);
         {
             std::lock_guard lock(mutex_);
-            auto it = cache_.find(key);
+            auto it = cache_.find(out.key);
             if (it != cache_.end()) {
-                ++hits_;
-                return it->second.reward;
+                out.reward = it->second.reward;
+                out.cached = true;
+                return out;
             }
         }
         const cost::Evaluation& e =
             staged(plan) ? evaluator.evaluate(plan) : evaluator.evaluate(plan, std::move(applied));
-        const double r = reward(e, lowerBound_);
-        std::lock_guard lock(mutex_);
-        if (cache_.size() < capacity_)
-            cache_.emplace(key, CacheEntry{r});
-        ++evaluations_;
+        out.reward = reward(e, lowerBound_);
         fresh = &e;
-        return r;
+        return out;
+    }
+    // Counts a price (a cache hit or an evaluation) and keeps a new one.
+    void commit(const Price& price) {
+        std::lock_guard lock(mutex_);
+        if (price.cached) {
+            ++hits_;
+            return;
+        }
+        ++evaluations_;
+        if (cache_.size() < capacity_)
+            cache_.emplace(price.key, CacheEntry{price.reward});
+    }
+    // price() and commit() at once.
+    double evaluate(cost::Evaluator& evaluator, const Plan& plan, const cost::Evaluation*& fresh) {
+        const Price p = price(evaluator, plan, fresh);
+        commit(p);
+        return p.reward;
     }
     std::uint64_t hashOf(const Plan& plan) const {
         return stateHash(plan::applyPlan(model_.planContext(), meshOf(plan), plan), plan, blocks_);
@@ -467,6 +490,78 @@ private:
     mutable std::mutex mutex_;
     std::unordered_map<std::uint64_t, CacheEntry> cache_;
     std::int64_t evaluations_ = 0, hits_ = 0;
+};
+
+// Threads that run one function together as often as asked: run(f) calls f(t) on each helper thread (t = 1,
+// 2, ...) and on the caller (t = 0), and returns when every call has returned. A round of the search prices
+// its lanes' plans this way.
+class Team {
+public:
+    // Starts `helpers` threads, or as many as the system gives.
+    explicit Team(int helpers) {
+        for (int t = 1; t <= helpers; ++t) {
+            try {
+                threads_.emplace_back([this, t] { serve(t); });
+            } catch (const std::system_error&) {
+                break;  // the system gives no more threads: work with those it gave
+            }
+        }
+    }
+    ~Team() {
+        {
+            std::lock_guard lock(mutex_);
+            quit_ = true;
+        }
+        start_.notify_all();
+        for (auto& thread : threads_)
+            thread.join();
+    }
+    Team(const Team&) = delete;
+    Team& operator=(const Team&) = delete;
+
+    int size() const { return static_cast<int>(threads_.size()) + 1; }
+
+    void run(const std::function<void(int)>& job) {
+        {
+            std::lock_guard lock(mutex_);
+            job_ = &job;
+            running_ = static_cast<int>(threads_.size());
+            ++generation_;
+        }
+        start_.notify_all();
+        job(0);
+        std::unique_lock lock(mutex_);
+        done_.wait(lock, [&] { return running_ == 0; });
+        job_ = nullptr;
+    }
+
+private:
+    void serve(int t) {
+        std::uint64_t seen = 0;
+        while (true) {
+            const std::function<void(int)>* job = nullptr;
+            {
+                std::unique_lock lock(mutex_);
+                start_.wait(lock, [&] { return quit_ || generation_ != seen; });
+                if (quit_)
+                    return;
+                seen = generation_;
+                job = job_;
+            }
+            (*job)(t);
+            std::lock_guard lock(mutex_);
+            if (--running_ == 0)
+                done_.notify_one();
+        }
+    }
+
+    std::vector<std::thread> threads_;
+    std::mutex mutex_;
+    std::condition_variable start_, done_;
+    const std::function<void(int)>* job_ = nullptr;
+    std::uint64_t generation_ = 0;
+    int running_ = 0;
+    bool quit_ = false;
 };
 
 }  // namespace
@@ -926,8 +1021,9 @@ struct Search::Impl {
         return plan;
     }
 
-    // A worker's walk of local refinement (an iterated local search): the plan it stands on, its reward, and
-    // the moves since the walk last climbed.
+    // The walk of local refinement (an iterated local search): the plan it stands on, its reward, and the
+    // moves since it last climbed. The lanes refine it together: each refining lane prices a neighbour of its
+    // plan, and it moves to those better than its plan in lane order.
     struct Walk {
         std::optional<Plan> plan;
         double reward = 0;
@@ -938,49 +1034,161 @@ struct Search::Impl {
     static constexpr int kWalkPatience = 40;
     static constexpr int kKickMoves = 3;
 
-    // Local refinement: a neighbour of the walk's plan, evaluated; the walk moves to it when it is better. A
-    // neighbour better than the best plan is offered and grafted into the tree. A walk starts on the best
-    // plan; one that stalls starts again on the best plan kicked. Returns false when there is nothing to
-    // refine (no plan yet, or no move applies).
-    bool refine(cost::Evaluator& evaluator, std::mt19937_64& random, Walk& walk, SearchObserver* observer) {
+    // A lane: one line of the search, with its own random numbers and its own walk. The search runs in
+    // rounds; a round gives each lane one iteration in three steps: the lanes take their turns in the tree
+    // (or at their walks) in order, price their plans in parallel, then back up, offer and graft in order.
+    // What a lane does depends only on the seed, its index and the rounds before it, so a search with an
+    // iteration budget is the same on any number of threads up to the lanes. One lane is the search of one
+    // thread step by step.
+    struct Lane {
+        enum class Task : std::uint8_t { None, Tree, Refine };
+        struct Priced {
+            Plan plan;
+            Evaluations::Price price;
+            std::optional<cost::Evaluation> evaluation;  // kept when it may be a new best
+        };
+        std::mt19937_64 random;
+        // This round's iteration.
+        Task task = Task::None;
+        std::vector<std::int64_t> path;  // Tree: the root to the leaf the rollout starts from
+        bool terminal = false;
+        int depth = 0;
+        double bestReward = 0;       // Refine: the best plan's when the round began
+        bool kicked = false;         // Refine: priced.front() is the walk's plan kicked
+        std::vector<Priced> priced;  // the plans it prices this round, in order
+    };
+    std::vector<Lane> lanes;
+    Walk walk;
+    std::mutex walkMutex;  // free lanes refine the walk at the same time
+
+    // Local refinement, the round's first step: a neighbour of the walk's plan to price. A walk starts on the
+    // best plan; one that stalled starts again on the best plan kicked, which the lane that restarts it also
+    // prices (and the lanes after it in the round step from). False when there is nothing to refine (no plan
+    // yet, or no move applies).
+    bool startRefinement(Lane& lane) {
+        std::lock_guard walkLock(walkMutex);
         const bool restart = !walk.plan || walk.stalled >= kWalkPatience;
-        const bool kick = restart && walk.plan.has_value();  // a walk that stalled starts kicked
-        double bestReward = 0;
+        lane.kicked = restart && walk.plan.has_value();  // a walk that stalled starts kicked
         {
             std::lock_guard lock(bestMutex);
             if (!bestFound)
                 return false;
-            bestReward = bestFound->reward;
+            lane.bestReward = bestFound->reward;
             if (restart) {
-                walk = Walk{bestFound->plan, bestReward, 0};
+                walk = Walk{bestFound->plan, lane.bestReward, 0};
                 walk.plan->label.clear();
             }
         }
-        // Evaluates `plan`; a plan better than the best is grafted into the tree.
-        auto climb = [&](const Plan& plan) {
-            const double r = price(evaluator, plan, "search", observer);
-            if (r > bestReward)
-                graft(plan, r);
-            return r;
-        };
-        if (kick) {
+        if (lane.kicked) {
             for (int k = 0; k < kKickMoves; ++k)
-                if (auto kicked = neighbourOf(*walk.plan, random))
+                if (auto kicked = neighbourOf(*walk.plan, lane.random))
                     walk.plan = std::move(kicked);
-            walk.reward = climb(*walk.plan);
+            lane.priced.push_back({*walk.plan, {}, {}});
         }
-        auto neighbour = neighbourOf(*walk.plan, random);
-        if (!neighbour)
+        auto neighbour = neighbourOf(*walk.plan, lane.random);
+        if (!neighbour) {
+            lane.priced.clear();
             return false;
-        const double r = climb(*neighbour);
-        if (r > walk.reward) {
-            walk.plan = std::move(neighbour);
-            walk.reward = r;
-            walk.stalled = 0;
-        } else {
-            ++walk.stalled;
         }
+        lane.priced.push_back({std::move(*neighbour), {}, {}});
         return true;
+    }
+
+    // A walk of the tree, the round's first step (under the tree lock): selection and expansion. False when
+    // the whole tree is explored.
+    bool startTreeWalk(Lane& lane) {
+        lane.path = select();
+        const Node& leaf = nodes[static_cast<std::size_t>(lane.path.back())];
+        lane.terminal = leaf.terminal;
+        lane.depth = leaf.depth;
+        if (lane.terminal && lane.path.size() == 1) {
+            // The whole tree is explored: nothing more to learn.
+            nodes[0].visits -= options.virtualLoss;
+            return false;
+        }
+        lane.priced.push_back({planOf(lane.path.back()), {}, {}});
+        return true;
+    }
+
+    // Rollout: random legal actions, weighted by rank, until stop or the depth limit. Now and then a remat
+    // action instead (no random number is drawn for it where none is possible, as on a forward graph).
+    void rollout(Plan& plan, int depth, std::mt19937_64& random) const {
+        while (true) {
+            auto must = pending(plan);
+            if (!must.empty()) {
+                plan = withAction(std::move(plan), must[random() % must.size()]);
+                continue;
+            }
+            if (depth >= options.maxDecisions ||
+                std::uniform_real_distribution<double>(0, 1)(random) < options.stopProbability)
+                break;
+            if (const auto remat = actions.rematActions(plan);
+                !remat.empty() &&
+                std::uniform_real_distribution<double>(0, 1)(random) < options.rematProbability) {
+                plan = withAction(std::move(plan), remat[random() % remat.size()]);
+                continue;
+            }
+            // (The list is built only when drawn: it checks every pipeline shape's microbatches.)
+            if (actions.staging() != Staging::None && !staged(plan) &&
+                std::uniform_real_distribution<double>(0, 1)(random) < options.stagingProbability) {
+                if (const auto staging = actions.stagingActions(plan); !staging.empty()) {
+                    plan = withAction(std::move(plan), staging[random() % staging.size()]);
+                    continue;
+                }
+            }
+            const auto legal = actions.legal(plan);
+            if (legal.empty())
+                break;
+            plan.decisions.push_back(actions.candidates()[drawWeighted(legal, random)].decision);
+            ++depth;
+        }
+    }
+
+    // The round's second step, for one lane (on any thread): its rollout, and the prices of its plans. An
+    // evaluation better than the best plan when the round began is kept for the third step to offer.
+    void work(Lane& lane, cost::Evaluator& evaluator, double roundBest) {
+        if (lane.task == Lane::Task::Tree && !lane.terminal)
+            rollout(lane.priced.front().plan, lane.depth, lane.random);
+        for (auto& priced : lane.priced) {
+            const cost::Evaluation* fresh = nullptr;
+            priced.price = evaluations.price(evaluator, priced.plan, fresh);
+            if (fresh && priced.price.reward > roundBest)
+                priced.evaluation = *fresh;
+        }
+    }
+
+    // The round's third step, for one lane (in lane order): its iteration counted, its prices committed, its
+    // plans offered; a tree walk's reward backed up; a walk moved, and a refined plan better than the best
+    // grafted.
+    void finish(Lane& lane, SearchObserver* observer) {
+        iterations.fetch_add(1);
+        for (auto& priced : lane.priced) {
+            evaluations.commit(priced.price);
+            if (priced.evaluation)
+                offer(priced.plan, *priced.evaluation, priced.price.reward, "search", observer);
+        }
+        if (lane.task == Lane::Task::Tree) {
+            std::lock_guard lock(treeMutex);
+            backup(lane.path, lane.priced.front().price.reward);
+            return;
+        }
+        std::lock_guard walkLock(walkMutex);
+        for (std::size_t k = 0; k < lane.priced.size(); ++k) {
+            auto& priced = lane.priced[k];
+            const double r = priced.price.reward;
+            if (r > lane.bestReward)
+                graft(priced.plan, r);
+            if (lane.kicked && k == 0) {
+                walk.plan = std::move(priced.plan);
+                walk.reward = r;
+            } else if (r > walk.reward) {
+                walk.plan = std::move(priced.plan);
+                walk.reward = r;
+                walk.stalled = 0;
+            } else {
+                ++walk.stalled;
+            }
+        }
     }
 
     bool budgetLeft() {
@@ -1032,89 +1240,107 @@ struct Search::Impl {
         observer->progress(p);
     }
 
-    void worker(int index, SearchObserver* observer) {
-        cost::Evaluator evaluator(model);
-        std::mt19937_64 random(options.seed * 0x9E3779B97F4A7C15ull + static_cast<std::uint64_t>(index));
-        Walk walk;
-        if (index == 0 && !seeded) {
-            seeded = true;
-            if (options.seedWithExperts)
-                seedExperts(evaluator, observer);
-            // The pins alone are a plan too.
-            price(evaluator, start, "search", observer);
+    // The first step of a lane's iteration: refinement (now and then, when there is a plan to refine) or a
+    // walk of the tree. False when the whole tree is explored.
+    bool startIteration(Lane& lane) {
+        lane.task = Lane::Task::None;
+        lane.priced.clear();
+        if (options.refineProbability > 0 &&
+            std::uniform_real_distribution<double>(0, 1)(lane.random) < options.refineProbability &&
+            startRefinement(lane)) {
+            lane.task = Lane::Task::Refine;
+            return true;
         }
+        std::lock_guard lock(treeMutex);
+        if (!startTreeWalk(lane))
+            return false;
+        lane.task = Lane::Task::Tree;
+        return true;
+    }
+
+    double bestReward() const {
+        std::lock_guard lock(bestMutex);
+        return bestFound ? bestFound->reward : -1;
+    }
+
+    // A free lane (SearchOptions::lanes 0): one thread's iterations, one after another, until the budget is
+    // spent; the threads' lanes share the tree, the walk and the best plan under their locks.
+    void runFree(Lane& lane, cost::Evaluator& evaluator, SearchObserver* observer) {
         while (budgetLeft()) {
             if (paused) {
                 std::unique_lock lock(pauseMutex);
                 pauseCondition.wait(lock, [&] { return !paused || stopped; });
                 continue;
             }
-            if (options.refineProbability > 0 &&
-                std::uniform_real_distribution<double>(0, 1)(random) < options.refineProbability &&
-                refine(evaluator, random, walk, observer)) {
-                iterations.fetch_add(1);
-                report(observer, false);
-                continue;
+            const double roundBest = bestReward();
+            if (!startIteration(lane)) {
+                exhausted = true;
+                stopped = true;
+                break;
             }
-            std::vector<std::int64_t> path;
-            Plan plan;
-            bool terminal = false;
-            int depth = 0;
-            {
-                std::lock_guard lock(treeMutex);
-                path = select();
-                const Node& leaf = nodes[static_cast<std::size_t>(path.back())];
-                plan = planOf(path.back());
-                terminal = leaf.terminal;
-                depth = leaf.depth;
-                if (terminal && path.size() == 1) {
-                    // The whole tree is explored: nothing more to learn.
-                    nodes[0].visits -= options.virtualLoss;
-                    exhausted = true;
-                    stopped = true;
-                    break;
-                }
-            }
-            // Rollout: random legal actions, weighted by rank, until stop or the depth limit. Now and then a
-            // remat action instead (no random number is drawn for it where none is possible, as on a forward
-            // graph).
-            while (!terminal) {
-                auto must = pending(plan);
-                if (!must.empty()) {
-                    plan = withAction(std::move(plan), must[random() % must.size()]);
-                    continue;
-                }
-                if (depth >= options.maxDecisions ||
-                    std::uniform_real_distribution<double>(0, 1)(random) < options.stopProbability)
-                    break;
-                if (const auto remat = actions.rematActions(plan);
-                    !remat.empty() &&
-                    std::uniform_real_distribution<double>(0, 1)(random) < options.rematProbability) {
-                    plan = withAction(std::move(plan), remat[random() % remat.size()]);
-                    continue;
-                }
-                // (The list is built only when drawn: it checks every pipeline shape's microbatches.)
-                if (actions.staging() != Staging::None && !staged(plan) &&
-                    std::uniform_real_distribution<double>(0, 1)(random) < options.stagingProbability) {
-                    if (const auto staging = actions.stagingActions(plan); !staging.empty()) {
-                        plan = withAction(std::move(plan), staging[random() % staging.size()]);
-                        continue;
-                    }
-                }
-                const auto legal = actions.legal(plan);
-                if (legal.empty())
-                    break;
-                plan.decisions.push_back(actions.candidates()[drawWeighted(legal, random)].decision);
-                ++depth;
-            }
-            iterations.fetch_add(1);
-            const double r = price(evaluator, plan, "search", observer);
-            {
-                std::lock_guard lock(treeMutex);
-                backup(path, r);
-            }
+            work(lane, evaluator, roundBest);
+            finish(lane, observer);
             report(observer, false);
         }
+    }
+
+    // One round of lanes (SearchOptions::lanes N): each lane (up to the iterations the budget leaves) refines
+    // or walks the tree, the team prices their plans, and the lanes finish in order. False when the tree is
+    // explored.
+    bool round(Team& team, std::vector<cost::Evaluator>& evaluators, SearchObserver* observer) {
+        // No more lanes than the iterations the budget and the patience leave.
+        std::int64_t left = static_cast<std::int64_t>(lanes.size());
+        const std::int64_t done = iterations.load() - runIterationsStart;
+        if (options.budget.iterations > 0)
+            left = std::min(left, options.budget.iterations - done);
+        if (options.budget.patience > 0) {
+            std::lock_guard lock(bestMutex);
+            left = std::min(left, options.budget.patience -
+                                      (iterations.load() - std::max(lastImprovement, runIterationsStart)));
+        }
+        const auto count = static_cast<std::size_t>(std::max<std::int64_t>(left, 0));
+        for (std::size_t k = 0; k < count; ++k) {
+            lanes[k].task = Lane::Task::None;
+            lanes[k].priced.clear();
+        }
+        const double roundBest = bestReward();
+        // This thread takes the lanes' first steps in order while the team prices the lanes already started.
+        bool explored = false, starting = true;
+        std::size_t started = 0;
+        std::mutex startMutex;
+        std::condition_variable startCondition;
+        auto startLanes = [&] {
+            for (std::size_t k = 0; k < count && !explored; ++k) {
+                explored = !startIteration(lanes[k]);
+                std::lock_guard lock(startMutex);
+                started = k + 1;
+                startCondition.notify_all();
+            }
+            std::lock_guard lock(startMutex);
+            starting = false;
+            startCondition.notify_all();
+        };
+        std::atomic<std::size_t> next{0};
+        team.run([&](int thread) {
+            if (thread == 0)
+                startLanes();
+            for (std::size_t k = next++; k < count; k = next++) {
+                {
+                    std::unique_lock lock(startMutex);
+                    startCondition.wait(lock, [&] { return started > k || !starting; });
+                    if (started <= k)
+                        return;
+                }
+                if (lanes[k].task != Lane::Task::None)
+                    work(lanes[k], evaluators[static_cast<std::size_t>(thread)], roundBest);
+            }
+        });
+        for (std::size_t k = 0; k < count; ++k)
+            if (lanes[k].task != Lane::Task::None) {
+                finish(lanes[k], observer);
+                report(observer, false);
+            }
+        return !explored;
     }
 
     Found run(SearchObserver* observer) {
@@ -1123,17 +1349,40 @@ struct Search::Impl {
         runIterationsStart = iterations.load();
         lastProgress = -1;
         const int threads = std::max(1, options.threads);
-        std::vector<std::thread> pool;
-        for (int i = 1; i < threads; ++i) {
-            try {
-                pool.emplace_back([this, i, observer] { worker(i, observer); });
-            } catch (const std::system_error&) {
-                break;  // the system gives no more threads: search with those it gave
+        const bool rounds = options.lanes > 0;
+        if (lanes.empty()) {
+            lanes.resize(static_cast<std::size_t>(rounds ? options.lanes : threads));
+            for (std::size_t k = 0; k < lanes.size(); ++k)
+                lanes[k].random.seed(options.seed * 0x9E3779B97F4A7C15ull + k);
+        }
+        Team team(std::min<int>(threads, static_cast<int>(lanes.size())) - 1);
+        std::vector<cost::Evaluator> evaluators;
+        evaluators.reserve(static_cast<std::size_t>(team.size()));
+        for (int t = 0; t < team.size(); ++t)
+            evaluators.emplace_back(model);
+        if (!seeded) {
+            seeded = true;
+            if (options.seedWithExperts)
+                seedExperts(evaluators.front(), observer);
+            // The pins alone are a plan too.
+            price(evaluators.front(), start, "search", observer);
+        }
+        if (!rounds)
+            team.run([&](int t) {
+                runFree(lanes[static_cast<std::size_t>(t)], evaluators[static_cast<std::size_t>(t)],
+                        observer);
+            });
+        while (rounds && budgetLeft()) {
+            if (paused) {
+                std::unique_lock lock(pauseMutex);
+                pauseCondition.wait(lock, [&] { return !paused || stopped; });
+                continue;
+            }
+            if (!round(team, evaluators, observer)) {
+                exhausted = true;
+                stopped = true;
             }
         }
-        worker(0, observer);
-        for (auto& t : pool)
-            t.join();
         report(observer, true);
         std::lock_guard lock(bestMutex);
         return bestFound ? *bestFound : Found{};
@@ -1315,6 +1564,8 @@ Status checkOptions(const SearchOptions& o) {
         return fail("exploration " + shortNumber(o.exploration) + ": must be a finite number >= 0");
     if (o.threads < 1 || o.threads > 1024)
         return fail("threads " + std::to_string(o.threads) + ": must be 1 to 1024");
+    if (o.lanes < 0 || o.lanes > 1024)
+        return fail("lanes " + std::to_string(o.lanes) + ": must be 0 to 1024");
     if (o.maxDecisions < 0 || o.maxDecisions > 1000)
         return fail("max decisions " + std::to_string(o.maxDecisions) + ": must be 0 to 1000");
     const Budget& b = o.budget;

@@ -71,6 +71,7 @@ Result<std::unique_ptr<SessionRecorder>> SessionRecorder::start(store::Workspace
         {"search",
          {{"budget", settings.budget.empty() ? budgetText(options.budget) : settings.budget},
           {"threads", options.threads},
+          {"lanes", options.lanes},
           {"seed", options.seed},
           {"exploration", options.exploration},
           {"refine", options.refineProbability},

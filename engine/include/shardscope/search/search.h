@@ -150,6 +150,13 @@ struct SearchOptions {
     double exploration = 0.5;  // UCT constant c
     bool maxBackup = false;    // select on the best value seen below a node instead of the mean
     int threads = 1;
+    // How the threads share the work. 0: each thread iterates on its own, taking the tree's lock for its
+    // steps there (the fastest; one thread with a seed repeats its search, several do not). N: the search
+    // runs in rounds of N iterations, one per lane: the lanes take their steps in the tree in turn, price
+    // their plans on the threads (at most N of them), and back up in turn; with an iteration budget, a seed
+    // then gives the same search (tree, plans, best) on any number of threads, at some cost in iterations per
+    // second (docs/benchmarks.md). One lane is the search of one thread, step for step.
+    int lanes = 0;
     std::uint64_t seed = 1;
     Budget budget;
     int maxDecisions = 8;           // decisions the search adds after the pins
@@ -179,9 +186,9 @@ struct SearchOptions {
 };
 
 // Whether a search can run with `options`; Search assumes it. Errors (code search.options) name the option
-// and its range: exploration finite and >= 0; 1 to 1024 threads; 0 to 1000 decisions; a budget of finite
-// non-negative numbers within kMaxBudgetSeconds and kMaxBudgetIterations (0: no limit); probabilities in
-// [0, 1] (stop, remat, staging); a finite virtual loss >= 0.
+// and its range: exploration finite and >= 0; 1 to 1024 threads; 0 to 1024 lanes; 0 to 1000 decisions; a
+// budget of finite non-negative numbers within kMaxBudgetSeconds and kMaxBudgetIterations (0: no limit);
+// probabilities in [0, 1] (stop, remat, staging); a finite virtual loss >= 0.
 Status checkOptions(const SearchOptions& options);
 
 // What the search reports as it goes (called from search threads, one call at a time).
