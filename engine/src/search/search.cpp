@@ -522,45 +522,48 @@ public:
     int size() const { return static_cast<int>(threads_.size()) + 1; }
 
     void run(const std::function<void(int)>& job) {
+        running_.store(static_cast<int>(threads_.size()), std::memory_order_relaxed);
         {
             std::lock_guard lock(mutex_);
             job_ = &job;
-            running_ = static_cast<int>(threads_.size());
-            ++generation_;
+            generation_.fetch_add(1, std::memory_order_release);
         }
         start_.notify_all();
         job(0);
-        std::unique_lock lock(mutex_);
-        done_.wait(lock, [&] { return running_ == 0; });
-        job_ = nullptr;
+        // The helpers' shares end about when this one's does: wait for them without sleeping.
+        while (running_.load(std::memory_order_acquire) != 0)
+            std::this_thread::yield();
     }
 
 private:
     void serve(int t) {
         std::uint64_t seen = 0;
         while (true) {
+            // Rounds follow one another closely: look for the next a while before sleeping.
+            for (int spin = 0; spin < kSpins && generation_.load(std::memory_order_acquire) == seen; ++spin)
+                std::this_thread::yield();
             const std::function<void(int)>* job = nullptr;
             {
                 std::unique_lock lock(mutex_);
-                start_.wait(lock, [&] { return quit_ || generation_ != seen; });
+                start_.wait(lock,
+                            [&] { return quit_ || generation_.load(std::memory_order_acquire) != seen; });
                 if (quit_)
                     return;
-                seen = generation_;
+                seen = generation_.load(std::memory_order_acquire);
                 job = job_;
             }
             (*job)(t);
-            std::lock_guard lock(mutex_);
-            if (--running_ == 0)
-                done_.notify_one();
+            running_.fetch_sub(1, std::memory_order_release);
         }
     }
 
+    static constexpr int kSpins = 2000;
     std::vector<std::thread> threads_;
     std::mutex mutex_;
-    std::condition_variable start_, done_;
-    const std::function<void(int)>* job_ = nullptr;
-    std::uint64_t generation_ = 0;
-    int running_ = 0;
+    std::condition_variable start_;
+    const std::function<void(int)>* job_ = nullptr;  // guarded by mutex_
+    std::atomic<std::uint64_t> generation_{0};
+    std::atomic<int> running_{0};
     bool quit_ = false;
 };
 
@@ -1304,33 +1307,29 @@ struct Search::Impl {
             lanes[k].priced.clear();
         }
         const double roundBest = bestReward();
-        // This thread takes the lanes' first steps in order while the team prices the lanes already started.
-        bool explored = false, starting = true;
-        std::size_t started = 0;
-        std::mutex startMutex;
-        std::condition_variable startCondition;
+        // This thread takes the lanes' first steps in order while the team prices the lanes already started
+        // (a lane is started once `started` passes it; the lanes from `last` on are not, when the tree turns
+        // out explored).
+        bool explored = false;
+        std::atomic<std::size_t> started{0}, last{count};
         auto startLanes = [&] {
             for (std::size_t k = 0; k < count && !explored; ++k) {
                 explored = !startIteration(lanes[k]);
-                std::lock_guard lock(startMutex);
-                started = k + 1;
-                startCondition.notify_all();
+                if (explored)
+                    last.store(k + 1, std::memory_order_relaxed);
+                started.store(k + 1, std::memory_order_release);
             }
-            std::lock_guard lock(startMutex);
-            starting = false;
-            startCondition.notify_all();
         };
         std::atomic<std::size_t> next{0};
         team.run([&](int thread) {
             if (thread == 0)
                 startLanes();
             for (std::size_t k = next++; k < count; k = next++) {
-                {
-                    std::unique_lock lock(startMutex);
-                    startCondition.wait(lock, [&] { return started > k || !starting; });
-                    if (started <= k)
-                        return;
-                }
+                while (started.load(std::memory_order_acquire) <= k &&
+                       k < last.load(std::memory_order_relaxed))
+                    std::this_thread::yield();
+                if (k >= last.load(std::memory_order_relaxed))
+                    return;
                 if (lanes[k].task != Lane::Task::None)
                     work(lanes[k], evaluators[static_cast<std::size_t>(thread)], roundBest);
             }
