@@ -1024,9 +1024,10 @@ struct Search::Impl {
         return plan;
     }
 
-    // The walk of local refinement (an iterated local search): the plan it stands on, its reward, and the
-    // moves since it last climbed. The lanes refine it together: each refining lane prices a neighbour of its
-    // plan, and it moves to those better than its plan in lane order.
+    // A walk of local refinement (an iterated local search): the plan it stands on, its reward, and the moves
+    // since it last climbed. A free lane (one thread) has a walk of its own; the lanes of rounds share one:
+    // each refining lane prices a neighbour of its plan, and it moves to those better than its plan in lane
+    // order (eight walks of an eighth of the moves each climb less far).
     struct Walk {
         std::optional<Plan> plan;
         double reward = 0;
@@ -1037,7 +1038,7 @@ struct Search::Impl {
     static constexpr int kWalkPatience = 40;
     static constexpr int kKickMoves = 3;
 
-    // A lane: one line of the search, with its own random numbers and its own walk. The search runs in
+    // A lane: one line of the search, with its own random numbers. The search runs in
     // rounds; a round gives each lane one iteration in three steps: the lanes take their turns in the tree
     // (or at their walks) in order, price their plans in parallel, then back up, offer and graft in order.
     // What a lane does depends only on the seed, its index and the rounds before it, so a search with an
@@ -1061,15 +1062,17 @@ struct Search::Impl {
         std::vector<Priced> priced;  // the plans it prices this round, in order
     };
     std::vector<Lane> lanes;
-    Walk walk;
-    std::mutex walkMutex;  // free lanes refine the walk at the same time
+    std::vector<Walk> walks;  // one per free lane, or one that the lanes of rounds share
+    Walk& walkOf(const Lane& lane) {
+        return walks.size() == 1 ? walks.front() : walks[static_cast<std::size_t>(&lane - lanes.data())];
+    }
 
     // Local refinement, the round's first step: a neighbour of the walk's plan to price. A walk starts on the
     // best plan; one that stalled starts again on the best plan kicked, which the lane that restarts it also
     // prices (and the lanes after it in the round step from). False when there is nothing to refine (no plan
     // yet, or no move applies).
     bool startRefinement(Lane& lane) {
-        std::lock_guard walkLock(walkMutex);
+        Walk& walk = walkOf(lane);
         const bool restart = !walk.plan || walk.stalled >= kWalkPatience;
         lane.kicked = restart && walk.plan.has_value();  // a walk that stalled starts kicked
         {
@@ -1175,12 +1178,13 @@ struct Search::Impl {
             backup(lane.path, lane.priced.front().price.reward);
             return;
         }
-        std::lock_guard walkLock(walkMutex);
+        for (const auto& priced : lane.priced)
+            if (priced.price.reward > lane.bestReward)
+                graft(priced.plan, priced.price.reward);
+        Walk& walk = walkOf(lane);
         for (std::size_t k = 0; k < lane.priced.size(); ++k) {
             auto& priced = lane.priced[k];
             const double r = priced.price.reward;
-            if (r > lane.bestReward)
-                graft(priced.plan, r);
             if (lane.kicked && k == 0) {
                 walk.plan = std::move(priced.plan);
                 walk.reward = r;
@@ -1267,7 +1271,7 @@ struct Search::Impl {
     }
 
     // A free lane (SearchOptions::lanes 0): one thread's iterations, one after another, until the budget is
-    // spent; the threads' lanes share the tree, the walk and the best plan under their locks.
+    // spent; the threads' lanes share the tree and the best plan under their locks.
     void runFree(Lane& lane, cost::Evaluator& evaluator, SearchObserver* observer) {
         while (budgetLeft()) {
             if (paused) {
@@ -1353,21 +1357,29 @@ struct Search::Impl {
             lanes.resize(static_cast<std::size_t>(rounds ? options.lanes : threads));
             for (std::size_t k = 0; k < lanes.size(); ++k)
                 lanes[k].random.seed(options.seed * 0x9E3779B97F4A7C15ull + k);
+            walks.resize(rounds ? 1 : lanes.size());
         }
         Team team(std::min<int>(threads, static_cast<int>(lanes.size())) - 1);
         std::vector<cost::Evaluator> evaluators;
         evaluators.reserve(static_cast<std::size_t>(team.size()));
         for (int t = 0; t < team.size(); ++t)
             evaluators.emplace_back(model);
-        if (!seeded) {
+        // The seeds: the expert plans, then the pins alone (a plan too). Rounds start after them; the other
+        // free lanes start beside them.
+        auto seed = [&] {
+            if (seeded)
+                return;
             seeded = true;
             if (options.seedWithExperts)
                 seedExperts(evaluators.front(), observer);
-            // The pins alone are a plan too.
             price(evaluators.front(), start, "search", observer);
-        }
-        if (!rounds)
+        };
+        if (rounds)
+            seed();
+        else
             team.run([&](int t) {
+                if (t == 0)
+                    seed();
                 runFree(lanes[static_cast<std::size_t>(t)], evaluators[static_cast<std::size_t>(t)],
                         observer);
             });
