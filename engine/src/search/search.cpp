@@ -1027,7 +1027,7 @@ struct Search::Impl {
     // A walk of local refinement (an iterated local search): the plan it stands on, its reward, and the moves
     // since it last climbed. A free lane (one thread) has a walk of its own; the lanes of rounds share one:
     // each refining lane prices a neighbour of its plan, and it moves to those better than its plan in lane
-    // order (eight walks of an eighth of the moves each climb less far).
+    // order, so that it climbs per move as one thread's walk does.
     struct Walk {
         std::optional<Plan> plan;
         double reward = 0;
