@@ -1038,12 +1038,12 @@ struct Search::Impl {
     static constexpr int kWalkPatience = 40;
     static constexpr int kKickMoves = 3;
 
-    // A lane: one line of the search, with its own random numbers. The search runs in
-    // rounds; a round gives each lane one iteration in three steps: the lanes take their turns in the tree
-    // (or at their walks) in order, price their plans in parallel, then back up, offer and graft in order.
-    // What a lane does depends only on the seed, its index and the rounds before it, so a search with an
-    // iteration budget is the same on any number of threads up to the lanes. One lane is the search of one
-    // thread step by step.
+    // A lane: one line of the search, with its own random numbers; an iteration is its three steps (start,
+    // work, finish). A free lane is one thread's, which iterates on its own (SearchOptions::lanes 0). With
+    // lanes N the search runs in rounds that give each lane one iteration: the lanes start in order, work in
+    // parallel, and finish in order. What a lane does then depends only on the seed, its index and the rounds
+    // before it, so a search with an iteration budget is the same on any number of threads. One lane is the
+    // search of one thread step by step.
     struct Lane {
         enum class Task : std::uint8_t { None, Tree, Refine };
         struct Priced {
