@@ -103,7 +103,7 @@ private:
 };
 
 struct Counts {
-    std::size_t recosted = 0, priced = 0, evaluations = 0;
+    std::size_t recosted = 0, priced = 0, evaluations = 0, kernelsPriced = 0, perOpKernelsPriced = 0;
 };
 
 // Evaluates the experts and `randomPlans` random plans with a sharing evaluator (incrementally, as the
@@ -117,9 +117,11 @@ Counts compareOn(const Problem& problem, const std::string& label, int randomPla
         const cost::Evaluation& a = shared.evaluate(plan);
         counts.recosted += shared.opsRecosted();
         counts.priced += shared.opsPriced();
+        counts.kernelsPriced += shared.kernelsPriced();
         ++counts.evaluations;
         perOp.reset();
         const cost::Evaluation& b = perOp.evaluate(plan);
+        counts.perOpKernelsPriced += perOp.kernelsPriced();
         if (perOp.opsPriced() != perOp.opsRecosted())
             return QStringLiteral("the per-op evaluator shared prices");
         QString diff = difference(a, b);
@@ -181,20 +183,25 @@ private slots:
             const auto problem = shardscope::testing::trainingProblem(model, "data=2,model=4");
             const Counts counts = compareOn(*problem, model, 60);
             const auto classes = problem->costModel->opClasses();
-            qInfo("%s: %zu ops, %zu in %zu classes; %zu evaluations re-costed %zu ops, priced %zu",
-                  model.c_str(), problem->costModel->graph().body.size(), classes.ops, classes.classes,
-                  counts.evaluations, counts.recosted, counts.priced);
+            qInfo(
+                "%s: %zu ops, %zu in %zu classes; %zu evaluations re-costed %zu ops, priced %zu, and "
+                "priced %zu kernels (%zu afresh)",
+                model.c_str(), problem->costModel->graph().body.size(), classes.ops, classes.classes,
+                counts.evaluations, counts.recosted, counts.priced, counts.kernelsPriced,
+                counts.perOpKernelsPriced);
             if (hasOption(family, "layers")) {
                 QVERIFY2(classes.ops > classes.classes, model.c_str());
                 QVERIFY2(counts.priced < counts.recosted, model.c_str());  // prices were shared
+                QVERIFY2(counts.kernelsPriced < counts.perOpKernelsPriced, model.c_str());
             }
         }
     }
 
     // Layers decided alike are priced once: deeper models add ops to the classes, not classes; a full
-    // evaluation prices (roughly) one layer's ops however deep the model is.
+    // evaluation prices (roughly) one layer's ops and kernels however deep the model is, and an evaluation
+    // after one decision prices again only kernels whose ops changed sharding.
     void classesDoNotGrowWithDepth() {
-        std::vector<std::size_t> classes, priced;
+        std::vector<std::size_t> classes, priced, kernels;
         for (int layers : {4, 8, 16}) {
             const auto problem =
                 shardscope::testing::trainingProblem("zoo:gpt:layers=" + std::to_string(layers) +
@@ -202,14 +209,26 @@ private slots:
                                                      "data=2,model=4");
             classes.push_back(problem->costModel->opClasses().classes);
             cost::Evaluator evaluator(*problem->costModel);
-            evaluator.evaluate(shardscope::testing::expertOf(*problem, "dp-tp"));
+            plan::Plan plan = shardscope::testing::expertOf(*problem, "dp-tp");
+            evaluator.evaluate(plan);
             priced.push_back(evaluator.opsPriced());
-            qInfo("gpt, %d layers: %zu ops, %zu classes, a full evaluation prices %zu ops", layers,
-                  problem->costModel->graph().body.size(), classes.back(), priced.back());
+            kernels.push_back(evaluator.kernelsPriced());
+            qInfo("gpt, %d layers: %zu ops, %zu classes, a full evaluation prices %zu ops and %zu kernels",
+                  layers, problem->costModel->graph().body.size(), classes.back(), priced.back(),
+                  kernels.back());
+            // One decision fewer: only kernels whose ops changed sharding are priced again, once per class.
+            QVERIFY(!plan.decisions.empty());
+            plan.decisions.erase(plan.decisions.begin());
+            evaluator.evaluate(plan);
+            QVERIFY(evaluator.kernelsPriced() > 0);
+            QVERIFY(evaluator.kernelsPriced() <= kernels.back());
+            evaluator.evaluate(plan);
+            QCOMPARE(evaluator.kernelsPriced(), std::size_t{0});
         }
         QCOMPARE(classes[1], classes[0]);
         QCOMPARE(classes[2], classes[0]);
         QCOMPARE(priced[2], priced[0]);
+        QCOMPARE(kernels[2], kernels[0]);
     }
 
     // Imported models with repeated layers (../shared/models): BERT from PyTorch/XLA, a 12-layer ONNX

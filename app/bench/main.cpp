@@ -190,7 +190,8 @@ namespace {
 struct EvaluationTimes {
     double full = 0, incremental = 0;
     std::size_t fullPriced = 0, recosted = 0,
-                priced = 0;  // ops: priced by a full evaluation; per incremental one
+                priced = 0;                    // ops: priced by a full evaluation; per incremental one
+    std::size_t fullKernels = 0, kernels = 0;  // kernels priced, alike
 };
 
 EvaluationTimes timeEvaluation(const shardscope::cost::CostModel& model, const shardscope::plan::Plan& base,
@@ -201,6 +202,7 @@ EvaluationTimes timeEvaluation(const shardscope::cost::CostModel& model, const s
         evaluator.reset();
         sink += evaluator.evaluate(base).collectives.size();
         t.fullPriced = evaluator.opsPriced();
+        t.fullKernels = evaluator.kernelsPriced();
     });
     // Incremental: toggle one extra decision (each group in turn on the model axis) on top of the plan.
     shardscope::plan::Plan extended = base;
@@ -216,10 +218,12 @@ EvaluationTimes timeEvaluation(const shardscope::cost::CostModel& model, const s
         sink += evaluator.evaluate(extended).collectives.size();
         t.recosted += evaluator.opsRecosted();
         t.priced += evaluator.opsPriced();
+        t.kernels += evaluator.kernelsPriced();
         ++evaluations;
     });
     t.recosted /= std::max<std::size_t>(evaluations, 1);
     t.priced /= std::max<std::size_t>(evaluations, 1);
+    t.kernels /= std::max<std::size_t>(evaluations, 1);
     return t;
 }
 
@@ -244,14 +248,15 @@ double timeApply(const shardscope::cost::CostModel& model, const shardscope::pla
 int benchEvaluate(const std::vector<std::string>& models, int runs) {
     std::printf(
         "\n== evaluation of the fsdp-tp expert plan, mixed-precision Adam training steps on data=8,model=8 x "
-        "h100: median of %d runs; per-op pricing | op classes (priced: ops priced rather than shared) | "
+        "h100: median of %d runs; per-op pricing | op classes (priced: ops priced rather than shared; krnls: "
+        "kernels priced) | "
         "plan::applyPlan alone, of the fsdp-tp plan and of a plan deciding every group (group g on axis g "
         "mod "
         "2)\n\n",
         runs);
-    std::printf("%-22s %7s %7s | %9s %9s %7s %6s | %9s %9s %7s %6s %6s | %9s %9s\n", "model", "ops",
-                "classes", "full ms", "classes", "x", "priced", "incr ms", "classes", "x", "ops", "priced",
-                "apply ms", "all grps");
+    std::printf("%-22s %7s %7s | %9s %9s %7s %6s %6s | %9s %9s %7s %6s %6s %6s | %9s %9s\n", "model", "ops",
+                "classes", "full ms", "classes", "x", "priced", "krnls", "incr ms", "classes", "x", "ops",
+                "priced", "krnls", "apply ms", "all grps");
     auto hardware = shardscope::mesh::loadHardware("h100");
     auto mesh = shardscope::mesh::makeMesh("data=8,model=8", *hardware);
     auto row = [&](const std::string& name) {
@@ -282,11 +287,13 @@ int benchEvaluate(const std::vector<std::string>& models, int runs) {
                 {shardscope::plan::Decision::Target::Group, group, static_cast<int>(group % 2)});
         const double apply = timeApply(model, *base, runs, sink);
         const double applyEvery = timeApply(model, everyGroup, runs, sink);
-        std::printf("%-22s %7zu %7zu | %9.2f %9.2f %7.1f %6zu | %9.2f %9.2f %7.1f %6zu %6zu | %9.3f %9.3f\n",
-                    name.c_str(), g.body.size(), model.opClasses().classes, perOp.full * 1e3,
-                    shared.full * 1e3, perOp.full / shared.full, shared.fullPriced, perOp.incremental * 1e3,
-                    shared.incremental * 1e3, perOp.incremental / shared.incremental, shared.recosted,
-                    shared.priced, apply * 1e3, applyEvery * 1e3);
+        std::printf(
+            "%-22s %7zu %7zu | %9.2f %9.2f %7.1f %6zu %6zu | %9.2f %9.2f %7.1f %6zu %6zu %6zu | %9.3f "
+            "%9.3f\n",
+            name.c_str(), g.body.size(), model.opClasses().classes, perOp.full * 1e3, shared.full * 1e3,
+            perOp.full / shared.full, shared.fullPriced, shared.fullKernels, perOp.incremental * 1e3,
+            shared.incremental * 1e3, perOp.incremental / shared.incremental, shared.recosted, shared.priced,
+            shared.kernels, apply * 1e3, applyEvery * 1e3);
         if (sink == 0)
             std::puts("");
         return 0;

@@ -10,6 +10,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <numeric>
 #include <tuple>
 #include <type_traits>
 #include <unordered_map>
@@ -544,11 +545,8 @@ struct ModelStructure {
             tensorStart.push_back(static_cast<std::uint32_t>(tensorValues.size()));
             linearOp.push_back(info.linear);
         }
-        valueOpStart.assign(1, 0);
-        for (const auto& list : valueOps) {
-            valueOpList.insert(valueOpList.end(), list.begin(), list.end());
-            valueOpStart.push_back(static_cast<std::uint32_t>(valueOpList.size()));
-        }
+        buildKernelClasses();
+        flatten(valueOps, valueOpList, valueOpStart);
         atomValue.reserve(space->atoms.size());
         for (const auto& atom : space->atoms)
             atomValue.push_back(atom.value.index);
@@ -615,13 +613,112 @@ struct ModelStructure {
     }
 
     void buildOpClasses() {
-        opClass.assign(ops.size(), -1);
-        classCount = 0;
-        // By hash of the shape: the first op of each shape seen, and its class once a copy turns up.
+        classCount = groupCopies(
+            ops.size(), [&](std::size_t i) { return opShape(i); }, opClass);
+    }
+
+    // Kernels that are copies of one another (a repeated layer's): the same kind and launch discount, their
+    // ops (and the q·kᵀ an attention backward recomputes) of the same op classes in order, their stored
+    // reads and writes the same tensors of those ops. Such kernels take the same time when their ops have
+    // the same records, so an Evaluator prices a kernel of a class once per combination of its ops' local
+    // shardings. kernelClass[k] is kernel k's class, or -1 (an op outside every op class, or no copy).
+    std::vector<std::int32_t> kernelClass;
+    std::size_t kernelClassCount = 0;
+    // Per body op: the kernels whose time reads its record (its own, and an attention backward that
+    // recomputes it), op i's from opKernelStart[i] to opKernelStart[i + 1]. A kernel also reads the local
+    // bytes of the values it reads or writes, which are its ops' tensors (a change re-costs the op) but for
+    // the inputs of a value it recomputes: per kernel, those outside values (kernel k's from outsideStart[k]
+    // to outsideStart[k + 1]), and per value the kernels it is outside of.
+    std::vector<std::uint32_t> opKernelList, opKernelStart, outsideList, outsideStart, valueKernelList,
+        valueKernelStart;
+
+    // Everything kernelTimes reads about kernel k apart from its ops' records, as words; empty when it has an
+    // op outside every op class.
+    std::vector<std::uint64_t> kernelShape(std::size_t k) const {
+        const detail::Kernel& kernel = kernels.kernels[k];
+        std::vector<std::uint32_t> members(kernel.ops.begin(), kernel.ops.end());
+        if (kernel.recomputedOp >= 0)
+            members.push_back(static_cast<std::uint32_t>(kernel.recomputedOp));
+        std::vector<std::uint64_t> w{static_cast<std::uint64_t>(kernel.kind), kernel.ops.size(),
+                                     std::bit_cast<std::uint64_t>(launchDiscount[k])};
+        for (std::uint32_t i : members) {
+            if (opClass[i] < 0)
+                return {};
+            w.push_back(static_cast<std::uint64_t>(opClass[i]));
+        }
+        // A stored value by the first of the members' tensors that holds it, else (an input of a value the
+        // kernel recomputes) by its size: an evaluator then adds its layout to the kernel's key.
+        for (const auto* values : {&kernel.reads, &kernel.writes}) {
+            w.push_back(values->size());
+            for (ValueId v : *values) {
+                const std::int64_t p = memberTensor(members, v);
+                w.push_back(p >= 0 ? static_cast<std::uint64_t>(p) : ~std::uint64_t{0});
+                if (p < 0)
+                    w.push_back(std::bit_cast<std::uint64_t>(fullBytes[v.index]));
+            }
+        }
+        return w;
+    }
+    // The position of value v among the tensors of `members` (the member, its tensor), or -1.
+    std::int64_t memberTensor(const std::vector<std::uint32_t>& members, ValueId v) const {
+        for (std::size_t p = 0; p < members.size(); ++p)
+            for (std::uint32_t t = tensorStart[members[p]]; t < tensorStart[members[p] + 1]; ++t)
+                if (tensorValues[t] == v.index)
+                    return static_cast<std::int64_t>((p << 32) | (t - tensorStart[members[p]]));
+        return -1;
+    }
+
+    void buildKernelClasses() {
+        const std::size_t count = kernels.kernels.size();
+        kernelClassCount = groupCopies(
+            count, [&](std::size_t k) { return kernelShape(k); }, kernelClass);
+        std::vector<std::vector<std::uint32_t>> byOp(ops.size());
+        for (std::size_t k = 0; k < count; ++k) {
+            for (std::uint32_t i : kernels.kernels[k].ops)
+                byOp[i].push_back(static_cast<std::uint32_t>(k));
+            if (kernels.kernels[k].recomputedOp >= 0)
+                byOp[static_cast<std::size_t>(kernels.kernels[k].recomputedOp)].push_back(
+                    static_cast<std::uint32_t>(k));
+        }
+        std::vector<std::vector<std::uint32_t>> byValue(graph->values.size()), outside(count);
+        for (std::size_t k = 0; k < count; ++k) {
+            const detail::Kernel& kernel = kernels.kernels[k];
+            std::vector<std::uint32_t> members(kernel.ops.begin(), kernel.ops.end());
+            if (kernel.recomputedOp >= 0)
+                members.push_back(static_cast<std::uint32_t>(kernel.recomputedOp));
+            for (const auto* values : {&kernel.reads, &kernel.writes})
+                for (ValueId v : *values)
+                    if (memberTensor(members, v) < 0) {
+                        byValue[v.index].push_back(static_cast<std::uint32_t>(k));
+                        outside[k].push_back(v.index);
+                    }
+        }
+        flatten(outside, outsideList, outsideStart);
+        flatten(byOp, opKernelList, opKernelStart);
+        flatten(byValue, valueKernelList, valueKernelStart);
+    }
+    static void flatten(const std::vector<std::vector<std::uint32_t>>& lists,
+                        std::vector<std::uint32_t>& flat, std::vector<std::uint32_t>& start) {
+        start.assign(1, 0);
+        for (const auto& list : lists) {
+            flat.insert(flat.end(), list.begin(), list.end());
+            start.push_back(static_cast<std::uint32_t>(flat.size()));
+        }
+    }
+
+    // Groups `count` things by their shapes (`shapeOf`, a vector of words; empty: no class): `classOf` gets
+    // each thing's class (0 to the returned count - 1), or -1 when no other thing has its shape.
+    template <typename ShapeOf>
+    static std::size_t groupCopies(std::size_t count, ShapeOf shapeOf, std::vector<std::int32_t>& classOf) {
+        classOf.assign(count, -1);
+        std::size_t classes = 0;
+        // By hash of the shape: the first thing of each shape seen, and its class once a copy turns up.
         std::unordered_map<std::uint64_t, std::vector<std::pair<std::uint32_t, std::vector<std::uint64_t>>>>
             firsts;
-        for (std::size_t i = 0; i < ops.size(); ++i) {
-            std::vector<std::uint64_t> shape = opShape(i);
+        for (std::size_t i = 0; i < count; ++i) {
+            std::vector<std::uint64_t> shape = shapeOf(i);
+            if (shape.empty())
+                continue;
             std::uint64_t h = 1469598103934665603ull;
             for (std::uint64_t x : shape)
                 h = (h ^ x) * 1099511628211ull;
@@ -629,15 +726,16 @@ struct ModelStructure {
             bool matched = false;
             for (const auto& [first, firstShape] : candidates)
                 if (firstShape == shape) {
-                    if (opClass[first] < 0)
-                        opClass[first] = static_cast<std::int32_t>(classCount++);
-                    opClass[i] = opClass[first];
+                    if (classOf[first] < 0)
+                        classOf[first] = static_cast<std::int32_t>(classes++);
+                    classOf[i] = classOf[first];
                     matched = true;
                     break;
                 }
             if (!matched)
                 candidates.emplace_back(static_cast<std::uint32_t>(i), std::move(shape));
         }
+        return classes;
     }
 
     // The gradient of a stacked parameter, concatenated from its layers' pieces: each piece is written in its
@@ -1105,8 +1203,18 @@ struct Evaluator::State {
     std::vector<plan::Remat> blockPolicy;    // per block of layers
     bool rematSet = false;
     std::vector<std::int32_t> keptUntil;  // per value: a block's recompute needs it until then (-1: no)
-    std::vector<double> kernelTime;       // per kernel, of the last sweep
-    std::vector<Collective> recomputed;   // collectives of recomputed ops, run again
+    std::vector<double> kernelTime;       // per kernel, kept between evaluations
+    // Kernels to price again (an op whose record they read was re-costed), and per kernel class the prices
+    // it made lately, by its ops' record keys (0: none), replaced in turn.
+    std::vector<char> kernelDirty;
+    std::vector<std::uint32_t> dirtyKernels;
+    struct KernelMemo {
+        std::uint64_t key = 0;
+        double time = 0;
+    };
+    std::vector<std::array<KernelMemo, 4>> kernelMemos;
+    std::vector<std::uint8_t> kernelMemoNext;
+    std::vector<Collective> recomputed;  // collectives of recomputed ops, run again
     // The step's schedule, rebuilt per evaluation in reused buffers.
     ScheduleSimulator simulator;
     Step step;
@@ -1134,9 +1242,11 @@ struct Evaluator::State {
     static constexpr std::size_t kMemoSlots = 4;  // slots a pool keeps before it evicts an unused one
     std::vector<Pool> pools;
     std::vector<std::uint32_t> poolOf, slotOf;  // per op
+    std::vector<std::uint64_t> opKey;           // per op: its current record's key (its local shardings)
     std::uint32_t epoch = 1;
     bool shareClasses = true;
-    std::size_t priced = 0;  // ops costOp priced in the last evaluate (not from a memo or a copy)
+    std::size_t priced = 0;         // ops costOp priced in the last evaluate (not from a memo or a copy)
+    std::size_t kernelsPriced = 0;  // kernels kernelPrice priced in the last evaluate
     const OpRecord& record(std::size_t i) const { return pools[poolOf[i]].slots[slotOf[i]].record; }
     // Of each op's current record, what the sweeps read, in flat arrays (recost keeps them): its results'
     // partial axes (by CostModel::Data::tensorValues slot), its collectives' count, its compute time, FLOPs
@@ -1389,6 +1499,7 @@ struct Evaluator::State {
         }
         ++pool.slots[slot].users;
         slotOf[i] = slot;
+        opKey[i] = key;
     }
     // A slot of `pool` no op uses: one of an earlier epoch, else when the pool holds kMemoSlots the next
     // unused one in turn (so that the latest shardings stay), else a new one.
@@ -1419,6 +1530,7 @@ struct Evaluator::State {
             pools.resize(next);
         }
         slotOf.assign(s->ops.size(), kNoSlot);
+        opKey.assign(s->ops.size(), 0);
         for (Pool& pool : pools)
             for (Slot& slot : pool.slots)
                 slot.users = 0;
@@ -1618,7 +1730,6 @@ struct Evaluator::State {
         // Collectives in program order, each op's lazily reduced results after its own collectives; an
         // operand reshard another op already made (same value, same layout) is not made again.
         shared.clear();
-        kernelTime.resize(s->kernels.kernels.size());
         kernelTimes();
         recomputed.clear();
         for (std::size_t i = 0; i < s->ops.size(); ++i) {
@@ -1815,48 +1926,20 @@ struct Evaluator::State {
         }
     }
 
-    // Each kernel's time, charged to the op that launches it (its last). A kernel of one op keeps the op's
-    // own price; a fused one reads its inputs and writes its outputs once.
+    // Each kernel's time, charged to the op that launches it (its last). A kernel is priced again only when
+    // an op whose record it reads was re-costed (dirtyKernels).
     void kernelTimes() {
         Evaluation& e = evaluation;
+        for (std::uint32_t k : dirtyKernels) {
+            kernelDirty[k] = 0;
+            kernelTime[k] = priceKernel(k);
+        }
+        dirtyKernels.clear();
         std::fill(e.opComputeTime.begin(), e.opComputeTime.end(), 0.0);
-        for (const auto& kernel : s->kernels.kernels) {
-            double time = 0;
-            if (kernel.kind == detail::KernelKind::Op) {
-                for (std::uint32_t i : kernel.ops)
-                    time += opCompute[i];
-            } else {
-                double flops = 0, bytes = 0;
-                for (std::uint32_t i : kernel.ops)
-                    flops += opFlops[i];
-                if (kernel.recomputedOp >= 0)
-                    flops += opFlops[static_cast<std::size_t>(kernel.recomputedOp)];
-                for (ValueId v : kernel.reads)
-                    bytes += localBytes[v.index];
-                for (ValueId v : kernel.writes)
-                    bytes += localBytes[v.index];
-                // An attention kernel runs its GEMMs at the shape of q·kᵀ (its contraction is the head size).
-                const double* gemm = nullptr;
-                double shape[3] = {1, 1, 1};
-                const std::size_t first = kernel.recomputedOp >= 0
-                                              ? static_cast<std::size_t>(kernel.recomputedOp)
-                                              : kernel.ops.front();
-                if (kernel.kind != detail::KernelKind::Fusion && !s->ops[first].gemm.empty()) {
-                    const auto& info = s->ops[first];
-                    const auto& axes = record(first).execution.factorAxes;
-                    for (std::size_t f = 0; f < info.gemm.size() && f < axes.size(); ++f)
-                        shape[static_cast<std::size_t>(info.gemm[f])] *=
-                            static_cast<double>(info.factors[f].size) / d->devices(axes[f].mask());
-                    gemm = shape;
-                }
-                const double discount =
-                    s->launchDiscount[static_cast<std::size_t>(&kernel - s->kernels.kernels.data())];
-                time = d->kernelTime(s->ops[kernel.ops.front()].element, flops, bytes, gemm, discount > 0);
-            }
-            time -= s->launchDiscount[static_cast<std::size_t>(&kernel - s->kernels.kernels.data())];
-            e.opComputeTime[kernel.ops.back()] = time;
-            e.computeTime += time;
-            kernelTime[static_cast<std::size_t>(&kernel - s->kernels.kernels.data())] = time;
+        const auto& kernels = s->kernels.kernels;
+        for (std::size_t k = 0; k < kernels.size(); ++k) {
+            e.opComputeTime[kernels[k].ops.back()] = kernelTime[k];
+            e.computeTime += kernelTime[k];
         }
         // Rematerialization: the kernels a block's policy runs again, charged to its first backward op.
         for (std::size_t b = 0; b < blockPolicy.size(); ++b) {
@@ -1870,6 +1953,77 @@ struct Evaluator::State {
             e.opComputeTime[static_cast<std::size_t>(block.firstBackward)] += time;
             e.computeTime += time;
         }
+    }
+
+    void markKernel(std::uint32_t k) {
+        if (!kernelDirty[k])
+            kernelDirty[k] = 1, dirtyKernels.push_back(k);
+    }
+    // Kernel k's time: the price its class (ModelStructure::kernelClass) made for the same records of its
+    // ops, else kernelPrice's.
+    double priceKernel(std::size_t k) {
+        const std::int32_t c = shareClasses ? s->kernelClass[k] : -1;
+        if (c < 0) {
+            ++kernelsPriced;
+            return kernelPrice(k);
+        }
+        const detail::Kernel& kernel = s->kernels.kernels[k];
+        std::uint64_t key = 0x243F6A8885A308D3ull;
+        const auto mix = [&](std::uint64_t word) {
+            key = (key ^ word) * 0x100000001B3ull;
+            key ^= key >> 29;
+        };
+        for (std::uint32_t i : kernel.ops)
+            mix(opKey[i]);
+        if (kernel.recomputedOp >= 0)
+            mix(opKey[static_cast<std::size_t>(kernel.recomputedOp)]);
+        for (std::uint32_t j = s->outsideStart[k]; j < s->outsideStart[k + 1]; ++j)
+            mix(layoutHash[s->outsideList[j]]);
+        key |= 1;  // 0 marks an empty memo
+        auto& memos = kernelMemos[static_cast<std::size_t>(c)];
+        for (const KernelMemo& memo : memos)
+            if (memo.key == key)
+                return memo.time;
+        KernelMemo& fresh = memos[kernelMemoNext[static_cast<std::size_t>(c)]++ % memos.size()];
+        fresh = {key, kernelPrice(k)};
+        ++kernelsPriced;
+        return fresh.time;
+    }
+    // Prices kernel k: a kernel of one op keeps the op's own price; a fused one reads its inputs and writes
+    // its outputs once.
+    double kernelPrice(std::size_t k) const {
+        const detail::Kernel& kernel = s->kernels.kernels[k];
+        double time = 0;
+        if (kernel.kind == detail::KernelKind::Op) {
+            for (std::uint32_t i : kernel.ops)
+                time += opCompute[i];
+        } else {
+            double flops = 0, bytes = 0;
+            for (std::uint32_t i : kernel.ops)
+                flops += opFlops[i];
+            if (kernel.recomputedOp >= 0)
+                flops += opFlops[static_cast<std::size_t>(kernel.recomputedOp)];
+            for (ValueId v : kernel.reads)
+                bytes += localBytes[v.index];
+            for (ValueId v : kernel.writes)
+                bytes += localBytes[v.index];
+            // An attention kernel runs its GEMMs at the shape of q·kᵀ (its contraction is the head size).
+            const double* gemm = nullptr;
+            double shape[3] = {1, 1, 1};
+            const std::size_t first =
+                kernel.recomputedOp >= 0 ? static_cast<std::size_t>(kernel.recomputedOp) : kernel.ops.front();
+            if (kernel.kind != detail::KernelKind::Fusion && !s->ops[first].gemm.empty()) {
+                const auto& info = s->ops[first];
+                const auto& axes = record(first).execution.factorAxes;
+                for (std::size_t f = 0; f < info.gemm.size() && f < axes.size(); ++f)
+                    shape[static_cast<std::size_t>(info.gemm[f])] *=
+                        static_cast<double>(info.factors[f].size) / d->devices(axes[f].mask());
+                gemm = shape;
+            }
+            time = d->kernelTime(s->ops[kernel.ops.front()].element, flops, bytes, gemm,
+                                 s->launchDiscount[k] > 0);
+        }
+        return time - s->launchDiscount[k];
     }
 
     // The plan's rematerialization per block, and how long each block's recompute keeps values.
@@ -2039,6 +2193,7 @@ struct Evaluator::State {
         const auto& g = *s->graph;
         recosted = 0;
         priced = 0;
+        kernelsPriced = 0;
         if (!valid) {
             applied = std::move(next);
             localBytes.assign(g.values.size(), 0);
@@ -2055,6 +2210,13 @@ struct Evaluator::State {
             for (std::size_t i = 0; i < s->ops.size(); ++i)
                 recost(i);
             recosted = s->ops.size();
+            const std::size_t kernels = s->kernels.kernels.size();
+            kernelTime.assign(kernels, 0);
+            kernelDirty.assign(kernels, 1);
+            dirtyKernels.resize(kernels);
+            std::iota(dirtyKernels.begin(), dirtyKernels.end(), 0u);
+            kernelMemos.assign(s->kernelClassCount, {});
+            kernelMemoNext.assign(s->kernelClassCount, 0);
             valid = true;
         } else {
             // The atoms the plan changed, compared a block at a time (most blocks are alike), their values,
@@ -2083,6 +2245,8 @@ struct Evaluator::State {
             for (std::uint32_t v : dirtyValues) {
                 valueDirty[v] = 0;
                 refreshLocalBytes(ValueId{v});
+                for (std::uint32_t k = s->valueKernelStart[v]; k < s->valueKernelStart[v + 1]; ++k)
+                    markKernel(s->valueKernelList[k]);
                 for (std::uint32_t k = s->valueOpStart[v]; k < s->valueOpStart[v + 1]; ++k) {
                     const std::uint32_t op = s->valueOpList[k];
                     if (!opDirty[op])
@@ -2092,6 +2256,8 @@ struct Evaluator::State {
             for (std::uint32_t op : dirtyOps) {
                 opDirty[op] = 0;
                 recost(op);
+                for (std::uint32_t k = s->opKernelStart[op]; k < s->opKernelStart[op + 1]; ++k)
+                    markKernel(s->opKernelList[k]);
             }
             recosted = dirtyOps.size();
         }
@@ -2162,6 +2328,9 @@ MemoryBreakdown Evaluator::liveAt(std::size_t opIndex) const {
 }
 std::size_t Evaluator::opsPriced() const {
     return state_->lastStaged ? state_->staged->opsPriced() : state_->priced;
+}
+std::size_t Evaluator::kernelsPriced() const {
+    return state_->lastStaged ? state_->staged->kernelsPriced() : state_->kernelsPriced;
 }
 std::size_t Evaluator::opsRecosted() const {
     if (state_->lastStaged)

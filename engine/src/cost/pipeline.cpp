@@ -600,6 +600,9 @@ std::size_t StagedEvaluator::opsRecosted() const {
 std::size_t StagedEvaluator::opsPriced() const {
     return current_->opsPriced();
 }
+std::size_t StagedEvaluator::kernelsPriced() const {
+    return current_->kernelsPriced();
+}
 
 }  // namespace detail
 }  // namespace shardscope::cost

@@ -35,6 +35,7 @@ public:
     MemoryBreakdown liveAt(std::size_t opIndex) const;
     std::size_t opsRecosted() const;
     std::size_t opsPriced() const;
+    std::size_t kernelsPriced() const;
 
 private:
     enum class Phase : std::uint8_t { Forward, Backward, Update };

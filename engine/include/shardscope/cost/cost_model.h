@@ -294,8 +294,9 @@ private:
 // thread-safe; use one Evaluator per thread (they may share a CostModel).
 struct EvaluatorOptions {
     // Ops of one class (CostModel::opClasses) share their prices: an op whose copy was priced for the same
-    // local shardings takes that price (exactly what pricing it would give). Off: every op is priced on its
-    // own, as the exactness tests compare.
+    // local shardings takes that price (exactly what pricing it would give), and so do the kernels that are
+    // copies of one another (their ops of the same classes, priced alike). Off: every op and kernel is priced
+    // on its own, as the exactness tests compare.
     bool shareOpClasses = true;
 };
 
@@ -324,6 +325,9 @@ public:
     MemoryBreakdown liveAt(std::size_t opIndex) const;
     std::size_t opsRecosted() const;  // ops re-costed by the last evaluate()
     std::size_t opsPriced() const;    // of those, the ops priced anew (not remembered or shared)
+    // Kernels priced anew by the last evaluate(): only those reading a re-costed op's record, and of a class
+    // of kernels (copies, as of repeated layers) only one per combination of its ops' records.
+    std::size_t kernelsPriced() const;
 
 private:
     const Evaluation& stagedEvaluate(const plan::Plan& plan);
