@@ -636,9 +636,7 @@ struct ModelStructure {
     // op outside every op class.
     std::vector<std::uint64_t> kernelShape(std::size_t k) const {
         const detail::Kernel& kernel = kernels.kernels[k];
-        std::vector<std::uint32_t> members(kernel.ops.begin(), kernel.ops.end());
-        if (kernel.recomputedOp >= 0)
-            members.push_back(static_cast<std::uint32_t>(kernel.recomputedOp));
+        const std::vector<std::uint32_t> members = membersOf(kernel);
         std::vector<std::uint64_t> w{static_cast<std::uint64_t>(kernel.kind), kernel.ops.size(),
                                      std::bit_cast<std::uint64_t>(launchDiscount[k])};
         for (std::uint32_t i : members) {
@@ -659,6 +657,13 @@ struct ModelStructure {
         }
         return w;
     }
+    // The ops whose records a kernel's time reads: its own, and the q·kᵀ an attention backward recomputes.
+    static std::vector<std::uint32_t> membersOf(const detail::Kernel& kernel) {
+        std::vector<std::uint32_t> members(kernel.ops.begin(), kernel.ops.end());
+        if (kernel.recomputedOp >= 0)
+            members.push_back(static_cast<std::uint32_t>(kernel.recomputedOp));
+        return members;
+    }
     // The position of value v among the tensors of `members` (the member, its tensor), or -1.
     std::int64_t memberTensor(const std::vector<std::uint32_t>& members, ValueId v) const {
         for (std::size_t p = 0; p < members.size(); ++p)
@@ -672,20 +677,13 @@ struct ModelStructure {
         const std::size_t count = kernels.kernels.size();
         kernelClassCount = groupCopies(
             count, [&](std::size_t k) { return kernelShape(k); }, kernelClass);
-        std::vector<std::vector<std::uint32_t>> byOp(ops.size());
-        for (std::size_t k = 0; k < count; ++k) {
-            for (std::uint32_t i : kernels.kernels[k].ops)
-                byOp[i].push_back(static_cast<std::uint32_t>(k));
-            if (kernels.kernels[k].recomputedOp >= 0)
-                byOp[static_cast<std::size_t>(kernels.kernels[k].recomputedOp)].push_back(
-                    static_cast<std::uint32_t>(k));
-        }
-        std::vector<std::vector<std::uint32_t>> byValue(graph->values.size()), outside(count);
+        std::vector<std::vector<std::uint32_t>> byOp(ops.size()), byValue(graph->values.size()),
+            outside(count);
         for (std::size_t k = 0; k < count; ++k) {
             const detail::Kernel& kernel = kernels.kernels[k];
-            std::vector<std::uint32_t> members(kernel.ops.begin(), kernel.ops.end());
-            if (kernel.recomputedOp >= 0)
-                members.push_back(static_cast<std::uint32_t>(kernel.recomputedOp));
+            const std::vector<std::uint32_t> members = membersOf(kernel);
+            for (std::uint32_t i : members)
+                byOp[i].push_back(static_cast<std::uint32_t>(k));
             for (const auto* values : {&kernel.reads, &kernel.writes})
                 for (ValueId v : *values)
                     if (memberTensor(members, v) < 0) {
@@ -1212,7 +1210,7 @@ struct Evaluator::State {
         std::uint64_t key = 0;
         double time = 0;
     };
-    std::vector<std::array<KernelMemo, 4>> kernelMemos;
+    std::vector<std::array<KernelMemo, 4>> kernelMemos;  // as many as a pool's memo slots
     std::vector<std::uint8_t> kernelMemoNext;
     std::vector<Collective> recomputed;  // collectives of recomputed ops, run again
     // The step's schedule, rebuilt per evaluation in reused buffers.

@@ -1057,7 +1057,7 @@ struct Search::Impl {
         std::vector<std::int64_t> path;  // Tree: the root to the leaf the rollout starts from
         bool terminal = false;
         int depth = 0;
-        double bestReward = 0;       // Refine: the best plan's when the round began
+        double bestReward = 0;       // the best plan's when the iteration began
         bool kicked = false;         // Refine: priced.front() is the walk's plan kicked
         std::vector<Priced> priced;  // the plans it prices this round, in order
     };
@@ -1151,14 +1151,14 @@ struct Search::Impl {
     }
 
     // The round's second step, for one lane (on any thread): its rollout, and the prices of its plans. An
-    // evaluation better than the best plan when the round began is kept for the third step to offer.
-    void work(Lane& lane, cost::Evaluator& evaluator, double roundBest) {
+    // evaluation better than the best plan when the iteration began is kept for the third step to offer.
+    void work(Lane& lane, cost::Evaluator& evaluator) {
         if (lane.task == Lane::Task::Tree && !lane.terminal)
             rollout(lane.priced.front().plan, lane.depth, lane.random);
         for (auto& priced : lane.priced) {
             const cost::Evaluation* fresh = nullptr;
             priced.price = evaluations.price(evaluator, priced.plan, fresh);
-            if (fresh && priced.price.reward > roundBest)
+            if (fresh && priced.price.reward > lane.bestReward)
                 priced.evaluation = *fresh;
         }
     }
@@ -1258,6 +1258,7 @@ struct Search::Impl {
             lane.task = Lane::Task::Refine;
             return true;
         }
+        lane.bestReward = bestReward();
         std::lock_guard lock(treeMutex);
         if (!startTreeWalk(lane))
             return false;
@@ -1279,13 +1280,12 @@ struct Search::Impl {
                 pauseCondition.wait(lock, [&] { return !paused || stopped; });
                 continue;
             }
-            const double roundBest = bestReward();
             if (!startIteration(lane)) {
                 exhausted = true;
                 stopped = true;
                 break;
             }
-            work(lane, evaluator, roundBest);
+            work(lane, evaluator);
             finish(lane, observer);
             report(observer, false);
         }
@@ -1310,7 +1310,6 @@ struct Search::Impl {
             lanes[k].task = Lane::Task::None;
             lanes[k].priced.clear();
         }
-        const double roundBest = bestReward();
         // This thread takes the lanes' first steps in order while the team prices the lanes already started
         // (a lane is started once `started` passes it; the lanes from `last` on are not, when the tree turns
         // out explored).
@@ -1335,7 +1334,7 @@ struct Search::Impl {
                 if (k >= last.load(std::memory_order_relaxed))
                     return;
                 if (lanes[k].task != Lane::Task::None)
-                    work(lanes[k], evaluators[static_cast<std::size_t>(thread)], roundBest);
+                    work(lanes[k], evaluators[static_cast<std::size_t>(thread)]);
             }
         });
         for (std::size_t k = 0; k < count; ++k)
