@@ -411,6 +411,37 @@ private slots:
         QVERIFY(search.treeSize() > size);
     }
 
+    // A stop while the experts are seeded ends the seeding between two experts, and the pins are still priced
+    // (a large model's seeds take seconds; a user's stop must not wait for them). run() again seeds the rest.
+    void aStopEndsTheSeeding() {
+        Problem p(kSmallGpt, "data=2,model=4");
+        SearchOptions options;
+        options.threads = 1;
+        options.budget.iterations = 1;
+        Search search(*p.model, plan::Plan{}, options);
+        struct StopAtFirstBest : SearchObserver {
+            Search* search = nullptr;
+            bool stopping = true;
+            std::vector<Found> found;
+            Progress last;
+            void newBest(const Found& f) override {
+                found.push_back(f);
+                if (stopping)
+                    search->stop();
+            }
+            void progress(const Progress& pr) override { last = pr; }
+        } observer;
+        observer.search = &search;
+        search.run(&observer);
+        QVERIFY(!observer.found.empty());
+        QVERIFY(observer.found.front().origin.starts_with("expert:"));
+        QCOMPARE(observer.last.evaluations, std::int64_t{2});  // the first expert, then the pins
+        QCOMPARE(observer.last.iterations, std::int64_t{0});
+        observer.stopping = false;
+        search.run(&observer);
+        QVERIFY2(observer.last.evaluations > 6, qPrintable(QString::number(observer.last.evaluations)));
+    }
+
     // SessionRecorder: a recorded search leaves in the workspace the session's settings (problem, search
     // options, pins), the experts once, every new best plan the search found and the whole tree.
     void recordsASessionIntoAWorkspace();

@@ -511,6 +511,7 @@ public:
         {
             std::lock_guard lock(mutex_);
             quit_ = true;
+            generation_.fetch_add(1, std::memory_order_release);  // ends a helper's spinning at once
         }
         start_.notify_all();
         for (auto& thread : threads_)
@@ -598,7 +599,8 @@ struct Search::Impl {
     std::mutex pauseMutex;
     std::atomic<std::int64_t> iterations{0};
     std::int64_t lastImprovement = 0;
-    bool seeded = false;
+    std::size_t expertsSeeded = 0;  // seedExperts' progress through plan::expertPlans()
+    bool startPriced = false;
     std::chrono::steady_clock::time_point runStart;
     std::int64_t runIterationsStart = 0;
     double lastProgress = 0;
@@ -821,11 +823,16 @@ struct Search::Impl {
 
     // Seeds: the expert plans (after the pins), each evaluated, and for one that does not fit its remat
     // variants in turn until one fits (plan::rematVariants); their paths enter the tree where they are made
-    // of the search's own actions.
+    // of the search's own actions. A stop ends the seeding between two experts (a later run() seeds the
+    // rest).
     void seedExperts(cost::Evaluator& evaluator, SearchObserver* observer) {
         // reward(): a feasible plan scores at least 0.5, an infeasible one less.
         constexpr double kFeasible = 0.5;
-        for (const auto& expert : plan::expertPlans()) {
+        const auto& experts = plan::expertPlans();
+        for (; expertsSeeded < experts.size(); ++expertsSeeded) {
+            if (stopped)
+                return;
+            const auto& expert = experts[expertsSeeded];
             // An expert that cannot be built here (a pipeline expert without a pipeline axis) is skipped.
             auto p = plan::expertPlan(expert.id, model.planContext(), model.mesh());
             if (!p || !seedable(*p))
@@ -1365,13 +1372,14 @@ struct Search::Impl {
             evaluators.emplace_back(model);
         // The seeds: the expert plans, then the pins alone (a plan too). Rounds start after them; the other
         // free lanes start beside them.
+        // A stop during the seeding still prices the pins, so the search always has a plan to return.
         auto seed = [&] {
-            if (seeded)
-                return;
-            seeded = true;
             if (options.seedWithExperts)
                 seedExperts(evaluators.front(), observer);
-            price(evaluators.front(), start, "search", observer);
+            if (!startPriced) {
+                startPriced = true;
+                price(evaluators.front(), start, "search", observer);
+            }
         };
         if (rounds)
             seed();
