@@ -2272,32 +2272,31 @@ Evaluator::Evaluator(const CostModel& model, EvaluatorOptions options)
 Evaluator::~Evaluator() = default;
 Evaluator::Evaluator(Evaluator&&) noexcept = default;
 Evaluator& Evaluator::operator=(Evaluator&&) noexcept = default;
-namespace {
 bool staged(const plan::Plan& plan) {
     return plan.microbatches != 1 || plan.pipeline.has_value();
 }
-}  // namespace
 
 const Evaluation& Evaluator::evaluate(const plan::Plan& plan) {
     if (staged(plan))
-        return stagedEvaluate(plan);
+        return stagedEvaluate(plan, std::nullopt);
     state_->lastStaged = false;
     state_->setRemat(plan.remat);
     return state_->evaluate(plan::applyPlan(state_->s->planContext, state_->d->mesh, plan));
 }
 const Evaluation& Evaluator::evaluate(const plan::Plan& plan, plan::AppliedPlan applied) {
     if (staged(plan))
-        return stagedEvaluate(plan);
+        return stagedEvaluate(plan, std::move(applied));
     state_->lastStaged = false;
     state_->setRemat(plan.remat);
     return state_->evaluate(std::move(applied));
 }
-const Evaluation& Evaluator::stagedEvaluate(const plan::Plan& plan) {
+const Evaluation& Evaluator::stagedEvaluate(const plan::Plan& plan,
+                                            std::optional<plan::AppliedPlan> applied) {
     if (!state_->staged)
         state_->staged = std::make_unique<detail::StagedEvaluator>(
             *state_->model, EvaluatorOptions{.shareOpClasses = state_->shareClasses});
     state_->lastStaged = true;
-    return state_->staged->evaluate(plan);
+    return state_->staged->evaluate(plan, std::move(applied));
 }
 void Evaluator::reset() {
     state_->valid = false;

@@ -45,6 +45,13 @@ MicrobatchProgram microbatchProgram(const CostModel& model, const plan::Plan& pl
     return program;
 }
 
+plan::AppliedPlan appliedPlan(const CostModel& model, const plan::Plan& plan) {
+    if (!staged(plan))
+        return plan::applyPlan(model.planContext(), model.mesh(), plan);
+    const MicrobatchProgram program = microbatchProgram(model, plan);
+    return plan::applyPlan(program.model->planContext(), program.model->mesh(), program.plan);
+}
+
 namespace detail {
 
 using ir::ValueId;
@@ -235,7 +242,8 @@ std::vector<int> StagedEvaluator::split(const std::vector<double>& layerCost, in
     return out;
 }
 
-const Evaluation& StagedEvaluator::evaluate(const plan::Plan& plan) {
+const Evaluation& StagedEvaluator::evaluate(const plan::Plan& plan,
+                                            std::optional<plan::AppliedPlan> applied) {
     const auto& context = model_->planContext();
     const MicrobatchProgram program = microbatchProgram(*model_, plan);
     const auto& problem = program.problem;
@@ -246,7 +254,8 @@ const Evaluation& StagedEvaluator::evaluate(const plan::Plan& plan) {
     if (!evaluator)
         evaluator = std::make_unique<Evaluator>(*program.model, options_);
     current_ = evaluator.get();
-    const Evaluation& microbatch = current_->evaluate(program.plan);
+    const Evaluation& microbatch =
+        applied ? current_->evaluate(program.plan, std::move(*applied)) : current_->evaluate(program.plan);
 
     evaluation_ = microbatch;
     evaluation_.pipeline.emplace();

@@ -27,7 +27,8 @@ bool runsOncePerStep(const CostModel& model, const Collective& collective);
 class StagedEvaluator {
 public:
     explicit StagedEvaluator(const CostModel& model, EvaluatorOptions options = {});
-    const Evaluation& evaluate(const plan::Plan& plan);
+    // `applied`, when given, is cost::appliedPlan(model, plan): the microbatch program's applied plan.
+    const Evaluation& evaluate(const plan::Plan& plan, std::optional<plan::AppliedPlan> applied = {});
     // After evaluate(), as cost::Evaluator's (the microbatch axis left out of shardings and executions).
     plan::TensorSharding sharding(ir::ValueId value) const;
     const OpExecution& execution(std::size_t opIndex) const;

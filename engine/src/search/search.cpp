@@ -33,10 +33,7 @@ bool sameTargetAndAxis(const Decision& a, const Decision& b) {
     return a.target == b.target && a.index == b.index && a.axis == b.axis;
 }
 
-// Whether a plan is priced as stages and microbatches (cost::Evaluator's staged evaluation).
-bool staged(const Plan& plan) {
-    return plan.microbatches != 1 || plan.pipeline.has_value();
-}
+using cost::staged;
 
 // A hash of the shardings a plan gives every atom, of the remat policy of every block, and of its
 // microbatches and pipeline: equal plans reached in different orders hash alike. Blocks without recompute add
@@ -395,19 +392,7 @@ struct CacheEntry {
 class Evaluations {
 public:
     Evaluations(const cost::CostModel& model, const plan::LayerBlocks& blocks, std::size_t capacity)
-        : model_(model), blocks_(blocks), lowerBound_(model.lowerBoundTime()), capacity_(capacity) {
-        // A pipelined plan's decisions apply on its stage's mesh (the pipeline axis over the stages), as the
-        // staged evaluation applies them: on the whole mesh, a decision that divides only there would be
-        // skipped and two different plans would share a key.
-        const auto& mesh = model.mesh();
-        for (std::size_t axis = 0; axis < mesh.axes.size(); ++axis)
-            for (std::int64_t p = 2; p <= mesh.axes[axis].size; ++p)
-                if (mesh.axes[axis].size % p == 0) {
-                    StageMesh stage{static_cast<int>(axis), static_cast<int>(p), mesh};
-                    stage.mesh.axes[axis].size /= p;
-                    stageMeshes_.push_back(std::move(stage));
-                }
-    }
+        : model_(model), blocks_(blocks), lowerBound_(model.lowerBoundTime()), capacity_(capacity) {}
 
     // A plan's reward, the key it is cached under, and whether the cache held it.
     struct Price {
@@ -421,7 +406,10 @@ public:
     // them first.
     Price price(cost::Evaluator& evaluator, const Plan& plan, const cost::Evaluation*& fresh) const {
         fresh = nullptr;
-        auto applied = plan::applyPlan(model_.planContext(), meshOf(plan), plan);
+        // The key is the evaluator's own applied plan (a pipelined plan's on its stage's mesh, where a
+        // decision may divide what the whole mesh would not), which it then prices without applying the plan
+        // again.
+        auto applied = cost::appliedPlan(model_, plan);
         Price out;
         out.key = stateHash(applied, plan, blocks_);
         {
@@ -433,8 +421,7 @@ public:
                 return out;
             }
         }
-        const cost::Evaluation& e =
-            staged(plan) ? evaluator.evaluate(plan) : evaluator.evaluate(plan, std::move(applied));
+        const cost::Evaluation& e = evaluator.evaluate(plan, std::move(applied));
         out.reward = reward(e, lowerBound_);
         fresh = &e;
         return out;
@@ -457,15 +444,7 @@ public:
         return p.reward;
     }
     std::uint64_t hashOf(const Plan& plan) const {
-        return stateHash(plan::applyPlan(model_.planContext(), meshOf(plan), plan), plan, blocks_);
-    }
-    // The mesh a plan's decisions apply on: its stage's with a runnable pipeline, else the model's.
-    const mesh::Mesh& meshOf(const Plan& plan) const {
-        if (plan.pipeline)
-            for (const auto& stage : stageMeshes_)
-                if (stage.axis == plan.pipeline->axis && stage.stages == plan.pipeline->stages)
-                    return stage.mesh;
-        return model_.mesh();
+        return stateHash(cost::appliedPlan(model_, plan), plan, blocks_);
     }
     std::int64_t evaluations() const {
         std::lock_guard lock(mutex_);
@@ -478,13 +457,8 @@ public:
     double lowerBound() const { return lowerBound_; }
 
 private:
-    struct StageMesh {
-        int axis = 0, stages = 1;
-        mesh::Mesh mesh;
-    };
     const cost::CostModel& model_;
     const plan::LayerBlocks& blocks_;
-    std::vector<StageMesh> stageMeshes_;
     double lowerBound_;
     std::size_t capacity_;
     mutable std::mutex mutex_;

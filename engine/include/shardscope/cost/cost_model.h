@@ -310,8 +310,7 @@ public:
     // Evaluates `plan` (incrementally against the previous call). The reference stays valid until the next
     // call.
     const Evaluation& evaluate(const plan::Plan& plan);
-    // The same, for a caller that has applied the plan already (`applied` must be
-    // plan::applyPlan(model.planContext(), model.mesh(), plan)).
+    // The same, for a caller that has applied the plan already (`applied` must be appliedPlan(model, plan)).
     const Evaluation& evaluate(const plan::Plan& plan, plan::AppliedPlan applied);
     // Forgets the previous state (and the op costs it remembers): the next evaluate() re-costs every op.
     void reset();
@@ -330,7 +329,7 @@ public:
     std::size_t kernelsPriced() const;
 
 private:
-    const Evaluation& stagedEvaluate(const plan::Plan& plan);
+    const Evaluation& stagedEvaluate(const plan::Plan& plan, std::optional<plan::AppliedPlan> applied);
     struct State;
     std::unique_ptr<State> state_;
 };
@@ -347,6 +346,14 @@ struct MicrobatchProgram {
     std::optional<std::string> problem;  // plan::pipelineProblem's reason the staging cannot run, if any
 };
 MicrobatchProgram microbatchProgram(const CostModel& model, const plan::Plan& plan);
+
+// Whether an Evaluator prices `plan` as a step in microbatches (and pipeline stages): it has either.
+bool staged(const plan::Plan& plan);
+
+// The atoms' axes an Evaluator prices `plan` by: plan::applyPlan on the model's mesh, or for a plan with
+// microbatches or a pipeline, its microbatch program's on that program's model. Two plans with the same
+// applied plan (and the same staging and remat) have the same evaluation, so a search keys plans by it.
+plan::AppliedPlan appliedPlan(const CostModel& model, const plan::Plan& plan);
 
 // Convenience: a one-off evaluation.
 Evaluation evaluate(const CostModel& model, const plan::Plan& plan);
