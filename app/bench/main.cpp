@@ -352,15 +352,17 @@ int main(int argc, char** argv) {
         }
         return benchSoak(minutes, model, mesh);
     }
-    if (what == "--help" || (what != "all" && what != "zoo" && what != "import" && what != "train" &&
-                             what != "analysis" && what != "evaluate" && what != "search" &&
-                             what != "search-pipeline" && what != "search-seeds" && what != "frontier")) {
+    if (what == "--help" ||
+        (what != "all" && what != "zoo" && what != "import" && what != "train" && what != "analysis" &&
+         what != "evaluate" && what != "search" && what != "search-pipeline" && what != "search-seeds" &&
+         what != "frontier" && what != "layers")) {
         std::puts(
             "usage: shardscope-bench [all | zoo [PRESET...] | import [SHARED_DIR] | train [MODEL...] | "
             "analysis [LAYERS...] | evaluate [MODEL...] | "
             "search [SECONDS [PIPELINE_SECONDS]] [--only ROW,...] | search-pipeline [PIPELINE_SECONDS] | "
             "search-seeds [ITERATIONS] [--seeds N] [--lanes N] [--only ROW,...] | "
-            "frontier [SEARCH_SECONDS] [--only MODEL,...] [--mesh MESH] | --soak [MINUTES] [MODEL] [MESH]]\n"
+            "frontier [SEARCH_SECONDS] [--only MODEL,...] [--mesh MESH] | layers [--only ROW,...] | "
+            "--soak [MINUTES] [MODEL] [MESH]]\n"
             "  --only: search rows by number (from 1) or by a part of their name or model; with --only the "
             "pipeline table is left out");
         return what == "--help" ? 0 : 2;
@@ -419,6 +421,10 @@ int main(int argc, char** argv) {
             return 2;
         }
         return benchSearchSeeds(iterations, seeds, lanes, only);
+    }
+    if (what == "layers") {
+        std::vector<std::string> args(argv + 2, argv + argc);
+        return benchLayers(takeOnly(args));
     }
     if (what == "frontier") {
         std::vector<std::string> args(argv + 2, argv + argc);

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cctype>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <functional>
@@ -373,6 +374,133 @@ int benchSearchSeeds(std::int64_t iterations, int seeds, int lanes, const std::v
                 "ops", "best expert", "ms", "median", "mean", "best", "worst", "x", "sprd", "found", "s",
                 "peak MB");
     return printRows(*rows, [&](const SearchConfig& c) { return seedRow(c, iterations, seeds, lanes); });
+}
+
+namespace {
+
+// The increments of `x` (one value per layer) and how far the later ones stray from the first: the largest
+// |x[k] - x[k-1] - (x[1] - x[0])|, relative to the first increment (to the largest |x| when that is 0).
+std::pair<double, double> stepAndDeviation(const std::vector<double>& x) {
+    if (x.size() < 2)
+        return {0, 0};
+    const double step = x[1] - x[0];
+    double scale = std::abs(step), worst = 0;
+    if (scale == 0)
+        for (double v : x)
+            scale = std::max(scale, std::abs(v));
+    for (std::size_t k = 2; k < x.size(); ++k)
+        worst = std::max(worst, std::abs(x[k] - x[k - 1] - step));
+    return {step, scale > 0 ? worst / scale : worst};
+}
+
+// Whether `x` (one value per layer) grows by the same amount every `period` layers from layer `from` on, up
+// to floating-point rounding (1e-9 of the largest such growth, or of the largest |x| when that is 0).
+bool periodicFrom(const std::vector<double>& x, std::size_t period, std::size_t from) {
+    if (x.size() < from + 2 * period + 1)
+        return false;
+    double scale = 0;
+    for (std::size_t k = from + period; k < x.size(); ++k)
+        scale = std::max(scale, std::abs(x[k] - x[k - period]));
+    if (scale == 0)
+        for (double v : x)
+            scale = std::max(scale, std::abs(v));
+    for (std::size_t k = from + period; k < x.size(); ++k)
+        if (std::abs(x[k] - x[k - period] - (x[from + period] - x[from])) > 1e-9 * scale)
+            return false;
+    return true;
+}
+
+// The smallest period of up to 4 layers, and the first layer from which every sequence repeats with it: "1",
+// "2 from 3", or "-" when none does.
+std::string periodOf(const std::vector<const std::vector<double>*>& sequences) {
+    for (std::size_t period = 1; period <= 4; ++period)
+        for (std::size_t from = 0; from <= 4; ++from)
+            if (std::all_of(sequences.begin(), sequences.end(),
+                            [&](const std::vector<double>* x) { return periodicFrom(*x, period, from); }))
+                return from == 0 ? std::to_string(period) : format("%zu from %zu", period, from);
+    return "-";
+}
+
+// One row of the layer table: the row's best expert plan evaluated in full, and per layer of its largest
+// family (plan::pipelineLayers) when the layer's last forward kernel starts, when its first backward kernel
+// does, and the bytes live at its first forward op.
+std::string layerRow(const SearchConfig& c) {
+    using namespace shardscope;
+    auto problem = loadRow(c);
+    if (!problem)
+        return "error: " + problem.errorMessage();
+    const auto& model = *(*problem)->costModel;
+    const auto& graph = model.graph();
+    const auto [expert, expertTime] = bestExpert(model);
+    const auto plan = plan::expertPlan(expert, model.planContext(), model.mesh());
+    if (!plan)
+        return "error: no feasible expert plan";
+    cost::Evaluator evaluator(model);
+    const cost::Evaluation& e = evaluator.evaluate(*plan);
+    const auto& blocks = model.planContext().blocks();
+    const auto layers = plan::pipelineLayers(blocks);
+    std::vector<std::int32_t> layerOfBlock(blocks.blocks.size(), -1);
+    for (std::size_t l = 0; l < layers.size(); ++l)
+        layerOfBlock[static_cast<std::size_t>(layers[l])] = static_cast<std::int32_t>(l);
+    std::vector<double> forwardEnd(layers.size(), 0), backwardStart(layers.size(), 0),
+        live(layers.size(), -1);
+    const std::size_t ops = std::min(graph.body.size(), blocks.blockOfOp.size());
+    const std::size_t backward = graph.backwardStart > 0 ? graph.backwardStart : ops;
+    for (std::size_t i = 0; i < ops; ++i) {
+        const std::int32_t block = blocks.blockOfOp[i];
+        const std::int32_t l = block >= 0 ? layerOfBlock[static_cast<std::size_t>(block)] : -1;
+        if (l < 0)
+            continue;
+        const auto k = static_cast<std::size_t>(l);
+        const double start = i < e.opStart.size() ? e.opStart[i] : 0;  // set on the op launching a kernel
+        if (i < backward) {
+            forwardEnd[k] = std::max(forwardEnd[k], start);
+            if (live[k] < 0)
+                live[k] = evaluator.liveAt(i).total();
+        } else if (start > 0 && (backwardStart[k] == 0 || start < backwardStart[k])) {
+            backwardStart[k] = start;
+        }
+    }
+    const auto [forwardStep, forwardDeviation] = stepAndDeviation(forwardEnd);
+    const auto [backwardStep, backwardDeviation] = stepAndDeviation(backwardStart);
+    const auto [memoryStep, memoryDeviation] = stepAndDeviation(live);
+    const std::string period = periodOf({&forwardEnd, &backwardStart, &live});
+    return format("%-34s %6zu | %-16s %9s | %6zu | %9.4f %8.1e | %9.4f %8.1e | %9.2f %8.1e | %-9s", c.name,
+                  graph.body.size(), expert.c_str(), ms(e.stepTime).c_str(), layers.size(), forwardStep * 1e3,
+                  forwardDeviation, -backwardStep * 1e3, backwardDeviation, memoryStep / (1 << 20),
+                  memoryDeviation, period.c_str());
+}
+
+}  // namespace
+
+// Whether the evaluation of a model's repeated layers is periodic under a plan that decides them alike (the
+// premise of pricing one layer and extrapolating, docs/benchmarks.md "Layers"): per row of the search table,
+// its best expert plan's schedule and memory walk, layer by layer.
+int benchLayers(const std::vector<std::string>& only) {
+    const auto rows = rowsOrList(only);
+    if (!rows)
+        return 2;
+    std::printf(
+        "\n== layers: the best expert plan of each row of `search`, evaluated in full; per layer of the "
+        "largest "
+        "family of layers\n\n"
+        "   fwd ms = how much later each layer's last forward kernel starts than the previous layer's; bwd "
+        "ms = "
+        "how much\n"
+        "   earlier each layer's first backward kernel starts than the next layer's; MB = how many more "
+        "bytes "
+        "are live at each\n"
+        "   layer's first forward op; dev = the largest departure of a later layer's step from the first "
+        "one, "
+        "relative to it;\n"
+        "   period = the fewest layers (up to 4) after which all three repeat their steps to 1e-9 "
+        "(floating-point "
+        "rounding),\n"
+        "   and the first layer from which they do ('-': none)\n\n");
+    std::printf("%2s %-34s %6s | %-16s %9s | %6s | %9s %8s | %9s %8s | %9s %8s | %s | %7s\n", "#",
+                "configuration", "ops", "best expert", "ms", "layers", "fwd ms", "dev", "bwd ms", "dev", "MB",
+                "dev", "period   ", "peak MB");
+    return printRows(*rows, layerRow);
 }
 
 namespace {
