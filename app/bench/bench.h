@@ -51,9 +51,10 @@ int benchEvaluate(const std::vector<std::string>& models, int runs);
 // all rows when empty.
 int benchSearch(double seconds, const std::vector<std::string>& only);
 int benchSearchPipeline(double seconds);
-// Whether the evaluation of repeated layers is periodic (search_bench.cpp): per row of the search table, the
-// best expert plan's per-layer steps in the schedule and the memory walk.
-int benchLayers(const std::vector<std::string>& only);
+// Whether the evaluation of repeated layers is periodic (search_bench.cpp): per row of the search table, or
+// for `model` (MODEL [MESH [HARDWARE]]) when given, the best expert plan's per-layer steps in the schedule
+// and the memory walk.
+int benchLayers(const std::vector<std::string>& only, const std::vector<std::string>& model);
 // The search over seeds (search_bench.cpp): searches of `iterations` iterations, seeds 1 to `seeds`, on the
 // search table's rows: on one thread (`lanes` 0), or in rounds of `lanes` lanes on two threads.
 int benchSearchSeeds(std::int64_t iterations, int seeds, int lanes, const std::vector<std::string>& only);

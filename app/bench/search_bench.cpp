@@ -113,12 +113,14 @@ std::string ms(double t) {
     return t > 0 ? format("%.2f", t * 1e3) : std::string("-");
 }
 
-// A row's mixed-precision Adam training step on its mesh.
-shardscope::Result<std::unique_ptr<shardscope::Problem>> loadRow(const SearchConfig& c) {
+// A row's mixed-precision Adam training step on its mesh (Adam in the model's precision when not
+// `mixedPrecision`: a user's f32 export).
+shardscope::Result<std::unique_ptr<shardscope::Problem>> loadRow(const SearchConfig& c,
+                                                                 bool mixedPrecision = true) {
     shardscope::ProblemSpec spec;
     spec.model = c.model;
     spec.train = true;
-    spec.mixedPrecision = true;
+    spec.mixedPrecision = mixedPrecision;
     spec.mesh = c.mesh;
     spec.hardware = c.hardware;
     return shardscope::loadProblem(spec);
@@ -393,40 +395,50 @@ std::pair<double, double> stepAndDeviation(const std::vector<double>& x) {
     return {step, scale > 0 ? worst / scale : worst};
 }
 
-// Whether `x` (one value per layer) grows by the same amount every `period` layers from layer `from` on, up
-// to floating-point rounding (1e-9 of the largest such growth, or of the largest |x| when that is 0).
-bool periodicFrom(const std::vector<double>& x, std::size_t period, std::size_t from) {
-    if (x.size() < from + 2 * period + 1)
+// Whether `x` (one value per layer) grows by the same amount every `period` layers over layers [from, end),
+// up to floating-point rounding (1e-9 of the largest such growth, or of the largest |x| when that is 0).
+bool periodicOver(const std::vector<double>& x, std::size_t period, std::size_t from, std::size_t end) {
+    if (end > x.size() || end < from + 2 * period + 1)
         return false;
     double scale = 0;
-    for (std::size_t k = from + period; k < x.size(); ++k)
+    for (std::size_t k = from + period; k < end; ++k)
         scale = std::max(scale, std::abs(x[k] - x[k - period]));
     if (scale == 0)
         for (double v : x)
             scale = std::max(scale, std::abs(v));
-    for (std::size_t k = from + period; k < x.size(); ++k)
+    for (std::size_t k = from + period; k < end; ++k)
         if (std::abs(x[k] - x[k - period] - (x[from + period] - x[from])) > 1e-9 * scale)
             return false;
     return true;
 }
 
-// The smallest period of up to 4 layers, and the first layer from which every sequence repeats with it: "1",
-// "2 from 3", or "-" when none does.
+// The smallest period of up to 4 layers with which every sequence repeats, over the most layers (up to 4 left
+// out at each end, as boundary layers a depth-independent evaluation would price on their own): "1" (over all
+// layers), "2 over 1-7" (layers 1 to 7), or "-" when none does.
 std::string periodOf(const std::vector<const std::vector<double>*>& sequences) {
+    const std::size_t layers = sequences.front()->size();
     for (std::size_t period = 1; period <= 4; ++period)
-        for (std::size_t from = 0; from <= 4; ++from)
-            if (std::all_of(sequences.begin(), sequences.end(),
-                            [&](const std::vector<double>* x) { return periodicFrom(*x, period, from); }))
-                return from == 0 ? std::to_string(period) : format("%zu from %zu", period, from);
+        for (std::size_t trimmed = 0; trimmed <= 8; ++trimmed)
+            for (std::size_t from = 0; from <= std::min<std::size_t>(trimmed, 4); ++from) {
+                const std::size_t cut = trimmed - from;
+                if (cut > 4 || cut >= layers)
+                    continue;
+                const std::size_t end = layers - cut;
+                if (std::all_of(sequences.begin(), sequences.end(), [&](const std::vector<double>* x) {
+                        return periodicOver(*x, period, from, end);
+                    }))
+                    return trimmed == 0 ? std::to_string(period)
+                                        : format("%zu over %zu-%zu", period, from, end - 1);
+            }
     return "-";
 }
 
 // One row of the layer table: the row's best expert plan evaluated in full, and per layer of its largest
 // family (plan::pipelineLayers) when the layer's last forward kernel starts, when its first backward kernel
 // does, and the bytes live at its first forward op.
-std::string layerRow(const SearchConfig& c) {
+std::string layerRow(const SearchConfig& c, bool mixedPrecision) {
     using namespace shardscope;
-    auto problem = loadRow(c);
+    auto problem = loadRow(c, mixedPrecision);
     if (!problem)
         return "error: " + problem.errorMessage();
     const auto& model = *(*problem)->costModel;
@@ -465,7 +477,7 @@ std::string layerRow(const SearchConfig& c) {
     const auto [backwardStep, backwardDeviation] = stepAndDeviation(backwardStart);
     const auto [memoryStep, memoryDeviation] = stepAndDeviation(live);
     const std::string period = periodOf({&forwardEnd, &backwardStart, &live});
-    return format("%-34s %6zu | %-16s %9s | %6zu | %9.4f %8.1e | %9.4f %8.1e | %9.2f %8.1e | %-9s", c.name,
+    return format("%-34s %6zu | %-16s %9s | %6zu | %9.4f %8.1e | %9.4f %8.1e | %9.2f %8.1e | %-11s", c.name,
                   graph.body.size(), expert.c_str(), ms(e.stepTime).c_str(), layers.size(), forwardStep * 1e3,
                   forwardDeviation, -backwardStep * 1e3, backwardDeviation, memoryStep / (1 << 20),
                   memoryDeviation, period.c_str());
@@ -476,31 +488,37 @@ std::string layerRow(const SearchConfig& c) {
 // Whether the evaluation of a model's repeated layers is periodic under a plan that decides them alike (the
 // premise of pricing one layer and extrapolating, docs/benchmarks.md "Layers"): per row of the search table,
 // its best expert plan's schedule and memory walk, layer by layer.
-int benchLayers(const std::vector<std::string>& only) {
+int benchLayers(const std::vector<std::string>& only, const std::vector<std::string>& model) {
     const auto rows = rowsOrList(only);
     if (!rows)
         return 2;
     std::printf(
-        "\n== layers: the best expert plan of each row of `search`, evaluated in full; per layer of the "
-        "largest "
-        "family of layers\n\n"
-        "   fwd ms = how much later each layer's last forward kernel starts than the previous layer's; bwd "
-        "ms = "
-        "how much\n"
-        "   earlier each layer's first backward kernel starts than the next layer's; MB = how many more "
-        "bytes "
-        "are live at each\n"
-        "   layer's first forward op; dev = the largest departure of a later layer's step from the first "
-        "one, "
-        "relative to it;\n"
+        "\n== layers: the best expert plan of each row of `search` (or of the model given), evaluated in "
+        "full; "
+        "per layer\n"
+        "   of the largest family of layers:\n\n"
+        "   fwd ms = how much later the layer's last forward kernel starts than the previous layer's\n"
+        "   bwd ms = how much earlier the layer's first backward kernel starts than the next layer's\n"
+        "   MB = how many more bytes are live at the layer's first forward op\n"
+        "   dev = the largest departure of a later layer's step from the first one, relative to it\n"
         "   period = the fewest layers (up to 4) after which all three repeat their steps to 1e-9 "
-        "(floating-point "
-        "rounding),\n"
-        "   and the first layer from which they do ('-': none)\n\n");
+        "(floating-point rounding),\n"
+        "   over all layers or over the layers named (up to 4 left out at each end); '-': none\n\n");
     std::printf("%2s %-34s %6s | %-16s %9s | %6s | %9s %8s | %9s %8s | %9s %8s | %s | %7s\n", "#",
                 "configuration", "ops", "best expert", "ms", "layers", "fwd ms", "dev", "bwd ms", "dev", "MB",
-                "dev", "period   ", "peak MB");
-    return printRows(*rows, layerRow);
+                "dev", "period     ", "peak MB");
+    if (model.empty())
+        return printRows(*rows, [](const SearchConfig& c) { return layerRow(c, true); });
+    // A model of the user's: MODEL [MESH [HARDWARE]], its Adam training step in the model's own precision.
+    const std::string mesh = model.size() > 1 ? model[1] : "data=4,model=2";
+    const std::string hardware = model.size() > 2 ? model[2] : "h100";
+    const std::string name = model[0].substr(model[0].find_last_of('/') + 1);
+    const SearchConfig config{name.c_str(), model[0].c_str(), mesh.c_str(), hardware.c_str()};
+    const auto run = runIsolated([&] { return layerRow(config, false); }, rssBudgetBytes());
+    const bool ok = run.completed && run.text.rfind("error: ", 0) != 0;
+    std::printf(" - %s | %7s\n", ok ? run.text.c_str() : (run.completed ? run.text : run.failure).c_str(),
+                ok ? peakText(run).c_str() : "");
+    return ok ? 0 : 1;
 }
 
 namespace {

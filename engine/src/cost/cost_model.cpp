@@ -1210,7 +1210,9 @@ struct Evaluator::State {
         std::uint64_t key = 0;
         double time = 0;
     };
-    std::vector<std::array<KernelMemo, 4>> kernelMemos;  // as many as a pool's memo slots
+    // Slots a pool (below) keeps before it evicts an unused one, and prices a kernel class keeps.
+    static constexpr std::size_t kMemoSlots = 4;
+    std::vector<std::array<KernelMemo, kMemoSlots>> kernelMemos;
     std::vector<std::uint8_t> kernelMemoNext;
     std::vector<Collective> recomputed;  // collectives of recomputed ops, run again
     // The step's schedule, rebuilt per evaluation in reused buffers.
@@ -1237,7 +1239,6 @@ struct Evaluator::State {
         std::uint32_t next = 0;  // where the search for a free slot starts (round robin)
     };
     static constexpr std::uint32_t kNoSlot = ~0u;
-    static constexpr std::size_t kMemoSlots = 4;  // slots a pool keeps before it evicts an unused one
     std::vector<Pool> pools;
     std::vector<std::uint32_t> poolOf, slotOf;  // per op
     std::vector<std::uint64_t> opKey;           // per op: its current record's key (its local shardings)
