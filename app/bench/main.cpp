@@ -424,10 +424,13 @@ int main(int argc, char** argv) {
         }
         return benchSearchSeeds(iterations, seeds, lanes, only);
     }
-    if (what == "layers") {
-        std::vector<std::string> args(argv + 2, argv + argc);
+    if (what == "all" || what == "layers") {
+        std::vector<std::string> args;
+        if (what == "layers")
+            args.assign(argv + 2, argv + argc);
         const auto only = takeOnly(args);
-        return benchLayers(only, args);
+        if (int rc = benchLayers(only, args); rc != 0 || what == "layers")
+            return rc;
     }
     if (what == "frontier") {
         std::vector<std::string> args(argv + 2, argv + argc);

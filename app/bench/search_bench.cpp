@@ -515,10 +515,13 @@ int benchLayers(const std::vector<std::string>& only, const std::vector<std::str
     const std::string name = model[0].substr(model[0].find_last_of('/') + 1);
     const SearchConfig config{name.c_str(), model[0].c_str(), mesh.c_str(), hardware.c_str()};
     const auto run = runIsolated([&] { return layerRow(config, false); }, rssBudgetBytes());
-    const bool ok = run.completed && run.text.rfind("error: ", 0) != 0;
-    std::printf(" - %s | %7s\n", ok ? run.text.c_str() : (run.completed ? run.text : run.failure).c_str(),
-                ok ? peakText(run).c_str() : "");
-    return ok ? 0 : 1;
+    if (run.completed && run.text.rfind("error: ", 0) != 0) {
+        std::printf(" - %s | %7s\n", run.text.c_str(), peakText(run).c_str());
+        return 0;
+    }
+    // layerRow's "error: " stands before the loader's own "error: ...".
+    std::fprintf(stderr, "%s\n", run.completed ? run.text.substr(7).c_str() : run.failure.c_str());
+    return 1;
 }
 
 namespace {
