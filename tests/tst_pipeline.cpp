@@ -427,6 +427,7 @@ private slots:
         std::mt19937 random(5);
         plan::Plan plan = expert(*problem, "ptd-p");
         Evaluator reused(model);
+        Evaluator applied(model);  // handed the plan applied, as the search does (cost::appliedPlan)
         int staged = 0, pipelined = 0, interleaved = 0, unrunnable = 0;
         for (int step = 0; step < 80; ++step) {
             const unsigned roll = random() % 10;
@@ -471,6 +472,10 @@ private slots:
             const std::string diff = difference(a, b);
             QVERIFY2(diff.empty(),
                      qPrintable(QString("step %1: %2").arg(step).arg(QString::fromStdString(diff))));
+            const std::string appliedDiff = difference(applied.evaluate(plan, appliedPlan(model, plan)), b);
+            QVERIFY2(appliedDiff.empty(),
+                     qPrintable(
+                         QString("step %1, applied: %2").arg(step).arg(QString::fromStdString(appliedDiff))));
             for (std::size_t i = 0; i < model.graph().body.size(); i += 97) {
                 const auto &x = reused.execution(i), &y = fresh.execution(i);
                 QVERIFY(x.factorAxes == y.factorAxes && x.computeTime == y.computeTime &&
