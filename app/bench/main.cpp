@@ -361,10 +361,8 @@ int main(int argc, char** argv) {
             "analysis [LAYERS...] | evaluate [MODEL...] | "
             "search [SECONDS [PIPELINE_SECONDS]] [--only ROW,...] | search-pipeline [PIPELINE_SECONDS] | "
             "search-seeds [ITERATIONS] [--seeds N] [--lanes N] [--only ROW,...] | "
-            "frontier [SEARCH_SECONDS] [--only MODEL,...] [--mesh MESH] | layers [--only ROW,... | MODEL "
-            "[MESH "
-            "[HARDWARE]]] | "
-            "--soak [MINUTES] [MODEL] [MESH]]\n"
+            "frontier [SEARCH_SECONDS] [--only MODEL,...] [--mesh MESH] | "
+            "layers [--only ROW,... | MODEL [MESH [HARDWARE]]] | --soak [MINUTES] [MODEL] [MESH]]\n"
             "  --only: search rows by number (from 1) or by a part of their name or model; with --only the "
             "pipeline table is left out");
         return what == "--help" ? 0 : 2;

@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <functional>
+#include <limits>
 #include <memory>
 #include <optional>
 #include <string>
@@ -380,36 +381,22 @@ int benchSearchSeeds(std::int64_t iterations, int seeds, int lanes, const std::v
 
 namespace {
 
-// The increments of `x` (one value per layer) and how far the later ones stray from the first: the largest
-// |x[k] - x[k-1] - (x[1] - x[0])|, relative to the first increment (to the largest |x| when that is 0).
-std::pair<double, double> stepAndDeviation(const std::vector<double>& x) {
-    if (x.size() < 2)
-        return {0, 0};
-    const double step = x[1] - x[0];
-    double scale = std::abs(step), worst = 0;
-    if (scale == 0)
-        for (double v : x)
-            scale = std::max(scale, std::abs(v));
-    for (std::size_t k = 2; k < x.size(); ++k)
-        worst = std::max(worst, std::abs(x[k] - x[k - 1] - step));
-    return {step, scale > 0 ? worst / scale : worst};
-}
-
-// Whether `x` (one value per layer) grows by the same amount every `period` layers over layers [from, end),
-// up to floating-point rounding (1e-9 of the largest such growth, or of the largest |x| when that is 0).
-bool periodicOver(const std::vector<double>& x, std::size_t period, std::size_t from, std::size_t end) {
+// How far `x` (one value per layer) departs from growing by the same amount every `period` layers over layers
+// [from, end): the largest difference between a growth and the first, relative to the largest growth (to the
+// largest |x| when every growth is 0). Infinite when the layers are too few to tell.
+double departure(const std::vector<double>& x, std::size_t period, std::size_t from, std::size_t end) {
     if (end > x.size() || end < from + 2 * period + 1)
-        return false;
-    double scale = 0;
-    for (std::size_t k = from + period; k < end; ++k)
+        return std::numeric_limits<double>::infinity();
+    const double first = x[from + period] - x[from];
+    double scale = 0, worst = 0;
+    for (std::size_t k = from + period; k < end; ++k) {
         scale = std::max(scale, std::abs(x[k] - x[k - period]));
+        worst = std::max(worst, std::abs(x[k] - x[k - period] - first));
+    }
     if (scale == 0)
         for (double v : x)
             scale = std::max(scale, std::abs(v));
-    for (std::size_t k = from + period; k < end; ++k)
-        if (std::abs(x[k] - x[k - period] - (x[from + period] - x[from])) > 1e-9 * scale)
-            return false;
-    return true;
+    return scale > 0 ? worst / scale : worst;
 }
 
 // The smallest period of up to 4 layers with which every sequence repeats, over the most layers (up to 4 left
@@ -425,7 +412,7 @@ std::string periodOf(const std::vector<const std::vector<double>*>& sequences) {
                     continue;
                 const std::size_t end = layers - cut;
                 if (std::all_of(sequences.begin(), sequences.end(), [&](const std::vector<double>* x) {
-                        return periodicOver(*x, period, from, end);
+                        return departure(*x, period, from, end) <= 1e-9;  // floating-point rounding
                     }))
                     return trimmed == 0 ? std::to_string(period)
                                         : format("%zu over %zu-%zu", period, from, end - 1);
@@ -473,9 +460,11 @@ std::string layerRow(const SearchConfig& c, bool mixedPrecision) {
             backwardStart[k] = start;
         }
     }
-    const auto [forwardStep, forwardDeviation] = stepAndDeviation(forwardEnd);
-    const auto [backwardStep, backwardDeviation] = stepAndDeviation(backwardStart);
-    const auto [memoryStep, memoryDeviation] = stepAndDeviation(live);
+    auto step = [](const std::vector<double>& x) { return x.size() < 2 ? 0.0 : x[1] - x[0]; };
+    auto deviation = [](const std::vector<double>& x) { return departure(x, 1, 0, x.size()); };
+    const double forwardStep = step(forwardEnd), forwardDeviation = deviation(forwardEnd);
+    const double backwardStep = step(backwardStart), backwardDeviation = deviation(backwardStart);
+    const double memoryStep = step(live), memoryDeviation = deviation(live);
     const std::string period = periodOf({&forwardEnd, &backwardStart, &live});
     return format("%-34s %6zu | %-16s %9s | %6zu | %9.4f %8.1e | %9.4f %8.1e | %9.2f %8.1e | %-11s", c.name,
                   graph.body.size(), expert.c_str(), ms(e.stepTime).c_str(), layers.size(), forwardStep * 1e3,
@@ -500,7 +489,8 @@ int benchLayers(const std::vector<std::string>& only, const std::vector<std::str
         "   fwd ms = how much later the layer's last forward kernel starts than the previous layer's\n"
         "   bwd ms = how much earlier the layer's first backward kernel starts than the next layer's\n"
         "   MB = how many more bytes are live at the layer's first forward op\n"
-        "   dev = the largest departure of a later layer's step from the first one, relative to it\n"
+        "   dev = the largest departure of a later layer's step from the first one, relative to the largest "
+        "step\n"
         "   period = the fewest layers (up to 4) after which all three repeat their steps to 1e-9 "
         "(floating-point rounding),\n"
         "   over all layers or over the layers named (up to 4 left out at each end); '-': none\n\n");
