@@ -55,6 +55,9 @@ int benchSearchPipeline(double seconds);
 // for `model` (MODEL [MESH [HARDWARE]]) when given, the best expert plan's per-layer steps in the schedule
 // and the memory walk.
 int benchLayers(const std::vector<std::string>& only, const std::vector<std::string>& model);
+// Layer classes: per row of the search table (or a model of the user's), the shallow copies plans are priced
+// on, the experts priced both ways (how many from the copies, how far from the full figures, how fast).
+int benchClasses(const std::vector<std::string>& only, const std::vector<std::string>& model);
 // The search over seeds (search_bench.cpp): searches of `iterations` iterations, seeds 1 to `seeds`, on the
 // search table's rows: on one thread (`lanes` 0), or in rounds of `lanes` lanes on two threads.
 int benchSearchSeeds(std::int64_t iterations, int seeds, int lanes, const std::vector<std::string>& only);

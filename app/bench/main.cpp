@@ -355,14 +355,15 @@ int main(int argc, char** argv) {
     if (what == "--help" ||
         (what != "all" && what != "zoo" && what != "import" && what != "train" && what != "analysis" &&
          what != "evaluate" && what != "search" && what != "search-pipeline" && what != "search-seeds" &&
-         what != "frontier" && what != "layers")) {
+         what != "frontier" && what != "layers" && what != "classes")) {
         std::puts(
             "usage: shardscope-bench [all | zoo [PRESET...] | import [SHARED_DIR] | train [MODEL...] | "
             "analysis [LAYERS...] | evaluate [MODEL...] | "
             "search [SECONDS [PIPELINE_SECONDS]] [--only ROW,...] | search-pipeline [PIPELINE_SECONDS] | "
             "search-seeds [ITERATIONS] [--seeds N] [--lanes N] [--only ROW,...] | "
             "frontier [SEARCH_SECONDS] [--only MODEL,...] [--mesh MESH] | "
-            "layers [--only ROW,... | MODEL [MESH [HARDWARE]]] | --soak [MINUTES] [MODEL] [MESH]]\n"
+            "layers [--only ROW,... | MODEL [MESH [HARDWARE]]] | classes [--only ROW,... | MODEL [MESH "
+            "[HARDWARE]]] | --soak [MINUTES] [MODEL] [MESH]]\n"
             "  --only: search rows by number (from 1) or by a part of their name or model; with --only the "
             "pipeline table is left out");
         return what == "--help" ? 0 : 2;
@@ -428,6 +429,14 @@ int main(int argc, char** argv) {
             args.assign(argv + 2, argv + argc);
         const auto only = takeOnly(args);
         if (int rc = benchLayers(only, args); rc != 0 || what == "layers")
+            return rc;
+    }
+    if (what == "all" || what == "classes") {
+        std::vector<std::string> args;
+        if (what == "classes")
+            args.assign(argv + 2, argv + argc);
+        const auto only = takeOnly(args);
+        if (int rc = benchClasses(only, args); rc != 0 || what == "classes")
             return rc;
     }
     if (what == "frontier") {

@@ -268,10 +268,14 @@ std::string searchRow(const SearchConfig& c, double seconds) {
         }
     const double end = best.evaluation.feasible ? best.evaluation.stepTime : 0;
     const std::string ratio = end > 0 && expertTime > 0 ? format("%.3f", expertTime / end) : "-";
-    return format("%-34s %6zu | %-16s %9s | %9s %9s %9s %6s | %7.2f %7.0f | %8.2f %8.2f | %9s %8s", c.name,
-                  model.graph().body.size(), expert.c_str(), ms(expertTime).c_str(), bestAt(1).c_str(),
-                  bestAt(10).c_str(), ms(end).c_str(), ratio.c_str(), within, rate, full * 1e3,
-                  perEvaluation * 1e3, exhaustive.c_str(), states.c_str());
+    const double fromClasses =
+        last.evaluations > 0
+            ? 100.0 * static_cast<double>(last.layerClassEvaluations) / static_cast<double>(last.evaluations)
+            : 0.0;
+    return format("%-34s %6zu | %-16s %9s | %9s %9s %9s %6s | %7.2f %7.0f %4.0f | %8.2f %8.2f | %9s %8s",
+                  c.name, model.graph().body.size(), expert.c_str(), ms(expertTime).c_str(),
+                  bestAt(1).c_str(), bestAt(10).c_str(), ms(end).c_str(), ratio.c_str(), within, rate,
+                  fromClasses, full * 1e3, perEvaluation * 1e3, exhaustive.c_str(), states.c_str());
 }
 
 }  // namespace
@@ -298,7 +302,9 @@ int benchSearch(double seconds, const std::vector<std::string>& only) {
         "   (above 1: the search is faster); '-' = no feasible plan yet, or past the budget; to 1%% = when "
         "the "
         "search first came within 1%%\n"
-        "   of its final plan; eval = median of 3 full evaluations of the final plan by a fresh evaluator; "
+        "   of its final plan; LC%% = the share of the search's evaluations priced from layer classes "
+        "(two shallow copies of the model);\n"
+        "   eval = median of 3 full evaluations of the final plan by a fresh evaluator; "
         "search = the search's mean\n"
         "   time per evaluation (seconds x threads / evaluations); exhaust. = the optimum over plans of up "
         "to 3 decisions, else 2, else 1\n"
@@ -307,9 +313,9 @@ int benchSearch(double seconds, const std::vector<std::string>& only) {
         "   time per evaluation ('>N': more than N states at every depth);\n"
         "   peak MB = the peak RSS of the child process that ran the row\n\n",
         exhaustiveSeconds(seconds));
-    std::printf("%2s %-34s %6s | %-16s %9s | %9s %9s %9s %6s | %7s %7s | %8s %8s | %9s %8s | %7s\n", "#",
+    std::printf("%2s %-34s %6s | %-16s %9s | %9s %9s %9s %6s | %7s %7s %4s | %8s %8s | %9s %8s | %7s\n", "#",
                 "configuration", "ops", "best expert", "ms", "1 s", "10 s", "end", "x", "to 1% s", "it/s",
-                "eval ms", "search", "exhaust.", "states", "peak MB");
+                "LC%", "eval ms", "search", "exhaust.", "states", "peak MB");
     return printRows(*rows, [&](const SearchConfig& c) { return searchRow(c, seconds); });
 }
 
@@ -510,6 +516,113 @@ int benchLayers(const std::vector<std::string>& only, const std::vector<std::str
         return 0;
     }
     // layerRow's "error: " stands before the loader's own "error: ...".
+    std::fprintf(stderr, "%s\n", run.completed ? run.text.substr(7).c_str() : run.failure.c_str());
+    return 1;
+}
+
+namespace {
+
+// One row of the layer-class table: the model's shallow copies, and its expert plans (with each remat policy
+// on its first family) evaluated in full and from layer classes: how many the copies price, how far their
+// figures are from the full ones, and the median time per evaluation of each evaluator cycling through them.
+std::string classesRow(const SearchConfig& c, bool mixedPrecision) {
+    using namespace shardscope;
+    auto problem = loadRow(c, mixedPrecision);
+    if (!problem)
+        return "error: " + problem.errorMessage();
+    const auto& model = *(*problem)->costModel;
+    std::string why;
+    const auto* copies = model.shallowCopies(&why);
+    const std::size_t layers = model.planContext().blocks().blocks.size();
+    if (!copies)
+        return format("%-34s %6zu | %6zu %-9s %17s | no copies: %s", c.name, model.graph().body.size(),
+                      layers, "-", "-", why.c_str());
+    std::vector<plan::Plan> plans;
+    const auto& families = model.planContext().blocks().families;
+    for (const auto& expert : plan::expertPlans()) {
+        auto plan = plan::expertPlan(expert.id, model.planContext(), model.mesh());
+        if (!plan)
+            continue;
+        for (int policy = 0; policy < plan::kRematCount; ++policy) {
+            if (policy > 0)
+                plan->remat = {{families.front(), static_cast<plan::Remat>(policy)}};
+            plans.push_back(*plan);
+        }
+    }
+    cost::Evaluator full(model), classes(model, cost::EvaluatorOptions{.layerClasses = true});
+    std::size_t priced = 0;
+    double stepDeviation = 0, peakDeviation = 0;
+    const auto relative = [](double a, double b) { return std::abs(a - b) / std::max(std::abs(b), 1e-300); };
+    for (const auto& plan : plans) {
+        const cost::Evaluation a = classes.evaluate(plan);
+        const cost::Evaluation& b = full.evaluate(plan);
+        if (!a.fromLayerClasses)
+            continue;
+        ++priced;
+        stepDeviation = std::max(stepDeviation, relative(a.stepTime, b.stepTime));
+        peakDeviation = std::max(peakDeviation, relative(a.peakMemory, b.peakMemory));
+    }
+    // Per evaluator: the median over 5 passes of a pass's time per plan (each pass after the first pass
+    // above, so incremental as in a search).
+    const auto perPlan = [&](cost::Evaluator& evaluator) {
+        std::vector<double> passes;
+        for (int pass = 0; pass < 5; ++pass) {
+            const auto start = std::chrono::steady_clock::now();
+            for (const auto& plan : plans)
+                evaluator.evaluate(plan);
+            passes.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() /
+                             static_cast<double>(plans.size()));
+        }
+        std::sort(passes.begin(), passes.end());
+        return passes[passes.size() / 2];
+    };
+    const double fullTime = perPlan(full), classesTime = perPlan(classes);
+    const auto depth = [&](std::size_t k) {
+        return copies->copies[k].model->planContext().blocks().blocks.size();
+    };
+    return format("%-34s %6zu | %6zu %4zu+%-4zu %8zu %8zu | %5zu/%-4zu %8.1e %8.1e | %8.2f %8.2f %6.2f",
+                  c.name, model.graph().body.size(), layers, depth(0), depth(1) - depth(0),
+                  copies->copies[0].shallow.graph.body.size(), copies->copies[1].shallow.graph.body.size(),
+                  priced, plans.size(), stepDeviation, peakDeviation, fullTime * 1e3, classesTime * 1e3,
+                  fullTime / classesTime);
+}
+
+}  // namespace
+
+// Layer classes (docs/benchmarks.md "Layer classes"): per row of the search table (or the model given), the
+// shallow copies the cost model prices plans that decide alike layers alike on, and what that gives.
+int benchClasses(const std::vector<std::string>& only, const std::vector<std::string>& model) {
+    const auto rows = rowsOrList(only);
+    if (!rows)
+        return 2;
+    std::printf(
+        "\n== layer classes: per row of `search` (or the model given), the two shallow copies of the model "
+        "that plans deciding\n"
+        "   alike layers alike are priced on, and the expert plans (each with every remat policy on its "
+        "first family) priced\n"
+        "   in full and from the copies (cost::EvaluatorOptions::layerClasses)\n\n"
+        "   layers = blocks of the model; copies = blocks of the first copy + what the second adds; ops = "
+        "each copy's ops\n"
+        "   LC/plans = plans priced from the copies (the others: their schedule's critical path changes "
+        "between the copies' depth\n"
+        "   and the model's, and they are evaluated in full); dev = the largest relative difference from "
+        "the full evaluation\n"
+        "   full ms, LC ms = median over 5 passes of the time per plan cycling through the plans "
+        "(incrementally); x = full / LC\n\n");
+    std::printf("%2s %-34s %6s | %6s %-9s %8s %8s | %-10s %8s %8s | %8s %8s %6s | %7s\n", "#",
+                "configuration", "ops", "layers", "copies", "ops", "ops", "LC/plans", "dev step", "dev peak",
+                "full ms", "LC ms", "x", "peak MB");
+    if (model.empty())
+        return printRows(*rows, [](const SearchConfig& c) { return classesRow(c, true); });
+    const std::string mesh = model.size() > 1 ? model[1] : "data=4,model=2";
+    const std::string hardware = model.size() > 2 ? model[2] : "h100";
+    const std::string name = model[0].substr(model[0].find_last_of('/') + 1);
+    const SearchConfig config{name.c_str(), model[0].c_str(), mesh.c_str(), hardware.c_str()};
+    const auto run = runIsolated([&] { return classesRow(config, false); }, rssBudgetBytes());
+    if (run.completed && run.text.rfind("error: ", 0) != 0) {
+        std::printf(" - %s | %7s\n", run.text.c_str(), peakText(run).c_str());
+        return 0;
+    }
     std::fprintf(stderr, "%s\n", run.completed ? run.text.substr(7).c_str() : run.failure.c_str());
     return 1;
 }

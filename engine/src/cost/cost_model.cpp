@@ -300,10 +300,14 @@ struct ModelStructure {
     std::vector<std::uint32_t> layoutAtoms, layoutStart;
     std::vector<std::uint32_t> atomValue;  // per atom: its value's index
 
-    ModelStructure(const ir::Graph& g, const analysis::DecisionSpace& s, CostOptions o)
-        : graph(&g), space(&s), options(o), planContext(g, s) {
+    // `updateParameters`: the parameters one multi-tensor update launch covers (0: this graph's; a shallow
+    // copy of a model (layer classes) takes the model's, so that its update kernels are priced alike).
+    ModelStructure(const ir::Graph& g, const analysis::DecisionSpace& s, CostOptions o,
+                   std::size_t updateParameters = 0)
+        : graph(&g), space(&s), options(o), planContext(g, s), updateLaunchParameters(updateParameters) {
         build();
     }
+    std::size_t updateLaunchParameters = 0;
 
     void build() {
         const ir::Graph& g = *graph;
@@ -516,7 +520,9 @@ struct ModelStructure {
         // efficiency. Stacked (scanned) and per-layer parameters then cost alike.
         launchDiscount.assign(kernels.kernels.size(), 0);
         if (g.backwardStart > 0 && !modelStateValues[0].empty()) {
-            const double share = 1.0 / static_cast<double>(modelStateValues[0].size());
+            const double share =
+                1.0 / static_cast<double>(updateLaunchParameters > 0 ? updateLaunchParameters
+                                                                     : modelStateValues[0].size());
             for (std::size_t k = 0; k < kernels.kernels.size(); ++k) {
                 bool update = !kernels.kernels[k].ops.empty();
                 for (std::uint32_t i : kernels.kernels[k].ops)
@@ -942,6 +948,10 @@ struct CostModel::Data {
     // CostModel::microbatchModel's models, by (pipeline axis, stages, microbatches).
     mutable std::mutex microbatchMutex;
     mutable std::map<std::tuple<int, int, int>, std::unique_ptr<CostModel>> microbatchModels;
+    // CostModel::shallowCopies's.
+    mutable std::once_flag shallowOnce;
+    mutable std::unique_ptr<CostModel::ShallowCopies> shallow;
+    mutable std::string shallowWhy;  // why there are none
 
     Data(std::shared_ptr<const ModelStructure> s, mesh::Mesh on, mesh::HardwareProfile h, CostOptions o,
          std::uint32_t accumulatedAxes)
@@ -1047,7 +1057,154 @@ CostModel::CostModel(const ir::Graph& graph, const analysis::DecisionSpace& spac
 CostModel::CostModel(const Data& base, mesh::Mesh mesh, std::uint32_t accumulated)
     : data_(std::make_unique<Data>(base.structure, std::move(mesh), base.hardware, base.options,
                                    accumulated)) {}
+CostModel::CostModel(const Data& full, const ir::Graph& graph, const analysis::DecisionSpace& space)
+    : data_(
+          std::make_unique<Data>(std::make_shared<const ModelStructure>(
+                                     graph, space, full.options, full.structure->modelStateValues[0].size()),
+                                 full.mesh, full.hardware, full.options, full.accumulated)) {}
 CostModel::~CostModel() = default;
+
+std::optional<plan::Plan> CostModel::ShallowCopies::planOn(std::size_t k, const plan::Plan& plan) const {
+    if (staged(plan))
+        return std::nullopt;
+    const Copy& c = copies[k];
+    plan::Plan out;
+    for (plan::Decision d : plan.decisions) {
+        const auto& map = d.target == plan::Decision::Target::Group ? c.group : c.name;
+        if (d.index >= map.size() || map[d.index] < 0)
+            return std::nullopt;
+        d.index = static_cast<std::uint32_t>(map[d.index]);
+        out.decisions.push_back(d);
+    }
+    for (plan::Resolution r : plan.resolutions) {
+        if (r.name.index >= c.name.size() || c.name[r.name.index] < 0)
+            return std::nullopt;
+        r.name = analysis::NameId{static_cast<std::uint32_t>(c.name[r.name.index])};
+        out.resolutions.push_back(r);
+    }
+    const auto& families = c.model->planContext().blocks().families;
+    for (const auto& r : plan.remat) {
+        if (std::find(families.begin(), families.end(), r.target) == families.end())
+            return std::nullopt;
+        out.remat.push_back(r);
+    }
+    return out;
+}
+
+const CostModel::ShallowCopies* CostModel::shallowCopies(std::string* why) const {
+    std::call_once(data_->shallowOnce, [&] {
+        const ModelStructure& s = *data_->structure;
+        const auto& blocks = s.blocks();
+        const auto repeat = analysis::layerRepeat(*s.graph, blocks);
+        if (!repeat || data_->accumulated != 0) {
+            data_->shallowWhy =
+                data_->accumulated != 0
+                    ? "a microbatch model"
+                    : "no stretch of alike layers long enough to leave two periods of them out";
+            return;
+        }
+        auto copies = std::make_unique<ShallowCopies>();
+        for (std::size_t k = 0; k < 2; ++k) {
+            auto& c = copies->copies[k];
+            c.shallow = analysis::shallowGraph(*s.graph, blocks, *repeat, k);
+            c.space = analysis::analyze(c.shallow.graph);
+            c.model.reset(new CostModel(*data_, c.shallow.graph, c.space));
+        }
+        const auto& [first, second] = copies->copies;
+        copies->periods =
+            static_cast<double>(first.shallow.blocksLeftOut) / static_cast<double>(repeat->period);
+        // A group maps when both copies have it and its names grow by the same count a period.
+        const analysis::DecisionSpace& space = *s.space;
+        const auto grows = [&](double full, double a, double b) {
+            return full == a + copies->periods * (b - a);
+        };
+        for (auto& c : copies->copies) {
+            c.group.assign(space.groups.size(), -1);
+            c.name.assign(space.names.size(), -1);
+        }
+        for (std::size_t g = 0; g < space.groups.size(); ++g) {
+            const auto a = first.space.groupLabelled(space.groups[g].label),
+                       b = second.space.groupLabelled(space.groups[g].label);
+            if (!a || !b ||
+                !grows(static_cast<double>(space.groups[g].names.size()),
+                       static_cast<double>(first.space.group(*a).names.size()),
+                       static_cast<double>(second.space.group(*b).names.size())))
+                continue;
+            copies->copies[0].group[g] = static_cast<std::int32_t>(a->index);
+            copies->copies[1].group[g] = static_cast<std::int32_t>(b->index);
+        }
+        // A name maps when it is alone in its group (deciding it decides the group).
+        for (std::size_t n = 0; n < space.names.size(); ++n) {
+            const auto& group = space.group(space.names[n].group);
+            if (group.names.size() != 1)
+                continue;
+            const auto a = first.space.nameLabelled(space.names[n].label),
+                       b = second.space.nameLabelled(space.names[n].label);
+            if (a && b && first.space.group(first.space.name(*a).group).names.size() == 1 &&
+                second.space.group(second.space.name(*b).group).names.size() == 1) {
+                copies->copies[0].name[n] = static_cast<std::int32_t>(a->index);
+                copies->copies[1].name[n] = static_cast<std::int32_t>(b->index);
+            }
+        }
+        // Every op a copy keeps runs in the same kernel as in the model (the same kind, ops, recompute,
+        // launch discount, and stored reads and writes of the same sizes): a layer that fuses with what the
+        // copy puts beside it, or a kernel whose work grows with the depth (a sum over every layer's
+        // contribution), would price otherwise.
+        const auto spans = [&](std::uint32_t op) {
+            const std::string& name = s.graph->op(s.graph->body[op]).location.name;
+            data_->shallowWhy =
+                "op " + std::to_string(op) + (name.empty() ? "" : " ('" + name + "')") +
+                " runs in a kernel that grows with the depth or fuses across the layers a copy "
+                "leaves out";
+        };
+        for (const auto& c : copies->copies) {
+            const ModelStructure& cs = *c.model->data().structure;
+            const auto& fullBody = c.shallow.fullBody;
+            const auto sameBytes = [&](const std::vector<ValueId>& a, const std::vector<ValueId>& b) {
+                if (a.size() != b.size())
+                    return false;
+                for (std::size_t v = 0; v < a.size(); ++v)
+                    if (cs.fullBytes[a[v].index] != s.fullBytes[b[v].index])
+                        return false;
+                return true;
+            };
+            for (std::size_t i = 0; i < fullBody.size(); ++i) {
+                const std::int32_t kc = cs.kernels.kernelOf[i], kf = s.kernels.kernelOf[fullBody[i]];
+                if ((kc < 0) != (kf < 0))
+                    return spans(fullBody[i]);
+                if (kc < 0)
+                    continue;
+                const detail::Kernel& a = cs.kernels.kernels[static_cast<std::size_t>(kc)];
+                const detail::Kernel& b = s.kernels.kernels[static_cast<std::size_t>(kf)];
+                if (a.kind != b.kind || a.ops.size() != b.ops.size() ||
+                    (a.recomputedOp < 0) != (b.recomputedOp < 0) ||
+                    (a.recomputedOp >= 0 && fullBody[static_cast<std::size_t>(a.recomputedOp)] !=
+                                                static_cast<std::uint32_t>(b.recomputedOp)) ||
+                    cs.launchDiscount[static_cast<std::size_t>(kc)] !=
+                        s.launchDiscount[static_cast<std::size_t>(kf)] ||
+                    !sameBytes(a.reads, b.reads) || !sameBytes(a.writes, b.writes))
+                    return spans(fullBody[i]);
+                for (std::size_t o = 0; o < a.ops.size(); ++o)
+                    if (fullBody[a.ops[o]] != b.ops[o])
+                        return spans(fullBody[i]);
+            }
+        }
+        std::vector<std::int64_t> inSecond(s.graph->body.size(), -1);
+        for (std::size_t i = 0; i < second.shallow.fullBody.size(); ++i)
+            inSecond[second.shallow.fullBody[i]] = static_cast<std::int64_t>(i);
+        for (std::uint32_t full : first.shallow.fullBody) {
+            if (inSecond[full] < 0)
+                return;  // not reached: the second copy keeps every op the first does
+            copies->secondOp.push_back(static_cast<std::uint32_t>(inSecond[full]));
+        }
+        copies->pays =
+            2 * (first.shallow.graph.body.size() + second.shallow.graph.body.size()) <= s.graph->body.size();
+        data_->shallow = std::move(copies);
+    });
+    if (why)
+        *why = data_->shallowWhy;
+    return data_->shallow.get();
+}
 const CostModel& CostModel::microbatchModel(int pipelineAxis, int stages, int microbatches) const {
     const std::lock_guard lock(data_->microbatchMutex);
     auto& slot = data_->microbatchModels[{pipelineAxis, stages, microbatches}];
@@ -1261,6 +1418,191 @@ struct Evaluator::State {
     mutable std::vector<std::size_t> scratchIndex;
 
     explicit State(const CostModel& m) : model(&m), d(&m.data()), s(m.data().structure.get()) {}
+
+    // Layer classes (EvaluatorOptions::layerClasses): evaluators of the model's shallow copies, and the last
+    // evaluation extrapolated from theirs.
+    bool layerClasses = false;
+    std::array<std::unique_ptr<Evaluator>, 2> shallowEvaluators;
+    Evaluation layerEvaluation;
+    // Whether the shallow copies' schedules (a, b: their evaluators' states after evaluating the plan) hold
+    // at the model's depth: every kernel and transfer of the first copy, its time and the times of what it
+    // waits for extrapolated to the depth as the figures are (a + periods·(b − a)), still starts when the
+    // last of those ends and not before any of them, and so does the step's end. A wait that binds at a
+    // shallow depth and not at the model's (a parameter gather that holds up the forward of a few layers but
+    // not of many) changes the schedule's critical path: such a plan is evaluated in full.
+    static bool sameSchedule(const State& a, const State& b, const CostModel::ShallowCopies& copies) {
+        const double n = copies.periods;
+        const double span = a.evaluation.stepTime + n * (b.evaluation.stepTime - a.evaluation.stepTime);
+        const double tolerance = 1e-12 * std::max(span, b.evaluation.stepTime);
+        // An event of the first copy at time `at`, after constraints `before` (pairs of the two copies'
+        // times): at the depth it is at none of them early, and at one of them.
+        const auto holds = [&](std::pair<double, double> at,
+                               std::initializer_list<std::pair<double, double>> before,
+                               const std::vector<std::pair<double, double>>* more = nullptr) {
+            const auto grown = [&](std::pair<double, double> x) {
+                return x.first + n * (x.second - x.first);
+            };
+            const double t = grown(at);
+            double latest = 0;
+            for (const auto& c : before)
+                latest = std::max(latest, grown(c));
+            if (more)
+                for (const auto& c : *more)
+                    latest = std::max(latest, grown(c));
+            return latest <= t + tolerance && latest >= t - tolerance;
+        };
+        const auto& sa = a.schedule;
+        const auto& sb = b.schedule;
+        const auto& ta = a.step.transfers;
+        const auto& tb = b.step.transfers;
+        // The second copy's transfer of each collective of the first: the same op's, at the same place among
+        // its collectives.
+        const auto firstOf = [](const State& st, std::vector<std::int32_t>& first) {
+            first.assign(st.s->ops.size() + 1, 0);
+            for (const Collective& c : st.evaluation.collectives)
+                ++first[static_cast<std::size_t>(st.s->bodyIndexOf[c.op.index]) + 1];
+            for (std::size_t i = 1; i < first.size(); ++i)
+                first[i] += first[i - 1];
+        };
+        std::vector<std::int32_t> firstA, firstB, sortedB(tb.size());
+        firstOf(a, firstA);
+        firstOf(b, firstB);
+        for (std::size_t j = 0; j < tb.size(); ++j)
+            sortedB[static_cast<std::size_t>(b.transferOrder[j])] = static_cast<std::int32_t>(j);
+        const auto secondTransfer = [&](std::size_t ja) -> std::int32_t {
+            const auto ca = static_cast<std::size_t>(a.transferOrder[ja]);
+            const auto i = static_cast<std::size_t>(a.s->bodyIndexOf[a.evaluation.collectives[ca].op.index]);
+            const std::size_t ib = copies.secondOp[i];
+            const std::int32_t count = firstA[i + 1] - firstA[i];
+            if (firstB[ib + 1] - firstB[ib] != count)
+                return -1;
+            return sortedB[static_cast<std::size_t>(firstB[ib] + static_cast<std::int32_t>(ca) - firstA[i])];
+        };
+        // Kernels: after the kernel before, and after what they wait for (the same count, in the same order).
+        std::vector<std::pair<double, double>> waits;
+        for (std::size_t k = 0; k < a.taskOp.size(); ++k) {
+            const std::size_t ib = copies.secondOp[static_cast<std::size_t>(a.taskOp[k])];
+            const std::int32_t kb = b.taskAt[ib];
+            if (kb < 0 || b.taskOp[static_cast<std::size_t>(kb)] != static_cast<std::int32_t>(ib))
+                return false;
+            const auto& wa = a.step.kernels[k].waitsFor;
+            const auto& wb = b.step.kernels[static_cast<std::size_t>(kb)].waitsFor;
+            if (wa.size() != wb.size())
+                return false;
+            waits.clear();
+            for (std::size_t w = 0; w < wa.size(); ++w)
+                waits.emplace_back(sa.transferEnd[static_cast<std::size_t>(wa[w])],
+                                   sb.transferEnd[static_cast<std::size_t>(wb[w])]);
+            const std::pair<double, double> previous{
+                k > 0 ? sa.kernelEnd[k - 1] : 0.0,
+                kb > 0 ? sb.kernelEnd[static_cast<std::size_t>(kb) - 1] : 0.0};
+            if (!holds({sa.kernelStart[k], sb.kernelStart[static_cast<std::size_t>(kb)]}, {previous}, &waits))
+                return false;
+        }
+        // Transfers: after the one before on their stream, the kernel they are ready after and the one they
+        // are issued after.
+        const auto previousOnStream = [](const std::vector<ScheduledTransfer>& t,
+                                         std::vector<std::int32_t>& out) {
+            std::vector<std::int32_t> last;
+            out.assign(t.size(), -1);
+            for (std::size_t j = 0; j < t.size(); ++j) {
+                const auto st = static_cast<std::size_t>(t[j].stream);
+                if (last.size() <= st)
+                    last.resize(st + 1, -1);
+                out[j] = last[st];
+                last[st] = static_cast<std::int32_t>(j);
+            }
+        };
+        std::vector<std::int32_t> previousA, previousB;
+        previousOnStream(ta, previousA);
+        previousOnStream(tb, previousB);
+        for (std::size_t j = 0; j < ta.size(); ++j) {
+            const std::int32_t jb = secondTransfer(j);
+            if (jb < 0)
+                return false;
+            const ScheduledTransfer& x = ta[j];
+            const ScheduledTransfer& y = tb[static_cast<std::size_t>(jb)];
+            const std::int32_t px = previousA[j], py = previousB[static_cast<std::size_t>(jb)];
+            if ((x.readyAfter < 0) != (y.readyAfter < 0) || (x.issueAfter < 0) != (y.issueAfter < 0) ||
+                (px < 0) != (py < 0))
+                return false;
+            const auto at = [](const std::vector<double>& times, std::int32_t i) {
+                return i < 0 ? 0.0 : times[static_cast<std::size_t>(i)];
+            };
+            if (!holds({sa.transferStart[j], sb.transferStart[static_cast<std::size_t>(jb)]},
+                       {{at(sa.transferEnd, px), at(sb.transferEnd, py)},
+                        {at(sa.kernelEnd, x.readyAfter), at(sb.kernelEnd, y.readyAfter)},
+                        {at(sa.kernelStart, x.issueAfter), at(sb.kernelStart, y.issueAfter)}}))
+                return false;
+        }
+        // The step ends with the last kernel or the last transfer of a stream.
+        waits.clear();
+        const auto lastOn = [](const std::vector<ScheduledTransfer>& t, std::size_t stream) {
+            for (std::size_t j = t.size(); j-- > 0;)
+                if (static_cast<std::size_t>(t[j].stream) == stream)
+                    return static_cast<std::int32_t>(j);
+            return std::int32_t{-1};
+        };
+        const std::size_t streams = static_cast<std::size_t>(std::max(a.step.streams, b.step.streams));
+        for (std::size_t st = 0; st < streams; ++st) {
+            const std::int32_t x = lastOn(ta, st), y = lastOn(tb, st);
+            waits.emplace_back(x < 0 ? 0.0 : sa.transferEnd[static_cast<std::size_t>(x)],
+                               y < 0 ? 0.0 : sb.transferEnd[static_cast<std::size_t>(y)]);
+        }
+        const std::pair<double, double> computeEnd{sa.kernelEnd.empty() ? 0.0 : sa.kernelEnd.back(),
+                                                   sb.kernelEnd.empty() ? 0.0 : sb.kernelEnd.back()};
+        return holds({a.evaluation.stepTime, b.evaluation.stepTime}, {computeEnd}, &waits);
+    }
+
+    // `plan` priced from the shallow copies, or null when it is to be evaluated in full.
+    const Evaluation* byLayerClasses(const plan::Plan& plan) {
+        const CostModel::ShallowCopies* copies = layerClasses ? model->shallowCopies() : nullptr;
+        if (!copies || !copies->pays)
+            return nullptr;
+        const std::array<std::optional<plan::Plan>, 2> plans{copies->planOn(0, plan),
+                                                             copies->planOn(1, plan)};
+        if (!plans[0] || !plans[1])
+            return nullptr;
+        std::array<const Evaluation*, 2> e{};
+        for (std::size_t k = 0; k < 2; ++k) {
+            if (!shallowEvaluators[k])
+                shallowEvaluators[k] = std::make_unique<Evaluator>(
+                    *copies->copies[k].model, EvaluatorOptions{.shareOpClasses = shareClasses});
+            e[k] = &shallowEvaluators[k]->evaluate(*plans[k]);
+        }
+        if (e[0]->opMemory.empty() ||
+            !sameSchedule(*shallowEvaluators[0]->state_, *shallowEvaluators[1]->state_, *copies))
+            return nullptr;
+        // The model's figures: the first copy's plus `periods` times what the second adds. The peak is the
+        // largest op's so extrapolated: an op of the layers left out lives as an op of the layer before or
+        // after them, by as much per layer, so the largest is one both copies keep.
+        const double periods = copies->periods;
+        const auto grown = [&](double a, double b) { return a + periods * (b - a); };
+        Evaluation& out = layerEvaluation;
+        out.fromLayerClasses = true;
+        out.computeTime = grown(e[0]->computeTime, e[1]->computeTime);
+        out.collectiveTime = grown(e[0]->collectiveTime, e[1]->collectiveTime);
+        out.stepTime = grown(e[0]->stepTime, e[1]->stepTime);
+        out.modelStates = {grown(e[0]->modelStates.parameters, e[1]->modelStates.parameters),
+                           grown(e[0]->modelStates.gradients, e[1]->modelStates.gradients),
+                           grown(e[0]->modelStates.optimizerState, e[1]->modelStates.optimizerState)};
+        std::size_t at = 0;
+        out.peakMemory = -1;
+        for (std::size_t i = 0; i < e[0]->opMemory.size(); ++i) {
+            const double m = grown(e[0]->opMemory[i], e[1]->opMemory[copies->secondOp[i]]);
+            if (m > out.peakMemory)
+                out.peakMemory = m, at = i;
+        }
+        out.peakOp = copies->copies[0].shallow.fullBody[at];
+        const MemoryBreakdown a = shallowEvaluators[0]->liveAt(at),
+                              b = shallowEvaluators[1]->liveAt(copies->secondOp[at]);
+        out.atPeak = {grown(a.parameters, b.parameters), grown(a.gradients, b.gradients),
+                      grown(a.optimizerState, b.optimizerState), grown(a.activations, b.activations),
+                      grown(a.temporaries, b.temporaries)};
+        out.capacity = d->hardware.memoryBytes * (1 - d->options.memoryReserve);
+        out.feasible = out.peakMemory <= out.capacity;
+        return &out;
+    }
 
     static std::uint32_t maskOf(const DimAxes& dims) {
         std::uint32_t m = 0;
@@ -2160,10 +2502,12 @@ struct Evaluator::State {
         Evaluation& e = evaluation;
         e.peakMemory = -1;
         e.peakOp = 0;
+        e.opMemory.resize(n);
         for (std::size_t i = 0; i < n; ++i) {
             double total = 0;
             for (int c = 0; c < 5; ++c)
                 total += (live[static_cast<std::size_t>(c)] += delta[i][static_cast<std::size_t>(c)]);
+            e.opMemory[i] = total;
             if (total > e.peakMemory) {
                 e.peakMemory = total;
                 e.peakOp = i;
@@ -2269,6 +2613,7 @@ struct Evaluator::State {
 Evaluator::Evaluator(const CostModel& model, EvaluatorOptions options)
     : state_(std::make_unique<State>(model)) {
     state_->shareClasses = options.shareOpClasses;
+    state_->layerClasses = options.layerClasses;
 }
 Evaluator::~Evaluator() = default;
 Evaluator::Evaluator(Evaluator&&) noexcept = default;
@@ -2278,6 +2623,8 @@ bool staged(const plan::Plan& plan) {
 }
 
 const Evaluation& Evaluator::evaluate(const plan::Plan& plan) {
+    if (const Evaluation* e = state_->byLayerClasses(plan))
+        return *e;
     if (staged(plan))
         return stagedEvaluate(plan, std::nullopt);
     state_->lastStaged = false;
@@ -2285,6 +2632,8 @@ const Evaluation& Evaluator::evaluate(const plan::Plan& plan) {
     return state_->evaluate(plan::applyPlan(state_->s->planContext, state_->d->mesh, plan));
 }
 const Evaluation& Evaluator::evaluate(const plan::Plan& plan, plan::AppliedPlan applied) {
+    if (const Evaluation* e = state_->byLayerClasses(plan))
+        return *e;
     if (staged(plan))
         return stagedEvaluate(plan, std::move(applied));
     state_->lastStaged = false;

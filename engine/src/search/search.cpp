@@ -399,6 +399,7 @@ public:
         double reward = 0;
         std::uint64_t key = 0;
         bool cached = false;
+        bool fromLayerClasses = false;  // evaluated, from layer classes
     };
     // Looks `plan` up, else evaluates it; `fresh` is set to the evaluator's evaluation when this call
     // evaluated the plan (valid until the evaluator's next), else to null. The cache does not change until
@@ -423,6 +424,7 @@ public:
         }
         const cost::Evaluation& e = evaluator.evaluate(plan, std::move(applied));
         out.reward = reward(e, lowerBound_);
+        out.fromLayerClasses = e.fromLayerClasses;
         fresh = &e;
         return out;
     }
@@ -434,6 +436,7 @@ public:
             return;
         }
         ++evaluations_;
+        layerClassEvaluations_ += price.fromLayerClasses ? 1 : 0;
         if (cache_.size() < capacity_)
             cache_.emplace(price.key, CacheEntry{price.reward});
     }
@@ -454,6 +457,10 @@ public:
         std::lock_guard lock(mutex_);
         return hits_;
     }
+    std::int64_t layerClassEvaluations() const {
+        std::lock_guard lock(mutex_);
+        return layerClassEvaluations_;
+    }
     double lowerBound() const { return lowerBound_; }
 
 private:
@@ -463,7 +470,7 @@ private:
     std::size_t capacity_;
     mutable std::mutex mutex_;
     std::unordered_map<std::uint64_t, CacheEntry> cache_;
-    std::int64_t evaluations_ = 0, hits_ = 0;
+    std::int64_t evaluations_ = 0, hits_ = 0, layerClassEvaluations_ = 0;
 };
 
 // Threads that run one function together as often as asked: run(f) calls f(t) on each helper thread (t = 1,
@@ -743,7 +750,8 @@ struct Search::Impl {
         Found f;
         f.plan = plan;
         f.plan.label = origin;
-        f.evaluation = e;
+        // An evaluation from layer classes has the step's figures only: the report gets the full one.
+        f.evaluation = e.fromLayerClasses ? cost::evaluate(model, plan) : e;
         f.reward = r;
         f.iteration = iterations.load();
         f.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - runStart).count();
@@ -1210,6 +1218,7 @@ struct Search::Impl {
         p.iterations = iterations.load();
         p.evaluations = evaluations.evaluations();
         p.cacheHits = evaluations.hits();
+        p.layerClassEvaluations = evaluations.layerClassEvaluations();
         p.seconds = seconds;
         p.exhausted = exhausted.load();
         {
@@ -1343,7 +1352,7 @@ struct Search::Impl {
         std::vector<cost::Evaluator> evaluators;
         evaluators.reserve(static_cast<std::size_t>(team.size()));
         for (int t = 0; t < team.size(); ++t)
-            evaluators.emplace_back(model);
+            evaluators.emplace_back(model, cost::EvaluatorOptions{.layerClasses = options.layerClasses});
         // The seeds: the expert plans, then the pins alone (a plan too). Rounds start after them; the other
         // free lanes start beside them.
         // A stop during the seeding still prices the pins, so the search always has a plan to return.

@@ -43,6 +43,7 @@
 //   parameter's gather under the next step's forward (steady state).
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -50,6 +51,7 @@
 #include <vector>
 
 #include "shardscope/analysis/decision_space.h"
+#include "shardscope/analysis/layer_repeat.h"
 #include "shardscope/ir/graph.h"
 #include "shardscope/mesh/hardware.h"
 #include "shardscope/mesh/mesh.h"
@@ -230,6 +232,12 @@ struct Evaluation {
     double capacity = 0;  // device memory × (1 − reserve)
     bool feasible = false;
     std::vector<plan::CompetitionSite> competitions;
+    // Per top-level op: the bytes per device live while it runs (liveAt's total; peakMemory is the largest).
+    std::vector<double> opMemory;
+    // Priced from layer classes (EvaluatorOptions::layerClasses): the step's figures only (step, compute and
+    // collective time, peak memory and its breakdown, model states, feasibility); no collectives, per-op
+    // times or memory, or competitions.
+    bool fromLayerClasses = false;
     // A plan with microbatches or a pipeline: the schedule over its chunks. The fields above then describe
     // the step: collectives, opComputeTime, opStart and the collectives' times are one microbatch's (on one
     // stage's devices); computeTime and collectiveTime are the busiest device's over the step (point-to-point
@@ -282,10 +290,48 @@ public:
     struct Data;
     const Data& data() const { return *data_; }
 
+    // The shallow copies layer classes price on (EvaluatorOptions::layerClasses): built on first use and
+    // kept; thread-safe. Null, and `why` (when given) says why, when the model repeats no layers a copy could
+    // leave out (analysis::layerRepeat), or a kept op would run in another kernel in a copy than in the model
+    // (a fused sum over every layer's contribution to a tensor they all read).
+    struct ShallowCopies;
+    const ShallowCopies* shallowCopies(std::string* why = nullptr) const;
+
 private:
+    // A shallow copy of the model `full`: `graph` (analysis::shallowGraph) on its mesh, hardware and options.
+    CostModel(const Data& full, const ir::Graph& graph, const analysis::DecisionSpace& space);
     // A microbatch model: `base`'s graph, decision space, options and structure on `mesh`.
     CostModel(const Data& base, mesh::Mesh mesh, std::uint32_t accumulated);
     std::unique_ptr<Data> data_;
+};
+
+// Layer classes (EvaluatorOptions::layerClasses): two shallow copies of a model that repeats alike layers
+// (analysis::shallowGraph), the second a period of layers deeper, each with its own analysis and cost model
+// (on the model's mesh, hardware and options; its optimizer update's launches shared by the model's
+// parameters), and how a plan of the model reads on them.
+struct CostModel::ShallowCopies {
+    struct Copy {
+        analysis::ShallowGraph shallow;
+        analysis::DecisionSpace space;
+        std::unique_ptr<CostModel> model;
+        // Per group and per name of the model's space: the one of this copy's with its label, -1: none (a
+        // name of a layer the copy leaves out, a group whose names do not grow by a period's from one copy to
+        // the other, a name not alone in its group).
+        std::vector<std::int32_t> group, name;
+    };
+    std::array<Copy, 2> copies;
+    // How many times the model repeats what the second copy adds to the first: the model's figures are the
+    // first's plus `periods` times the difference.
+    double periods = 0;
+    // Per body op of the first copy: the same op's index in the second's body.
+    std::vector<std::uint32_t> secondOp;
+    // Whether pricing on the copies pays: together they have at most half the model's ops (an Evaluator uses
+    // them only then; a model of a dozen layers is about as fast to price in full).
+    bool pays = false;
+
+    // `plan` on copy k, or nullopt when it may decide alike layers differently (a decision or resolution the
+    // copy has no group or name for, the remat of single blocks) or has microbatches or a pipeline.
+    std::optional<plan::Plan> planOn(std::size_t k, const plan::Plan& plan) const;
 };
 
 // Evaluates plans against one CostModel. Keeps the last plan's state, so evaluating a plan that differs from
@@ -298,6 +344,15 @@ struct EvaluatorOptions {
     // copies of one another (their ops of the same classes, priced alike). Off: every op and kernel is priced
     // on its own, as the exactness tests compare.
     bool shareOpClasses = true;
+    // Layer classes (docs/cost-model.md, "Layer classes"): a plan that decides the model's alike layers alike
+    // (decisions on groups, or on names that are alone in theirs; rematerialization by family; no
+    // microbatches or pipeline) is priced on two shallow copies of the model (analysis/layer_repeat.h), one a
+    // period of layers deeper than the other, and extrapolated to the model's depth: the same step time and
+    // memory as the full evaluation (to rounding) in time that grows with the distinct layers, not the depth.
+    // Such an evaluation has the step's figures only (Evaluation::fromLayerClasses), and the per-op accessors
+    // below answer for the last full one. Other plans, and models without repeated layers, are evaluated in
+    // full.
+    bool layerClasses = false;
 };
 
 class Evaluator {

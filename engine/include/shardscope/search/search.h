@@ -173,6 +173,10 @@ struct SearchOptions {
     // plan a few moves from a good one.
     double refineProbability = 0.25;
     bool seedWithExperts = true;  // evaluate every expert plan first; the best is the first best
+    // Price the plans that decide alike layers alike from shallow copies of the model
+    // (cost::EvaluatorOptions::layerClasses: the same figures, in time that grows with the distinct layers);
+    // a new best is evaluated in full for its report.
+    bool layerClasses = true;
     double virtualLoss = 1.0;
     std::size_t maxGroups = 16;
     // Memory bounds for long searches. Once the tree holds maxTreeNodes nodes it stops growing: selection
@@ -194,6 +198,7 @@ Status checkOptions(const SearchOptions& options);
 // What the search reports as it goes (called from search threads, one call at a time).
 struct Progress {
     std::int64_t iterations = 0, evaluations = 0, cacheHits = 0;
+    std::int64_t layerClassEvaluations = 0;  // of the evaluations, those priced from layer classes
     double seconds = 0;
     std::size_t treeNodes = 0;
     double bestReward = 0, bestStepTime = 0, bestPeakMemory = 0;

@@ -1,0 +1,282 @@
+// SPDX-License-Identifier: Apache-2.0
+// SPDX-FileCopyrightText: 2026 The Shardscope Authors
+// Layer classes (docs/cost-model.md "Layer classes"): a plan that decides a model's alike layers alike,
+// priced on two shallow copies of the model and extrapolated to its depth, gets the full evaluation's step
+// time, memory and feasibility (to rounding) on every zoo family's training step and on the shared models
+// with repeated layers; plans that decide layers differently are evaluated in full; the copies do not grow
+// with the depth.
+#include <QtTest>
+#include <algorithm>
+#include <cmath>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "problem_support.h"
+#include "shardscope/analysis/layer_repeat.h"
+#include "shardscope/cost/cost_model.h"
+#include "shardscope/ir/verifier.h"
+#include "shardscope/zoo/zoo.h"
+#include "test_paths.h"
+
+using namespace shardscope;
+
+namespace {
+
+// Relative difference, as rounding leaves it between an extrapolation and a sum over every layer.
+bool close(double a, double b) {
+    return std::abs(a - b) <= 1e-9 * std::max({std::abs(a), std::abs(b), 1e-30});
+}
+
+QString difference(const cost::Evaluation& a, const cost::Evaluation& b) {
+    const auto field = [](const char* name, double x, double y) {
+        return QStringLiteral("%1 %2 != %3").arg(QLatin1String(name)).arg(x, 0, 'g', 17).arg(y, 0, 'g', 17);
+    };
+    if (!close(a.stepTime, b.stepTime))
+        return field("stepTime", a.stepTime, b.stepTime);
+    if (!close(a.computeTime, b.computeTime))
+        return field("computeTime", a.computeTime, b.computeTime);
+    if (!close(a.collectiveTime, b.collectiveTime))
+        return field("collectiveTime", a.collectiveTime, b.collectiveTime);
+    if (!close(a.peakMemory, b.peakMemory))
+        return field("peakMemory", a.peakMemory, b.peakMemory);
+    if (!close(a.atPeak.total(), b.atPeak.total()))
+        return field("atPeak", a.atPeak.total(), b.atPeak.total());
+    if (!close(a.modelStates.total(), b.modelStates.total()))
+        return field("modelStates", a.modelStates.total(), b.modelStates.total());
+    if (a.feasible != b.feasible)
+        return QStringLiteral("feasible");
+    return {};
+}
+
+// Random plans that decide alike layers alike: decisions on groups (and on names alone in their group),
+// remat of whole families. Seeded, so a failure reproduces.
+class UniformWalk {
+public:
+    UniformWalk(const Problem& problem, unsigned seed) : problem_(problem), random_(seed) {}
+
+    plan::Plan next() {
+        const auto& space = problem_.space;
+        const auto& families = problem_.costModel->planContext().blocks().families;
+        const auto axes = static_cast<unsigned>(problem_.mesh.axes.size());
+        const unsigned roll = random_() % 6;
+        if (roll < 2 && !plan_.decisions.empty()) {
+            plan_.decisions.erase(plan_.decisions.begin() +
+                                  static_cast<std::ptrdiff_t>(random_() % plan_.decisions.size()));
+        } else if (roll < 4 && !space.groups.empty()) {
+            plan_.decisions.push_back({plan::Decision::Target::Group,
+                                       static_cast<std::uint32_t>(random_() % space.groups.size()),
+                                       static_cast<int>(random_() % axes)});
+        } else if (roll < 5 && !families.empty()) {
+            std::erase_if(plan_.remat, [](const plan::RematDecision&) { return true; });
+            plan_.remat.push_back({families[random_() % families.size()],
+                                   static_cast<plan::Remat>(random_() % plan::kRematCount)});
+        } else if (!plan_.decisions.empty()) {
+            std::swap(plan_.decisions.front(), plan_.decisions[random_() % plan_.decisions.size()]);
+        }
+        return plan_;
+    }
+
+private:
+    const Problem& problem_;
+    std::mt19937 random_;
+    plan::Plan plan_;
+};
+
+struct Counts {
+    std::size_t plans = 0, fromLayerClasses = 0;
+};
+
+// Evaluates the experts (with each remat policy on the first family) and `randomPlans` random uniform plans
+// with a layer-class evaluator (incrementally, as the search does) and a full one, and compares them.
+Counts compareOn(const Problem& problem, const std::string& label, int randomPlans) {
+    Counts counts;
+    cost::Evaluator classes(*problem.costModel, cost::EvaluatorOptions{.layerClasses = true});
+    cost::Evaluator full(*problem.costModel);
+    auto check = [&](const plan::Plan& plan, const std::string& what) {
+        const cost::Evaluation& a = classes.evaluate(plan);
+        ++counts.plans;
+        if (!a.fromLayerClasses)
+            return;
+        ++counts.fromLayerClasses;
+        const QString diff = difference(a, full.evaluate(plan));
+        if (!diff.isEmpty())
+            qFatal("%s, %s: %s", label.c_str(), what.c_str(), qPrintable(diff));
+    };
+    const auto& families = problem.costModel->planContext().blocks().families;
+    for (const auto& expert : plan::expertPlans()) {
+        auto plan = plan::expertPlan(expert.id, problem.costModel->planContext(), problem.mesh);
+        if (!plan)
+            continue;  // an expert this model or mesh cannot take
+        check(*plan, "expert " + expert.id);
+        for (int policy = 1; policy < plan::kRematCount && !families.empty(); ++policy) {
+            plan::Plan variant = *plan;
+            variant.remat = {{families.front(), static_cast<plan::Remat>(policy)}};
+            check(variant, "expert " + expert.id + " remat " + std::to_string(policy));
+        }
+    }
+    UniformWalk walk(problem, 7);
+    for (int i = 0; i < randomPlans; ++i)
+        check(walk.next(), "random plan " + std::to_string(i));
+    return counts;
+}
+
+bool hasOption(const zoo::Family& family, const std::string& key) {
+    return std::any_of(family.options.begin(), family.options.end(),
+                       [&](const zoo::OptionSpec& o) { return o.key == key; });
+}
+
+}  // namespace
+
+class TestLayerClasses : public QObject {
+    Q_OBJECT
+
+private slots:
+    // A model's repeated layers and its shallow copies: the copies leave out whole periods of alike layers,
+    // are valid graphs, and their sizes grow by one period's ops from the first to the second.
+    void shallowCopies() {
+        const auto problem = shardscope::testing::trainingProblem(
+            "zoo:gpt:layers=12,d_model=256,heads=4,seq=128,batch=8,vocab=1024", "data=2,model=4");
+        const auto& graph = problem->costModel->graph();
+        const auto& blocks = problem->costModel->planContext().blocks();
+        const auto repeat = analysis::layerRepeat(graph, blocks);
+        QVERIFY(repeat);
+        QCOMPARE(repeat->period, std::size_t{1});
+        QVERIFY(repeat->gapEnd - repeat->gapStart >= 2);
+        QVERIFY(repeat->gapStart >= 1 && repeat->gapEnd < blocks.blocks.size());
+        const auto first = analysis::shallowGraph(graph, blocks, *repeat, 0);
+        const auto second = analysis::shallowGraph(graph, blocks, *repeat, 1);
+        for (const auto* copy : {&first, &second}) {
+            const Status verified = ir::verifyGraph(copy->graph);
+            QVERIFY2(verified.ok(), verified.ok() ? "" : verified.errorMessage().c_str());
+            QCOMPARE(copy->fullBody.size(), copy->graph.body.size());
+            QVERIFY(std::is_sorted(copy->fullBody.begin(), copy->fullBody.end()));
+        }
+        QCOMPARE(first.blocksLeftOut, repeat->gapEnd - repeat->gapStart);
+        QCOMPARE(second.blocksLeftOut + repeat->period, first.blocksLeftOut);
+        const std::size_t perPeriod = second.graph.body.size() - first.graph.body.size();
+        QVERIFY(perPeriod > 0);
+        QCOMPARE(graph.body.size(), first.graph.body.size() + first.blocksLeftOut * perPeriod);
+        // Fewer parameters, as many kinds of them: the copies' analyses have the model's groups.
+        QVERIFY(first.graph.arguments.size() < second.graph.arguments.size());
+        const auto* copies = problem->costModel->shallowCopies();
+        QVERIFY(copies);
+        QCOMPARE(copies->copies[0].space.groups.size(), problem->space.groups.size());
+        QVERIFY(!copies->pays);  // 12 layers: the copies have 7 of them
+        cost::Evaluator evaluator(*problem->costModel, cost::EvaluatorOptions{.layerClasses = true});
+        QVERIFY(!evaluator.evaluate(shardscope::testing::expertOf(*problem, "dp-tp")).fromLayerClasses);
+    }
+
+    // The copies are as deep whatever the model's depth: their evaluation does not grow with it.
+    void copiesDoNotGrowWithDepth() {
+        std::vector<std::size_t> sizes;
+        for (int layers : {8, 16, 48}) {
+            const auto problem =
+                shardscope::testing::trainingProblem("zoo:gpt:layers=" + std::to_string(layers) +
+                                                         ",d_model=256,heads=4,seq=128,batch=8,vocab=1024",
+                                                     "data=2,model=4");
+            const auto* copies = problem->costModel->shallowCopies();
+            QVERIFY(copies);
+            sizes.push_back(copies->copies[1].shallow.graph.body.size());
+            qInfo("gpt, %d layers: %zu ops; the copies %zu and %zu ops, %g periods left out", layers,
+                  problem->costModel->graph().body.size(), copies->copies[0].shallow.graph.body.size(),
+                  sizes.back(), copies->periods);
+        }
+        QCOMPARE(sizes[1], sizes[0]);
+        QCOMPARE(sizes[2], sizes[0]);
+        // And from some depth on they pay.
+        const auto deep = shardscope::testing::trainingProblem(
+            "zoo:gpt:layers=48,d_model=256,heads=4,seq=128,batch=8,vocab=1024", "data=2,model=4");
+        QVERIFY(deep->costModel->shallowCopies()->pays);
+    }
+
+    // Every family's training step with 24 layers where it has layers (deep enough for the copies to pay; the
+    // MoE with 48, a dense first layer and experts every other layer, so that the layers repeat with a period
+    // of two), on a two-axis mesh.
+    void everyZooFamily() {
+        for (const auto& family : zoo::families()) {
+            if (!hasOption(family, "layers"))
+                continue;
+            // A period of two needs more layers for a gap of two periods between a period kept on each side.
+            const bool hybrid = hasOption(family, "dense_layers");
+            std::string model = "zoo:" + family.name + (hybrid ? ":layers=48" : ":layers=24");
+            if (hasOption(family, "batch"))
+                model += ",batch=8";
+            if (hasOption(family, "dtype"))
+                model += ",dtype=bf16";
+            if (hybrid)
+                model += ",dense_layers=1,moe_every=2";
+            const auto problem = shardscope::testing::trainingProblem(model, "data=2,model=4");
+            const Counts counts = compareOn(*problem, model, 40);
+            const auto* copies = problem->costModel->shallowCopies();
+            qInfo("%s: %zu ops, copies of %zu and %zu ops; %zu of %zu plans priced from layer classes",
+                  model.c_str(), problem->costModel->graph().body.size(),
+                  copies ? copies->copies[0].shallow.graph.body.size() : 0,
+                  copies ? copies->copies[1].shallow.graph.body.size() : 0, counts.fromLayerClasses,
+                  counts.plans);
+            if (copies)
+                QVERIFY2(counts.fromLayerClasses > 0, model.c_str());
+        }
+    }
+
+    // Plans that decide alike layers differently are evaluated in full: a decision on one layer's name, the
+    // remat of one block, microbatches.
+    void otherPlansInFull() {
+        const auto problem = shardscope::testing::trainingProblem(
+            "zoo:gpt:layers=24,d_model=256,heads=4,seq=128,batch=8,vocab=1024", "data=2,model=4");
+        cost::Evaluator evaluator(*problem->costModel, cost::EvaluatorOptions{.layerClasses = true});
+        const plan::Plan expert = shardscope::testing::expertOf(*problem, "dp-tp");
+        QVERIFY(evaluator.evaluate(expert).fromLayerClasses);
+        const auto& space = problem->space;
+        const auto name = std::find_if(space.names.begin(), space.names.end(), [](const analysis::Name& n) {
+            return n.label.rfind("layers.5.", 0) == 0;
+        });
+        QVERIFY(name != space.names.end());
+        plan::Plan oneLayer = expert;
+        oneLayer.decisions.push_back(
+            {plan::Decision::Target::Name, static_cast<std::uint32_t>(name - space.names.begin()), 1});
+        QVERIFY(!evaluator.evaluate(oneLayer).fromLayerClasses);
+        plan::Plan oneBlock = expert;
+        oneBlock.remat = {{"layers.5", plan::Remat::Full}};
+        QVERIFY(!evaluator.evaluate(oneBlock).fromLayerClasses);
+        plan::Plan microbatches = expert;
+        microbatches.microbatches = 2;
+        QVERIFY(!evaluator.evaluate(microbatches).fromLayerClasses);
+        // And back: the full evaluations in between leave the layer classes as they were.
+        const cost::Evaluation& again = evaluator.evaluate(expert);
+        QVERIFY(again.fromLayerClasses);
+        QVERIFY(difference(again, cost::evaluate(*problem->costModel, expert)).isEmpty());
+    }
+
+    // Imported models with repeated layers (../shared/models): BERT from PyTorch/XLA, a 12-layer ONNX
+    // transformer encoder and ViT-B/16. Their layers repeat; where a kernel sums every layer's contribution
+    // (a gradient of a tensor all layers read), the copies would price it otherwise and the model is
+    // evaluated in full, saying so.
+    void sharedModels() {
+        const QString dir = shardscope::testing::sharedDir() + QStringLiteral("/models/");
+        if (!QFileInfo::exists(dir))
+            QSKIP("../shared/models is absent (a user's clone has no ../shared)");
+        for (const char* file :
+             {"stablehlo/pt_bert.mlir", "onnx/transformer_encoder12.onnx", "onnx/vit_b_16.onnx"}) {
+            const std::string path = (dir + QLatin1String(file)).toStdString();
+            const auto problem =
+                shardscope::testing::trainingProblem(path, "data=2,model=4", false);  // f32 exports
+            const auto& graph = problem->costModel->graph();
+            QVERIFY2(analysis::layerRepeat(graph, problem->costModel->planContext().blocks()), file);
+            const Counts counts = compareOn(*problem, file, 25);
+            std::string why;
+            const auto* copies = problem->costModel->shallowCopies(&why);
+            qInfo("%s: %zu ops, copies of %zu and %zu ops; %zu of %zu plans priced from layer classes%s%s",
+                  file, graph.body.size(), copies ? copies->copies[0].shallow.graph.body.size() : 0,
+                  copies ? copies->copies[1].shallow.graph.body.size() : 0, counts.fromLayerClasses,
+                  counts.plans, copies ? "" : ": ", why.c_str());
+            if (copies)
+                QVERIFY2(counts.fromLayerClasses > 0, file);
+            else
+                QVERIFY2(why.find("kernel") != std::string::npos, why.c_str());
+        }
+    }
+};
+
+QTEST_GUILESS_MAIN(TestLayerClasses)
+#include "tst_layer_classes.moc"
