@@ -5,11 +5,13 @@
 #pragma once
 
 #include <QtTest>
+#include <algorithm>
 #include <memory>
 #include <string>
 
 #include "shardscope/plan/experts.h"
 #include "shardscope/session/problem.h"
+#include "shardscope/zoo/zoo.h"
 
 namespace shardscope::testing {
 
@@ -29,6 +31,12 @@ inline std::unique_ptr<Problem> trainingProblem(const std::string& model, const 
     spec.train = true;
     spec.mixedPrecision = mixedPrecision;
     return loadedProblem(spec);
+}
+
+// Whether a zoo family takes option `key` ("layers", "dtype").
+inline bool hasOption(const zoo::Family& family, const std::string& key) {
+    return std::any_of(family.options.begin(), family.options.end(),
+                       [&](const zoo::OptionSpec& o) { return o.key == key; });
 }
 
 inline plan::Plan expertOf(const Problem& problem, const std::string& id) {

@@ -153,12 +153,9 @@ Counts compareOn(const Problem& problem, const std::string& label, int randomPla
     return counts;
 }
 
-bool hasOption(const zoo::Family& family, const std::string& key) {
-    return std::any_of(family.options.begin(), family.options.end(),
-                       [&](const zoo::OptionSpec& o) { return o.key == key; });
-}
-
 }  // namespace
+
+using shardscope::testing::hasOption;
 
 class TestOpClasses : public QObject {
     Q_OBJECT

@@ -160,6 +160,26 @@ int printRows(const std::vector<std::size_t>& rows,
     return failures == 0 ? 0 : 1;
 }
 
+// A table's rows (`row` on each selected row's mixed-precision step), or with `model` (MODEL [MESH
+// [HARDWARE]]) its one row for a model of the user's: its Adam training step in the model's own precision.
+int rowsOrModel(const std::vector<std::size_t>& rows, const std::vector<std::string>& model,
+                std::string (*row)(const SearchConfig&, bool)) {
+    if (model.empty())
+        return printRows(rows, [&](const SearchConfig& c) { return row(c, true); });
+    const std::string mesh = model.size() > 1 ? model[1] : "data=4,model=2";
+    const std::string hardware = model.size() > 2 ? model[2] : "h100";
+    const std::string name = model[0].substr(model[0].find_last_of('/') + 1);
+    const SearchConfig config{name.c_str(), model[0].c_str(), mesh.c_str(), hardware.c_str()};
+    const auto run = runIsolated([&] { return row(config, false); }, rssBudgetBytes());
+    if (run.completed && run.text.rfind("error: ", 0) != 0) {
+        std::printf(" - %s | %7s\n", run.text.c_str(), peakText(run).c_str());
+        return 0;
+    }
+    // The row's "error: " stands before the loader's own "error: ...".
+    std::fprintf(stderr, "%s\n", run.completed ? run.text.substr(7).c_str() : run.failure.c_str());
+    return 1;
+}
+
 // The fastest feasible expert plan, each expert as built or, when that does not fit, its first remat variant
 // that does (as the search seeds itself).
 std::pair<std::string, double> bestExpert(const shardscope::cost::CostModel& model) {
@@ -503,21 +523,7 @@ int benchLayers(const std::vector<std::string>& only, const std::vector<std::str
     std::printf("%2s %-34s %6s | %-16s %9s | %6s | %9s %8s | %9s %8s | %9s %8s | %s | %7s\n", "#",
                 "configuration", "ops", "best expert", "ms", "layers", "fwd ms", "dev", "bwd ms", "dev", "MB",
                 "dev", "period     ", "peak MB");
-    if (model.empty())
-        return printRows(*rows, [](const SearchConfig& c) { return layerRow(c, true); });
-    // A model of the user's: MODEL [MESH [HARDWARE]], its Adam training step in the model's own precision.
-    const std::string mesh = model.size() > 1 ? model[1] : "data=4,model=2";
-    const std::string hardware = model.size() > 2 ? model[2] : "h100";
-    const std::string name = model[0].substr(model[0].find_last_of('/') + 1);
-    const SearchConfig config{name.c_str(), model[0].c_str(), mesh.c_str(), hardware.c_str()};
-    const auto run = runIsolated([&] { return layerRow(config, false); }, rssBudgetBytes());
-    if (run.completed && run.text.rfind("error: ", 0) != 0) {
-        std::printf(" - %s | %7s\n", run.text.c_str(), peakText(run).c_str());
-        return 0;
-    }
-    // layerRow's "error: " stands before the loader's own "error: ...".
-    std::fprintf(stderr, "%s\n", run.completed ? run.text.substr(7).c_str() : run.failure.c_str());
-    return 1;
+    return rowsOrModel(*rows, model, layerRow);
 }
 
 namespace {
@@ -612,19 +618,7 @@ int benchClasses(const std::vector<std::string>& only, const std::vector<std::st
     std::printf("%2s %-34s %6s | %6s %-9s %8s %8s | %-10s %8s %8s | %8s %8s %6s | %7s\n", "#",
                 "configuration", "ops", "layers", "copies", "ops", "ops", "LC/plans", "dev step", "dev peak",
                 "full ms", "LC ms", "x", "peak MB");
-    if (model.empty())
-        return printRows(*rows, [](const SearchConfig& c) { return classesRow(c, true); });
-    const std::string mesh = model.size() > 1 ? model[1] : "data=4,model=2";
-    const std::string hardware = model.size() > 2 ? model[2] : "h100";
-    const std::string name = model[0].substr(model[0].find_last_of('/') + 1);
-    const SearchConfig config{name.c_str(), model[0].c_str(), mesh.c_str(), hardware.c_str()};
-    const auto run = runIsolated([&] { return classesRow(config, false); }, rssBudgetBytes());
-    if (run.completed && run.text.rfind("error: ", 0) != 0) {
-        std::printf(" - %s | %7s\n", run.text.c_str(), peakText(run).c_str());
-        return 0;
-    }
-    std::fprintf(stderr, "%s\n", run.completed ? run.text.substr(7).c_str() : run.failure.c_str());
-    return 1;
+    return rowsOrModel(*rows, model, classesRow);
 }
 
 namespace {
