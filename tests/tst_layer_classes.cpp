@@ -68,7 +68,7 @@ public:
                                        static_cast<std::uint32_t>(random_() % space.groups.size()),
                                        static_cast<int>(random_() % axes)});
         } else if (roll < 5 && !families.empty()) {
-            std::erase_if(plan_.remat, [](const plan::RematDecision&) { return true; });
+            plan_.remat.clear();
             plan_.remat.push_back({families[random_() % families.size()],
                                    static_cast<plan::Remat>(random_() % plan::kRematCount)});
         } else if (!plan_.decisions.empty()) {

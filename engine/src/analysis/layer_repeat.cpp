@@ -191,7 +191,6 @@ struct BlockOps {
         const auto& c = ops[y];
         if (a.size() != c.size() || b.familyOfBlock[x] != b.familyOfBlock[y])
             return false;
-        static const std::unordered_map<std::uint32_t, std::uint32_t> none;
         for (std::size_t k = 0; k < a.size(); ++k) {
             const Op& ox = g.op(g.body[a[k]]);
             const Op& oy = g.op(g.body[c[k]]);
