@@ -372,6 +372,26 @@ private slots:
         for (std::size_t i = step.backwardStart; i < step.body.size(); ++i)
             backward.insert(stepBlocks.blockOfOp[i]);
         QVERIFY(backward.count(0) && backward.count(1) && backward.count(2));
+        // A parameter's gradient (and so its update) is in the block that reads the parameter, though a
+        // bias's gradient reads only the cotangent the next block's backward makes.
+        std::vector<std::int32_t> producer(step.values.size(), -1);
+        for (std::size_t i = 0; i < step.body.size(); ++i)
+            for (ir::ValueId v : step.op(step.body[i]).results)
+                producer[v.index] = static_cast<std::int32_t>(i);
+        std::size_t inLayers = 0;
+        for (const auto& [gradient, argument] : step.gradients) {
+            std::set<std::int32_t> readers;
+            for (std::size_t i = 0; i < step.backwardStart; ++i)
+                for (ir::ValueId v : step.op(step.body[i]).operands)
+                    if (v == step.arguments[argument].value)
+                        readers.insert(stepBlocks.blockOfOp[i]);
+            if (readers.size() != 1 || *readers.begin() < 0 || producer[gradient.index] < 0)
+                continue;
+            ++inLayers;
+            QCOMPARE(stepBlocks.blockOfOp[static_cast<std::size_t>(producer[gradient.index])],
+                     *readers.begin());
+        }
+        QVERIFY(inLayers > 0);
     }
 
     void mixtureOfExperts() {

@@ -541,7 +541,7 @@ std::string classesRow(const SearchConfig& c, bool mixedPrecision) {
     const auto* copies = model.shallowCopies(&why);
     const std::size_t layers = model.planContext().blocks().blocks.size();
     if (!copies)
-        return format("%-34s %6zu | %6zu %-9s %17s | no copies: %s", c.name, model.graph().body.size(),
+        return format("%-34s %6zu | %6zu %-9s %22s | no copies: %s", c.name, model.graph().body.size(),
                       layers, "-", "-", why.c_str());
     std::vector<plan::Plan> plans;
     const auto& families = model.planContext().blocks().families;
@@ -555,7 +555,8 @@ std::string classesRow(const SearchConfig& c, bool mixedPrecision) {
             plans.push_back(*plan);
         }
     }
-    cost::Evaluator full(model), classes(model, cost::EvaluatorOptions{.layerClasses = true});
+    cost::Evaluator full(model),
+        classes(model, cost::EvaluatorOptions{.layerClasses = cost::EvaluatorOptions::LayerClasses::Always});
     std::size_t priced = 0;
     double stepDeviation = 0, peakDeviation = 0;
     const auto relative = [](double a, double b) { return std::abs(a - b) / std::max(std::abs(b), 1e-300); };
@@ -586,11 +587,11 @@ std::string classesRow(const SearchConfig& c, bool mixedPrecision) {
     const auto depth = [&](std::size_t k) {
         return copies->copies[k].model->planContext().blocks().blocks.size();
     };
-    return format("%-34s %6zu | %6zu %4zu+%-4zu %8zu %8zu | %5zu/%-4zu %8.1e %8.1e | %8.2f %8.2f %6.2f",
+    return format("%-34s %6zu | %6zu %4zu+%-4zu %8zu %8zu %4s | %5zu/%-4zu %8.1e %8.1e | %8.2f %8.2f %6.2f",
                   c.name, model.graph().body.size(), layers, depth(0), depth(1) - depth(0),
                   copies->copies[0].shallow.graph.body.size(), copies->copies[1].shallow.graph.body.size(),
-                  priced, plans.size(), stepDeviation, peakDeviation, fullTime * 1e3, classesTime * 1e3,
-                  fullTime / classesTime);
+                  copies->pays ? "yes" : "no", priced, plans.size(), stepDeviation, peakDeviation,
+                  fullTime * 1e3, classesTime * 1e3, fullTime / classesTime);
 }
 
 }  // namespace
@@ -609,15 +610,17 @@ int benchClasses(const std::vector<std::string>& only, const std::vector<std::st
         "   in full and from the copies (cost::EvaluatorOptions::layerClasses)\n\n"
         "   layers = blocks of the model; copies = blocks of the first copy + what the second adds; ops = "
         "each copy's ops\n"
+        "   pays = the copies hold at most half the model's ops, so the search uses them (this table always "
+        "does)\n"
         "   LC/plans = plans priced from the copies (the others: their schedule's critical path changes "
         "between the copies' depth\n"
         "   and the model's, and they are evaluated in full); dev = the largest relative difference from "
         "the full evaluation\n"
         "   full ms, LC ms = median over 5 passes of the time per plan cycling through the plans "
         "(incrementally); x = full / LC\n\n");
-    std::printf("%2s %-34s %6s | %6s %-9s %8s %8s | %-10s %8s %8s | %8s %8s %6s | %7s\n", "#",
-                "configuration", "ops", "layers", "copies", "ops", "ops", "LC/plans", "dev step", "dev peak",
-                "full ms", "LC ms", "x", "peak MB");
+    std::printf("%2s %-34s %6s | %6s %-9s %8s %8s %4s | %-10s %8s %8s | %8s %8s %6s | %7s\n", "#",
+                "configuration", "ops", "layers", "copies", "ops", "ops", "pays", "LC/plans", "dev step",
+                "dev peak", "full ms", "LC ms", "x", "peak MB");
     return rowsOrModel(*rows, model, classesRow);
 }
 

@@ -334,7 +334,9 @@ private:
     }
 
     // Backward ops join the block of the forward values they read (the latest), else of the backward values
-    // (the earliest: the sum of the cotangents that reach a block's input belongs to that block).
+    // (the earliest: the sum of the cotangents that reach a block's input belongs to that block). A
+    // parameter's gradient joins the block that reads the parameter (a bias's gradient reads the cotangent of
+    // its block's output alone, which the next block's backward makes), and so its update does.
     void assignBackward(LayerBlocks& out) const {
         std::vector<std::int32_t> argumentBlock(g_.values.size(), -2);  // -2: not an argument used forward
         for (std::size_t i = 0; i < forwardEnd_; ++i)
@@ -345,6 +347,14 @@ private:
                 const std::int32_t here = out.blockOfOp[i];
                 b = b == -2 ? here : (b == here ? b : -1);
             }
+        // Per op: the block of the parameter whose gradient it makes, -1 for none.
+        std::vector<std::int32_t> gradientOf(n_, -1);
+        for (const auto& [gradient, argument] : g_.gradients) {
+            const std::int32_t p = producer_[gradient.index];
+            if (p >= 0 && static_cast<std::size_t>(p) >= forwardEnd_ && argument < g_.arguments.size())
+                gradientOf[static_cast<std::size_t>(p)] =
+                    std::max(std::int32_t{-1}, argumentBlock[g_.arguments[argument].value.index]);
+        }
         for (std::size_t i = forwardEnd_; i < n_; ++i) {
             std::int32_t forward = -1, backward = -1;
             for (ValueId v : g_.op(g_.body[i]).operands) {
@@ -357,7 +367,7 @@ private:
                     backward = backward < 0 ? b : std::min(backward, b);
                 }
             }
-            out.blockOfOp[i] = forward >= 0 ? forward : backward;
+            out.blockOfOp[i] = gradientOf[i] >= 0 ? gradientOf[i] : forward >= 0 ? forward : backward;
         }
     }
 

@@ -334,6 +334,31 @@ ShallowGraph shallowGraph(const Graph& graph, const LayerBlocks& layerBlocks, co
                                  a < argumentIndex.size() ? static_cast<std::size_t>(argumentIndex[a]) : a);
     }
     removeUnreachable(g);
+    // What stands for each op and value of the model (ShallowGraph::standsFor).
+    shallow.standsFor.assign(graph.body.size(), -1);
+    for (std::size_t j = 0; j < shallow.fullBody.size(); ++j)
+        shallow.standsFor[shallow.fullBody[j]] = static_cast<std::int32_t>(j);
+    for (std::size_t i = 0; i < graph.body.size(); ++i) {
+        const std::int32_t b = blocks.blockOf(i);
+        if (!inGap(b))
+            continue;
+        const std::size_t stand =
+            gapStart - repeat.period + (static_cast<std::size_t>(b) - gapStart) % repeat.period;
+        shallow.standsFor[i] = shallow.standsFor[blocks.ops[stand][blocks.place[i]]];
+    }
+    shallow.valueStandsFor.assign(graph.values.size(), ValueId{});
+    for (std::size_t i = 0; i < graph.body.size(); ++i) {
+        if (shallow.standsFor[i] < 0)
+            continue;
+        const auto& full = graph.op(graph.body[i]).results;
+        const auto& copy = g.op(g.body[static_cast<std::size_t>(shallow.standsFor[i])]).results;
+        for (std::size_t r = 0; r < full.size() && r < copy.size(); ++r)
+            shallow.valueStandsFor[full[r].index] = copy[r];
+    }
+    for (std::size_t a = 0; a < graph.arguments.size(); ++a)
+        if (argumentIndex[a] >= 0)
+            shallow.valueStandsFor[graph.arguments[a].value.index] =
+                g.arguments[static_cast<std::size_t>(argumentIndex[a])].value;
     return shallow;
 }
 

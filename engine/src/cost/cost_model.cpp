@@ -7,6 +7,7 @@
 #include <bit>
 #include <cmath>
 #include <cstring>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -630,6 +631,14 @@ struct ModelStructure {
     // shardings. kernelClass[k] is kernel k's class, or -1 (an op outside every op class, or no copy).
     std::vector<std::int32_t> kernelClass;
     std::size_t kernelClassCount = 0;
+    // A shallow copy's (layer classes): per kernel, the weights its ops' FLOPs and its stored reads' bytes
+    // count with when it stands for a kernel of the model that grows with the depth (a fused sum of every
+    // layer's contribution to a tensor they all read; matchKernels). Empty for weight 1 (every kernel of a
+    // model).
+    struct KernelWeights {
+        std::vector<double> ops, reads;
+    };
+    std::vector<KernelWeights> kernelWeights;
     // Per body op: the kernels whose time reads its record (its own, and an attention backward that
     // recomputes it), op i's from opKernelStart[i] to opKernelStart[i + 1]. A kernel also reads the local
     // bytes of the values it reads or writes, which are its ops' tensors (a change re-costs the op) but for
@@ -1057,12 +1066,129 @@ CostModel::CostModel(const ir::Graph& graph, const analysis::DecisionSpace& spac
 CostModel::CostModel(const Data& base, mesh::Mesh mesh, std::uint32_t accumulated)
     : data_(std::make_unique<Data>(base.structure, std::move(mesh), base.hardware, base.options,
                                    accumulated)) {}
-CostModel::CostModel(const Data& full, const ir::Graph& graph, const analysis::DecisionSpace& space)
-    : data_(
-          std::make_unique<Data>(std::make_shared<const ModelStructure>(
-                                     graph, space, full.options, full.structure->modelStateValues[0].size()),
-                                 full.mesh, full.hardware, full.options, full.accumulated)) {}
+CostModel::CostModel(const Data& full, std::shared_ptr<const ModelStructure> structure)
+    : data_(std::make_unique<Data>(std::move(structure), full.mesh, full.hardware, full.options,
+                                   full.accumulated)) {}
 CostModel::~CostModel() = default;
+
+namespace {
+
+// Matches a shallow copy's kernels to the model's (CostModel::shallowCopies). Every op the copy keeps runs in
+// the kernel that stands for its kernel in the model: the same kind, recompute, launch discount and writes,
+// and ops and stored reads that are the model's or stand for them (analysis::ShallowGraph::standsFor), of
+// the same sizes. A kernel of the model with ops or reads in the layers left out (a fused sum of every
+// layer's contribution to a tensor they all read, whose work grows with the depth) is priced on the copy
+// with its standing-in ops and reads weighted by how many they stand for, as the model prices it. Returns
+// the body index in the model of an op that runs otherwise, or nullopt.
+std::optional<std::uint32_t> matchKernels(const ModelStructure& full, ModelStructure& copy,
+                                          const analysis::ShallowGraph& shallow) {
+    const auto& fullBody = shallow.fullBody;
+    const detail::KernelPlan &fk = full.kernels, &ck = copy.kernels;
+    std::vector<std::int32_t> fullKernel(ck.kernels.size(), -1);
+    for (std::size_t i = 0; i < fullBody.size(); ++i) {
+        const std::int32_t kc = ck.kernelOf[i], kf = fk.kernelOf[fullBody[i]];
+        if ((kc < 0) != (kf < 0))
+            return fullBody[i];
+        if (kc < 0)
+            continue;
+        std::int32_t& seen = fullKernel[static_cast<std::size_t>(kc)];
+        if (seen >= 0 && seen != kf)
+            return fullBody[i];
+        seen = kf;
+    }
+    copy.kernelWeights.assign(ck.kernels.size(), {});
+    for (std::size_t kc = 0; kc < ck.kernels.size(); ++kc) {
+        const detail::Kernel& a = ck.kernels[kc];
+        const auto kf = static_cast<std::size_t>(fullKernel[kc]);
+        const detail::Kernel& b = fk.kernels[kf];
+        const std::uint32_t at = fullBody[a.ops.back()];
+        if (a.kind != b.kind || (a.recomputedOp < 0) != (b.recomputedOp < 0) ||
+            (a.recomputedOp >= 0 && fullBody[static_cast<std::size_t>(a.recomputedOp)] !=
+                                        static_cast<std::uint32_t>(b.recomputedOp)) ||
+            copy.launchDiscount[kc] != full.launchDiscount[kf] || a.writes.size() != b.writes.size())
+            return at;
+        ModelStructure::KernelWeights weights{std::vector<double>(a.ops.size(), 0),
+                                              std::vector<double>(a.reads.size(), 0)};
+        for (std::uint32_t o : b.ops) {
+            const std::int32_t stand = shallow.standsFor[o];
+            const auto it = std::lower_bound(a.ops.begin(), a.ops.end(), static_cast<std::uint32_t>(stand));
+            if (stand < 0 || it == a.ops.end() || *it != static_cast<std::uint32_t>(stand))
+                return at;
+            weights.ops[static_cast<std::size_t>(it - a.ops.begin())] += 1;
+        }
+        // The place among `values` of the copy's value standing for the model's v, of the same size, or -1:
+        // what the op standing for a kernel op that reads v reads in its place, by the same operands,
+        // directly or through values the kernel recomputes (a value of the layers left out stands in a layer
+        // before them for readers after them, and after them for readers before); else (a write) the result
+        // standing for v.
+        std::vector<std::size_t> path;  // operand indices from a kernel op to v
+        const std::function<bool(ValueId, ValueId, int)> reach = [&](ValueId u, ValueId v, int depth) {
+            if (u == v)
+                return true;
+            const std::int32_t p = full.producer[u.index];
+            if (depth == 0 || p < 0 || full.kernels.stored[u.index])
+                return false;
+            const auto& operands = full.graph->op(full.graph->body[static_cast<std::size_t>(p)]).operands;
+            for (std::size_t j = 0; j < operands.size(); ++j) {
+                path.push_back(j);
+                if (reach(operands[j], v, depth - 1))
+                    return true;
+                path.pop_back();
+            }
+            return false;
+        };
+        const auto standIn = [&](const std::vector<ValueId>& values, ValueId v) -> std::ptrdiff_t {
+            ValueId stand = shallow.valueStandsFor[v.index];
+            for (std::uint32_t o : b.ops) {
+                const auto& operands = full.graph->op(full.graph->body[o]).operands;
+                path.assign(1, 0);
+                for (; path[0] < operands.size(); ++path[0])
+                    if (reach(operands[path[0]], v, 4))
+                        break;
+                if (path[0] == operands.size())
+                    continue;
+                std::int32_t reader = shallow.standsFor[o];
+                for (std::size_t step = 0; step < path.size(); ++step) {
+                    if (reader < 0)
+                        return -1;
+                    const ir::Op& op = copy.graph->op(copy.graph->body[static_cast<std::size_t>(reader)]);
+                    stand = path[step] < op.operands.size() ? op.operands[path[step]] : ValueId{};
+                    reader = stand.valid() ? copy.producer[stand.index] : -1;
+                }
+                break;
+            }
+            const auto it = std::find(values.begin(), values.end(), stand);
+            if (!stand.valid() || it == values.end() ||
+                copy.fullBytes[stand.index] != full.fullBytes[v.index])
+                return -1;
+            return it - values.begin();
+        };
+        for (ValueId v : b.reads) {
+            const std::ptrdiff_t r = standIn(a.reads, v);
+            if (r < 0)
+                return at;
+            weights.reads[static_cast<std::size_t>(r)] += 1;
+        }
+        for (ValueId v : b.writes)
+            if (standIn(a.writes, v) < 0)
+                return at;
+        const auto one = [](const std::vector<double>& w) {
+            return std::all_of(w.begin(), w.end(), [](double x) { return x == 1; });
+        };
+        if (one(weights.ops) && one(weights.reads))
+            continue;
+        const auto some = [](const std::vector<double>& w) {
+            return std::all_of(w.begin(), w.end(), [](double x) { return x >= 1; });
+        };
+        if (a.kind != detail::KernelKind::Fusion || !some(weights.ops) || !some(weights.reads))
+            return at;
+        copy.kernelWeights[kc] = std::move(weights);
+        copy.kernelClass[kc] = -1;  // priced on its own
+    }
+    return std::nullopt;
+}
+
+}  // namespace
 
 std::optional<plan::Plan> CostModel::ShallowCopies::planOn(std::size_t k, const plan::Plan& plan) const {
     if (staged(plan))
@@ -1104,11 +1230,13 @@ const CostModel::ShallowCopies* CostModel::shallowCopies(std::string* why) const
             return;
         }
         auto copies = std::make_unique<ShallowCopies>();
+        std::array<std::shared_ptr<ModelStructure>, 2> structures;
         for (std::size_t k = 0; k < 2; ++k) {
             auto& c = copies->copies[k];
             c.shallow = analysis::shallowGraph(*s.graph, blocks, *repeat, k);
             c.space = analysis::analyze(c.shallow.graph);
-            c.model.reset(new CostModel(*data_, c.shallow.graph, c.space));
+            structures[k] = std::make_shared<ModelStructure>(c.shallow.graph, c.space, data_->options,
+                                                             s.modelStateValues[0].size());
         }
         const auto& [first, second] = copies->copies;
         copies->periods =
@@ -1146,49 +1274,18 @@ const CostModel::ShallowCopies* CostModel::shallowCopies(std::string* why) const
                 copies->copies[1].name[n] = static_cast<std::int32_t>(b->index);
             }
         }
-        // Every op a copy keeps runs in the same kernel as in the model (the same kind, ops, recompute,
-        // launch discount, and stored reads and writes of the same sizes): a layer that fuses with what the
-        // copy puts beside it, or a kernel whose work grows with the depth (a sum over every layer's
-        // contribution), would price otherwise.
-        const auto spans = [&](std::uint32_t op) {
-            const std::string& name = s.graph->op(s.graph->body[op]).location.name;
-            data_->shallowWhy =
-                "op " + std::to_string(op) + (name.empty() ? "" : " ('" + name + "')") +
-                " runs in a kernel that grows with the depth or fuses across the layers a copy "
-                "leaves out";
-        };
-        for (const auto& c : copies->copies) {
-            const ModelStructure& cs = *c.model->data().structure;
-            const auto& fullBody = c.shallow.fullBody;
-            const auto sameBytes = [&](const std::vector<ValueId>& a, const std::vector<ValueId>& b) {
-                if (a.size() != b.size())
-                    return false;
-                for (std::size_t v = 0; v < a.size(); ++v)
-                    if (cs.fullBytes[a[v].index] != s.fullBytes[b[v].index])
-                        return false;
-                return true;
-            };
-            for (std::size_t i = 0; i < fullBody.size(); ++i) {
-                const std::int32_t kc = cs.kernels.kernelOf[i], kf = s.kernels.kernelOf[fullBody[i]];
-                if ((kc < 0) != (kf < 0))
-                    return spans(fullBody[i]);
-                if (kc < 0)
-                    continue;
-                const detail::Kernel& a = cs.kernels.kernels[static_cast<std::size_t>(kc)];
-                const detail::Kernel& b = s.kernels.kernels[static_cast<std::size_t>(kf)];
-                if (a.kind != b.kind || a.ops.size() != b.ops.size() ||
-                    (a.recomputedOp < 0) != (b.recomputedOp < 0) ||
-                    (a.recomputedOp >= 0 && fullBody[static_cast<std::size_t>(a.recomputedOp)] !=
-                                                static_cast<std::uint32_t>(b.recomputedOp)) ||
-                    cs.launchDiscount[static_cast<std::size_t>(kc)] !=
-                        s.launchDiscount[static_cast<std::size_t>(kf)] ||
-                    !sameBytes(a.reads, b.reads) || !sameBytes(a.writes, b.writes))
-                    return spans(fullBody[i]);
-                for (std::size_t o = 0; o < a.ops.size(); ++o)
-                    if (fullBody[a.ops[o]] != b.ops[o])
-                        return spans(fullBody[i]);
+        // Every op a copy keeps runs in the kernel that stands for its kernel in the model (matchKernels).
+        for (std::size_t k = 0; k < 2; ++k)
+            if (const auto op = matchKernels(s, *structures[k], copies->copies[k].shallow)) {
+                const std::string& name = s.graph->op(s.graph->body[*op]).location.name;
+                data_->shallowWhy = "op " + std::to_string(*op) + (name.empty() ? "" : " ('" + name + "')") +
+                                    " runs in a kernel that fuses across the layers a copy leaves out";
+                return;
             }
-        }
+        for (const auto& w : structures[0]->kernelWeights)
+            copies->grownKernels += !w.ops.empty();
+        for (std::size_t k = 0; k < 2; ++k)
+            copies->copies[k].model.reset(new CostModel(*data_, std::move(structures[k])));
         std::vector<std::int64_t> inSecond(s.graph->body.size(), -1);
         for (std::size_t i = 0; i < second.shallow.fullBody.size(); ++i)
             inSecond[second.shallow.fullBody[i]] = static_cast<std::int64_t>(i);
@@ -1421,7 +1518,7 @@ struct Evaluator::State {
 
     // Layer classes (EvaluatorOptions::layerClasses): evaluators of the model's shallow copies, and the last
     // evaluation extrapolated from theirs.
-    bool layerClasses = false;
+    EvaluatorOptions::LayerClasses layerClasses = EvaluatorOptions::LayerClasses::Off;
     std::array<std::unique_ptr<Evaluator>, 2> shallowEvaluators;
     Evaluation layerEvaluation;
     // Whether the shallow copies' schedules (a, b: their evaluators' states after evaluating the plan) hold
@@ -1556,8 +1653,9 @@ struct Evaluator::State {
 
     // `plan` priced from the shallow copies, or null when it is to be evaluated in full.
     const Evaluation* byLayerClasses(const plan::Plan& plan) {
-        const CostModel::ShallowCopies* copies = layerClasses ? model->shallowCopies() : nullptr;
-        if (!copies || !copies->pays)
+        using enum EvaluatorOptions::LayerClasses;
+        const CostModel::ShallowCopies* copies = layerClasses != Off ? model->shallowCopies() : nullptr;
+        if (!copies || (layerClasses == WherePaying && !copies->pays))
             return nullptr;
         const std::array<std::optional<plan::Plan>, 2> plans{copies->planOn(0, plan),
                                                              copies->planOn(1, plan)};
@@ -2340,12 +2438,22 @@ struct Evaluator::State {
                 time += opCompute[i];
         } else {
             double flops = 0, bytes = 0;
-            for (std::uint32_t i : kernel.ops)
-                flops += opFlops[i];
+            const ModelStructure::KernelWeights* weights =
+                k < s->kernelWeights.size() && !s->kernelWeights[k].ops.empty() ? &s->kernelWeights[k]
+                                                                                : nullptr;
+            if (weights) {
+                for (std::size_t o = 0; o < kernel.ops.size(); ++o)
+                    flops += weights->ops[o] * opFlops[kernel.ops[o]];
+                for (std::size_t r = 0; r < kernel.reads.size(); ++r)
+                    bytes += weights->reads[r] * localBytes[kernel.reads[r].index];
+            } else {
+                for (std::uint32_t i : kernel.ops)
+                    flops += opFlops[i];
+                for (ValueId v : kernel.reads)
+                    bytes += localBytes[v.index];
+            }
             if (kernel.recomputedOp >= 0)
                 flops += opFlops[static_cast<std::size_t>(kernel.recomputedOp)];
-            for (ValueId v : kernel.reads)
-                bytes += localBytes[v.index];
             for (ValueId v : kernel.writes)
                 bytes += localBytes[v.index];
             // An attention kernel runs its GEMMs at the shape of q·kᵀ (its contraction is the head size).

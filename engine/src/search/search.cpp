@@ -1352,7 +1352,11 @@ struct Search::Impl {
         std::vector<cost::Evaluator> evaluators;
         evaluators.reserve(static_cast<std::size_t>(team.size()));
         for (int t = 0; t < team.size(); ++t)
-            evaluators.emplace_back(model, cost::EvaluatorOptions{.layerClasses = options.layerClasses});
+            evaluators.emplace_back(
+                model,
+                cost::EvaluatorOptions{.layerClasses = options.layerClasses
+                                                           ? cost::EvaluatorOptions::LayerClasses::WherePaying
+                                                           : cost::EvaluatorOptions::LayerClasses::Off});
         // The seeds: the expert plans, then the pins alone (a plan too). Rounds start after them; the other
         // free lanes start beside them.
         // A stop during the seeding still prices the pins, so the search always has a plan to return.

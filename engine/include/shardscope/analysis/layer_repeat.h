@@ -36,10 +36,18 @@ std::optional<LayerRepeat> layerRepeat(const ir::Graph& graph, const LayerBlocks
 // the gap's periods): their ops, the arguments only they read (a layer's parameters and optimizer states)
 // and the outputs and gradients of those. The kept blocks read what they read from the blocks left out from
 // the same place a gap nearer (layerRepeat). Program order and the ops' source names are kept.
+// What stands for the model's ops and values in the copy: itself where the copy keeps it; for an op of a
+// block left out, the op at its place in the block of the last kept period before them (alike, so priced
+// alike by a plan that decides alike layers alike), and for a value that op's result. (A kept op reading a
+// value left out reads in the copy the same place a gap nearer: before the gap for readers after it, after it
+// for readers before.)
 struct ShallowGraph {
     ir::Graph graph;
     std::vector<std::uint32_t> fullBody;  // per body op: its index in the model's body
     std::size_t blocksLeftOut = 0;
+    std::vector<std::int32_t> standsFor;  // per body op of the model: the copy's body op, -1 for none
+    std::vector<ir::ValueId>
+        valueStandsFor;  // per top-level value of the model: the copy's, invalid for none
 };
 ShallowGraph shallowGraph(const ir::Graph& graph, const LayerBlocks& blocks, const LayerRepeat& repeat,
                           std::size_t periodsKept);

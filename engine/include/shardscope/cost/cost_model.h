@@ -59,6 +59,8 @@
 
 namespace shardscope::cost {
 
+struct ModelStructure;  // a graph's plan-independent structure (engine/src/cost/cost_model.cpp)
+
 // How ops become kernels (engine/src/cost/kernels.h states the rules): XLA's producer-consumer fusion with
 // recomputation of cheap values, or one kernel per op with every value stored (the model before fusion).
 enum class Fusion : std::uint8_t { Xla, None };
@@ -292,14 +294,16 @@ public:
 
     // The shallow copies layer classes price on (EvaluatorOptions::layerClasses): built on first use and
     // kept; thread-safe. Null, and `why` (when given) says why, when the model repeats no layers a copy could
-    // leave out (analysis::layerRepeat), or a kept op would run in another kernel in a copy than in the model
-    // (a fused sum over every layer's contribution to a tensor they all read).
+    // leave out (analysis::layerRepeat), or a kept op would run in a kernel of a copy that does not stand for
+    // its kernel in the model (one fusing a layer with what the copy puts beside it). A kernel summing every
+    // layer's contribution to a tensor they all read is priced on a copy as the model's.
     struct ShallowCopies;
     const ShallowCopies* shallowCopies(std::string* why = nullptr) const;
 
 private:
-    // A shallow copy of the model `full`: `graph` (analysis::shallowGraph) on its mesh, hardware and options.
-    CostModel(const Data& full, const ir::Graph& graph, const analysis::DecisionSpace& space);
+    // A shallow copy of the model `full`: the structure of its graph (analysis::shallowGraph) on `full`'s
+    // mesh, hardware and options.
+    CostModel(const Data& full, std::shared_ptr<const ModelStructure> structure);
     // A microbatch model: `base`'s graph, decision space, options and structure on `mesh`.
     CostModel(const Data& base, mesh::Mesh mesh, std::uint32_t accumulated);
     std::unique_ptr<Data> data_;
@@ -325,8 +329,12 @@ struct CostModel::ShallowCopies {
     double periods = 0;
     // Per body op of the first copy: the same op's index in the second's body.
     std::vector<std::uint32_t> secondOp;
+    // Kernels of the model whose work grows with the depth (a fused sum of every layer's contribution to a
+    // tensor they all read): each copy prices its own as the model's, its ops and reads standing for those of
+    // the layers left out weighted by how many they stand for.
+    std::size_t grownKernels = 0;
     // Whether pricing on the copies pays: together they have at most half the model's ops (an Evaluator uses
-    // them only then; a model of a dozen layers is about as fast to price in full).
+    // them only then unless told always; a model of a dozen layers is about as fast to price in full).
     bool pays = false;
 
     // `plan` on copy k, or nullopt when it may decide alike layers differently (a decision or resolution the
@@ -351,8 +359,10 @@ struct EvaluatorOptions {
     // memory as the full evaluation (to rounding) in time that grows with the distinct layers, not the depth.
     // Such an evaluation has the step's figures only (Evaluation::fromLayerClasses), and the per-op accessors
     // below answer for the last full one. Other plans, and models without repeated layers, are evaluated in
-    // full.
-    bool layerClasses = false;
+    // full. WherePaying uses the copies only where they are at most half the model (ShallowCopies::pays);
+    // Always wherever the model has them (the exactness tests).
+    enum class LayerClasses : std::uint8_t { Off, WherePaying, Always };
+    LayerClasses layerClasses = LayerClasses::Off;
 };
 
 class Evaluator {
