@@ -247,14 +247,15 @@ private slots:
     }
 
     // Imported models with repeated layers (../shared/models): BERT from PyTorch/XLA, a 12-layer ONNX
-    // transformer encoder and ViT-B/16, priced from their copies (always, though a dozen layers do not pay)
-    // as in full.
+    // transformer encoder, ViT-B/16 and ConvNeXt-T (whose third stage's nine blocks repeat), priced from
+    // their copies (always, though they do not pay at this depth) as in full. Their names without a role
+    // are numbered ("N17") differently in the copies: groups map by their atoms, not their labels.
     void sharedModels() {
         const QString dir = shardscope::testing::sharedDir() + QStringLiteral("/models/");
         if (!QFileInfo::exists(dir))
             QSKIP("../shared/models is absent (a user's clone has no ../shared)");
-        for (const char* file :
-             {"stablehlo/pt_bert.mlir", "onnx/transformer_encoder12.onnx", "onnx/vit_b_16.onnx"}) {
+        for (const char* file : {"stablehlo/pt_bert.mlir", "onnx/transformer_encoder12.onnx",
+                                 "onnx/vit_b_16.onnx", "onnx/convnext_tiny.onnx"}) {
             const std::string path = (dir + QLatin1String(file)).toStdString();
             const auto problem =
                 shardscope::testing::trainingProblem(path, "data=2,model=4", false);  // f32 exports

@@ -1190,6 +1190,77 @@ std::optional<std::uint32_t> matchKernels(const ModelStructure& full, ModelStruc
 
 }  // namespace
 
+namespace {
+
+// The groups and names of a shallow copy's space that the model's stand for: those of the same atoms of
+// every value both have (one the copy keeps, made by an op it keeps or an argument). A group whose atoms are
+// in several of the copy's groups, or whose copy's group also holds another group's atoms, maps to none
+// (-1), and so does one with no atom in the copy; names likewise. (Labels alone would not do: a name without
+// a role is numbered, "N17", and numbers differ between the copies.)
+void mapByAtoms(const ModelStructure& full, CostModel::ShallowCopies::Copy& copy) {
+    const analysis::DecisionSpace& space = *full.space;
+    const analysis::DecisionSpace& cs = copy.space;
+    const analysis::ShallowGraph& shallow = copy.shallow;
+    constexpr std::int32_t kUnseen = -1, kSplit = -2;
+    std::vector<std::int32_t> groupTo(space.groups.size(), kUnseen), groupFrom(cs.groups.size(), kUnseen),
+        nameTo(space.names.size(), kUnseen), nameFrom(cs.names.size(), kUnseen);
+    const auto link = [&](std::vector<std::int32_t>& to, std::vector<std::int32_t>& from, std::uint32_t a,
+                          std::uint32_t b) {
+        std::int32_t& t = to[a];
+        t = t == kUnseen ? static_cast<std::int32_t>(b) : (t == static_cast<std::int32_t>(b) ? t : kSplit);
+        std::int32_t& f = from[b];
+        f = f == kUnseen ? static_cast<std::int32_t>(a) : (f == static_cast<std::int32_t>(a) ? f : kSplit);
+    };
+    const auto split = [&](analysis::AtomId atom) {
+        const analysis::NameId n = space.atom(atom).name;
+        if (n.valid()) {
+            nameTo[n.index] = kSplit;
+            groupTo[space.name(n).group.index] = kSplit;
+        }
+    };
+    for (std::size_t v = 0; v < full.graph->values.size(); ++v) {
+        if (!full.topLevel[v] || v >= space.dimensionAtoms.size())
+            continue;
+        const std::int32_t p = full.producer[v];
+        const bool kept =
+            p < 0 ? shallow.valueStandsFor[v].valid()
+                  : shallow.standsFor[static_cast<std::size_t>(p)] >= 0 &&
+                        shallow.fullBody[static_cast<std::size_t>(
+                            shallow.standsFor[static_cast<std::size_t>(p)])] == static_cast<std::uint32_t>(p);
+        if (!kept)
+            continue;
+        const auto& dims = space.dimensionAtoms[v];
+        const auto& copyDims = cs.dimensionAtoms[shallow.valueStandsFor[v].index];
+        for (std::size_t d = 0; d < dims.size(); ++d) {
+            const bool same = d < copyDims.size() && copyDims[d].size() == dims[d].size();
+            for (std::size_t i = 0; i < dims[d].size(); ++i) {
+                const analysis::Atom& a = space.atom(dims[d][i]);
+                if (!same || cs.atom(copyDims[d][i]).size != a.size ||
+                    cs.atom(copyDims[d][i]).name.valid() != a.name.valid()) {
+                    split(dims[d][i]);
+                    continue;
+                }
+                if (!a.name.valid())
+                    continue;
+                const analysis::NameId b = cs.atom(copyDims[d][i]).name;
+                link(nameTo, nameFrom, a.name.index, b.index);
+                link(groupTo, groupFrom, space.name(a.name).group.index, cs.name(b).group.index);
+            }
+        }
+    }
+    const auto mapped = [](const std::vector<std::int32_t>& to, const std::vector<std::int32_t>& from,
+                           std::vector<std::int32_t>& out) {
+        out.assign(to.size(), -1);
+        for (std::size_t a = 0; a < to.size(); ++a)
+            if (to[a] >= 0 && from[static_cast<std::size_t>(to[a])] == static_cast<std::int32_t>(a))
+                out[a] = to[a];
+    };
+    mapped(groupTo, groupFrom, copy.group);
+    mapped(nameTo, nameFrom, copy.name);
+}
+
+}  // namespace
+
 std::optional<plan::Plan> CostModel::ShallowCopies::planOn(std::size_t k, const plan::Plan& plan) const {
     if (staged(plan))
         return std::nullopt;
@@ -1241,39 +1312,30 @@ const CostModel::ShallowCopies* CostModel::shallowCopies(std::string* why) const
         const auto& [first, second] = copies->copies;
         copies->periods =
             static_cast<double>(first.shallow.blocksLeftOut) / static_cast<double>(repeat->period);
-        // A group maps when both copies have it and its names grow by the same count a period.
+        // A group maps to the copy's group its atoms are in (mapByAtoms) when that is so in both copies and
+        // its names grow by the same count a period; a name alone in its group (deciding it decides the
+        // group) maps likewise.
         const analysis::DecisionSpace& space = *s.space;
+        for (std::size_t k = 0; k < 2; ++k)
+            mapByAtoms(s, copies->copies[k]);
         const auto grows = [&](double full, double a, double b) {
             return full == a + copies->periods * (b - a);
         };
-        for (auto& c : copies->copies) {
-            c.group.assign(space.groups.size(), -1);
-            c.name.assign(space.names.size(), -1);
-        }
         for (std::size_t g = 0; g < space.groups.size(); ++g) {
-            const auto a = first.space.groupLabelled(space.groups[g].label),
-                       b = second.space.groupLabelled(space.groups[g].label);
-            if (!a || !b ||
+            const std::int32_t a = first.group[g], b = second.group[g];
+            if (a < 0 || b < 0 ||
                 !grows(static_cast<double>(space.groups[g].names.size()),
-                       static_cast<double>(first.space.group(*a).names.size()),
-                       static_cast<double>(second.space.group(*b).names.size())))
-                continue;
-            copies->copies[0].group[g] = static_cast<std::int32_t>(a->index);
-            copies->copies[1].group[g] = static_cast<std::int32_t>(b->index);
+                       static_cast<double>(first.space.groups[static_cast<std::size_t>(a)].names.size()),
+                       static_cast<double>(second.space.groups[static_cast<std::size_t>(b)].names.size())))
+                copies->copies[0].group[g] = copies->copies[1].group[g] = -1;
         }
-        // A name maps when it is alone in its group (deciding it decides the group).
-        for (std::size_t n = 0; n < space.names.size(); ++n) {
-            const auto& group = space.group(space.names[n].group);
-            if (group.names.size() != 1)
-                continue;
-            const auto a = first.space.nameLabelled(space.names[n].label),
-                       b = second.space.nameLabelled(space.names[n].label);
-            if (a && b && first.space.group(first.space.name(*a).group).names.size() == 1 &&
-                second.space.group(second.space.name(*b).group).names.size() == 1) {
-                copies->copies[0].name[n] = static_cast<std::int32_t>(a->index);
-                copies->copies[1].name[n] = static_cast<std::int32_t>(b->index);
-            }
-        }
+        const auto alone = [](const analysis::DecisionSpace& in, std::int32_t n) {
+            return n >= 0 && in.group(in.names[static_cast<std::size_t>(n)].group).names.size() == 1;
+        };
+        for (std::size_t n = 0; n < space.names.size(); ++n)
+            if (!alone(space, static_cast<std::int32_t>(n)) || !alone(first.space, first.name[n]) ||
+                !alone(second.space, second.name[n]))
+                copies->copies[0].name[n] = copies->copies[1].name[n] = -1;
         // Every op a copy keeps runs in the kernel that stands for its kernel in the model (matchKernels).
         for (std::size_t k = 0; k < 2; ++k)
             if (const auto op = matchKernels(s, *structures[k], copies->copies[k].shallow)) {

@@ -318,9 +318,10 @@ struct CostModel::ShallowCopies {
         analysis::ShallowGraph shallow;
         analysis::DecisionSpace space;
         std::unique_ptr<CostModel> model;
-        // Per group and per name of the model's space: the one of this copy's with its label, -1: none (a
-        // name of a layer the copy leaves out, a group whose names do not grow by a period's from one copy to
-        // the other, a name not alone in its group).
+        // Per group and per name of the model's space: the one of this copy's that holds the same atoms of
+        // the values both have, -1: none (a name of a layer the copy leaves out, a group whose atoms are in
+        // several of the copy's or share one with another group's, a group whose names do not grow by a
+        // period's from one copy to the other, a name not alone in its group).
         std::vector<std::int32_t> group, name;
     };
     std::array<Copy, 2> copies;
