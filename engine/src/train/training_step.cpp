@@ -73,9 +73,13 @@ public:
                 ValueId m = state("adam.m", param, stateType);
                 const std::size_t vIndex = b_.graph().arguments.size();
                 ValueId v = state("adam.v", param, stateType);
-                ValueId m2 = b_.add(b_.multiply(c(o_.beta1), m), b_.multiply(c(1 - o_.beta1), g), label);
-                ValueId v2 = b_.add(b_.multiply(c(o_.beta2), v),
-                                    b_.multiply(c(1 - o_.beta2), b_.multiply(g, g)), label);
+                // One op at a time: the order of a call's arguments is the compiler's, and the graph must not
+                // depend on it (GCC's order, kept: the gradient's term first).
+                const ValueId gradientTerm = b_.multiply(c(1 - o_.beta1), g);
+                ValueId m2 = b_.add(b_.multiply(c(o_.beta1), m), gradientTerm, label);
+                const ValueId squared = b_.multiply(g, g);
+                const ValueId squaredTerm = b_.multiply(c(1 - o_.beta2), squared);
+                ValueId v2 = b_.add(b_.multiply(c(o_.beta2), v), squaredTerm, label);
                 donate(m2, mIndex);
                 donate(v2, vIndex);
                 // Bias-corrected step: lr · m̂ / (√v̂ + ε) with m̂ = m/(1-β1^t), v̂ = v/(1-β2^t).
@@ -83,8 +87,9 @@ public:
                     b_.divide(m2, b_.broadcastInDim(correction1(stateElement), paramType.shape, {}), label);
                 ValueId vHat =
                     b_.divide(v2, b_.broadcastInDim(correction2(stateElement), paramType.shape, {}), label);
-                ValueId direction =
-                    b_.divide(mHat, b_.add(b_.unary(OpKind::Sqrt, vHat), c(o_.epsilon)), label);
+                const ValueId epsilon = c(o_.epsilon);
+                const ValueId root = b_.unary(OpKind::Sqrt, vHat);
+                ValueId direction = b_.divide(mHat, b_.add(root, epsilon), label);
                 if (o_.kind == Optimizer::AdamW)
                     direction = b_.add(direction, b_.multiply(c(o_.weightDecay), weights), label);
                 updated = b_.subtract(weights, b_.multiply(c(o_.learningRate), direction), label);
