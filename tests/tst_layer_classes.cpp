@@ -10,6 +10,7 @@
 #include <cmath>
 #include <random>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "problem_support.h"
@@ -47,6 +48,44 @@ QString difference(const cost::Evaluation& a, const cost::Evaluation& b) {
         return field("modelStates", a.modelStates.total(), b.modelStates.total());
     if (a.feasible != b.feasible)
         return QStringLiteral("feasible");
+    if (a.pipeline.has_value() != b.pipeline.has_value())
+        return QStringLiteral("staged");
+    if (!a.pipeline)
+        return {};
+    const cost::PipelineEvaluation& x = *a.pipeline;
+    const cost::PipelineEvaluation& y = *b.pipeline;
+    if (x.problem != y.problem)
+        return QStringLiteral("problem '%1' != '%2'")
+            .arg(QString::fromStdString(x.problem), QString::fromStdString(y.problem));
+    if (!close(x.bubbleFraction, y.bubbleFraction))
+        return field("bubbleFraction", x.bubbleFraction, y.bubbleFraction);
+    if (!close(x.microbatchTime, y.microbatchTime))
+        return field("microbatchTime", x.microbatchTime, y.microbatchTime);
+    if (x.chunks.size() != y.chunks.size() || x.stages.size() != y.stages.size() ||
+        x.tasks.size() != y.tasks.size())
+        return QStringLiteral("chunks, stages or tasks");
+    for (std::size_t c = 0; c < x.chunks.size(); ++c) {
+        const auto& p = x.chunks[c];
+        const auto& q = y.chunks[c];
+        if (p.firstLayer != q.firstLayer || p.layers != q.layers)
+            return QStringLiteral("chunk %1's layers").arg(c);
+        for (const auto& [name, u, v] :
+             {std::tuple{"forwardTime", p.forwardTime, q.forwardTime},
+              std::tuple{"backwardTime", p.backwardTime, q.backwardTime},
+              std::tuple{"sendBytes", p.sendBytes, q.sendBytes},
+              std::tuple{"sendTime", p.sendTime, q.sendTime},
+              std::tuple{"gradientSyncTime", p.gradientSyncTime, q.gradientSyncTime},
+              std::tuple{"updateTime", p.updateTime, q.updateTime},
+              std::tuple{"activationBytes", p.activationBytes, q.activationBytes}})
+            if (!close(u, v))
+                return QStringLiteral("chunk %1: ").arg(c) + field(name, u, v);
+    }
+    for (std::size_t d = 0; d < x.stages.size(); ++d)
+        if (!close(x.stages[d].peakMemory, y.stages[d].peakMemory) ||
+            !close(x.stages[d].busyTime, y.stages[d].busyTime) || !close(x.stages[d].end, y.stages[d].end) ||
+            !close(x.stages[d].modelStates.total(), y.stages[d].modelStates.total()) ||
+            x.stages[d].inFlight != y.stages[d].inFlight)
+            return QStringLiteral("stage %1").arg(d);
     return {};
 }
 
@@ -86,6 +125,7 @@ private:
 
 struct Counts {
     std::size_t plans = 0, fromLayerClasses = 0;
+    std::size_t pipelines = 0;  // of those, runnable plans through a pipeline
 };
 
 // Evaluates the experts (with each remat policy on the first family) and `randomPlans` random uniform plans
@@ -95,11 +135,13 @@ Counts compareOn(const Problem& problem, const std::string& label, int randomPla
     cost::Evaluator classes(*problem.costModel, cost::EvaluatorOptions{.layerClasses = Always});
     cost::Evaluator full(*problem.costModel);
     auto check = [&](const plan::Plan& plan, const std::string& what) {
+        // (A plan the copies cannot price falls back to a full evaluation: compared too.)
         const cost::Evaluation& a = classes.evaluate(plan);
         ++counts.plans;
-        if (!a.fromLayerClasses)
-            return;
-        ++counts.fromLayerClasses;
+        if (a.fromLayerClasses) {
+            ++counts.fromLayerClasses;
+            counts.pipelines += a.pipeline && a.pipeline->pipeline && a.pipeline->problem.empty() ? 1 : 0;
+        }
         const QString diff = difference(a, full.evaluate(plan));
         if (!diff.isEmpty())
             qFatal("%s, %s: %s", label.c_str(), what.c_str(), qPrintable(diff));
@@ -119,6 +161,28 @@ Counts compareOn(const Problem& problem, const std::string& label, int randomPla
     UniformWalk walk(problem, 7);
     for (int i = 0; i < randomPlans; ++i)
         check(walk.next(), "random plan " + std::to_string(i));
+    // Staged: the experts in microbatches, and through pipelines on each axis (1F1B, GPipe, interleaved).
+    const auto& mesh = problem.mesh;
+    for (const auto& expert : plan::expertPlans()) {
+        auto plan = plan::expertPlan(expert.id, problem.costModel->planContext(), mesh);
+        if (!plan || plan->pipeline || plan->microbatches != 1)
+            continue;
+        plan::Plan micro = *plan;
+        micro.microbatches = 4;
+        check(micro, "expert " + expert.id + " in 4 microbatches");
+        for (std::size_t axis = 0; axis < mesh.axes.size(); ++axis) {
+            const int stages = static_cast<int>(mesh.axes[axis].size);
+            for (const auto& [schedule, virtualStages] :
+                 {std::pair{plan::PipelineSchedule::OneFOneB, 1}, std::pair{plan::PipelineSchedule::GPipe, 1},
+                  std::pair{plan::PipelineSchedule::Interleaved, 2}}) {
+                plan::Plan piped = *plan;
+                piped.microbatches = 2 * stages;
+                piped.pipeline = plan::Pipeline{static_cast<int>(axis), stages, schedule, virtualStages, {}};
+                check(piped, "expert " + expert.id + " pipelined over axis " + std::to_string(axis) + " (" +
+                                 std::string(plan::toString(schedule)) + ")");
+            }
+        }
+    }
     return counts;
 }
 
@@ -207,18 +271,22 @@ private slots:
             const auto problem = shardscope::testing::trainingProblem(model, "data=2,model=4");
             const Counts counts = compareOn(*problem, model, 40);
             const auto* copies = problem->costModel->shallowCopies();
-            qInfo("%s: %zu ops, copies of %zu and %zu ops; %zu of %zu plans priced from layer classes",
-                  model.c_str(), problem->costModel->graph().body.size(),
-                  copies ? copies->copies[0].shallow.graph.body.size() : 0,
-                  copies ? copies->copies[1].shallow.graph.body.size() : 0, counts.fromLayerClasses,
-                  counts.plans);
-            if (copies)
+            qInfo(
+                "%s: %zu ops, copies of %zu and %zu ops; %zu of %zu plans priced from layer classes (%zu "
+                "through a pipeline)",
+                model.c_str(), problem->costModel->graph().body.size(),
+                copies ? copies->copies[0].shallow.graph.body.size() : 0,
+                copies ? copies->copies[1].shallow.graph.body.size() : 0, counts.fromLayerClasses,
+                counts.plans, counts.pipelines);
+            if (copies) {
                 QVERIFY2(counts.fromLayerClasses > 0, model.c_str());
+                QVERIFY2(counts.pipelines > 0, model.c_str());
+            }
         }
     }
 
     // Plans that decide alike layers differently are evaluated in full: a decision on one layer's name, the
-    // remat of one block, microbatches.
+    // remat of one block.
     void otherPlansInFull() {
         const auto problem = shardscope::testing::trainingProblem(
             "zoo:gpt:layers=24,d_model=256,heads=4,seq=128,batch=8,vocab=1024", "data=2,model=4");
@@ -237,9 +305,12 @@ private slots:
         plan::Plan oneBlock = expert;
         oneBlock.remat = {{"layers.5", plan::Remat::Full}};
         QVERIFY(!evaluator.evaluate(oneBlock).fromLayerClasses);
+        // Microbatches and pipelines are priced from layer classes too (compareOn checks them).
         plan::Plan microbatches = expert;
         microbatches.microbatches = 2;
-        QVERIFY(!evaluator.evaluate(microbatches).fromLayerClasses);
+        const cost::Evaluation& staged = evaluator.evaluate(microbatches);
+        QVERIFY(staged.fromLayerClasses && staged.pipeline);
+        QVERIFY(difference(staged, cost::evaluate(*problem->costModel, microbatches)).isEmpty());
         // And back: the full evaluations in between leave the layer classes as they were.
         const cost::Evaluation& again = evaluator.evaluate(expert);
         QVERIFY(again.fromLayerClasses);
@@ -266,10 +337,10 @@ private slots:
             const auto* copies = problem->costModel->shallowCopies(&why);
             qInfo(
                 "%s: %zu ops, copies of %zu and %zu ops (%zu kernels growing with the depth); %zu of %zu "
-                "plans priced from layer classes%s%s",
+                "plans priced from layer classes (%zu through a pipeline)%s%s",
                 file, graph.body.size(), copies ? copies->copies[0].shallow.graph.body.size() : 0,
                 copies ? copies->copies[1].shallow.graph.body.size() : 0, copies ? copies->grownKernels : 0,
-                counts.fromLayerClasses, counts.plans, copies ? "" : ": ", why.c_str());
+                counts.fromLayerClasses, counts.plans, counts.pipelines, copies ? "" : ": ", why.c_str());
             QVERIFY2(copies, why.c_str());
             QVERIFY2(counts.fromLayerClasses > 0, file);
             // Each has a tensor every layer reads (the ONNX exporter keeps one copy of equal initializers,

@@ -954,6 +954,9 @@ struct CostModel::Data {
     // left out: their shards are the same devices' microbatches).
     std::vector<CollectiveGroup> collectiveLinks;
     std::uint32_t accumulated = 0;
+    // A microbatch model's: the model it is of and its key there (CostModel::microbatchModel's arguments).
+    const CostModel* base = nullptr;
+    std::tuple<int, int, int> microbatchKey;
     // CostModel::microbatchModel's models, by (pipeline axis, stages, microbatches).
     mutable std::mutex microbatchMutex;
     mutable std::map<std::tuple<int, int, int>, std::unique_ptr<CostModel>> microbatchModels;
@@ -1289,6 +1292,8 @@ std::optional<plan::Plan> CostModel::ShallowCopies::planOn(std::size_t k, const 
 }
 
 const CostModel::ShallowCopies* CostModel::shallowCopies(std::string* why) const {
+    if (data_->base)
+        return data_->base->shallowCopies(why);
     std::call_once(data_->shallowOnce, [&] {
         const ModelStructure& s = *data_->structure;
         const auto& blocks = s.blocks();
@@ -1296,7 +1301,7 @@ const CostModel::ShallowCopies* CostModel::shallowCopies(std::string* why) const
         if (!repeat || data_->accumulated != 0) {
             data_->shallowWhy =
                 data_->accumulated != 0
-                    ? "a microbatch model"
+                    ? "a model of accumulated microbatches"
                     : "no stretch of alike layers long enough to leave two periods of them out";
             return;
         }
@@ -1380,8 +1385,11 @@ const CostModel& CostModel::microbatchModel(int pipelineAxis, int stages, int mi
         micro.link.latency = 0;
         m.axes.push_back(micro);
         const std::uint32_t accumulated = std::uint32_t{1} << (m.axes.size() - 1);
-        // The same graph on another mesh: it shares this model's structure.
+        // The same graph on another mesh: it shares this model's structure, and its shallow copies are this
+        // model's copies' microbatch models.
         slot.reset(new CostModel(*data_, std::move(m), accumulated));
+        slot->data_->base = this;
+        slot->data_->microbatchKey = {pipelineAxis, stages, microbatches};
     }
     return *slot;
 }
@@ -1582,6 +1590,7 @@ struct Evaluator::State {
     // evaluation extrapolated from theirs.
     EvaluatorOptions::LayerClasses layerClasses = EvaluatorOptions::LayerClasses::Off;
     std::array<std::unique_ptr<Evaluator>, 2> shallowEvaluators;
+    std::array<const Evaluation*, 2> shallowEvaluations{};  // theirs of the last plan
     Evaluation layerEvaluation;
     // Whether the shallow copies' schedules (a, b: their evaluators' states after evaluating the plan) hold
     // at the model's depth: every kernel and transfer of the first copy, its time and the times of what it
@@ -1725,10 +1734,16 @@ struct Evaluator::State {
             return nullptr;
         std::array<const Evaluation*, 2> e{};
         for (std::size_t k = 0; k < 2; ++k) {
-            if (!shallowEvaluators[k])
+            if (!shallowEvaluators[k]) {
+                // A microbatch model's copies are its model's copies' microbatch models.
+                const CostModel& copy = *copies->copies[k].model;
+                const auto [axis, stages, microbatches] = d->microbatchKey;
                 shallowEvaluators[k] = std::make_unique<Evaluator>(
-                    *copies->copies[k].model, EvaluatorOptions{.shareOpClasses = shareClasses});
+                    d->base ? copy.microbatchModel(axis, stages, microbatches) : copy,
+                    EvaluatorOptions{.shareOpClasses = shareClasses});
+            }
             e[k] = &shallowEvaluators[k]->evaluate(*plans[k]);
+            shallowEvaluations[k] = e[k];
         }
         if (e[0]->opMemory.empty() ||
             !sameSchedule(*shallowEvaluators[0]->state_, *shallowEvaluators[1]->state_, *copies))
@@ -2814,7 +2829,8 @@ const Evaluation& Evaluator::stagedEvaluate(const plan::Plan& plan,
                                             std::optional<plan::AppliedPlan> applied) {
     if (!state_->staged)
         state_->staged = std::make_unique<detail::StagedEvaluator>(
-            *state_->model, EvaluatorOptions{.shareOpClasses = state_->shareClasses});
+            *state_->model,
+            EvaluatorOptions{.shareOpClasses = state_->shareClasses, .layerClasses = state_->layerClasses});
     state_->lastStaged = true;
     return state_->staged->evaluate(plan, std::move(applied));
 }
@@ -2856,6 +2872,13 @@ std::size_t Evaluator::opsRecosted() const {
 }
 
 namespace detail {
+
+LayerClassCopy layerClassCopy(const Evaluator& evaluator, std::size_t k) {
+    const Evaluator::State& s = *evaluator.state_;
+    if (!s.shallowEvaluators[k] || !s.shallowEvaluations[k])
+        return {};
+    return {s.shallowEvaluators[k]->state_->model, s.shallowEvaluators[k].get(), s.shallowEvaluations[k]};
+}
 
 bool updatesOnce(const CostModel& model, std::size_t opIndex) {
     return opIndex < model.data().structure->stepOnce.size() && model.data().structure->stepOnce[opIndex];

@@ -343,6 +343,13 @@ struct CostModel::ShallowCopies {
     std::optional<plan::Plan> planOn(std::size_t k, const plan::Plan& plan) const;
 };
 
+class Evaluator;
+namespace detail {
+// The staged evaluator reads the copies' evaluations of a microbatch program priced from layer classes.
+struct LayerClassCopy;
+LayerClassCopy layerClassCopy(const Evaluator& evaluator, std::size_t k);
+}  // namespace detail
+
 // Evaluates plans against one CostModel. Keeps the last plan's state, so evaluating a plan that differs from
 // the previous one in a few decisions re-costs only the ops whose tensors changed sharding (plus two linear
 // sweeps for partial sums and memory); each op also remembers its costs for its last two local shardings. Not
@@ -395,6 +402,7 @@ public:
     std::size_t kernelsPriced() const;
 
 private:
+    friend detail::LayerClassCopy detail::layerClassCopy(const Evaluator&, std::size_t);
     const Evaluation& stagedEvaluate(const plan::Plan& plan, std::optional<plan::AppliedPlan> applied);
     struct State;
     std::unique_ptr<State> state_;
