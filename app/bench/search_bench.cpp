@@ -554,6 +554,17 @@ std::string classesRow(const SearchConfig& c, bool mixedPrecision) {
                 plan->remat = {{families.front(), static_cast<plan::Remat>(policy)}};
             plans.push_back(*plan);
         }
+        // Staged: in 4 microbatches, and through a 1F1B pipeline over the first axis (when runnable).
+        plan->remat.clear();
+        if (plan->microbatches != 1 || plan->pipeline)
+            continue;
+        plan->microbatches = 4;
+        plans.push_back(*plan);
+        const int stages = static_cast<int>(model.mesh().axes.front().size);
+        plan->microbatches = 2 * stages;
+        plan->pipeline = plan::Pipeline{0, stages, plan::PipelineSchedule::OneFOneB, 1, {}};
+        if (!plan::pipelineProblem(model.planContext(), model.mesh(), *plan))
+            plans.push_back(*plan);
     }
     cost::Evaluator full(model),
         classes(model, cost::EvaluatorOptions{.layerClasses = cost::EvaluatorOptions::LayerClasses::Always});
@@ -606,8 +617,10 @@ int benchClasses(const std::vector<std::string>& only, const std::vector<std::st
         "\n== layer classes: per row of `search` (or the model given), the two shallow copies of the model "
         "that plans deciding\n"
         "   alike layers alike are priced on, and the expert plans (each with every remat policy on its "
-        "first family) priced\n"
-        "   in full and from the copies (cost::EvaluatorOptions::layerClasses)\n\n"
+        "first family, in 4\n"
+        "   microbatches, and through a 1F1B pipeline over the first mesh axis where it can run) priced in "
+        "full and from the\n"
+        "   copies (cost::EvaluatorOptions::layerClasses)\n\n"
         "   layers = blocks of the model; copies = blocks of the first copy + what the second adds; ops = "
         "each copy's ops\n"
         "   pays = the copies hold at most half the model's ops, so the search uses them (this table always "
