@@ -428,17 +428,14 @@ const Evaluation& StagedEvaluator::evaluate(const plan::Plan& plan,
     return evaluation_;
 }
 
-// One microbatch's work per bucket, from its program's evaluation on `microbatchModel` (the model's, or a
-// shallow copy's with `anchors` its own).
+// One microbatch's work per bucket, from its program's evaluation on `microbatchModel`: the model's, or a
+// shallow copy's, whose anchors put its work in the model's layers.
 void StagedEvaluator::collect(const Anchors& anchors, const CostModel& microbatchModel,
                               const Evaluator& evaluator, const Evaluation& mb, LayerWork& w) const {
     const ir::Graph& g = microbatchModel.graph();
     const auto& classes = microbatchModel.planContext().classes();
     const std::size_t n = g.body.size(), buckets = anchors.layers + 1;
-    for (auto field :
-         {&LayerWork::forward, &LayerWork::backward, &LayerWork::compute, &LayerWork::update,
-          &LayerWork::stepCollectives, &LayerWork::microbatchCollectives, &LayerWork::kept,
-          &LayerWork::crossing, &LayerWork::parameters, &LayerWork::gradients, &LayerWork::optimizerState})
+    for (auto field : kPerLayer)
         (w.*field).assign(buckets, 0);
     const auto bucket = [](std::int32_t anchor) { return static_cast<std::size_t>(anchor) + 1; };
     for (const Collective& c : mb.collectives) {
@@ -518,10 +515,7 @@ bool StagedEvaluator::extrapolate(const LayerWork& a, const LayerWork& b, LayerW
     const CopyLayers& lines = *copyLayers_;
     const double n = lines.periods;
     const std::size_t buckets = anchors_.layers + 1;
-    for (auto field :
-         {&LayerWork::forward, &LayerWork::backward, &LayerWork::compute, &LayerWork::update,
-          &LayerWork::stepCollectives, &LayerWork::microbatchCollectives, &LayerWork::kept,
-          &LayerWork::crossing, &LayerWork::parameters, &LayerWork::gradients, &LayerWork::optimizerState}) {
+    for (auto field : kPerLayer) {
         const auto& x = a.*field;
         const auto& y = b.*field;
         auto& out = w.*field;

@@ -82,6 +82,11 @@ private:
             crossing, parameters, gradients, optimizerState;
         double keptWalk = 0;  // the activations the microbatch's memory walk holds when the backward starts
     };
+    static constexpr std::array<std::vector<double> LayerWork::*, 11> kPerLayer{
+        &LayerWork::forward,   &LayerWork::backward,        &LayerWork::compute,
+        &LayerWork::update,    &LayerWork::stepCollectives, &LayerWork::microbatchCollectives,
+        &LayerWork::kept,      &LayerWork::crossing,        &LayerWork::parameters,
+        &LayerWork::gradients, &LayerWork::optimizerState};
     // The shallow copies' anchors (their work summed into the model's buckets), and where their layers are
     // in the model's: the first copy leaves out the buckets [gapBegin, gapEnd), whole periods of `period`
     // buckets; the second keeps the period [kept, kept + period) of them.
