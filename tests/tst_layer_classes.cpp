@@ -89,8 +89,8 @@ QString difference(const cost::Evaluation& a, const cost::Evaluation& b) {
     return {};
 }
 
-// Random plans that decide alike layers alike: decisions on groups (and on names alone in their group),
-// remat of whole families. Seeded, so a failure reproduces.
+// Random plans: decisions on groups and on single names, remat of whole families and of single blocks.
+// Seeded, so a failure reproduces.
 class UniformWalk {
 public:
     UniformWalk(const Problem& problem, unsigned seed) : problem_(problem), random_(seed) {}
@@ -99,7 +99,8 @@ public:
         const auto& space = problem_.space;
         const auto& families = problem_.costModel->planContext().blocks().families;
         const auto axes = static_cast<unsigned>(problem_.mesh.axes.size());
-        const unsigned roll = random_() % 6;
+        const auto& blocks = problem_.costModel->planContext().blocks().blocks;
+        const unsigned roll = random_() % 8;
         if (roll < 2 && !plan_.decisions.empty()) {
             plan_.decisions.erase(plan_.decisions.begin() +
                                   static_cast<std::ptrdiff_t>(random_() % plan_.decisions.size()));
@@ -111,8 +112,16 @@ public:
             plan_.remat.clear();
             plan_.remat.push_back({families[random_() % families.size()],
                                    static_cast<plan::Remat>(random_() % plan::kRematCount)});
-        } else if (!plan_.decisions.empty()) {
+        } else if (roll == 5 && !plan_.decisions.empty()) {
             std::swap(plan_.decisions.front(), plan_.decisions[random_() % plan_.decisions.size()]);
+        } else if (roll == 6 && !space.names.empty()) {
+            // One name (of one layer, mostly): the copies price it when it is a layer they keep.
+            plan_.decisions.push_back({plan::Decision::Target::Name,
+                                       static_cast<std::uint32_t>(random_() % space.names.size()),
+                                       static_cast<int>(random_() % axes)});
+        } else if (roll == 7 && !blocks.empty()) {
+            plan_.remat.push_back(
+                {blocks[random_() % blocks.size()], static_cast<plan::Remat>(random_() % plan::kRematCount)});
         }
         return plan_;
     }
@@ -285,36 +294,49 @@ private slots:
         }
     }
 
-    // Plans that decide alike layers differently are evaluated in full: a decision on one layer's name, the
-    // remat of one block.
-    void otherPlansInFull() {
+    // Plans that decide the layers the copies leave out differently from one another are evaluated in full: a
+    // decision on one of those layers' names, the remat of one of their blocks. The same on a layer the
+    // copies keep (the first) is priced from the copies, as are microbatches.
+    void layersDecidedDifferently() {
         const auto problem = shardscope::testing::trainingProblem(
             "zoo:gpt:layers=24,d_model=256,heads=4,seq=128,batch=8,vocab=1024", "data=2,model=4");
-        cost::Evaluator evaluator(*problem->costModel, cost::EvaluatorOptions{.layerClasses = WherePaying});
+        const auto& model = *problem->costModel;
+        cost::Evaluator evaluator(model, cost::EvaluatorOptions{.layerClasses = WherePaying});
         const plan::Plan expert = shardscope::testing::expertOf(*problem, "dp-tp");
         QVERIFY(evaluator.evaluate(expert).fromLayerClasses);
         const auto& space = problem->space;
-        const auto name = std::find_if(space.names.begin(), space.names.end(), [](const analysis::Name& n) {
-            return n.label.rfind("layers.5.", 0) == 0;
-        });
-        QVERIFY(name != space.names.end());
-        plan::Plan oneLayer = expert;
-        oneLayer.decisions.push_back(
-            {plan::Decision::Target::Name, static_cast<std::uint32_t>(name - space.names.begin()), 1});
-        QVERIFY(!evaluator.evaluate(oneLayer).fromLayerClasses);
-        plan::Plan oneBlock = expert;
-        oneBlock.remat = {{"layers.5", plan::Remat::Full}};
-        QVERIFY(!evaluator.evaluate(oneBlock).fromLayerClasses);
+        const auto onLayer = [&](int layer, bool fromCopies) {
+            const std::string prefix = "layers." + std::to_string(layer) + ".";
+            // A name of the layer's that is not alone in its group (the attention heads' or the MLP's).
+            const auto name =
+                std::find_if(space.names.begin(), space.names.end(), [&](const analysis::Name& n) {
+                    return n.label.rfind(prefix, 0) == 0 && space.group(n.group).names.size() > 1;
+                });
+            QVERIFY(name != space.names.end());
+            plan::Plan oneName = expert;
+            oneName.decisions.push_back(
+                {plan::Decision::Target::Name, static_cast<std::uint32_t>(name - space.names.begin()), 1});
+            plan::Plan oneBlock = expert;
+            oneBlock.remat = {{"layers." + std::to_string(layer), plan::Remat::Full}};
+            for (const auto* plan : {&oneName, &oneBlock}) {
+                const cost::Evaluation& e = evaluator.evaluate(*plan);
+                QCOMPARE(e.fromLayerClasses, fromCopies);
+                QVERIFY(difference(e, cost::evaluate(model, *plan)).isEmpty());
+            }
+        };
+        onLayer(12, false);
+        onLayer(0, true);
+        onLayer(23, true);
         // Microbatches and pipelines are priced from layer classes too (compareOn checks them).
         plan::Plan microbatches = expert;
         microbatches.microbatches = 2;
         const cost::Evaluation& staged = evaluator.evaluate(microbatches);
         QVERIFY(staged.fromLayerClasses && staged.pipeline);
-        QVERIFY(difference(staged, cost::evaluate(*problem->costModel, microbatches)).isEmpty());
+        QVERIFY(difference(staged, cost::evaluate(model, microbatches)).isEmpty());
         // And back: the full evaluations in between leave the layer classes as they were.
         const cost::Evaluation& again = evaluator.evaluate(expert);
         QVERIFY(again.fromLayerClasses);
-        QVERIFY(difference(again, cost::evaluate(*problem->costModel, expert)).isEmpty());
+        QVERIFY(difference(again, cost::evaluate(model, expert)).isEmpty());
     }
 
     // Imported models with repeated layers (../shared/models): BERT from PyTorch/XLA, a 12-layer ONNX

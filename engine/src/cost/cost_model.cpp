@@ -1199,8 +1199,10 @@ namespace {
 // every value both have (one the copy keeps, made by an op it keeps or an argument). A group whose atoms are
 // in several of the copy's groups, or whose copy's group also holds another group's atoms, maps to none
 // (-1), and so does one with no atom in the copy; names likewise. (Labels alone would not do: a name without
-// a role is numbered, "N17", and numbers differ between the copies.)
-void mapByAtoms(const ModelStructure& full, CostModel::ShallowCopies::Copy& copy) {
+// a role is numbered, "N17", and numbers differ between the copies.) `outside`: per name of the model,
+// whether every value carrying it is one the copy keeps (it is a name of the layers the copy keeps only).
+void mapByAtoms(const ModelStructure& full, CostModel::ShallowCopies::Copy& copy,
+                std::vector<char>& outside) {
     const analysis::DecisionSpace& space = *full.space;
     const analysis::DecisionSpace& cs = copy.space;
     const analysis::ShallowGraph& shallow = copy.shallow;
@@ -1230,9 +1232,14 @@ void mapByAtoms(const ModelStructure& full, CostModel::ShallowCopies::Copy& copy
                   : shallow.standsFor[static_cast<std::size_t>(p)] >= 0 &&
                         shallow.fullBody[static_cast<std::size_t>(
                             shallow.standsFor[static_cast<std::size_t>(p)])] == static_cast<std::uint32_t>(p);
-        if (!kept)
-            continue;
         const auto& dims = space.dimensionAtoms[v];
+        if (!kept) {
+            for (const auto& atoms : dims)
+                for (analysis::AtomId atom : atoms)
+                    if (const analysis::NameId n = space.atom(atom).name; n.valid())
+                        outside[n.index] = 0;
+            continue;
+        }
         const auto& copyDims = cs.dimensionAtoms[shallow.valueStandsFor[v].index];
         for (std::size_t d = 0; d < dims.size(); ++d) {
             const bool same = d < copyDims.size() && copyDims[d].size() == dims[d].size();
@@ -1262,6 +1269,42 @@ void mapByAtoms(const ModelStructure& full, CostModel::ShallowCopies::Copy& copy
     mapped(nameTo, nameFrom, copy.name);
 }
 
+// The blocks of a shallow copy that the model's are: the copy's block whose ops are all and only the
+// model's block's ops (-1: a block some of whose ops the copy leaves out, or none).
+std::vector<std::int32_t> mapBlocks(const ModelStructure& full, const CostModel::ShallowCopies::Copy& copy,
+                                    const ModelStructure& copyStructure) {
+    const auto& blocks = full.blocks();
+    const auto& copyBlocks = copyStructure.blocks();
+    std::vector<std::int32_t> to(blocks.blocks.size(), -1), from(copyBlocks.blocks.size(), -1);
+    std::vector<std::size_t> ops(blocks.blocks.size(), 0), keptOps(blocks.blocks.size(), 0);
+    for (const std::int32_t b : blocks.blockOfOp)
+        if (b >= 0)
+            ++ops[static_cast<std::size_t>(b)];
+    constexpr std::int32_t kSplit = -2;
+    const auto& fullBody = copy.shallow.fullBody;
+    for (std::size_t j = 0; j < fullBody.size() && j < copyBlocks.blockOfOp.size(); ++j) {
+        const std::int32_t b = fullBody[j] < blocks.blockOfOp.size() ? blocks.blockOfOp[fullBody[j]] : -1;
+        const std::int32_t c = copyBlocks.blockOfOp[j];
+        if (b < 0 || c < 0) {
+            if (b >= 0)
+                to[static_cast<std::size_t>(b)] = kSplit;
+            if (c >= 0)
+                from[static_cast<std::size_t>(c)] = kSplit;
+            continue;
+        }
+        ++keptOps[static_cast<std::size_t>(b)];
+        std::int32_t& t = to[static_cast<std::size_t>(b)];
+        t = t == -1 ? c : (t == c ? t : kSplit);
+        std::int32_t& f = from[static_cast<std::size_t>(c)];
+        f = f == -1 ? b : (f == b ? f : kSplit);
+    }
+    for (std::size_t b = 0; b < to.size(); ++b)
+        if (to[b] < 0 || keptOps[b] != ops[b] ||
+            from[static_cast<std::size_t>(to[b])] != static_cast<std::int32_t>(b))
+            to[b] = -1;
+    return to;
+}
+
 }  // namespace
 
 std::optional<plan::Plan> CostModel::ShallowCopies::planOn(std::size_t k, const plan::Plan& plan) const {
@@ -1282,11 +1325,17 @@ std::optional<plan::Plan> CostModel::ShallowCopies::planOn(std::size_t k, const 
         r.name = analysis::NameId{static_cast<std::uint32_t>(c.name[r.name.index])};
         out.resolutions.push_back(r);
     }
+    // A remat decision on a family, or on a block the copy keeps (by its label in the copy).
     const auto& families = c.model->planContext().blocks().families;
-    for (const auto& r : plan.remat) {
-        if (std::find(families.begin(), families.end(), r.target) == families.end())
-            return std::nullopt;
-        out.remat.push_back(r);
+    for (auto r : plan.remat) {
+        if (std::find(families.begin(), families.end(), r.target) == families.end()) {
+            const auto it = std::find(blockLabels.begin(), blockLabels.end(), r.target);
+            const auto b = static_cast<std::size_t>(it - blockLabels.begin());
+            if (it == blockLabels.end() || c.block[b] < 0)
+                return std::nullopt;
+            r.target = c.model->planContext().blocks().blocks[static_cast<std::size_t>(c.block[b])];
+        }
+        out.remat.push_back(std::move(r));
     }
     return out;
 }
@@ -1321,8 +1370,9 @@ const CostModel::ShallowCopies* CostModel::shallowCopies(std::string* why) const
         // its names grow by the same count a period; a name alone in its group (deciding it decides the
         // group) maps likewise.
         const analysis::DecisionSpace& space = *s.space;
+        std::vector<char> outside(space.names.size(), 1);  // in both copies: the first keeps fewer values
         for (std::size_t k = 0; k < 2; ++k)
-            mapByAtoms(s, copies->copies[k]);
+            mapByAtoms(s, copies->copies[k], outside);
         const auto grows = [&](double full, double a, double b) {
             return full == a + copies->periods * (b - a);
         };
@@ -1337,9 +1387,11 @@ const CostModel::ShallowCopies* CostModel::shallowCopies(std::string* why) const
         const auto alone = [](const analysis::DecisionSpace& in, std::int32_t n) {
             return n >= 0 && in.group(in.names[static_cast<std::size_t>(n)].group).names.size() == 1;
         };
+        // A name of the layers both keep maps whatever its group: deciding it decides the same layer in the
+        // model and in both copies, and none of the layers left out.
         for (std::size_t n = 0; n < space.names.size(); ++n)
-            if (!alone(space, static_cast<std::int32_t>(n)) || !alone(first.space, first.name[n]) ||
-                !alone(second.space, second.name[n]))
+            if (!outside[n] && (!alone(space, static_cast<std::int32_t>(n)) ||
+                                !alone(first.space, first.name[n]) || !alone(second.space, second.name[n])))
                 copies->copies[0].name[n] = copies->copies[1].name[n] = -1;
         // Every op a copy keeps runs in the kernel that stands for its kernel in the model (matchKernels).
         for (std::size_t k = 0; k < 2; ++k)
@@ -1351,6 +1403,9 @@ const CostModel::ShallowCopies* CostModel::shallowCopies(std::string* why) const
             }
         for (const auto& w : structures[0]->kernelWeights)
             copies->grownKernels += !w.ops.empty();
+        copies->blockLabels = blocks.blocks;
+        for (std::size_t k = 0; k < 2; ++k)
+            copies->copies[k].block = mapBlocks(s, copies->copies[k], *structures[k]);
         for (std::size_t k = 0; k < 2; ++k)
             copies->copies[k].model.reset(new CostModel(*data_, std::move(structures[k])));
         std::vector<std::int64_t> inSecond(s.graph->body.size(), -1);

@@ -321,8 +321,12 @@ struct CostModel::ShallowCopies {
         // Per group and per name of the model's space: the one of this copy's that holds the same atoms of
         // the values both have, -1: none (a name of a layer the copy leaves out, a group whose atoms are in
         // several of the copy's or share one with another group's, a group whose names do not grow by a
-        // period's from one copy to the other, a name not alone in its group).
+        // period's from one copy to the other, a name of the layers left out, or of them and others but not
+        // alone in its group).
         std::vector<std::int32_t> group, name;
+        // Per block of the model's (LayerBlocks::blocks): this copy's block of the same ops, -1: none (a
+        // block of the layers left out).
+        std::vector<std::int32_t> block;
     };
     std::array<Copy, 2> copies;
     // How many times the model repeats what the second copy adds to the first: the model's figures are the
@@ -334,12 +338,14 @@ struct CostModel::ShallowCopies {
     // tensor they all read): each copy prices its own as the model's, its ops and reads standing for those of
     // the layers left out weighted by how many they stand for.
     std::size_t grownKernels = 0;
+    std::vector<std::string> blockLabels;  // the model's blocks (LayerBlocks::blocks), for planOn
     // Whether pricing on the copies pays: together they have at most half the model's ops (an Evaluator uses
     // them only then unless told always; a model of a dozen layers is about as fast to price in full).
     bool pays = false;
 
-    // `plan` on copy k, or nullopt when it may decide alike layers differently (a decision or resolution the
-    // copy has no group or name for, the remat of single blocks) or has microbatches or a pipeline.
+    // `plan` on copy k, or nullopt when it may decide the layers left out differently from one another (a
+    // decision or resolution the copy has no group or name for, the remat of a block left out) or has
+    // microbatches or a pipeline (a staged evaluator prices those from the copies' microbatch programs).
     std::optional<plan::Plan> planOn(std::size_t k, const plan::Plan& plan) const;
 };
 
