@@ -3,8 +3,9 @@
 // Layer classes (docs/cost-model.md "Layer classes"): a plan that decides a model's alike layers alike,
 // priced on two shallow copies of the model and extrapolated to its depth, gets the full evaluation's step
 // time, memory and feasibility (to rounding) on every zoo family's training step and on the shared models
-// with repeated layers; plans that decide layers differently are evaluated in full; the copies do not grow
-// with the depth.
+// with repeated layers, in microbatches and through pipelines too (then also each chunk's and device's
+// figures); plans that decide the layers the copies leave out differently are evaluated in full; the copies
+// do not grow with the depth.
 #include <QtTest>
 #include <algorithm>
 #include <cmath>

@@ -366,15 +366,17 @@ struct EvaluatorOptions {
     // copies of one another (their ops of the same classes, priced alike). Off: every op and kernel is priced
     // on its own, as the exactness tests compare.
     bool shareOpClasses = true;
-    // Layer classes (docs/cost-model.md, "Layer classes"): a plan that decides the model's alike layers alike
-    // (decisions on groups, or on names that are alone in theirs; rematerialization by family; no
-    // microbatches or pipeline) is priced on two shallow copies of the model (analysis/layer_repeat.h), one a
-    // period of layers deeper than the other, and extrapolated to the model's depth: the same step time and
-    // memory as the full evaluation (to rounding) in time that grows with the distinct layers, not the depth.
-    // Such an evaluation has the step's figures only (Evaluation::fromLayerClasses), and the per-op accessors
-    // below answer for the last full one. Other plans, and models without repeated layers, are evaluated in
-    // full. WherePaying uses the copies only where they are at most half the model (ShallowCopies::pays);
-    // Always wherever the model has them (the exactness tests).
+    // Layer classes (docs/cost-model.md, "Layer classes"): a plan that decides the layers a model's shallow
+    // copies leave out alike (decisions on groups, on names alone in theirs or on names of the layers the
+    // copies keep; rematerialization by family or of blocks the copies keep) is priced on two shallow copies
+    // of the model (analysis/layer_repeat.h), one a period of layers deeper than the other, and extrapolated
+    // to the model's depth: the same step time and memory as the full evaluation (to rounding) in time that
+    // grows with the distinct layers, not the depth. With microbatches or a pipeline, the copies' work per
+    // layer stands for the model's layers before the schedule is simulated. Such an evaluation has the step's
+    // figures only (Evaluation::fromLayerClasses; a pipeline's chunks, devices and tasks too, but no
+    // chunkOfOp), and the per-op accessors below answer for the last full one. Other plans, and models
+    // without repeated layers, are evaluated in full. WherePaying uses the copies only where they are at most
+    // half the model (ShallowCopies::pays); Always wherever the model has them (the exactness tests).
     enum class LayerClasses : std::uint8_t { Off, WherePaying, Always };
     LayerClasses layerClasses = LayerClasses::Off;
 };
