@@ -1019,13 +1019,22 @@ struct CostModel::Data {
     std::vector<std::int32_t> streamOf;  // per axis mask: the communication stream (its slowest axis)
 };
 
-std::vector<AxisList> scatteredLayout(const std::vector<AxisList>& required,
-                                      const std::vector<AxisList>& have, std::uint32_t scattered) {
-    std::vector<AxisList> produced = required;
+namespace {
+// scatteredLayout into `produced`, its buffer reused.
+void scatteredLayoutInto(const std::vector<AxisList>& required, const std::vector<AxisList>& have,
+                         std::uint32_t scattered, std::vector<AxisList>& produced) {
+    produced = required;
     for (std::size_t k = 0; k < produced.size() && k < have.size(); ++k)
         for (int i = 0; i < have[k].size(); ++i)
             if ((scattered >> have[k][i]) & 1u)
                 produced[k].push(have[k][i]);
+}
+}  // namespace
+
+std::vector<AxisList> scatteredLayout(const std::vector<AxisList>& required,
+                                      const std::vector<AxisList>& have, std::uint32_t scattered) {
+    std::vector<AxisList> produced;
+    scatteredLayoutInto(required, have, scattered, produced);
     return produced;
 }
 
@@ -1307,21 +1316,23 @@ std::vector<std::int32_t> mapBlocks(const ModelStructure& full, const CostModel:
 
 }  // namespace
 
-std::optional<plan::Plan> CostModel::ShallowCopies::planOn(std::size_t k, const plan::Plan& plan) const {
+bool CostModel::ShallowCopies::planOn(std::size_t k, const plan::Plan& plan, plan::Plan& out) const {
     if (staged(plan))
-        return std::nullopt;
+        return false;
     const Copy& c = copies[k];
-    plan::Plan out;
+    out.decisions.clear();
+    out.resolutions.clear();
+    out.remat.clear();
     for (plan::Decision d : plan.decisions) {
         const auto& map = d.target == plan::Decision::Target::Group ? c.group : c.name;
         if (d.index >= map.size() || map[d.index] < 0)
-            return std::nullopt;
+            return false;
         d.index = static_cast<std::uint32_t>(map[d.index]);
         out.decisions.push_back(d);
     }
     for (plan::Resolution r : plan.resolutions) {
         if (r.name.index >= c.name.size() || c.name[r.name.index] < 0)
-            return std::nullopt;
+            return false;
         r.name = analysis::NameId{static_cast<std::uint32_t>(c.name[r.name.index])};
         out.resolutions.push_back(r);
     }
@@ -1332,12 +1343,12 @@ std::optional<plan::Plan> CostModel::ShallowCopies::planOn(std::size_t k, const 
             const auto it = std::find(blockLabels.begin(), blockLabels.end(), r.target);
             const auto b = static_cast<std::size_t>(it - blockLabels.begin());
             if (it == blockLabels.end() || c.block[b] < 0)
-                return std::nullopt;
+                return false;
             r.target = c.model->planContext().blocks().blocks[static_cast<std::size_t>(c.block[b])];
         }
         out.remat.push_back(std::move(r));
     }
-    return out;
+    return true;
 }
 
 const CostModel::ShallowCopies* CostModel::shallowCopies(std::string* why) const {
@@ -1565,6 +1576,7 @@ struct Evaluator::State {
     std::unique_ptr<detail::StagedEvaluator> staged;
     bool lastStaged = false;
     plan::AppliedPlan applied;
+    plan::AppliedPlan spare;  // the plan applied before `applied`: buffers for the next
     std::vector<double> localBytes;
     std::vector<std::uint32_t> valueMask;  // axes each value uses
     // A hash of each value's local layout (its atoms' axes by dimension), which op signatures combine.
@@ -1593,10 +1605,13 @@ struct Evaluator::State {
     static constexpr std::size_t kMemoSlots = 4;
     std::vector<std::array<KernelMemo, kMemoSlots>> kernelMemos;
     std::vector<std::uint8_t> kernelMemoNext;
-    std::vector<Collective> recomputed;  // collectives of recomputed ops, run again
+    std::vector<Collective> recomputed;          // collectives of recomputed ops, run again
+    std::vector<Collective> mergedCollectives;   // the step's collectives in order, for the swap
+    std::vector<std::uint64_t> collectiveOrder;  // (op + 1) << 32 | position, sorted
     // The step's schedule, rebuilt per evaluation in reused buffers.
     ScheduleSimulator simulator;
     Step step;
+    std::vector<std::vector<std::int32_t>> spareWaits;  // waitsFor buffers of kernels a smaller step let go
     Schedule schedule;
     std::vector<std::int32_t> taskAt, taskOp, transferOrder, neededBy;
     std::vector<ScheduledTransfer> sortedTransfers;
@@ -1634,7 +1649,7 @@ struct Evaluator::State {
     // Buffers costOp reuses (an Evaluator is used by one thread).
     mutable std::vector<DimAxes> scratchActuals;
     mutable std::vector<std::vector<AxisList>> scratchOptions;
-    mutable DimAxes scratchRequired;
+    mutable DimAxes scratchRequired, scratchProduced;
     mutable std::vector<std::uint32_t> scratchClaims;
     mutable std::vector<AxisList> scratchBest, scratchChoice;
     mutable std::vector<std::size_t> scratchIndex;
@@ -1646,6 +1661,7 @@ struct Evaluator::State {
     EvaluatorOptions::LayerClasses layerClasses = EvaluatorOptions::LayerClasses::Off;
     std::array<std::unique_ptr<Evaluator>, 2> shallowEvaluators;
     std::array<const Evaluation*, 2> shallowEvaluations{};  // theirs of the last plan
+    std::array<plan::Plan, 2> copyPlans;                    // the last plan on each copy
     Evaluation layerEvaluation;
     // Whether the shallow copies' schedules (a, b: their evaluators' states after evaluating the plan) hold
     // at the model's depth: every kernel and transfer of the first copy, its time and the times of what it
@@ -1653,7 +1669,12 @@ struct Evaluator::State {
     // last of those ends and not before any of them, and so does the step's end. A wait that binds at a
     // shallow depth and not at the model's (a parameter gather that holds up the forward of a few layers but
     // not of many) changes the schedule's critical path: such a plan is evaluated in full.
-    static bool sameSchedule(const State& a, const State& b, const CostModel::ShallowCopies& copies) {
+    struct ScheduleScratch {
+        std::vector<std::int32_t> firstA, firstB, sortedB, previousA, previousB, last;
+        std::vector<std::pair<double, double>> waits;
+    };
+    ScheduleScratch scheduleScratch;  // sameSchedule's buffers
+    bool sameSchedule(const State& a, const State& b, const CostModel::ShallowCopies& copies) {
         const double n = copies.periods;
         const double span = a.evaluation.stepTime + n * (b.evaluation.stepTime - a.evaluation.stepTime);
         const double tolerance = 1e-12 * std::max(span, b.evaluation.stepTime);
@@ -1687,7 +1708,14 @@ struct Evaluator::State {
             for (std::size_t i = 1; i < first.size(); ++i)
                 first[i] += first[i - 1];
         };
-        std::vector<std::int32_t> firstA, firstB, sortedB(tb.size());
+        auto& firstA = scheduleScratch.firstA;
+        auto& firstB = scheduleScratch.firstB;
+        auto& sortedB = scheduleScratch.sortedB;
+        auto& previousA = scheduleScratch.previousA;
+        auto& previousB = scheduleScratch.previousB;
+        auto& last = scheduleScratch.last;
+        auto& waits = scheduleScratch.waits;
+        sortedB.resize(tb.size());
         firstOf(a, firstA);
         firstOf(b, firstB);
         for (std::size_t j = 0; j < tb.size(); ++j)
@@ -1702,7 +1730,6 @@ struct Evaluator::State {
             return sortedB[static_cast<std::size_t>(firstB[ib] + static_cast<std::int32_t>(ca) - firstA[i])];
         };
         // Kernels: after the kernel before, and after what they wait for (the same count, in the same order).
-        std::vector<std::pair<double, double>> waits;
         for (std::size_t k = 0; k < a.taskOp.size(); ++k) {
             const std::size_t ib = copies.secondOp[static_cast<std::size_t>(a.taskOp[k])];
             const std::int32_t kb = b.taskAt[ib];
@@ -1724,9 +1751,9 @@ struct Evaluator::State {
         }
         // Transfers: after the one before on their stream, the kernel they are ready after and the one they
         // are issued after.
-        const auto previousOnStream = [](const std::vector<ScheduledTransfer>& t,
-                                         std::vector<std::int32_t>& out) {
-            std::vector<std::int32_t> last;
+        const auto previousOnStream = [&last](const std::vector<ScheduledTransfer>& t,
+                                              std::vector<std::int32_t>& out) {
+            last.clear();
             out.assign(t.size(), -1);
             for (std::size_t j = 0; j < t.size(); ++j) {
                 const auto st = static_cast<std::size_t>(t[j].stream);
@@ -1736,7 +1763,6 @@ struct Evaluator::State {
                 last[st] = static_cast<std::int32_t>(j);
             }
         };
-        std::vector<std::int32_t> previousA, previousB;
         previousOnStream(ta, previousA);
         previousOnStream(tb, previousB);
         for (std::size_t j = 0; j < ta.size(); ++j) {
@@ -1783,9 +1809,7 @@ struct Evaluator::State {
         const CostModel::ShallowCopies* copies = layerClasses != Off ? model->shallowCopies() : nullptr;
         if (!copies || (layerClasses == WherePaying && !copies->pays))
             return nullptr;
-        const std::array<std::optional<plan::Plan>, 2> plans{copies->planOn(0, plan),
-                                                             copies->planOn(1, plan)};
-        if (!plans[0] || !plans[1])
+        if (!copies->planOn(0, plan, copyPlans[0]) || !copies->planOn(1, plan, copyPlans[1]))
             return nullptr;
         std::array<const Evaluation*, 2> e{};
         for (std::size_t k = 0; k < 2; ++k) {
@@ -1797,7 +1821,7 @@ struct Evaluator::State {
                     d->base ? copy.microbatchModel(axis, stages, microbatches) : copy,
                     EvaluatorOptions{.shareOpClasses = shareClasses});
             }
-            e[k] = &shallowEvaluators[k]->evaluate(*plans[k]);
+            e[k] = &shallowEvaluators[k]->evaluate(copyPlans[k]);
             shallowEvaluations[k] = e[k];
         }
         if (e[0]->opMemory.empty() ||
@@ -1945,7 +1969,8 @@ struct Evaluator::State {
                                     info.id, ti.value});
             }
             if (!(required == have) || reduction) {
-                DimAxes produced = scatteredLayout(required, have, scatter);
+                DimAxes& produced = scratchProduced;
+                scatteredLayoutInto(required, have, scatter, produced);
                 time += reshard(produced, have, ti.value, info.id, out);
                 temp += localRequired;
             }
@@ -2109,8 +2134,9 @@ struct Evaluator::State {
 
     void costOp(std::size_t i, OpRecord& record) const {
         const OpInfo& info = s->ops[i];
-        std::vector<DimAxes>& actuals = scratchActuals;
-        actuals.resize(info.tensors.size());
+        std::vector<DimAxes>& actuals = scratchActuals;  // grows only, so that its layouts keep their buffers
+        if (actuals.size() < info.tensors.size())
+            actuals.resize(info.tensors.size());
         for (std::size_t t = 0; t < info.tensors.size(); ++t) {
             const auto& dims = s->space->dimensionAtoms[info.tensors[t].value.index];
             actuals[t].assign(dims.size(), AxisList{});
@@ -2349,10 +2375,20 @@ struct Evaluator::State {
             for (const auto& c : recomputed)
                 e.collectiveTime += c.time;
             e.collectives.insert(e.collectives.end(), recomputed.begin(), recomputed.end());
-            std::stable_sort(e.collectives.begin(), e.collectives.end(),
-                             [&](const Collective& a, const Collective& b) {
-                                 return s->bodyIndexOf[a.op.index] < s->bodyIndexOf[b.op.index];
-                             });
+            // In program order, stably (the recomputed ones after the others at the same op): sorted by op
+            // then position, into reused buffers (std::stable_sort would allocate).
+            collectiveOrder.clear();
+            for (std::size_t j = 0; j < e.collectives.size(); ++j)
+                collectiveOrder.push_back(
+                    (static_cast<std::uint64_t>(
+                         static_cast<std::uint32_t>(s->bodyIndexOf[e.collectives[j].op.index]) + 1u)
+                     << 32) |
+                    j);
+            std::sort(collectiveOrder.begin(), collectiveOrder.end());
+            mergedCollectives.clear();
+            for (const std::uint64_t key : collectiveOrder)
+                mergedCollectives.push_back(e.collectives[key & 0xFFFFFFFFu]);
+            std::swap(e.collectives, mergedCollectives);
         }
         simulate();
         memory();
@@ -2371,7 +2407,15 @@ struct Evaluator::State {
         for (std::size_t i = 0; i < n; ++i)
             if (e.opComputeTime[i] > 0)
                 ++tasks;
+        // The kernels past `tasks` hand their waitsFor buffers to the spares, and new ones take them back.
+        for (std::size_t k = tasks; k < step.kernels.size(); ++k)
+            spareWaits.push_back(std::move(step.kernels[k].waitsFor));
+        const std::size_t had = step.kernels.size();
         step.kernels.resize(tasks);
+        for (std::size_t k = had; k < tasks && !spareWaits.empty(); ++k) {
+            step.kernels[k].waitsFor = std::move(spareWaits.back());
+            spareWaits.pop_back();
+        }
         for (std::int32_t i = static_cast<std::int32_t>(n) - 1, next = static_cast<std::int32_t>(tasks);
              i >= 0; --i) {
             if (e.opComputeTime[static_cast<std::size_t>(i)] > 0)
@@ -2614,7 +2658,7 @@ struct Evaluator::State {
         rematSet = true;
         lives.clear();
         remat = next;
-        blockPolicy = plan::rematPerBlock(s->blocks(), remat);
+        plan::rematPerBlock(s->blocks(), remat, blockPolicy);
         keptUntil.assign(s->graph->values.size(), -1);
         for (std::size_t b = 0; b < blockPolicy.size(); ++b) {
             const auto& block = s->rematBlocks[b];
@@ -2772,13 +2816,14 @@ struct Evaluator::State {
         e.feasible = e.peakMemory <= e.capacity;
     }
 
-    const Evaluation& evaluate(plan::AppliedPlan next) {
+    // `next` is left holding the plan applied before (its buffers, for the next applyPlan).
+    const Evaluation& evaluate(plan::AppliedPlan& next) {
         const auto& g = *s->graph;
         recosted = 0;
         priced = 0;
         kernelsPriced = 0;
         if (!valid) {
-            applied = std::move(next);
+            std::swap(applied, next);
             localBytes.assign(g.values.size(), 0);
             valueMask.assign(g.values.size(), 0);
             layoutHash.assign(g.values.size(), 0);
@@ -2824,7 +2869,7 @@ struct Evaluator::State {
                         valueDirty[v] = 1, dirtyValues.push_back(v);
                 }
             }
-            applied = std::move(next);
+            std::swap(applied, next);
             for (std::uint32_t v : dirtyValues) {
                 valueDirty[v] = 0;
                 refreshLocalBytes(ValueId{v});
@@ -2869,7 +2914,8 @@ const Evaluation& Evaluator::evaluate(const plan::Plan& plan) {
         return stagedEvaluate(plan, std::nullopt);
     state_->lastStaged = false;
     state_->setRemat(plan.remat);
-    return state_->evaluate(plan::applyPlan(state_->s->planContext, state_->d->mesh, plan));
+    plan::applyPlan(state_->s->planContext, state_->d->mesh, plan, state_->spare);
+    return state_->evaluate(state_->spare);
 }
 const Evaluation& Evaluator::evaluate(const plan::Plan& plan, plan::AppliedPlan applied) {
     if (const Evaluation* e = state_->byLayerClasses(plan))
@@ -2878,7 +2924,7 @@ const Evaluation& Evaluator::evaluate(const plan::Plan& plan, plan::AppliedPlan 
         return stagedEvaluate(plan, std::move(applied));
     state_->lastStaged = false;
     state_->setRemat(plan.remat);
-    return state_->evaluate(std::move(applied));
+    return state_->evaluate(applied);
 }
 const Evaluation& Evaluator::stagedEvaluate(const plan::Plan& plan,
                                             std::optional<plan::AppliedPlan> applied) {

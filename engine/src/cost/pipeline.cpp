@@ -624,7 +624,11 @@ void StagedEvaluator::modelStates(int stages, const LayerWork& work) {
 double StagedEvaluator::schedule(double workingSet) {
     PipelineEvaluation& result = *evaluation_.pipeline;
     const int p = static_cast<int>(result.stages.size());
-    PipelineWork work;
+    PipelineWork& work = pipelineWork_;
+    work.forward.clear();
+    work.backwardTime.clear();
+    work.send.clear();
+    work.activationBytes.clear();
     work.schedule = result.pipeline ? result.pipeline->schedule : plan::PipelineSchedule::OneFOneB;
     work.stages = p;
     work.virtualStages = static_cast<int>(result.chunks.size()) / p;
@@ -644,7 +648,8 @@ double StagedEvaluator::schedule(double workingSet) {
     result.tasks = std::move(run->tasks);
     result.bubbleFraction = run->bubbleFraction;
     const std::size_t C = result.chunks.size();
-    std::vector<double> lastWork(C, 0);
+    std::vector<double>& lastWork = lastWork_;
+    lastWork.assign(C, 0);
     for (const auto& task : result.tasks)
         lastWork[static_cast<std::size_t>(task.chunk)] =
             std::max(lastWork[static_cast<std::size_t>(task.chunk)], task.end);
@@ -660,7 +665,8 @@ double StagedEvaluator::schedule(double workingSet) {
         stage.atPeak.activations = run->peakActivationBytes[di];
         stage.atPeak.temporaries = workingSet;
         stage.peakMemory = stage.atPeak.total();
-        std::vector<std::size_t> mine;
+        std::vector<std::size_t>& mine = deviceChunks_;
+        mine.clear();
         for (std::size_t c = di; c < C; c += static_cast<std::size_t>(p))
             mine.push_back(c);
         std::stable_sort(mine.begin(), mine.end(),

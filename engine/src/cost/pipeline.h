@@ -13,6 +13,7 @@
 
 #include "shardscope/analysis/layer_repeat.h"
 #include "shardscope/cost/cost_model.h"
+#include "shardscope/cost/pipeline_schedule.h"
 
 namespace shardscope::cost::detail {
 
@@ -124,6 +125,10 @@ private:
     std::uint32_t microbatchAxis_ = 0;  // the axis index the microbatch models append
     Evaluation evaluation_;
     std::array<LayerWork, 3> work_;  // the model's, and the copies'
+    // schedule's buffers, kept from one evaluation to the next.
+    PipelineWork pipelineWork_;
+    std::vector<double> lastWork_;
+    std::vector<std::size_t> deviceChunks_;
     mutable OpExecution execution_;
     std::vector<std::int32_t> chunkOfLayer_;  // under the last evaluated split
 };

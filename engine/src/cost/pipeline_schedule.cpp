@@ -8,9 +8,12 @@
 
 namespace shardscope::cost {
 
-std::vector<PipelineStep> pipelineOrder(const PipelineWork& work, int device) {
+namespace {
+
+// pipelineOrder into `order` (cleared; its buffer reused).
+void fillPipelineOrder(const PipelineWork& work, int device, std::vector<PipelineStep>& order) {
     const int p = work.stages, v = work.virtualStages, m = work.microbatches, d = device;
-    std::vector<PipelineStep> order;
+    order.clear();
     // Unit k of a device's forwards (and, mirrored over its chunks, of its backwards): microbatches in groups
     // of p per chunk, the device's chunks in turn (Megatron's interleaving; with one chunk simply k).
     auto forwardUnit = [&](int k) -> PipelineStep {
@@ -30,7 +33,7 @@ std::vector<PipelineStep> pipelineOrder(const PipelineWork& work, int device) {
         if (work.backward)
             for (int k = 0; k < units; ++k)
                 order.push_back(backwardUnit(k));
-        return order;
+        return;
     }
     const int warmup = std::min(units, v == 1 ? p - d - 1 : (p - d - 1) * 2 + (v - 1) * p);
     for (int k = 0; k < warmup; ++k)
@@ -41,6 +44,14 @@ std::vector<PipelineStep> pipelineOrder(const PipelineWork& work, int device) {
     }
     for (int k = units - warmup; k < units; ++k)
         order.push_back(backwardUnit(k));
+    return;
+}
+
+}  // namespace
+
+std::vector<PipelineStep> pipelineOrder(const PipelineWork& work, int device) {
+    std::vector<PipelineStep> order;
+    fillPipelineOrder(work, device, order);
     return order;
 }
 
@@ -61,16 +72,24 @@ Result<PipelineRun> simulatePipeline(const PipelineWork& work) {
         if (!(work.forward[c] >= 0) || !(work.backwardTime[c] >= 0) || !(work.send[c] >= 0))
             return makeError("pipeline.times", "chunk " + std::to_string(c) + " has a negative or NaN time");
 
-    std::vector<std::vector<PipelineStep>> order(static_cast<std::size_t>(p));
+    // Each device's order and the ends so far: kept per thread (they only grow), so that a search pricing
+    // pipeline after pipeline does not allocate them each time.
+    thread_local std::vector<std::vector<PipelineStep>> order;
+    thread_local std::vector<double> forwardEnd, backwardEnd;
+    thread_local std::vector<std::size_t> next;
+    if (order.size() < static_cast<std::size_t>(p))
+        order.resize(static_cast<std::size_t>(p));
     std::size_t remaining = 0;
     for (int d = 0; d < p; ++d) {
-        order[static_cast<std::size_t>(d)] = pipelineOrder(work, d);
+        fillPipelineOrder(work, d, order[static_cast<std::size_t>(d)]);
         remaining += order[static_cast<std::size_t>(d)].size();
     }
     constexpr double kNotYet = -1;
-    std::vector<double> forwardEnd(C * M, kNotYet), backwardEnd(C * M, kNotYet);
-    std::vector<std::size_t> next(static_cast<std::size_t>(p), 0);
+    forwardEnd.assign(C * M, kNotYet);
+    backwardEnd.assign(C * M, kNotYet);
+    next.assign(static_cast<std::size_t>(p), 0);
     PipelineRun run;
+    run.tasks.reserve(remaining);
     run.busy.assign(static_cast<std::size_t>(p), 0);
     run.end.assign(static_cast<std::size_t>(p), 0);
     while (remaining > 0) {

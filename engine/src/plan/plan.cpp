@@ -173,7 +173,8 @@ PlanContext::PlanContext(const ir::Graph& graph, const analysis::DecisionSpace& 
       space_(&space),
       classes_(classifyTensors(graph)),
       nameRuns_(space.names.size()),
-      blocks_(layerBlocks(graph)) {
+      blocks_(layerBlocks(graph)),
+      pipelineLayers_(plan::pipelineLayers(blocks_)) {
     // Whether a more major atom of the atom's dimension has a size above 1 (only then can "a more major atom
     // is not fully sharded" stop a decision there).
     std::vector<char> hasMajor(space.atoms.size(), 0);
@@ -296,7 +297,9 @@ void applyDecisions(const PlanContext& context, const mesh::Mesh& mesh, const Pl
                     AppliedPlan& applied) {
     const auto& space = context.space();
     AxisList* const atomAxes = applied.atomAxes.data();
-    std::vector<Mask> used(context.graph().values.size(), 0);
+    // The axes each value uses: kept per thread, so that applying plan after plan allocates nothing.
+    thread_local std::vector<Mask> used;
+    used.assign(context.graph().values.size(), 0);
     const ResolutionsByName resolutions(plan.resolutions, space.names.size());
     // Sizes by an AxisList's 4-bit code of an axis (its index + 1).
     std::array<std::int64_t, 16> sizeOfCode{};
@@ -380,12 +383,17 @@ void applyDecisions(const PlanContext& context, const mesh::Mesh& mesh, const Pl
 
 AppliedPlan applyPlan(const PlanContext& context, const mesh::Mesh& mesh, const Plan& plan) {
     AppliedPlan applied;
-    applied.atomAxes.assign(context.space().atoms.size(), AxisList{});
-    if (mesh.axes.size() <= static_cast<std::size_t>(std::numeric_limits<std::uint8_t>::digits))
-        applyDecisions<std::uint8_t>(context, mesh, plan, applied);
-    else
-        applyDecisions<std::uint32_t>(context, mesh, plan, applied);
+    applyPlan(context, mesh, plan, applied);
     return applied;
+}
+
+void applyPlan(const PlanContext& context, const mesh::Mesh& mesh, const Plan& plan, AppliedPlan& out) {
+    out.atomAxes.assign(context.space().atoms.size(), AxisList{});
+    out.competitions.clear();
+    if (mesh.axes.size() <= static_cast<std::size_t>(std::numeric_limits<std::uint8_t>::digits))
+        applyDecisions<std::uint8_t>(context, mesh, plan, out);
+    else
+        applyDecisions<std::uint32_t>(context, mesh, plan, out);
 }
 
 }  // namespace shardscope::plan
@@ -494,7 +502,7 @@ std::optional<std::string> pipelineProblem(const PlanContext& context, const mes
     } else if (p.virtualStages != 1) {
         return "virtual stages need the interleaved schedule, not " + std::string(toString(p.schedule));
     }
-    const auto layers = pipelineLayers(context.blocks());
+    const auto& layers = context.pipelineLayers();
     const std::size_t chunks = static_cast<std::size_t>(p.stages) * static_cast<std::size_t>(p.virtualStages);
     if (layers.empty())
         return "the model has no repeated layers to split into pipeline stages";

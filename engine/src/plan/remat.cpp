@@ -23,13 +23,19 @@ std::optional<Remat> parseRemat(std::string_view text) {
 }
 
 std::vector<Remat> rematPerBlock(const LayerBlocks& blocks, const std::vector<RematDecision>& remat) {
-    std::vector<Remat> policy(blocks.blocks.size(), Remat::None);
+    std::vector<Remat> policy;
+    rematPerBlock(blocks, remat, policy);
+    return policy;
+}
+
+void rematPerBlock(const LayerBlocks& blocks, const std::vector<RematDecision>& remat,
+                   std::vector<Remat>& policy) {
+    policy.assign(blocks.blocks.size(), Remat::None);
     for (const auto& decision : remat)
         for (std::size_t b = 0; b < blocks.blocks.size(); ++b)
             if (decision.target == blocks.blocks[b] ||
                 decision.target == blocks.families[blocks.familyOfBlock[b]])
                 policy[b] = decision.policy;
-    return policy;
 }
 
 }  // namespace shardscope::plan

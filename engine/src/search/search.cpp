@@ -108,7 +108,7 @@ ActionSpace::ActionSpace(const cost::CostModel& model, std::size_t maxGroups, do
     // marks the axis the layers may be split over, as Megatron's PP size does; offered on every axis they
     // made the searches of meshes without one markedly worse), stages descending; at most as many chunks as
     // layers.
-    const std::size_t layers = plan::pipelineLayers(context.blocks()).size();
+    const std::size_t layers = context.pipelineLayers().size();
     if (staging == Staging::Pipelines && layers >= 2) {
         struct Schedule {
             plan::PipelineSchedule schedule;

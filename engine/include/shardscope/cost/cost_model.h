@@ -343,10 +343,11 @@ struct CostModel::ShallowCopies {
     // them only then unless told always; a model of a dozen layers is about as fast to price in full).
     bool pays = false;
 
-    // `plan` on copy k, or nullopt when it may decide the layers left out differently from one another (a
-    // decision or resolution the copy has no group or name for, the remat of a block left out) or has
-    // microbatches or a pipeline (a staged evaluator prices those from the copies' microbatch programs).
-    std::optional<plan::Plan> planOn(std::size_t k, const plan::Plan& plan) const;
+    // `plan` on copy k, into `out` (its buffers reused); false when it may decide the layers left out
+    // differently from one another (a decision or resolution the copy has no group or name for, the remat of
+    // a block left out) or has microbatches or a pipeline (a staged evaluator prices those from the copies'
+    // microbatch programs).
+    bool planOn(std::size_t k, const plan::Plan& plan, plan::Plan& out) const;
 };
 
 class Evaluator;

@@ -138,6 +138,9 @@ struct RematDecision {
 // family, none where no decision does. Targets that name no block are ignored (plans are validated when
 // parsed).
 std::vector<Remat> rematPerBlock(const LayerBlocks& blocks, const std::vector<RematDecision>& remat);
+// The same into `policy`, its buffer reused.
+void rematPerBlock(const LayerBlocks& blocks, const std::vector<RematDecision>& remat,
+                   std::vector<Remat>& policy);
 
 // Pipeline parallelism (docs/design.md, "Plans", "Pipelines"): one mesh axis splits the model's repeated
 // layers into contiguous stages; the batch runs through them in microbatches under a schedule.
@@ -238,6 +241,8 @@ public:
     std::string targetLabel(const Decision& decision) const;
     // The model's blocks of layers (layerBlocks of the graph), which remat decisions name.
     const LayerBlocks& blocks() const { return blocks_; }
+    // pipelineLayers(blocks()), worked out once.
+    const std::vector<std::int32_t>& pipelineLayers() const { return pipelineLayers_; }
     // The group of the batch dimension: the group labelled `batch` (the zoo's, labelled imports'), else the
     // group of the leading dimension of the largest input; none for a model without inputs.
     std::optional<analysis::GroupId> batchGroup() const { return batch_; }
@@ -253,6 +258,7 @@ private:
     std::vector<std::uint32_t> nameAtomsBegin_;
     std::vector<MajorAtom> majors_;
     LayerBlocks blocks_;
+    std::vector<std::int32_t> pipelineLayers_;
     std::optional<analysis::GroupId> batch_;
 };
 
@@ -270,6 +276,9 @@ struct AppliedPlan {
 // Decisions whose axis or target is out of range are ignored (plans are validated when parsed).
 // Deterministic; linear in the atoms of the decided names.
 AppliedPlan applyPlan(const PlanContext& context, const mesh::Mesh& mesh, const Plan& plan);
+// The same into `out`, reusing its buffers: applying plan after plan into one AppliedPlan allocates nothing
+// once they have grown.
+void applyPlan(const PlanContext& context, const mesh::Mesh& mesh, const Plan& plan, AppliedPlan& out);
 
 // Why `plan`'s microbatches or pipeline cannot run on `mesh` for this model, or none when they can: an axis
 // out of range, stages below 2 or not dividing the axis size, more chunks (stages × virtual stages) than the
