@@ -38,6 +38,9 @@ struct IsolatedRun {
 // text to hand back (a table row); it may print to stderr.
 IsolatedRun runIsolated(const std::function<std::string()>& work, double budgetBytes);
 
+// How many times operator new has been called in this process (allocation_count.cpp replaces it).
+std::uint64_t allocationCount();
+
 // "12.3" for a peak RSS in MB, or the failure when the job did not complete.
 std::string peakText(const IsolatedRun& run);
 
@@ -58,6 +61,9 @@ int benchLayers(const std::vector<std::string>& only, const std::vector<std::str
 // Layer classes: per row of the search table (or a model of the user's), the shallow copies plans are priced
 // on, the experts priced both ways (how many from the copies, how far from the full figures, how fast).
 int benchClasses(const std::vector<std::string>& only, const std::vector<std::string>& model);
+// Allocations in the search's hot path (search_bench.cpp): per row of the search table, per iteration of a
+// `seconds` search and per evaluation of an evaluator cycling through the expert plans.
+int benchAllocations(double seconds, const std::vector<std::string>& only);
 // The search over seeds (search_bench.cpp): searches of `iterations` iterations, seeds 1 to `seeds`, on the
 // search table's rows: on one thread (`lanes` 0), or in rounds of `lanes` lanes on two threads.
 int benchSearchSeeds(std::int64_t iterations, int seeds, int lanes, const std::vector<std::string>& only);

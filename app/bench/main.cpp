@@ -355,7 +355,7 @@ int main(int argc, char** argv) {
     if (what == "--help" ||
         (what != "all" && what != "zoo" && what != "import" && what != "train" && what != "analysis" &&
          what != "evaluate" && what != "search" && what != "search-pipeline" && what != "search-seeds" &&
-         what != "frontier" && what != "layers" && what != "classes")) {
+         what != "frontier" && what != "layers" && what != "classes" && what != "allocations")) {
         std::puts(
             "usage: shardscope-bench [all | zoo [PRESET...] | import [SHARED_DIR] | train [MODEL...] | "
             "analysis [LAYERS...] | evaluate [MODEL...] | "
@@ -363,7 +363,7 @@ int main(int argc, char** argv) {
             "search-seeds [ITERATIONS] [--seeds N] [--lanes N] [--only ROW,...] | "
             "frontier [SEARCH_SECONDS] [--only MODEL,...] [--mesh MESH] | "
             "layers [--only ROW,... | MODEL [MESH [HARDWARE]]] | classes [--only ROW,... | MODEL [MESH "
-            "[HARDWARE]]] | --soak [MINUTES] [MODEL] [MESH]]\n"
+            "[HARDWARE]]] | allocations [SECONDS] [--only ROW,...] | --soak [MINUTES] [MODEL] [MESH]]\n"
             "  --only: search rows by number (from 1) or by a part of their name or model; with --only the "
             "pipeline table is left out");
         return what == "--help" ? 0 : 2;
@@ -438,6 +438,16 @@ int main(int argc, char** argv) {
         const auto only = takeOnly(args);
         if (int rc = benchClasses(only, args); rc != 0 || what == "classes")
             return rc;
+    }
+    if (what == "allocations") {
+        std::vector<std::string> args(argv + 2, argv + argc);
+        const auto only = takeOnly(args);
+        const double seconds = !args.empty() ? std::atof(args[0].c_str()) : 5.0;
+        if (seconds <= 0) {
+            std::puts("usage: shardscope-bench allocations [SECONDS] [--only ROW,...]");
+            return 2;
+        }
+        return benchAllocations(seconds, only);
     }
     if (what == "frontier") {
         std::vector<std::string> args(argv + 2, argv + argc);

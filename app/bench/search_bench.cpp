@@ -528,21 +528,10 @@ int benchLayers(const std::vector<std::string>& only, const std::vector<std::str
 
 namespace {
 
-// One row of the layer-class table: the model's shallow copies, and its expert plans (with each remat policy
-// on its first family) evaluated in full and from layer classes: how many the copies price, how far their
-// figures are from the full ones, and the median time per evaluation of each evaluator cycling through them.
-std::string classesRow(const SearchConfig& c, bool mixedPrecision) {
+// The expert plans that apply to `model`, each with every remat policy on its first family, in 4
+// microbatches, and through a 1F1B pipeline over the mesh's first axis where it can run.
+std::vector<shardscope::plan::Plan> expertVariants(const shardscope::cost::CostModel& model) {
     using namespace shardscope;
-    auto problem = loadRow(c, mixedPrecision);
-    if (!problem)
-        return "error: " + problem.errorMessage();
-    const auto& model = *(*problem)->costModel;
-    std::string why;
-    const auto* copies = model.shallowCopies(&why);
-    const std::size_t layers = model.planContext().blocks().blocks.size();
-    if (!copies)
-        return format("%-34s %6zu | %6zu %-9s %22s | no copies: %s", c.name, model.graph().body.size(),
-                      layers, "-", "-", why.c_str());
     std::vector<plan::Plan> plans;
     const auto& families = model.planContext().blocks().families;
     for (const auto& expert : plan::expertPlans()) {
@@ -566,6 +555,25 @@ std::string classesRow(const SearchConfig& c, bool mixedPrecision) {
         if (!plan::pipelineProblem(model.planContext(), model.mesh(), *plan))
             plans.push_back(*plan);
     }
+    return plans;
+}
+
+// One row of the layer-class table: the model's shallow copies, and its expert plans (with each remat policy
+// on its first family) evaluated in full and from layer classes: how many the copies price, how far their
+// figures are from the full ones, and the median time per evaluation of each evaluator cycling through them.
+std::string classesRow(const SearchConfig& c, bool mixedPrecision) {
+    using namespace shardscope;
+    auto problem = loadRow(c, mixedPrecision);
+    if (!problem)
+        return "error: " + problem.errorMessage();
+    const auto& model = *(*problem)->costModel;
+    std::string why;
+    const auto* copies = model.shallowCopies(&why);
+    const std::size_t layers = model.planContext().blocks().blocks.size();
+    if (!copies)
+        return format("%-34s %6zu | %6zu %-9s %22s | no copies: %s", c.name, model.graph().body.size(),
+                      layers, "-", "-", why.c_str());
+    const std::vector<plan::Plan> plans = expertVariants(model);
     cost::Evaluator full(model),
         classes(model, cost::EvaluatorOptions{.layerClasses = cost::EvaluatorOptions::LayerClasses::Always});
     std::size_t priced = 0;
@@ -607,6 +615,76 @@ std::string classesRow(const SearchConfig& c, bool mixedPrecision) {
 
 }  // namespace
 
+namespace {
+
+// One row of the allocation table: a search's allocations per iteration (after a one-second search that
+// builds what the model caches: its copies, its microbatch models), and an evaluator's per evaluation cycling
+// through the expert plans (incrementally, as in a search; after a first pass).
+std::string allocationsRow(const SearchConfig& c, double seconds) {
+    using namespace shardscope;
+    auto problem = loadRow(c);
+    if (!problem)
+        return "error: " + problem.errorMessage();
+    const auto& model = *(*problem)->costModel;
+    struct Last : search::SearchObserver {
+        search::Progress last;
+        void progress(const search::Progress& p) override { last = p; }
+    };
+    const auto searchFor = [&](double budget, Last& observer) {
+        search::SearchOptions options;
+        options.threads = kThreads;
+        options.budget.seconds = budget;
+        search::Search search(model, plan::Plan{}, options);
+        const std::uint64_t before = allocationCount();
+        search.run(&observer);
+        return allocationCount() - before;
+    };
+    Last warm, measured;
+    searchFor(1.0, warm);
+    const std::uint64_t inSearch = searchFor(seconds, measured);
+    const auto iterations = static_cast<double>(std::max<std::int64_t>(measured.last.iterations, 1));
+
+    const std::vector<plan::Plan> plans = expertVariants(model);
+    const auto perEvaluation = [&](cost::EvaluatorOptions options) {
+        cost::Evaluator evaluator(model, options);
+        for (const auto& plan : plans)
+            evaluator.evaluate(plan);
+        constexpr int kPasses = 5;
+        const std::uint64_t before = allocationCount();
+        for (int pass = 0; pass < kPasses; ++pass)
+            for (const auto& plan : plans)
+                evaluator.evaluate(plan);
+        return static_cast<double>(allocationCount() - before) /
+               static_cast<double>(kPasses * std::max<std::size_t>(plans.size(), 1));
+    };
+    const double full = perEvaluation({}),
+                 classes = perEvaluation({.layerClasses = cost::EvaluatorOptions::LayerClasses::WherePaying});
+    return format("%-34s %6zu | %8.0f %10.0f %8.1f | %5zu %10.1f %10.1f", c.name, model.graph().body.size(),
+                  static_cast<double>(measured.last.iterations) / std::max(measured.last.seconds, 1e-9),
+                  static_cast<double>(inSearch), static_cast<double>(inSearch) / iterations, plans.size(),
+                  full, classes);
+}
+
+}  // namespace
+
+// Allocations in the hot path (docs/benchmarks.md "Allocations"): per row of the search table.
+int benchAllocations(double seconds, const std::vector<std::string>& only) {
+    const auto rows = rowsOrList(only);
+    if (!rows)
+        return 2;
+    std::printf(
+        "\n== allocations (operator new calls) per row of `search`: a %.0f s search on %d threads after a 1 "
+        "s "
+        "one (it/s, allocations,\n"
+        "   per iteration), and an evaluator cycling through the expert plans (with remat, microbatch and "
+        "pipeline variants) after\n"
+        "   a first pass: per evaluation, in full and with layer classes where they pay (as the search)\n\n",
+        seconds, kThreads);
+    std::printf("%2s %-34s %6s | %8s %10s %8s | %5s %10s %10s | %7s\n", "#", "configuration", "ops", "it/s",
+                "allocs", "per it", "plans", "per eval", "LC", "peak MB");
+    return printRows(*rows, [&](const SearchConfig& c) { return allocationsRow(c, seconds); });
+}
+
 // Layer classes (docs/benchmarks.md "Layer classes"): per row of the search table (or the model given), the
 // shallow copies the cost model prices plans that decide alike layers alike on, and what that gives.
 int benchClasses(const std::vector<std::string>& only, const std::vector<std::string>& model) {
@@ -634,7 +712,27 @@ int benchClasses(const std::vector<std::string>& only, const std::vector<std::st
     std::printf("%2s %-34s %6s | %6s %-9s %8s %8s %4s | %-10s %8s %8s | %8s %8s %6s | %7s\n", "#",
                 "configuration", "ops", "layers", "copies", "ops", "ops", "pays", "LC/plans", "dev step",
                 "dev peak", "full ms", "LC ms", "x", "peak MB");
-    return rowsOrModel(*rows, model, classesRow);
+    if (int rc = rowsOrModel(*rows, model, classesRow); rc != 0 || !model.empty() || !only.empty())
+        return rc;
+    // The same layer ever deeper: the copies stay as deep, so the time per plan priced from them should not
+    // grow while the full evaluation's does.
+    std::printf(
+        "\n-- growth with depth: row 7's model (gpt, d_model 2048, 16 heads, seq 2048, batch 64) at 24 to "
+        "192 layers, tpu-v4 data=16,model=4\n");
+    int failures = 0;
+    for (const int layers : {24, 48, 96, 192}) {
+        const std::string name = "gpt:" + std::to_string(layers) + "x2048",
+                          spec = "zoo:gpt:layers=" + std::to_string(layers) +
+                                 ",d_model=2048,heads=16,seq=2048,batch=64";
+        const SearchConfig config{name.c_str(), spec.c_str(), "data=16,model=4", "tpu-v4"};
+        const auto run = runIsolated([&] { return classesRow(config, true); }, rssBudgetBytes());
+        const bool ok = run.completed && run.text.rfind("error: ", 0) != 0;
+        failures += !ok;
+        std::printf(" - %s | %7s\n", ok ? run.text.c_str() : (run.completed ? run.text : run.failure).c_str(),
+                    ok ? peakText(run).c_str() : "-");
+        std::fflush(stdout);
+    }
+    return failures == 0 ? 0 : 1;
 }
 
 namespace {
