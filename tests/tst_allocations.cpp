@@ -2,34 +2,15 @@
 // SPDX-FileCopyrightText: 2026 The Shardscope Authors
 // The evaluator's hot path allocates nothing once its buffers have grown (docs/benchmarks.md
 // "Allocations"): an evaluator cycling through the expert plans, each with and without remat, settles into
-// passes that call operator new not once: priced per op, with op classes, and from layer classes. This
-// executable replaces operator new to count the calls.
+// passes that call operator new not once: priced per op, with op classes, and from layer classes. The calls
+// are counted by the operator new of shardscope_allocation_count (app/bench/allocation_count.h).
 #include <QtTest>
-#include <atomic>
-#include <cstdlib>
-#include <new>
 #include <string>
 #include <vector>
 
+#include "allocation_count.h"
 #include "problem_support.h"
 #include "shardscope/cost/cost_model.h"
-
-namespace {
-std::atomic<std::uint64_t> allocations{0};
-}
-
-void* operator new(std::size_t size) {
-    allocations.fetch_add(1, std::memory_order_relaxed);
-    if (void* p = std::malloc(size == 0 ? 1 : size))
-        return p;
-    throw std::bad_alloc();
-}
-void operator delete(void* p) noexcept {
-    std::free(p);
-}
-void operator delete(void* p, std::size_t) noexcept {
-    std::free(p);
-}
 
 using namespace shardscope;
 
@@ -61,11 +42,11 @@ class TstAllocations : public QObject {
         std::string passes;
         int quiet = 0;
         for (int pass = 0; pass < 12 && quiet < 2; ++pass) {
-            const std::uint64_t before = allocations.load();
+            const std::uint64_t before = allocationCount();
             std::size_t priced = 0;
             for (const auto& plan : plans)
                 priced += evaluator.evaluate(plan).fromLayerClasses;
-            const std::uint64_t made = allocations.load() - before;
+            const std::uint64_t made = allocationCount() - before;
             passes += (passes.empty() ? "" : ", ") + std::to_string(made);
             quiet = made == 0 ? quiet + 1 : 0;
             if (fromLayerClasses)

@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 // SPDX-FileCopyrightText: 2026 The Shardscope Authors
-// The bench's global operator new and delete: malloc and free, counting the allocations (bench.h,
-// allocationCount) so that `shardscope-bench allocations` can tell how many a search iteration makes.
+// The global operator new and delete of the programs that link this (allocation_count.h): malloc and free,
+// counting the allocations.
 #include <atomic>
 #include <cstdlib>
 #include <new>
 
-#include "bench.h"
+#include "allocation_count.h"
 
 namespace {
 std::atomic<std::uint64_t> allocations{0};

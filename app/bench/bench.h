@@ -38,9 +38,6 @@ struct IsolatedRun {
 // text to hand back (a table row); it may print to stderr.
 IsolatedRun runIsolated(const std::function<std::string()>& work, double budgetBytes);
 
-// How many times operator new has been called in this process (allocation_count.cpp replaces it).
-std::uint64_t allocationCount();
-
 // "12.3" for a peak RSS in MB, or the failure when the job did not complete.
 std::string peakText(const IsolatedRun& run);
 

@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "allocation_count.h"
 #include "bench.h"
 #include "shardscope/cost/cost_model.h"
 #include "shardscope/plan/experts.h"
