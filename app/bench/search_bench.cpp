@@ -674,9 +674,8 @@ int benchAllocations(double seconds, const std::vector<std::string>& only) {
     if (!rows)
         return 2;
     std::printf(
-        "\n== allocations (operator new calls) per row of `search`: a %.0f s search on %d threads after a 1 "
-        "s "
-        "one (it/s, allocations,\n"
+        "\n== allocations (operator new calls) per row of `search`: a %.0f s search on %d threads after a "
+        "1 s one (it/s, allocations,\n"
         "   per iteration), and an evaluator cycling through the expert plans (with remat, microbatch and "
         "pipeline variants) after\n"
         "   a first pass: per evaluation, in full and with layer classes where they pay (as the search)\n\n",

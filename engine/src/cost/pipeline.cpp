@@ -76,7 +76,7 @@ StagedEvaluator::Anchors::Anchors(const CostModel& model) {
     const auto& blocks = model.planContext().blocks();
     const std::size_t n = g.body.size();
 
-    const auto pipelineLayers = plan::pipelineLayers(blocks);
+    const auto& pipelineLayers = model.planContext().pipelineLayers();
     layers = pipelineLayers.size();
     std::vector<std::int32_t> layerOfBlock(blocks.blocks.size(), -1);
     for (std::size_t l = 0; l < pipelineLayers.size(); ++l)
@@ -212,7 +212,7 @@ std::unique_ptr<StagedEvaluator::CopyLayers> StagedEvaluator::lineUp(const CostM
     for (const auto& c : copies.copies)
         out->anchors.emplace_back(*c.model, anchors, c.shallow, model.graph());
     const auto& blocks = model.planContext().blocks();
-    const auto layers = plan::pipelineLayers(blocks);
+    const auto& layers = model.planContext().pipelineLayers();
     std::vector<char> layerBlock(blocks.blocks.size(), 0);
     for (const auto l : layers)
         layerBlock[static_cast<std::size_t>(l)] = 1;

@@ -44,7 +44,6 @@ void fillPipelineOrder(const PipelineWork& work, int device, std::vector<Pipelin
     }
     for (int k = units - warmup; k < units; ++k)
         order.push_back(backwardUnit(k));
-    return;
 }
 
 }  // namespace
